@@ -1,0 +1,390 @@
+//! The job model: one fio-style job (what I/O to do, how much, how deep, how long), with
+//! fio's defaults. Job files ([`crate::parse`]) and built-in suites produce these; the engine
+//! runs them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::units::{SizeSpec, KB_BASE_DEFAULT};
+
+/// fio's default `percentile_list` (completion-latency percentiles reported).
+pub const FIO_DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+/// fio's `rw` (alias `readwrite`): the I/O pattern of a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub enum Rw {
+    /// `read`: sequential reads.
+    #[default]
+    #[serde(rename = "read")]
+    Read,
+    /// `write`: sequential writes.
+    #[serde(rename = "write")]
+    Write,
+    /// `randread`: random reads.
+    #[serde(rename = "randread")]
+    RandRead,
+    /// `randwrite`: random writes.
+    #[serde(rename = "randwrite")]
+    RandWrite,
+    /// `rw` / `readwrite`: sequential mixed reads and writes (`rwmixread` % reads).
+    #[serde(rename = "rw")]
+    ReadWrite,
+    /// `randrw`: random mixed reads and writes (`rwmixread` % reads).
+    #[serde(rename = "randrw")]
+    RandRw,
+    /// `trim`: sequential trims (discards).
+    #[serde(rename = "trim")]
+    Trim,
+    /// `randtrim`: random trims.
+    #[serde(rename = "randtrim")]
+    RandTrim,
+    /// `trimwrite`: sequential trim+write sequences: each block is trimmed, then written.
+    #[serde(rename = "trimwrite")]
+    TrimWrite,
+}
+
+impl Rw {
+    /// All patterns, in fio's order.
+    pub const ALL: [Rw; 9] = [
+        Rw::Read,
+        Rw::Write,
+        Rw::Trim,
+        Rw::RandRead,
+        Rw::RandWrite,
+        Rw::RandTrim,
+        Rw::ReadWrite,
+        Rw::RandRw,
+        Rw::TrimWrite,
+    ];
+
+    /// Reads fio's spelling (`read`, `randwrite`, `rw`, `readwrite`, `randrw`, ...).
+    /// Case-sensitive, as fio is.
+    pub fn from_fio(s: &str) -> Option<Rw> {
+        Some(match s {
+            "read" => Rw::Read,
+            "write" => Rw::Write,
+            "randread" => Rw::RandRead,
+            "randwrite" => Rw::RandWrite,
+            "rw" | "readwrite" => Rw::ReadWrite,
+            "randrw" => Rw::RandRw,
+            "trim" => Rw::Trim,
+            "randtrim" => Rw::RandTrim,
+            "trimwrite" => Rw::TrimWrite,
+            _ => return None,
+        })
+    }
+
+    /// fio's name for this pattern (`rw` for [`Rw::ReadWrite`]).
+    pub fn fio_name(self) -> &'static str {
+        match self {
+            Rw::Read => "read",
+            Rw::Write => "write",
+            Rw::RandRead => "randread",
+            Rw::RandWrite => "randwrite",
+            Rw::ReadWrite => "rw",
+            Rw::RandRw => "randrw",
+            Rw::Trim => "trim",
+            Rw::RandTrim => "randtrim",
+            Rw::TrimWrite => "trimwrite",
+        }
+    }
+
+    /// Random offsets (as opposed to sequential).
+    pub fn is_random(self) -> bool {
+        matches!(
+            self,
+            Rw::RandRead | Rw::RandWrite | Rw::RandRw | Rw::RandTrim
+        )
+    }
+
+    /// Issues reads.
+    pub fn has_reads(self) -> bool {
+        matches!(self, Rw::Read | Rw::RandRead | Rw::ReadWrite | Rw::RandRw)
+    }
+
+    /// Issues writes.
+    pub fn has_writes(self) -> bool {
+        matches!(
+            self,
+            Rw::Write | Rw::RandWrite | Rw::ReadWrite | Rw::RandRw | Rw::TrimWrite
+        )
+    }
+
+    /// Issues trims (discards).
+    pub fn has_trims(self) -> bool {
+        matches!(self, Rw::Trim | Rw::RandTrim | Rw::TrimWrite)
+    }
+
+    /// Mixes reads and writes according to `rwmixread`.
+    pub fn is_mixed(self) -> bool {
+        matches!(self, Rw::ReadWrite | Rw::RandRw)
+    }
+
+    /// The directions this pattern issues.
+    pub fn directions(self) -> Vec<IoDir> {
+        let mut v = Vec::with_capacity(2);
+        if self.has_reads() {
+            v.push(IoDir::Read);
+        }
+        if self.has_writes() {
+            v.push(IoDir::Write);
+        }
+        if self.has_trims() {
+            v.push(IoDir::Trim);
+        }
+        v
+    }
+}
+
+impl std::fmt::Display for Rw {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.fio_name())
+    }
+}
+
+/// A data direction, as fio separates them for block sizes and statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IoDir {
+    Read,
+    Write,
+    Trim,
+}
+
+/// One job, with fio's meaning and defaults for every field. [`Job::default`] is what fio
+/// would run for an empty `[job]` section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// The `[section]` name.
+    pub name: String,
+    /// Line of the section header in its job file (0 when not from a file).
+    pub line: usize,
+    /// I/O pattern. Default `read`.
+    pub rw: Rw,
+    /// Percentage of reads in mixed patterns (`rw`, `randrw`). Default 50.
+    /// `rwmixwrite=N` sets this to `100 - N`.
+    pub rwmixread: u32,
+    /// The block size for sizing and alignment: the largest of `bs_read`, `bs_write`,
+    /// `bs_trim` over the directions `rw` issues (fio's "max bs"). Default 4096.
+    /// Use [`Job::block_size`] for the size of a request in a given direction.
+    pub bs: u64,
+    /// Block size of reads. `bs=4k,8k` sets reads to 4k; default 4096.
+    pub bs_read: u64,
+    /// Block size of writes. `bs=4k,8k` sets writes (and trims) to 8k; default 4096.
+    pub bs_write: u64,
+    /// Block size of trims. Default 4096.
+    pub bs_trim: u64,
+    /// Total bytes of the region the job does I/O to (`size=`), or a percentage of the
+    /// target's size. `None`: the target decides (fio: the whole file or device).
+    pub size: Option<SizeSpec>,
+    /// Where in the file or device I/O starts (`offset=`). Default `Bytes(0)`.
+    pub offset: SizeSpec,
+    /// Size of each file the job creates (`filesize=`). `None`: `size`.
+    pub filesize: Option<SizeSpec>,
+    /// Requests kept in flight. Default 1.
+    pub iodepth: u32,
+    /// Clones of this job run in parallel. Default 1.
+    pub numjobs: u32,
+    /// Bytes to transfer (`io_size=`, alias `io_limit`), if different from `size`.
+    pub io_size: Option<u64>,
+    /// Stop after this many I/Os (`number_ios=`).
+    pub number_ios: Option<u64>,
+    /// Run-time limit (`runtime=`, alias `timeout`). `runtime=0` means no limit (`None`).
+    pub runtime_ns: Option<u64>,
+    /// Keep going (looping over the region) until `runtime` has passed. Requires `runtime`.
+    pub time_based: bool,
+    /// Run this long before measuring (`ramp_time=`). Default 0.
+    pub ramp_time_ns: u64,
+    /// `fsync` after every N writes; 0 = never. Default 0.
+    pub fsync: u32,
+    /// `fdatasync` after every N writes; 0 = never. Default 0.
+    pub fdatasync: u32,
+    /// `fsync` the file when the job's writes are done. Default false.
+    pub end_fsync: bool,
+    /// O_DIRECT (bypass the page cache). Default false, as fio; `buffered=0` means `direct=1`.
+    pub direct: bool,
+    /// Completion-latency percentiles to report, ascending. Default fio's list
+    /// ([`FIO_DEFAULT_PERCENTILES`]).
+    pub percentile_list: Vec<f64>,
+    /// Seed of the random offset generator (`randseed=`). `None`: derived as fio does
+    /// from `randrepeat`.
+    pub randseed: Option<u64>,
+    /// Same random sequence on every run (`randrepeat=`). Default true, as fio.
+    pub randrepeat: bool,
+    /// Target file or device (`filename=`), with fio's `\:` escapes resolved.
+    pub filename: Option<String>,
+    /// Directory files are created in (`directory=`).
+    pub directory: Option<String>,
+    /// fio's I/O engine name (`ioengine=`), as given; the target decides what it means.
+    pub ioengine: Option<String>,
+    /// Wait for all previous jobs to finish before starting (`stonewall`, alias
+    /// `wait_for_previous`); also starts a new reporting group.
+    pub stonewall: bool,
+    /// Report all jobs of a group (and the clones of `numjobs`) as one (`group_reporting`).
+    pub group_reporting: bool,
+    /// Idle time between an I/O's completion and the next issue (`thinktime=`; a bare
+    /// number is microseconds, as in fio). Default 0.
+    pub thinktime_ns: u64,
+    /// How size suffixes were read for this job: 1024 (fio's default) or 1000.
+    /// See [`crate::units`].
+    pub kb_base: u32,
+}
+
+impl Default for Job {
+    fn default() -> Self {
+        Job {
+            name: String::new(),
+            line: 0,
+            rw: Rw::Read,
+            rwmixread: 50,
+            bs: 4096,
+            bs_read: 4096,
+            bs_write: 4096,
+            bs_trim: 4096,
+            size: None,
+            offset: SizeSpec::Bytes(0),
+            filesize: None,
+            iodepth: 1,
+            numjobs: 1,
+            io_size: None,
+            number_ios: None,
+            runtime_ns: None,
+            time_based: false,
+            ramp_time_ns: 0,
+            fsync: 0,
+            fdatasync: 0,
+            end_fsync: false,
+            direct: false,
+            percentile_list: FIO_DEFAULT_PERCENTILES.to_vec(),
+            randseed: None,
+            randrepeat: true,
+            filename: None,
+            directory: None,
+            ioengine: None,
+            stonewall: false,
+            group_reporting: false,
+            thinktime_ns: 0,
+            kb_base: KB_BASE_DEFAULT,
+        }
+    }
+}
+
+impl Job {
+    /// A job with fio's defaults and the given name.
+    pub fn new(name: impl Into<String>) -> Self {
+        Job {
+            name: name.into(),
+            ..Job::default()
+        }
+    }
+
+    /// Sets one block size for every direction (like `bs=N`).
+    pub fn set_bs(&mut self, bs: u64) {
+        self.bs = bs;
+        self.bs_read = bs;
+        self.bs_write = bs;
+        self.bs_trim = bs;
+    }
+
+    /// The size of a request in direction `dir`.
+    pub fn block_size(&self, dir: IoDir) -> u64 {
+        match dir {
+            IoDir::Read => self.bs_read,
+            IoDir::Write => self.bs_write,
+            IoDir::Trim => self.bs_trim,
+        }
+    }
+
+    /// The largest block size over the directions `rw` issues (what `bs` holds after parsing).
+    pub fn max_bs(&self) -> u64 {
+        self.rw
+            .directions()
+            .into_iter()
+            .map(|d| self.block_size(d))
+            .max()
+            .unwrap_or(self.bs_read)
+    }
+
+    /// Random offsets.
+    pub fn is_random(&self) -> bool {
+        self.rw.is_random()
+    }
+
+    /// Issues reads.
+    pub fn has_reads(&self) -> bool {
+        self.rw.has_reads()
+    }
+
+    /// Issues writes.
+    pub fn has_writes(&self) -> bool {
+        self.rw.has_writes()
+    }
+
+    /// Issues trims.
+    pub fn has_trims(&self) -> bool {
+        self.rw.has_trims()
+    }
+
+    /// Mixed reads and writes.
+    pub fn is_mixed(&self) -> bool {
+        self.rw.is_mixed()
+    }
+
+    /// Percentage of writes in a mixed pattern (`100 - rwmixread`).
+    pub fn rwmixwrite(&self) -> u32 {
+        100u32.saturating_sub(self.rwmixread)
+    }
+
+    /// Issues any sync calls (`fsync`, `fdatasync` or `end_fsync`).
+    pub fn syncs(&self) -> bool {
+        self.fsync > 0 || self.fdatasync > 0 || self.end_fsync
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_fios() {
+        let j = Job::default();
+        assert_eq!(j.rw, Rw::Read);
+        assert_eq!(j.bs, 4096);
+        assert_eq!(j.iodepth, 1);
+        assert_eq!(j.numjobs, 1);
+        assert_eq!(j.rwmixread, 50);
+        assert!(!j.direct);
+        assert!(j.randrepeat);
+        assert_eq!(j.kb_base, 1024);
+        assert_eq!(j.offset, SizeSpec::Bytes(0));
+        assert_eq!(j.percentile_list.len(), 17);
+    }
+
+    #[test]
+    fn rw_names_round_trip() {
+        for rw in Rw::ALL {
+            assert_eq!(Rw::from_fio(rw.fio_name()), Some(rw));
+        }
+        assert_eq!(Rw::from_fio("readwrite"), Some(Rw::ReadWrite));
+        assert_eq!(Rw::from_fio("READ"), None);
+        assert!(
+            Rw::TrimWrite.has_trims() && Rw::TrimWrite.has_writes() && !Rw::TrimWrite.is_random()
+        );
+        assert!(Rw::RandRw.is_mixed() && Rw::RandRw.is_random());
+        assert_eq!(Rw::RandRw.directions(), vec![IoDir::Read, IoDir::Write]);
+    }
+
+    #[test]
+    fn max_bs_uses_active_directions() {
+        let mut j = Job::new("x");
+        j.bs_read = 4096;
+        j.bs_write = 65536;
+        j.bs_trim = 65536;
+        j.rw = Rw::RandRead;
+        assert_eq!(j.max_bs(), 4096);
+        j.rw = Rw::RandRw;
+        assert_eq!(j.max_bs(), 65536);
+    }
+}

@@ -1,0 +1,982 @@
+//! Reading fio job files into [`Job`]s, with fio's INI rules:
+//!
+//! - `[global]` sets defaults for the jobs that *follow* it; a later `[global]` adds to and
+//!   changes the defaults for later jobs only. Every other `[name]` is a job.
+//! - Comments: `#` or `;` start a comment anywhere on a line (fio cuts the line there too,
+//!   so a value cannot contain them). Blank lines are ignored.
+//! - `key=value`, spaces around `=` allowed; `key` alone for flags (`time_based`,
+//!   `stonewall`, `group_reporting`). flashlab also reads a bare boolean (`direct`) as `=1`,
+//!   with a warning, since fio itself wants `direct=1`.
+//! - Option names and aliases are fio's, case-sensitive (see [`crate::options`]).
+//! - Within a section `kb_base` is applied before the other options, as fio does (it gives
+//!   `kb_base` priority), so it changes how every size in that section and in the jobs after
+//!   it is read, wherever it stands in the section.
+//! - `${VAR}` is expanded only through [`parse_jobfile_with_env`]; an unset variable is an
+//!   error (fio would silently substitute an empty string). fio's `$ncpus`, `$pagesize` and
+//!   `$mb_memory` keywords, `include` lines and arithmetic `(...)` values are errors.
+//!
+//! Errors and warnings name the file, line and option: `jobs.fio:7: option 'bs': bad size '4q': ...`.
+//! No input makes the parser panic.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::job::{Job, Rw};
+use crate::options::{self, OptionClass, OptionInfo};
+use crate::units::{self, SizeSpec, TimeUnit};
+
+/// A parsed job file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobFile {
+    /// The defaults in force at the end of the file (every `[global]` applied), named
+    /// `global`, with `line` the header of the last `[global]` (0 if there was none).
+    pub global: Job,
+    /// The jobs, in file order, each with the `[global]` defaults that preceded it applied.
+    pub jobs: Vec<Job>,
+    /// Options that were accepted but ignored, and other things worth telling the user.
+    pub warnings: Vec<Warning>,
+}
+
+impl JobFile {
+    /// The first job named `name`.
+    pub fn job(&self, name: &str) -> Option<&Job> {
+        self.jobs.iter().find(|j| j.name == name)
+    }
+
+    /// Indices into `jobs`, grouped into the sets that run concurrently: a job with
+    /// `stonewall` waits for every job before it and starts a new group (fio's semantics).
+    pub fn run_groups(&self) -> Vec<Vec<usize>> {
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (i, job) in self.jobs.iter().enumerate() {
+            match groups.last_mut() {
+                Some(g) if !job.stonewall => g.push(i),
+                _ => groups.push(vec![i]),
+            }
+        }
+        groups
+    }
+}
+
+fn fmt_located(
+    f: &mut std::fmt::Formatter<'_>,
+    file: &str,
+    line: usize,
+    option: &Option<String>,
+    message: &str,
+) -> std::fmt::Result {
+    if line > 0 {
+        write!(f, "{file}:{line}: ")?;
+    } else {
+        write!(f, "{file}: ")?;
+    }
+    if let Some(o) = option {
+        write!(f, "option '{o}': ")?;
+    }
+    f.write_str(message)
+}
+
+/// Something the user should know that does not stop the run (an ignored option, ...).
+/// Displays as `file:line: option 'thread': ignored by flashlab (...)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    pub file: String,
+    /// 1-based line; 0 when it concerns the whole file.
+    pub line: usize,
+    /// The option as written in the file (alias or canonical name).
+    pub option: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        fmt_located(f, &self.file, self.line, &self.option, &self.message)
+    }
+}
+
+/// Why a job file was rejected. Displays as
+/// `file:line: option 'verify': not supported by flashlab (...)`, or `file:line: message`
+/// when no option is involved, or `file: message` when no line is (`line == 0`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobFileError {
+    pub file: String,
+    /// 1-based line; 0 when it concerns the whole file.
+    pub line: usize,
+    /// The option as written in the file (alias or canonical name).
+    pub option: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for JobFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        fmt_located(f, &self.file, self.line, &self.option, &self.message)
+    }
+}
+
+impl std::error::Error for JobFileError {}
+
+/// Parses a job file's text. `file_name` is only used in messages. `${VAR}` in the text is
+/// an error; use [`parse_jobfile_with_env`] to expand it.
+pub fn parse_jobfile(file_name: &str, text: &str) -> Result<JobFile, JobFileError> {
+    Parser::new(file_name, None).run(text)
+}
+
+/// Like [`parse_jobfile`], expanding `${VAR}` with `env` (e.g.
+/// `&|k| std::env::var(k).ok()`). A variable `env` does not know is an error.
+pub fn parse_jobfile_with_env(
+    file_name: &str,
+    text: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<JobFile, JobFileError> {
+    Parser::new(file_name, Some(env)).run(text)
+}
+
+/// Reads and parses the job file at `path` (the only file I/O in this crate). `${VAR}` is
+/// not expanded.
+pub fn parse_jobfile_path(path: impl AsRef<Path>) -> Result<JobFile, JobFileError> {
+    let path = path.as_ref();
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| JobFileError {
+        file: name.clone(),
+        line: 0,
+        option: None,
+        message: format!("cannot read the job file: {e}"),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        JobFileError {
+            file: name.clone(),
+            line,
+            option: None,
+            message: "not UTF-8 text".to_string(),
+        }
+    })?;
+    parse_jobfile(&name, &text)
+}
+
+struct Section {
+    name: String,
+    line: usize,
+    opts: Vec<(usize, String)>,
+}
+
+struct Opt {
+    line: usize,
+    /// As written (may be an alias).
+    key: String,
+    value: Option<String>,
+    info: &'static OptionInfo,
+}
+
+type Env<'a> = Option<&'a dyn Fn(&str) -> Option<String>>;
+
+struct Parser<'a> {
+    file: &'a str,
+    env: Env<'a>,
+    defaults: Job,
+    /// Canonical option name -> line it was last set at, for the defaults.
+    default_lines: BTreeMap<&'static str, usize>,
+    jobs: Vec<Job>,
+    warnings: Vec<Warning>,
+}
+
+/// Cuts a line at the first `#` or `;`, as fio does.
+fn strip_comment(line: &str) -> &str {
+    match line.find(['#', ';']) {
+        Some(i) => &line[..i],
+        None => line,
+    }
+}
+
+fn option_key(text: &str) -> &str {
+    text.split('=').next().unwrap_or("").trim()
+}
+
+const RW_VALUES: &str =
+    "read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite";
+
+impl<'a> Parser<'a> {
+    fn new(file: &'a str, env: Env<'a>) -> Self {
+        let mut defaults = Job::new("global");
+        defaults.line = 0;
+        Parser {
+            file,
+            env,
+            defaults,
+            default_lines: BTreeMap::new(),
+            jobs: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn err(&self, line: usize, option: Option<&str>, message: impl Into<String>) -> JobFileError {
+        JobFileError {
+            file: self.file.to_string(),
+            line,
+            option: option.map(str::to_string),
+            message: message.into(),
+        }
+    }
+
+    fn warn(&mut self, line: usize, option: &str, message: impl Into<String>) {
+        self.warnings.push(Warning {
+            file: self.file.to_string(),
+            line,
+            option: Some(option.to_string()),
+            message: message.into(),
+        });
+    }
+
+    fn run(mut self, text: &str) -> Result<JobFile, JobFileError> {
+        let mut current: Option<Section> = None;
+        for (i, raw) in text.lines().enumerate() {
+            let line_no = i + 1;
+            let raw = if i == 0 {
+                raw.strip_prefix('\u{feff}').unwrap_or(raw)
+            } else {
+                raw
+            };
+            let content = strip_comment(raw).trim();
+            if content.is_empty() {
+                continue;
+            }
+            if content.starts_with('[') {
+                let inner = content.strip_prefix('[').and_then(|s| s.strip_suffix(']'));
+                let name = match inner {
+                    Some(n) if !n.contains(['[', ']']) => n.trim(),
+                    _ => {
+                        return Err(self.err(
+                            line_no,
+                            None,
+                            format!("malformed section header '{content}': expected '[name]'"),
+                        ))
+                    }
+                };
+                if name.is_empty() {
+                    return Err(self.err(line_no, None, "empty section name '[]'"));
+                }
+                if let Some(sec) = current.take() {
+                    self.apply_section(sec)?;
+                }
+                current = Some(Section {
+                    name: name.to_string(),
+                    line: line_no,
+                    opts: Vec::new(),
+                });
+                continue;
+            }
+            let first_word = content.split_whitespace().next().unwrap_or("");
+            if first_word == "include" || option_key(content) == "include" {
+                return Err(self.err(
+                    line_no,
+                    Some("include"),
+                    "include directives are not supported by flashlab; copy the included options into this file",
+                ));
+            }
+            match current.as_mut() {
+                Some(sec) => sec.opts.push((line_no, content.to_string())),
+                None => {
+                    return Err(self.err(
+                        line_no,
+                        Some(option_key(content)),
+                        "outside of any [section]; put it under [global] or a [job] header",
+                    ))
+                }
+            }
+        }
+        if let Some(sec) = current.take() {
+            self.apply_section(sec)?;
+        }
+        if self.jobs.is_empty() {
+            return Err(self.err(
+                0,
+                None,
+                "no jobs: the file has no job section (only [global], or nothing)",
+            ));
+        }
+        Ok(JobFile {
+            global: self.defaults,
+            jobs: self.jobs,
+            warnings: self.warnings,
+        })
+    }
+
+    /// Expands `${VAR}` and rejects fio's `$keyword`s.
+    fn expand(&self, text: &str, line: usize) -> Result<String, JobFileError> {
+        if !text.contains('$') {
+            return Ok(text.to_string());
+        }
+        let key = option_key(text);
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(pos) = rest.find('$') {
+            out.push_str(&rest[..pos]);
+            let after = &rest[pos + 1..];
+            if let Some(body) = after.strip_prefix('{') {
+                let Some(end) = body.find('}') else {
+                    return Err(self.err(line, Some(key), "unterminated '${': expected '${NAME}'"));
+                };
+                let name = &body[..end];
+                if name.is_empty() {
+                    return Err(self.err(line, Some(key), "empty environment variable name '${}'"));
+                }
+                match self.env {
+                    None => {
+                        return Err(self.err(
+                            line,
+                            Some(key),
+                            format!("environment variable '${{{name}}}': expansion is not supported here; write the value into the job file"),
+                        ))
+                    }
+                    Some(env) => match env(name) {
+                        Some(v) => out.push_str(&v),
+                        None => {
+                            return Err(self.err(
+                                line,
+                                Some(key),
+                                format!("environment variable '{name}' (used as '${{{name}}}') is not set"),
+                            ))
+                        }
+                    },
+                }
+                rest = &body[end + 1..];
+            } else {
+                for kw in ["pagesize", "mb_memory", "ncpus"] {
+                    if after.starts_with(kw) {
+                        return Err(self.err(
+                            line,
+                            Some(key),
+                            format!("fio's '${kw}' keyword is not supported by flashlab"),
+                        ));
+                    }
+                }
+                out.push('$');
+                rest = after;
+            }
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    fn apply_section(&mut self, sec: Section) -> Result<(), JobFileError> {
+        let is_global = sec.name == "global";
+        let mut job = self.defaults.clone();
+        let mut lines = self.default_lines.clone();
+
+        let mut opts = Vec::with_capacity(sec.opts.len());
+        for (line, text) in &sec.opts {
+            let text = self.expand(text, *line)?;
+            let (key, value) = match text.split_once('=') {
+                Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
+                None => (text.trim(), None),
+            };
+            if key.is_empty() {
+                return Err(self.err(*line, None, format!("missing option name in '{text}'")));
+            }
+            let Some(info) = options::lookup(key) else {
+                if key.contains(char::is_whitespace) {
+                    return Err(self.err(
+                        *line,
+                        None,
+                        format!("expected 'option=value', found '{text}'"),
+                    ));
+                }
+                let msg = match options::suggest(key) {
+                    Some(s) => format!("unknown option; did you mean '{s}'?"),
+                    None => "unknown option".to_string(),
+                };
+                return Err(self.err(*line, Some(key), msg));
+            };
+            opts.push(Opt {
+                line: *line,
+                key: key.to_string(),
+                value,
+                info,
+            });
+        }
+
+        // fio applies kb_base before the other options of a section.
+        for o in opts.iter().filter(|o| o.info.name == "kb_base") {
+            self.apply(&mut job, &mut lines, o)?;
+        }
+        for o in opts.iter().filter(|o| o.info.name != "kb_base") {
+            self.apply(&mut job, &mut lines, o)?;
+        }
+
+        job.line = sec.line;
+        if is_global {
+            job.name = sec.name;
+            job.bs = job.max_bs();
+            self.defaults = job;
+            self.default_lines = lines;
+        } else {
+            job.name = sec.name;
+            self.finalize(&mut job, &lines)?;
+            self.jobs.push(job);
+        }
+        Ok(())
+    }
+
+    fn apply(
+        &mut self,
+        job: &mut Job,
+        lines: &mut BTreeMap<&'static str, usize>,
+        o: &Opt,
+    ) -> Result<(), JobFileError> {
+        match o.info.class {
+            OptionClass::Harmless(why) => {
+                self.warn(o.line, &o.key, format!("ignored by flashlab ({why})"));
+                return Ok(());
+            }
+            OptionClass::Unsupported { why, default_ok } => {
+                if let Some(v) = &o.value {
+                    if default_ok.iter().any(|d| d.eq_ignore_ascii_case(v)) {
+                        return Ok(());
+                    }
+                }
+                return Err(self.err(
+                    o.line,
+                    Some(&o.key),
+                    format!("not supported by flashlab ({why})"),
+                ));
+            }
+            OptionClass::Supported => {}
+        }
+        self.apply_supported(job, o)
+            .map_err(|m| self.err(o.line, Some(&o.key), m))?;
+        lines.insert(o.info.name, o.line);
+        Ok(())
+    }
+
+    /// A required, non-empty value.
+    fn need(o: &Opt) -> Result<&str, String> {
+        match o.value.as_deref() {
+            None => Err(format!("needs a value ('{}=...')", o.key)),
+            Some("") => Err("empty value".to_string()),
+            Some(v) => Ok(v),
+        }
+    }
+
+    /// fio's FIO_OPT_STR_SET: bare means 1; otherwise 0 or 1.
+    fn flag(o: &Opt) -> Result<bool, String> {
+        match o.value.as_deref() {
+            None => Ok(true),
+            Some(v) => Self::zero_one(v),
+        }
+    }
+
+    fn zero_one(v: &str) -> Result<bool, String> {
+        match v {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            _ => Err(format!("bad value '{v}': expected 0 or 1")),
+        }
+    }
+
+    /// fio's FIO_OPT_BOOL: fio wants a value; flashlab reads a bare one as 1, with a warning.
+    fn boolean(&mut self, o: &Opt) -> Result<bool, String> {
+        match o.value.as_deref() {
+            None => {
+                self.warn(
+                    o.line,
+                    &o.key,
+                    format!("read as '{}=1' (fio itself needs the '=1')", o.key),
+                );
+                Ok(true)
+            }
+            Some(v) => Self::zero_one(v),
+        }
+    }
+
+    fn check_iec(&mut self, o: &Opt, v: &str, kb_base: u32) {
+        if kb_base == 1024 && units::uses_iec_prefix(v) {
+            let bytes = units::parse_size(v, kb_base)
+                .map(|b| b.to_string())
+                .unwrap_or_default();
+            self.warn(
+                o.line,
+                &o.key,
+                format!(
+                    "'{v}' is {bytes} bytes: with kb_base=1024 (fio's default) fio reads IEC prefixes (Ki, Mi, ...) as powers of 1000; write e.g. '4k' for 4096, or set kb_base=1000"
+                ),
+            );
+        }
+    }
+
+    fn size(&mut self, o: &Opt, v: &str, kb_base: u32) -> Result<u64, String> {
+        let b = units::parse_size(v, kb_base).map_err(|e| e.to_string())?;
+        self.check_iec(o, v, kb_base);
+        Ok(b)
+    }
+
+    fn size_spec(&mut self, o: &Opt, v: &str, kb_base: u32) -> Result<SizeSpec, String> {
+        let s = units::parse_size_spec(v, kb_base).map_err(|e| e.to_string())?;
+        self.check_iec(o, v, kb_base);
+        Ok(s)
+    }
+
+    fn count(v: &str, kb_base: u32) -> Result<u64, String> {
+        units::parse_int_suffixed("number", v, kb_base).map_err(|e| e.to_string())
+    }
+
+    fn count_u32(v: &str, kb_base: u32) -> Result<u32, String> {
+        let n = Self::count(v, kb_base)?;
+        u32::try_from(n).map_err(|_| format!("bad number '{v}': too large (at most {})", u32::MAX))
+    }
+
+    fn percent(v: &str) -> Result<u32, String> {
+        match v.parse::<u32>() {
+            Ok(n) if n <= 100 => Ok(n),
+            _ => Err(format!(
+                "bad percentage '{v}': expected a whole number from 0 to 100"
+            )),
+        }
+    }
+
+    fn time(v: &str, unit: TimeUnit) -> Result<u64, String> {
+        units::parse_time_ns(v, unit).map_err(|e| e.to_string())
+    }
+
+    /// A path value: fio separates several files with ':' and escapes a ':' in a name as '\:'.
+    fn path(v: &str) -> Result<String, String> {
+        let mut out = String::with_capacity(v.len());
+        let mut chars = v.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&':') => {
+                    out.push(':');
+                    chars.next();
+                }
+                ':' => {
+                    return Err(format!(
+                        "'{v}' names several files (':' separates them in fio), which flashlab does not support; write a ':' inside a name as '\\:'"
+                    ))
+                }
+                _ => out.push(c),
+            }
+        }
+        Ok(out)
+    }
+
+    fn no_range(v: &str) -> Result<(), String> {
+        if v.contains(['-', ':']) && !v.starts_with('-') {
+            Err(format!(
+                "'{v}': ranges are not supported by flashlab; give one size"
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn apply_supported(&mut self, job: &mut Job, o: &Opt) -> Result<(), String> {
+        let kb = job.kb_base;
+        match o.info.name {
+            "kb_base" => {
+                job.kb_base = match Self::need(o)? {
+                    "1024" => 1024,
+                    "1000" => 1000,
+                    v => return Err(format!("bad value '{v}': expected 1000 or 1024")),
+                }
+            }
+            "rw" => {
+                let v = Self::need(o)?;
+                if let Some((base, _)) = v.split_once(':') {
+                    if Rw::from_fio(base).is_some() {
+                        return Err(format!(
+                            "'{v}': the ':N' offset modifier is not supported by flashlab"
+                        ));
+                    }
+                }
+                job.rw = Rw::from_fio(v)
+                    .ok_or_else(|| format!("bad value '{v}': expected one of {RW_VALUES}"))?;
+            }
+            "rwmixread" => job.rwmixread = Self::percent(Self::need(o)?)?,
+            "rwmixwrite" => job.rwmixread = 100 - Self::percent(Self::need(o)?)?,
+            "bs" => {
+                let v = Self::need(o)?;
+                let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+                if parts.len() > 3 {
+                    return Err(format!("'{v}': at most three sizes (bs=read,write,trim)"));
+                }
+                if parts.iter().all(|p| p.is_empty()) {
+                    return Err("empty value".to_string());
+                }
+                let mut sizes = [None; 3];
+                for (i, p) in parts.iter().enumerate() {
+                    if p.is_empty() {
+                        continue;
+                    }
+                    if p.contains(['-', ':']) {
+                        return Err(format!(
+                            "'{p}': block-size ranges are not supported by flashlab; give one size per direction"
+                        ));
+                    }
+                    let b = self.size(o, p, kb)?;
+                    if b == 0 {
+                        return Err("block size must be greater than 0".to_string());
+                    }
+                    sizes[i] = Some(b);
+                }
+                // fio: "a value not terminated in a comma applies to subsequent types".
+                if let Some(last) = sizes[parts.len() - 1] {
+                    for s in sizes.iter_mut().skip(parts.len()) {
+                        *s = Some(last);
+                    }
+                }
+                if let Some(b) = sizes[0] {
+                    job.bs_read = b;
+                }
+                if let Some(b) = sizes[1] {
+                    job.bs_write = b;
+                }
+                if let Some(b) = sizes[2] {
+                    job.bs_trim = b;
+                }
+                job.bs = job.max_bs();
+            }
+            "size" => {
+                let s = self.size_spec(o, Self::need(o)?, kb)?;
+                if matches!(s, SizeSpec::Bytes(0)) || matches!(s, SizeSpec::Percent(p) if p == 0.0)
+                {
+                    return Err("size must be greater than 0".to_string());
+                }
+                job.size = Some(s);
+            }
+            "offset" => job.offset = self.size_spec(o, Self::need(o)?, kb)?,
+            "filesize" => {
+                let v = Self::need(o)?;
+                Self::no_range(v)?;
+                if v.ends_with('%') {
+                    return Err(format!("'{v}': a percentage is not supported for filesize"));
+                }
+                let b = self.size(o, v, kb)?;
+                if b == 0 {
+                    return Err("filesize must be greater than 0".to_string());
+                }
+                job.filesize = Some(SizeSpec::Bytes(b));
+            }
+            "iodepth" | "numjobs" => {
+                let n = Self::count_u32(Self::need(o)?, kb)?;
+                if n == 0 {
+                    return Err(format!("{} must be at least 1", o.info.name));
+                }
+                if o.info.name == "iodepth" {
+                    job.iodepth = n;
+                } else {
+                    job.numjobs = n;
+                }
+            }
+            "io_size" => {
+                let v = Self::need(o)?;
+                if v.ends_with('%') {
+                    return Err(format!("'{v}': a percentage is not supported for io_size"));
+                }
+                let b = self.size(o, v, kb)?;
+                job.io_size = (b > 0).then_some(b);
+            }
+            "number_ios" => {
+                let n = Self::count(Self::need(o)?, kb)?;
+                job.number_ios = (n > 0).then_some(n);
+            }
+            "runtime" => {
+                let t = Self::time(Self::need(o)?, TimeUnit::Seconds)?;
+                job.runtime_ns = (t > 0).then_some(t);
+            }
+            "time_based" => job.time_based = Self::flag(o)?,
+            "ramp_time" => job.ramp_time_ns = Self::time(Self::need(o)?, TimeUnit::Seconds)?,
+            "fsync" => job.fsync = Self::count_u32(Self::need(o)?, kb)?,
+            "fdatasync" => job.fdatasync = Self::count_u32(Self::need(o)?, kb)?,
+            "end_fsync" => job.end_fsync = self.boolean(o)?,
+            "direct" => job.direct = self.boolean(o)?,
+            "buffered" => job.direct = !self.boolean(o)?,
+            "randrepeat" => job.randrepeat = self.boolean(o)?,
+            "randseed" => job.randseed = Some(Self::count(Self::need(o)?, kb)?),
+            "percentile_list" => {
+                let v = Self::need(o)?;
+                let mut list = Vec::new();
+                for p in v.split(':') {
+                    let p = p.trim();
+                    let x: f64 = p
+                        .parse()
+                        .ok()
+                        .filter(|x: &f64| x.is_finite() && (0.0..=100.0).contains(x))
+                        .ok_or_else(|| {
+                            format!("bad percentile '{p}': expected a number from 0 to 100")
+                        })?;
+                    list.push(x);
+                }
+                if list.len() > 20 {
+                    return Err("at most 20 percentiles (as fio)".to_string());
+                }
+                list.sort_by(f64::total_cmp);
+                list.dedup();
+                job.percentile_list = list;
+            }
+            "filename" => job.filename = Some(Self::path(Self::need(o)?)?),
+            "directory" => job.directory = Some(Self::path(Self::need(o)?)?),
+            "ioengine" => job.ioengine = Some(Self::need(o)?.to_string()),
+            "stonewall" => job.stonewall = Self::flag(o)?,
+            "group_reporting" => job.group_reporting = Self::flag(o)?,
+            "thinktime" => job.thinktime_ns = Self::time(Self::need(o)?, TimeUnit::Microseconds)?,
+            other => {
+                return Err(format!(
+                    "internal: supported option '{other}' has no handler"
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Whole-job checks, once all of the job's options (and its defaults) are known.
+    fn finalize(
+        &self,
+        job: &mut Job,
+        lines: &BTreeMap<&'static str, usize>,
+    ) -> Result<(), JobFileError> {
+        let at = |opt: &str| lines.get(opt).copied().unwrap_or(job.line);
+        job.bs = job.max_bs();
+        if job.time_based && job.runtime_ns.is_none() {
+            return Err(self.err(
+                at("time_based"),
+                Some("time_based"),
+                format!(
+                    "job '{}': time_based needs a runtime (e.g. runtime=60)",
+                    job.name
+                ),
+            ));
+        }
+        if let Some(SizeSpec::Bytes(size)) = job.size {
+            let min_bs = job
+                .rw
+                .directions()
+                .into_iter()
+                .map(|d| job.block_size(d))
+                .min()
+                .unwrap_or(job.bs);
+            if size < min_bs {
+                return Err(self.err(
+                    at("size"),
+                    Some("size"),
+                    format!(
+                        "job '{}': size ({}) is smaller than the block size ({})",
+                        job.name,
+                        units::format_size_iec(size),
+                        units::format_size_iec(min_bs)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> JobFile {
+        parse_jobfile("t.fio", text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn parse_err(text: &str) -> String {
+        parse_jobfile("t.fio", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn global_applies_to_following_jobs_only() {
+        let f = parse("[a]\n[global]\nbs=64k\n[b]\n[global]\niodepth=8\n[c]\nbs=4k\n");
+        assert_eq!(f.job("a").unwrap().bs, 4096);
+        assert_eq!(f.job("b").unwrap().bs, 65536);
+        assert_eq!(f.job("b").unwrap().iodepth, 1);
+        let c = f.job("c").unwrap();
+        assert_eq!((c.bs, c.iodepth), (4096, 8));
+        assert_eq!(f.global.bs, 65536);
+        assert_eq!(f.global.iodepth, 8);
+        assert_eq!(f.global.line, 5);
+        assert_eq!(f.global.name, "global");
+    }
+
+    #[test]
+    fn comments_spaces_flags() {
+        let f = parse(
+            "; header\n# more\n[job]   # trailing\nrw = randwrite ; why\n  bs=4k#x\ntime_based\nruntime=10\nstonewall\ngroup_reporting\n",
+        );
+        let j = &f.jobs[0];
+        assert_eq!(j.rw, Rw::RandWrite);
+        assert_eq!(j.line, 3);
+        assert!(j.time_based && j.stonewall && j.group_reporting);
+        assert_eq!(j.runtime_ns, Some(10_000_000_000));
+        assert!(f.warnings.is_empty(), "{:?}", f.warnings);
+    }
+
+    #[test]
+    fn bare_bool_warns() {
+        let f = parse("[j]\ndirect\n");
+        assert!(f.jobs[0].direct);
+        assert_eq!(f.warnings.len(), 1);
+        assert_eq!(f.warnings[0].line, 2);
+        let f = parse("[j]\nbuffered=0\n");
+        assert!(f.jobs[0].direct);
+    }
+
+    #[test]
+    fn bs_forms() {
+        let f = parse("[a]\nbs=4k,8k\n[b]\nbs=,8k\n[c]\nbs=8k,32k,\n[d]\nblocksize=16k\n[e]\nrw=randrw\nbs=4k,64k\n");
+        let a = f.job("a").unwrap();
+        assert_eq!(
+            (a.bs_read, a.bs_write, a.bs_trim, a.bs),
+            (4096, 8192, 8192, 4096)
+        );
+        let b = f.job("b").unwrap();
+        assert_eq!((b.bs_read, b.bs_write, b.bs_trim), (4096, 8192, 8192));
+        let c = f.job("c").unwrap();
+        assert_eq!((c.bs_read, c.bs_write, c.bs_trim), (8192, 32768, 4096));
+        assert_eq!(f.job("d").unwrap().bs, 16384);
+        assert_eq!(f.job("e").unwrap().bs, 65536);
+        assert!(parse_err("[a]\nbs=4k-8k\n").contains("ranges"));
+        assert!(parse_err("[a]\nbs=1,2,3,4\n").contains("at most three"));
+        assert!(parse_err("[a]\nbs=0\n").contains("greater than 0"));
+    }
+
+    #[test]
+    fn kb_base_applies_first_within_a_section_and_to_later_jobs() {
+        let f =
+            parse("[a]\nbs=4k\nkb_base=1000\n[b]\nbs=4k\n[global]\nkb_base=1000\n[c]\nsize=1m\n");
+        assert_eq!(f.job("a").unwrap().bs, 4000);
+        assert_eq!(
+            f.job("b").unwrap().bs,
+            4096,
+            "kb_base in a job does not leak to the next job"
+        );
+        assert_eq!(f.job("c").unwrap().size, Some(SizeSpec::Bytes(1_000_000)));
+        assert_eq!(f.job("c").unwrap().kb_base, 1000);
+    }
+
+    #[test]
+    fn iec_under_1024_warns() {
+        let f = parse("[a]\nbs=4KiB\n");
+        assert_eq!(f.jobs[0].bs, 4000);
+        assert_eq!(f.warnings.len(), 1);
+        assert!(
+            f.warnings[0].message.contains("4000 bytes"),
+            "{}",
+            f.warnings[0]
+        );
+        let f = parse("[a]\nkb_base=1000\nbs=4KiB\n");
+        assert_eq!(f.jobs[0].bs, 4096);
+        assert!(f.warnings.is_empty());
+    }
+
+    #[test]
+    fn error_display() {
+        assert_eq!(
+            parse_err("[a]\n\nverify=md5\n"),
+            "t.fio:3: option 'verify': not supported by flashlab (data verification would add reads that the measurement does not account for)"
+        );
+        assert!(parse_err("[a]\nbs=4q\n")
+            .starts_with("t.fio:2: option 'bs': bad size '4q': unknown suffix 'q'"));
+        assert_eq!(
+            parse_err("[a]\niodpeth=4\n"),
+            "t.fio:2: option 'iodpeth': unknown option; did you mean 'iodepth'?"
+        );
+        assert_eq!(parse_err("bs=4k\n[a]\n"), "t.fio:1: option 'bs': outside of any [section]; put it under [global] or a [job] header");
+        assert!(parse_err("[global]\nbs=4k\n").starts_with("t.fio: no jobs"));
+        assert!(parse_err("").starts_with("t.fio: no jobs"));
+        assert!(parse_err("[a\n").contains("malformed section header"));
+        assert!(parse_err("[]\n").contains("empty section name"));
+        assert!(parse_err("[a]\ninclude other.fio\n").starts_with("t.fio:2: option 'include': "));
+        assert!(parse_err("[a]\nbs 4k\n").contains("expected 'option=value'"));
+        assert!(parse_err("[a]\n=4k\n").contains("missing option name"));
+    }
+
+    #[test]
+    fn unsupported_at_default_is_silent() {
+        let f = parse("[a]\nverify=0\nloops=1\nnrfiles=1\n");
+        assert!(f.warnings.is_empty());
+        assert!(parse_err("[a]\nloops=2\n").contains("not supported"));
+    }
+
+    #[test]
+    fn harmless_warns_with_location() {
+        let f = parse("[global]\nthread\n[a]\nnorandommap\ninvalidate=1\n");
+        let w: Vec<String> = f.warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(w.len(), 3);
+        assert!(
+            w[0].starts_with("t.fio:2: option 'thread': ignored by flashlab ("),
+            "{}",
+            w[0]
+        );
+        assert!(w[1].starts_with("t.fio:4: option 'norandommap': ignored"));
+    }
+
+    #[test]
+    fn env_expansion() {
+        let text = "[a]\nsize=${SIZE}\nfilename=/dev/${DEV}\n";
+        assert!(parse_err(text).contains("'${SIZE}': expansion is not supported"));
+        let env = |k: &str| match k {
+            "SIZE" => Some("1g".to_string()),
+            "DEV" => Some("nvme0n1".to_string()),
+            _ => None,
+        };
+        let f = parse_jobfile_with_env("t.fio", text, &env).unwrap();
+        assert_eq!(f.jobs[0].size, Some(SizeSpec::Bytes(1 << 30)));
+        assert_eq!(f.jobs[0].filename.as_deref(), Some("/dev/nvme0n1"));
+        let e = parse_jobfile_with_env("t.fio", "[a]\nsize=${NOPE}\n", &env).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.fio:2: option 'size': environment variable 'NOPE' (used as '${NOPE}') is not set"
+        );
+        assert!(parse_err("[a]\nnumjobs=$ncpus\n").contains("'$ncpus' keyword"));
+        assert!(parse_err("[a]\nsize=${X\n").contains("unterminated"));
+    }
+
+    #[test]
+    fn values_checked() {
+        assert!(parse_err("[a]\nrw=randread:8\n").contains("':N' offset modifier"));
+        assert!(parse_err("[a]\nrw=READ\n").contains("expected one of"));
+        assert!(parse_err("[a]\nrwmixread=101\n").contains("0 to 100"));
+        assert!(parse_err("[a]\niodepth=0\n").contains("at least 1"));
+        assert!(parse_err("[a]\niodepth=99999999999\n").contains("too large"));
+        assert!(parse_err("[a]\ndirect=2\n").contains("expected 0 or 1"));
+        assert!(parse_err("[a]\ntime_based\n").contains("time_based needs a runtime"));
+        assert!(parse_err("[a]\nruntime=10x\n").contains("bad time '10x'"));
+        assert!(parse_err("[a]\nfilename=/dev/a:/dev/b\n").contains("several files"));
+        assert!(parse_err("[a]\nsize=512\n").contains("smaller than the block size"));
+        assert!(parse_err("[a]\nsize=0\n").contains("greater than 0"));
+        assert!(parse_err("[a]\npercentile_list=50:nan\n").contains("bad percentile"));
+        assert!(parse_err("[a]\nkb_base=1023\n").contains("1000 or 1024"));
+        assert!(parse_err("[a]\nio_size=10%\n").contains("percentage"));
+        assert!(parse_err("[a]\nsize\n").contains("needs a value"));
+        assert!(parse_err("[a]\nsize=\n").contains("empty value"));
+        let f = parse("[a]\nfilename=/dev/disk/by-path/pci-0000\\:00\\:1f.2\nrwmixwrite=30\nrw=randrw\npercentile_list=99.9:50:99\n");
+        let j = &f.jobs[0];
+        assert_eq!(
+            j.filename.as_deref(),
+            Some("/dev/disk/by-path/pci-0000:00:1f.2")
+        );
+        assert_eq!(j.rwmixread, 70);
+        assert_eq!(j.percentile_list, vec![50.0, 99.0, 99.9]);
+    }
+
+    #[test]
+    fn time_based_runtime_across_global() {
+        let f = parse("[global]\ntime_based\n[a]\nruntime=1m\n");
+        assert_eq!(f.jobs[0].runtime_ns, Some(60_000_000_000));
+        let e = parse_jobfile("t.fio", "[global]\ntime_based\n[a]\n").unwrap_err();
+        assert_eq!(e.line, 2, "points at the line that set time_based");
+    }
+
+    #[test]
+    fn run_groups_follow_stonewall() {
+        let f = parse("[a]\n[b]\n[c]\nstonewall\n[d]\n[e]\nwait_for_previous\n");
+        assert_eq!(f.run_groups(), vec![vec![0, 1], vec![2, 3], vec![4]]);
+    }
+
+    #[test]
+    fn crlf_and_bom() {
+        let f = parse("\u{feff}[a]\r\nbs=8k\r\n");
+        assert_eq!(f.jobs[0].bs, 8192);
+    }
+}

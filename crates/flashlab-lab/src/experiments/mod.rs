@@ -1,0 +1,3 @@
+//! Experiments that run directly on a simulated device.
+
+pub mod waf;

@@ -1,0 +1,31 @@
+//! The workloads' random numbers: a seeded xoshiro256++ (a fixed, documented algorithm, so a
+//! seed gives the same sequence on every machine and version).
+
+use rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+#[derive(Debug, Clone)]
+pub struct Rng(Xoshiro256PlusPlus);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(Xoshiro256PlusPlus::seed_from_u64(seed))
+    }
+
+    /// Uniform in [0, n) (Lemire's multiply-shift; bias below 2^-64 x n).
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.0.next_u64()) * u128::from(n)) >> 64) as u64
+    }
+
+    /// Uniform in [0, 1).
+    #[inline]
+    pub fn unit(&mut self) -> f64 {
+        (self.0.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+}

@@ -1,0 +1,61 @@
+//! The controller's write buffer: how many 4 KiB units it holds and when slots free up.
+//!
+//! A host write takes a slot when its data arrives and keeps it until the NAND program that
+//! carries it completes. When every slot is taken the write waits for the earliest program to
+//! finish: this is how NAND and garbage-collection time reach the host's write latency.
+
+use crate::timeline::Ns;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+#[derive(Debug, Clone)]
+pub struct WriteBuffer {
+    capacity: u32,
+    used: u32,
+    /// Programs in flight: (completion time, units they free).
+    releases: BinaryHeap<Reverse<(Ns, u32)>>,
+}
+
+impl WriteBuffer {
+    pub fn new(capacity_units: u32) -> WriteBuffer {
+        WriteBuffer { capacity: capacity_units, used: 0, releases: BinaryHeap::new() }
+    }
+
+    /// Take one slot for data arriving at `at`; returns when the slot is available.
+    #[inline]
+    pub fn acquire(&mut self, at: Ns) -> Ns {
+        let mut t = at;
+        while let Some(&Reverse((r, n))) = self.releases.peek() {
+            if r > t {
+                break;
+            }
+            self.releases.pop();
+            self.used -= n;
+        }
+        while self.used >= self.capacity {
+            let Reverse((r, n)) = self.releases.pop().expect("write buffer full with nothing in flight");
+            self.used -= n;
+            t = t.max(r);
+        }
+        self.used += 1;
+        t
+    }
+
+    /// `units` slots taken earlier free up at `done` (their program completes then).
+    #[inline]
+    pub fn release_at(&mut self, done: Ns, units: u32) {
+        if units > 0 {
+            self.releases.push(Reverse((done, units)));
+        }
+    }
+
+    /// When everything now in flight has reached NAND.
+    pub fn drained_at(&self) -> Ns {
+        self.releases.iter().map(|r| r.0 .0).max().unwrap_or(0)
+    }
+
+    /// Units held (in open pages or in flight) as of the last acquire.
+    pub fn used(&self) -> u32 {
+        self.used
+    }
+}

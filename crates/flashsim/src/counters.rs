@@ -1,0 +1,81 @@
+//! Device counters: what the host asked for and what the NAND did, from which write
+//! amplification and wear follow.
+
+use serde::Serialize;
+
+/// Running totals since the device was created. Units are 4 KiB mapping units unless the name
+/// says bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Counters {
+    pub host_read_bytes: u64,
+    pub host_write_bytes: u64,
+    pub host_trim_bytes: u64,
+    pub host_reads: u64,
+    pub host_writes: u64,
+    pub host_trims: u64,
+    pub host_flushes: u64,
+    /// 4 KiB units the host wrote (a partial unit counts as one).
+    pub host_units_written: u64,
+    /// Host writes absorbed by a unit still in the write buffer.
+    pub buffer_coalesced_units: u64,
+    pub nand_page_reads: u64,
+    pub nand_page_programs: u64,
+    /// Units programmed to NAND: host data, GC copies and padding of partly filled pages.
+    pub nand_units_programmed: u64,
+    pub gc_units_copied: u64,
+    pub gc_victims_foreground: u64,
+    pub gc_victims_background: u64,
+    pub erases: u64,
+}
+
+impl Counters {
+    /// NAND units programmed per host unit written (1.0 before any write).
+    pub fn write_amplification(&self) -> f64 {
+        if self.host_units_written == 0 {
+            1.0
+        } else {
+            self.nand_units_programmed as f64 / self.host_units_written as f64
+        }
+    }
+
+    /// Counters accumulated between `earlier` and `self`.
+    pub fn since(&self, earlier: &Counters) -> Counters {
+        Counters {
+            host_read_bytes: self.host_read_bytes - earlier.host_read_bytes,
+            host_write_bytes: self.host_write_bytes - earlier.host_write_bytes,
+            host_trim_bytes: self.host_trim_bytes - earlier.host_trim_bytes,
+            host_reads: self.host_reads - earlier.host_reads,
+            host_writes: self.host_writes - earlier.host_writes,
+            host_trims: self.host_trims - earlier.host_trims,
+            host_flushes: self.host_flushes - earlier.host_flushes,
+            host_units_written: self.host_units_written - earlier.host_units_written,
+            buffer_coalesced_units: self.buffer_coalesced_units - earlier.buffer_coalesced_units,
+            nand_page_reads: self.nand_page_reads - earlier.nand_page_reads,
+            nand_page_programs: self.nand_page_programs - earlier.nand_page_programs,
+            nand_units_programmed: self.nand_units_programmed - earlier.nand_units_programmed,
+            gc_units_copied: self.gc_units_copied - earlier.gc_units_copied,
+            gc_victims_foreground: self.gc_victims_foreground - earlier.gc_victims_foreground,
+            gc_victims_background: self.gc_victims_background - earlier.gc_victims_background,
+            erases: self.erases - earlier.erases,
+        }
+    }
+}
+
+/// Erase-count spread over all blocks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Wear {
+    pub min_erases: u32,
+    pub max_erases: u32,
+    pub mean_erases: f64,
+}
+
+/// A snapshot of the device's state beside its counters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DeviceState {
+    pub free_blocks: u64,
+    pub total_blocks: u64,
+    pub valid_units: u64,
+    pub logical_units: u64,
+    pub physical_units: u64,
+    pub wear: Wear,
+}

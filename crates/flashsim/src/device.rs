@@ -1,0 +1,265 @@
+//! A simulated device: the host interface in front of the FTL and NAND. Requests go in with
+//! their arrival time on the virtual clock; each comes back with the time it completes.
+//!
+//! Requests must arrive in time order (the workload engine submits them so). The device does
+//! its background work — garbage collection in idle time — when it notices that it has been
+//! idle, or when told time has passed with [`Device::idle_until`].
+
+use crate::counters::{Counters, DeviceState};
+use crate::ftl::{Ftl, Location};
+use crate::host::{Dir, HostInterface};
+use crate::nand::us;
+use crate::profile::{Profile, MAP_UNIT};
+use crate::timeline::Ns;
+use std::fmt;
+
+/// Bytes per sector: requests are aligned to it.
+pub const SECTOR: u64 = 512;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+    /// Unmap (TRIM / discard / UNMAP / deallocate). Only whole 4 KiB units are unmapped.
+    Trim,
+    /// Drain the volatile write buffer to NAND.
+    Flush,
+}
+
+/// One request. `offset` and `len` are bytes, multiples of 512; `len` is ignored for a flush.
+#[derive(Debug, Clone, Copy)]
+pub struct Request {
+    pub op: Op,
+    pub offset: u64,
+    pub len: u64,
+    /// Host write stream (frontier); below the profile's `host_streams`.
+    pub stream: u32,
+    /// With content tracking on, the tag every written unit carries (a version number).
+    pub tag: u64,
+}
+
+impl Request {
+    pub fn new(op: Op, offset: u64, len: u64) -> Request {
+        Request { op, offset, len, stream: 0, tag: 0 }
+    }
+}
+
+/// When a request's phases happened, on the virtual clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    /// Submitted by the application.
+    pub submitted: Ns,
+    /// Accepted into a device queue slot (after the host stack's submit cost and queueing).
+    pub device_start: Ns,
+    /// The device signalled completion.
+    pub device_done: Ns,
+    /// The application sees the completion (after the host stack's completion cost).
+    pub done: Ns,
+}
+
+impl Completion {
+    pub fn latency(&self) -> Ns {
+        self.done - self.submitted
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestError {
+    OutOfRange { offset: u64, len: u64, capacity: u64 },
+    Unaligned { offset: u64, len: u64 },
+    Empty,
+    BadStream { stream: u32, streams: u32 },
+    TimeWentBack { now: Ns, last: Ns },
+}
+
+impl fmt::Display for RequestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestError::OutOfRange { offset, len, capacity } => {
+                write!(f, "request at {offset} of {len} bytes ends past the device's {capacity} bytes")
+            }
+            RequestError::Unaligned { offset, len } => {
+                write!(f, "request at {offset} of {len} bytes is not aligned to {SECTOR}-byte sectors")
+            }
+            RequestError::Empty => write!(f, "request of 0 bytes"),
+            RequestError::BadStream { stream, streams } => write!(f, "stream {stream} but the device has {streams}"),
+            RequestError::TimeWentBack { now, last } => write!(f, "request at {now} ns arrived before the previous one ({last} ns)"),
+        }
+    }
+}
+
+impl std::error::Error for RequestError {}
+
+#[derive(Debug, Clone)]
+pub struct Device {
+    profile: Profile,
+    pub host: HostInterface,
+    pub ftl: Ftl,
+    idle_delay: Ns,
+    /// Latest completion of any command so far.
+    last_done: Ns,
+    /// Background work has been done up to here.
+    idle_handled: Ns,
+    last_submit: Ns,
+}
+
+impl Device {
+    pub fn new(profile: &Profile, seed: u64) -> Device {
+        Device {
+            profile: profile.clone(),
+            host: HostInterface::new(profile),
+            ftl: Ftl::new(profile, seed),
+            idle_delay: us(profile.ftl.idle_delay_ms * 1000.0),
+            last_done: 0,
+            idle_handled: 0,
+            last_submit: 0,
+        }
+    }
+
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Capacity the host sees, bytes.
+    pub fn logical_bytes(&self) -> u64 {
+        u64::from(self.ftl.logical_units()) * MAP_UNIT
+    }
+
+    pub fn counters(&self) -> Counters {
+        self.ftl.counters
+    }
+
+    pub fn state(&self) -> DeviceState {
+        self.ftl.state()
+    }
+
+    /// Keep a tag per unit so that [`Device::peek`] can say what a read would return.
+    pub fn track_content(&mut self) {
+        self.ftl.track_content();
+    }
+
+    /// The tag a read of 4 KiB unit `lpn` returns now; `None` = zeros. Needs content tracking.
+    pub fn peek(&self, lpn: u32) -> Option<u64> {
+        self.ftl.peek(lpn)
+    }
+
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.ftl.check_invariants()
+    }
+
+    /// Latest time at which the device has work booked or finished (a command or NAND).
+    pub fn busy_until(&self) -> Ns {
+        self.last_done
+    }
+
+    /// Let virtual time pass up to `t` with no host commands: the device does its idle-time
+    /// work (background GC) once it has been idle for the profile's `idle_delay_ms`.
+    pub fn idle_until(&mut self, t: Ns) {
+        // `last_done` is the latest completion of any command, so past it nothing is in flight.
+        let from = (self.last_done + self.idle_delay).max(self.idle_handled);
+        if t > from {
+            self.ftl.background(from, t);
+            self.idle_handled = t;
+        }
+    }
+
+    fn validate(&self, now: Ns, r: &Request) -> Result<(), RequestError> {
+        if now < self.last_submit {
+            return Err(RequestError::TimeWentBack { now, last: self.last_submit });
+        }
+        if r.op == Op::Flush {
+            return Ok(());
+        }
+        if r.len == 0 {
+            return Err(RequestError::Empty);
+        }
+        if r.offset % SECTOR != 0 || r.len % SECTOR != 0 {
+            return Err(RequestError::Unaligned { offset: r.offset, len: r.len });
+        }
+        let capacity = self.logical_bytes();
+        if r.offset.checked_add(r.len).is_none_or(|end| end > capacity) {
+            return Err(RequestError::OutOfRange { offset: r.offset, len: r.len, capacity });
+        }
+        if r.stream >= self.profile.ftl.host_streams {
+            return Err(RequestError::BadStream { stream: r.stream, streams: self.profile.ftl.host_streams });
+        }
+        Ok(())
+    }
+
+    /// Submit a request arriving at `now`; returns when it completes, on the virtual clock.
+    pub fn submit(&mut self, now: Ns, r: &Request) -> Result<Completion, RequestError> {
+        self.validate(now, r)?;
+        self.last_submit = now;
+        let arrive = now + self.host.host_submit;
+        let start = self.host.admit(arrive);
+        self.idle_until(start);
+        self.ftl.nand.prune(start);
+        self.host.prune(start);
+        let cmd = self.host.command(start);
+        let c = &mut self.ftl.counters;
+        let device_done = match r.op {
+            Op::Read => {
+                c.host_reads += 1;
+                c.host_read_bytes += r.len;
+                self.read(cmd, r)
+            }
+            Op::Write => {
+                c.host_writes += 1;
+                c.host_write_bytes += r.len;
+                self.write(cmd, r)
+            }
+            Op::Trim => {
+                c.host_trims += 1;
+                c.host_trim_bytes += r.len;
+                let first = r.offset.div_ceil(MAP_UNIT);
+                let end = (r.offset + r.len) / MAP_UNIT;
+                for lpn in first..end.max(first) {
+                    self.ftl.trim_unit(lpn as u32);
+                }
+                cmd + self.host.trim_cost(end.saturating_sub(first))
+            }
+            Op::Flush => {
+                c.host_flushes += 1;
+                self.ftl.flush(cmd)
+            }
+        };
+        self.host.retire_at(device_done);
+        self.last_done = self.last_done.max(device_done);
+        Ok(Completion { submitted: now, device_start: start, device_done, done: device_done + self.host.host_complete })
+    }
+
+    fn read(&mut self, cmd: Ns, r: &Request) -> Ns {
+        let first = r.offset / MAP_UNIT;
+        let units = ((r.offset + r.len).div_ceil(MAP_UNIT) - first) as u32;
+        let host = &mut self.host;
+        let mut left = r.len;
+        let mut done = cmd;
+        self.ftl.read_units(first as u32, units, cmd, |ready, k| {
+            let bytes = (u64::from(k) * MAP_UNIT).min(left);
+            left -= bytes;
+            done = done.max(host.transfer(Dir::ToHost, ready, bytes).1);
+        });
+        done
+    }
+
+    fn write(&mut self, cmd: Ns, r: &Request) -> Ns {
+        let first = r.offset / MAP_UNIT;
+        let end = r.offset + r.len;
+        let units = end.div_ceil(MAP_UNIT) - first;
+        let (xfer_start, xfer_end) = self.host.transfer(Dir::ToDevice, cmd, r.len);
+        let unit_xfer = self.host.unit_bus_xfer;
+        let mut done = xfer_end;
+        for i in 0..units {
+            let lpn = (first + i) as u32;
+            let mut arrive = (xfer_start + (i + 1) * unit_xfer).min(xfer_end);
+            let unit_start = (first + i) * MAP_UNIT;
+            let partial = unit_start < r.offset || unit_start + MAP_UNIT > end;
+            if partial && matches!(self.ftl.locate(lpn), Location::Nand(_)) {
+                // Read-modify-write of a unit the request covers only in part.
+                self.ftl.read_units(lpn, 1, cmd, |ready, _| arrive = arrive.max(ready));
+            }
+            done = done.max(self.ftl.write_unit(lpn, r.stream, arrive, r.tag));
+        }
+        done
+    }
+}

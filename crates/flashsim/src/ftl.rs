@@ -1,0 +1,513 @@
+//! The flash translation layer: page-level mapping at the 4 KiB unit, write frontiers, the
+//! write buffer's open pages, TRIM, FLUSH, and garbage collection (foreground when a die runs
+//! short of free blocks, background in idle time).
+//!
+//! All state is in flat arrays: logical->physical (`l2p`, 4 bytes per logical unit),
+//! physical->logical (`p2l`, 4 bytes per physical unit) and per-block arrays. A logical unit
+//! is in one of three places: unmapped (reads as zeros), in an open page of the controller's
+//! buffer (`l2p` has the `BUFFERED` bit and the slot), or on NAND (`l2p` is the physical unit).
+
+use crate::buffer::WriteBuffer;
+use crate::counters::{Counters, DeviceState, Wear};
+use crate::nand::{Geometry, Nand, NandTiming};
+use crate::profile::{Profile, MAP_UNIT, MAX_UNITS_PER_PAGE};
+use crate::timeline::Ns;
+use crate::victim::Victims;
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::VecDeque;
+
+/// `l2p` value of a unit that holds no data.
+const UNMAPPED: u32 = u32::MAX;
+/// `p2l` value of a physical unit that holds no valid data.
+const INVALID: u32 = u32::MAX;
+/// `l2p` flag: the unit is in an open page; the low bits are `open_page * MAX_UPP + slot`.
+const BUFFERED: u32 = 0x8000_0000;
+const MAX_UPP: usize = MAX_UNITS_PER_PAGE as usize;
+const NIL: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockState {
+    Free,
+    Open,
+    Closed,
+    /// Being cleaned by GC.
+    Victim,
+}
+
+/// A program unit being filled in controller RAM.
+#[derive(Debug, Clone)]
+struct OpenPage {
+    lpn: [u32; MAX_UPP],
+    tag: [u64; MAX_UPP],
+    len: u32,
+    /// When the last of its data arrived.
+    ready: Ns,
+}
+
+impl OpenPage {
+    fn new() -> OpenPage {
+        OpenPage { lpn: [INVALID; MAX_UPP], tag: [0; MAX_UPP], len: 0, ready: 0 }
+    }
+}
+
+/// Where a logical unit's data is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    Unmapped,
+    Buffered,
+    Nand(u32),
+}
+
+#[derive(Debug, Clone)]
+pub struct Ftl {
+    pub geo: Geometry,
+    pub nand: Nand,
+    logical_units: u32,
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+    /// Per physical unit, the tag of the data (only when content tracking is on).
+    tags: Option<Vec<u64>>,
+    valid: Vec<u32>,
+    erase_count: Vec<u32>,
+    state: Vec<BlockState>,
+    next_page: Vec<u32>,
+    free: Vec<VecDeque<u32>>,
+    /// Open block per (die, frontier): `active[die * frontiers + f]`.
+    active: Vec<u32>,
+    frontiers: u32,
+    gc_frontier: u32,
+    host_streams: u32,
+    /// Open pages: one per host stream, then one per die for GC copies.
+    open: Vec<OpenPage>,
+    /// Next die for each host stream's next page (pages are striped over dies).
+    next_die: Vec<u32>,
+    buffer: WriteBuffer,
+    volatile_buffer: bool,
+    victims: Victims,
+    gc_min_free: usize,
+    bg_target: usize,
+    in_gc: bool,
+    pub counters: Counters,
+}
+
+impl Ftl {
+    pub fn new(profile: &Profile, seed: u64) -> Ftl {
+        let geo = Geometry::from_profile(profile);
+        let f = &profile.ftl;
+        let physical = geo.physical_units();
+        let logical = ((physical as f64) * (1.0 - f.spare_factor)).floor() as u32;
+        let blocks = geo.blocks() as usize;
+        let frontiers = f.host_streams + u32::from(f.separate_gc_frontier);
+        let mut free = vec![VecDeque::new(); geo.dies as usize];
+        for b in 0..geo.blocks() {
+            free[geo.die_of_block(b) as usize].push_back(b);
+        }
+        Ftl {
+            geo,
+            nand: Nand::new(geo, NandTiming::from_profile(profile)),
+            logical_units: logical,
+            l2p: vec![UNMAPPED; logical as usize],
+            p2l: vec![INVALID; physical as usize],
+            tags: None,
+            valid: vec![0; blocks],
+            erase_count: vec![0; blocks],
+            state: vec![BlockState::Free; blocks],
+            next_page: vec![0; blocks],
+            free,
+            active: vec![NIL; (geo.dies * frontiers) as usize],
+            frontiers,
+            gc_frontier: if f.separate_gc_frontier { f.host_streams } else { 0 },
+            host_streams: f.host_streams,
+            open: vec![OpenPage::new(); (f.host_streams + geo.dies) as usize],
+            next_die: (0..f.host_streams).map(|s| s % geo.dies).collect(),
+            buffer: WriteBuffer::new(f.write_buffer_kib / (MAP_UNIT / 1024) as u32),
+            volatile_buffer: f.write_buffer_volatile,
+            victims: Victims::new(
+                f.gc_policy,
+                geo.dies,
+                geo.blocks_per_die,
+                geo.units_per_block,
+                Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15),
+            ),
+            gc_min_free: f.gc_min_free_blocks as usize,
+            bg_target: f.bg_gc_target_free_blocks as usize,
+            in_gc: false,
+            counters: Counters::default(),
+        }
+    }
+
+    /// Keep a tag per physical unit so that tests can check what every read returns.
+    pub fn track_content(&mut self) {
+        if self.tags.is_none() {
+            self.tags = Some(vec![0; self.p2l.len()]);
+        }
+    }
+
+    pub fn logical_units(&self) -> u32 {
+        self.logical_units
+    }
+
+    #[inline]
+    pub fn locate(&self, lpn: u32) -> Location {
+        match self.l2p[lpn as usize] {
+            UNMAPPED => Location::Unmapped,
+            v if v & BUFFERED != 0 => Location::Buffered,
+            ppa => Location::Nand(ppa),
+        }
+    }
+
+    /// The tag of the data a read of `lpn` returns; `None` means zeros (never written or trimmed).
+    pub fn peek(&self, lpn: u32) -> Option<u64> {
+        let tags = self.tags.as_ref().expect("content tracking is off");
+        match self.l2p[lpn as usize] {
+            UNMAPPED => None,
+            v if v & BUFFERED != 0 => {
+                let i = (v & !BUFFERED) as usize;
+                Some(self.open[i / MAX_UPP].tag[i % MAX_UPP])
+            }
+            ppa => Some(tags[ppa as usize]),
+        }
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppa: u32) {
+        self.p2l[ppa as usize] = INVALID;
+        let b = self.geo.block_of(ppa);
+        let old = self.valid[b as usize];
+        self.valid[b as usize] = old - 1;
+        if self.state[b as usize] == BlockState::Closed {
+            self.victims.update(b, old, old - 1);
+        }
+    }
+
+    /// Put a unit into open page `op`; returns true when the page is full.
+    #[inline]
+    fn append(&mut self, op: usize, lpn: u32, tag: u64, ready: Ns) -> bool {
+        let page = &mut self.open[op];
+        let slot = page.len as usize;
+        page.lpn[slot] = lpn;
+        page.tag[slot] = tag;
+        page.len += 1;
+        page.ready = page.ready.max(ready);
+        self.l2p[lpn as usize] = BUFFERED | (op * MAX_UPP + slot) as u32;
+        page.len == self.geo.units_per_page
+    }
+
+    /// A host write of one unit whose data is in the controller at `at`; returns when the
+    /// buffer has accepted it.
+    #[inline]
+    pub fn write_unit(&mut self, lpn: u32, stream: u32, at: Ns, tag: u64) -> Ns {
+        self.counters.host_units_written += 1;
+        let cur = self.l2p[lpn as usize];
+        if cur != UNMAPPED && cur & BUFFERED != 0 {
+            // Still in controller RAM: the new data replaces it there.
+            let i = (cur & !BUFFERED) as usize;
+            self.open[i / MAX_UPP].tag[i % MAX_UPP] = tag;
+            self.counters.buffer_coalesced_units += 1;
+            return at;
+        }
+        if cur != UNMAPPED {
+            self.invalidate(cur);
+        }
+        let t = self.buffer.acquire(at);
+        let op = stream as usize;
+        if self.append(op, lpn, tag, t) {
+            let die = self.next_die[op];
+            self.next_die[op] = (die + 1) % self.geo.dies;
+            self.program_open(op, die, stream, t);
+        }
+        t
+    }
+
+    /// Unmap one unit (TRIM): it reads as zeros and GC never copies it.
+    #[inline]
+    pub fn trim_unit(&mut self, lpn: u32) {
+        let cur = self.l2p[lpn as usize];
+        if cur == UNMAPPED {
+            return;
+        }
+        if cur & BUFFERED != 0 {
+            let i = (cur & !BUFFERED) as usize;
+            self.open[i / MAX_UPP].lpn[i % MAX_UPP] = INVALID;
+        } else {
+            self.invalidate(cur);
+        }
+        self.l2p[lpn as usize] = UNMAPPED;
+    }
+
+    /// Read `n` units from `lpn` starting at `at`. Calls `chunk(ready, units)` for each piece
+    /// as it reaches the controller: one NAND page read per run of units in the same page;
+    /// unmapped and buffered units are ready at once.
+    #[inline]
+    pub fn read_units(&mut self, lpn: u32, n: u32, at: Ns, mut chunk: impl FnMut(Ns, u32)) {
+        let upp = self.geo.units_per_page;
+        let mut i = 0;
+        while i < n {
+            let cur = self.l2p[(lpn + i) as usize];
+            if cur == UNMAPPED || cur & BUFFERED != 0 {
+                chunk(at, 1);
+                i += 1;
+                continue;
+            }
+            let page = cur / upp;
+            let mut k = 1;
+            while i + k < n {
+                let next = self.l2p[(lpn + i + k) as usize];
+                if next == UNMAPPED || next & BUFFERED != 0 || next / upp != page {
+                    break;
+                }
+                k += 1;
+            }
+            let die = self.geo.die_of_block(self.geo.block_of(cur));
+            let ready = self.nand.read(die, at, k);
+            self.counters.nand_page_reads += 1;
+            chunk(ready, k);
+            i += k;
+        }
+    }
+
+    /// Program open page `op` on `die` through frontier `frontier`; returns when it completes.
+    fn program_open(&mut self, op: usize, die: u32, frontier: u32, at: Ns) -> Ns {
+        let start = at.max(self.open[op].ready);
+        let (block, page) = self.alloc_page(die, frontier, start);
+        let done = self.nand.program(die, start);
+        let upp = self.geo.units_per_page;
+        self.counters.nand_page_programs += 1;
+        self.counters.nand_units_programmed += u64::from(upp);
+        let base = block * self.geo.units_per_block + page * upp;
+        let len = self.open[op].len;
+        for s in 0..upp {
+            let ppa = base + s;
+            let lpn = if s < len { self.open[op].lpn[s as usize] } else { INVALID };
+            if lpn == INVALID {
+                self.p2l[ppa as usize] = INVALID;
+                continue;
+            }
+            self.l2p[lpn as usize] = ppa;
+            self.p2l[ppa as usize] = lpn;
+            self.valid[block as usize] += 1;
+            if let Some(tags) = &mut self.tags {
+                tags[ppa as usize] = self.open[op].tag[s as usize];
+            }
+        }
+        if op < self.host_streams as usize {
+            self.buffer.release_at(done, len);
+        }
+        let page_state = &mut self.open[op];
+        page_state.len = 0;
+        page_state.ready = 0;
+        page_state.lpn[..upp as usize].fill(INVALID);
+        if self.next_page[block as usize] == self.geo.pages_per_block {
+            self.state[block as usize] = BlockState::Closed;
+            self.victims.insert(block, self.valid[block as usize], self.counters.host_units_written);
+            self.active[(die * self.frontiers + frontier) as usize] = NIL;
+        }
+        done
+    }
+
+    /// Next page of the open block of (`die`, `frontier`), opening a block if needed. A host
+    /// frontier that needs a block first runs foreground GC while the die is short of free
+    /// blocks; GC's own frontier draws on the reserve.
+    fn alloc_page(&mut self, die: u32, frontier: u32, at: Ns) -> (u32, u32) {
+        let ai = (die * self.frontiers + frontier) as usize;
+        if self.active[ai] == NIL {
+            if !self.in_gc {
+                // Every victim frees a block, but FIFO or random victims can be full of valid
+                // data and gain nothing; after a die's worth of such rounds, GC takes the
+                // victim with the fewest valid units, which always gains (the spare ensures it).
+                let mut rounds = 0;
+                while self.free[die as usize].len() <= self.gc_min_free {
+                    let fallback = rounds >= self.geo.blocks_per_die;
+                    if !self.gc_one(die, at, false, fallback) {
+                        break;
+                    }
+                    rounds += 1;
+                }
+            }
+            // GC sharing this frontier may have opened a block meanwhile.
+            if self.active[ai] == NIL {
+                let b = self.free[die as usize]
+                    .pop_front()
+                    .unwrap_or_else(|| panic!("die {die} has no free block: FTL reserve exhausted (profile validation should prevent this)"));
+                self.state[b as usize] = BlockState::Open;
+                self.next_page[b as usize] = 0;
+                self.active[ai] = b;
+            }
+        }
+        let b = self.active[ai];
+        let p = self.next_page[b as usize];
+        self.next_page[b as usize] = p + 1;
+        (b, p)
+    }
+
+    /// Clean one victim block on `die`, starting no earlier than `at`, chosen by the policy or,
+    /// with `fewest_valid`, the one with the fewest valid units. Background GC declines a victim
+    /// with no invalid data. Returns false when there was nothing to clean.
+    fn gc_one(&mut self, die: u32, at: Ns, background: bool, fewest_valid: bool) -> bool {
+        let clock = self.counters.host_units_written;
+        let chosen = if fewest_valid {
+            self.victims.select_fewest_valid(die, &self.valid)
+        } else {
+            self.victims.select(die, &self.valid, clock)
+        };
+        let Some(v) = chosen else {
+            return false;
+        };
+        let upb = self.geo.units_per_block;
+        if background && self.valid[v as usize] == upb {
+            self.victims.put_back(v, upb);
+            return false;
+        }
+        self.in_gc = true;
+        self.state[v as usize] = BlockState::Victim;
+        let upp = self.geo.units_per_page;
+        let gc_op = (self.host_streams + die) as usize;
+        for page in 0..self.geo.pages_per_block {
+            if self.valid[v as usize] == 0 {
+                break;
+            }
+            let base = v * upb + page * upp;
+            let live = (base..base + upp).filter(|&p| self.p2l[p as usize] != INVALID).count() as u32;
+            if live == 0 {
+                continue;
+            }
+            let ready = self.nand.read(die, at, live);
+            self.counters.nand_page_reads += 1;
+            for ppa in base..base + upp {
+                let lpn = self.p2l[ppa as usize];
+                if lpn == INVALID {
+                    continue;
+                }
+                let tag = self.tags.as_ref().map_or(0, |t| t[ppa as usize]);
+                self.invalidate(ppa);
+                self.counters.gc_units_copied += 1;
+                if self.append(gc_op, lpn, tag, ready) {
+                    self.program_open(gc_op, die, self.gc_frontier, ready);
+                }
+            }
+        }
+        debug_assert_eq!(self.valid[v as usize], 0);
+        self.nand.erase(die, at);
+        self.erase_count[v as usize] += 1;
+        self.state[v as usize] = BlockState::Free;
+        self.next_page[v as usize] = 0;
+        self.free[die as usize].push_back(v);
+        self.counters.erases += 1;
+        if background {
+            self.counters.gc_victims_background += 1;
+        } else {
+            self.counters.gc_victims_foreground += 1;
+        }
+        self.in_gc = false;
+        true
+    }
+
+    /// Write everything in controller RAM to NAND (partial pages are padded); returns when all
+    /// of it, and every program already in flight, has completed. A power-loss-protected
+    /// buffer needs no draining.
+    pub fn flush(&mut self, at: Ns) -> Ns {
+        if !self.volatile_buffer {
+            return at;
+        }
+        let mut done = at.max(self.buffer.drained_at());
+        for s in 0..self.host_streams as usize {
+            if self.open[s].len > 0 {
+                let die = self.next_die[s];
+                self.next_die[s] = (die + 1) % self.geo.dies;
+                done = done.max(self.program_open(s, die, s as u32, at));
+            }
+        }
+        for die in 0..self.geo.dies {
+            let op = (self.host_streams + die) as usize;
+            if self.open[op].len > 0 {
+                done = done.max(self.program_open(op, die, self.gc_frontier, at));
+            }
+        }
+        done
+    }
+
+    /// Background GC in an idle window: each die whose NAND is free before `until` cleans
+    /// victims until it has the target number of free blocks. An operation that starts inside
+    /// the window runs to completion even past it (NAND operations are not preempted).
+    pub fn background(&mut self, from: Ns, until: Ns) {
+        for die in 0..self.geo.dies {
+            while self.free[die as usize].len() < self.bg_target {
+                let t = self.nand.die_free_at(die).max(from);
+                if t >= until || !self.gc_one(die, t, true, false) {
+                    break;
+                }
+            }
+        }
+    }
+
+    pub fn state(&self) -> DeviceState {
+        let n = self.erase_count.len() as f64;
+        let (mut min, mut max, mut sum) = (u32::MAX, 0, 0u64);
+        for &e in &self.erase_count {
+            min = min.min(e);
+            max = max.max(e);
+            sum += u64::from(e);
+        }
+        DeviceState {
+            free_blocks: self.free.iter().map(|f| f.len() as u64).sum(),
+            total_blocks: u64::from(self.geo.blocks()),
+            valid_units: self.valid.iter().map(|&v| u64::from(v)).sum(),
+            logical_units: u64::from(self.logical_units),
+            physical_units: self.geo.physical_units(),
+            wear: Wear { min_erases: min, max_erases: max, mean_erases: sum as f64 / n },
+        }
+    }
+
+    /// Check that the mapping, the valid counts and the free lists agree. For tests; O(size).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let upb = self.geo.units_per_block;
+        for (lpn, &v) in self.l2p.iter().enumerate() {
+            if v == UNMAPPED {
+                continue;
+            }
+            if v & BUFFERED != 0 {
+                let i = (v & !BUFFERED) as usize;
+                let (op, slot) = (i / MAX_UPP, i % MAX_UPP);
+                if slot >= self.open[op].len as usize || self.open[op].lpn[slot] != lpn as u32 {
+                    return Err(format!("lpn {lpn} points at open page {op} slot {slot}, which does not hold it"));
+                }
+            } else if self.p2l[v as usize] != lpn as u32 {
+                return Err(format!("lpn {lpn} -> ppa {v}, but ppa {v} -> {}", self.p2l[v as usize]));
+            }
+        }
+        let mut counted = vec![0u32; self.valid.len()];
+        for (ppa, &lpn) in self.p2l.iter().enumerate() {
+            if lpn == INVALID {
+                continue;
+            }
+            if self.l2p[lpn as usize] != ppa as u32 {
+                return Err(format!("ppa {ppa} holds lpn {lpn}, a stale copy (lpn -> {})", self.l2p[lpn as usize]));
+            }
+            counted[ppa / upb as usize] += 1;
+        }
+        for (b, (&c, &v)) in counted.iter().zip(&self.valid).enumerate() {
+            if c != v {
+                return Err(format!("block {b}: valid count {v}, but {c} units map to it"));
+            }
+        }
+        let mut in_free = vec![false; self.valid.len()];
+        for list in &self.free {
+            for &b in list {
+                if in_free[b as usize] || self.state[b as usize] != BlockState::Free || self.valid[b as usize] != 0 {
+                    return Err(format!("free list holds block {b} in state {:?} with {} valid", self.state[b as usize], self.valid[b as usize]));
+                }
+                in_free[b as usize] = true;
+            }
+        }
+        for (b, s) in self.state.iter().enumerate() {
+            if *s == BlockState::Free && !in_free[b] {
+                return Err(format!("block {b} is free but in no free list"));
+            }
+            if *s == BlockState::Victim {
+                return Err(format!("block {b} left in victim state"));
+            }
+        }
+        Ok(())
+    }
+}

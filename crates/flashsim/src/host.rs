@@ -1,0 +1,107 @@
+//! The host interface: the host software stack's cost per request, the device's command queue
+//! (eMMC: one command at a time; eMMC CQ and UFS: 32 slots; NVMe: deep queues), the
+//! controller's per-command firmware time, and the host bus (half duplex for eMMC, full duplex
+//! for UFS and NVMe).
+
+use crate::nand::{us, xfer_ns};
+use crate::profile::{Interface, Profile, MAP_UNIT};
+use crate::timeline::{BusyUntil, Ns, Timeline};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Direction of a bus transfer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    ToDevice,
+    ToHost,
+}
+
+#[derive(Debug, Clone)]
+pub struct HostInterface {
+    pub interface: Interface,
+    pub queue_depth: u32,
+    in_flight: BinaryHeap<Reverse<Ns>>,
+    controller: BusyUntil,
+    /// `bus[0]` carries writes; `bus[1]` reads when full duplex, else everything uses `bus[0]`.
+    bus: [Timeline; 2],
+    full_duplex: bool,
+    pub unit_bus_xfer: Ns,
+    bus_mb_s: f64,
+    pub command_overhead: Ns,
+    pub host_submit: Ns,
+    pub host_complete: Ns,
+    trim_ns_per_unit: f64,
+}
+
+impl HostInterface {
+    pub fn new(p: &Profile) -> HostInterface {
+        let h = &p.host;
+        HostInterface {
+            interface: h.interface,
+            queue_depth: p.queue_depth(),
+            in_flight: BinaryHeap::new(),
+            controller: BusyUntil::default(),
+            bus: [Timeline::default(), Timeline::default()],
+            full_duplex: h.interface.full_duplex(),
+            unit_bus_xfer: xfer_ns(MAP_UNIT, h.bus_mb_s),
+            bus_mb_s: h.bus_mb_s,
+            command_overhead: us(h.command_overhead_us),
+            host_submit: us(h.host_submit_us),
+            host_complete: us(h.host_complete_us),
+            trim_ns_per_unit: h.trim_us_per_mib * 1000.0 / 256.0,
+        }
+    }
+
+    /// A command reaches the device at `t`; returns when the device has a slot for it.
+    #[inline]
+    pub fn admit(&mut self, t: Ns) -> Ns {
+        while let Some(&Reverse(done)) = self.in_flight.peek() {
+            if done > t {
+                break;
+            }
+            self.in_flight.pop();
+        }
+        if self.in_flight.len() >= self.queue_depth as usize {
+            let Reverse(done) = self.in_flight.pop().expect("queue full yet empty");
+            return done;
+        }
+        t
+    }
+
+    /// The command admitted earlier completes at `done` and frees its slot then.
+    #[inline]
+    pub fn retire_at(&mut self, done: Ns) {
+        self.in_flight.push(Reverse(done));
+    }
+
+    /// Commands admitted and not yet retired as of the last `admit`.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// The controller's firmware handles the command; returns when it is done with it.
+    #[inline]
+    pub fn command(&mut self, t: Ns) -> Ns {
+        self.controller.run(t, self.command_overhead).1
+    }
+
+    /// Book `bytes` on the bus at or after `ready`; returns (start, end).
+    #[inline]
+    pub fn transfer(&mut self, dir: Dir, ready: Ns, bytes: u64) -> (Ns, Ns) {
+        let dur = xfer_ns(bytes, self.bus_mb_s);
+        let lane = usize::from(self.full_duplex && dir == Dir::ToHost);
+        let end = self.bus[lane].book(ready, dur);
+        (end - dur, end)
+    }
+
+    /// Controller time to unmap `units` units.
+    pub fn trim_cost(&self, units: u64) -> Ns {
+        (units as f64 * self.trim_ns_per_unit).round() as Ns
+    }
+
+    pub fn prune(&mut self, now: Ns) {
+        for b in &mut self.bus {
+            b.prune(now);
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! flashsim: the simulator core of flashlab. A flash device — NAND dies and channels, a
+//! page-mapped FTL with garbage collection, TRIM and wear, and a host interface (eMMC, UFS,
+//! NVMe) — simulated in virtual time.
+//!
+//! No I/O, no wall clock, no threads: a [`Device`] takes requests with their arrival time and
+//! returns when they complete. The same profile, requests and seed give the same results.
+//!
+//! Layout: [`profile`] (TOML device description) → [`nand`] (geometry, timing) and
+//! [`timeline`] (time resources) → [`ftl`] (mapping, buffer, GC, with [`victim`] and
+//! [`buffer`]) → [`host`] (queue, bus, controller) → [`device`] (the whole, request API).
+//! [`counters`] and [`analytic`] give the numbers to check it by.
+
+pub mod analytic;
+pub mod buffer;
+pub mod counters;
+pub mod device;
+pub mod ftl;
+pub mod host;
+pub mod nand;
+pub mod profile;
+pub mod timeline;
+pub mod victim;
+
+pub use counters::{Counters, DeviceState, Wear};
+pub use device::{Completion, Device, Op, Request, RequestError, SECTOR};
+pub use profile::{GcPolicy, Interface, Profile, ProfileError, MAP_UNIT};
+pub use timeline::Ns;

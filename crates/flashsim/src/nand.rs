@@ -1,0 +1,158 @@
+//! NAND array: geometry, address arithmetic and operation timing (read, program, erase) on dies
+//! and channels.
+//!
+//! Every die is a [`BusyUntil`] (one operation at a time, in order); every channel is a
+//! [`Timeline`] on which page-register transfers are booked. A read occupies the die for tR
+//! and then the channel for the transfer out; a program occupies the channel for the transfer
+//! in and then the die for tPROG; an erase occupies the die for tBERS. Planes work in
+//! multi-plane mode, so one "page" here is a page on every plane of the die at once.
+
+use crate::profile::{CellType, Profile};
+use crate::timeline::{BusyUntil, Ns, Timeline};
+
+/// Derived geometry and address arithmetic. Blocks are numbered die-major
+/// (`block = die * blocks_per_die + i`), physical units block-major
+/// (`ppa = block * units_per_block + page * units_per_page + slot`).
+#[derive(Debug, Clone, Copy)]
+pub struct Geometry {
+    pub channels: u32,
+    pub dies: u32,
+    pub blocks_per_die: u32,
+    pub pages_per_block: u32,
+    pub units_per_page: u32,
+    pub units_per_block: u32,
+    pub cell: CellType,
+}
+
+impl Geometry {
+    pub fn from_profile(p: &Profile) -> Geometry {
+        let n = &p.nand;
+        let upp = p.units_per_page();
+        Geometry {
+            channels: n.channels,
+            dies: n.channels * n.dies_per_channel,
+            blocks_per_die: n.blocks_per_plane,
+            pages_per_block: n.pages_per_block,
+            units_per_page: upp,
+            units_per_block: upp * n.pages_per_block,
+            cell: n.cell,
+        }
+    }
+    #[inline]
+    pub fn blocks(&self) -> u32 {
+        self.dies * self.blocks_per_die
+    }
+    #[inline]
+    pub fn physical_units(&self) -> u64 {
+        u64::from(self.blocks()) * u64::from(self.units_per_block)
+    }
+    #[inline]
+    pub fn die_of_block(&self, block: u32) -> u32 {
+        block / self.blocks_per_die
+    }
+    /// Dies are numbered so that consecutive dies sit on different channels.
+    #[inline]
+    pub fn channel_of_die(&self, die: u32) -> u32 {
+        die % self.channels
+    }
+    #[inline]
+    pub fn block_of(&self, ppa: u32) -> u32 {
+        ppa / self.units_per_block
+    }
+    #[inline]
+    pub fn page_of(&self, ppa: u32) -> u32 {
+        ppa / self.units_per_page
+    }
+}
+
+/// Timings in nanoseconds.
+#[derive(Debug, Clone, Copy)]
+pub struct NandTiming {
+    pub t_read: Ns,
+    pub t_prog: Ns,
+    pub t_erase: Ns,
+    /// Channel time to move one 4 KiB unit.
+    pub unit_xfer: Ns,
+}
+
+impl NandTiming {
+    pub fn from_profile(p: &Profile) -> NandTiming {
+        let n = &p.nand;
+        NandTiming {
+            t_read: us(n.t_read_us),
+            t_prog: us(n.t_prog_us),
+            t_erase: us(n.t_erase_us),
+            unit_xfer: xfer_ns(crate::profile::MAP_UNIT, n.channel_mb_s),
+        }
+    }
+}
+
+/// Microseconds (float, from a profile) to nanoseconds.
+pub fn us(v: f64) -> Ns {
+    (v * 1000.0).round() as Ns
+}
+
+/// Time to move `bytes` at `mb_s` x 10^6 bytes/s.
+pub fn xfer_ns(bytes: u64, mb_s: f64) -> Ns {
+    (bytes as f64 * 1000.0 / mb_s).round() as Ns
+}
+
+/// Dies and channels with their bookings.
+#[derive(Debug, Clone)]
+pub struct Nand {
+    pub geo: Geometry,
+    pub timing: NandTiming,
+    dies: Vec<BusyUntil>,
+    channels: Vec<Timeline>,
+}
+
+impl Nand {
+    pub fn new(geo: Geometry, timing: NandTiming) -> Nand {
+        Nand {
+            geo,
+            timing,
+            dies: vec![BusyUntil::default(); geo.dies as usize],
+            channels: vec![Timeline::default(); geo.channels as usize],
+        }
+    }
+
+    /// Forget channel bookings that ended before `now`.
+    pub fn prune(&mut self, now: Ns) {
+        for c in &mut self.channels {
+            c.prune(now);
+        }
+    }
+
+    /// When the die is next free.
+    #[inline]
+    pub fn die_free_at(&self, die: u32) -> Ns {
+        self.dies[die as usize].0
+    }
+
+    /// Read a page on `die` and move `units` of it to the controller; returns when the data is
+    /// in the controller.
+    #[inline]
+    pub fn read(&mut self, die: u32, at: Ns, units: u32) -> Ns {
+        let (_, sensed) = self.dies[die as usize].run(at, self.timing.t_read);
+        let ch = self.geo.channel_of_die(die) as usize;
+        let done = self.channels[ch].book(sensed, u64::from(units) * self.timing.unit_xfer);
+        // The page register holds the data until it has been moved out.
+        self.dies[die as usize].0 = done;
+        done
+    }
+
+    /// Move a full page into `die` and program it; returns when the program completes.
+    #[inline]
+    pub fn program(&mut self, die: u32, at: Ns) -> Ns {
+        let ready = at.max(self.die_free_at(die));
+        let ch = self.geo.channel_of_die(die) as usize;
+        let loaded = self.channels[ch].book(ready, u64::from(self.geo.units_per_page) * self.timing.unit_xfer);
+        self.dies[die as usize].run(loaded, self.timing.t_prog).1
+    }
+
+    /// Erase a block on `die`; returns when it completes.
+    #[inline]
+    pub fn erase(&mut self, die: u32, at: Ns) -> Ns {
+        self.dies[die as usize].run(at, self.timing.t_erase).1
+    }
+}

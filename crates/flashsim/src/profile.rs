@@ -1,0 +1,392 @@
+//! Device profiles: the TOML description of a simulated device (NAND geometry and timings, FTL
+//! policy, host interface), parsed and validated into [`Profile`].
+//!
+//! The simulator core does no file I/O: callers hand in the profile's text and a name to put in
+//! error messages (usually the file's path). Every error names that file and the offending field,
+//! and TOML syntax errors also name the line.
+//!
+//! Units are in the field names (`_us`, `_mb_s` = 10^6 bytes/s, `_bytes`, `_kib`) so a profile
+//! reads without a manual.
+
+use serde::Deserialize;
+use std::fmt;
+
+/// The logical mapping unit of every FTL in flashlab: 4 KiB.
+pub const MAP_UNIT: u64 = 4096;
+/// Largest program unit (page size x planes) in mapping units.
+pub const MAX_UNITS_PER_PAGE: u32 = 32;
+
+/// A parsed, validated device profile.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Short name, e.g. `emmc-16g`.
+    pub name: String,
+    /// One line: what device this is.
+    #[serde(default)]
+    pub description: String,
+    /// What the profile was calibrated against and how close it got (free text).
+    #[serde(default)]
+    pub calibration: String,
+    pub nand: NandConfig,
+    pub ftl: FtlConfig,
+    pub host: HostConfig,
+}
+
+/// NAND cell type. Informational (timings are given explicitly) but shown in reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellType {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NandConfig {
+    pub cell: CellType,
+    pub channels: u32,
+    pub dies_per_channel: u32,
+    /// Planes per die. Planes are operated in multi-plane mode: a die reads or programs one
+    /// page on every plane at once, so the program unit is `planes_per_die x page_kib`.
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// NAND page size in KiB (a multiple of the 4 KiB mapping unit).
+    pub page_kib: u32,
+    /// Array read time tR.
+    pub t_read_us: f64,
+    /// Page program time tPROG.
+    pub t_prog_us: f64,
+    /// Block erase time tBERS.
+    pub t_erase_us: f64,
+    /// Channel (NAND bus) transfer rate, 10^6 bytes/s.
+    pub channel_mb_s: f64,
+}
+
+/// Garbage-collection victim policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    /// Fewest valid pages first.
+    Greedy,
+    /// Highest (1-u)/2u x age first (Kawaguchi et al.).
+    CostBenefit,
+    /// Oldest closed block first.
+    Fifo,
+    /// A uniformly random closed block.
+    Random,
+}
+
+impl GcPolicy {
+    pub fn parse(s: &str) -> Option<GcPolicy> {
+        match s {
+            "greedy" => Some(GcPolicy::Greedy),
+            "cost-benefit" | "costbenefit" | "cb" => Some(GcPolicy::CostBenefit),
+            "fifo" | "lru" => Some(GcPolicy::Fifo),
+            "random" => Some(GcPolicy::Random),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            GcPolicy::Greedy => "greedy",
+            GcPolicy::CostBenefit => "cost-benefit",
+            GcPolicy::Fifo => "fifo",
+            GcPolicy::Random => "random",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Spare factor (physical - logical) / physical. The logical capacity is the physical
+    /// capacity times (1 - spare_factor), rounded down to whole mapping units.
+    pub spare_factor: f64,
+    /// Controller write buffer, KiB. Must hold at least two program units per host stream.
+    pub write_buffer_kib: u32,
+    /// A volatile buffer is drained to NAND by FLUSH; a power-loss-protected one is not.
+    #[serde(default = "default_true")]
+    pub write_buffer_volatile: bool,
+    pub gc_policy: GcPolicy,
+    /// Foreground GC runs on a die when its free blocks fall below this.
+    pub gc_min_free_blocks: u32,
+    /// Background GC in idle time reclaims until a die has this many free blocks.
+    pub bg_gc_target_free_blocks: u32,
+    /// The device counts as idle this long after its last command completed.
+    pub idle_delay_ms: f64,
+    /// Host write streams (write frontiers). Requests carry a stream number below this.
+    #[serde(default = "default_one")]
+    pub host_streams: u32,
+    /// GC copies go to their own frontier (true) or share host stream 0's (false).
+    #[serde(default = "default_true")]
+    pub separate_gc_frontier: bool,
+}
+
+/// Host interface kind: decides the command queue and whether the bus is full duplex.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Interface {
+    /// eMMC without command queue: one command at a time (eMMC 4.41/4.5/5.0).
+    Emmc,
+    /// eMMC 5.1 command queue: 32 tasks.
+    EmmcCq,
+    /// UFS: 32 request slots, full-duplex M-PHY lanes.
+    Ufs,
+    /// NVMe: deep queues, full-duplex PCIe.
+    Nvme,
+}
+
+impl Interface {
+    pub fn default_queue_depth(self) -> u32 {
+        match self {
+            Interface::Emmc => 1,
+            Interface::EmmcCq | Interface::Ufs => 32,
+            Interface::Nvme => 1024,
+        }
+    }
+    pub fn full_duplex(self) -> bool {
+        matches!(self, Interface::Ufs | Interface::Nvme)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Interface::Emmc => "emmc",
+            Interface::EmmcCq => "emmc-cq",
+            Interface::Ufs => "ufs",
+            Interface::Nvme => "nvme",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    pub interface: Interface,
+    /// Commands the device accepts at once; defaults to the interface's (1, 32, 32, 1024).
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+    /// Host bus bandwidth, 10^6 bytes/s (eMMC HS400: 400).
+    pub bus_mb_s: f64,
+    /// Controller time per command (firmware), serialised on the controller.
+    pub command_overhead_us: f64,
+    /// Host software stack cost per request before the command reaches the device.
+    pub host_submit_us: f64,
+    /// Host software stack cost per request after the device completes it.
+    pub host_complete_us: f64,
+    /// Controller time per mapping unit of a TRIM (unmap bookkeeping).
+    #[serde(default)]
+    pub trim_us_per_mib: f64,
+}
+
+fn default_true() -> bool {
+    true
+}
+fn default_one() -> u32 {
+    1
+}
+
+/// A profile that could not be read: names the source, the field, and for syntax errors the line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileError {
+    pub source: String,
+    pub line: Option<usize>,
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.source)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        write!(f, ": ")?;
+        if let Some(field) = &self.field {
+            write!(f, "field '{field}': ")?;
+        }
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for ProfileError {}
+
+impl Profile {
+    /// Parse and validate a profile from TOML text; `source` names it in errors.
+    pub fn from_toml(source: &str, text: &str) -> Result<Profile, ProfileError> {
+        let profile: Profile = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            ProfileError {
+                source: source.to_string(),
+                line,
+                field: None,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        profile.validate(source)?;
+        Ok(profile)
+    }
+
+    /// Check every field's range and the relations between fields.
+    pub fn validate(&self, source: &str) -> Result<(), ProfileError> {
+        let err = |field: &str, message: String| ProfileError {
+            source: source.to_string(),
+            line: None,
+            field: Some(field.to_string()),
+            message,
+        };
+        let n = &self.nand;
+        let positive_int = [
+            ("nand.channels", n.channels),
+            ("nand.dies_per_channel", n.dies_per_channel),
+            ("nand.planes_per_die", n.planes_per_die),
+            ("nand.blocks_per_plane", n.blocks_per_plane),
+            ("nand.pages_per_block", n.pages_per_block),
+            ("nand.page_kib", n.page_kib),
+        ];
+        for (field, v) in positive_int {
+            if v == 0 {
+                return Err(err(field, "must be at least 1".into()));
+            }
+        }
+        if n.page_kib % 4 != 0 {
+            return Err(err("nand.page_kib", format!("{} is not a multiple of the 4 KiB mapping unit", n.page_kib)));
+        }
+        let upp = n.page_kib / 4 * n.planes_per_die;
+        if upp > MAX_UNITS_PER_PAGE {
+            return Err(err(
+                "nand.page_kib",
+                format!("page_kib x planes_per_die = {} KiB exceeds the largest program unit, {} KiB", upp * 4, MAX_UNITS_PER_PAGE * 4),
+            ));
+        }
+        let positive_f = [
+            ("nand.t_read_us", n.t_read_us),
+            ("nand.t_prog_us", n.t_prog_us),
+            ("nand.t_erase_us", n.t_erase_us),
+            ("nand.channel_mb_s", n.channel_mb_s),
+            ("host.bus_mb_s", self.host.bus_mb_s),
+        ];
+        for (field, v) in positive_f {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(err(field, format!("must be a positive number, got {v}")));
+            }
+        }
+        let non_negative = [
+            ("host.command_overhead_us", self.host.command_overhead_us),
+            ("host.host_submit_us", self.host.host_submit_us),
+            ("host.host_complete_us", self.host.host_complete_us),
+            ("host.trim_us_per_mib", self.host.trim_us_per_mib),
+            ("ftl.idle_delay_ms", self.ftl.idle_delay_ms),
+        ];
+        for (field, v) in non_negative {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(err(field, format!("must be zero or positive, got {v}")));
+            }
+        }
+        let units_per_block = u64::from(upp) * u64::from(n.pages_per_block);
+        let total_units = units_per_block * u64::from(n.blocks_per_plane) * u64::from(n.channels * n.dies_per_channel);
+        if total_units >= u64::from(u32::MAX >> 1) {
+            return Err(err("nand.blocks_per_plane", "device too large: at most 2^31 mapping units (8 TiB)".into()));
+        }
+        let f = &self.ftl;
+        if !(f.spare_factor.is_finite() && f.spare_factor > 0.0 && f.spare_factor < 0.9) {
+            return Err(err("ftl.spare_factor", format!("must be in (0, 0.9), got {}", f.spare_factor)));
+        }
+        if f.host_streams == 0 || f.host_streams > 8 {
+            return Err(err("ftl.host_streams", format!("must be 1..=8, got {}", f.host_streams)));
+        }
+        if f.gc_min_free_blocks < 1 {
+            return Err(err("ftl.gc_min_free_blocks", "must be at least 1".into()));
+        }
+        if f.bg_gc_target_free_blocks < f.gc_min_free_blocks {
+            return Err(err(
+                "ftl.bg_gc_target_free_blocks",
+                format!("must be at least gc_min_free_blocks ({})", f.gc_min_free_blocks),
+            ));
+        }
+        let min_buffer_units = 2 * upp * (f.host_streams + 1);
+        if f.write_buffer_kib / 4 < min_buffer_units {
+            return Err(err(
+                "ftl.write_buffer_kib",
+                format!("must hold at least two program units per host stream plus two: {} KiB", min_buffer_units * 4),
+            ));
+        }
+        // Each die needs room for its open blocks, the GC reserve and at least one block of
+        // slack beyond the logical data, or GC cannot make progress.
+        let blocks_per_die = u64::from(n.blocks_per_plane);
+        let frontiers = u64::from(f.host_streams) + u64::from(f.separate_gc_frontier);
+        let reserved = frontiers + u64::from(f.bg_gc_target_free_blocks) + 1;
+        if reserved >= blocks_per_die {
+            return Err(err(
+                "nand.blocks_per_plane",
+                format!("{blocks_per_die} blocks per die cannot hold {reserved} reserved blocks (open frontiers + GC target + 1)"),
+            ));
+        }
+        let spare_blocks = (blocks_per_die as f64 * f.spare_factor).floor() as u64;
+        if spare_blocks < frontiers + u64::from(f.gc_min_free_blocks) + 1 {
+            return Err(err(
+                "ftl.spare_factor",
+                format!(
+                    "{} leaves {spare_blocks} spare blocks per die; at least {} are needed (open frontiers + gc_min_free_blocks + 1)",
+                    f.spare_factor,
+                    frontiers + u64::from(f.gc_min_free_blocks) + 1
+                ),
+            ));
+        }
+        if let Some(q) = self.host.queue_depth {
+            if q == 0 || q > 65536 {
+                return Err(err("host.queue_depth", format!("must be 1..=65536, got {q}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Units (4 KiB) per program unit: page size x planes.
+    pub fn units_per_page(&self) -> u32 {
+        self.nand.page_kib / 4 * self.nand.planes_per_die
+    }
+
+    pub fn queue_depth(&self) -> u32 {
+        self.host.queue_depth.unwrap_or_else(|| self.host.interface.default_queue_depth())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) const TOY: &str = include_str!("../../../profiles/toy.toml");
+
+    #[test]
+    fn toy_profile_parses() {
+        let p = Profile::from_toml("toy.toml", TOY).unwrap();
+        assert_eq!(p.name, "toy");
+    }
+
+    #[test]
+    fn syntax_error_names_line() {
+        let bad = TOY.replacen("channels = ", "channels = = ", 1);
+        let e = Profile::from_toml("toy.toml", &bad).unwrap_err();
+        assert!(e.line.is_some(), "{e}");
+        assert!(e.to_string().starts_with("toy.toml:"), "{e}");
+    }
+
+    #[test]
+    fn unknown_field_is_named() {
+        let bad = TOY.replacen("[nand]", "[nand]\nbogus = 3", 1);
+        let e = Profile::from_toml("toy.toml", &bad).unwrap_err();
+        assert!(e.to_string().contains("bogus"), "{e}");
+    }
+
+    #[test]
+    fn bad_value_names_field() {
+        let bad = TOY.replacen("spare_factor = ", "spare_factor = 0.95 #", 1);
+        let e = Profile::from_toml("toy.toml", &bad).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("ftl.spare_factor"), "{e}");
+        let bad = TOY.replacen("page_kib = ", "page_kib = 6 #", 1);
+        let e = Profile::from_toml("toy.toml", &bad).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("nand.page_kib"), "{e}");
+    }
+}

@@ -1,0 +1,207 @@
+//! Garbage-collection victim selection: greedy, cost-benefit, FIFO and random, each over the
+//! closed (full) blocks of one die.
+//!
+//! Greedy keeps per-die buckets of blocks by valid count (intrusive doubly linked lists over
+//! flat arrays), so that both updates and selection are O(1) amortised. FIFO keeps blocks in
+//! the order they were closed; random and cost-benefit keep an unordered list with positions.
+
+use crate::profile::GcPolicy;
+use rand_core::RngCore;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::VecDeque;
+
+const NIL: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+pub struct Victims {
+    policy: GcPolicy,
+    blocks_per_die: u32,
+    units_per_block: u32,
+    // Greedy buckets: head[die * (upb + 1) + valid] -> first block; next/prev per block.
+    head: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    /// Lowest bucket that may be non-empty, per die.
+    min_hint: Vec<u32>,
+    // FIFO: closed blocks per die in close order.
+    fifo: Vec<VecDeque<u32>>,
+    // Random / cost-benefit: closed blocks per die, and each block's index in it.
+    list: Vec<Vec<u32>>,
+    pos: Vec<u32>,
+    /// Cost-benefit: the host-write clock when each block was closed.
+    closed_at: Vec<u64>,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl Victims {
+    pub fn new(policy: GcPolicy, dies: u32, blocks_per_die: u32, units_per_block: u32, rng: Xoshiro256PlusPlus) -> Victims {
+        let blocks = (dies * blocks_per_die) as usize;
+        let greedy = policy == GcPolicy::Greedy;
+        let listed = matches!(policy, GcPolicy::Random | GcPolicy::CostBenefit);
+        Victims {
+            policy,
+            blocks_per_die,
+            units_per_block,
+            head: if greedy { vec![NIL; dies as usize * (units_per_block as usize + 1)] } else { Vec::new() },
+            next: if greedy { vec![NIL; blocks] } else { Vec::new() },
+            prev: if greedy { vec![NIL; blocks] } else { Vec::new() },
+            min_hint: vec![0; dies as usize],
+            fifo: if policy == GcPolicy::Fifo { vec![VecDeque::new(); dies as usize] } else { Vec::new() },
+            list: if listed { vec![Vec::new(); dies as usize] } else { Vec::new() },
+            pos: if listed { vec![NIL; blocks] } else { Vec::new() },
+            closed_at: if policy == GcPolicy::CostBenefit { vec![0; blocks] } else { Vec::new() },
+            rng,
+        }
+    }
+
+    #[inline]
+    fn die(&self, block: u32) -> usize {
+        (block / self.blocks_per_die) as usize
+    }
+
+    #[inline]
+    fn bucket(&self, die: usize, valid: u32) -> usize {
+        die * (self.units_per_block as usize + 1) + valid as usize
+    }
+
+    fn link(&mut self, block: u32, valid: u32) {
+        let die = self.die(block);
+        let h = self.bucket(die, valid);
+        let first = self.head[h];
+        self.next[block as usize] = first;
+        self.prev[block as usize] = NIL;
+        if first != NIL {
+            self.prev[first as usize] = block;
+        }
+        self.head[h] = block;
+        if valid < self.min_hint[die] {
+            self.min_hint[die] = valid;
+        }
+    }
+
+    fn unlink(&mut self, block: u32, valid: u32) {
+        let (n, p) = (self.next[block as usize], self.prev[block as usize]);
+        if p != NIL {
+            self.next[p as usize] = n;
+        } else {
+            let h = self.bucket(self.die(block), valid);
+            self.head[h] = n;
+        }
+        if n != NIL {
+            self.prev[n as usize] = p;
+        }
+    }
+
+    fn list_push(&mut self, block: u32) {
+        let die = self.die(block);
+        self.pos[block as usize] = self.list[die].len() as u32;
+        self.list[die].push(block);
+    }
+
+    fn list_remove(&mut self, die: usize, idx: usize) -> u32 {
+        let block = self.list[die].swap_remove(idx);
+        if let Some(&moved) = self.list[die].get(idx) {
+            self.pos[moved as usize] = idx as u32;
+        }
+        self.pos[block as usize] = NIL;
+        block
+    }
+
+    /// A block was filled and closed with `valid` valid units at host-write clock `clock`.
+    pub fn insert(&mut self, block: u32, valid: u32, clock: u64) {
+        match self.policy {
+            GcPolicy::Greedy => self.link(block, valid),
+            GcPolicy::Fifo => {
+                let die = self.die(block);
+                self.fifo[die].push_back(block)
+            }
+            GcPolicy::Random => self.list_push(block),
+            GcPolicy::CostBenefit => {
+                self.closed_at[block as usize] = clock;
+                self.list_push(block)
+            }
+        }
+    }
+
+    /// A closed block's valid count changed from `old` to `new`.
+    #[inline]
+    pub fn update(&mut self, block: u32, old: u32, new: u32) {
+        if self.policy == GcPolicy::Greedy {
+            self.unlink(block, old);
+            self.link(block, new);
+        }
+    }
+
+    /// Choose and remove a victim on `die`. `valid` gives each block's valid count; `clock` is
+    /// the current host-write clock (cost-benefit's notion of age).
+    pub fn select(&mut self, die: u32, valid: &[u32], clock: u64) -> Option<u32> {
+        let d = die as usize;
+        match self.policy {
+            GcPolicy::Greedy => {
+                let mut v = self.min_hint[d];
+                while v <= self.units_per_block {
+                    let b = self.head[self.bucket(d, v)];
+                    if b != NIL {
+                        self.min_hint[d] = v;
+                        self.unlink(b, v);
+                        return Some(b);
+                    }
+                    v += 1;
+                }
+                self.min_hint[d] = 0;
+                None
+            }
+            GcPolicy::Fifo => self.fifo[d].pop_front(),
+            GcPolicy::Random => {
+                let n = self.list[d].len();
+                if n == 0 {
+                    return None;
+                }
+                let idx = (self.rng.next_u64() % n as u64) as usize;
+                Some(self.list_remove(d, idx))
+            }
+            GcPolicy::CostBenefit => {
+                let upb = f64::from(self.units_per_block);
+                let mut best: Option<(f64, usize)> = None;
+                for (i, &b) in self.list[d].iter().enumerate() {
+                    let u = f64::from(valid[b as usize]) / upb;
+                    let age = (clock.saturating_sub(self.closed_at[b as usize]) + 1) as f64;
+                    let score = if u == 0.0 { f64::INFINITY } else { (1.0 - u) / (2.0 * u) * age };
+                    if best.is_none_or(|(s, _)| score > s) {
+                        best = Some((score, i));
+                    }
+                }
+                best.map(|(_, i)| self.list_remove(d, i))
+            }
+        }
+    }
+
+    /// Choose and remove the block on `die` with the fewest valid units, whatever the policy
+    /// (GC's way out when the policy's victims gain nothing). O(closed blocks) except greedy.
+    pub fn select_fewest_valid(&mut self, die: u32, valid: &[u32]) -> Option<u32> {
+        let d = die as usize;
+        match self.policy {
+            GcPolicy::Greedy => self.select(die, valid, 0),
+            GcPolicy::Fifo => {
+                let idx = (0..self.fifo[d].len()).min_by_key(|&i| valid[self.fifo[d][i] as usize])?;
+                self.fifo[d].remove(idx)
+            }
+            GcPolicy::Random | GcPolicy::CostBenefit => {
+                let idx = (0..self.list[d].len()).min_by_key(|&i| valid[self.list[d][i] as usize])?;
+                Some(self.list_remove(d, idx))
+            }
+        }
+    }
+
+    /// Put back a block that `select` returned but GC decided not to clean.
+    pub fn put_back(&mut self, block: u32, valid: u32) {
+        match self.policy {
+            GcPolicy::Greedy => self.link(block, valid),
+            GcPolicy::Fifo => {
+                let die = self.die(block);
+                self.fifo[die].push_front(block)
+            }
+            GcPolicy::Random | GcPolicy::CostBenefit => self.list_push(block),
+        }
+    }
+}
