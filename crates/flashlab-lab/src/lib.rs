@@ -1,5 +1,20 @@
-//! flashlab-lab: what flashlab runs on a target — workloads, the closed-loop engine, the
-//! simulated filesystem, protocols and experiments — and the results they produce.
+//! flashlab-lab: what flashlab runs on a target and what comes out.
+//!
+//! * [`system`]: a simulated device with the simulated filesystem ([`simfs`]) on it and the
+//!   virtual clock.
+//! * [`engine`]: the closed-loop engine that runs fio-style jobs ([`offsets`] says where each
+//!   I/O goes), measuring with `flashlab-measure`.
+//! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as `age`.
+//! * [`experiments`]: runs directly on a device (`sim waf`, `fill`, `wsat`).
+//! * [`units`]: sizes and durations as the command line reads them; [`rng`]: seeded randomness.
 
+pub mod engine;
 pub mod experiments;
+pub mod fourcorner;
+pub mod offsets;
+pub mod profiles;
+pub mod protocol;
 pub mod rng;
+pub mod simfs;
+pub mod system;
+pub mod units;

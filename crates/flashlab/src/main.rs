@@ -1,1 +1,28 @@
-fn main(){}
+//! flashlab: simulate, measure and explain flash storage. This binary only parses the command
+//! line and prints; the work is in flashlab-lab (workloads, protocols) and flashsim (the device).
+
+mod cli;
+mod cmd;
+mod progress;
+mod report;
+mod target;
+
+use clap::Parser;
+use cli::{Cli, Command, SimCommand};
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Age(a) => cmd::age::age(a),
+        Command::Bench(a) => cmd::age::bench(a),
+        Command::Fill(a) => cmd::fill::fill(a),
+        Command::Wsat(a) => cmd::wsat::wsat(a),
+        Command::Run(a) => cmd::run::run(a),
+        Command::Profiles(a) => cmd::profiles::profiles(a.name.as_deref()),
+        Command::Sim(SimCommand::Waf(a)) => cmd::sim_waf::waf(a),
+    };
+    if let Err(e) = result {
+        eprintln!("flashlab: error: {e}");
+        std::process::exit(1);
+    }
+}

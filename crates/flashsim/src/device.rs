@@ -133,6 +133,12 @@ impl Device {
         self.ftl.state()
     }
 
+    /// Heap bytes the simulator holds for this device's FTL state (mapping tables, per-block
+    /// arrays, free lists, victim index); excludes the small fixed-size parts.
+    pub fn memory_bytes(&self) -> u64 {
+        self.ftl.memory_bytes()
+    }
+
     /// Keep a tag per unit so that [`Device::peek`] can say what a read would return.
     pub fn track_content(&mut self) {
         self.ftl.track_content();

@@ -459,6 +459,28 @@ impl Ftl {
         }
     }
 
+    /// Bytes of heap the FTL holds for its mapping and bookkeeping (the flat arrays, free
+    /// lists, victim index and, when on, content tags), for the memory budget of issue 2.
+    pub fn memory_bytes(&self) -> u64 {
+        fn vec<T>(v: &Vec<T>) -> u64 {
+            (v.capacity() * std::mem::size_of::<T>()) as u64
+        }
+        let free: u64 = self.free.iter().map(|f| (f.capacity() * 4) as u64).sum::<u64>() + vec(&self.free);
+        vec(&self.l2p)
+            + vec(&self.p2l)
+            + self.tags.as_ref().map_or(0, vec)
+            + vec(&self.valid)
+            + vec(&self.erase_count)
+            + vec(&self.state)
+            + vec(&self.next_page)
+            + free
+            + vec(&self.active)
+            + vec(&self.open)
+            + vec(&self.next_die)
+            + self.victims.memory_bytes()
+            + self.buffer.memory_bytes()
+    }
+
     /// Check that the mapping, the valid counts and the free lists agree. For tests; O(size).
     pub fn check_invariants(&self) -> Result<(), String> {
         let upb = self.geo.units_per_block;

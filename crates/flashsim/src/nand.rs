@@ -2,13 +2,13 @@
 //! and channels.
 //!
 //! Every die is a [`BusyUntil`] (one operation at a time, in order); every channel is a
-//! [`Timeline`] on which page-register transfers are booked. A read occupies the die for tR
+//! [`Channel`] (a timeline with a lane per die) on which page-register transfers are booked. A read occupies the die for tR
 //! and then the channel for the transfer out; a program occupies the channel for the transfer
 //! in and then the die for tPROG; an erase occupies the die for tBERS. Planes work in
 //! multi-plane mode, so one "page" here is a page on every plane of the die at once.
 
 use crate::profile::{CellType, Profile};
-use crate::timeline::{BusyUntil, Ns, Timeline};
+use crate::timeline::{BusyUntil, Channel, Ns};
 
 /// Derived geometry and address arithmetic. Blocks are numbered die-major
 /// (`block = die * blocks_per_die + i`), physical units block-major
@@ -103,7 +103,7 @@ pub struct Nand {
     pub geo: Geometry,
     pub timing: NandTiming,
     dies: Vec<BusyUntil>,
-    channels: Vec<Timeline>,
+    channels: Vec<Channel>,
 }
 
 impl Nand {
@@ -112,7 +112,7 @@ impl Nand {
             geo,
             timing,
             dies: vec![BusyUntil::default(); geo.dies as usize],
-            channels: vec![Timeline::default(); geo.channels as usize],
+            channels: vec![Channel::new(geo.dies / geo.channels); geo.channels as usize],
         }
     }
 
@@ -121,6 +121,12 @@ impl Nand {
         for c in &mut self.channels {
             c.prune(now);
         }
+    }
+
+    /// The channel of `die` and its lane on that channel.
+    #[inline]
+    fn channel_lane(&self, die: u32) -> (usize, usize) {
+        (self.geo.channel_of_die(die) as usize, (die / self.geo.channels) as usize)
     }
 
     /// When the die is next free.
@@ -134,8 +140,8 @@ impl Nand {
     #[inline]
     pub fn read(&mut self, die: u32, at: Ns, units: u32) -> Ns {
         let (_, sensed) = self.dies[die as usize].run(at, self.timing.t_read);
-        let ch = self.geo.channel_of_die(die) as usize;
-        let done = self.channels[ch].book(sensed, u64::from(units) * self.timing.unit_xfer);
+        let (ch, lane) = self.channel_lane(die);
+        let done = self.channels[ch].book(lane, sensed, u64::from(units) * self.timing.unit_xfer);
         // The page register holds the data until it has been moved out.
         self.dies[die as usize].0 = done;
         done
@@ -145,8 +151,8 @@ impl Nand {
     #[inline]
     pub fn program(&mut self, die: u32, at: Ns) -> Ns {
         let ready = at.max(self.die_free_at(die));
-        let ch = self.geo.channel_of_die(die) as usize;
-        let loaded = self.channels[ch].book(ready, u64::from(self.geo.units_per_page) * self.timing.unit_xfer);
+        let (ch, lane) = self.channel_lane(die);
+        let loaded = self.channels[ch].book(lane, ready, u64::from(self.geo.units_per_page) * self.timing.unit_xfer);
         self.dies[die as usize].run(loaded, self.timing.t_prog).1
     }
 

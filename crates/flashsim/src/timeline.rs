@@ -6,6 +6,8 @@
 //! "busy until" time would make every later transfer wait behind the latest booking, so a
 //! shared channel keeps the list of its future bookings and fills gaps.
 
+use std::collections::VecDeque;
+
 pub type Ns = u64;
 
 /// A resource that runs one operation at a time in submission order (a NAND die, a controller).
@@ -26,17 +28,17 @@ impl BusyUntil {
 /// earliest gap at or after its ready time.
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
-    /// Sorted by start, disjoint, non-adjacent (touching intervals are merged).
-    busy: Vec<(Ns, Ns)>,
+    /// Sorted by start, disjoint, non-adjacent (touching intervals are merged). A deque: pruning
+    /// takes from the front and most bookings land near the back, so neither shifts the rest.
+    busy: VecDeque<(Ns, Ns)>,
 }
 
 impl Timeline {
     /// Forget bookings that ended at or before `now` (nothing is booked before `now` again).
     #[inline]
     pub fn prune(&mut self, now: Ns) {
-        let keep_from = self.busy.partition_point(|&(_, e)| e <= now);
-        if keep_from > 0 {
-            self.busy.drain(..keep_from);
+        while self.busy.front().is_some_and(|&(_, e)| e <= now) {
+            self.busy.pop_front();
         }
     }
 
@@ -45,13 +47,29 @@ impl Timeline {
         if dur == 0 {
             return ready;
         }
+        // Fast path: nothing booked past `ready` (a lone host bus at low queue depth).
+        match self.busy.back_mut() {
+            None => {
+                self.busy.push_back((ready, ready + dur));
+                return ready + dur;
+            }
+            Some(last) if last.1 <= ready => {
+                if last.1 == ready {
+                    last.1 = ready + dur;
+                } else {
+                    self.busy.push_back((ready, ready + dur));
+                }
+                return ready + dur;
+            }
+            Some(_) => {}
+        }
         let mut start = ready;
         let mut idx = self.busy.len();
         // Ends are sorted too (intervals are disjoint): skip every booking that ends by `ready`.
         let from = self.busy.partition_point(|&(_, e)| e <= ready);
-        for (i, &(s, e)) in self.busy.iter().enumerate().skip(from) {
+        for (i, &(s, e)) in self.busy.range(from..).enumerate() {
             if s >= start + dur {
-                idx = i;
+                idx = from + i;
                 break;
             }
             start = start.max(e);
@@ -74,7 +92,123 @@ impl Timeline {
 
     /// End of the last booking (0 if none).
     pub fn last_end(&self) -> Ns {
-        self.busy.last().map_or(0, |&(_, e)| e)
+        self.busy.back().map_or(0, |&(_, e)| e)
+    }
+}
+
+/// A NAND channel shared by a few dies ("lanes"), with the semantics of a [`Timeline`] (a
+/// booking takes the earliest gap at or after its ready time that fits it) but kept per lane.
+///
+/// A die runs one operation at a time, and every channel transfer of a die starts after the
+/// die's previous transfers ended: so each lane's bookings are appended in time order, and a
+/// new booking of lane `a` can only collide with the other lanes' bookings. Those are scanned
+/// from a cursor per (lane, other lane) that only moves forward, because a lane's ready times
+/// never go back. A booking then costs O(lanes) plus amortised O(1), where a single sorted
+/// list of all bookings (thousands deep while GC books a whole block's copies ahead) costs a
+/// search and an insertion shift.
+#[derive(Debug, Clone)]
+pub struct Channel {
+    lanes: Vec<Lane>,
+    /// `cursor[a * lanes + b]`: absolute index in lane `b` of its first booking that may end
+    /// after lane `a`'s next ready time.
+    cursor: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Lane {
+    /// This lane's bookings in time order, disjoint from every other lane's.
+    busy: VecDeque<(Ns, Ns)>,
+    /// Bookings pruned from the front so far: absolute index = `popped` + deque index.
+    popped: u64,
+}
+
+impl Channel {
+    pub fn new(lanes: u32) -> Channel {
+        let n = lanes.max(1) as usize;
+        Channel { lanes: vec![Lane::default(); n], cursor: vec![0; n * n] }
+    }
+
+    /// Forget bookings that ended at or before `now` (nothing is booked before `now` again).
+    #[inline]
+    pub fn prune(&mut self, now: Ns) {
+        for l in &mut self.lanes {
+            while l.busy.front().is_some_and(|&(_, e)| e <= now) {
+                l.busy.pop_front();
+                l.popped += 1;
+            }
+        }
+    }
+
+    /// Book `dur` for `lane` at the earliest time >= `ready` where the channel is free; returns
+    /// the end time. `ready` must not be before the end of the lane's previous booking.
+    #[inline]
+    pub fn book(&mut self, lane: usize, ready: Ns, dur: Ns) -> Ns {
+        if dur == 0 {
+            return ready;
+        }
+        debug_assert!(self.lanes[lane].busy.back().is_none_or(|&(_, e)| e <= ready), "lane bookings must go forward in time");
+        let n = self.lanes.len();
+        let mut start = ready;
+        if n == 2 {
+            // The common shape (two dies per channel): one other lane, no merging of lists.
+            let other = 1 - lane;
+            let ci = lane * 2 + other;
+            let o = &self.lanes[other];
+            let mut c = self.cursor[ci].max(o.popped);
+            loop {
+                let Some(&(s, e)) = o.busy.get((c - o.popped) as usize) else { break };
+                if e <= start {
+                    c += 1;
+                    continue;
+                }
+                if s >= start + dur {
+                    break;
+                }
+                start = e;
+                c += 1;
+            }
+            self.cursor[ci] = c;
+        } else if n > 2 {
+            // Walk the other lanes' bookings in start order (they are disjoint, so this is
+            // also end order), skipping those that end by `start`.
+            loop {
+                let mut best: Option<(usize, Ns, Ns)> = None;
+                for other in (0..n).filter(|&o| o != lane) {
+                    let ci = lane * n + other;
+                    let o = &self.lanes[other];
+                    let mut c = self.cursor[ci].max(o.popped);
+                    while o.busy.get((c - o.popped) as usize).is_some_and(|&(_, e)| e <= start) {
+                        c += 1;
+                    }
+                    self.cursor[ci] = c;
+                    if let Some(&(s, e)) = o.busy.get((c - o.popped) as usize) {
+                        if best.is_none_or(|(_, bs, _)| s < bs) {
+                            best = Some((other, s, e));
+                        }
+                    }
+                }
+                match best {
+                    Some((other, s, e)) if s < start + dur => {
+                        start = e;
+                        self.cursor[lane * n + other] += 1;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        let end = start + dur;
+        let own = &mut self.lanes[lane].busy;
+        match own.back_mut() {
+            // Touching the lane's previous booking: extend it (keeps the lists short).
+            Some(last) if last.1 == start => last.1 = end,
+            _ => own.push_back((start, end)),
+        }
+        end
+    }
+
+    /// End of the last booking on the channel (0 if none).
+    pub fn last_end(&self) -> Ns {
+        self.lanes.iter().filter_map(|l| l.busy.back().map(|&(_, e)| e)).max().unwrap_or(0)
     }
 }
 

@@ -193,6 +193,18 @@ impl Victims {
         }
     }
 
+    /// Bytes of heap held by the victim index.
+    pub fn memory_bytes(&self) -> u64 {
+        let fifo: usize = self.fifo.iter().map(|f| f.capacity() * 4).sum();
+        let list: usize = self.list.iter().map(|l| l.capacity() * 4).sum();
+        ((self.head.capacity() + self.next.capacity() + self.prev.capacity() + self.min_hint.capacity() + self.pos.capacity()) * 4
+            + self.closed_at.capacity() * 8
+            + fifo
+            + list
+            + self.fifo.capacity() * std::mem::size_of::<VecDeque<u32>>()
+            + self.list.capacity() * std::mem::size_of::<Vec<u32>>()) as u64
+    }
+
     /// Put back a block that `select` returned but GC decided not to clean.
     pub fn put_back(&mut self, block: u32, valid: u32) {
         match self.policy {

@@ -1,3 +1,5 @@
-//! Experiments that run directly on a simulated device.
+//! Experiments that run directly on a simulated device or system.
 
+pub mod fill;
 pub mod waf;
+pub mod wsat;

@@ -1,0 +1,305 @@
+//! The closed-loop engine: each job keeps `iodepth` requests in flight on a simulated system,
+//! and the virtual clock jumps from one completion to the next (no sleeping, no wall clock).
+//!
+//! Jobs run side by side as fio runs the jobs of one group: all start together; each issues
+//! its next request when one of its own completes, until its byte or I/O budget or its
+//! runtime is used up. Latencies go into fio-compatible histograms, bandwidth into intervals.
+
+use crate::offsets::Offsets;
+use crate::rng::Rng;
+use crate::simfs::File;
+use crate::system::SimSystem;
+use flashlab_jobs::Rw;
+use flashlab_measure::{Ddir, Interval, JobResult};
+use flashsim::{Ns, Op, Request, RequestError};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// One job, resolved against a target: which file, which span of it, how much.
+#[derive(Debug, Clone)]
+pub struct JobSpec {
+    pub name: String,
+    pub groupid: u32,
+    pub rw: Rw,
+    /// Percentage of reads in a mixed workload.
+    pub rwmixread: u32,
+    pub bs_read: u64,
+    pub bs_write: u64,
+    pub bs_trim: u64,
+    /// Where the job's I/O goes.
+    pub file: File,
+    /// Span within the file: [offset, offset + span).
+    pub offset: u64,
+    pub span: u64,
+    pub iodepth: u32,
+    /// Bytes to transfer (fio's `io_size`; defaults to the span).
+    pub io_limit: Option<u64>,
+    pub number_ios: Option<u64>,
+    pub runtime_ns: Option<u64>,
+    pub time_based: bool,
+    pub ramp_ns: u64,
+    /// Flush after every N writes (fsync / fdatasync), 0 = never.
+    pub fsync_every: u32,
+    /// Random offsets visit each block once per pass (fio's default); false = `norandommap`.
+    pub random_map: bool,
+    pub seed: u64,
+    /// Bandwidth sampling interval (fio's default `log_avg_msec` is 500 ms).
+    pub interval_ns: u64,
+}
+
+impl JobSpec {
+    /// A job over a whole file with fio's defaults: QD1, one pass over the file.
+    pub fn on_file(name: &str, rw: Rw, bs: u64, file: File) -> JobSpec {
+        let span = file.size;
+        JobSpec {
+            name: name.to_string(),
+            groupid: 0,
+            rw,
+            rwmixread: 50,
+            bs_read: bs,
+            bs_write: bs,
+            bs_trim: bs,
+            file,
+            offset: 0,
+            span,
+            iodepth: 1,
+            io_limit: None,
+            number_ios: None,
+            runtime_ns: None,
+            time_based: false,
+            ramp_ns: 0,
+            fsync_every: 0,
+            random_map: true,
+            seed: 1,
+            interval_ns: 500_000_000,
+        }
+    }
+
+    fn bs(&self, d: Ddir) -> u64 {
+        match d {
+            Ddir::Read => self.bs_read,
+            Ddir::Write => self.bs_write,
+            Ddir::Trim => self.bs_trim,
+        }
+    }
+
+    fn budget(&self) -> Option<u64> {
+        if self.time_based {
+            None
+        } else {
+            Some(self.io_limit.unwrap_or(self.span))
+        }
+    }
+}
+
+/// What a job issues next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Dir(u8),
+    Sync,
+}
+
+fn ddir(i: u8) -> Ddir {
+    [Ddir::Read, Ddir::Write, Ddir::Trim][i as usize]
+}
+
+struct Live {
+    rng: Rng,
+    offsets: [Offsets; 3],
+    issued_bytes: u64,
+    issued_ios: u64,
+    writes_since_sync: u32,
+    in_flight: u32,
+    stopped: bool,
+    result: JobResult,
+    measure_from: Ns,
+    win_start: Ns,
+    win_bytes: [u64; 3],
+    win_ios: [u64; 3],
+    last_done: Ns,
+}
+
+/// One completed I/O, as an observer of [`run_jobs_observed`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Completed {
+    pub job: usize,
+    /// `None` for a flush (fsync).
+    pub dir: Option<Ddir>,
+    pub bytes: u64,
+    pub submitted: Ns,
+    pub done: Ns,
+}
+
+/// Run jobs side by side from the system's current time; the clock ends at the last completion.
+/// `progress` gets the fraction done now and then.
+pub fn run_jobs(sys: &mut SimSystem, specs: &[JobSpec], progress: impl FnMut(f64)) -> Result<Vec<JobResult>, RequestError> {
+    run_jobs_observed(sys, specs, progress, |_, _| {})
+}
+
+/// [`run_jobs`], calling `observe` for every completed I/O in completion order (ramp included),
+/// with the system as it is at that moment (for device counters).
+pub fn run_jobs_observed(
+    sys: &mut SimSystem,
+    specs: &[JobSpec],
+    mut progress: impl FnMut(f64),
+    mut observe: impl FnMut(Completed, &SimSystem),
+) -> Result<Vec<JobResult>, RequestError> {
+    let start = sys.now;
+    let mut live: Vec<Live> = specs
+        .iter()
+        .map(|s| {
+            let mut rng = Rng::new(s.seed);
+            let random = s.rw.is_random();
+            let offsets = [Ddir::Read, Ddir::Write, Ddir::Trim].map(|d| Offsets::new(random, s.random_map, s.span, s.bs(d).max(1), &mut rng));
+            let mut result = JobResult::new(s.name.clone(), s.groupid);
+            result.iodepth = Some(s.iodepth);
+            Live {
+                rng,
+                offsets,
+                issued_bytes: 0,
+                issued_ios: 0,
+                writes_since_sync: 0,
+                in_flight: 0,
+                stopped: false,
+                result,
+                measure_from: start + s.ramp_ns,
+                win_start: start + s.ramp_ns,
+                win_bytes: [0; 3],
+                win_ios: [0; 3],
+                last_done: start,
+            }
+        })
+        .collect();
+    // (done, sequence, job, kind, bytes, submitted)
+    let mut events: BinaryHeap<Reverse<(Ns, u64, usize, Kind, u64, Ns)>> = BinaryHeap::new();
+    let mut seq = 0u64;
+    let mut last_progress = 0.0;
+
+    let issue = |sys: &mut SimSystem, j: usize, t: Ns, l: &mut Live, s: &JobSpec| -> Result<Option<(Ns, Kind, u64)>, RequestError> {
+        if l.stopped {
+            return Ok(None);
+        }
+        let over_time = s.runtime_ns.is_some_and(|r| t >= start + s.ramp_ns + r);
+        let over_bytes = s.budget().is_some_and(|b| l.issued_bytes >= b);
+        let over_ios = !s.time_based && s.number_ios.is_some_and(|n| l.issued_ios >= n);
+        if over_time || over_bytes || over_ios {
+            l.stopped = true;
+            return Ok(None);
+        }
+        let _ = j;
+        if s.fsync_every > 0 && l.writes_since_sync >= s.fsync_every {
+            l.writes_since_sync = 0;
+            let c = sys.dev.submit(t, &Request::new(Op::Flush, 0, 0))?;
+            return Ok(Some((c.done, Kind::Sync, 0)));
+        }
+        let dir: u8 = match s.rw {
+            Rw::Read | Rw::RandRead => 0,
+            Rw::Write | Rw::RandWrite => 1,
+            Rw::Trim | Rw::RandTrim => 2,
+            Rw::ReadWrite | Rw::RandRw => u8::from(l.rng.below(100) >= u64::from(s.rwmixread)),
+            Rw::TrimWrite => u8::from(l.issued_ios % 2 == 1) * 2,
+        };
+        let bs = s.bs(ddir(dir));
+        let off = l.offsets[dir as usize].next(s.span, bs);
+        let len = bs.min(s.span - off);
+        let op = [Op::Read, Op::Write, Op::Trim][dir as usize];
+        let c = SimSystem::file_io(&mut sys.dev, &s.file, t, op, s.offset + off, len)?;
+        l.issued_bytes += len;
+        l.issued_ios += 1;
+        if dir == 1 {
+            l.writes_since_sync += 1;
+        }
+        Ok(Some((c.done, Kind::Dir(dir), len)))
+    };
+
+    for (j, s) in specs.iter().enumerate() {
+        for _ in 0..s.iodepth.max(1) {
+            if let Some((done, kind, bytes)) = issue(sys, j, start, &mut live[j], s)? {
+                live[j].in_flight += 1;
+                events.push(Reverse((done, seq, j, kind, bytes, start)));
+                seq += 1;
+            }
+        }
+    }
+
+    while let Some(Reverse((t, _, j, kind, bytes, submitted))) = events.pop() {
+        let s = &specs[j];
+        let l = &mut live[j];
+        l.in_flight -= 1;
+        l.last_done = l.last_done.max(t);
+        observe(Completed { job: j, dir: match kind { Kind::Sync => None, Kind::Dir(d) => Some(ddir(d)) }, bytes, submitted, done: t }, sys);
+        if t >= l.measure_from {
+            while t >= l.win_start + s.interval_ns {
+                close_window(l, s, s.interval_ns);
+            }
+            let lat = t - submitted;
+            match kind {
+                Kind::Sync => l.result.sync.record(lat),
+                Kind::Dir(d) => {
+                    l.result.dir_mut(ddir(d)).record_io(bytes, lat, lat);
+                    l.win_bytes[d as usize] += bytes;
+                    l.win_ios[d as usize] += 1;
+                }
+            }
+        }
+        if let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? {
+            l.in_flight += 1;
+            events.push(Reverse((done, seq, j, kind, bytes, t)));
+            seq += 1;
+        }
+        let frac = specs
+            .iter()
+            .zip(&live)
+            .map(|(s, l)| match (s.budget(), s.runtime_ns) {
+                (_, Some(r)) if s.time_based => (t.saturating_sub(start) as f64 / (r + s.ramp_ns) as f64).min(1.0),
+                (Some(b), _) => l.issued_bytes as f64 / b.max(1) as f64,
+                _ => 0.0,
+            })
+            .fold(1.0f64, f64::min);
+        if frac - last_progress >= 0.01 {
+            last_progress = frac;
+            progress(frac);
+        }
+    }
+
+    let mut end = start;
+    let mut results = Vec::with_capacity(specs.len());
+    for (s, mut l) in specs.iter().zip(live) {
+        let partial = l.last_done.saturating_sub(l.win_start);
+        if partial > 0 {
+            close_window(&mut l, s, partial);
+        }
+        let runtime = l.last_done.saturating_sub(l.measure_from);
+        for d in [Ddir::Read, Ddir::Write, Ddir::Trim] {
+            l.result.dir_mut(d).runtime_ns = runtime;
+        }
+        l.result.job_runtime_ns = runtime;
+        end = end.max(l.last_done);
+        results.push(l.result);
+    }
+    sys.now = sys.now.max(end);
+    progress(1.0);
+    Ok(results)
+}
+
+fn close_window(l: &mut Live, s: &JobSpec, dur: Ns) {
+    let end = l.win_start + dur;
+    for d in 0..3u8 {
+        let active = match d {
+            0 => s.rw.has_reads(),
+            1 => s.rw.has_writes(),
+            _ => s.rw.has_trims(),
+        };
+        if active {
+            l.result.dir_mut(ddir(d)).record_interval(Interval {
+                end_ns: end,
+                duration_ns: dur,
+                bytes: l.win_bytes[d as usize],
+                ios: l.win_ios[d as usize],
+            });
+        }
+        l.win_bytes[d as usize] = 0;
+        l.win_ios[d as usize] = 0;
+    }
+    l.win_start = end;
+}

@@ -1,0 +1,61 @@
+//! `wsat`: SNIA PTS write saturation. From a purged (new) device, 4 KiB random writes over the
+//! whole logical space until 4x its capacity has been written, with IOPS per interval: the
+//! curve falls off the "write cliff" when the spare blocks run out and GC starts copying.
+
+use crate::engine::{run_jobs_observed, JobSpec};
+use crate::simfs::{Extent, File};
+use crate::system::{DeviceReport, SimSystem, SysError};
+use flashlab_jobs::Rw;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WsatInterval {
+    /// Capacity written so far at the end of the interval (1.0 = the logical capacity once).
+    pub capacity_written: f64,
+    /// Virtual time at the end of the interval, seconds.
+    pub at_s: f64,
+    pub iops: f64,
+    pub write_amplification: f64,
+    pub free_blocks: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WsatResult {
+    pub iodepth: u32,
+    pub capacity_bytes: u64,
+    pub intervals: Vec<WsatInterval>,
+    pub device: DeviceReport,
+}
+
+/// Run `times` x capacity of random writes at `iodepth`, in `intervals` equal slices.
+pub fn run_wsat(sys: &mut SimSystem, times: f64, iodepth: u32, intervals: u32, seed: u64, mut progress: impl FnMut(f64)) -> Result<WsatResult, SysError> {
+    // The raw device, as the PTS prescribes: one extent over the whole logical space.
+    let cap = sys.dev.logical_bytes() / 4096 * 4096;
+    let file = File { size: cap, extents: vec![Extent { file_off: 0, dev_off: 0, len: cap }] };
+    let mut job = JobSpec::on_file("wsat", Rw::RandWrite, 4096, file);
+    job.iodepth = iodepth;
+    job.seed = seed;
+    let total = ((cap as f64 * times) as u64 / 4096) * 4096;
+    job.io_limit = Some(total);
+    let per = (total / 4096).div_ceil(u64::from(intervals.max(1)));
+    let (mut ios, mut start, mut counters) = (0u64, sys.now, sys.dev.counters());
+    let mut out = Vec::new();
+    run_jobs_observed(sys, &[job], &mut progress, |c, sys| {
+        ios += 1;
+        if ios % per == 0 || ios * 4096 == total {
+            let now = sys.dev.counters();
+            let n = ios - (out.len() as u64) * per;
+            out.push(WsatInterval {
+                capacity_written: (ios * 4096) as f64 / cap as f64,
+                at_s: c.done as f64 / 1e9,
+                iops: n as f64 * 1e9 / (c.done - start).max(1) as f64,
+                write_amplification: now.since(&counters).write_amplification(),
+                free_blocks: sys.dev.state().free_blocks,
+            });
+            counters = now;
+            start = c.done;
+        }
+    })
+    .map_err(SysError::Device)?;
+    Ok(WsatResult { iodepth, capacity_bytes: cap, intervals: out, device: sys.device_report() })
+}

@@ -1,0 +1,87 @@
+//! The four-corner test as AndroBench ran it for AnandTech's tables: on a fresh 100 MiB test
+//! file, 256 KiB sequential write then read, then 4 KiB random read and write, all at queue
+//! depth 1; the test file is deleted afterwards (trimmed only if the filesystem discards).
+
+use crate::engine::{run_jobs, JobSpec};
+use crate::system::{DeviceReport, SimSystem, SysError};
+use flashlab_jobs::Rw;
+use flashlab_measure::JobResult;
+use serde::Serialize;
+
+#[derive(Debug, Clone)]
+pub struct FourCornerConfig {
+    /// Size of the test file (the span every test covers).
+    pub span: u64,
+    pub seq_bs: u64,
+    pub rand_bs: u64,
+    /// Bytes each random test transfers (random tests cover the span in a random order; a
+    /// budget below the span keeps slow devices from taking hours of virtual time).
+    pub rand_io: u64,
+    pub seed: u64,
+}
+
+impl Default for FourCornerConfig {
+    fn default() -> Self {
+        FourCornerConfig { span: 100 << 20, seq_bs: 256 << 10, rand_bs: 4 << 10, rand_io: 16 << 20, seed: 1 }
+    }
+}
+
+/// One four-corner run. MB/s are 10^6 bytes per second; latencies in microseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct FourCorner {
+    pub label: String,
+    pub seq_read_mbs: f64,
+    pub seq_write_mbs: f64,
+    pub rand_read_mbs: f64,
+    pub rand_write_mbs: f64,
+    pub rand_read_iops: f64,
+    pub rand_write_iops: f64,
+    pub rand_write_p50_us: f64,
+    pub rand_write_p99_us: f64,
+    pub rand_read_p50_us: f64,
+    /// The device after this run (counters are cumulative since the device was new).
+    pub device: DeviceReport,
+    #[serde(skip)]
+    pub jobs: Vec<JobResult>,
+}
+
+pub const TEST_FILE: &str = "flashlab-four-corner.tmp";
+
+fn mbs(r: &JobResult, write: bool) -> f64 {
+    let d = if write { &r.write } else { &r.read };
+    d.bw_bytes_per_sec() / 1e6
+}
+
+/// Run the four tests; `progress` gets (test name, fraction).
+pub fn run_four_corner(sys: &mut SimSystem, cfg: &FourCornerConfig, label: &str, mut progress: impl FnMut(&str, f64)) -> Result<FourCorner, SysError> {
+    if sys.fs.file(TEST_FILE).is_some() {
+        sys.delete(TEST_FILE)?;
+    }
+    let file = sys.fs.create(TEST_FILE, cfg.span)?.clone();
+    let mut run = |sys: &mut SimSystem, name: &str, rw: Rw, bs: u64, io: Option<u64>, seed: u64| -> Result<JobResult, SysError> {
+        let mut job = JobSpec::on_file(name, rw, bs, file.clone());
+        job.io_limit = io;
+        job.seed = seed;
+        let mut r = run_jobs(sys, &[job], |f| progress(name, f)).map_err(SysError::Device)?;
+        Ok(r.remove(0))
+    };
+    let sw = run(sys, "seq-write", Rw::Write, cfg.seq_bs, None, cfg.seed)?;
+    let sr = run(sys, "seq-read", Rw::Read, cfg.seq_bs, None, cfg.seed)?;
+    let rr = run(sys, "rand-read", Rw::RandRead, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 1)?;
+    let rw = run(sys, "rand-write", Rw::RandWrite, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 2)?;
+    sys.delete(TEST_FILE)?;
+    Ok(FourCorner {
+        label: label.to_string(),
+        seq_read_mbs: mbs(&sr, false),
+        seq_write_mbs: mbs(&sw, true),
+        rand_read_mbs: mbs(&rr, false),
+        rand_write_mbs: mbs(&rw, true),
+        rand_read_iops: rr.read.iops(),
+        rand_write_iops: rw.write.iops(),
+        rand_write_p50_us: rw.write.clat.percentile(50.0) as f64 / 1e3,
+        rand_write_p99_us: rw.write.clat.percentile(99.0) as f64 / 1e3,
+        rand_read_p50_us: rr.read.clat.percentile(50.0) as f64 / 1e3,
+        device: sys.device_report(),
+        jobs: vec![sw, sr, rr, rw],
+    })
+}

@@ -1,0 +1,29 @@
+//! The device profiles built into flashlab (the TOML files under `profiles/`), and the default.
+
+/// Name and TOML text of every built-in profile.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("emmc-16g", include_str!("../../../profiles/emmc-16g.toml")),
+    ("ufs-64g", include_str!("../../../profiles/ufs-64g.toml")),
+    ("nvme-256g", include_str!("../../../profiles/nvme-256g.toml")),
+    ("toy", include_str!("../../../profiles/toy.toml")),
+];
+
+/// The device flashlab simulates when no target is named (until calibrated profiles exist,
+/// the plausible eMMC).
+pub const DEFAULT: &str = "emmc-16g";
+
+pub fn builtin(name: &str) -> Option<&'static str> {
+    BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn builtins_parse() {
+        for (name, text) in super::BUILTIN {
+            let p = flashsim::Profile::from_toml(name, text).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(&p.name, name);
+            assert!(!p.calibration.is_empty(), "{name} must say what it was calibrated against");
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! Protocols: ordered steps run on one system — four-corner runs, filling the filesystem,
+//! random writes over the free space, deleting the fill data, fstrim, idling — written in a
+//! small TOML format. The built-in `age` protocol is the experiment of the published Nexus 7
+//! table: new → fill → four-corner ×3 → delete → four-corner → fstrim + idle → four-corner.
+//!
+//! ```toml
+//! name = "age"
+//! [[step]]
+//! kind = "four-corner"        # one row of the output table
+//! label = "new"
+//! [[step]]
+//! kind = "fill"               # sequential fill files until `leave_free` is left
+//! leave_free = "300MiB"
+//! [[step]]
+//! kind = "random-writes"      # 4 KiB random writes over the free space but `keep_free`
+//! keep_free = "120MiB"
+//! passes = 1.0
+//! random_map = false         # uniform picks with repeats (fio norandommap), the default
+//! [[step]]
+//! kind = "delete-fill"        # delete every fill file (trimmed only with discard)
+//! [[step]]
+//! kind = "fstrim"             # trim all free space
+//! [[step]]
+//! kind = "idle"               # no I/O for a while (the device may collect garbage)
+//! duration = "24h"
+//! ```
+//! Sizes take the same suffixes as the command line; durations take fio's (`s`, `m`, `h`, `d`).
+
+use crate::engine::{run_jobs, JobSpec};
+use crate::fourcorner::{run_four_corner, FourCorner, FourCornerConfig};
+use crate::system::{SimSystem, SysError};
+use crate::units::{parse_cli_size, parse_duration_ns};
+use flashlab_jobs::Rw;
+use serde::{Deserialize, Serialize};
+
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("age", include_str!("../protocols/age.toml")),
+    ("four-corner", include_str!("../protocols/four-corner.toml")),
+];
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Protocol {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(rename = "step")]
+    pub steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Step {
+    FourCorner { label: String },
+    Fill {
+        leave_free: String,
+        #[serde(default)]
+        file_size: Option<String>,
+    },
+    RandomWrites {
+        keep_free: String,
+        #[serde(default = "one")]
+        passes: f64,
+        #[serde(default = "one_u32")]
+        iodepth: u32,
+        /// Visit each block once per pass (fio's random map); by default blocks are picked
+        /// uniformly with repeats, as back-to-back random writes do.
+        #[serde(default)]
+        random_map: bool,
+    },
+    DeleteFill,
+    Fstrim,
+    Idle { duration: String },
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn one_u32() -> u32 {
+    1
+}
+
+impl Protocol {
+    /// Parse a protocol; `source` names it in errors, which also name the line or step.
+    pub fn from_toml(source: &str, text: &str) -> Result<Protocol, String> {
+        let p: Protocol = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            match line {
+                Some(l) => format!("{source}:{l}: {}", e.message().trim()),
+                None => format!("{source}: {}", e.message().trim()),
+            }
+        })?;
+        if p.steps.is_empty() {
+            return Err(format!("{source}: protocol '{}' has no [[step]]", p.name));
+        }
+        for (i, s) in p.steps.iter().enumerate() {
+            let bad = |field: &str, e: String| format!("{source}: step {} ({field}): {e}", i + 1);
+            match s {
+                Step::Fill { leave_free, file_size } => {
+                    parse_cli_size(leave_free).map_err(|e| bad("leave_free", e))?;
+                    if let Some(f) = file_size {
+                        parse_cli_size(f).map_err(|e| bad("file_size", e))?;
+                    }
+                }
+                Step::RandomWrites { keep_free, passes, iodepth, .. } => {
+                    parse_cli_size(keep_free).map_err(|e| bad("keep_free", e))?;
+                    if !(*passes > 0.0 && passes.is_finite()) {
+                        return Err(bad("passes", format!("must be positive, got {passes}")));
+                    }
+                    if *iodepth == 0 {
+                        return Err(bad("iodepth", "must be at least 1".into()));
+                    }
+                }
+                Step::Idle { duration } => {
+                    parse_duration_ns(duration).map_err(|e| bad("duration", e))?;
+                }
+                _ => {}
+            }
+        }
+        Ok(p)
+    }
+
+    pub fn builtin(name: &str) -> Option<Protocol> {
+        BUILTIN.iter().find(|(n, _)| *n == name).map(|(n, t)| Protocol::from_toml(&format!("built-in protocol {n}"), t).expect("built-in protocols parse"))
+    }
+}
+
+/// A step other than a four-corner run, as it happened.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepLog {
+    pub step: usize,
+    pub kind: String,
+    pub detail: String,
+    /// Virtual time when the step ended, seconds since the device was new.
+    pub at_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProtocolResult {
+    pub protocol: String,
+    pub steps: Vec<FourCorner>,
+    pub log: Vec<StepLog>,
+}
+
+const FILL_PREFIX: &str = "flashlab-fill-";
+
+/// Run a protocol; `progress` gets (step number, step count, what, fraction of the step).
+pub fn run_protocol(
+    sys: &mut SimSystem,
+    proto: &Protocol,
+    fc: &FourCornerConfig,
+    mut progress: impl FnMut(usize, usize, &str, f64),
+) -> Result<ProtocolResult, SysError> {
+    let n = proto.steps.len();
+    let mut out = ProtocolResult { protocol: proto.name.clone(), steps: Vec::new(), log: Vec::new() };
+    let mut fill_count = 0usize;
+    for (i, step) in proto.steps.iter().enumerate() {
+        let mut log = |sys: &SimSystem, kind: &str, detail: String| {
+            out.log.push(StepLog { step: i + 1, kind: kind.into(), detail, at_s: sys.now as f64 / 1e9 });
+        };
+        match step {
+            Step::FourCorner { label } => {
+                let row = run_four_corner(sys, fc, label, |what, f| progress(i + 1, n, &format!("{label}: {what}"), f))?;
+                out.steps.push(row);
+            }
+            Step::Fill { leave_free, file_size } => {
+                let leave = parse_cli_size(leave_free).expect("validated");
+                let chunk = file_size.as_deref().map_or(1 << 30, |s| parse_cli_size(s).expect("validated"));
+                let target = sys.fs.free_bytes().saturating_sub(leave);
+                let mut written = 0;
+                while written < target {
+                    let size = chunk.min(target - written);
+                    let name = format!("{FILL_PREFIX}{fill_count:05}");
+                    fill_count += 1;
+                    let file = sys.fs.create(&name, size)?.clone();
+                    let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file);
+                    run_jobs(sys, &[job], |f| progress(i + 1, n, "fill", (written as f64 + f * size as f64) / target as f64)).map_err(SysError::Device)?;
+                    written += size;
+                }
+                log(sys, "fill", format!("wrote {written} bytes of fill files; {} bytes free", sys.fs.free_bytes()));
+            }
+            Step::RandomWrites { keep_free, passes, iodepth, random_map } => {
+                let keep = parse_cli_size(keep_free).expect("validated");
+                let size = sys.fs.free_bytes().saturating_sub(keep) / 4096 * 4096;
+                if size == 0 {
+                    log(sys, "random-writes", "no free space beyond keep_free: skipped".into());
+                    continue;
+                }
+                let name = format!("{FILL_PREFIX}{fill_count:05}");
+                fill_count += 1;
+                let file = sys.fs.create(&name, size)?.clone();
+                let mut job = JobSpec::on_file(&name, Rw::RandWrite, 4096, file);
+                job.io_limit = Some((size as f64 * passes) as u64 / 4096 * 4096);
+                job.iodepth = *iodepth;
+                job.random_map = *random_map;
+                job.seed = fill_count as u64;
+                let r = run_jobs(sys, &[job], |f| progress(i + 1, n, "random writes", f)).map_err(SysError::Device)?;
+                log(sys, "random-writes", format!("{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s", r[0].write.io_bytes, r[0].write.bw_bytes_per_sec() / 1e6));
+            }
+            Step::DeleteFill => {
+                let names: Vec<String> = sys.fs.files().filter(|(n, _)| n.starts_with(FILL_PREFIX)).map(|(n, _)| n.clone()).collect();
+                for name in &names {
+                    sys.delete(name)?;
+                }
+                let how = if sys.fs.discard { "discarded" } else { "not trimmed" };
+                log(sys, "delete-fill", format!("deleted {} fill files ({how}); {} bytes free", names.len(), sys.fs.free_bytes()));
+            }
+            Step::Fstrim => {
+                let bytes = sys.fstrim()?;
+                log(sys, "fstrim", format!("Trimmed {bytes} bytes"));
+            }
+            Step::Idle { duration } => {
+                let ns = parse_duration_ns(duration).expect("validated");
+                sys.idle(ns);
+                let st = sys.dev.state();
+                log(sys, "idle", format!("idle {duration}; {} of {} blocks free after background GC", st.free_blocks, st.total_blocks));
+            }
+        }
+        progress(i + 1, n, "done", 1.0);
+    }
+    Ok(out)
+}

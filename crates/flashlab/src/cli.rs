@@ -1,0 +1,143 @@
+//! The command line: every subcommand and option, as clap reads them.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(name = "flashlab", version, about = "Simulate, measure and explain flash storage (eMMC, UFS, NVMe)")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Age a device: fill, torture, delete, fstrim, idle, with a four-corner run between steps
+    /// (the main job).
+    Age(AgeArgs),
+    /// One four-corner run (256 KiB sequential, 4 KiB random, QD1, 100 MiB file) on a new device.
+    Bench(CommonArgs),
+    /// Fill all free space with 4 KiB random writes; latency percentiles at every 10 % of fill.
+    Fill(FillArgs),
+    /// SNIA write saturation: 4 KiB random writes until 4x capacity, IOPS per interval.
+    Wsat(WsatArgs),
+    /// Run an fio job file.
+    Run(RunArgs),
+    /// List the built-in device profiles, or show one.
+    Profiles(ProfilesArgs),
+    /// Experiments on the simulator alone.
+    #[command(subcommand)]
+    Sim(SimCommand),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// What to run on: `sim:PROFILE` (a built-in profile name or a profile TOML file).
+    #[arg(long, default_value = "sim:emmc-16g")]
+    pub target: String,
+    /// Seed for every random choice; the same seed gives the same results.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Mount the simulated filesystem with online discard (deletes are trimmed at once).
+    #[arg(long)]
+    pub discard: bool,
+    /// Write the results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Bytes each random four-corner test transfers (the span is always 100 MiB).
+    #[arg(long, default_value = "16MiB", value_name = "SIZE")]
+    pub rand_io: String,
+}
+
+#[derive(Args, Debug)]
+pub struct AgeArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Protocol: a built-in name (age, four-corner) or a protocol TOML file.
+    #[arg(long, default_value = "age")]
+    pub protocol: String,
+}
+
+#[derive(Args, Debug)]
+pub struct FillArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[arg(long, default_value_t = 1)]
+    pub iodepth: u32,
+}
+
+#[derive(Args, Debug)]
+pub struct WsatArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[arg(long, default_value_t = 32)]
+    pub iodepth: u32,
+    /// Capacities to write.
+    #[arg(long, default_value_t = 4.0)]
+    pub times: f64,
+    /// Intervals to report.
+    #[arg(long, default_value_t = 100)]
+    pub intervals: u32,
+    /// Write per-interval IOPS as CSV to this file.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The fio job file.
+    pub jobfile: PathBuf,
+    #[arg(long)]
+    pub target: Option<String>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long)]
+    pub discard: bool,
+    /// `normal` (fio-style text) or `json` (fio's JSON, plus the device's counters).
+    #[arg(long, default_value = "normal")]
+    pub output_format: String,
+    /// Write the JSON here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Write per-interval bandwidth and IOPS as CSV to this file.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ProfilesArgs {
+    /// Show this profile's TOML.
+    pub name: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SimCommand {
+    /// Write amplification of GC under uniform random 4 KiB writes, through the full device model.
+    Waf(WafArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct WafArgs {
+    /// Spare factor (physical - logical) / physical.
+    #[arg(long, default_value_t = 0.07)]
+    pub spare: f64,
+    #[arg(long, default_value_t = 64)]
+    pub pages_per_block: u32,
+    /// Physical blocks.
+    #[arg(long, default_value_t = 8192)]
+    pub blocks: u32,
+    /// greedy, cost-benefit, fifo or random.
+    #[arg(long, default_value = "greedy")]
+    pub policy: String,
+    /// Logical passes of random writes.
+    #[arg(long, default_value_t = 8.0)]
+    pub passes: f64,
+    /// Fraction of the logical space trimmed after the prefill.
+    #[arg(long, default_value_t = 0.0)]
+    pub trimmed: f64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}

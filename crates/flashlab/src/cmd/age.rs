@@ -1,0 +1,93 @@
+//! `flashlab age` (a protocol, `age` by default) and `flashlab bench` (one four-corner run).
+
+use crate::cli::{AgeArgs, CommonArgs};
+use crate::progress::Progress;
+use crate::report::output::write_json;
+use crate::report::table::{sig, Table};
+use flashlab_lab::fourcorner::FourCornerConfig;
+use flashlab_lab::protocol::{run_protocol, Protocol, ProtocolResult};
+use flashlab_lab::units::parse_cli_size;
+use serde_json::json;
+use std::time::Instant;
+
+pub fn age(args: &AgeArgs) -> Result<(), String> {
+    let proto = match Protocol::builtin(&args.protocol) {
+        Some(p) => p,
+        None if std::path::Path::new(&args.protocol).exists() => {
+            let text = std::fs::read_to_string(&args.protocol).map_err(|e| format!("{}: {e}", args.protocol))?;
+            Protocol::from_toml(&args.protocol, &text)?
+        }
+        None => return Err(format!("protocol '{}': not a built-in protocol (age, four-corner) nor a file", args.protocol)),
+    };
+    run(&args.common, &proto)
+}
+
+pub fn bench(args: &CommonArgs) -> Result<(), String> {
+    run(args, &Protocol::builtin("four-corner").expect("built in"))
+}
+
+fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
+    let (profile, mut sys) = super::system(args)?;
+    let fc = FourCornerConfig { rand_io: parse_cli_size(&args.rand_io).map_err(|e| format!("--rand-io: {e}"))?, seed: args.seed, ..Default::default() };
+    print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile));
+    let bar = Progress::new(&proto.name);
+    let wall = Instant::now();
+    let result = run_protocol(&mut sys, proto, &fc, |i, n, what, f| bar.set(((i - 1) as f64 + f) / n as f64, &format!("step {i}/{n}: {what}"))).map_err(|e| e.to_string())?;
+    bar.finish();
+    print!("{}", render(&result));
+    println!(
+        "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the 100 MiB file; WAF = NAND writes / host writes since new.",
+        flashlab_jobs::units::format_size_iec(fc.rand_io)
+    );
+    println!("virtual time {:.1} s; wall time {:.1} s", sys.now as f64 / 1e9, wall.elapsed().as_secs_f64());
+    if let Some(path) = &args.json {
+        let doc = json!({
+            "flashlab_version": env!("CARGO_PKG_VERSION"),
+            "command": "age",
+            "target": args.target,
+            "profile": {"name": profile.name, "description": profile.description, "calibration": profile.calibration},
+            "seed": args.seed,
+            "discard": args.discard,
+            "protocol": result.protocol,
+            "steps": result.steps,
+            "log": result.log,
+            "virtual_seconds": sys.now as f64 / 1e9,
+        });
+        write_json(path, &doc)?;
+        println!("results written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// The protocol's table: one row per four-corner run, then what the other steps did.
+pub fn render(r: &ProtocolResult) -> String {
+    let mut t = Table::new(&[
+        ("step", ""),
+        ("seq read", "MB/s"),
+        ("seq write", "MB/s"),
+        ("rand read", "MB/s"),
+        ("rand write", "MB/s"),
+        ("rand write p50", "us"),
+        ("rand write p99", "us"),
+        ("WAF", ""),
+        ("free blocks", ""),
+    ]);
+    for s in &r.steps {
+        t.row(vec![
+            s.label.clone(),
+            sig(s.seq_read_mbs, 3),
+            sig(s.seq_write_mbs, 3),
+            sig(s.rand_read_mbs, 3),
+            sig(s.rand_write_mbs, 3),
+            sig(s.rand_write_p50_us, 3),
+            sig(s.rand_write_p99_us, 3),
+            format!("{:.2}", s.device.write_amplification),
+            format!("{}", s.device.state.free_blocks),
+        ]);
+    }
+    let mut out = t.render();
+    for l in &r.log {
+        out.push_str(&format!("  step {:>2} {:<14} {}\n", l.step, l.kind, l.detail));
+    }
+    out
+}

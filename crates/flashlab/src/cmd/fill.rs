@@ -1,0 +1,34 @@
+//! `flashlab fill`: write latency percentiles while filling a new device with random writes.
+
+use crate::cli::FillArgs;
+use crate::progress::Progress;
+use crate::report::output::write_json;
+use crate::report::table::{sig, Table};
+use flashlab_lab::experiments::fill::run_fill;
+use serde_json::json;
+
+pub fn fill(a: &FillArgs) -> Result<(), String> {
+    let (profile, mut sys) = super::system(&a.common)?;
+    print!("{}", super::banner("fill", &a.common, &profile));
+    let bar = Progress::new("fill");
+    let r = run_fill(&mut sys, a.iodepth.max(1), a.common.seed, |f| bar.set(f, "")).map_err(|e| e.to_string())?;
+    bar.finish();
+    let mut t = Table::new(&[("filled", "%"), ("p50", "us"), ("p90", "us"), ("p99", "us"), ("max", "us"), ("write", "MB/s"), ("WAF", "")]);
+    for d in &r.deciles {
+        t.row(vec![
+            d.filled_pct.to_string(),
+            sig(d.p50_us, 3),
+            sig(d.p90_us, 3),
+            sig(d.p99_us, 3),
+            sig(d.max_us, 3),
+            sig(d.mbs, 3),
+            format!("{:.2}", d.write_amplification),
+        ]);
+    }
+    print!("{}", t.render());
+    println!("4 KiB random writes at QD{}, each block of {} bytes once; percentiles per tenth of the fill; MB/s = 10^6 bytes/s", a.iodepth, r.bytes);
+    if let Some(p) = &a.common.json {
+        write_json(p, &json!({"command": "fill", "target": a.common.target, "seed": a.common.seed, "result": r}))?;
+    }
+    Ok(())
+}

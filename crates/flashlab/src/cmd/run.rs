@@ -1,0 +1,172 @@
+//! `flashlab run JOBFILE`: an fio job file on a simulated system. Each job gets its own file
+//! on the simulated filesystem (fio's `jobname.N.0`), laid out first when the job reads;
+//! stonewalled groups run one after another, the jobs of a group side by side.
+
+use crate::cli::RunArgs;
+use crate::progress::Progress;
+use crate::report::fio_text::job_text;
+use crate::report::output::{write_atomic, write_json};
+use flashlab_jobs::{parse_jobfile_path, Job};
+use flashlab_lab::engine::{run_jobs, JobSpec};
+use flashlab_lab::system::SimSystem;
+use flashlab_measure::{fio_json, JobResult, RunMeta};
+use flashsim::Op;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+pub fn run(a: &RunArgs) -> Result<(), String> {
+    let jf = parse_jobfile_path(&a.jobfile).map_err(|e| e.to_string())?;
+    for w in &jf.warnings {
+        eprintln!("warning: {w}");
+    }
+    if jf.jobs.is_empty() {
+        return Err(format!("{}: no jobs", a.jobfile.display()));
+    }
+    let target = match &a.target {
+        Some(t) => t.clone(),
+        None => {
+            if let Some(j) = jf.jobs.iter().find(|j| j.filename.is_some() || j.directory.is_some()) {
+                return Err(format!(
+                    "{}:{}: job '{}' names a file or directory ({}); flashlab runs job files on simulated devices so far: pass --target sim:PROFILE to run it on one",
+                    a.jobfile.display(),
+                    j.line,
+                    j.name,
+                    j.filename.as_deref().or(j.directory.as_deref()).unwrap_or_default()
+                ));
+            }
+            format!("sim:{}", flashlab_lab::profiles::DEFAULT)
+        }
+    };
+    let json = match a.output_format.as_str() {
+        "normal" => false,
+        "json" => true,
+        f => return Err(format!("--output-format '{f}': expected normal or json")),
+    };
+    let profile = crate::target::sim_profile(&target)?;
+    let mut sys = SimSystem::new(&profile, a.seed, a.discard);
+    let groups = jf.run_groups();
+    let mut results: Vec<(JobResult, String, u64, u32)> = Vec::new();
+    let bar = Progress::new("run");
+    for (g, group) in groups.iter().enumerate() {
+        let mut specs = Vec::new();
+        for &ji in group {
+            let job = &jf.jobs[ji];
+            for n in 0..job.numjobs.max(1) {
+                specs.push(spec(&mut sys, job, g as u32, n, a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)), &a.jobfile.display().to_string())?);
+            }
+        }
+        let res = run_jobs(&mut sys, &specs, |f| bar.set((g as f64 + f) / groups.len() as f64, &format!("group {}", g + 1))).map_err(|e| e.to_string())?;
+        let device = serde_json::to_value(sys.device_report()).map_err(|e| e.to_string())?;
+        for (mut r, s) in res.into_iter().zip(&specs) {
+            r.extra = Some(device.clone());
+            r.options.insert("rw".into(), s.rw.fio_name().into());
+            r.options.insert("bs".into(), s.bs_write.max(s.bs_read).to_string());
+            r.options.insert("iodepth".into(), s.iodepth.to_string());
+            results.push((r, s.rw.fio_name().to_string(), s.bs_write.max(s.bs_read), s.iodepth));
+        }
+    }
+    bar.finish();
+    let percentiles = jf.jobs[0].percentile_list.clone();
+    if json {
+        let ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+        let mut meta = RunMeta::new(format!("flashlab-{}", env!("CARGO_PKG_VERSION")), ms);
+        meta.elapsed_s = sys.now / 1_000_000_000;
+        let jobs: Vec<JobResult> = results.iter().map(|r| r.0.clone()).collect();
+        let doc = fio_json(&jobs, &percentiles, &meta);
+        match &a.output {
+            Some(p) => write_json(p, &doc)?,
+            None => println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?),
+        }
+    } else {
+        println!("flashlab run {} on {target} ({}); times are simulated", a.jobfile.display(), profile.description);
+        for (r, rw, bs, qd) in &results {
+            print!("{}", job_text(r, rw, *bs, *qd, &percentiles));
+        }
+        let d = sys.device_report();
+        println!(
+            "device: write amplification {:.2}, {} host bytes written, {} NAND units programmed, {} erases, {} of {} blocks free",
+            d.write_amplification, d.counters.host_write_bytes, d.counters.nand_units_programmed, d.counters.erases, d.state.free_blocks, d.state.total_blocks
+        );
+    }
+    if let Some(path) = &a.csv {
+        let mut csv = String::from("job,direction,end_ms,duration_ms,bytes,ios,mb_per_s,iops\n");
+        for (r, ..) in &results {
+            for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim)] {
+                for iv in &d.intervals {
+                    let secs = iv.duration_ns as f64 / 1e9;
+                    csv.push_str(&format!(
+                        "{},{name},{:.3},{:.3},{},{},{:.6},{:.3}\n",
+                        r.name,
+                        iv.end_ns as f64 / 1e6,
+                        iv.duration_ns as f64 / 1e6,
+                        iv.bytes,
+                        iv.ios,
+                        iv.bytes as f64 / secs / 1e6,
+                        iv.ios as f64 / secs
+                    ));
+                }
+            }
+        }
+        write_atomic(path, csv.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Resolve a job against the simulated system: create (and for reads lay out) its file.
+fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name: &str) -> Result<JobSpec, String> {
+    let here = format!("{file_name}:{}: job '{}'", job.line, job.name);
+    let size = job
+        .size
+        .or(job.filesize)
+        .map(|s| s.resolve(sys.fs.capacity()))
+        .ok_or_else(|| format!("{here}: no size= (flashlab needs the size of the job's file on a simulated device)"))?;
+    let offset = job.offset.resolve(size);
+    let bs = job.max_bs();
+    if offset + bs > size {
+        return Err(format!("{here}: offset {offset} leaves no room for a {bs}-byte block in a {size}-byte file"));
+    }
+    let name = format!("{}.{n}.0", job.name);
+    let file = match sys.fs.file(&name) {
+        Some(f) if f.size >= size => f.clone(),
+        _ => {
+            if sys.fs.file(&name).is_some() {
+                sys.delete(&name).map_err(|e| e.to_string())?;
+            }
+            let f = sys.fs.create(&name, size).map_err(|e| format!("{here}: {e}"))?.clone();
+            if job.rw.has_reads() {
+                // fio lays out a file before reading it; so does flashlab (not measured).
+                let mut off = 0;
+                while off < size {
+                    let len = (1u64 << 20).min(size - off);
+                    let c = SimSystem::file_io(&mut sys.dev, &f, sys.now, Op::Write, off, len).map_err(|e| e.to_string())?;
+                    sys.now = c.done;
+                    off += len;
+                }
+            }
+            f
+        }
+    };
+    let (bs_read, bs_write, bs_trim) = (job.bs_read, job.bs_write, job.bs_trim);
+    Ok(JobSpec {
+        name: job.name.clone(),
+        groupid: group,
+        rw: job.rw,
+        rwmixread: job.rwmixread,
+        bs_read,
+        bs_write,
+        bs_trim,
+        file,
+        offset,
+        span: (size - offset) / bs * bs,
+        iodepth: job.iodepth.max(1),
+        io_limit: job.io_size,
+        number_ios: job.number_ios,
+        runtime_ns: job.runtime_ns,
+        time_based: job.time_based,
+        ramp_ns: job.ramp_time_ns,
+        fsync_every: if job.fsync > 0 { job.fsync } else { job.fdatasync },
+        random_map: true,
+        seed: job.randseed.unwrap_or(seed),
+        interval_ns: 500_000_000,
+    })
+}
+

@@ -1,0 +1,60 @@
+//! fio's "normal" text output, close enough that people who read fio read this.
+
+use flashlab_measure::{DirStats, JobResult};
+
+fn scale(ns_max: u64) -> (&'static str, f64) {
+    if ns_max >= 10_000_000 {
+        ("msec", 1e6)
+    } else if ns_max >= 10_000 {
+        ("usec", 1e3)
+    } else {
+        ("nsec", 1.0)
+    }
+}
+
+fn dir_text(name: &str, d: &DirStats, percentiles: &[f64]) -> String {
+    let mut s = String::new();
+    let bw = d.bw_bytes_per_sec();
+    s.push_str(&format!(
+        "  {name}: IOPS={:.0}, BW={:.2}MiB/s ({:.2}MB/s)({:.1}MiB/{}msec)\n",
+        d.iops(),
+        bw / 1048576.0,
+        bw / 1e6,
+        d.io_bytes as f64 / 1048576.0,
+        d.runtime_ns / 1_000_000
+    ));
+    let (unit, div) = scale(d.clat.max());
+    s.push_str(&format!(
+        "    clat ({unit}): min={:.0}, max={:.0}, avg={:.2}, stdev={:.2}\n",
+        d.clat.min() as f64 / div,
+        d.clat.max() as f64 / div,
+        d.clat.mean() / div,
+        d.clat.stddev() / div
+    ));
+    s.push_str(&format!("    clat percentiles ({unit}):\n"));
+    for chunk in d.clat.percentiles(percentiles).chunks(3) {
+        let cells: Vec<String> = chunk.iter().map(|(p, v)| format!("{p:>6.2}th=[{:>8.0}]", *v as f64 / div)).collect();
+        s.push_str(&format!("     | {}\n", cells.join(", ")));
+    }
+    s
+}
+
+pub fn job_text(r: &JobResult, rw: &str, bs: u64, iodepth: u32, percentiles: &[f64]) -> String {
+    let mut s = format!("{}: (groupid={}): rw={rw}, bs={bs}, iodepth={iodepth}\n", r.name, r.groupid);
+    for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim)] {
+        if !d.is_idle() {
+            s.push_str(&dir_text(name, d, percentiles));
+        }
+    }
+    if r.sync.total_ios > 0 {
+        let (unit, div) = scale(r.sync.lat.max());
+        s.push_str(&format!(
+            "  fsync/fdatasync: {} calls, lat ({unit}): min={:.0}, max={:.0}, avg={:.2}\n",
+            r.sync.total_ios,
+            r.sync.lat.min() as f64 / div,
+            r.sync.lat.max() as f64 / div,
+            r.sync.lat.mean() / div
+        ));
+    }
+    s
+}

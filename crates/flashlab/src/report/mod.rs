@@ -1,0 +1,5 @@
+//! Output: terminal tables, fio-style text, JSON and CSV files.
+
+pub mod fio_text;
+pub mod output;
+pub mod table;
