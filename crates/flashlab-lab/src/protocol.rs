@@ -5,6 +5,8 @@
 //!
 //! ```toml
 //! name = "age"
+//! four_corner_span = "100MiB"  # optional: the four-corner file (default 100 MiB)
+//! four_corner_rand_io = "16MiB" # optional: bytes per random test (default --rand-io)
 //! [[step]]
 //! kind = "four-corner"        # one row of the output table
 //! label = "new"
@@ -36,6 +38,7 @@ use serde::{Deserialize, Serialize};
 pub const BUILTIN: &[(&str, &str)] = &[
     ("age", include_str!("../protocols/age.toml")),
     ("four-corner", include_str!("../protocols/four-corner.toml")),
+    ("age-small", include_str!("../protocols/age-small.toml")),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -44,6 +47,12 @@ pub struct Protocol {
     pub name: String,
     #[serde(default)]
     pub description: String,
+    /// Size of the four-corner test file (default 100 MiB, as AndroBench).
+    #[serde(default)]
+    pub four_corner_span: Option<String>,
+    /// Bytes each random four-corner test transfers (default: the command line's --rand-io).
+    #[serde(default)]
+    pub four_corner_rand_io: Option<String>,
     #[serde(rename = "step")]
     pub steps: Vec<Step>,
 }
@@ -90,6 +99,11 @@ impl Protocol {
                 None => format!("{source}: {}", e.message().trim()),
             }
         })?;
+        for (field, v) in [("four_corner_span", &p.four_corner_span), ("four_corner_rand_io", &p.four_corner_rand_io)] {
+            if let Some(v) = v {
+                parse_cli_size(v).map_err(|e| format!("{source}: {field}: {e}"))?;
+            }
+        }
         if p.steps.is_empty() {
             return Err(format!("{source}: protocol '{}' has no [[step]]", p.name));
         }
@@ -118,6 +132,18 @@ impl Protocol {
             }
         }
         Ok(p)
+    }
+
+    /// The four-corner settings this protocol asks for, over `base`.
+    pub fn four_corner(&self, base: &FourCornerConfig) -> FourCornerConfig {
+        let mut fc = base.clone();
+        if let Some(s) = &self.four_corner_span {
+            fc.span = parse_cli_size(s).expect("validated");
+        }
+        if let Some(s) = &self.four_corner_rand_io {
+            fc.rand_io = parse_cli_size(s).expect("validated");
+        }
+        fc
     }
 
     pub fn builtin(name: &str) -> Option<Protocol> {
@@ -151,6 +177,7 @@ pub fn run_protocol(
     fc: &FourCornerConfig,
     mut progress: impl FnMut(usize, usize, &str, f64),
 ) -> Result<ProtocolResult, SysError> {
+    let fc = &proto.four_corner(fc);
     let n = proto.steps.len();
     let mut out = ProtocolResult { protocol: proto.name.clone(), steps: Vec::new(), log: Vec::new() };
     let mut fill_count = 0usize;

@@ -10,52 +10,14 @@ use flashsim::Profile;
 
 const TOY: &str = include_str!("../../../profiles/toy.toml");
 
-/// The built-in `age` protocol scaled to a 256 MiB device: fill leaves 48 MiB, the random
-/// writes cover all but 20 MiB of it, and the four-corner file is 16 MiB.
-const SMALL_AGE: &str = r#"
-name = "small-age"
-[[step]]
-kind = "four-corner"
-label = "new"
-[[step]]
-kind = "fill"
-leave_free = "48MiB"
-file_size = "16MiB"
-[[step]]
-kind = "random-writes"
-keep_free = "20MiB"
-passes = 4.0
-[[step]]
-kind = "four-corner"
-label = "after fill 1"
-[[step]]
-kind = "four-corner"
-label = "after fill 2"
-[[step]]
-kind = "four-corner"
-label = "after fill 3"
-[[step]]
-kind = "delete-fill"
-[[step]]
-kind = "four-corner"
-label = "after delete"
-[[step]]
-kind = "fstrim"
-[[step]]
-kind = "idle"
-duration = "1h"
-[[step]]
-kind = "four-corner"
-label = "after fstrim + idle"
-"#;
-
 fn run(discard: bool, seed: u64) -> ProtocolResult {
     let mut profile = Profile::from_toml("toy.toml", TOY).unwrap();
     // A cheap part: little spare beyond what the filesystem shows.
     profile.ftl.spare_factor = 0.03;
     let mut sys = SimSystem::new(&profile, seed, discard);
-    let proto = Protocol::from_toml("small-age", SMALL_AGE).unwrap();
-    let fc = FourCornerConfig { span: 16 << 20, rand_io: 4 << 20, seed, ..Default::default() };
+    // The built-in age protocol scaled to a 256 MiB device (16 MiB four-corner file).
+    let proto = Protocol::builtin("age-small").unwrap();
+    let fc = FourCornerConfig { seed, ..Default::default() };
     let r = run_protocol(&mut sys, &proto, &fc, |_, _, _, _| {}).unwrap();
     sys.dev.check_invariants().unwrap();
     sys.fs.check().unwrap();

@@ -44,16 +44,16 @@ pub struct CommonArgs {
     /// Write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Bytes each random four-corner test transfers (the span is always 100 MiB).
-    #[arg(long, default_value = "16MiB", value_name = "SIZE")]
-    pub rand_io: String,
+    /// Bytes each random four-corner test transfers [default: the protocol's, else 16MiB].
+    #[arg(long, value_name = "SIZE")]
+    pub rand_io: Option<String>,
 }
 
 #[derive(Args, Debug)]
 pub struct AgeArgs {
     #[command(flatten)]
     pub common: CommonArgs,
-    /// Protocol: a built-in name (age, four-corner) or a protocol TOML file.
+    /// Protocol: a built-in name (age, age-small, four-corner) or a protocol TOML file.
     #[arg(long, default_value = "age")]
     pub protocol: String,
 }

@@ -11,6 +11,12 @@ use clap::Parser;
 use cli::{Cli, Command, SimCommand};
 
 fn main() {
+    // Die quietly when the reader of our output goes away (`flashlab age | head`), as Unix
+    // tools do, instead of panicking on a failed print.
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Age(a) => cmd::age::age(a),

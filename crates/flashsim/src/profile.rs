@@ -217,11 +217,18 @@ impl Profile {
     /// Parse and validate a profile from TOML text; `source` names it in errors.
     pub fn from_toml(source: &str, text: &str) -> Result<Profile, ProfileError> {
         let profile: Profile = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let start = e.span().map(|s| s.start.min(text.len()));
+            let line = start.map(|s| text[..s].matches('\n').count() + 1);
+            // Name the key written on that line, when there is one.
+            let field = start.and_then(|s| {
+                let line_text = text[..s].rsplit('\n').next().unwrap_or("").to_string() + text[s..].split('\n').next().unwrap_or("");
+                let key = line_text.split_once('=')?.0.trim();
+                (!key.is_empty() && !key.starts_with('[') && !key.starts_with('#')).then(|| key.to_string())
+            });
             ProfileError {
                 source: source.to_string(),
                 line,
-                field: None,
+                field,
                 message: e.message().trim().to_string(),
             }
         })?;

@@ -92,7 +92,7 @@ host_complete_us = 0
     );
     Profile::from_toml("sim waf options", &text).map_err(|e| {
         e.to_string()
-            .replace("field 'ftl.spare_factor'", "--spare")
+            .replace("field 'ftl.spare_factor'", "--spare (with --blocks)")
             .replace("field 'nand.blocks_per_plane'", "--blocks")
             .replace("field 'nand.pages_per_block'", "--pages-per-block")
     })

@@ -17,7 +17,10 @@ pub fn age(args: &AgeArgs) -> Result<(), String> {
             let text = std::fs::read_to_string(&args.protocol).map_err(|e| format!("{}: {e}", args.protocol))?;
             Protocol::from_toml(&args.protocol, &text)?
         }
-        None => return Err(format!("protocol '{}': not a built-in protocol (age, four-corner) nor a file", args.protocol)),
+        None => {
+            let names: Vec<&str> = flashlab_lab::protocol::BUILTIN.iter().map(|(n, _)| *n).collect();
+            return Err(format!("protocol '{}': not a built-in protocol ({}) nor a file", args.protocol, names.join(", ")));
+        }
     };
     run(&args.common, &proto)
 }
@@ -28,7 +31,11 @@ pub fn bench(args: &CommonArgs) -> Result<(), String> {
 
 fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
     let (profile, mut sys) = super::system(args)?;
-    let fc = FourCornerConfig { rand_io: parse_cli_size(&args.rand_io).map_err(|e| format!("--rand-io: {e}"))?, seed: args.seed, ..Default::default() };
+    let mut fc = proto.four_corner(&FourCornerConfig { seed: args.seed, ..Default::default() });
+    if let Some(r) = &args.rand_io {
+        fc.rand_io = parse_cli_size(r).map_err(|e| format!("--rand-io: {e}"))?;
+    }
+    let proto = &Protocol { four_corner_span: None, four_corner_rand_io: None, ..proto.clone() };
     print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile));
     let bar = Progress::new(&proto.name);
     let wall = Instant::now();
@@ -36,8 +43,9 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
     bar.finish();
     print!("{}", render(&result));
     println!(
-        "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the 100 MiB file; WAF = NAND writes / host writes since new.",
-        flashlab_jobs::units::format_size_iec(fc.rand_io)
+        "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the {} file; WAF = NAND writes / host writes since new.",
+        flashlab_jobs::units::format_size_iec(fc.rand_io),
+        flashlab_jobs::units::format_size_iec(fc.span)
     );
     println!("virtual time {:.1} s; wall time {:.1} s", sys.now as f64 / 1e9, wall.elapsed().as_secs_f64());
     if let Some(path) = &args.json {

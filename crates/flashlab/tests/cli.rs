@@ -1,0 +1,127 @@
+//! The `flashlab` binary as a user runs it: the documented commands work, their JSON has the
+//! promised fields, the same seed gives the same table, and bad input is one clear error with
+//! a non-zero exit (never a panic).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn flashlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).output().expect("run flashlab")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = flashlab(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "flashlab {args:?} failed: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs that must fail: exit code 1, one `flashlab: error:` line naming `what`, no panic.
+fn fails(args: &[&str], what: &str) {
+    let out = flashlab(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "flashlab {args:?}: {stderr}");
+    assert!(stderr.starts_with("flashlab: error:"), "{stderr}");
+    assert!(stderr.contains(what), "flashlab {args:?}: expected '{what}' in: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("flashlab-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn sim_waf_json_has_the_promised_fields() {
+    let out = ok(&["sim", "waf", "--blocks", "256", "--pages-per-block", "32", "--passes", "2", "--spare", "0.2", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for key in ["write_amplification", "host_pages_written", "nand_pages_programmed", "gc_pages_copied", "erases"] {
+        assert!(v[key].is_number(), "{key} missing in {v}");
+    }
+    let waf = v["write_amplification"].as_f64().unwrap();
+    assert!(waf > 1.5 && waf < 4.0, "WAF {waf} at spare 0.2");
+    let nand = v["nand_pages_programmed"].as_f64().unwrap();
+    let host = v["host_pages_written"].as_f64().unwrap();
+    assert!((nand / host - waf).abs() < 1e-9);
+}
+
+#[test]
+fn age_json_rows_and_determinism() {
+    let a = scratch("age-a.json");
+    let b = scratch("age-b.json");
+    let text_a = ok(&["age", "--target", "sim:toy", "--protocol", "age-small", "--seed", "3", "--json", a.to_str().unwrap()]);
+    let text_b = ok(&["age", "--target", "sim:toy", "--protocol", "age-small", "--seed", "3", "--json", b.to_str().unwrap()]);
+    let strip = |t: &str| t.lines().filter(|l| !l.starts_with("virtual time") && !l.starts_with("results written")).collect::<Vec<_>>().join("\n");
+    assert_eq!(strip(&text_a), strip(&text_b), "same seed, different tables");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    let labels: Vec<&str> = v["steps"].as_array().unwrap().iter().map(|s| s["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["new", "after fill 1", "after fill 2", "after fill 3", "after delete", "after fstrim + idle"]);
+    for s in v["steps"].as_array().unwrap() {
+        for key in ["seq_read_mbs", "seq_write_mbs", "rand_read_mbs", "rand_write_mbs"] {
+            assert!(s[key].as_f64().unwrap() > 0.0, "{key} in {s}");
+        }
+        assert!(s["device"]["write_amplification"].as_f64().unwrap() >= 1.0);
+    }
+    for label in ["new", "after fill 1", "after fstrim + idle"] {
+        assert!(text_a.contains(label), "table lacks row {label}");
+    }
+}
+
+#[test]
+fn run_a_job_file_normal_and_csv() {
+    let job = scratch("rw.fio");
+    std::fs::write(&job, "[global]\nbs=4k\nsize=8m\n\n[randwrite]\nrw=randwrite\niodepth=4\n\n[seqread]\nstonewall\nrw=read\nbs=128k\n").unwrap();
+    let csv = scratch("rw.csv");
+    let out = ok(&["run", job.to_str().unwrap(), "--target", "sim:toy", "--csv", csv.to_str().unwrap()]);
+    assert!(out.contains("randwrite: (groupid=0)") && out.contains("write: IOPS="), "{out}");
+    assert!(out.contains("seqread: (groupid=1)") && out.contains("read: IOPS="), "{out}");
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert!(csv.starts_with("job,direction,end_ms"));
+    assert!(csv.lines().count() > 1);
+}
+
+#[test]
+fn profiles_list_and_show() {
+    let out = ok(&["profiles"]);
+    for name in ["emmc-16g", "ufs-64g", "nvme-256g", "toy"] {
+        assert!(out.contains(name), "{out}");
+    }
+    assert!(ok(&["profiles", "toy"]).contains("[nand]"));
+}
+
+#[test]
+fn fill_and_wsat_on_a_small_device() {
+    let out = ok(&["fill", "--target", "sim:toy"]);
+    assert!(out.lines().any(|l| l.trim_start().starts_with("100 ")), "{out}");
+    let out = ok(&["wsat", "--target", "sim:toy", "--times", "2", "--intervals", "20"]);
+    assert!(out.contains("IOPS"), "{out}");
+}
+
+#[test]
+fn bad_input_is_one_clear_error() {
+    fails(&["age", "--target", "sim:nosuch"], "unknown profile 'nosuch'");
+    fails(&["age", "--target", "/dev/sda"], "only simulated targets");
+    fails(&["bench", "--target", "sim:toy", "--rand-io", "12q"], "12q");
+    fails(&["age", "--protocol", "nosuch"], "protocol 'nosuch'");
+    fails(&["sim", "waf", "--policy", "lifo"], "--policy 'lifo'");
+    fails(&["sim", "waf", "--spare", "0.95"], "--spare");
+    fails(&["sim", "waf", "--trimmed", "1.5"], "--trimmed");
+
+    let bad_profile = scratch("bad.toml");
+    let text = include_str!("../../../profiles/toy.toml").replace("t_read_us = 50", "t_read_us = -5");
+    std::fs::write(&bad_profile, text).unwrap();
+    fails(&["bench", "--target", &format!("sim:{}", bad_profile.display())], "nand.t_read_us");
+
+    let job = scratch("bad.fio");
+    std::fs::write(&job, "[global]\nbs=4k\n\n[j]\nrw=randwrite\nsize=4m\nverify=md5\n").unwrap();
+    fails(&["run", job.to_str().unwrap(), "--target", "sim:toy"], "bad.fio:7");
+
+    let big = scratch("big.fio");
+    std::fs::write(&big, "[j]\nrw=write\nsize=10g\n").unwrap();
+    fails(&["run", big.to_str().unwrap(), "--target", "sim:toy"], "does not fit");
+
+    let proto = scratch("bad-proto.toml");
+    std::fs::write(&proto, "name = \"x\"\n[[step]]\nkind = \"fill\"\nleave_free = \"3zb\"\n").unwrap();
+    fails(&["age", "--target", "sim:toy", "--protocol", proto.to_str().unwrap()], "leave_free");
+}
