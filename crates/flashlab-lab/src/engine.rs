@@ -116,6 +116,8 @@ struct Live {
     win_start: Ns,
     win_bytes: [u64; 3],
     win_ios: [u64; 3],
+    win_lat_sum: [u64; 3],
+    win_lat_max: [u64; 3],
     last_done: Ns,
 }
 
@@ -166,6 +168,8 @@ pub fn run_jobs_observed(
                 win_start: start + s.ramp_ns,
                 win_bytes: [0; 3],
                 win_ios: [0; 3],
+                win_lat_sum: [0; 3],
+                win_lat_max: [0; 3],
                 last_done: start,
             }
         })
@@ -239,6 +243,8 @@ pub fn run_jobs_observed(
                     l.result.dir_mut(ddir(d)).record_io(bytes, lat, lat);
                     l.win_bytes[d as usize] += bytes;
                     l.win_ios[d as usize] += 1;
+                    l.win_lat_sum[d as usize] += lat;
+                    l.win_lat_max[d as usize] = l.win_lat_max[d as usize].max(lat);
                 }
             }
         }
@@ -270,8 +276,9 @@ pub fn run_jobs_observed(
             close_window(&mut l, s, partial);
         }
         let runtime = l.last_done.saturating_sub(l.measure_from);
-        for d in [Ddir::Read, Ddir::Write, Ddir::Trim] {
-            l.result.dir_mut(d).runtime_ns = runtime;
+        // As fio: a direction the job never did I/O in has no runtime.
+        for (d, active) in [(Ddir::Read, s.rw.has_reads()), (Ddir::Write, s.rw.has_writes()), (Ddir::Trim, s.rw.has_trims())] {
+            l.result.dir_mut(d).runtime_ns = if active { runtime } else { 0 };
         }
         l.result.job_runtime_ns = runtime;
         end = end.max(l.last_done);
@@ -296,10 +303,14 @@ fn close_window(l: &mut Live, s: &JobSpec, dur: Ns) {
                 duration_ns: dur,
                 bytes: l.win_bytes[d as usize],
                 ios: l.win_ios[d as usize],
+                lat_ns_sum: l.win_lat_sum[d as usize],
+                lat_ns_max: l.win_lat_max[d as usize],
             });
         }
         l.win_bytes[d as usize] = 0;
         l.win_ios[d as usize] = 0;
+        l.win_lat_sum[d as usize] = 0;
+        l.win_lat_max[d as usize] = 0;
     }
     l.win_start = end;
 }

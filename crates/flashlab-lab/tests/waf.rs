@@ -19,7 +19,10 @@ use flashsim::GcPolicy;
 /// keeps at least 2 free blocks, sequential prefill, 8 logical passes, measured over the second
 /// half; +-2 %). The reference does not say the random column's pages per block; its values
 /// are ~1/Sf (Van Houdt), which does not depend on it; we run it with b=64.
-const REFERENCE: [(f64, f64, f64, f64, f64, f64, f64); 4] = [
+/// (Sf, FIFO formula, greedy b=32, greedy b=64, greedy b=128, greedy b=256, random)
+type Row = (f64, f64, f64, f64, f64, f64, f64);
+
+const REFERENCE: [Row; 4] = [
     (0.07, 7.32, 6.07, 6.63, 6.97, 7.15, 14.3),
     (0.10, 5.18, 4.52, 4.83, 5.00, 5.09, 10.0),
     (0.20, 2.69, 2.52, 2.60, 2.65, 2.67, 5.02),
@@ -59,7 +62,7 @@ fn fifo_matches_the_formula_within_2_percent() {
     check("FIFO", 0.02, &rows);
 }
 
-fn greedy(pages_per_block: u32, blocks: u32, column: fn(&(f64, f64, f64, f64, f64, f64, f64)) -> f64) {
+fn greedy(pages_per_block: u32, blocks: u32, column: fn(&Row) -> f64) {
     let rows: Vec<_> = REFERENCE
         .iter()
         .map(|row| {

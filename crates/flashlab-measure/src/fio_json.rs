@@ -643,7 +643,7 @@ mod tests {
                 duration_ns: 1_000_000_000,
                 bytes: kib * 1024,
                 ios: kib / 4,
-            });
+..Default::default() });
         }
         j.job_runtime_ns = 10_000_000_000;
         j.sync.record(2_000_000);
@@ -858,7 +858,7 @@ mod tests {
                 duration_ns: 1_000_000_000,
                 bytes: 100 * 1024 * 1024,
                 ios: 100,
-            });
+..Default::default() });
             j
         };
         let doc = fio_json(&[mk("a"), mk("b")], &[], &meta());

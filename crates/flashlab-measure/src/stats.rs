@@ -42,9 +42,20 @@ pub struct Interval {
     pub bytes: u64,
     /// I/Os completed in the interval.
     pub ios: u64,
+    /// Sum of the completion latencies of those I/Os, ns (for the interval's mean latency).
+    #[serde(default)]
+    pub lat_ns_sum: u64,
+    /// Largest completion latency in the interval, ns.
+    #[serde(default)]
+    pub lat_ns_max: u64,
 }
 
 impl Interval {
+    /// Mean completion latency of the interval's I/Os, ns (`None` when none completed).
+    pub fn mean_lat_ns(&self) -> Option<f64> {
+        (self.ios > 0).then(|| self.lat_ns_sum as f64 / self.ios as f64)
+    }
+
     /// Bandwidth sample as fio computes it: KiB/s, truncated (`bytes·1000/ms/1024`; here
     /// from ns). `None` when nothing moved or the interval is empty (fio skips those).
     pub fn bw_kib_per_sec(&self) -> Option<u64> {
@@ -327,7 +338,7 @@ mod tests {
             duration_ns: 500_000_000,
             bytes: 4096 * 1001,
             ios: 1001,
-        };
+..Default::default() };
         // 4096·1001 B in 0.5 s = 8 200 192 B/s = 8008 KiB/s.
         assert_eq!(iv.bw_kib_per_sec(), Some(8008));
         assert_eq!(iv.iops(), Some(2002));
@@ -362,13 +373,13 @@ mod tests {
             duration_ns: 1_000_000_000,
             bytes: 2_048_000,
             ios: 500,
-        });
+..Default::default() });
         d.record_interval(Interval {
             end_ns: 2_000_000_000,
             duration_ns: 1_000_000_000,
             bytes: 0,
             ios: 0,
-        });
+..Default::default() });
         assert_eq!(d.intervals.len(), 2);
         assert_eq!(d.bw_stat.samples(), 1);
         assert_eq!(d.bw_stat.min(), 2000);

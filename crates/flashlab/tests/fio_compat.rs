@@ -186,7 +186,8 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
     let mut mismatches = Vec::new();
     let fio_top = json_key_paths(&fio_doc);
     let fl_top = json_key_paths(&fl_doc);
-    let fio_per_job: Vec<BTreeMap<String, JsonKind>> = fio_jobs.iter().map(json_key_paths).collect();
+    let fio_per_job: Vec<BTreeMap<String, JsonKind>> =
+        fio_jobs.iter().map(json_key_paths).collect();
     let fl_per_job: Vec<BTreeMap<String, JsonKind>> = fl_jobs.iter().map(json_key_paths).collect();
     let promised = fio_json_keypaths();
     assert!(!promised.is_empty());
@@ -270,19 +271,28 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
                 (0, 0)
             };
             for (who, j) in [("fio", fj), ("flashlab", lj)] {
-                assert_eq!(u64_at(j, dir, "io_bytes"), bytes, "{who} {job}.{dir}.io_bytes");
-                assert_eq!(u64_at(j, dir, "io_kbytes"), bytes / 1024, "{who} {job}.{dir}.io_kbytes");
-                assert_eq!(u64_at(j, dir, "total_ios"), ios, "{who} {job}.{dir}.total_ios");
+                assert_eq!(
+                    u64_at(j, dir, "io_bytes"),
+                    bytes,
+                    "{who} {job}.{dir}.io_bytes"
+                );
+                assert_eq!(
+                    u64_at(j, dir, "io_kbytes"),
+                    bytes / 1024,
+                    "{who} {job}.{dir}.io_kbytes"
+                );
+                assert_eq!(
+                    u64_at(j, dir, "total_ios"),
+                    ios,
+                    "{who} {job}.{dir}.total_ios"
+                );
             }
         }
     }
 
     // 4. flashlab's numbers are sane.
     for (job, io_dir) in JOBS {
-        let j = fl_jobs
-            .iter()
-            .find(|j| j["jobname"] == job)
-            .unwrap();
+        let j = fl_jobs.iter().find(|j| j["jobname"] == job).unwrap();
         let d = &j[io_dir];
         let ctx = format!("flashlab {job}.{io_dir}");
         let iops = d["iops"].as_f64().unwrap();
@@ -292,11 +302,10 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
         let runtime_ms = u64_at(j, io_dir, "runtime");
         assert!(bw_bytes > 0, "{ctx}.bw_bytes = 0");
         // bw_bytes = io_bytes·1000/runtime, up to the truncation of runtime to whole ms.
-        let hi = if runtime_ms == 0 {
-            u64::MAX
-        } else {
-            io_bytes * 1000 / runtime_ms + 1
-        };
+        // (A sub-millisecond run prints runtime 0: no upper bound then.)
+        let hi = (io_bytes * 1000)
+            .checked_div(runtime_ms)
+            .map_or(u64::MAX, |b| b + 1);
         let lo = io_bytes * 1000 / (runtime_ms + 1);
         assert!(
             (lo..=hi).contains(&bw_bytes),
@@ -312,7 +321,10 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
         let ios = u64_at(j, io_dir, "total_ios");
         for lat in ["clat_ns", "lat_ns"] {
             assert_eq!(d[lat]["N"].as_u64(), Some(ios), "{ctx}.{lat}.N");
-            let (min, max) = (d[lat]["min"].as_u64().unwrap(), d[lat]["max"].as_u64().unwrap());
+            let (min, max) = (
+                d[lat]["min"].as_u64().unwrap(),
+                d[lat]["max"].as_u64().unwrap(),
+            );
             let mean = d[lat]["mean"].as_f64().unwrap();
             assert!(
                 0 < min && min as f64 <= mean && mean <= max as f64,
@@ -334,15 +346,26 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
             })
             .collect();
         pv.sort_by(|a, b| a.0.total_cmp(&b.0));
-        assert!(pv.first().is_some_and(|p| p.1 > 0), "{ctx}: percentiles {pv:?}");
+        assert!(
+            pv.first().is_some_and(|p| p.1 > 0),
+            "{ctx}: percentiles {pv:?}"
+        );
         assert!(
             pv.windows(2).all(|w| w[0].1 <= w[1].1),
             "{ctx}: percentiles decrease: {pv:?}"
         );
         // Other directions did nothing.
         for dir in DIRS.iter().filter(|d| **d != io_dir) {
-            assert_eq!(j[*dir]["iops"].as_f64(), Some(0.0), "flashlab {job}.{dir}.iops");
-            assert_eq!(u64_at(j, dir, "bw_bytes"), 0, "flashlab {job}.{dir}.bw_bytes");
+            assert_eq!(
+                j[*dir]["iops"].as_f64(),
+                Some(0.0),
+                "flashlab {job}.{dir}.iops"
+            );
+            assert_eq!(
+                u64_at(j, dir, "bw_bytes"),
+                0,
+                "flashlab {job}.{dir}.bw_bytes"
+            );
         }
     }
 }

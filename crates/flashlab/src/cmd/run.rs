@@ -88,20 +88,22 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         );
     }
     if let Some(path) = &a.csv {
-        let mut csv = String::from("job,direction,end_ms,duration_ms,bytes,ios,mb_per_s,iops\n");
+        let mut csv = String::from("job,direction,end_ms,duration_ms,bytes,ios,mb_per_s,iops,mean_lat_us,max_lat_us\n");
         for (r, ..) in &results {
             for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim)] {
                 for iv in &d.intervals {
                     let secs = iv.duration_ns as f64 / 1e9;
                     csv.push_str(&format!(
-                        "{},{name},{:.3},{:.3},{},{},{:.6},{:.3}\n",
+                        "{},{name},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3}\n",
                         r.name,
                         iv.end_ns as f64 / 1e6,
                         iv.duration_ns as f64 / 1e6,
                         iv.bytes,
                         iv.ios,
                         iv.bytes as f64 / secs / 1e6,
-                        iv.ios as f64 / secs
+                        iv.ios as f64 / secs,
+                        iv.mean_lat_ns().map_or(String::new(), |l| format!("{:.3}", l / 1e3)),
+                        iv.lat_ns_max as f64 / 1e3
                     ));
                 }
             }
