@@ -1,5 +1,6 @@
 //! `wsat`: SNIA PTS write saturation. From a purged (new) device, 4 KiB random writes over the
-//! whole logical space until 4x its capacity has been written, with IOPS per interval: the
+//! whole logical space (uniformly, repeats allowed) until 4x its capacity has been written,
+//! with IOPS per interval: the
 //! curve falls off the "write cliff" when the spare blocks run out and GC starts copying.
 
 use crate::engine::{run_jobs_observed, JobSpec};
@@ -35,6 +36,9 @@ pub fn run_wsat(sys: &mut SimSystem, times: f64, iodepth: u32, intervals: u32, s
     let mut job = JobSpec::on_file("wsat", Rw::RandWrite, 4096, file);
     job.iodepth = iodepth;
     job.seed = seed;
+    // Uniform picks with repeats, as the PTS's random writes are (a once-per-pass random map
+    // would make whole blocks expire together and the curve oscillate with the passes).
+    job.random_map = false;
     let total = ((cap as f64 * times) as u64 / 4096) * 4096;
     job.io_limit = Some(total);
     let per = (total / 4096).div_ceil(u64::from(intervals.max(1)));
