@@ -212,7 +212,9 @@ mod tests {
         fs.create("c", 75 * FS_BLOCK).unwrap(); // wraps: uses the tail, then a's hole
         fs.check().unwrap();
         assert_eq!(fs.file("c").unwrap().extents.len(), 2);
-        assert!(matches!(fs.create("d", 1), Err(FsError::NoSpace { .. })));
+        assert!(matches!(fs.create("d", 5 * FS_BLOCK), Err(FsError::NoSpace { .. })));
+        fs.create("d", 4 * FS_BLOCK).unwrap();
+        fs.delete("d").unwrap();
         fs.delete("b").unwrap();
         fs.delete("c").unwrap();
         assert_eq!(fs.free_extents(), vec![(0, 100 * FS_BLOCK)]);
