@@ -39,8 +39,10 @@ pub struct FourCorner {
     pub rand_write_p50_us: f64,
     pub rand_write_p99_us: f64,
     pub rand_read_p50_us: f64,
-    /// The device after this run (counters are cumulative since the device was new).
-    pub device: DeviceReport,
+    /// A simulated device after this run (counters cumulative since it was new); real
+    /// targets have none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceReport>,
     #[serde(skip)]
     pub jobs: Vec<JobResult>,
 }
@@ -81,7 +83,7 @@ pub fn run_four_corner(sys: &mut SimSystem, cfg: &FourCornerConfig, label: &str,
         rand_write_p50_us: rw.write.clat.percentile(50.0) as f64 / 1e3,
         rand_write_p99_us: rw.write.clat.percentile(99.0) as f64 / 1e3,
         rand_read_p50_us: rr.read.clat.percentile(50.0) as f64 / 1e3,
-        device: sys.device_report(),
+        device: Some(sys.device_report()),
         jobs: vec![sw, sr, rr, rw],
     })
 }

@@ -15,6 +15,7 @@ pub mod offsets;
 pub mod profiles;
 pub mod protocol;
 pub mod rng;
+pub mod sim_steps;
 pub mod simfs;
 pub mod system;
 pub mod units;

@@ -28,11 +28,8 @@
 //! ```
 //! Sizes take the same suffixes as the command line; durations take fio's (`s`, `m`, `h`, `d`).
 
-use crate::engine::{run_jobs, JobSpec};
-use crate::fourcorner::{run_four_corner, FourCorner, FourCornerConfig};
-use crate::system::{SimSystem, SysError};
+use crate::fourcorner::{FourCorner, FourCornerConfig};
 use crate::units::{parse_cli_size, parse_duration_ns};
-use flashlab_jobs::Rw;
 use serde::{Deserialize, Serialize};
 
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -157,7 +154,8 @@ pub struct StepLog {
     pub step: usize,
     pub kind: String,
     pub detail: String,
-    /// Virtual time when the step ended, seconds since the device was new.
+    /// When the step ended, seconds since the target was set up (virtual time on a
+    /// simulated system).
     pub at_s: f64,
 }
 
@@ -168,81 +166,57 @@ pub struct ProtocolResult {
     pub log: Vec<StepLog>,
 }
 
-const FILL_PREFIX: &str = "flashlab-fill-";
+/// What a protocol needs from the thing it runs on: a simulated system here, a real
+/// filesystem in the real-target engines. Each step returns a one-line account of what it did.
+pub trait ProtocolTarget {
+    /// One four-corner run; `progress` gets (test name, fraction).
+    fn four_corner(&mut self, fc: &FourCornerConfig, label: &str, progress: &mut dyn FnMut(&str, f64)) -> Result<FourCorner, String>;
+    /// Write sequential fill files (of `file_size` bytes) until `leave_free` bytes are free.
+    fn fill(&mut self, leave_free: u64, file_size: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
+    /// 4 KiB random writes over a new fill file taking all free space but `keep_free`.
+    fn random_writes(&mut self, keep_free: u64, passes: f64, iodepth: u32, random_map: bool, seed: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
+    /// Delete every fill file.
+    fn delete_fill(&mut self) -> Result<String, String>;
+    /// Trim the free space of the filesystem.
+    fn fstrim(&mut self) -> Result<String, String>;
+    /// No I/O for `ns` nanoseconds.
+    fn idle(&mut self, ns: u64, duration: &str) -> Result<String, String>;
+    /// Seconds since the protocol's target was set up (virtual or real).
+    fn clock_s(&self) -> f64;
+}
 
 /// Run a protocol; `progress` gets (step number, step count, what, fraction of the step).
-pub fn run_protocol(
-    sys: &mut SimSystem,
+pub fn run_protocol<T: ProtocolTarget + ?Sized>(
+    target: &mut T,
     proto: &Protocol,
     fc: &FourCornerConfig,
     mut progress: impl FnMut(usize, usize, &str, f64),
-) -> Result<ProtocolResult, SysError> {
+) -> Result<ProtocolResult, String> {
     let fc = &proto.four_corner(fc);
     let n = proto.steps.len();
     let mut out = ProtocolResult { protocol: proto.name.clone(), steps: Vec::new(), log: Vec::new() };
-    let mut fill_count = 0usize;
     for (i, step) in proto.steps.iter().enumerate() {
-        let mut log = |sys: &SimSystem, kind: &str, detail: String| {
-            out.log.push(StepLog { step: i + 1, kind: kind.into(), detail, at_s: sys.now as f64 / 1e9 });
-        };
-        match step {
+        let mut p = |what: &str, f: f64| progress(i + 1, n, what, f);
+        let (kind, detail) = match step {
             Step::FourCorner { label } => {
-                let row = run_four_corner(sys, fc, label, |what, f| progress(i + 1, n, &format!("{label}: {what}"), f))?;
+                let row = target.four_corner(fc, label, &mut |what, f| p(&format!("{label}: {what}"), f))?;
                 out.steps.push(row);
+                continue;
             }
             Step::Fill { leave_free, file_size } => {
                 let leave = parse_cli_size(leave_free).expect("validated");
                 let chunk = file_size.as_deref().map_or(1 << 30, |s| parse_cli_size(s).expect("validated"));
-                let target = sys.fs.free_bytes().saturating_sub(leave);
-                let mut written = 0;
-                while written < target {
-                    let size = chunk.min(target - written);
-                    let name = format!("{FILL_PREFIX}{fill_count:05}");
-                    fill_count += 1;
-                    let file = sys.fs.create(&name, size)?.clone();
-                    let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file);
-                    run_jobs(sys, &[job], |f| progress(i + 1, n, "fill", (written as f64 + f * size as f64) / target as f64)).map_err(SysError::Device)?;
-                    written += size;
-                }
-                log(sys, "fill", format!("wrote {written} bytes of fill files; {} bytes free", sys.fs.free_bytes()));
+                ("fill", target.fill(leave, chunk, &mut |f| p("fill", f))?)
             }
             Step::RandomWrites { keep_free, passes, iodepth, random_map } => {
                 let keep = parse_cli_size(keep_free).expect("validated");
-                let size = sys.fs.free_bytes().saturating_sub(keep) / 4096 * 4096;
-                if size == 0 {
-                    log(sys, "random-writes", "no free space beyond keep_free: skipped".into());
-                    continue;
-                }
-                let name = format!("{FILL_PREFIX}{fill_count:05}");
-                fill_count += 1;
-                let file = sys.fs.create(&name, size)?.clone();
-                let mut job = JobSpec::on_file(&name, Rw::RandWrite, 4096, file);
-                job.io_limit = Some((size as f64 * passes) as u64 / 4096 * 4096);
-                job.iodepth = *iodepth;
-                job.random_map = *random_map;
-                job.seed = fill_count as u64;
-                let r = run_jobs(sys, &[job], |f| progress(i + 1, n, "random writes", f)).map_err(SysError::Device)?;
-                log(sys, "random-writes", format!("{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s", r[0].write.io_bytes, r[0].write.bw_bytes_per_sec() / 1e6));
+                ("random-writes", target.random_writes(keep, *passes, *iodepth, *random_map, fc.seed + i as u64, &mut |f| p("random writes", f))?)
             }
-            Step::DeleteFill => {
-                let names: Vec<String> = sys.fs.files().filter(|(n, _)| n.starts_with(FILL_PREFIX)).map(|(n, _)| n.clone()).collect();
-                for name in &names {
-                    sys.delete(name)?;
-                }
-                let how = if sys.fs.discard { "discarded" } else { "not trimmed" };
-                log(sys, "delete-fill", format!("deleted {} fill files ({how}); {} bytes free", names.len(), sys.fs.free_bytes()));
-            }
-            Step::Fstrim => {
-                let bytes = sys.fstrim()?;
-                log(sys, "fstrim", format!("Trimmed {bytes} bytes"));
-            }
-            Step::Idle { duration } => {
-                let ns = parse_duration_ns(duration).expect("validated");
-                sys.idle(ns);
-                let st = sys.dev.state();
-                log(sys, "idle", format!("idle {duration}; {} of {} blocks free after background GC", st.free_blocks, st.total_blocks));
-            }
-        }
+            Step::DeleteFill => ("delete-fill", target.delete_fill()?),
+            Step::Fstrim => ("fstrim", target.fstrim()?),
+            Step::Idle { duration } => ("idle", target.idle(parse_duration_ns(duration).expect("validated"), duration)?),
+        };
+        out.log.push(StepLog { step: i + 1, kind: kind.into(), detail, at_s: target.clock_s() });
         progress(i + 1, n, "done", 1.0);
     }
     Ok(out)

@@ -39,7 +39,7 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
     print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile));
     let bar = Progress::new(&proto.name);
     let wall = Instant::now();
-    let result = run_protocol(&mut sys, proto, &fc, |i, n, what, f| bar.set(((i - 1) as f64 + f) / n as f64, &format!("step {i}/{n}: {what}"))).map_err(|e| e.to_string())?;
+    let result = run_protocol(&mut sys, proto, &fc, |i, n, what, f| bar.set(((i - 1) as f64 + f) / n as f64, &format!("step {i}/{n}: {what}")))?;
     bar.finish();
     print!("{}", render(&result));
     println!(
@@ -89,8 +89,8 @@ pub fn render(r: &ProtocolResult) -> String {
             sig(s.rand_write_mbs, 3),
             sig(s.rand_write_p50_us, 3),
             sig(s.rand_write_p99_us, 3),
-            format!("{:.2}", s.device.write_amplification),
-            format!("{}", s.device.state.free_blocks),
+            s.device.as_ref().map_or("-".into(), |d| format!("{:.2}", d.write_amplification)),
+            s.device.as_ref().map_or("-".into(), |d| d.state.free_blocks.to_string()),
         ]);
     }
     let mut out = t.render();

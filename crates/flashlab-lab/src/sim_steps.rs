@@ -1,0 +1,77 @@
+//! The protocol steps on a simulated system: fill files, random writes, deletes, fstrim and
+//! idle on the simulated filesystem, driven by the closed-loop engine in virtual time.
+
+use crate::engine::{run_jobs, JobSpec};
+use crate::fourcorner::{run_four_corner, FourCorner, FourCornerConfig};
+use crate::protocol::ProtocolTarget;
+use crate::system::SimSystem;
+use flashlab_jobs::Rw;
+
+/// Prefix of the fill files a protocol creates (and `delete-fill` removes).
+pub const FILL_PREFIX: &str = "flashlab-fill-";
+
+impl SimSystem {
+    fn next_fill_name(&self) -> String {
+        (0..).map(|i| format!("{FILL_PREFIX}{i:05}")).find(|n| self.fs.file(n).is_none()).expect("a free name")
+    }
+}
+
+impl ProtocolTarget for SimSystem {
+    fn four_corner(&mut self, fc: &FourCornerConfig, label: &str, progress: &mut dyn FnMut(&str, f64)) -> Result<FourCorner, String> {
+        run_four_corner(self, fc, label, progress).map_err(|e| e.to_string())
+    }
+
+    fn fill(&mut self, leave_free: u64, file_size: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+        let target = self.fs.free_bytes().saturating_sub(leave_free);
+        let mut written = 0;
+        while written < target {
+            let size = file_size.min(target - written);
+            let name = self.next_fill_name();
+            let file = self.fs.create(&name, size).map_err(|e| e.to_string())?.clone();
+            let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file);
+            run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64)).map_err(|e| e.to_string())?;
+            written += size;
+        }
+        Ok(format!("wrote {written} bytes of fill files; {} bytes free", self.fs.free_bytes()))
+    }
+
+    fn random_writes(&mut self, keep_free: u64, passes: f64, iodepth: u32, random_map: bool, seed: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+        let size = self.fs.free_bytes().saturating_sub(keep_free) / 4096 * 4096;
+        if size == 0 {
+            return Ok("no free space beyond keep_free: skipped".into());
+        }
+        let name = self.next_fill_name();
+        let file = self.fs.create(&name, size).map_err(|e| e.to_string())?.clone();
+        let mut job = JobSpec::on_file(&name, Rw::RandWrite, 4096, file);
+        job.io_limit = Some((size as f64 * passes) as u64 / 4096 * 4096);
+        job.iodepth = iodepth;
+        job.random_map = random_map;
+        job.seed = seed;
+        let r = run_jobs(self, &[job], progress).map_err(|e| e.to_string())?;
+        Ok(format!("{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s", r[0].write.io_bytes, r[0].write.bw_bytes_per_sec() / 1e6))
+    }
+
+    fn delete_fill(&mut self) -> Result<String, String> {
+        let names: Vec<String> = self.fs.files().filter(|(n, _)| n.starts_with(FILL_PREFIX)).map(|(n, _)| n.clone()).collect();
+        for name in &names {
+            self.delete(name).map_err(|e| e.to_string())?;
+        }
+        let how = if self.fs.discard { "discarded" } else { "not trimmed" };
+        Ok(format!("deleted {} fill files ({how}); {} bytes free", names.len(), self.fs.free_bytes()))
+    }
+
+    fn fstrim(&mut self) -> Result<String, String> {
+        let bytes = SimSystem::fstrim(self).map_err(|e| e.to_string())?;
+        Ok(format!("Trimmed {bytes} bytes"))
+    }
+
+    fn idle(&mut self, ns: u64, duration: &str) -> Result<String, String> {
+        SimSystem::idle(self, ns);
+        let st = self.dev.state();
+        Ok(format!("idle {duration}; {} of {} blocks free after background GC", st.free_blocks, st.total_blocks))
+    }
+
+    fn clock_s(&self) -> f64 {
+        self.now as f64 / 1e9
+    }
+}
