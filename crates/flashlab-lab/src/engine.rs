@@ -99,6 +99,9 @@ enum Kind {
     Sync,
 }
 
+/// An I/O in flight: (done, sequence number for a stable order, job, kind, bytes, submitted).
+type Event = Reverse<(Ns, u64, usize, Kind, u64, Ns)>;
+
 fn ddir(i: u8) -> Ddir {
     [Ddir::Read, Ddir::Write, Ddir::Trim][i as usize]
 }
@@ -174,8 +177,7 @@ pub fn run_jobs_observed(
             }
         })
         .collect();
-    // (done, sequence, job, kind, bytes, submitted)
-    let mut events: BinaryHeap<Reverse<(Ns, u64, usize, Kind, u64, Ns)>> = BinaryHeap::new();
+    let mut events: BinaryHeap<Event> = BinaryHeap::new();
     let mut seq = 0u64;
     let mut last_progress = 0.0;
 

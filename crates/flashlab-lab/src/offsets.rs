@@ -35,7 +35,7 @@ impl Offsets {
                 *next += bs;
                 off
             }
-            Offsets::Random(p) => p.next() * bs,
+            Offsets::Random(p) => p.next_index() * bs,
             Offsets::Uniform { blocks, rng } => rng.below(*blocks) * bs,
         }
     }
@@ -82,7 +82,7 @@ impl Permutation {
     }
 
     #[inline]
-    pub fn next(&mut self) -> u64 {
+    pub fn next_index(&mut self) -> u64 {
         if self.left_in_pass == 0 {
             self.new_pass();
         }
@@ -108,7 +108,7 @@ mod tests {
             for _pass in 0..3 {
                 let mut seen = vec![false; n as usize];
                 for _ in 0..n {
-                    let v = p.next() as usize;
+                    let v = p.next_index() as usize;
                     assert!(!seen[v], "n={n}: {v} twice in a pass");
                     seen[v] = true;
                 }

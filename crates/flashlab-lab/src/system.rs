@@ -78,7 +78,7 @@ impl SimSystem {
                 (_, Ok(c)) => Ok(c),
             });
         });
-        result.unwrap_or_else(|| Err(RequestError::Empty))
+        result.unwrap_or(Err(RequestError::Empty))
     }
 
     /// Flush the device's write cache (what fsync ends with); the clock advances.
