@@ -28,6 +28,12 @@ pub enum Command {
     /// Experiments on the simulator alone.
     #[command(subcommand)]
     Sim(SimCommand),
+    /// Turn results files (age, bench, fill, wsat, run --output-format json) into one
+    /// self-contained HTML report with charts.
+    Report(ReportArgs),
+    /// Inspect this system's (or a captured tree's) flash storage: fullness, TRIM, mount
+    /// options, device class and health, FUSE layers; say what slows it and how to fix it.
+    Doctor(DoctorArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -44,6 +50,9 @@ pub struct CommonArgs {
     /// Write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write an HTML report with charts of the results to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Bytes each random four-corner test transfers [default: the protocol's, else 16MiB].
     #[arg(long, value_name = "SIZE")]
     pub rand_io: Option<String>,
@@ -102,6 +111,23 @@ pub struct RunArgs {
     /// Write per-interval bandwidth and IOPS as CSV to this file.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Write an HTML report with charts of the results to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Results files written by flashlab (`--json`, or `run --output-format json`); several
+    /// files are drawn side by side.
+    #[arg(required = true, value_name = "RESULTS.json")]
+    pub files: Vec<PathBuf>,
+    /// The HTML file to write.
+    #[arg(short = 'o', long, value_name = "FILE", default_value = "report.html")]
+    pub output: PathBuf,
+    /// Also write each chart as an SVG file into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -138,6 +164,17 @@ pub struct WafArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    /// Read a captured tree (proc/, sys/block/, etc/, doctor/df.txt) instead of the live system;
+    /// see docs/doctor.md and scripts/capture-adb.sh.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Print the report as JSON on standard output.
     #[arg(long)]
     pub json: bool,
 }

@@ -26,6 +26,8 @@ fn main() {
         Command::Run(a) => cmd::run::run(a),
         Command::Profiles(a) => cmd::profiles::profiles(a.name.as_deref()),
         Command::Sim(SimCommand::Waf(a)) => cmd::sim_waf::waf(a),
+        Command::Doctor(a) => cmd::doctor::doctor(a),
+        Command::Report(a) => cmd::report::report(a),
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");

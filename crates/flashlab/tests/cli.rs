@@ -125,3 +125,29 @@ fn bad_input_is_one_clear_error() {
     std::fs::write(&proto, "name = \"x\"\n[[step]]\nkind = \"fill\"\nleave_free = \"3zb\"\n").unwrap();
     fails(&["age", "--target", "sim:toy", "--protocol", proto.to_str().unwrap()], "leave_free");
 }
+
+#[test]
+fn html_reports_from_commands_and_files() {
+    let json = scratch("rep-age.json");
+    let html = scratch("rep-age.html");
+    ok(&["bench", "--target", "sim:toy", "--json", json.to_str().unwrap(), "--report", html.to_str().unwrap()]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<svg") && page.contains("Four-corner"), "no chart in the report");
+    let out = scratch("rep-files.html");
+    let text = ok(&["report", json.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(text.contains("wrote"), "{text}");
+    let bad = scratch("not-results.json");
+    std::fs::write(&bad, "{\"hello\": 1}").unwrap();
+    fails(&["report", bad.to_str().unwrap(), "-o", out.to_str().unwrap()], "not-results.json");
+}
+
+#[test]
+fn doctor_reads_a_captured_tree_and_the_live_system() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/../flashlab-doctor/tests/fixtures/ubuntu-sbc-emmc");
+    let out = ok(&["doctor", "--root", fixture, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v.is_object());
+    assert!(out.contains("no-trim"), "{out}");
+    ok(&["doctor"]);
+    fails(&["doctor", "--root", "/nonexistent/flashlab"], "nonexistent");
+}

@@ -48,21 +48,24 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
         flashlab_jobs::units::format_size_iec(fc.span)
     );
     println!("virtual time {:.1} s; wall time {:.1} s", sys.now as f64 / 1e9, wall.elapsed().as_secs_f64());
+    let doc = json!({
+        "flashlab_version": env!("CARGO_PKG_VERSION"),
+        "command": "age",
+        "target": args.target,
+        "profile": {"name": profile.name, "description": profile.description, "calibration": profile.calibration},
+        "seed": args.seed,
+        "discard": args.discard,
+        "protocol": result.protocol,
+        "steps": result.steps,
+        "log": result.log,
+        "virtual_seconds": sys.now as f64 / 1e9,
+    });
     if let Some(path) = &args.json {
-        let doc = json!({
-            "flashlab_version": env!("CARGO_PKG_VERSION"),
-            "command": "age",
-            "target": args.target,
-            "profile": {"name": profile.name, "description": profile.description, "calibration": profile.calibration},
-            "seed": args.seed,
-            "discard": args.discard,
-            "protocol": result.protocol,
-            "steps": result.steps,
-            "log": result.log,
-            "virtual_seconds": sys.now as f64 / 1e9,
-        });
         write_json(path, &doc)?;
         println!("results written to {}", path.display());
+    }
+    if let Some(path) = &args.report {
+        super::report::write_for(path, &format!("{} {}", proto.name, args.target), doc)?;
     }
     Ok(())
 }

@@ -27,8 +27,12 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
     }
     print!("{}", t.render());
     println!("4 KiB random writes at QD{}, each block of {} bytes once; percentiles per tenth of the fill; MB/s = 10^6 bytes/s", a.iodepth, r.bytes);
+    let doc = json!({"command": "fill", "target": a.common.target, "seed": a.common.seed, "result": r});
     if let Some(p) = &a.common.json {
-        write_json(p, &json!({"command": "fill", "target": a.common.target, "seed": a.common.seed, "result": r}))?;
+        write_json(p, &doc)?;
+    }
+    if let Some(p) = &a.common.report {
+        super::report::write_for(p, &format!("fill {}", a.common.target), doc)?;
     }
     Ok(())
 }

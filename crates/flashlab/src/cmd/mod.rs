@@ -1,8 +1,10 @@
 //! One module per subcommand.
 
 pub mod age;
+pub mod doctor;
 pub mod fill;
 pub mod profiles;
+pub mod report;
 pub mod run;
 pub mod sim_waf;
 pub mod wsat;

@@ -66,17 +66,23 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     }
     bar.finish();
     let percentiles = jf.jobs[0].percentile_list.clone();
-    if json {
+    if json || a.report.is_some() {
         let ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
         let mut meta = RunMeta::new(format!("flashlab-{}", env!("CARGO_PKG_VERSION")), ms);
         meta.elapsed_s = sys.now / 1_000_000_000;
         let jobs: Vec<JobResult> = results.iter().map(|r| r.0.clone()).collect();
         let doc = fio_json(&jobs, &percentiles, &meta);
-        match &a.output {
-            Some(p) => write_json(p, &doc)?,
-            None => println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?),
+        if let Some(p) = &a.report {
+            super::report::write_for(p, &a.jobfile.display().to_string(), doc.clone())?;
         }
-    } else {
+        if json {
+            match &a.output {
+                Some(p) => write_json(p, &doc)?,
+                None => println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?),
+            }
+        }
+    }
+    if !json {
         println!("flashlab run {} on {target} ({}); times are simulated", a.jobfile.display(), profile.description);
         for (r, rw, bs, qd) in &results {
             print!("{}", job_text(r, rw, *bs, *qd, &percentiles));

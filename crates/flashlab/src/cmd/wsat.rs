@@ -32,8 +32,12 @@ pub fn wsat(a: &WsatArgs) -> Result<(), String> {
         }
         write_atomic(p, csv.as_bytes())?;
     }
+    let doc = json!({"command": "wsat", "target": a.common.target, "seed": a.common.seed, "result": r});
     if let Some(p) = &a.common.json {
-        write_json(p, &json!({"command": "wsat", "target": a.common.target, "seed": a.common.seed, "result": r}))?;
+        write_json(p, &doc)?;
+    }
+    if let Some(p) = &a.common.report {
+        super::report::write_for(p, &format!("wsat {}", a.common.target), doc)?;
     }
     Ok(())
 }

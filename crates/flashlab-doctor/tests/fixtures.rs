@@ -1,0 +1,232 @@
+//! Expected findings for the captured trees under tests/fixtures/.
+
+use flashlab_doctor::{inspect, render_text, DeviceClass, Report, Severity, TimerState};
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> Report {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    assert!(dir.is_dir(), "missing fixture {}", dir.display());
+    inspect(&dir)
+}
+
+fn list(r: &Report) -> String {
+    r.all_findings().iter().map(|f| format!("  {} {} {:?}: {}", f.subject, f.id, f.severity, f.summary)).collect::<Vec<_>>().join("\n")
+}
+
+/// The severity of finding `id` about `subject`; fails listing every finding when absent.
+fn sev(r: &Report, subject: &str, id: &str) -> Severity {
+    match r.finding(subject, id) {
+        Some(f) => f.severity,
+        None => panic!("no finding {id} for {subject}; findings:\n{}", list(r)),
+    }
+}
+
+fn absent(r: &Report, subject: &str, id: &str) {
+    assert!(r.finding(subject, id).is_none(), "unexpected finding {id} for {subject}; findings:\n{}", list(r));
+}
+
+/// Every finding has the parts a reader needs.
+fn well_formed(r: &Report) {
+    for f in r.all_findings() {
+        assert!(!f.id.is_empty() && !f.summary.is_empty() && !f.why.is_empty(), "{f:?}");
+        assert!(!f.summary.contains('\n') && !f.why.contains('\n'), "one line each: {f:?}");
+        if matches!(f.severity, Severity::Warn | Severity::Alarm) {
+            assert!(f.fix.is_some(), "a warning or alarm says how to fix it: {f:?}");
+        }
+    }
+    // The text report and the JSON both render, and the JSON reads back.
+    let text = render_text(r, false);
+    assert!(!text.contains('\x1b'));
+    assert!(render_text(r, true).contains("\x1b["));
+    let json = serde_json::to_string(r).unwrap();
+    let back: Report = serde_json::from_str(&json).unwrap();
+    assert_eq!(&back, r);
+}
+
+#[test]
+fn ubuntu_sbc_on_emmc_without_trim_and_92_percent_full() {
+    let r = fixture("ubuntu-sbc-emmc");
+    well_formed(&r);
+    assert!(r.android.is_none());
+    assert_eq!(r.trim.fstrim_timer, TimerState::Disabled);
+    assert!(r.trim.cron.is_empty(), "a commented-out fstrim line is not an entry: {:?}", r.trim.cron);
+
+    let root = r.filesystem("/").unwrap();
+    assert_eq!(root.fs_type, "ext4");
+    let b = root.block.as_ref().unwrap();
+    assert_eq!((b.node.as_str(), b.disk.as_str(), b.partition), ("mmcblk0p2", "mmcblk0", Some(2)));
+    assert_eq!(root.usage.as_ref().unwrap().from, "df");
+    assert!(root.trimmed_by.is_empty());
+
+    assert_eq!(sev(&r, "/", "usage-alarm"), Severity::Alarm);
+    assert!(r.finding("/", "usage-alarm").unwrap().summary.starts_with("92 % used"));
+    assert_eq!(sev(&r, "/", "no-trim"), Severity::Alarm, "no trim on a 92 % full eMMC is an alarm");
+    assert!(r.finding("/", "no-trim").unwrap().fix.as_deref().unwrap().contains("systemctl enable --now fstrim.timer"));
+    assert_eq!(sev(&r, "/", "ext4-commit-long"), Severity::Info);
+    assert_eq!(sev(&r, "/boot/firmware", "no-trim"), Severity::Warn, "a 25 % full vfat: warn");
+    assert_eq!(sev(&r, "/boot/firmware", "usage-ok"), Severity::Ok);
+    absent(&r, "/", "nobarrier");
+    absent(&r, "/", "strictatime");
+
+    let d = r.device("mmcblk0").unwrap();
+    assert_eq!(d.facts.class, DeviceClass::Emmc);
+    assert_eq!(d.facts.rotational, Some(false));
+    assert_eq!(d.facts.scheduler.as_deref(), Some("mq-deadline"));
+    assert_eq!(d.facts.write_cache.as_deref(), Some("write back"));
+    assert_eq!(d.facts.discard.max_bytes, Some(4294966784));
+    let h = d.facts.emmc.as_ref().unwrap();
+    assert_eq!((h.life_time_a, h.life_time_b, h.pre_eol), (Some(2), Some(3), Some(1)));
+    assert_eq!(sev(&r, "mmcblk0", "emmc-life"), Severity::Ok);
+    assert_eq!(sev(&r, "mmcblk0", "emmc-pre-eol"), Severity::Ok);
+    // Snaps are read-only squashfs on loop devices: listed, not judged, not devices.
+    assert!(r.filesystem("/snap/core20/2015").unwrap().read_only);
+    assert!(r.filesystem("/snap/core20/2015").unwrap().findings.is_empty());
+    assert!(r.device("loop0").is_none());
+    assert_eq!((r.summary.alarm, r.summary.warn), (2, 1));
+}
+
+#[test]
+fn laptop_on_nvme_with_fstrim_timer() {
+    let r = fixture("laptop-nvme-timer");
+    well_formed(&r);
+    assert_eq!(r.trim.fstrim_timer, TimerState::Enabled);
+    assert_eq!(r.trim.systemd_running, Some(true));
+    for mp in ["/", "/home", "/boot/efi"] {
+        assert_eq!(sev(&r, mp, "trim-ok"), Severity::Ok);
+        assert!(r.filesystem(mp).unwrap().trimmed_by.contains(&"fstrim.timer".to_string()));
+        assert_eq!(sev(&r, mp, "usage-ok"), Severity::Ok);
+        absent(&r, mp, "no-trim");
+    }
+    // btrfs subvolume: anonymous device number, resolved through the source.
+    let home = r.filesystem("/home").unwrap();
+    assert_eq!(home.block.as_ref().unwrap().node, "nvme0n1p3");
+    assert_eq!(sev(&r, "/home", "online-discard"), Severity::Ok);
+    let d = r.device("nvme0n1").unwrap();
+    assert_eq!(d.facts.class, DeviceClass::Nvme);
+    assert_eq!(d.facts.model.as_deref(), Some("Samsung SSD 980 PRO 1TB"));
+    absent(&r, "nvme0n1", "scheduler");
+    // Desktop FUSE mounts are listed but not tied to a filesystem.
+    assert!(r.stacked.iter().any(|s| s.fs_type == "fuse.gvfsd-fuse" && s.over.is_none()));
+    assert_eq!((r.summary.alarm, r.summary.warn, r.summary.unknown), (0, 0, 0));
+}
+
+#[test]
+fn android_with_ext4_data_and_fuse_storage() {
+    let r = fixture("android-ext4-fuse");
+    well_formed(&r);
+    let a = r.android.as_ref().unwrap();
+    assert_eq!(a.sdk, Some(33));
+    assert_eq!(a.fuse_passthrough, Some(false));
+    assert!(r.trim.android_idle_maintenance);
+    assert_eq!(r.trim.android_last_maintenance.as_deref(), Some("2024-05-02 03:11:54"));
+
+    let data = r.filesystem("/data").unwrap();
+    assert_eq!(data.fs_type, "ext4");
+    assert!(data.other_mount_points.contains(&"/data/user/0".to_string()));
+    let b = data.block.as_ref().unwrap();
+    assert_eq!(b.chain, vec!["dm-6", "sda"]);
+    assert_eq!(b.physical, vec!["sda"]);
+    assert!(b.layers[0].contains("userdata"));
+    assert!(data.stacked_over_by.contains(&"/storage/emulated".to_string()));
+
+    assert_eq!(sev(&r, "/data", "fuse-over"), Severity::Warn);
+    assert!(r.finding("/data", "fuse-over").unwrap().summary.contains("/storage/emulated"));
+    assert_eq!(sev(&r, "/data", "trim-ok"), Severity::Ok);
+    assert!(data.trimmed_by.contains(&"Android idle maintenance".to_string()));
+    assert_eq!(sev(&r, "/data", "usage-ok"), Severity::Ok);
+    absent(&r, "/data", "nobarrier");
+    absent(&r, "/data", "no-trim");
+    assert_eq!(sev(&r, "/metadata", "ext4-commit-short"), Severity::Info);
+    assert_eq!(sev(&r, "/metadata", "online-discard"), Severity::Info, "online discard on UFS is informational");
+    assert_eq!(sev(&r, "system", "android-idle-maint"), Severity::Info);
+
+    let d = r.device("sda").unwrap();
+    assert_eq!(d.facts.class, DeviceClass::Ufs, "the sysfs link names the UFS host");
+    assert_eq!(d.facts.model.as_deref(), Some("SAMSUNG KLUDG4UHGC-B0E1"));
+    // The FUSE mount is not itself a block filesystem.
+    assert!(r.filesystem("/storage/emulated").is_none());
+    // What the capture script could not read is passed on.
+    assert!(r.problems.iter().any(|p| p.path == "/sys/block/sda/device/unique_id" && p.reason.contains("Permission denied")));
+    assert_eq!((r.summary.alarm, r.summary.warn), (0, 1));
+}
+
+#[test]
+fn android_with_f2fs_data_discard_and_nobarrier() {
+    let r = fixture("android-f2fs-nobarrier");
+    well_formed(&r);
+    assert_eq!(r.source.mounts_file.as_deref(), Some("/proc/mounts"), "this capture has only /proc/mounts");
+    let data = r.filesystem("/data").unwrap();
+    assert_eq!(data.fs_type, "f2fs");
+    assert_eq!(data.block.as_ref().unwrap().node, "mmcblk0p47");
+
+    let nob = r.finding("/data", "nobarrier").unwrap();
+    assert_eq!(nob.severity, Severity::Alarm, "nobarrier over a write-back cache");
+    assert!(nob.summary.contains("nobarrier") && nob.summary.contains("fsync_mode=nobarrier"));
+    assert!(nob.risk.is_some());
+    assert_eq!(sev(&r, "/data", "online-discard"), Severity::Ok, "F2FS discards asynchronously");
+    assert_eq!(sev(&r, "/data", "trim-ok"), Severity::Ok);
+    assert!(data.trimmed_by.contains(&"online discard".to_string()));
+    assert_eq!(sev(&r, "/data", "usage-warn"), Severity::Warn);
+    assert_eq!(sev(&r, "/data", "stacked-over"), Severity::Info, "sdcardfs over /data");
+    absent(&r, "/data", "f2fs-bggc-off");
+    absent(&r, "/data", "f2fs-active-logs");
+    absent(&r, "/data", "strictatime");
+
+    // ext4 with online discard on eMMC stalls deletes.
+    assert_eq!(sev(&r, "/cache", "discard-sync"), Severity::Warn);
+    // The SD card: vold's device name resolves by device number; the card takes no discards,
+    // and Android's maintenance does not trim public volumes.
+    let sd = r.filesystem("/mnt/media_rw/1234-ABCD").unwrap();
+    assert_eq!(sd.block.as_ref().unwrap().disk, "mmcblk1");
+    assert!(!sd.trimmed_by.contains(&"Android idle maintenance".to_string()));
+    assert_eq!(sev(&r, "/mnt/media_rw/1234-ABCD", "discard-unsupported"), Severity::Info);
+    assert_eq!(r.device("mmcblk1").unwrap().facts.class, DeviceClass::Sd);
+    assert!(r.device("mmcblk1").unwrap().facts.emmc.is_none(), "SD cards have no eMMC life-time fields");
+    assert_eq!(sev(&r, "mmcblk0", "emmc-life"), Severity::Ok);
+    assert_eq!(r.summary.alarm, 1);
+}
+
+#[test]
+fn partial_and_malformed_capture_gives_unknowns_not_crashes() {
+    let r = fixture("partial-truncated");
+    well_formed(&r);
+    assert_eq!(sev(&r, "system", "mounts-truncated"), Severity::Unknown);
+    assert_eq!(sev(&r, "system", "mounts-malformed"), Severity::Info);
+    // No df capture: usage unknown, with the reason.
+    assert_eq!(sev(&r, "/", "usage-unknown"), Severity::Unknown);
+    assert!(r.filesystem("/").unwrap().usage_unknown.as_deref().unwrap().contains("df.txt"));
+    // queue/discard_max_bytes missing: trim support unknown, said as such.
+    assert_eq!(sev(&r, "/", "trim-unknown"), Severity::Unknown);
+    // The cut-off last line: its options are unknown.
+    assert_eq!(sev(&r, "/home", "options-unknown"), Severity::Unknown);
+    assert!(r.filesystem("/home").unwrap().options.is_none());
+    // An unknown filesystem on a device missing from sysfs.
+    assert_eq!(sev(&r, "/mnt/data", "unknown-fs"), Severity::Unknown);
+    assert_eq!(sev(&r, "sdz", "sysfs-missing"), Severity::Unknown);
+    let d = r.device("mmcblk0").unwrap();
+    assert_eq!(d.facts.scheduler, None, "a garbage scheduler file reads as unknown");
+    assert_eq!(d.facts.rotational, None);
+    assert!(r.problems.iter().any(|p| p.path == "/sys/block/mmcblk0/queue/discard_max_bytes"));
+    assert!(r.problems.iter().any(|p| p.path == "/doctor/df.txt"));
+    let text = render_text(&r, false);
+    assert!(text.contains("unknown"));
+    assert!(text.contains("Could not read"));
+}
+
+#[test]
+fn missing_tree_reports_that_nothing_could_be_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = inspect(dir.path());
+    assert_eq!(sev(&r, "system", "mounts-unreadable"), Severity::Unknown);
+    assert!(r.filesystems.is_empty());
+    assert!(r.problems.iter().any(|p| p.path == "/proc/self/mountinfo"));
+    let _ = render_text(&r, false);
+}
+
+#[test]
+fn live_system_runs() {
+    let r = flashlab_doctor::inspect_live();
+    assert!(r.source.live);
+    let _ = render_text(&r, false);
+    let _ = serde_json::to_string(&r).unwrap();
+}

@@ -1,0 +1,173 @@
+//! Charts and a self-contained HTML report from flashlab results files (issue 9).
+//!
+//! ```no_run
+//! let text = std::fs::read_to_string("age.json").unwrap();
+//! let report = flashlab_report::render_report(&[("age.json".to_string(), text)]).unwrap();
+//! flashlab_report::write_outputs(&report, Some(std::path::Path::new("report.html")), None).unwrap();
+//! ```
+//!
+//! The report reads the JSON that `flashlab age`/`bench` (`--json`), `fill --json`,
+//! `wsat --json` and `run --output-format json` write (and fio's own JSON). Several files side
+//! by side are drawn as several series of the same charts. Charts are drawn with plotters' SVG
+//! backend; the HTML holds them inline, with inline CSS and no script, link or web font, so it
+//! needs no network to be viewed.
+
+mod sections;
+pub mod chart;
+mod html;
+pub mod input;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A report: the HTML page and each chart as a standalone SVG document.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub html: String,
+    /// (file stem, SVG document): `four-corners`, `age-latency`, `age-device`, `fill-latency`,
+    /// `fill-throughput`, `wsat`, `run-clat`, `run-bandwidth` (those the inputs have data for).
+    pub charts: Vec<(String, String)>,
+}
+
+/// A problem with one file: the file's name and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportError {
+    pub file: String,
+    pub message: String,
+}
+
+impl fmt::Display for ReportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.file.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.file, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ReportError {}
+
+/// One parsed input.
+#[derive(Debug, Clone)]
+pub(crate) struct Input {
+    pub file: String,
+    /// Its name in legends: the file name without directory and `.json`, made unique.
+    pub series: String,
+    pub meta: input::Meta,
+    pub results: input::Results,
+}
+
+/// Render a report from results files, given as (file name, file text). The file name is used
+/// in error messages and, without its directory and `.json`, as the series name in legends.
+///
+/// Errors name the file: malformed JSON (with line and column), a JSON file that is not the
+/// results of a command the report draws (`flashlab sim waf --json`, anything else), or a
+/// results file with a missing or mistyped field (named as `steps[2].seq_read_mbs`).
+pub fn render_report(inputs: &[(String, String)]) -> Result<Report, ReportError> {
+    if inputs.is_empty() {
+        return Err(ReportError { file: String::new(), message: "no results files to report on".into() });
+    }
+    let mut parsed = Vec::new();
+    for (file, text) in inputs {
+        let (meta, results) = input::parse(text).map_err(|message| ReportError { file: file.clone(), message })?;
+        parsed.push((file.clone(), meta, results));
+    }
+    let names = series_names(&parsed.iter().map(|p| p.0.as_str()).collect::<Vec<_>>());
+    let inputs: Vec<Input> = parsed.into_iter().zip(names).map(|((file, meta, results), series)| Input { file, series, meta, results }).collect();
+    let sections = sections::sections(&inputs).map_err(|message| ReportError { file: String::new(), message })?;
+    let html = html::page(&inputs, &sections);
+    let charts = sections.iter().map(|s| (s.stem.clone(), s.svg.clone())).collect();
+    Ok(Report { html, charts })
+}
+
+/// [`render_report`] for results already in memory as JSON values (e.g. a command's own
+/// results for `--report FILE`), with the name to show for each.
+pub fn render_report_values(inputs: &[(String, serde_json::Value)]) -> Result<Report, ReportError> {
+    let texts: Vec<(String, String)> = inputs.iter().map(|(n, v)| (n.clone(), v.to_string())).collect();
+    render_report(&texts)
+}
+
+/// Write the HTML page to `html_path` and each chart to `svg_dir/STEM.svg` (the directory is
+/// created if missing). Each file is written completely or not at all (a temporary file, then
+/// a rename). Returns the paths written.
+pub fn write_outputs(report: &Report, html_path: Option<&Path>, svg_dir: Option<&Path>) -> Result<Vec<PathBuf>, ReportError> {
+    let mut written = Vec::new();
+    if let Some(p) = html_path {
+        write_atomic(p, report.html.as_bytes())?;
+        written.push(p.to_path_buf());
+    }
+    if let Some(dir) = svg_dir {
+        std::fs::create_dir_all(dir).map_err(|e| ReportError { file: dir.display().to_string(), message: e.to_string() })?;
+        for (stem, svg) in &report.charts {
+            let p = dir.join(format!("{stem}.svg"));
+            write_atomic(&p, svg.as_bytes())?;
+            written.push(p);
+        }
+    }
+    Ok(written)
+}
+
+fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
+    use std::io::Write;
+    let e = |m: String| ReportError { file: path.display().to_string(), message: m };
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| e("not a file name".into()))?;
+    let tmp = dir.join(format!(".{}.flashlab-tmp", name.to_string_lossy()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|err| {
+        let _ = std::fs::remove_file(&tmp);
+        e(err.to_string())
+    })
+}
+
+/// Legend names: file names without directory and `.json`; the whole given name where two
+/// would be the same, and a number where even those are.
+fn series_names(files: &[&str]) -> Vec<String> {
+    let short = |f: &str| {
+        let base = Path::new(f).file_name().map(|b| b.to_string_lossy().to_string()).unwrap_or_else(|| f.to_string());
+        base.strip_suffix(".json").map(str::to_string).unwrap_or(base)
+    };
+    let shorts: Vec<String> = files.iter().map(|f| short(f)).collect();
+    let mut out: Vec<String> = shorts
+        .iter()
+        .zip(files)
+        .map(|(s, f)| if shorts.iter().filter(|o| *o == s).count() > 1 { f.strip_suffix(".json").unwrap_or(f).to_string() } else { s.clone() })
+        .collect();
+    for i in 0..out.len() {
+        let n = out[..i].iter().filter(|o| **o == out[i]).count();
+        if n > 0 {
+            out[i] = format!("{} #{}", out[i], n + 1);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_names_are_short_and_unique() {
+        assert_eq!(series_names(&["a/age.json", "b/fill.json"]), vec!["age", "fill"]);
+        assert_eq!(series_names(&["a/age.json", "b/age.json"]), vec!["a/age", "b/age"]);
+        assert_eq!(series_names(&["age.json", "age.json"]), vec!["age", "age #2"]);
+    }
+
+    #[test]
+    fn numbers_and_wrapping() {
+        assert_eq!(chart::fmt_num(1000.0), "1000");
+        assert_eq!(chart::fmt_num(45.312), "45.3");
+        assert_eq!(chart::fmt_num(1.0), "1");
+        assert_eq!(chart::fmt_num(0.05), "0.05");
+        assert_eq!(chart::fmt_num(2e6), "2M");
+        let w = chart::wrap("after fstrim + idle", 70.0, 12.0);
+        assert!(w.len() >= 2, "{w:?}");
+        assert_eq!(chart::wrap("new", 70.0, 12.0), vec!["new"]);
+    }
+}

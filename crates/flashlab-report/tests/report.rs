@@ -1,0 +1,255 @@
+//! Issue 9, acceptance 1 and 3: reports rendered from recorded results files (tests/fixtures,
+//! see its README for how they were made) have every chart, labelled axes, legends, and no
+//! external reference; bad inputs give errors that name the file.
+
+use flashlab_report::{render_report, write_outputs, Report};
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> (String, String) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (name.to_string(), text)
+}
+
+fn render(names: &[&str]) -> Report {
+    let inputs: Vec<(String, String)> = names.iter().map(|n| fixture(n)).collect();
+    render_report(&inputs).unwrap_or_else(|e| panic!("{names:?}: {e}"))
+}
+
+fn chart<'a>(r: &'a Report, stem: &str) -> &'a str {
+    r.charts.iter().find(|c| c.0 == stem).map(|c| c.1.as_str()).unwrap_or_else(|| panic!("no chart '{stem}' in {:?}", stems(r)))
+}
+
+fn stems(r: &Report) -> Vec<&str> {
+    r.charts.iter().map(|c| c.0.as_str()).collect()
+}
+
+/// The texts of an SVG's <text> elements (plotters writes one per line).
+fn texts(svg: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find("<text") {
+        let after = &rest[i..];
+        let start = after.find('>').unwrap() + 1;
+        let end = after.find("</text>").unwrap();
+        out.push(after[start..end].trim().replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&apos;", "'").replace("&quot;", "\""));
+        rest = &after[end..];
+    }
+    out
+}
+
+fn has_text(svg: &str, want: &str) -> bool {
+    texts(svg).iter().any(|t| t.contains(want))
+}
+
+/// Every chart: an SVG with a title, both axis descriptions, and a legend entry per series.
+fn check_chart(svg: &str, title: &str, axes: &[&str], legend: &[&str]) {
+    assert!(svg.trim_start().starts_with("<svg"), "not an SVG document");
+    assert!(svg.contains("xmlns=\"http://www.w3.org/2000/svg\""));
+    assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count(), "unbalanced <text>");
+    assert!(has_text(svg, title), "title '{title}' missing; texts: {:?}", texts(svg));
+    for a in axes {
+        assert!(has_text(svg, a), "axis label '{a}' missing in '{title}'; texts: {:?}", texts(svg));
+    }
+    for l in legend {
+        assert!(texts(svg).iter().any(|t| t == l), "legend entry '{l}' missing in '{title}'; texts: {:?}", texts(svg));
+    }
+    // Text is drawn in a generic family: no font has to be installed where the chart is drawn or viewed.
+    assert!(!svg.contains("font-family=\"") || svg.matches("font-family=\"sans-serif\"").count() == svg.matches("font-family=").count());
+}
+
+/// No reference outside the document: the only URL is the SVG namespace.
+fn check_self_contained(doc: &str) {
+    let mut rest = doc;
+    while let Some(i) = rest.find("http") {
+        let tail = &rest[i..];
+        if tail.starts_with("http://") || tail.starts_with("https://") {
+            assert!(tail.starts_with("http://www.w3.org/2000/svg\""), "external reference: {}", &tail[..tail.len().min(80)]);
+        }
+        rest = &tail[4..];
+    }
+    let lower = doc.to_ascii_lowercase();
+    for bad in ["<script", "<link", "<iframe", "<img", "@import", "url(", "@font-face", "xlink:href", "src="] {
+        assert!(!lower.contains(bad), "report contains '{bad}'");
+    }
+}
+
+#[test]
+fn age_report_has_its_charts_tables_and_header() {
+    let r = render(&["age-toy.json"]);
+    assert_eq!(stems(&r), vec!["four-corners", "age-latency", "age-device"]);
+    let fc = chart(&r, "four-corners");
+    check_chart(fc, "Four-corner throughput per protocol step", &["protocol step", "throughput (MB/s = 10^6 bytes/s)"], &["age-toy"]);
+    for t in ["Sequential read (256 KiB, QD1)", "Sequential write (256 KiB, QD1)", "Random read (4 KiB, QD1)", "Random write (4 KiB, QD1)"] {
+        assert!(has_text(fc, t), "panel '{t}' missing");
+    }
+    // The protocol's steps label the categories (wrapped: look for their words).
+    for w in ["new", "after", "delete", "fstrim"] {
+        assert!(has_text(fc, w), "step label word '{w}' missing");
+    }
+    check_chart(chart(&r, "age-latency"), "Random-write latency per protocol step", &["protocol step", "latency (µs, log scale)"], &["p50", "p99"]);
+    let dev = chart(&r, "age-device");
+    check_chart(dev, "Simulated device after each protocol step", &["protocol step", "WAF (NAND writes / host writes)", "free erase blocks (count)", "block erases (count)"], &["age-toy"]);
+    for t in ["Write amplification since new", "Free blocks", "GC copies since new", "Erases since new"] {
+        assert!(has_text(dev, t), "panel '{t}' missing");
+    }
+
+    let h = &r.html;
+    check_self_contained(h);
+    assert!(h.starts_with("<!DOCTYPE html>"));
+    assert_eq!(h.matches("<svg").count(), r.charts.len(), "every chart inline");
+    // The header says what the input was.
+    for s in ["age (protocol age-small)", "sim:toy", "toy: toy device for tests", "flashlab 0.1.0", "age-toy.json"] {
+        assert!(h.contains(s), "header lacks '{s}'");
+    }
+    // Tables beside the charts: the numbers of the fixture, as the terminal table prints them.
+    for s in ["<td>after fstrim + idle</td>", "<td>284</td>", "<td>51.9</td>", "<td>35.4</td>", "<td>54.2</td>", "<td>326</td>", "<td>8 of 512</td>"] {
+        assert!(h.contains(s), "table lacks {s}");
+    }
+    assert!(h.contains("deleted 13 fill files (not trimmed)"), "the protocol log is shown");
+}
+
+#[test]
+fn fill_wsat_and_run_reports() {
+    let r = render(&["fill-toy.json"]);
+    assert_eq!(stems(&r), vec!["fill-latency", "fill-throughput"]);
+    check_chart(chart(&r, "fill-latency"), "Random-write latency while filling the device", &["device filled (%)", "latency (µs, log scale)"], &["p50", "p90", "p99"]);
+    check_chart(chart(&r, "fill-throughput"), "Throughput and write amplification while filling", &["device filled (%)", "throughput (MB/s", "WAF"], &["fill-toy"]);
+    check_self_contained(&r.html);
+    assert!(r.html.contains("<td>45.3</td>"));
+
+    let r = render(&["wsat-toy.json"]);
+    assert_eq!(stems(&r), vec!["wsat"]);
+    check_chart(chart(&r, "wsat"), "Write saturation", &["capacity written (× device capacity)", "IOPS (4 KiB writes per second)", "WAF (NAND writes / host writes)", "free erase blocks (count)"], &["wsat-toy"]);
+    assert!(r.html.contains("wsat (QD32)"));
+    check_self_contained(&r.html);
+
+    let r = render(&["run-toy.json"]);
+    assert_eq!(stems(&r), vec!["run-clat", "run-bandwidth"]);
+    check_chart(chart(&r, "run-clat"), "Completion-latency percentiles per job", &["percentile (%)", "completion latency (µs, log scale)"], &["seqwrite write", "randwrite write", "randread read"]);
+    check_chart(chart(&r, "run-bandwidth"), "Bandwidth per job", &["job and direction", "bandwidth (MB/s = 10^6 bytes/s)"], &["run-toy"]);
+    for s in ["<td>randwrite</td>", "<td>4096</td>", "run (fio job file, flashlab)", "sim:toy"] {
+        assert!(r.html.contains(s), "run report lacks {s}");
+    }
+    check_self_contained(&r.html);
+
+    // fio's own JSON (fio-3.33) reads the same way.
+    let r = render(&["fio-real.json"]);
+    assert_eq!(stems(&r), vec!["run-clat", "run-bandwidth"]);
+    assert!(r.html.contains("fio-3.33"));
+    check_chart(chart(&r, "run-clat"), "Completion-latency percentiles per job", &["percentile (%)"], &["randwrite write"]);
+}
+
+fn rects_filled(svg: &str, color: &str) -> usize {
+    svg.lines().filter(|l| l.starts_with("<rect") && l.contains(&format!("fill=\"{color}\""))).count()
+}
+
+#[test]
+fn two_files_side_by_side_give_two_series() {
+    let r = render(&["age-toy.json", "age-toy-discard.json"]);
+    assert_eq!(stems(&r), vec!["four-corners", "age-latency", "age-device"]);
+    let fc = chart(&r, "four-corners");
+    check_chart(fc, "Four-corner throughput", &["protocol step"], &["age-toy", "age-toy-discard"]);
+    // One bar per file, step and test (6 steps x 4 tests), plus one legend swatch each,
+    // in the first two Okabe-Ito colours.
+    assert_eq!(rects_filled(fc, "#0072B2"), 6 * 4 + 1);
+    assert_eq!(rects_filled(fc, "#D55E00"), 6 * 4 + 1);
+    check_chart(chart(&r, "age-latency"), "Random-write latency", &["latency (µs, log scale)"], &["age-toy p50", "age-toy p99", "age-toy-discard p50", "age-toy-discard p99"]);
+    check_chart(chart(&r, "age-device"), "Simulated device", &["WAF (NAND writes / host writes)"], &["age-toy", "age-toy-discard"]);
+    // Both tables, and both inputs in the header (one without, one with online discard).
+    assert!(r.html.contains("age-toy — age (protocol age-small)") && r.html.contains("age-toy-discard — age (protocol age-small)"));
+    assert!(r.html.contains("<td>online discard</td>") && r.html.contains("<td>no</td>"));
+    // After the delete, the discard run's random writes are back (50.2) and the other's not (36.6).
+    assert!(r.html.contains("<td>36.6</td>") && r.html.contains("<td>50.2</td>"));
+
+    // Every kind at once, and a bench beside an age run: one report, every chart.
+    let all = render(&["age-toy.json", "bench-toy.json", "fill-toy.json", "wsat-toy.json", "run-toy.json", "fio-real.json"]);
+    assert_eq!(stems(&all), vec!["four-corners", "age-latency", "age-device", "fill-latency", "fill-throughput", "wsat", "run-clat", "run-bandwidth"]);
+    check_self_contained(&all.html);
+    for (_, svg) in &all.charts {
+        check_self_contained(svg);
+    }
+    assert_eq!(all.html.matches("<svg").count(), 8);
+    check_chart(chart(&all, "four-corners"), "Four-corner throughput", &[], &["age-toy", "bench-toy"]);
+    check_chart(chart(&all, "run-clat"), "Completion-latency", &[], &["run-toy: randwrite write", "fio-real: randwrite write"]);
+    assert!(all.html.contains("bench (four-corner)"));
+}
+
+#[test]
+fn same_input_same_report() {
+    let a = render(&["age-toy.json", "fill-toy.json"]);
+    let b = render(&["age-toy.json", "fill-toy.json"]);
+    assert_eq!(a.html, b.html);
+    assert_eq!(a.charts, b.charts);
+}
+
+fn error_of(name: &str, text: &str) -> String {
+    let e = render_report(&[fixture("age-toy.json"), (name.to_string(), text.to_string())]).expect_err(name);
+    assert_eq!(e.file, name);
+    let shown = e.to_string();
+    assert!(shown.starts_with(&format!("{name}: ")), "error does not start with the file name: {shown}");
+    shown
+}
+
+#[test]
+fn bad_inputs_name_the_file() {
+    let (_, truncated) = fixture("truncated.json");
+    let e = error_of("runs/truncated.json", &truncated);
+    assert!(e.contains("malformed JSON: EOF while parsing") && e.contains("at line 2"), "{e}");
+
+    let e = error_of("notes.txt", "flashlab was here\n");
+    assert!(e.contains("malformed JSON"), "{e}");
+
+    let (_, waf) = fixture("sim-waf.json");
+    let e = error_of("waf.json", &waf);
+    assert!(e.contains("`flashlab sim waf --json`") && e.contains("does not draw"), "{e}");
+
+    let e = error_of("doctor.json", r#"{"command": "doctor", "checks": []}"#);
+    assert!(e.contains("results of `flashlab doctor`, which the report does not draw"), "{e}");
+    assert!(e.contains("age, bench, fill, wsat"), "the message says what it can draw: {e}");
+
+    let e = error_of("list.json", "[1, 2, 3]");
+    assert!(e.contains("not a flashlab results file") && e.contains("an array"), "{e}");
+
+    let e = error_of("other.json", r#"{"name": "something else"}"#);
+    assert!(e.contains("not a flashlab results file"), "{e}");
+
+    let e = error_of("age-bad.json", r#"{"command": "age", "protocol": "age", "steps": [{"label": "new", "seq_write_mbs": 1, "rand_read_mbs": 1, "rand_write_mbs": 1}]}"#);
+    assert!(e.contains("steps[0].seq_read_mbs: missing"), "{e}");
+
+    let e = error_of("age-type.json", r#"{"command": "age", "steps": [{"label": "new", "seq_read_mbs": "fast", "seq_write_mbs": 1, "rand_read_mbs": 1, "rand_write_mbs": 1}]}"#);
+    assert!(e.contains("steps[0].seq_read_mbs: expected a number, found a string"), "{e}");
+
+    let e = error_of("fill-bad.json", r#"{"command": "fill", "result": {"deciles": [{"filled_pct": 10, "p50_us": 1, "p90_us": 2}]}}"#);
+    assert!(e.contains("result.deciles[0].p99_us: missing"), "{e}");
+
+    let e = error_of("wsat-bad.json", r#"{"command": "wsat", "seed": 1}"#);
+    assert!(e.contains("result: missing"), "{e}");
+
+    let e = error_of("fio-bad.json", r#"{"fio version": "fio-3.33", "jobs": []}"#);
+    assert!(e.contains("jobs: empty"), "{e}");
+
+    assert!(render_report(&[]).is_err());
+}
+
+#[test]
+fn write_outputs_writes_html_and_svgs() {
+    let dir = std::env::temp_dir().join(format!("flashlab-report-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let r = render(&["age-toy.json", "wsat-toy.json"]);
+    let html = dir.join("report.html");
+    let svg = dir.join("svg");
+    let written = write_outputs(&r, Some(&html), Some(&svg)).unwrap();
+    let mut expect: Vec<PathBuf> = vec![html.clone()];
+    expect.extend(["four-corners", "age-latency", "age-device", "wsat"].iter().map(|s| svg.join(format!("{s}.svg"))));
+    assert_eq!(written, expect);
+    assert_eq!(std::fs::read_to_string(&html).unwrap(), r.html);
+    assert_eq!(std::fs::read_to_string(svg.join("wsat.svg")).unwrap(), chart(&r, "wsat"));
+    // No temporary file is left behind.
+    assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains("flashlab-tmp")));
+    // A path that cannot be written: the error names it.
+    let e = write_outputs(&r, Some(&dir.join("missing-dir/report.html")), None).unwrap_err();
+    assert!(e.file.ends_with("missing-dir/report.html"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
