@@ -38,9 +38,12 @@ pub enum Command {
 
 #[derive(Args, Debug, Clone)]
 pub struct CommonArgs {
-    /// What to run on: `sim:PROFILE` (a built-in profile name or a profile TOML file).
+    /// What to run on: `sim:PROFILE` (a built-in profile name or a profile TOML file), or a
+    /// directory on a mounted filesystem (flashlab creates and removes only its own files there).
     #[arg(long, default_value = "sim:emmc-16g")]
     pub target: String,
+    #[command(flatten)]
+    pub real: RealArgs,
     /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -56,6 +59,23 @@ pub struct CommonArgs {
     /// Bytes each random four-corner test transfers [default: the protocol's, else 16MiB].
     #[arg(long, value_name = "SIZE")]
     pub rand_io: Option<String>,
+}
+
+/// How flashlab does I/O on a real target (ignored on simulated ones).
+#[derive(Args, Debug, Clone, Default)]
+pub struct RealArgs {
+    /// I/O engine on real targets: io_uring (default where the kernel allows it) or psync.
+    #[arg(long, value_name = "ENGINE")]
+    pub ioengine: Option<String>,
+    /// Buffered I/O instead of O_DIRECT on real targets.
+    #[arg(long)]
+    pub buffered: bool,
+    /// Idle this long instead of a protocol's idle duration on real targets (e.g. `10m`).
+    #[arg(long, value_name = "DURATION")]
+    pub idle: Option<String>,
+    /// Allow writing to a raw block device (everything on it is destroyed).
+    #[arg(long)]
+    pub destroy_data: bool,
 }
 
 #[derive(Args, Debug)]
@@ -96,8 +116,12 @@ pub struct WsatArgs {
 pub struct RunArgs {
     /// The fio job file.
     pub jobfile: PathBuf,
+    /// `sim:PROFILE`, a directory, or a block device (with --destroy-data); default: the job's
+    /// own filename/directory, else the default simulated device.
     #[arg(long)]
     pub target: Option<String>,
+    #[command(flatten)]
+    pub real: RealArgs,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[arg(long)]

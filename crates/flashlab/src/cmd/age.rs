@@ -6,7 +6,11 @@ use crate::report::output::write_json;
 use crate::report::table::{sig, Table};
 use flashlab_lab::fourcorner::FourCornerConfig;
 use flashlab_lab::protocol::{run_protocol, Protocol, ProtocolResult};
+use crate::target::{real_options, resolve, Target};
+use flashlab_lab::protocol::ProtocolTarget;
+use flashlab_lab::system::SimSystem;
 use flashlab_lab::units::parse_cli_size;
+use flashlab_real::dir_target::DirTarget;
 use serde_json::json;
 use std::time::Instant;
 
@@ -30,35 +34,63 @@ pub fn bench(args: &CommonArgs) -> Result<(), String> {
 }
 
 fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
-    let (profile, mut sys) = super::system(args)?;
     let mut fc = proto.four_corner(&FourCornerConfig { seed: args.seed, ..Default::default() });
     if let Some(r) = &args.rand_io {
         fc.rand_io = parse_cli_size(r).map_err(|e| format!("--rand-io: {e}"))?;
     }
     let proto = &Protocol { four_corner_span: None, four_corner_rand_io: None, ..proto.clone() };
-    print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile));
-    let bar = Progress::new(&proto.name);
     let wall = Instant::now();
-    let result = run_protocol(&mut sys, proto, &fc, |i, n, what, f| bar.set(((i - 1) as f64 + f) / n as f64, &format!("step {i}/{n}: {what}")))?;
+    let bar = Progress::new(&proto.name);
+    let mut progress = |i: usize, n: usize, what: &str, f: f64| bar.set(((i - 1) as f64 + f) / n as f64, &format!("step {i}/{n}: {what}"));
+    let (result, profile_json, clock) = match resolve(&args.target)? {
+        Target::Sim(profile) => {
+            let mut sys = SimSystem::new(&profile, args.seed, args.discard);
+            print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile));
+            let result = run_protocol(&mut sys, proto, &fc, &mut progress)?;
+            let p = json!({"name": profile.name, "description": profile.description, "calibration": profile.calibration});
+            (result, p, format!("virtual time {:.1} s", sys.now as f64 / 1e9))
+        }
+        Target::Dir(dir) => {
+            if args.discard {
+                return Err("--discard applies to simulated targets; on a real filesystem online discard is a mount option".into());
+            }
+            let (opts, idle) = real_options(&args.real)?;
+            println!(
+                "flashlab protocol '{}' on {} ({}, {}), seed {}",
+                proto.name,
+                dir.display(),
+                opts.engine.name(),
+                if opts.direct { "O_DIRECT" } else { "buffered" },
+                args.seed
+            );
+            flashlab_real::cleanup::install_signal_handlers().map_err(|e| format!("signal handlers: {e}"))?;
+            let mut target = DirTarget::new(&dir, opts).map_err(|e| e.to_string())?;
+            target.idle_override = idle;
+            let result = run_protocol(&mut target, proto, &fc, &mut progress)?;
+            (result, serde_json::Value::Null, format!("real time {:.1} s", target.clock_s()))
+        }
+        Target::Block(dev) => {
+            return Err(format!("{}: a protocol needs a filesystem; make one, mount it and give its directory as --target", dev.display()));
+        }
+    };
     bar.finish();
     print!("{}", render(&result));
     println!(
-        "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the {} file; WAF = NAND writes / host writes since new.",
+        "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the {} file; WAF = NAND writes / host writes since new (simulated devices).",
         flashlab_jobs::units::format_size_iec(fc.rand_io),
         flashlab_jobs::units::format_size_iec(fc.span)
     );
-    println!("virtual time {:.1} s; wall time {:.1} s", sys.now as f64 / 1e9, wall.elapsed().as_secs_f64());
+    println!("{clock}; wall time {:.1} s", wall.elapsed().as_secs_f64());
     let doc = json!({
         "flashlab_version": env!("CARGO_PKG_VERSION"),
         "command": "age",
         "target": args.target,
-        "profile": {"name": profile.name, "description": profile.description, "calibration": profile.calibration},
+        "profile": profile_json,
         "seed": args.seed,
         "discard": args.discard,
         "protocol": result.protocol,
         "steps": result.steps,
         "log": result.log,
-        "virtual_seconds": sys.now as f64 / 1e9,
     });
     if let Some(path) = &args.json {
         write_json(path, &doc)?;

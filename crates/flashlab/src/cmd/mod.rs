@@ -6,6 +6,7 @@ pub mod fill;
 pub mod profiles;
 pub mod report;
 pub mod run;
+pub mod run_real;
 pub mod sim_waf;
 pub mod wsat;
 

@@ -6,7 +6,9 @@ use crate::cli::RunArgs;
 use crate::progress::Progress;
 use crate::report::fio_text::job_text;
 use crate::report::output::{write_atomic, write_json};
-use flashlab_jobs::{parse_jobfile_path, Job};
+use super::run_real::{run_real, Place};
+use crate::target::{resolve, Target};
+use flashlab_jobs::{parse_jobfile_path, Job, JobFile};
 use flashlab_lab::engine::{run_jobs, JobSpec};
 use flashlab_lab::system::SimSystem;
 use flashlab_measure::{fio_json, JobResult, RunMeta};
@@ -21,27 +23,34 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     if jf.jobs.is_empty() {
         return Err(format!("{}: no jobs", a.jobfile.display()));
     }
-    let target = match &a.target {
-        Some(t) => t.clone(),
-        None => {
-            if let Some(j) = jf.jobs.iter().find(|j| j.filename.is_some() || j.directory.is_some()) {
-                return Err(format!(
-                    "{}:{}: job '{}' names a file or directory ({}); flashlab runs job files on simulated devices so far: pass --target sim:PROFILE to run it on one",
-                    a.jobfile.display(),
-                    j.line,
-                    j.name,
-                    j.filename.as_deref().or(j.directory.as_deref()).unwrap_or_default()
-                ));
-            }
-            format!("sim:{}", flashlab_lab::profiles::DEFAULT)
-        }
-    };
     let json = match a.output_format.as_str() {
         "normal" => false,
         "json" => true,
         f => return Err(format!("--output-format '{f}': expected normal or json")),
     };
-    let profile = crate::target::sim_profile(&target)?;
+    let names_own = jf.jobs.iter().any(|j| j.filename.is_some() || j.directory.is_some());
+    let target = match &a.target {
+        Some(t) => resolve(t)?,
+        None if names_own => {
+            let results = run_real(a, &jf, &Place::JobOwn)?;
+            return emit(a, &jf, json, &results, "the job file's own files".into(), None);
+        }
+        None => resolve(&format!("sim:{}", flashlab_lab::profiles::DEFAULT))?,
+    };
+    let profile = match target {
+        Target::Sim(p) => p,
+        Target::Dir(d) => {
+            let results = run_real(a, &jf, &Place::Dir(d.clone()))?;
+            return emit(a, &jf, json, &results, d.display().to_string(), None);
+        }
+        Target::Block(d) => {
+            let results = run_real(a, &jf, &Place::Block(d.clone()))?;
+            return emit(a, &jf, json, &results, d.display().to_string(), None);
+        }
+    };
+    if names_own {
+        eprintln!("note: the job file's filename/directory options are ignored on a simulated target");
+    }
     let mut sys = SimSystem::new(&profile, a.seed, a.discard);
     let groups = jf.run_groups();
     let mut results: Vec<(JobResult, String, u64, u32)> = Vec::new();
@@ -65,11 +74,23 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         }
     }
     bar.finish();
+    let d = sys.device_report();
+    let device_line = format!(
+        "device: write amplification {:.2}, {} host bytes written, {} NAND units programmed, {} erases, {} of {} blocks free",
+        d.write_amplification, d.counters.host_write_bytes, d.counters.nand_units_programmed, d.counters.erases, d.state.free_blocks, d.state.total_blocks
+    );
+    let what = format!("{} ({}); times are simulated", a.target.clone().unwrap_or_else(|| format!("sim:{}", flashlab_lab::profiles::DEFAULT)), profile.description);
+    emit(a, &jf, json, &results, what, Some(device_line))
+}
+
+/// Print or write the results: fio-style text or fio JSON, CSV, HTML report.
+fn emit(a: &RunArgs, jf: &JobFile, json: bool, results: &[(JobResult, String, u64, u32)], what: String, device_line: Option<String>) -> Result<(), String> {
+    let sys_secs = results.iter().map(|r| r.0.job_runtime_ns).sum::<u64>() / 1_000_000_000;
     let percentiles = jf.jobs[0].percentile_list.clone();
     if json || a.report.is_some() {
         let ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
         let mut meta = RunMeta::new(format!("flashlab-{}", env!("CARGO_PKG_VERSION")), ms);
-        meta.elapsed_s = sys.now / 1_000_000_000;
+        meta.elapsed_s = sys_secs;
         let jobs: Vec<JobResult> = results.iter().map(|r| r.0.clone()).collect();
         let doc = fio_json(&jobs, &percentiles, &meta);
         if let Some(p) = &a.report {
@@ -83,19 +104,17 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         }
     }
     if !json {
-        println!("flashlab run {} on {target} ({}); times are simulated", a.jobfile.display(), profile.description);
-        for (r, rw, bs, qd) in &results {
+        println!("flashlab run {} on {what}", a.jobfile.display());
+        for (r, rw, bs, qd) in results {
             print!("{}", job_text(r, rw, *bs, *qd, &percentiles));
         }
-        let d = sys.device_report();
-        println!(
-            "device: write amplification {:.2}, {} host bytes written, {} NAND units programmed, {} erases, {} of {} blocks free",
-            d.write_amplification, d.counters.host_write_bytes, d.counters.nand_units_programmed, d.counters.erases, d.state.free_blocks, d.state.total_blocks
-        );
+        if let Some(line) = device_line {
+            println!("{line}");
+        }
     }
     if let Some(path) = &a.csv {
         let mut csv = String::from("job,direction,end_ms,duration_ms,bytes,ios,mb_per_s,iops,mean_lat_us,max_lat_us\n");
-        for (r, ..) in &results {
+        for (r, ..) in results {
             for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim)] {
                 for iv in &d.intervals {
                     let secs = iv.duration_ns as f64 / 1e9;

@@ -1,0 +1,369 @@
+//! A directory on a mounted filesystem as the target of a protocol. flashlab creates only its
+//! own files there — the four-corner test file ([`TEST_FILE`]) and fill files
+//! ([`FILL_PREFIX`]`NNNNN`) — registers each in a [`Cleanup`] before creating it, and removes
+//! them when a step is done with them, when the target is dropped (success or error) and on
+//! SIGINT/SIGTERM (see [`crate::cleanup`]).
+//!
+//! Steps: four-corner (the four tests on a new test file, then it is deleted), fill
+//! (sequential 1 MiB writes into fill files until `leave_free` bytes are free, by statvfs;
+//! ENOSPC ends the fill normally), random-writes (a fill file preallocated over the free
+//! space but `keep_free`, then 4 KiB random writes into it), delete-fill (unlink), fstrim
+//! (the FITRIM ioctl on the directory — it trims the whole mounted filesystem's free space
+//! and reports the trimmed bytes; a filesystem without it gets a message, not an error),
+//! idle (sleep, or [`DirTarget::idle_override`] instead of the protocol's duration).
+
+use crate::buffers::DataPattern;
+use crate::cleanup::Cleanup;
+use crate::engine::EngineKind;
+use crate::runner::{open_file, run_job, RealJob};
+use crate::RealError;
+use flashlab_jobs::Rw;
+use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig, TEST_FILE};
+use flashlab_lab::protocol::ProtocolTarget;
+use flashlab_lab::sim_steps::FILL_PREFIX;
+use flashlab_measure::JobResult;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How a real target does its I/O.
+#[derive(Debug, Clone)]
+pub struct RealOptions {
+    pub engine: EngineKind,
+    /// O_DIRECT (default); false = buffered (`--buffered`).
+    pub direct: bool,
+    pub pattern: DataPattern,
+    /// Block size of fill writes (default 1 MiB).
+    pub fill_bs: u64,
+    /// Queue depth of fill writes (default 4; psync does 1).
+    pub fill_iodepth: u32,
+}
+
+impl Default for RealOptions {
+    fn default() -> Self {
+        RealOptions { engine: EngineKind::IoUring, direct: true, pattern: DataPattern::Random, fill_bs: 1 << 20, fill_iodepth: 4 }
+    }
+}
+
+/// Name of the file [`DirTarget::new`] creates and removes to check the directory.
+pub const PROBE_FILE: &str = "flashlab-probe.tmp";
+
+/// A directory on a mounted filesystem.
+pub struct DirTarget {
+    dir: PathBuf,
+    pub opts: RealOptions,
+    /// Sleep this long in every idle step instead of the protocol's duration (`--idle`).
+    pub idle_override: Option<Duration>,
+    cleanup: Cleanup,
+    created: Instant,
+    fill_files: Vec<PathBuf>,
+}
+
+/// `struct fstrim_range` of <linux/fs.h>.
+#[repr(C)]
+struct FstrimRange {
+    start: u64,
+    len: u64,
+    minlen: u64,
+}
+
+/// `FITRIM` = `_IOWR('X', 121, struct fstrim_range)`.
+const FITRIM: libc::c_ulong = 0xC018_5879;
+
+/// Free bytes for an unprivileged writer on the filesystem holding `path` (statvfs
+/// `f_bavail × f_frsize`, as `df` shows).
+pub fn free_bytes(path: &Path) -> Result<u64, RealError> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| RealError::BadJob(format!("{}: path contains a NUL byte", path.display())))?;
+    // SAFETY: statvfs fills the struct we pass; c is a valid C string.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(RealError::io(format!("{}: statvfs", path.display()), std::io::Error::last_os_error()));
+    }
+    Ok(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+fn mbs(r: &JobResult, write: bool) -> f64 {
+    let d = if write { &r.write } else { &r.read };
+    d.bw_bytes_per_sec() / 1e6
+}
+
+impl DirTarget {
+    /// A target in `dir`, registering its files in [`Cleanup::global`] (the registry the
+    /// signal handlers empty).
+    pub fn new(dir: &Path, opts: RealOptions) -> Result<DirTarget, RealError> {
+        DirTarget::with_cleanup(dir, opts, Cleanup::global().clone())
+    }
+
+    /// A target in `dir` registering its files in `cleanup`. Checks that `dir` is a writable
+    /// directory and (with `opts.direct`) that its filesystem takes O_DIRECT, by creating and
+    /// removing [`PROBE_FILE`].
+    pub fn with_cleanup(dir: &Path, opts: RealOptions, cleanup: Cleanup) -> Result<DirTarget, RealError> {
+        let md = std::fs::metadata(dir).map_err(|e| RealError::io(format!("{}", dir.display()), e))?;
+        if !md.is_dir() {
+            return Err(RealError::BadJob(format!("{}: not a directory (a real target is a directory on a mounted filesystem, or a block device)", dir.display())));
+        }
+        let t = DirTarget { dir: dir.to_path_buf(), opts, idle_override: None, cleanup, created: Instant::now(), fill_files: Vec::new() };
+        let probe = t.own_new_file(PROBE_FILE)?;
+        let r = open_file(&probe, t.opts.direct, true);
+        let _ = t.cleanup.remove(&probe);
+        r?;
+        Ok(t)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The fill files that exist now.
+    pub fn fill_files(&self) -> &[PathBuf] {
+        &self.fill_files
+    }
+
+    /// Free bytes on the directory's filesystem.
+    pub fn free_bytes(&self) -> Result<u64, RealError> {
+        free_bytes(&self.dir)
+    }
+
+    /// Register `dir/name` for a new file; refuses a name that exists (not ours).
+    fn own_new_file(&self, name: &str) -> Result<PathBuf, RealError> {
+        let p = self.dir.join(name);
+        if p.symlink_metadata().is_ok() && !self.cleanup.contains(&p) {
+            return Err(RealError::Refused(format!("{}: already exists and was not created by this run; flashlab writes only files it creates (remove it if a previous run left it)", p.display())));
+        }
+        self.cleanup.register(&p);
+        Ok(p)
+    }
+
+    fn next_fill_path(&self) -> Result<PathBuf, RealError> {
+        let name = (0..).map(|i| format!("{FILL_PREFIX}{i:05}")).find(|n| self.dir.join(n).symlink_metadata().is_err()).expect("a free name");
+        self.own_new_file(&name)
+    }
+
+    fn job(&self, name: &str, rw: Rw, bs: u64, span: u64) -> RealJob {
+        let mut j = RealJob::new(name, rw, bs, span);
+        j.engine = self.opts.engine;
+        j.direct = self.opts.direct;
+        j.pattern = self.opts.pattern;
+        // Buffered writes count only once they reach the device.
+        j.end_fsync = !self.opts.direct;
+        j
+    }
+
+    fn four_corner_on(&mut self, path: &Path, fc: &FourCornerConfig, label: &str, progress: &mut dyn FnMut(&str, f64)) -> Result<FourCorner, RealError> {
+        let free = self.free_bytes()?;
+        if free < fc.span {
+            return Err(RealError::BadJob(format!("{}: four-corner needs {} bytes free for its test file, {} are", self.dir.display(), fc.span, free)));
+        }
+        let f = open_file(path, self.opts.direct, true)?;
+        let mut run = |name: &str, rw: Rw, bs: u64, io: Option<u64>, seed: u64| -> Result<JobResult, RealError> {
+            let mut j = self.job(name, rw, bs, fc.span);
+            j.io_limit = io;
+            j.seed = seed;
+            run_job(path, &f, &j, &mut |x| progress(name, x))
+        };
+        let sw = run("seq-write", Rw::Write, fc.seq_bs, None, fc.seed)?;
+        let sr = run("seq-read", Rw::Read, fc.seq_bs, None, fc.seed)?;
+        let rr = run("rand-read", Rw::RandRead, fc.rand_bs, Some(fc.rand_io), fc.seed + 1)?;
+        let rw = run("rand-write", Rw::RandWrite, fc.rand_bs, Some(fc.rand_io), fc.seed + 2)?;
+        Ok(FourCorner {
+            label: label.to_string(),
+            seq_read_mbs: mbs(&sr, false),
+            seq_write_mbs: mbs(&sw, true),
+            rand_read_mbs: mbs(&rr, false),
+            rand_write_mbs: mbs(&rw, true),
+            rand_read_iops: rr.read.iops(),
+            rand_write_iops: rw.write.iops(),
+            rand_write_p50_us: rw.write.clat.percentile(50.0) as f64 / 1e3,
+            rand_write_p99_us: rw.write.clat.percentile(99.0) as f64 / 1e3,
+            rand_read_p50_us: rr.read.clat.percentile(50.0) as f64 / 1e3,
+            device: None,
+            jobs: vec![sw, sr, rr, rw],
+        })
+    }
+
+    /// One four-corner run on a new test file, deleted afterwards (also on error).
+    pub fn run_four_corner(&mut self, fc: &FourCornerConfig, label: &str, progress: &mut dyn FnMut(&str, f64)) -> Result<FourCorner, RealError> {
+        let path = self.own_new_file(TEST_FILE)?;
+        let r = self.four_corner_on(&path, fc, label, progress);
+        let rm = self.cleanup.remove(&path);
+        let out = r?;
+        rm.map_err(|e| RealError::io(format!("{}: remove", path.display()), e))?;
+        Ok(out)
+    }
+
+    /// Fill files until `leave_free` bytes are free; see [`ProtocolTarget::fill`].
+    pub fn run_fill(&mut self, leave_free: u64, file_size: u64, progress: &mut dyn FnMut(f64)) -> Result<String, RealError> {
+        let start_free = self.free_bytes()?;
+        let target = start_free.saturating_sub(leave_free);
+        let file_size = file_size.max(4096) / 4096 * 4096;
+        let (mut written, mut files, mut disk_full) = (0u64, 0usize, false);
+        loop {
+            let free = self.free_bytes()?;
+            // Never more than the space free at the start beyond `leave_free` (someone else
+            // freeing space meanwhile must not make the fill grow).
+            let size = free.saturating_sub(leave_free).min(file_size).min(target.saturating_sub(written)) / 4096 * 4096;
+            // Filesystem metadata makes the last bytes creep: stop below one fill block.
+            if size == 0 || (files > 0 && size < self.opts.fill_bs.min(file_size)) {
+                break;
+            }
+            let path = self.next_fill_path()?;
+            self.fill_files.push(path.clone());
+            let f = match open_file(&path, self.opts.direct, true) {
+                Ok(f) => f,
+                Err(RealError::Io { source, .. }) if source.raw_os_error() == Some(libc::ENOSPC) => {
+                    disk_full = true;
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
+            files += 1;
+            let mut j = self.job(&format!("fill-{files}"), Rw::Write, self.opts.fill_bs, size);
+            j.iodepth = self.opts.fill_iodepth;
+            j.stop_on_enospc = true;
+            j.end_fsync = true;
+            let done_before = written;
+            let r = run_job(&path, &f, &j, &mut |x| progress(((done_before as f64 + x * size as f64) / target.max(1) as f64).min(1.0)));
+            let r = match r {
+                Ok(r) => r,
+                // ENOSPC from the closing fsync (delayed allocation): the disk is full.
+                Err(RealError::Io { source, .. }) if source.raw_os_error() == Some(libc::ENOSPC) => {
+                    disk_full = true;
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
+            written += r.write.io_bytes;
+            if r.error == libc::ENOSPC || r.write.io_bytes == 0 {
+                disk_full = true;
+                break;
+            }
+        }
+        progress(1.0);
+        let full = if disk_full { " (the filesystem filled up before that: stopped at ENOSPC, as expected)" } else { "" };
+        Ok(format!("wrote {written} bytes of fill files in {files} files; {} bytes free{full}", self.free_bytes()?))
+    }
+
+    /// 4 KiB random writes over a new fill file; see [`ProtocolTarget::random_writes`].
+    pub fn run_random_writes(&mut self, keep_free: u64, passes: f64, iodepth: u32, random_map: bool, seed: u64, progress: &mut dyn FnMut(f64)) -> Result<String, RealError> {
+        let size = self.free_bytes()?.saturating_sub(keep_free) / 4096 * 4096;
+        if size == 0 {
+            return Ok("no free space beyond keep_free: skipped".into());
+        }
+        let path = self.next_fill_path()?;
+        self.fill_files.push(path.clone());
+        let f = open_file(&path, self.opts.direct, true)?;
+        // Reserve the space (unwritten extents) so the file takes it as the simulated one does;
+        // where fallocate is not supported the file is sparse and writes allocate.
+        // SAFETY: fallocate on an open fd.
+        if unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as libc::off_t) } != 0 {
+            let e = std::io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EOPNOTSUPP) => f.set_len(size).map_err(|e| RealError::io(format!("{}: set_len", path.display()), e))?,
+                Some(libc::ENOSPC) => {
+                    // The free space shrank since statvfs (another writer): nothing to do.
+                    drop(f);
+                    self.fill_files.pop();
+                    let _ = self.cleanup.remove(&path);
+                    return Ok(format!("fallocate of {size} bytes hit ENOSPC (free space shrank meanwhile): skipped"));
+                }
+                _ => return Err(RealError::io(format!("{}: fallocate {size} bytes", path.display()), e)),
+            }
+        }
+        let mut j = self.job("random-writes", Rw::RandWrite, 4096, size);
+        j.io_limit = Some((size as f64 * passes) as u64 / 4096 * 4096);
+        j.iodepth = iodepth;
+        j.random_map = random_map;
+        j.seed = seed;
+        j.stop_on_enospc = true;
+        let r = run_job(&path, &f, &j, progress)?;
+        let full = if r.error == libc::ENOSPC { " (stopped at ENOSPC)" } else { "" };
+        Ok(format!("{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s{full}", r.write.io_bytes, r.write.bw_bytes_per_sec() / 1e6))
+    }
+
+    /// Unlink every fill file.
+    pub fn run_delete_fill(&mut self) -> Result<String, RealError> {
+        let n = self.fill_files.len();
+        for p in std::mem::take(&mut self.fill_files) {
+            self.cleanup.remove(&p).map_err(|e| RealError::io(format!("{}: remove", p.display()), e))?;
+        }
+        Ok(format!("deleted {n} fill files; {} bytes free", self.free_bytes()?))
+    }
+
+    /// FITRIM on the directory's filesystem: `Ok(Some(bytes))` trimmed, `Ok(None)` with the
+    /// reason when the filesystem or the user's rights do not allow it.
+    pub fn fitrim(&self) -> Result<Result<u64, String>, RealError> {
+        let d = std::fs::File::open(&self.dir).map_err(|e| RealError::io(format!("{}: open", self.dir.display()), e))?;
+        let mut range = FstrimRange { start: 0, len: u64::MAX, minlen: 0 };
+        // SAFETY: FITRIM reads and writes a struct fstrim_range, which `range` is.
+        let rc = unsafe { libc::ioctl(d.as_raw_fd(), FITRIM as _, &mut range as *mut FstrimRange) };
+        if rc == 0 {
+            return Ok(Ok(range.len));
+        }
+        let e = std::io::Error::last_os_error();
+        let dir = self.dir.display();
+        match e.raw_os_error() {
+            Some(libc::EOPNOTSUPP) | Some(libc::ENOTTY) | Some(libc::ENOSYS) => Ok(Err(format!("the filesystem of {dir} does not support FITRIM ({e}); nothing trimmed"))),
+            Some(libc::EPERM) | Some(libc::EACCES) => Ok(Err(format!("FITRIM on {dir} was refused ({e}): it needs root (CAP_SYS_ADMIN); nothing trimmed"))),
+            Some(libc::EINVAL) => Ok(Err(format!("FITRIM on {dir} was rejected ({e}: e.g. a device without discard); nothing trimmed"))),
+            _ => Err(RealError::io(format!("{dir}: FITRIM"), e)),
+        }
+    }
+}
+
+impl ProtocolTarget for DirTarget {
+    fn four_corner(&mut self, fc: &FourCornerConfig, label: &str, progress: &mut dyn FnMut(&str, f64)) -> Result<FourCorner, String> {
+        self.run_four_corner(fc, label, progress).map_err(|e| e.to_string())
+    }
+
+    fn fill(&mut self, leave_free: u64, file_size: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+        self.run_fill(leave_free, file_size, progress).map_err(|e| e.to_string())
+    }
+
+    fn random_writes(&mut self, keep_free: u64, passes: f64, iodepth: u32, random_map: bool, seed: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+        self.run_random_writes(keep_free, passes, iodepth, random_map, seed, progress).map_err(|e| e.to_string())
+    }
+
+    fn delete_fill(&mut self) -> Result<String, String> {
+        self.run_delete_fill().map_err(|e| e.to_string())
+    }
+
+    fn fstrim(&mut self) -> Result<String, String> {
+        match self.fitrim().map_err(|e| e.to_string())? {
+            Ok(bytes) => Ok(format!("Trimmed {bytes} bytes")),
+            Err(why) => Ok(format!("fstrim skipped: {why}")),
+        }
+    }
+
+    fn idle(&mut self, ns: u64, duration: &str) -> Result<String, String> {
+        match self.idle_override {
+            Some(d) => {
+                std::thread::sleep(d);
+                Ok(format!("idle {:.3} s (the protocol's {duration} shortened by --idle)", d.as_secs_f64()))
+            }
+            None => {
+                std::thread::sleep(Duration::from_nanos(ns));
+                Ok(format!("idle {duration}"))
+            }
+        }
+    }
+
+    fn clock_s(&self) -> f64 {
+        self.created.elapsed().as_secs_f64()
+    }
+}
+
+impl Drop for DirTarget {
+    /// Remove what is left of this target's files (fill files a protocol did not delete, or
+    /// files of a step that failed).
+    fn drop(&mut self) {
+        for p in std::mem::take(&mut self.fill_files) {
+            let _ = self.cleanup.remove(&p);
+        }
+        for name in [TEST_FILE, PROBE_FILE] {
+            let p = self.dir.join(name);
+            if self.cleanup.contains(&p) {
+                let _ = self.cleanup.remove(&p);
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! The `io_uring` engine: up to `depth` requests in flight on one ring (submission queue of
+//! `depth` entries, completion queue of twice that, so it never overflows). The buffer slots
+//! are one 4 KiB-aligned allocation registered with the ring as a fixed buffer
+//! (`READ_FIXED`/`WRITE_FIXED`, no page pinning per I/O); if the kernel refuses the
+//! registration (e.g. the locked-memory limit) plain `READ`/`WRITE` are used. A flush is an
+//! `FSYNC` (with `DATASYNC` for fdatasync) marked `IO_DRAIN`, so it starts only after every
+//! request submitted before it has completed — the ordering fsync-every-N promises.
+
+use super::{check_slot, EngineConfig, IoCompletion, IoEngine, IoOp, IoRequest};
+use crate::buffers::AlignedBuffers;
+use crate::RealError;
+use io_uring::{opcode, squeue, types, IoUring};
+
+pub struct UringEngine {
+    // Declared before the buffers: dropped (ring closed) first; Drop also waits for every
+    // request in flight, so the kernel never writes into freed memory.
+    ring: IoUring,
+    bufs: AlignedBuffers,
+    fixed: bool,
+    busy: Vec<bool>,
+    user: Vec<u64>,
+    in_flight: u32,
+    unsubmitted: u32,
+}
+
+impl UringEngine {
+    pub fn new(cfg: &EngineConfig) -> Result<UringEngine, RealError> {
+        let depth = cfg.depth.max(1);
+        let ring = IoUring::builder()
+            .setup_cqsize(depth * 2)
+            .build(depth.next_power_of_two())
+            .map_err(|e| RealError::io("io_uring_setup", e))?;
+        let bufs = AlignedBuffers::new(depth as usize, cfg.buf_size, cfg.pattern, cfg.seed);
+        // SAFETY: the iovec covers memory owned by `bufs`, which outlives the ring's use of it
+        // (Drop drains the ring first; the ring is closed before the buffers are freed).
+        let fixed = bufs.as_iovec().iov_len <= (1 << 30) && unsafe { ring.submitter().register_buffers(&[bufs.as_iovec()]) }.is_ok();
+        Ok(UringEngine { ring, bufs, fixed, busy: vec![false; depth as usize], user: vec![0; depth as usize], in_flight: 0, unsubmitted: 0 })
+    }
+
+    /// Whether the buffers are registered with the ring.
+    pub fn fixed_buffers(&self) -> bool {
+        self.fixed
+    }
+
+    fn enter(&mut self, want: usize) -> Result<usize, RealError> {
+        loop {
+            let r = if want == 0 { self.ring.submit() } else { self.ring.submit_and_wait(want) };
+            match r {
+                Ok(n) => return Ok(n),
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EAGAIN) | Some(libc::EBUSY)) => {
+                    if want == 0 {
+                        return Ok(0);
+                    }
+                }
+                Err(e) => return Err(RealError::io("io_uring_enter", e)),
+            }
+        }
+    }
+}
+
+impl IoEngine for UringEngine {
+    fn name(&self) -> &'static str {
+        "io_uring"
+    }
+
+    fn depth(&self) -> u32 {
+        self.busy.len() as u32
+    }
+
+    fn synchronous(&self) -> bool {
+        false
+    }
+
+    fn in_flight(&self) -> u32 {
+        self.in_flight
+    }
+
+    fn buffer_mut(&mut self, slot: u32) -> Option<&mut [u8]> {
+        match self.busy.get(slot as usize) {
+            Some(false) => Some(self.bufs.slot_mut(slot as usize)),
+            _ => None,
+        }
+    }
+
+    fn queue(&mut self, req: IoRequest) -> Result<(), RealError> {
+        check_slot(&self.busy, self.bufs.slot_size(), &req)?;
+        let fd = types::Fd(req.fd);
+        let p = self.bufs.slot_ptr(req.slot as usize);
+        let sqe = match (req.op, self.fixed) {
+            (IoOp::Read, true) => opcode::ReadFixed::new(fd, p, req.len, 0).offset(req.offset).build(),
+            (IoOp::Write, true) => opcode::WriteFixed::new(fd, p, req.len, 0).offset(req.offset).build(),
+            (IoOp::Read, false) => opcode::Read::new(fd, p, req.len).offset(req.offset).build(),
+            (IoOp::Write, false) => opcode::Write::new(fd, p, req.len).offset(req.offset).build(),
+            (IoOp::Fsync, _) => opcode::Fsync::new(fd).build().flags(squeue::Flags::IO_DRAIN),
+            (IoOp::Fdatasync, _) => opcode::Fsync::new(fd).flags(types::FsyncFlags::DATASYNC).build().flags(squeue::Flags::IO_DRAIN),
+        }
+        .user_data(u64::from(req.slot));
+        if self.ring.submission().is_full() {
+            self.enter(0)?;
+        }
+        // SAFETY: the buffer slot stays allocated and unused by us until its completion is
+        // reaped (busy flag); the fd is the caller's, open for the job.
+        unsafe { self.ring.submission().push(&sqe) }.map_err(|_| RealError::BadJob("io_uring: submission queue full".into()))?;
+        self.busy[req.slot as usize] = true;
+        self.user[req.slot as usize] = req.user_data;
+        self.in_flight += 1;
+        self.unsubmitted += 1;
+        Ok(())
+    }
+
+    fn submit(&mut self) -> Result<usize, RealError> {
+        let n = self.unsubmitted as usize;
+        if n > 0 {
+            self.enter(0)?;
+            self.unsubmitted = 0;
+        }
+        Ok(n)
+    }
+
+    fn reap(&mut self, min: usize, out: &mut Vec<IoCompletion>) -> Result<usize, RealError> {
+        let min = min.min(self.in_flight as usize);
+        let ready = self.ring.completion().len();
+        if self.unsubmitted > 0 || ready < min {
+            // io_uring_enter's min_complete counts the completions already in the queue too.
+            self.enter(if ready < min { min } else { 0 })?;
+            self.unsubmitted = 0;
+        }
+        let mut n = 0;
+        for cqe in self.ring.completion() {
+            let slot = cqe.user_data() as usize;
+            if slot < self.busy.len() && self.busy[slot] {
+                self.busy[slot] = false;
+                self.in_flight -= 1;
+                out.push(IoCompletion { user_data: self.user[slot], slot: slot as u32, result: cqe.result() });
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        let mut sink = Vec::new();
+        while self.in_flight > 0 {
+            sink.clear();
+            if self.reap(1, &mut sink).is_err() {
+                // The ring is broken; leak the buffers rather than free memory the kernel
+                // might still write.
+                let b = std::mem::replace(&mut self.bufs, AlignedBuffers::new(1, 1, crate::buffers::DataPattern::Zeros, 0));
+                std::mem::forget(b);
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! flashlab on real targets: the same jobs and protocols as on simulated devices, run on a
+//! directory of a mounted filesystem or on a raw block device, in real time.
+//!
+//! * [`engine`]: the [`IoEngine`](engine::IoEngine) interface (fio's `ioengine`), with
+//!   `io_uring` (default where the kernel allows it) and `psync` (portable, queue depth 1).
+//! * [`runner`]: the real-time closed-loop runner — [`run_job`](runner::run_job) keeps
+//!   `iodepth` I/Os in flight and measures them into a fio-compatible
+//!   [`JobResult`](flashlab_measure::JobResult).
+//! * [`dir_target`]: [`DirTarget`](dir_target::DirTarget), a directory on a mounted filesystem
+//!   as a [`ProtocolTarget`](flashlab_lab::protocol::ProtocolTarget) (four-corner, fill,
+//!   random writes, delete, FITRIM, idle).
+//! * [`cleanup`]: the registry of files flashlab created, removed on success, error and
+//!   SIGINT/SIGTERM.
+//! * [`blockdev`]: the safety checks before a raw block device is used.
+//!
+//! Safety rule: flashlab never writes outside the files it created, except a block device the
+//! user named with `destroy_data`.
+
+pub mod blockdev;
+pub mod buffers;
+pub mod cleanup;
+pub mod dir_target;
+pub mod engine;
+pub mod error;
+pub mod runner;
+
+pub use error::RealError;

@@ -1,0 +1,466 @@
+//! The real-time closed-loop runner: one job on one open file or block device, keeping
+//! `iodepth` I/Os in flight (the engine's depth: psync has 1) until its byte or I/O budget or
+//! its runtime is used up — the semantics of the simulated engine
+//! (`flashlab_lab::engine`), with the wall clock (`std::time::Instant`) instead of virtual
+//! time:
+//!
+//! * offsets come from `flashlab_lab::offsets::Offsets` (sequential with wrap-around, fio's
+//!   random map, or uniform with `random_map = false`), seeded, so a seed gives the same
+//!   sequence as on a simulated device;
+//! * mixed jobs pick reads with probability `rwmixread` %;
+//! * after every `fsync_every` writes a flush (`fsync`, or `fdatasync` with `fdatasync`) is
+//!   issued as one of the in-flight requests (ordered after the writes before it);
+//! * I/Os completing before `ramp` has passed are not measured;
+//! * latencies as fio measures them, in ns: for an asynchronous engine (io_uring) slat is the
+//!   submit call's duration, clat runs from the end of the submit call to the end of the reap
+//!   call that returned the I/O, lat = slat + clat; for psync, whose submit call does the
+//!   I/O, clat = lat = the whole call (no slat), as fio reports sync engines;
+//! * bandwidth/IOPS intervals every `interval` (fio's 500 ms), runtime per active direction
+//!   (0 for a direction the job does not do, as fio), thread CPU time from getrusage.
+//!
+//! Per I/O the loop does no allocation: buffers are the engine's slots, bookkeeping lives in
+//! arrays sized by the queue depth. With buffered I/O (`direct = false`) the file's cached
+//! pages are dropped first (fio's default `invalidate=1`), so reads come from the device.
+
+use crate::buffers::{stamp, DataPattern};
+use crate::engine::psync::PsyncEngine;
+use crate::engine::uring::UringEngine;
+use crate::engine::{EngineConfig, EngineKind, IoCompletion, IoEngine, IoOp, IoRequest};
+use crate::RealError;
+use flashlab_jobs::Rw;
+use flashlab_lab::offsets::Offsets;
+use flashlab_lab::rng::Rng;
+use flashlab_measure::{CpuUsage, Ddir, Interval, JobResult};
+use std::fs::File;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// One job on a real file or device.
+#[derive(Debug, Clone)]
+pub struct RealJob {
+    pub name: String,
+    pub rw: Rw,
+    /// Percentage of reads in a mixed workload.
+    pub rwmixread: u32,
+    pub bs_read: u64,
+    pub bs_write: u64,
+    /// The job's region of the file: [offset, offset + span).
+    pub offset: u64,
+    pub span: u64,
+    /// I/Os kept in flight (psync: effectively 1).
+    pub iodepth: u32,
+    /// Bytes to transfer (fio's `io_size`); `None`: the span. Ignored when time-based.
+    pub io_limit: Option<u64>,
+    pub number_ios: Option<u64>,
+    pub runtime: Option<Duration>,
+    /// Loop over the region until `runtime` has passed.
+    pub time_based: bool,
+    /// Run this long before measuring.
+    pub ramp: Duration,
+    /// Flush after every N writes; 0 = never.
+    pub fsync_every: u32,
+    /// The flush is `fdatasync` rather than `fsync`.
+    pub fdatasync: bool,
+    /// `fsync` once the job's I/O is done (counted in its runtime), as fio's `end_fsync`.
+    pub end_fsync: bool,
+    /// Random offsets visit each block once per pass (fio's default); false = `norandommap`.
+    pub random_map: bool,
+    pub seed: u64,
+    /// O_DIRECT (the file must have been opened with it: see [`open_file`]).
+    pub direct: bool,
+    pub engine: EngineKind,
+    pub pattern: DataPattern,
+    /// Bandwidth sampling interval (fio's default 500 ms).
+    pub interval: Duration,
+    /// A write failing with ENOSPC ends the job normally (result's `error` = ENOSPC) instead of
+    /// failing it: what a fill wants.
+    pub stop_on_enospc: bool,
+}
+
+impl RealJob {
+    /// A job over `span` bytes from offset 0 with fio's defaults (QD1, one pass, random map,
+    /// seed 1), direct I/O on io_uring, random data.
+    pub fn new(name: &str, rw: Rw, bs: u64, span: u64) -> RealJob {
+        RealJob {
+            name: name.to_string(),
+            rw,
+            rwmixread: 50,
+            bs_read: bs,
+            bs_write: bs,
+            offset: 0,
+            span,
+            iodepth: 1,
+            io_limit: None,
+            number_ios: None,
+            runtime: None,
+            time_based: false,
+            ramp: Duration::ZERO,
+            fsync_every: 0,
+            fdatasync: false,
+            end_fsync: false,
+            random_map: true,
+            seed: 1,
+            direct: true,
+            engine: EngineKind::IoUring,
+            pattern: DataPattern::Random,
+            interval: Duration::from_millis(500),
+            stop_on_enospc: false,
+        }
+    }
+
+    /// The job of a parsed fio job section over [offset, offset + span) of the target, as the
+    /// simulated `flashlab run` builds it: fio's rw, rwmixread, block sizes, iodepth,
+    /// io_size, number_ios, runtime, time_based, ramp_time, fsync / fdatasync, end_fsync and
+    /// `direct` (fio's default is buffered: the caller may override `direct`, `engine` and
+    /// `pattern`); the seed is `randseed` or `seed`.
+    pub fn from_fio(job: &flashlab_jobs::Job, offset: u64, span: u64, seed: u64) -> RealJob {
+        let mut j = RealJob::new(&job.name, job.rw, job.bs_read, span);
+        j.bs_write = job.bs_write;
+        j.rwmixread = job.rwmixread;
+        j.offset = offset;
+        j.iodepth = job.iodepth.max(1);
+        j.io_limit = job.io_size;
+        j.number_ios = job.number_ios;
+        j.runtime = job.runtime_ns.map(Duration::from_nanos);
+        j.time_based = job.time_based;
+        j.ramp = Duration::from_nanos(job.ramp_time_ns);
+        j.fsync_every = if job.fsync > 0 { job.fsync } else { job.fdatasync };
+        j.fdatasync = job.fsync == 0 && job.fdatasync > 0;
+        j.end_fsync = job.end_fsync;
+        j.direct = job.direct;
+        j.seed = job.randseed.unwrap_or(seed);
+        j
+    }
+
+    fn budget(&self) -> Option<u64> {
+        if self.time_based {
+            None
+        } else {
+            Some(self.io_limit.unwrap_or(self.span))
+        }
+    }
+
+    fn bs(&self, dir: u8) -> u64 {
+        if dir == 0 {
+            self.bs_read
+        } else {
+            self.bs_write
+        }
+    }
+}
+
+/// Open `path` for a job: read-write, with O_DIRECT when `direct`, created (mode 0644) when
+/// `create`. A filesystem refusing O_DIRECT gets [`RealError::DirectUnsupported`].
+pub fn open_file(path: &Path, direct: bool, create: bool) -> Result<File, RealError> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true).write(true).create(create).mode(0o644);
+    if direct {
+        o.custom_flags(libc::O_DIRECT);
+    }
+    o.open(path).map_err(|e| {
+        if direct && e.raw_os_error() == Some(libc::EINVAL) {
+            RealError::DirectUnsupported { path: path.to_path_buf() }
+        } else {
+            RealError::io(format!("{}: open", path.display()), e)
+        }
+    })
+}
+
+/// Open `path` (which must exist) as the job asks and run the job on it.
+pub fn run_job_on_path(path: &Path, job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
+    let f = open_file(path, job.direct, false)?;
+    run_job(path, &f, job, progress)
+}
+
+/// Run `job` on `file` (open with O_DIRECT if `job.direct`); `path` names it in errors;
+/// `progress` gets the fraction done now and then.
+pub fn run_job(path: &Path, file: &File, job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
+    validate(job)?;
+    let reads = job.rw.has_reads();
+    let writes = job.rw.has_writes();
+    let buf_size = [(reads, job.bs_read), (writes, job.bs_write)].iter().filter(|(a, _)| *a).map(|(_, b)| *b).max().unwrap_or(4096) as usize;
+    let cfg = EngineConfig { depth: job.iodepth.max(1), buf_size, pattern: job.pattern, seed: job.seed };
+    match job.engine {
+        EngineKind::IoUring => run_with(&mut UringEngine::new(&cfg)?, path, file.as_raw_fd(), job, progress),
+        EngineKind::Psync => run_with(&mut PsyncEngine::new(&cfg), path, file.as_raw_fd(), job, progress),
+    }
+}
+
+fn validate(job: &RealJob) -> Result<(), RealError> {
+    let bad = |m: String| Err(RealError::BadJob(format!("job '{}': {m}", job.name)));
+    if job.rw.has_trims() {
+        return Err(RealError::Unsupported(format!("job '{}': rw={} (trim) is not supported on real targets yet", job.name, job.rw.fio_name())));
+    }
+    if job.span == 0 {
+        return bad("the region to do I/O on is empty (size 0)".into());
+    }
+    for (active, bs, what) in [(job.rw.has_reads(), job.bs_read, "read"), (job.rw.has_writes(), job.bs_write, "write")] {
+        if active && (bs == 0 || bs > u64::from(u32::MAX)) {
+            return bad(format!("{what} block size {bs} out of range"));
+        }
+        if active && job.direct && !bs.is_multiple_of(512) {
+            return bad(format!("{what} block size {bs} is not a multiple of 512, which O_DIRECT needs (use --buffered)"));
+        }
+    }
+    if job.direct && (!job.offset.is_multiple_of(512) || !job.span.is_multiple_of(512)) {
+        return bad(format!("offset {} and size {} must be multiples of 512 with O_DIRECT (use --buffered)", job.offset, job.span));
+    }
+    if job.time_based && job.runtime.is_none() {
+        return bad("time_based needs a runtime".into());
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    /// 0 read, 1 write, 2 flush.
+    kind: u8,
+    len: u32,
+    offset: u64,
+    /// Start of clat.
+    submitted: Option<Instant>,
+    /// Submission latency (0 for a synchronous engine).
+    slat_ns: u64,
+}
+
+struct Windows {
+    start_ns: u64,
+    bytes: [u64; 2],
+    ios: [u64; 2],
+    lat_sum: [u64; 2],
+    lat_max: [u64; 2],
+}
+
+fn thread_cpu() -> (u64, u64, u64, u64, u64) {
+    // SAFETY: getrusage fills the struct we pass.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
+    (ns(ru.ru_utime), ns(ru.ru_stime), (ru.ru_nvcsw + ru.ru_nivcsw) as u64, ru.ru_majflt as u64, ru.ru_minflt as u64)
+}
+
+fn run_with<E: IoEngine>(eng: &mut E, path: &Path, fd: RawFd, job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
+    if !job.direct {
+        // fio's invalidate=1: start with none of the file in the page cache.
+        // SAFETY: plain syscalls on an open fd.
+        unsafe {
+            libc::fdatasync(fd);
+            libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED);
+        }
+    }
+    let depth = eng.depth() as usize;
+    let sync_engine = eng.synchronous();
+    let mut rng = Rng::new(job.seed);
+    let random = job.rw.is_random();
+    let mut offsets = [0u8, 1].map(|d| Offsets::new(random, job.random_map, job.span, job.bs(d).max(1), &mut rng));
+    let mut result = JobResult::new(job.name.clone(), 0);
+    result.iodepth = Some(job.iodepth);
+    let mut slots = vec![Slot::default(); depth];
+    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
+    let mut batch: Vec<u32> = Vec::with_capacity(depth);
+    let mut comps: Vec<IoCompletion> = Vec::with_capacity(depth * 2);
+    let budget = job.budget();
+    let interval_ns = job.interval.as_nanos().max(1) as u64;
+    let ramp_ns = job.ramp.as_nanos() as u64;
+    let flush_op = if job.fdatasync { IoOp::Fdatasync } else { IoOp::Fsync };
+    let mut issued_bytes = 0u64;
+    let mut issued_ios = 0u64;
+    let mut writes_since_sync = 0u32;
+    let mut write_counter = 0u64;
+    let mut stopped = false;
+    let mut win = Windows { start_ns: ramp_ns, bytes: [0; 2], ios: [0; 2], lat_sum: [0; 2], lat_max: [0; 2] };
+    let mut last_done_ns = 0u64;
+    let mut done_count = 0u64;
+    let mut last_progress = 0.0f64;
+    let cpu0 = thread_cpu();
+    let start = Instant::now();
+    let deadline = job.runtime.map(|r| start + job.ramp + r);
+
+    loop {
+        // Issue until every slot is busy or the job is done.
+        if !stopped && !free.is_empty() {
+            let now = Instant::now();
+            while let Some(&slot) = free.last() {
+                let over_time = deadline.is_some_and(|d| now >= d);
+                let over_bytes = budget.is_some_and(|b| issued_bytes >= b);
+                let over_ios = !job.time_based && job.number_ios.is_some_and(|n| issued_ios >= n);
+                if over_time || over_bytes || over_ios {
+                    stopped = true;
+                    break;
+                }
+                let req = if job.fsync_every > 0 && writes_since_sync >= job.fsync_every {
+                    writes_since_sync = 0;
+                    slots[slot as usize] = Slot { kind: 2, len: 0, offset: 0, submitted: None, slat_ns: 0 };
+                    IoRequest { op: flush_op, fd, offset: 0, len: 0, slot, user_data: u64::from(slot) }
+                } else {
+                    let dir: u8 = match job.rw {
+                        Rw::Read | Rw::RandRead => 0,
+                        Rw::ReadWrite | Rw::RandRw => u8::from(rng.below(100) >= u64::from(job.rwmixread)),
+                        _ => 1,
+                    };
+                    let bs = job.bs(dir);
+                    let off = offsets[dir as usize].next(job.span, bs);
+                    let len = bs.min(job.span - off);
+                    let abs = job.offset + off;
+                    if dir == 1 {
+                        write_counter += 1;
+                        writes_since_sync += 1;
+                        if job.pattern == DataPattern::Random {
+                            if let Some(b) = eng.buffer_mut(slot) {
+                                stamp(b, len as usize, abs, write_counter);
+                            }
+                        }
+                    }
+                    issued_bytes += len;
+                    issued_ios += 1;
+                    slots[slot as usize] = Slot { kind: dir, len: len as u32, offset: abs, submitted: None, slat_ns: 0 };
+                    IoRequest { op: if dir == 0 { IoOp::Read } else { IoOp::Write }, fd, offset: abs, len: len as u32, slot, user_data: u64::from(slot) }
+                };
+                eng.queue(req)?;
+                free.pop();
+                batch.push(slot);
+            }
+            if !batch.is_empty() {
+                let n = batch.len() as u64;
+                result.depth.mark_depth(u64::from(eng.in_flight()), n);
+                result.depth.mark_submit(n);
+                let t0 = Instant::now();
+                eng.submit()?;
+                let (t, slat) = if sync_engine { (t0, 0) } else {
+                    let t1 = Instant::now();
+                    (t1, t1.duration_since(t0).as_nanos() as u64)
+                };
+                for &s in &batch {
+                    slots[s as usize].submitted = Some(t);
+                    slots[s as usize].slat_ns = slat;
+                }
+                batch.clear();
+            }
+        }
+        if eng.in_flight() == 0 {
+            break;
+        }
+        comps.clear();
+        let n = eng.reap(1, &mut comps)?;
+        let t_done = Instant::now();
+        result.depth.mark_complete(n as u64);
+        let t_ns = t_done.duration_since(start).as_nanos() as u64;
+        last_done_ns = last_done_ns.max(t_ns);
+        for c in &comps {
+            let s = slots[c.slot as usize];
+            free.push(c.slot);
+            if c.result < 0 {
+                let errno = -c.result;
+                if errno == libc::ENOSPC && s.kind == 1 && job.stop_on_enospc {
+                    stopped = true;
+                    result.error = libc::ENOSPC;
+                    continue;
+                }
+                return Err(io_error(path, job, &s, errno));
+            }
+            let clat = s.submitted.map_or(0, |sub| t_done.duration_since(sub).as_nanos() as u64);
+            let lat = clat + s.slat_ns;
+            if t_ns < ramp_ns {
+                continue;
+            }
+            while t_ns >= win.start_ns + interval_ns {
+                close_window(&mut result, job, &mut win, interval_ns);
+            }
+            if s.kind == 2 {
+                result.sync.record(lat);
+                continue;
+            }
+            let d = s.kind as usize;
+            let bytes = c.result as u64;
+            let dstats = result.dir_mut(if d == 0 { Ddir::Read } else { Ddir::Write });
+            if bytes < u64::from(s.len) {
+                dstats.short_ios += 1;
+            }
+            dstats.record_io(bytes, clat, lat);
+            if !sync_engine {
+                dstats.record_slat(s.slat_ns);
+            }
+            win.bytes[d] += bytes;
+            win.ios[d] += 1;
+            win.lat_sum[d] += clat;
+            win.lat_max[d] = win.lat_max[d].max(clat);
+        }
+        done_count += n as u64;
+        if done_count % 64 < n as u64 {
+            let frac = if let (true, Some(r)) = (job.time_based, job.runtime) {
+                t_ns as f64 / (r + job.ramp).as_nanos().max(1) as f64
+            } else if let Some(b) = budget {
+                let f = issued_bytes as f64 / b.max(1) as f64;
+                job.number_ios.map_or(f, |n| f.max(issued_ios as f64 / n.max(1) as f64))
+            } else {
+                0.0
+            };
+            let frac = frac.min(1.0);
+            if frac - last_progress >= 0.01 {
+                last_progress = frac;
+                progress(frac);
+            }
+        }
+    }
+
+    if job.end_fsync && job.rw.has_writes() {
+        // SAFETY: fsync on an open fd.
+        if unsafe { libc::fsync(fd) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(RealError::io(format!("{}: fsync at the end of job '{}'", path.display(), job.name), e));
+        }
+        last_done_ns = start.elapsed().as_nanos() as u64;
+    }
+    let partial = last_done_ns.saturating_sub(win.start_ns);
+    if partial > 0 {
+        close_window(&mut result, job, &mut win, partial);
+    }
+    let runtime = last_done_ns.saturating_sub(ramp_ns);
+    result.read.runtime_ns = if job.rw.has_reads() { runtime } else { 0 };
+    result.write.runtime_ns = if job.rw.has_writes() { runtime } else { 0 };
+    result.trim.runtime_ns = 0;
+    result.job_runtime_ns = runtime;
+    let cpu1 = thread_cpu();
+    result.cpu = CpuUsage { usr_ns: cpu1.0 - cpu0.0, sys_ns: cpu1.1 - cpu0.1, ctx: cpu1.2 - cpu0.2, majf: cpu1.3 - cpu0.3, minf: cpu1.4 - cpu0.4 };
+    progress(1.0);
+    Ok(result)
+}
+
+fn io_error(path: &Path, job: &RealJob, s: &Slot, errno: i32) -> RealError {
+    let what = ["read", "write", "flush"][s.kind as usize];
+    if errno == libc::ENOSPC {
+        return RealError::NoSpace { path: PathBuf::from(path) };
+    }
+    let hint = if errno == libc::EINVAL && job.direct {
+        " (O_DIRECT needs offsets and sizes aligned to the device's logical block size; try a larger block size or --buffered)"
+    } else {
+        ""
+    };
+    RealError::Io {
+        what: format!("{}: job '{}': {what} of {} bytes at offset {}{hint}", path.display(), job.name, s.len, s.offset),
+        source: std::io::Error::from_raw_os_error(errno),
+    }
+}
+
+fn close_window(result: &mut JobResult, job: &RealJob, w: &mut Windows, dur: u64) {
+    let end = w.start_ns + dur;
+    for (d, active, ddir) in [(0usize, job.rw.has_reads(), Ddir::Read), (1, job.rw.has_writes(), Ddir::Write)] {
+        if active {
+            result.dir_mut(ddir).record_interval(Interval {
+                end_ns: end,
+                duration_ns: dur,
+                bytes: w.bytes[d],
+                ios: w.ios[d],
+                lat_ns_sum: w.lat_sum[d],
+                lat_ns_max: w.lat_max[d],
+            });
+        }
+        w.bytes[d] = 0;
+        w.ios[d] = 0;
+        w.lat_sum[d] = 0;
+        w.lat_max[d] = 0;
+    }
+    w.start_ns = end;
+}

@@ -1,0 +1,343 @@
+//! A directory target in a temporary directory: four-corner, a small protocol, fstrim,
+//! cleanup (on drop and after SIGINT in the middle of a fill), and the same protocol on a
+//! real ext4 filesystem on a loop device when the test runs as root with mkfs.ext4 and
+//! losetup (skipped with a printed reason otherwise).
+
+mod common;
+
+use common::{list, uring_ok, TempDir};
+use flashlab_lab::fourcorner::FourCornerConfig;
+use flashlab_lab::protocol::{run_protocol, Protocol, ProtocolTarget};
+use flashlab_real::cleanup::Cleanup;
+use flashlab_real::dir_target::{free_bytes, DirTarget, RealOptions};
+use flashlab_real::engine::EngineKind;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+const MIB: u64 = 1 << 20;
+
+fn small_fc() -> FourCornerConfig {
+    FourCornerConfig { span: 8 * MIB, rand_io: MIB, ..FourCornerConfig::default() }
+}
+
+fn opts() -> RealOptions {
+    let engine = if uring_ok("dir_target") { EngineKind::IoUring } else { EngineKind::Psync };
+    RealOptions { engine, ..RealOptions::default() }
+}
+
+#[test]
+fn four_corner_in_a_temp_dir_leaves_nothing() {
+    for engine in [EngineKind::Psync, opts().engine] {
+        let d = TempDir::new("fc");
+        let c = Cleanup::new();
+        let mut t = DirTarget::with_cleanup(d.path(), RealOptions { engine, ..RealOptions::default() }, c.clone()).unwrap();
+        let fc = t.four_corner(&small_fc(), "new", &mut |_, _| {}).unwrap();
+        assert_eq!(fc.label, "new");
+        assert!(fc.device.is_none());
+        for v in [fc.seq_read_mbs, fc.seq_write_mbs, fc.rand_read_mbs, fc.rand_write_mbs, fc.rand_read_iops, fc.rand_write_iops, fc.rand_write_p50_us, fc.rand_write_p99_us, fc.rand_read_p50_us] {
+            assert!(v > 0.0 && v.is_finite(), "{fc:?}");
+        }
+        assert!((fc.rand_write_mbs * 1e6 / 4096.0 - fc.rand_write_iops).abs() < 1.0);
+        assert_eq!(fc.jobs.len(), 4);
+        assert_eq!(fc.jobs[0].write.io_bytes, 8 * MIB);
+        assert_eq!(fc.jobs[2].read.io_bytes, MIB);
+        assert!(d.entries().is_empty(), "left {:?}", d.entries());
+        assert!(c.is_empty());
+        eprintln!("{}: {fc:?}", engine.name());
+    }
+}
+
+fn protocol_text(leave_free: u64, keep_free: u64) -> String {
+    format!(
+        r#"
+name = "tiny"
+four_corner_span = "8MiB"
+four_corner_rand_io = "1MiB"
+[[step]]
+kind = "four-corner"
+label = "new"
+[[step]]
+kind = "fill"
+leave_free = "{leave_free}"
+file_size = "16MiB"
+[[step]]
+kind = "random-writes"
+keep_free = "{keep_free}"
+passes = 0.25
+iodepth = 4
+[[step]]
+kind = "four-corner"
+label = "after fill"
+[[step]]
+kind = "delete-fill"
+[[step]]
+kind = "fstrim"
+[[step]]
+kind = "idle"
+duration = "24h"
+[[step]]
+kind = "four-corner"
+label = "after fstrim + idle"
+"#
+    )
+}
+
+/// Run the tiny protocol in `dir`, filling `fill` bytes and random-writing over `rand` bytes.
+fn run_tiny(dir: &Path, fill: u64, rand: u64) -> (flashlab_lab::protocol::ProtocolResult, Cleanup) {
+    let c = Cleanup::new();
+    let mut t = DirTarget::with_cleanup(dir, opts(), c.clone()).unwrap();
+    t.idle_override = Some(Duration::from_millis(20));
+    let free = free_bytes(dir).unwrap();
+    // leave_free / keep_free as the protocol would state them: nearly everything stays free.
+    let text = protocol_text(free.saturating_sub(fill), free.saturating_sub(fill + rand));
+    let p = Protocol::from_toml("tiny.toml", &text).unwrap();
+    let r = run_protocol(&mut t, &p, &FourCornerConfig::default(), |_, _, _, _| {}).unwrap();
+    assert!(t.fill_files().is_empty());
+    drop(t);
+    (r, c)
+}
+
+/// `shared`: the filesystem is shared with other tests and programs, whose writes move the free
+/// space the steps are relative to (the random-writes step may then find nothing to do).
+fn check_tiny(r: &flashlab_lab::protocol::ProtocolResult, shared: bool) {
+    let labels: Vec<&str> = r.steps.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["new", "after fill", "after fstrim + idle"]);
+    let kinds: Vec<&str> = r.log.iter().map(|l| l.kind.as_str()).collect();
+    assert_eq!(kinds, ["fill", "random-writes", "delete-fill", "fstrim", "idle"]);
+    assert!(r.log[0].detail.starts_with("wrote "), "{}", r.log[0].detail);
+    let rw = &r.log[1].detail;
+    assert!(rw.contains("bytes of 4 KiB random writes") || (shared && rw.contains("skipped")), "{rw}");
+    assert!(r.log[2].detail.starts_with("deleted ") && r.log[2].detail.contains(" fill files; "), "{}", r.log[2].detail);
+    let trim = &r.log[3].detail;
+    assert!(trim.starts_with("Trimmed ") || trim.starts_with("fstrim skipped: "), "{trim}");
+    assert!(r.log[4].detail.contains("shortened by --idle"), "{}", r.log[4].detail);
+    assert!(r.log.windows(2).all(|w| w[0].at_s <= w[1].at_s));
+    for s in &r.steps {
+        assert!(s.rand_write_iops > 0.0 && s.seq_read_mbs > 0.0, "{s:?}");
+    }
+}
+
+#[test]
+fn tiny_protocol_in_a_temp_dir() {
+    let d = TempDir::new("proto");
+    // 24 MiB of fill (two files), 8 MiB of random-write file: nothing like the real disk.
+    let (r, c) = run_tiny(d.path(), 24 * MIB, 8 * MIB);
+    for l in &r.log {
+        eprintln!("step {} {}: {}", l.step, l.kind, l.detail);
+    }
+    check_tiny(&r, true);
+    assert!(d.entries().is_empty(), "left {:?}", d.entries());
+    assert!(c.is_empty());
+}
+
+#[test]
+fn fstrim_reports_bytes_or_a_clear_reason() {
+    let d = TempDir::new("trim");
+    let mut t = DirTarget::with_cleanup(d.path(), opts(), Cleanup::new()).unwrap();
+    let msg = t.fstrim().unwrap();
+    eprintln!("fstrim on {}: {msg}", d.path().display());
+    assert!(msg.starts_with("Trimmed ") || msg.starts_with("fstrim skipped: "), "{msg}");
+    if let Some(n) = msg.strip_prefix("Trimmed ") {
+        n.trim_end_matches(" bytes").parse::<u64>().unwrap();
+    }
+}
+
+#[test]
+fn dropping_the_target_removes_fill_files_and_keeps_others() {
+    let d = TempDir::new("drop");
+    std::fs::write(d.path().join("users-file"), b"keep me").unwrap();
+    let c = Cleanup::new();
+    let mut t = DirTarget::with_cleanup(d.path(), opts(), c.clone()).unwrap();
+    let free = t.free_bytes().unwrap();
+    // (Other processes may write to the same filesystem meanwhile: expect at least one file.)
+    let msg = t.fill(free - 6 * MIB, MIB, &mut |_| {}).unwrap();
+    assert!(msg.starts_with("wrote "), "{msg}");
+    assert!(!t.fill_files().is_empty(), "{msg}");
+    assert_eq!(d.entries().iter().filter(|n| n.starts_with("flashlab-fill-")).count(), t.fill_files().len());
+    drop(t); // as on an error half-way through a protocol
+    assert_eq!(d.entries(), ["users-file"]);
+    assert!(c.is_empty());
+}
+
+#[test]
+fn refuses_to_take_over_an_existing_file() {
+    let d = TempDir::new("exists");
+    std::fs::write(d.path().join(flashlab_lab::fourcorner::TEST_FILE), b"someone's").unwrap();
+    let mut t = DirTarget::with_cleanup(d.path(), opts(), Cleanup::new()).unwrap();
+    let e = t.four_corner(&small_fc(), "x", &mut |_, _| {}).unwrap_err();
+    assert!(e.contains("not created by this run"), "{e}");
+    assert_eq!(std::fs::read(d.path().join(flashlab_lab::fourcorner::TEST_FILE)).unwrap(), b"someone's");
+    let e = DirTarget::with_cleanup(&d.path().join("nope"), opts(), Cleanup::new()).err().unwrap().to_string();
+    assert!(e.contains("nope"), "{e}");
+}
+
+/// The child half of `sigint_in_the_middle_of_a_fill_removes_the_fill_files`: runs a long fill
+/// in the directory named by FLASHLAB_SIGINT_CHILD (does nothing in a normal test run).
+#[test]
+fn sigint_child() {
+    let Ok(dir) = std::env::var("FLASHLAB_SIGINT_CHILD") else { return };
+    flashlab_real::cleanup::install_signal_handlers().unwrap();
+    let mut t = DirTarget::new(Path::new(&dir), RealOptions { engine: EngineKind::Psync, ..RealOptions::default() }).unwrap();
+    let free = t.free_bytes().unwrap();
+    let _ = t.fill(free.saturating_sub(1 << 30), 64 * MIB, &mut |_| {});
+    // Not reached when the parent's SIGINT arrives in time.
+    std::process::exit(3);
+}
+
+#[test]
+fn sigint_in_the_middle_of_a_fill_removes_the_fill_files() {
+    let d = TempDir::new("sigint");
+    std::fs::write(d.path().join("users-file"), b"keep me").unwrap();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "sigint_child", "--nocapture", "--test-threads", "1"])
+        .env("FLASHLAB_SIGINT_CHILD", d.path())
+        .spawn()
+        .unwrap();
+    // Wait until the fill has written something.
+    let t0 = std::time::Instant::now();
+    loop {
+        let writing = list(d.path()).iter().any(|n| n.starts_with("flashlab-fill-") && std::fs::metadata(d.path().join(n)).map(|m| m.len() > 0).unwrap_or(false));
+        if writing {
+            break;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(60), "the child never started filling");
+        if let Some(st) = child.try_wait().unwrap() {
+            panic!("child ended before the signal: {st}");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(130), "exit status {st}");
+    assert_eq!(d.entries(), ["users-file"]);
+}
+
+// ---- a real ext4 filesystem on a loop device ----
+
+struct LoopFs {
+    image: PathBuf,
+    dev: Option<String>,
+    mnt: PathBuf,
+    mounted: bool,
+    _dir: TempDir,
+}
+
+impl LoopFs {
+    /// `Err(reason)` when this machine cannot do it.
+    fn new(size: u64) -> Result<LoopFs, String> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("not running as root".into());
+        }
+        for tool in ["mkfs.ext4", "losetup", "mount", "umount"] {
+            if Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().map(|o| !o.status.success()).unwrap_or(true) {
+                return Err(format!("{tool} not found"));
+            }
+        }
+        let dir = TempDir::new("loop");
+        let image = dir.path().join("ext4.img");
+        let mnt = dir.path().join("mnt");
+        std::fs::create_dir(&mnt).unwrap();
+        std::fs::File::create(&image).unwrap().set_len(size).unwrap();
+        let mut fs = LoopFs { image, dev: None, mnt, mounted: false, _dir: dir };
+        let run = |args: &[&str]| -> Result<String, String> {
+            let o = Command::new(args[0]).args(&args[1..]).output().map_err(|e| format!("{}: {e}", args[0]))?;
+            if o.status.success() {
+                Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+            } else {
+                Err(format!("{}: {}", args.join(" "), String::from_utf8_lossy(&o.stderr).trim()))
+            }
+        };
+        run(&["mkfs.ext4", "-q", "-F", fs.image.to_str().unwrap()])?;
+        fs.dev = Some(run(&["losetup", "-f", "--show", fs.image.to_str().unwrap()])?);
+        run(&["mount", "-o", "discard", fs.dev.as_ref().unwrap(), fs.mnt.to_str().unwrap()])?;
+        fs.mounted = true;
+        Ok(fs)
+    }
+
+    fn unmount(&mut self) {
+        if self.mounted {
+            let _ = Command::new("umount").arg(&self.mnt).status();
+            self.mounted = false;
+        }
+    }
+}
+
+impl Drop for LoopFs {
+    fn drop(&mut self) {
+        self.unmount();
+        if let Some(d) = self.dev.take() {
+            let _ = Command::new("losetup").args(["-d", &d]).status();
+        }
+    }
+}
+
+#[test]
+fn tiny_protocol_and_fill_to_enospc_on_ext4_on_a_loop_device() {
+    let mut fs = match LoopFs::new(192 * MIB) {
+        Ok(fs) => fs,
+        Err(why) => {
+            eprintln!("SKIPPED tiny_protocol_and_fill_to_enospc_on_ext4_on_a_loop_device: {why}");
+            return;
+        }
+    };
+    let dev = fs.dev.clone().unwrap();
+    eprintln!("ext4 on {dev} at {}", fs.mnt.display());
+    let free0 = free_bytes(&fs.mnt).unwrap();
+    let (r, c) = run_tiny(&fs.mnt, 48 * MIB, 16 * MIB);
+    for l in &r.log {
+        eprintln!("step {} {}: {}", l.step, l.kind, l.detail);
+    }
+    check_tiny(&r, false);
+    assert!(r.log[3].detail.starts_with("Trimmed "), "ext4 on a loop device trims: {}", r.log[3].detail);
+    assert!(c.is_empty());
+    assert_eq!(list(&fs.mnt), ["lost+found"]);
+
+    // Fill to the last byte: ENOSPC is expected, not an error.
+    let c = Cleanup::new();
+    let mut t = DirTarget::with_cleanup(&fs.mnt, opts(), c.clone()).unwrap();
+    let msg = t.fill(0, 64 * MIB, &mut |_| {}).unwrap();
+    eprintln!("fill to full: {msg}");
+    assert!(t.free_bytes().unwrap() < 2 * MIB, "{msg}");
+    assert!(msg.starts_with("wrote "));
+    // Past the last byte (root may also use ext4's reserved blocks): ENOSPC ends a job that
+    // expects it normally, and fails one that does not with a clear error.
+    let extra = fs.mnt.join("flashlab-enospc.tmp");
+    let f = flashlab_real::runner::open_file(&extra, true, true).unwrap();
+    let mut j = flashlab_real::runner::RealJob::new("past-full", flashlab_jobs::Rw::Write, MIB, 64 * MIB);
+    j.engine = opts().engine;
+    j.iodepth = 4;
+    j.stop_on_enospc = true;
+    let r = flashlab_real::runner::run_job(&extra, &f, &j, &mut |_| {}).unwrap();
+    assert_eq!(r.error, libc::ENOSPC);
+    assert!(r.write.io_bytes < 64 * MIB);
+    j.stop_on_enospc = false;
+    let e = flashlab_real::runner::run_job(&extra, &f, &j, &mut |_| {}).unwrap_err().to_string();
+    assert!(e.contains("no space left"), "{e}");
+    drop(f);
+    std::fs::remove_file(&extra).unwrap();
+    let msg = t.delete_fill().unwrap();
+    assert!(msg.starts_with("deleted "), "{msg}");
+    drop(t);
+    assert_eq!(list(&fs.mnt), ["lost+found"]);
+    let free1 = free_bytes(&fs.mnt).unwrap();
+    assert!(free1 + MIB >= free0, "space came back: {free0} -> {free1}");
+
+    // While mounted, the loop device is refused even with destroy_data; unmounted, it passes.
+    let e = flashlab_real::blockdev::check_block_device(Path::new(&dev), true).unwrap_err().to_string();
+    assert!(e.contains("mounted"), "{e}");
+    fs.unmount();
+    let bd = flashlab_real::blockdev::check_block_device(Path::new(&dev), true).unwrap();
+    assert_eq!(format!("/dev/{}", bd.name), dev);
+    // ... and the runner runs on the raw device (our own image file behind it).
+    let (f, _, size) = flashlab_real::blockdev::open_block_device(Path::new(&dev), true, true).unwrap();
+    assert_eq!(size, 192 * MIB);
+    let mut j = flashlab_real::runner::RealJob::new("raw", flashlab_jobs::Rw::RandWrite, 4096, size);
+    j.engine = opts().engine;
+    j.iodepth = 4;
+    j.io_limit = Some(MIB);
+    let r = flashlab_real::runner::run_job(Path::new(&dev), &f, &j, &mut |_| {}).unwrap();
+    assert_eq!(r.write.io_bytes, MIB);
+}

@@ -1,0 +1,159 @@
+//! The runner on a file in a temporary directory, with both engines.
+
+mod common;
+
+use common::{uring_ok, TempDir};
+use flashlab_jobs::Rw;
+use flashlab_real::buffers::DataPattern;
+use flashlab_real::engine::{choose_engine, EngineKind};
+use flashlab_real::runner::{open_file, run_job, RealJob};
+use flashlab_real::RealError;
+use std::time::Duration;
+
+const MIB: u64 = 1 << 20;
+
+fn job(name: &str, rw: Rw, bs: u64, span: u64, engine: EngineKind, qd: u32) -> RealJob {
+    let mut j = RealJob::new(name, rw, bs, span);
+    j.engine = engine;
+    j.iodepth = qd;
+    j
+}
+
+/// Lay out an 8 MiB file, then 2 MiB of 4 KiB random writes and random reads.
+fn randwrite_read(engine: EngineKind, qd: u32) {
+    let d = TempDir::new(engine.name());
+    let path = d.path().join("f");
+    let f = open_file(&path, true, true).unwrap();
+    let mut w = job("layout", Rw::Write, MIB, 8 * MIB, engine, qd);
+    w.end_fsync = true;
+    let r = run_job(&path, &f, &w, &mut |_| {}).unwrap();
+    assert_eq!(r.write.io_bytes, 8 * MIB);
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 8 * MIB);
+
+    let mut rw = job("randwrite", Rw::RandWrite, 4096, 8 * MIB, engine, qd);
+    rw.io_limit = Some(2 * MIB);
+    let mut fracs = Vec::new();
+    let r = run_job(&path, &f, &rw, &mut |x| fracs.push(x)).unwrap();
+    assert_eq!(r.write.ios, 512);
+    assert_eq!(r.write.io_bytes, 2 * MIB);
+    assert_eq!(r.write.short_ios, 0);
+    assert!(r.write.runtime_ns > 0 && r.read.runtime_ns == 0 && r.trim.runtime_ns == 0);
+    assert!(r.read.is_idle());
+    assert!(r.write.clat.percentile(50.0) > 0);
+    assert!(r.write.clat.percentile(99.0) >= r.write.clat.percentile(50.0));
+    assert!(r.write.iops() > 10.0, "iops {}", r.write.iops());
+    assert!(!r.write.intervals.is_empty());
+    assert_eq!(r.write.intervals.iter().map(|i| i.ios).sum::<u64>(), 512);
+    assert_eq!(fracs.last(), Some(&1.0));
+    assert_eq!(r.iodepth, Some(qd));
+
+    let mut rr = job("randread", Rw::RandRead, 4096, 8 * MIB, engine, qd);
+    rr.io_limit = Some(2 * MIB);
+    let r = run_job(&path, &f, &rr, &mut |_| {}).unwrap();
+    assert_eq!((r.read.ios, r.read.io_bytes, r.read.short_ios), (512, 2 * MIB, 0));
+    assert!(r.write.is_idle() && r.write.runtime_ns == 0 && r.read.runtime_ns > 0);
+    let p50 = r.read.clat.percentile(50.0);
+    assert!(p50 > 0 && p50 < 1_000_000_000, "p50 {p50}");
+    eprintln!("{}: QD{qd} randread {:.0} IOPS, p50 {:.1} us", engine.name(), r.read.iops(), p50 as f64 / 1e3);
+}
+
+#[test]
+fn psync_randwrite_and_randread() {
+    randwrite_read(EngineKind::Psync, 1);
+}
+
+#[test]
+fn io_uring_randwrite_and_randread() {
+    if uring_ok("io_uring_randwrite_and_randread") {
+        randwrite_read(EngineKind::IoUring, 8);
+    }
+}
+
+#[test]
+fn default_engine_choice_is_reported() {
+    let (kind, note) = choose_engine(None).unwrap();
+    eprintln!("default engine: {} ({})", kind.name(), note.as_deref().unwrap_or("io_uring probe ok"));
+    assert_eq!(kind == EngineKind::Psync, note.is_some());
+    assert_eq!(choose_engine(Some("psync")).unwrap().0, EngineKind::Psync);
+    let e = choose_engine(Some("libaio")).unwrap_err().to_string();
+    assert!(e.contains("libaio") && e.contains("psync"), "{e}");
+}
+
+#[test]
+fn fsync_every_n_mixed_and_buffered() {
+    let engines: Vec<EngineKind> = if uring_ok("fsync_every_n_mixed_and_buffered") { vec![EngineKind::Psync, EngineKind::IoUring] } else { vec![EngineKind::Psync] };
+    for engine in engines {
+        for direct in [true, false] {
+            let d = TempDir::new("fsync");
+            let path = d.path().join("f");
+            let f = open_file(&path, direct, true).unwrap();
+            f.set_len(4 * MIB).unwrap();
+            let mut j = job("mix", Rw::RandRw, 4096, 4 * MIB, engine, 4);
+            j.direct = direct;
+            j.number_ios = Some(400);
+            j.io_limit = Some(64 * MIB);
+            j.fsync_every = 8;
+            j.fdatasync = direct;
+            j.pattern = if direct { DataPattern::Random } else { DataPattern::Zeros };
+            let r = run_job(&path, &f, &j, &mut |_| {}).unwrap();
+            assert_eq!(r.read.ios + r.write.ios, 400, "{} direct={direct}", engine.name());
+            assert!(r.read.ios > 100 && r.write.ios > 100);
+            assert!(r.sync.total_ios >= r.write.ios / 8 - 1 && r.sync.total_ios <= r.write.ios / 8 + 1, "syncs {} for {} writes", r.sync.total_ios, r.write.ios);
+            assert!(r.read.runtime_ns > 0 && r.write.runtime_ns > 0);
+        }
+    }
+}
+
+#[test]
+fn time_based_with_ramp_keeps_to_its_runtime() {
+    let d = TempDir::new("timed");
+    let path = d.path().join("f");
+    let f = open_file(&path, true, true).unwrap();
+    f.set_len(4 * MIB).unwrap();
+    let mut j = job("timed", Rw::RandWrite, 4096, 4 * MIB, EngineKind::Psync, 1);
+    j.runtime = Some(Duration::from_millis(300));
+    j.ramp = Duration::from_millis(100);
+    j.time_based = true;
+    j.interval = Duration::from_millis(100);
+    let t0 = std::time::Instant::now();
+    let r = run_job(&path, &f, &j, &mut |_| {}).unwrap();
+    let wall = t0.elapsed();
+    assert!(wall >= Duration::from_millis(400) && wall < Duration::from_secs(3), "{wall:?}");
+    let rt = Duration::from_nanos(r.write.runtime_ns);
+    assert!(rt >= Duration::from_millis(290) && rt < Duration::from_millis(800), "runtime {rt:?}");
+    assert!(r.write.intervals.len() >= 3, "{} intervals", r.write.intervals.len());
+    assert_eq!(r.write.intervals.iter().map(|i| i.ios).sum::<u64>(), r.write.ios);
+    assert!(r.write.ios > 0);
+}
+
+#[test]
+fn bad_jobs_get_clear_errors() {
+    let d = TempDir::new("bad");
+    let path = d.path().join("f");
+    let f = open_file(&path, true, true).unwrap();
+    let j = job("odd", Rw::RandRead, 1000, MIB, EngineKind::Psync, 1);
+    let e = run_job(&path, &f, &j, &mut |_| {}).unwrap_err().to_string();
+    assert!(e.contains("512") && e.contains("--buffered"), "{e}");
+    let j = job("trim", Rw::Trim, 4096, MIB, EngineKind::Psync, 1);
+    assert!(matches!(run_job(&path, &f, &j, &mut |_| {}), Err(RealError::Unsupported(_))));
+    let e = flashlab_real::runner::run_job_on_path(&d.path().join("missing"), &job("x", Rw::Read, 4096, MIB, EngineKind::Psync, 1), &mut |_| {}).unwrap_err().to_string();
+    assert!(e.contains("missing") && e.contains("open"), "{e}");
+}
+
+#[test]
+fn a_fio_job_section_maps_onto_a_real_job() {
+    let mut fj = flashlab_jobs::Job::new("w");
+    fj.rw = Rw::RandRw;
+    fj.rwmixread = 70;
+    fj.bs_read = 8192;
+    fj.bs_write = 16384;
+    fj.iodepth = 16;
+    fj.fdatasync = 4;
+    fj.runtime_ns = Some(2_000_000_000);
+    fj.time_based = true;
+    fj.direct = true;
+    let j = RealJob::from_fio(&fj, 4096, 8 * MIB, 9);
+    assert_eq!((j.bs_read, j.bs_write, j.rwmixread, j.iodepth, j.fsync_every, j.fdatasync), (8192, 16384, 70, 16, 4, true));
+    assert_eq!((j.offset, j.span, j.seed, j.direct, j.time_based), (4096, 8 * MIB, 9, true, true));
+    assert_eq!(j.runtime, Some(Duration::from_secs(2)));
+}

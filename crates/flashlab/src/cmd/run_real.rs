@@ -1,0 +1,129 @@
+//! `flashlab run` on real targets: each job of a stonewall group runs in its own thread with
+//! its own I/O engine, on a file flashlab creates in a directory (`jobname.N.0`, laid out
+//! first when the job reads, removed afterwards), on a file the job names (written only if
+//! flashlab created it), or on a raw block device (only with `--destroy-data`).
+
+use crate::cli::RunArgs;
+use crate::target::real_options;
+use flashlab_jobs::{Job, JobFile, Rw};
+use flashlab_measure::JobResult;
+use flashlab_real::blockdev::open_block_device;
+use flashlab_real::cleanup::{install_signal_handlers, Cleanup};
+use flashlab_real::dir_target::free_bytes;
+use flashlab_real::runner::{open_file, run_job_on_path, RealJob};
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+/// Where the jobs' I/O goes.
+pub enum Place {
+    Dir(PathBuf),
+    Block(PathBuf),
+    /// Each job's own `filename=` / `directory=`.
+    JobOwn,
+}
+
+/// Run every group; returns (result, rw, bs, iodepth) per job in order.
+pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResult, String, u64, u32)>, String> {
+    let (opts, _) = real_options(&a.real)?;
+    install_signal_handlers().map_err(|e| format!("signal handlers: {e}"))?;
+    let cleanup = Cleanup::global();
+    let here = |job: &Job| format!("{}:{}: job '{}'", a.jobfile.display(), job.line, job.name);
+    let mut out = Vec::new();
+    let result = (|| {
+        for (g, group) in jf.run_groups().iter().enumerate() {
+            let mut prepared: Vec<(PathBuf, RealJob)> = Vec::new();
+            for &ji in group {
+                let job = &jf.jobs[ji];
+                for n in 0..job.numjobs.max(1) {
+                    let (path, capacity, ours) = locate(a, job, n, place).map_err(|e| format!("{}: {e}", here(job)))?;
+                    let size = job.size.or(job.filesize).map(|s| s.resolve(capacity)).unwrap_or(capacity);
+                    let offset = job.offset.resolve(size);
+                    let bs = job.max_bs();
+                    if size < offset + bs {
+                        return Err(format!("{}: size {size} at offset {offset} leaves no room for a {bs}-byte block", here(job)));
+                    }
+                    if ours {
+                        cleanup.register(&path);
+                        lay_out(&path, size, job.rw.has_reads(), opts.direct).map_err(|e| format!("{}: {e}", here(job)))?;
+                    }
+                    let seed = job.randseed.unwrap_or(a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)));
+                    let mut rj = RealJob::from_fio(job, offset, (size - offset) / bs * bs, seed);
+                    rj.engine = opts.engine;
+                    rj.direct = if a.real.buffered { false } else { job.direct };
+                    prepared.push((path, rj));
+                }
+            }
+            let results: Vec<Result<JobResult, String>> = std::thread::scope(|s| {
+                let handles: Vec<_> = prepared
+                    .iter()
+                    .map(|(path, rj)| s.spawn(move || run_job_on_path(path, rj, &mut |_| {}).map_err(|e| e.to_string())))
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a job thread panicked".into()))).collect()
+            });
+            for ((_, rj), r) in prepared.iter().zip(results) {
+                let mut r = r?;
+                r.groupid = g as u32;
+                out.push((r, rj.rw.fio_name().to_string(), rj.bs_write.max(rj.bs_read), rj.iodepth));
+            }
+        }
+        Ok(())
+    })();
+    // flashlab's own job files go, whatever happened.
+    for (p, e) in cleanup.remove_all() {
+        eprintln!("warning: could not remove {}: {e}", p.display());
+    }
+    result.map(|_| out)
+}
+
+/// The file a job uses, the capacity `size=N%` refers to, and whether flashlab creates it.
+fn locate(a: &RunArgs, job: &Job, n: u32, place: &Place) -> Result<(PathBuf, u64, bool), String> {
+    let in_dir = |dir: &Path| -> Result<(PathBuf, u64, bool), String> {
+        let path = dir.join(format!("{}.{n}.0", job.name));
+        if path.exists() {
+            return Err(format!("{} exists and flashlab did not create it; remove it or choose another directory", path.display()));
+        }
+        Ok((path, free_bytes(dir).map_err(|e| e.to_string())?, true))
+    };
+    let block = |dev: &Path| -> Result<(PathBuf, u64, bool), String> {
+        let (_, _, size) = open_block_device(dev, a.real.destroy_data, false).map_err(|e| e.to_string())?;
+        Ok((dev.to_path_buf(), size, false))
+    };
+    match place {
+        Place::Dir(d) => in_dir(d),
+        Place::Block(d) => block(d),
+        Place::JobOwn => {
+            if let Some(d) = &job.directory {
+                return in_dir(Path::new(d));
+            }
+            let f = PathBuf::from(job.filename.as_deref().ok_or("names neither filename nor directory")?);
+            match std::fs::metadata(&f) {
+                Ok(m) if m.file_type().is_block_device() => block(&f),
+                Ok(m) if m.is_file() => {
+                    if job.rw.has_writes() || job.rw.has_trims() {
+                        return Err(format!("{} exists and flashlab did not create it: refusing to write to it", f.display()));
+                    }
+                    Ok((f, m.len(), false))
+                }
+                Ok(_) => Err(format!("{}: not a regular file nor a block device", f.display())),
+                Err(_) => {
+                    let dir = f.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                    Ok((f.clone(), free_bytes(dir).map_err(|e| e.to_string())?, true))
+                }
+            }
+        }
+    }
+}
+
+/// Create a job file of `size` bytes: written sequentially when the job reads it (as fio lays
+/// out files), else only sized.
+fn lay_out(path: &Path, size: u64, write_it: bool, direct: bool) -> Result<(), String> {
+    let f = open_file(path, false, true).map_err(|e| e.to_string())?;
+    f.set_len(size).map_err(|e| format!("{}: {e}", path.display()))?;
+    drop(f);
+    if write_it {
+        let mut job = RealJob::new("layout", Rw::Write, 1 << 20, size / 4096 * 4096);
+        job.direct = direct;
+        run_job_on_path(path, &job, &mut |_| {}).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
