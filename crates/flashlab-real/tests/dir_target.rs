@@ -341,3 +341,34 @@ fn tiny_protocol_and_fill_to_enospc_on_ext4_on_a_loop_device() {
     let r = flashlab_real::runner::run_job(Path::new(&dev), &f, &j, &mut |_| {}).unwrap();
     assert_eq!(r.write.io_bytes, MIB);
 }
+
+/// The built-in `age-small` protocol (the `age` protocol with a shortened span) on a real ext4
+/// filesystem, with the 1 h idle shortened: every row, the trimmed bytes, nothing left behind.
+#[test]
+fn builtin_age_small_on_ext4_on_a_loop_device() {
+    let fs = match LoopFs::new(192 * MIB) {
+        Ok(fs) => fs,
+        Err(why) => {
+            eprintln!("SKIPPED builtin_age_small_on_ext4_on_a_loop_device: {why}");
+            return;
+        }
+    };
+    let c = Cleanup::new();
+    let mut t = DirTarget::with_cleanup(&fs.mnt, opts(), c.clone()).unwrap();
+    t.idle_override = Some(Duration::from_millis(20));
+    let p = Protocol::builtin("age-small").unwrap();
+    let r = run_protocol(&mut t, &p, &FourCornerConfig::default(), |_, _, _, _| {}).unwrap();
+    drop(t);
+    for l in &r.log {
+        eprintln!("step {} {}: {}", l.step, l.kind, l.detail);
+    }
+    let labels: Vec<&str> = r.steps.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["new", "after fill 1", "after fill 2", "after fill 3", "after delete", "after fstrim + idle"]);
+    for s in &r.steps {
+        assert!(s.seq_write_mbs > 0.0 && s.rand_write_iops > 0.0 && s.device.is_none(), "{s:?}");
+    }
+    let trim = r.log.iter().find(|l| l.kind == "fstrim").unwrap();
+    assert!(trim.detail.starts_with("Trimmed "), "{}", trim.detail);
+    assert!(c.is_empty());
+    assert_eq!(list(&fs.mnt), ["lost+found"]);
+}

@@ -191,3 +191,29 @@ fn block_devices_are_guarded() {
     fails(&["run", job.to_str().unwrap()], "--destroy-data");
     fails(&["run", job.to_str().unwrap(), "--destroy-data"], "mounted");
 }
+
+/// A public-style fio job file runs unchanged on a simulated device and on a real directory,
+/// and both JSON outputs have the same fio key paths (the simulated one adds the device).
+#[test]
+fn same_job_file_on_simulated_and_real_targets() {
+    let job = concat!(env!("CARGO_MANIFEST_DIR"), "/../flashlab-jobs/tests/jobs/four_corner.fio");
+    let sim = ok(&["run", job, "--target", "sim:emmc-16g", "--output-format", "json"]);
+    let dir = scratch("real-fourcorner");
+    std::fs::create_dir_all(&dir).unwrap();
+    let real = ok(&["run", job, "--target", dir.to_str().unwrap(), "--output-format", "json", "--buffered"]);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "job files left behind");
+    let parse = |t: &str| -> serde_json::Value { serde_json::from_str(t).unwrap() };
+    let (sim, real) = (parse(&sim), parse(&real));
+    let keys = |v: &serde_json::Value| {
+        flashlab_measure::json_key_paths(v).into_iter().filter(|(k, _)| !k.contains("flashlab_device")).collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let (ks, kr) = (keys(&sim), keys(&real));
+    let only_sim: Vec<_> = ks.keys().filter(|k| !kr.contains_key(*k)).collect();
+    let only_real: Vec<_> = kr.keys().filter(|k| !ks.contains_key(*k)).collect();
+    assert!(only_sim.is_empty() && only_real.is_empty(), "key paths differ: sim only {only_sim:?}, real only {only_real:?}");
+    assert!(sim["jobs"][0]["flashlab_device"].is_object() && real["jobs"][0].get("flashlab_device").is_none());
+    for j in real["jobs"].as_array().unwrap() {
+        let io = j["read"]["io_bytes"].as_u64().unwrap() + j["write"]["io_bytes"].as_u64().unwrap();
+        assert!(io > 0, "job {} did no I/O", j["jobname"]);
+    }
+}

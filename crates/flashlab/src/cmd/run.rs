@@ -67,9 +67,6 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         let device = serde_json::to_value(sys.device_report()).map_err(|e| e.to_string())?;
         for (mut r, s) in res.into_iter().zip(&specs) {
             r.extra = Some(device.clone());
-            r.options.insert("rw".into(), s.rw.fio_name().into());
-            r.options.insert("bs".into(), s.bs_write.max(s.bs_read).to_string());
-            r.options.insert("iodepth".into(), s.iodepth.to_string());
             results.push((r, s.rw.fio_name().to_string(), s.bs_write.max(s.bs_read), s.iodepth));
         }
     }
