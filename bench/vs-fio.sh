@@ -5,7 +5,7 @@
 # sequential reads and writes at QD1. Prints IOPS, p50 and CPU time per I/O of each run, then
 # the medians and flashlab / fio ratios. Needs fio (Debian package `fio`); not a test.
 #
-#   bench/real-vs-fio.sh [--runtime SECS] [--reps N] [--dir DIR] [--size BYTES] [--all]
+#   bench/vs-fio.sh [--runtime SECS] [--reps N] [--dir DIR] [--size BYTES] [--all]
 set -euo pipefail
 RUNTIME=5 REPS=3 DIR=/tmp SIZE=$((1 << 30))
 CASES="randread:4096:32 randread:4096:1"
