@@ -14,7 +14,8 @@
 //! clock). After each device the bench prints the writes per wall second over the whole timed
 //! window, the write amplification in it, and the memory the FTL holds per physical 4 KiB unit.
 //!
-//! Run: `cargo bench -p flashsim --bench sim_speed` (about a minute and a half).
+//! Run: `cargo bench -p flashsim --bench sim_speed` (about 40 s once built). Results and how
+//! they were measured: docs/speed.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use flashsim::{Device, Op, Profile, Request, MAP_UNIT};

@@ -179,7 +179,7 @@ impl Device {
         if r.len == 0 {
             return Err(RequestError::Empty);
         }
-        if r.offset % SECTOR != 0 || r.len % SECTOR != 0 {
+        if !r.offset.is_multiple_of(SECTOR) || !r.len.is_multiple_of(SECTOR) {
             return Err(RequestError::Unaligned { offset: r.offset, len: r.len });
         }
         let capacity = self.logical_bytes();
@@ -195,6 +195,9 @@ impl Device {
     /// Submit a request arriving at `now`; returns when it completes, on the virtual clock.
     pub fn submit(&mut self, now: Ns, r: &Request) -> Result<Completion, RequestError> {
         self.validate(now, r)?;
+        if matches!(r.op, Op::Read | Op::Write) {
+            self.ftl.prefetch_mapping((r.offset / MAP_UNIT) as u32);
+        }
         self.last_submit = now;
         let arrive = now + self.host.host_submit;
         let start = self.host.admit(arrive);

@@ -88,7 +88,8 @@ impl HostInterface {
     /// Book `bytes` on the bus at or after `ready`; returns (start, end).
     #[inline]
     pub fn transfer(&mut self, dir: Dir, ready: Ns, bytes: u64) -> (Ns, Ns) {
-        let dur = xfer_ns(bytes, self.bus_mb_s);
+        // A 4 KiB transfer is the common case: skip the float arithmetic (same value).
+        let dur = if bytes == MAP_UNIT { self.unit_bus_xfer } else { xfer_ns(bytes, self.bus_mb_s) };
         let lane = usize::from(self.full_duplex && dir == Dir::ToHost);
         let end = self.bus[lane].book(ready, dur);
         (end - dur, end)

@@ -258,7 +258,7 @@ impl Profile {
                 return Err(err(field, "must be at least 1".into()));
             }
         }
-        if n.page_kib % 4 != 0 {
+        if !n.page_kib.is_multiple_of(4) {
             return Err(err("nand.page_kib", format!("{} is not a multiple of the 4 KiB mapping unit", n.page_kib)));
         }
         let upp = n.page_kib / 4 * n.planes_per_die;
@@ -339,6 +339,17 @@ impl Profile {
                     "{} leaves {spare_blocks} spare blocks per die; at least {} are needed (open frontiers + gc_min_free_blocks + 1)",
                     f.spare_factor,
                     frontiers + u64::from(f.gc_min_free_blocks) + 1
+                ),
+            ));
+        }
+        // Idle-time GC aims for free blocks the spare can provide; a target beyond it would
+        // have GC compact nearly-valid blocks forever in every idle period.
+        if u64::from(f.bg_gc_target_free_blocks) + frontiers > spare_blocks {
+            return Err(err(
+                "ftl.bg_gc_target_free_blocks",
+                format!(
+                    "{} free blocks per die is more than the spare can hold: {spare_blocks} spare blocks per die less {frontiers} open frontiers",
+                    f.bg_gc_target_free_blocks
                 ),
             ));
         }

@@ -109,17 +109,18 @@ impl Timeline {
 #[derive(Debug, Clone)]
 pub struct Channel {
     lanes: Vec<Lane>,
-    /// `cursor[a * lanes + b]`: absolute index in lane `b` of its first booking that may end
+    /// `cursor[a * lanes + b]`: index in lane `b`'s vector of its first booking that may end
     /// after lane `a`'s next ready time.
-    cursor: Vec<u64>,
+    cursor: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Default)]
 struct Lane {
-    /// This lane's bookings in time order, disjoint from every other lane's.
-    busy: VecDeque<(Ns, Ns)>,
-    /// Bookings pruned from the front so far: absolute index = `popped` + deque index.
-    popped: u64,
+    /// This lane's bookings in time order, disjoint from every other lane's. Those before
+    /// `head` ended before the last prune; they are dropped in batches, so that pruning does
+    /// not shift the vector each time.
+    busy: Vec<(Ns, Ns)>,
+    head: usize,
 }
 
 impl Channel {
@@ -129,86 +130,102 @@ impl Channel {
     }
 
     /// Forget bookings that ended at or before `now` (nothing is booked before `now` again).
-    #[inline]
     pub fn prune(&mut self, now: Ns) {
-        for l in &mut self.lanes {
-            while l.busy.front().is_some_and(|&(_, e)| e <= now) {
-                l.busy.pop_front();
-                l.popped += 1;
+        let n = self.lanes.len();
+        for (b, l) in self.lanes.iter_mut().enumerate() {
+            while l.busy.get(l.head).is_some_and(|&(_, e)| e <= now) {
+                l.head += 1;
+            }
+            if l.head >= 64 && l.head * 2 >= l.busy.len() {
+                let h = l.head;
+                l.busy.drain(..h);
+                l.head = 0;
+                for a in 0..n {
+                    let c = &mut self.cursor[a * n + b];
+                    *c = c.saturating_sub(h);
+                }
             }
         }
     }
 
     /// Book `dur` for `lane` at the earliest time >= `ready` where the channel is free; returns
     /// the end time. `ready` must not be before the end of the lane's previous booking.
-    #[inline]
+    #[inline(always)]
     pub fn book(&mut self, lane: usize, ready: Ns, dur: Ns) -> Ns {
         if dur == 0 {
             return ready;
         }
-        debug_assert!(self.lanes[lane].busy.back().is_none_or(|&(_, e)| e <= ready), "lane bookings must go forward in time");
-        let n = self.lanes.len();
-        let mut start = ready;
-        if n == 2 {
-            // The common shape (two dies per channel): one other lane, no merging of lists.
-            let other = 1 - lane;
-            let ci = lane * 2 + other;
-            let o = &self.lanes[other];
-            let mut c = self.cursor[ci].max(o.popped);
-            loop {
-                let Some(&(s, e)) = o.busy.get((c - o.popped) as usize) else { break };
-                if e <= start {
-                    c += 1;
-                    continue;
-                }
-                if s >= start + dur {
-                    break;
-                }
-                start = e;
-                c += 1;
-            }
-            self.cursor[ci] = c;
-        } else if n > 2 {
-            // Walk the other lanes' bookings in start order (they are disjoint, so this is
-            // also end order), skipping those that end by `start`.
-            loop {
-                let mut best: Option<(usize, Ns, Ns)> = None;
-                for other in (0..n).filter(|&o| o != lane) {
-                    let ci = lane * n + other;
-                    let o = &self.lanes[other];
-                    let mut c = self.cursor[ci].max(o.popped);
-                    while o.busy.get((c - o.popped) as usize).is_some_and(|&(_, e)| e <= start) {
-                        c += 1;
-                    }
-                    self.cursor[ci] = c;
-                    if let Some(&(s, e)) = o.busy.get((c - o.popped) as usize) {
-                        if best.is_none_or(|(_, bs, _)| s < bs) {
-                            best = Some((other, s, e));
-                        }
-                    }
-                }
-                match best {
-                    Some((other, s, e)) if s < start + dur => {
-                        start = e;
-                        self.cursor[lane * n + other] += 1;
-                    }
-                    _ => break,
-                }
-            }
-        }
+        debug_assert!(self.lanes[lane].busy.last().is_none_or(|&(_, e)| e <= ready), "lane bookings must go forward in time");
+        let start = match self.lanes.len() {
+            1 => ready,
+            2 => self.fit_two(lane, ready, dur),
+            _ => self.fit_many(lane, ready, dur),
+        };
         let end = start + dur;
-        let own = &mut self.lanes[lane].busy;
-        match own.back_mut() {
-            // Touching the lane's previous booking: extend it (keeps the lists short).
+        let own = &mut self.lanes[lane];
+        match own.busy[own.head..].last_mut() {
+            // Touching the lane's previous booking: extend it.
             Some(last) if last.1 == start => last.1 = end,
-            _ => own.push_back((start, end)),
+            _ => own.busy.push((start, end)),
         }
         end
     }
 
+    /// Earliest start >= `ready` for `dur` around the one other lane's bookings.
+    #[inline(always)]
+    fn fit_two(&mut self, lane: usize, ready: Ns, dur: Ns) -> Ns {
+        let other = 1 - lane;
+        let ci = lane * 2 + other;
+        let o = &self.lanes[other];
+        let mut c = self.cursor[ci].max(o.head);
+        let mut start = ready;
+        while let Some(&(s, e)) = o.busy.get(c) {
+            if e > start {
+                if s >= start + dur {
+                    break;
+                }
+                start = e;
+            }
+            c += 1;
+        }
+        self.cursor[ci] = c;
+        start
+    }
+
+    /// Earliest start >= `ready` for `dur`: walk the other lanes' bookings in start order (they
+    /// are disjoint, so this is also end order), skipping those that end by `start`.
+    fn fit_many(&mut self, lane: usize, ready: Ns, dur: Ns) -> Ns {
+        let n = self.lanes.len();
+        let mut start = ready;
+        loop {
+            let mut best: Option<(usize, Ns, Ns)> = None;
+            for other in (0..n).filter(|&o| o != lane) {
+                let ci = lane * n + other;
+                let o = &self.lanes[other];
+                let mut c = self.cursor[ci].max(o.head);
+                while o.busy.get(c).is_some_and(|&(_, e)| e <= start) {
+                    c += 1;
+                }
+                self.cursor[ci] = c;
+                if let Some(&(s, e)) = o.busy.get(c) {
+                    if best.is_none_or(|(_, bs, _)| s < bs) {
+                        best = Some((other, s, e));
+                    }
+                }
+            }
+            match best {
+                Some((other, s, e)) if s < start + dur => {
+                    start = e;
+                    self.cursor[lane * n + other] += 1;
+                }
+                _ => return start,
+            }
+        }
+    }
+
     /// End of the last booking on the channel (0 if none).
     pub fn last_end(&self) -> Ns {
-        self.lanes.iter().filter_map(|l| l.busy.back().map(|&(_, e)| e)).max().unwrap_or(0)
+        self.lanes.iter().filter_map(|l| l.busy[l.head..].last().map(|&(_, e)| e)).max().unwrap_or(0)
     }
 }
 
@@ -227,6 +244,42 @@ mod tests {
         assert_eq!(t.busy.len(), 1, "{:?}", t.busy);
         t.prune(120);
         assert!(t.busy.is_empty());
+    }
+
+    /// A `Channel` books exactly where a single `Timeline` would, for lanes whose bookings go
+    /// forward in time, with pruning in between.
+    #[test]
+    fn channel_matches_timeline() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for lanes in 1..=4usize {
+            for _ in 0..50 {
+                let mut t = Timeline::default();
+                let mut c = Channel::new(lanes as u32);
+                let mut free = vec![0; lanes];
+                for _ in 0..2000 {
+                    let lane = rnd(lanes as u64) as usize;
+                    let gap = if rnd(3) == 0 { 0 } else { rnd(100) };
+                    let ready = free[lane] + gap;
+                    let dur = rnd(40);
+                    let end = t.book(ready, dur);
+                    assert_eq!(c.book(lane, ready, dur), end, "lanes {lanes}: ready {ready} dur {dur}");
+                    // The lane is busy a while longer (a program after its transfer) or not.
+                    free[lane] = end + if rnd(2) == 0 { 0 } else { rnd(200) };
+                    if rnd(10) == 0 {
+                        let now = *free.iter().min().unwrap();
+                        t.prune(now);
+                        c.prune(now);
+                    }
+                }
+                assert_eq!(c.last_end(), t.last_end());
+            }
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! flat arrays), so that both updates and selection are O(1) amortised. FIFO keeps blocks in
 //! the order they were closed; random and cost-benefit keep an unordered list with positions.
 
+use crate::nand::FastDiv;
 use crate::profile::GcPolicy;
 use rand_core::RngCore;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -15,7 +16,7 @@ const NIL: u32 = u32::MAX;
 #[derive(Debug, Clone)]
 pub struct Victims {
     policy: GcPolicy,
-    blocks_per_die: u32,
+    blocks_per_die: FastDiv,
     units_per_block: u32,
     // Greedy buckets: head[die * (upb + 1) + valid] -> first block; next/prev per block.
     head: Vec<u32>,
@@ -40,7 +41,7 @@ impl Victims {
         let listed = matches!(policy, GcPolicy::Random | GcPolicy::CostBenefit);
         Victims {
             policy,
-            blocks_per_die,
+            blocks_per_die: FastDiv::new(blocks_per_die),
             units_per_block,
             head: if greedy { vec![NIL; dies as usize * (units_per_block as usize + 1)] } else { Vec::new() },
             next: if greedy { vec![NIL; blocks] } else { Vec::new() },
@@ -56,7 +57,7 @@ impl Victims {
 
     #[inline]
     fn die(&self, block: u32) -> usize {
-        (block / self.blocks_per_die) as usize
+        self.blocks_per_die.quotient(block) as usize
     }
 
     #[inline]
