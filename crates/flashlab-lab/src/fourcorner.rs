@@ -72,18 +72,27 @@ pub fn run_four_corner(sys: &mut SimSystem, cfg: &FourCornerConfig, label: &str,
     let rr = run(sys, "rand-read", Rw::RandRead, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 1)?;
     let rw = run(sys, "rand-write", Rw::RandWrite, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 2)?;
     sys.delete(TEST_FILE)?;
-    Ok(FourCorner {
-        label: label.to_string(),
-        seq_read_mbs: mbs(&sr, false),
-        seq_write_mbs: mbs(&sw, true),
-        rand_read_mbs: mbs(&rr, false),
-        rand_write_mbs: mbs(&rw, true),
-        rand_read_iops: rr.read.iops(),
-        rand_write_iops: rw.write.iops(),
-        rand_write_p50_us: rw.write.clat.percentile(50.0) as f64 / 1e3,
-        rand_write_p99_us: rw.write.clat.percentile(99.0) as f64 / 1e3,
-        rand_read_p50_us: rr.read.clat.percentile(50.0) as f64 / 1e3,
-        device: Some(sys.device_report()),
-        jobs: vec![sw, sr, rr, rw],
-    })
+    Ok(FourCorner::from_runs(label, [sw, sr, rr, rw], Some(sys.device_report())))
+}
+
+impl FourCorner {
+    /// The row from the four tests' results, in the order they run: sequential write,
+    /// sequential read, random read, random write.
+    pub fn from_runs(label: &str, runs: [JobResult; 4], device: Option<DeviceReport>) -> FourCorner {
+        let [sw, sr, rr, rw] = runs;
+        FourCorner {
+            label: label.to_string(),
+            seq_read_mbs: mbs(&sr, false),
+            seq_write_mbs: mbs(&sw, true),
+            rand_read_mbs: mbs(&rr, false),
+            rand_write_mbs: mbs(&rw, true),
+            rand_read_iops: rr.read.iops(),
+            rand_write_iops: rw.write.iops(),
+            rand_write_p50_us: rw.write.clat.percentile(50.0) as f64 / 1e3,
+            rand_write_p99_us: rw.write.clat.percentile(99.0) as f64 / 1e3,
+            rand_read_p50_us: rr.read.clat.percentile(50.0) as f64 / 1e3,
+            device,
+            jobs: vec![sw, sr, rr, rw],
+        }
+    }
 }

@@ -82,11 +82,6 @@ pub fn free_bytes(path: &Path) -> Result<u64, RealError> {
     Ok(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
-fn mbs(r: &JobResult, write: bool) -> f64 {
-    let d = if write { &r.write } else { &r.read };
-    d.bw_bytes_per_sec() / 1e6
-}
-
 impl DirTarget {
     /// A target in `dir`, registering its files in [`Cleanup::global`] (the registry the
     /// signal handlers empty).
@@ -165,20 +160,7 @@ impl DirTarget {
         let sr = run("seq-read", Rw::Read, fc.seq_bs, None, fc.seed)?;
         let rr = run("rand-read", Rw::RandRead, fc.rand_bs, Some(fc.rand_io), fc.seed + 1)?;
         let rw = run("rand-write", Rw::RandWrite, fc.rand_bs, Some(fc.rand_io), fc.seed + 2)?;
-        Ok(FourCorner {
-            label: label.to_string(),
-            seq_read_mbs: mbs(&sr, false),
-            seq_write_mbs: mbs(&sw, true),
-            rand_read_mbs: mbs(&rr, false),
-            rand_write_mbs: mbs(&rw, true),
-            rand_read_iops: rr.read.iops(),
-            rand_write_iops: rw.write.iops(),
-            rand_write_p50_us: rw.write.clat.percentile(50.0) as f64 / 1e3,
-            rand_write_p99_us: rw.write.clat.percentile(99.0) as f64 / 1e3,
-            rand_read_p50_us: rr.read.clat.percentile(50.0) as f64 / 1e3,
-            device: None,
-            jobs: vec![sw, sr, rr, rw],
-        })
+        Ok(FourCorner::from_runs(label, [sw, sr, rr, rw], None))
     }
 
     /// One four-corner run on a new test file, deleted afterwards (also on error).

@@ -76,6 +76,9 @@ pub struct RealArgs {
     /// Allow writing to a raw block device (everything on it is destroyed).
     #[arg(long)]
     pub destroy_data: bool,
+    /// Write zeros instead of data that does not compress or dedupe (fio's zero_buffers).
+    #[arg(long)]
+    pub zero_buffers: bool,
 }
 
 #[derive(Args, Debug)]

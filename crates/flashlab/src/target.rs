@@ -4,6 +4,7 @@
 use crate::cli::RealArgs;
 use flashlab_lab::profiles;
 use flashlab_lab::units::parse_duration_ns;
+use flashlab_real::buffers::DataPattern;
 use flashlab_real::dir_target::RealOptions;
 use flashlab_real::engine::choose_engine;
 use flashsim::Profile;
@@ -45,7 +46,8 @@ pub fn real_options(a: &RealArgs) -> Result<(RealOptions, Option<Duration>), Str
         Some(d) => Some(Duration::from_nanos(parse_duration_ns(d).map_err(|e| format!("--idle: {e}"))?)),
         None => None,
     };
-    Ok((RealOptions { engine, direct: !a.buffered, ..RealOptions::default() }, idle))
+    let pattern = if a.zero_buffers { DataPattern::Zeros } else { DataPattern::Random };
+    Ok((RealOptions { engine, direct: !a.buffered, pattern, ..RealOptions::default() }, idle))
 }
 
 pub fn sim_profile(target: &str) -> Result<Profile, String> {

@@ -49,6 +49,7 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
                     let seed = job.randseed.unwrap_or(a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)));
                     let mut rj = RealJob::from_fio(job, offset, (size - offset) / bs * bs, seed);
                     rj.engine = opts.engine;
+                    rj.pattern = opts.pattern;
                     rj.direct = if a.real.buffered { false } else { job.direct };
                     prepared.push((path, rj));
                 }
