@@ -32,6 +32,17 @@ use crate::fourcorner::{FourCorner, FourCornerConfig};
 use crate::units::{parse_cli_size, parse_duration_ns};
 use serde::{Deserialize, Serialize};
 
+/// The longest idle step: a century keeps the virtual clock (u64 ns) far from overflow.
+pub const MAX_IDLE_NS: u64 = 100 * 365 * 24 * 3600 * 1_000_000_000;
+
+/// Sizes of files and transfers: whole 4 KiB blocks, at least one.
+pub fn block_multiple(bytes: u64) -> Result<u64, String> {
+    if bytes == 0 || bytes % 4096 != 0 {
+        return Err(format!("{bytes} bytes is not a positive multiple of 4 KiB"));
+    }
+    Ok(bytes)
+}
+
 pub const BUILTIN: &[(&str, &str)] = &[
     ("age", include_str!("../protocols/age.toml")),
     ("four-corner", include_str!("../protocols/four-corner.toml")),
@@ -98,7 +109,8 @@ impl Protocol {
         })?;
         for (field, v) in [("four_corner_span", &p.four_corner_span), ("four_corner_rand_io", &p.four_corner_rand_io)] {
             if let Some(v) = v {
-                parse_cli_size(v).map_err(|e| format!("{source}: {field}: {e}"))?;
+                let bytes = parse_cli_size(v).map_err(|e| format!("{source}: {field}: {e}"))?;
+                block_multiple(bytes).map_err(|e| format!("{source}: {field}: {e}"))?;
             }
         }
         if p.steps.is_empty() {
@@ -110,7 +122,8 @@ impl Protocol {
                 Step::Fill { leave_free, file_size } => {
                     parse_cli_size(leave_free).map_err(|e| bad("leave_free", e))?;
                     if let Some(f) = file_size {
-                        parse_cli_size(f).map_err(|e| bad("file_size", e))?;
+                        let bytes = parse_cli_size(f).map_err(|e| bad("file_size", e))?;
+                        block_multiple(bytes).map_err(|e| bad("file_size", e))?;
                     }
                 }
                 Step::RandomWrites { keep_free, passes, iodepth, .. } => {
@@ -123,7 +136,10 @@ impl Protocol {
                     }
                 }
                 Step::Idle { duration } => {
-                    parse_duration_ns(duration).map_err(|e| bad("duration", e))?;
+                    let ns = parse_duration_ns(duration).map_err(|e| bad("duration", e))?;
+                    if ns > MAX_IDLE_NS {
+                        return Err(bad("duration", format!("{duration} is longer than 100 years")));
+                    }
                 }
                 _ => {}
             }

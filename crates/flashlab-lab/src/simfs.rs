@@ -113,7 +113,7 @@ impl SimFs {
         if self.files.contains_key(name) {
             return Err(FsError::Exists(name.to_string()));
         }
-        let need = size.div_ceil(FS_BLOCK) * FS_BLOCK;
+        let need = size.div_ceil(FS_BLOCK).saturating_mul(FS_BLOCK);
         if need > self.free_bytes {
             return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes });
         }

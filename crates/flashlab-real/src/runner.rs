@@ -151,14 +151,15 @@ impl RealJob {
     }
 }
 
-/// Open `path` for a job: read-write, with O_DIRECT when `direct`, created (mode 0644) when
-/// `create`. A filesystem refusing O_DIRECT gets [`RealError::DirectUnsupported`].
+/// Open `path` for a job: read-write, with O_DIRECT when `direct`; with `create`, a new file
+/// (mode 0644; an existing file or a symlink there is an error). A filesystem refusing O_DIRECT gets [`RealError::DirectUnsupported`].
 pub fn open_file(path: &Path, direct: bool, create: bool) -> Result<File, RealError> {
     let mut o = std::fs::OpenOptions::new();
-    o.read(true).write(true).create(create).mode(0o644);
-    if direct {
-        o.custom_flags(libc::O_DIRECT);
-    }
+    // A file flashlab creates must be new: never follow a symlink or take over a file that
+    // appeared meanwhile (flashlab writes only files it created).
+    o.read(true).write(true).create_new(create).mode(0o644);
+    let nofollow = if create { libc::O_NOFOLLOW } else { 0 };
+    o.custom_flags(nofollow | if direct { libc::O_DIRECT } else { 0 });
     o.open(path).map_err(|e| {
         if direct && e.raw_os_error() == Some(libc::EINVAL) {
             RealError::DirectUnsupported { path: path.to_path_buf() }

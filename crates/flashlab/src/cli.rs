@@ -94,7 +94,7 @@ pub struct AgeArgs {
 pub struct FillArgs {
     #[command(flatten)]
     pub common: CommonArgs,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub iodepth: u32,
 }
 
@@ -102,7 +102,7 @@ pub struct FillArgs {
 pub struct WsatArgs {
     #[command(flatten)]
     pub common: CommonArgs,
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub iodepth: u32,
     /// Capacities to write.
     #[arg(long, default_value_t = 4.0)]

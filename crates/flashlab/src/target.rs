@@ -43,7 +43,13 @@ pub fn real_options(a: &RealArgs) -> Result<(RealOptions, Option<Duration>), Str
         eprintln!("note: {note}");
     }
     let idle = match &a.idle {
-        Some(d) => Some(Duration::from_nanos(parse_duration_ns(d).map_err(|e| format!("--idle: {e}"))?)),
+        Some(d) => {
+            let ns = parse_duration_ns(d).map_err(|e| format!("--idle: {e}"))?;
+            if ns > flashlab_lab::protocol::MAX_IDLE_NS {
+                return Err(format!("--idle: {d} is longer than 100 years"));
+            }
+            Some(Duration::from_nanos(ns))
+        }
         None => None,
     };
     let pattern = if a.zero_buffers { DataPattern::Zeros } else { DataPattern::Random };

@@ -122,6 +122,24 @@ fn bad_input_is_one_clear_error() {
     std::fs::write(&big, "[j]\nrw=write\nsize=10g\n").unwrap();
     fails(&["run", big.to_str().unwrap(), "--target", "sim:toy"], "does not fit");
 
+    fails(&["bench", "--target", "sim:toy", "--rand-io", "0"], "--rand-io");
+    // Command-line syntax errors are clap's: exit code 2, the option named.
+    let out = flashlab(&["fill", "--target", "sim:toy", "--iodepth", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--iodepth"));
+    let odd_bs = scratch("odd-bs.fio");
+    std::fs::write(&odd_bs, "[j]\nrw=randwrite\nbs=513\nsize=1m\n").unwrap();
+    fails(&["run", odd_bs.to_str().unwrap(), "--target", "sim:toy"], "odd-bs.fio:1");
+    let huge = scratch("huge.toml");
+    std::fs::write(&huge, include_str!("../../../profiles/toy.toml").replace("planes_per_die = 1", "planes_per_die = 2147483648")).unwrap();
+    fails(&["bench", "--target", &format!("sim:{}", huge.display())], "nand.planes_per_die");
+    let slow = scratch("slow.toml");
+    std::fs::write(&slow, include_str!("../../../profiles/toy.toml").replace("t_prog_us = 600", "t_prog_us = 1e300")).unwrap();
+    fails(&["bench", "--target", &format!("sim:{}", slow.display())], "nand.t_prog_us");
+    let zero = scratch("zero-fill.toml");
+    std::fs::write(&zero, "name = \"z\"\n[[step]]\nkind = \"fill\"\nleave_free = \"1m\"\nfile_size = \"0\"\n").unwrap();
+    fails(&["age", "--target", "sim:toy", "--protocol", zero.to_str().unwrap()], "file_size");
+
     let proto = scratch("bad-proto.toml");
     std::fs::write(&proto, "name = \"x\"\n[[step]]\nkind = \"fill\"\nleave_free = \"3zb\"\n").unwrap();
     fails(&["age", "--target", "sim:toy", "--protocol", proto.to_str().unwrap()], "leave_free");
@@ -216,4 +234,21 @@ fn same_job_file_on_simulated_and_real_targets() {
         let io = j["read"]["io_bytes"].as_u64().unwrap() + j["write"]["io_bytes"].as_u64().unwrap();
         assert!(io > 0, "job {} did no I/O", j["jobname"]);
     }
+}
+
+/// A symlink where flashlab would create a job file is refused; nothing is written through it.
+#[test]
+fn symlinks_are_not_followed_when_creating_files() {
+    let dir = scratch("symlink-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let victim = scratch("symlink-victim");
+    let _ = std::fs::remove_file(&victim);
+    let link = dir.join("j.0.0");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let job = scratch("symlink.fio");
+    std::fs::write(&job, "[j]\nrw=write\nbs=64k\nsize=64k\n").unwrap();
+    fails(&["run", job.to_str().unwrap(), "--target", dir.to_str().unwrap(), "--buffered"], "did not create");
+    assert!(!victim.exists(), "flashlab wrote through a symlink");
+    std::fs::remove_file(&link).unwrap();
 }

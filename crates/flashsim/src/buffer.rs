@@ -24,21 +24,24 @@ impl WriteBuffer {
     /// Take one slot for data arriving at `at`; returns when the slot is available.
     #[inline]
     pub fn acquire(&mut self, at: Ns) -> Ns {
-        let mut t = at;
         while let Some(&Reverse((r, n))) = self.releases.peek() {
-            if r > t {
+            if r > at {
                 break;
             }
             self.releases.pop();
             self.used -= n;
         }
-        while self.used >= self.capacity {
-            let Reverse((r, n)) = self.releases.pop().expect("write buffer full with nothing in flight");
-            self.used -= n;
-            t = t.max(r);
+        if self.used < self.capacity {
+            self.used += 1;
+            return at;
         }
-        self.used += 1;
-        t
+        // Full: take one slot of the earliest program to complete; its other slots stay
+        // taken until then (a later write arriving earlier must not get them sooner).
+        let Reverse((r, n)) = self.releases.pop().expect("write buffer full with nothing in flight");
+        if n > 1 {
+            self.releases.push(Reverse((r, n - 1)));
+        }
+        r.max(at)
     }
 
     /// `units` slots taken earlier free up at `done` (their program completes then).
@@ -62,5 +65,24 @@ impl WriteBuffer {
     /// Units held (in open pages or in flight) as of the last acquire.
     pub fn used(&self) -> u32 {
         self.used
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_buffer_frees_slots_only_when_their_program_completes() {
+        let mut b = WriteBuffer::new(2);
+        assert_eq!(b.acquire(0), 0);
+        assert_eq!(b.acquire(0), 0);
+        b.release_at(1000, 2);
+        assert_eq!(b.acquire(10), 1000);
+        // The second slot of that program is not free before 1000 either.
+        assert_eq!(b.acquire(20), 1000);
+        b.release_at(1500, 2);
+        assert_eq!(b.acquire(1200), 1500);
+        assert_eq!(b.acquire(2000), 2000);
     }
 }

@@ -133,6 +133,8 @@ pub struct Ftl {
     gc_min_free: usize,
     bg_target: usize,
     in_gc: bool,
+    /// Greedy picks the emptiest block, so a full one means there is nothing to gain.
+    greedy: bool,
     pub counters: Counters,
 }
 
@@ -178,6 +180,7 @@ impl Ftl {
             gc_min_free: f.gc_min_free_blocks as usize,
             bg_target: f.bg_gc_target_free_blocks as usize,
             in_gc: false,
+            greedy: f.gc_policy == crate::profile::GcPolicy::Greedy,
             counters: Counters::default(),
         }
     }
@@ -322,7 +325,20 @@ impl Ftl {
     /// Program open page `op` on `die` through frontier `frontier`; returns when it completes.
     fn program_open(&mut self, op: usize, die: u32, frontier: u32, at: Ns) -> Ns {
         let start = at.max(self.open[op].ready);
-        let (block, page) = self.alloc_page(die, frontier, start);
+        // A host page goes to the next die that can take it; GC copies stay on their die.
+        let mut die = die;
+        let mut tries = 0;
+        let (block, page) = loop {
+            if let Some(got) = self.alloc_page(die, frontier, start) {
+                break got;
+            }
+            tries += 1;
+            assert!(
+                op < self.host_streams as usize && tries < self.geo.dies,
+                "no die can take a page: every die is full of valid data (profile validation should prevent this)"
+            );
+            die = if die + 1 == self.geo.dies { 0 } else { die + 1 };
+        };
         let done = self.nand.program(die, start);
         let upp = self.geo.units_per_page;
         self.counters.nand_page_programs += 1;
@@ -369,17 +385,20 @@ impl Ftl {
     /// Next page of the open block of (`die`, `frontier`), opening a block if needed. A host
     /// frontier that needs a block first runs foreground GC while the die is short of free
     /// blocks; GC's own frontier draws on the reserve.
-    fn alloc_page(&mut self, die: u32, frontier: u32, at: Ns) -> (u32, u32) {
+    fn alloc_page(&mut self, die: u32, frontier: u32, at: Ns) -> Option<(u32, u32)> {
         let ai = (die * self.frontiers + frontier) as usize;
         if self.active[ai] == NIL {
+            let mut stuck = false;
             if !self.in_gc {
                 // Every victim frees a block, but FIFO or random victims can be full of valid
                 // data and gain nothing; after a die's worth of such rounds, GC takes the
-                // victim with the fewest valid units, which always gains (the spare ensures it).
+                // victim with the fewest valid units. When even that one is full of valid data
+                // (the host's overwrites all hit other dies), this die is stuck for now.
                 let mut rounds = 0;
                 while self.free[die as usize].len() <= self.gc_min_free {
                     let fallback = rounds >= self.geo.blocks_per_die;
                     if !self.gc_one(die, at, false, fallback) {
+                        stuck = true;
                         break;
                     }
                     rounds += 1;
@@ -387,6 +406,10 @@ impl Ftl {
             }
             // GC sharing this frontier may have opened a block meanwhile.
             if self.active[ai] == NIL {
+                // A stuck die keeps its last free block for GC's own copies.
+                if stuck && self.free[die as usize].len() < 2 {
+                    return None;
+                }
                 let b = self.free[die as usize]
                     .pop_front()
                     .unwrap_or_else(|| panic!("die {die} has no free block: FTL reserve exhausted (profile validation should prevent this)"));
@@ -398,7 +421,7 @@ impl Ftl {
         let b = self.active[ai];
         let p = self.next_page[b as usize];
         self.next_page[b as usize] = p + 1;
-        (b, p)
+        Some((b, p))
     }
 
     /// Clean one victim block on `die`, starting no earlier than `at`, chosen by the policy or,
@@ -415,7 +438,9 @@ impl Ftl {
             return false;
         };
         let upb = self.geo.units_per_block;
-        if background && self.valid[v as usize] == upb {
+        // A victim full of valid data gains nothing: background GC, greedy and the fewest-valid
+        // choice (when even the emptiest block is full) decline it.
+        if (background || fewest_valid || self.greedy) && self.valid[v as usize] == upb {
             self.victims.put_back(v, upb);
             return false;
         }
@@ -500,7 +525,11 @@ impl Ftl {
         if !self.volatile_buffer {
             return at;
         }
+        // Everything already sent to NAND, GC copies included, must have landed.
         let mut done = at.max(self.buffer.drained_at());
+        for die in 0..self.geo.dies {
+            done = done.max(self.nand.die_free_at(die));
+        }
         for s in 0..self.host_streams as usize {
             if self.open[s].len > 0 {
                 let die = self.next_die[s];

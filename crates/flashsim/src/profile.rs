@@ -253,9 +253,12 @@ impl Profile {
             ("nand.pages_per_block", n.pages_per_block),
             ("nand.page_kib", n.page_kib),
         ];
-        for (field, v) in positive_int {
-            if v == 0 {
-                return Err(err(field, "must be at least 1".into()));
+        // Upper bounds keep every product below u32/u64 overflow (a device of at most 2^31
+        // units is checked below).
+        let limits = [64, 64, 16, 1 << 20, 1 << 16, 64];
+        for ((field, v), max) in positive_int.into_iter().zip(limits) {
+            if v == 0 || v > max {
+                return Err(err(field, format!("must be 1..={max}, got {v}")));
             }
         }
         if !n.page_kib.is_multiple_of(4) {
@@ -275,9 +278,12 @@ impl Profile {
             ("nand.channel_mb_s", n.channel_mb_s),
             ("host.bus_mb_s", self.host.bus_mb_s),
         ];
+        // Times up to 1000 s and rates from 0.001 MB/s keep every duration far from u64 overflow.
         for (field, v) in positive_f {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(err(field, format!("must be a positive number, got {v}")));
+            let ok = if field.ends_with("_us") { v > 0.0 && v <= 1e9 } else { (1e-3..=1e7).contains(&v) };
+            if !(v.is_finite() && ok) {
+                let range = if field.ends_with("_us") { "(0, 1e9] us" } else { "[0.001, 1e7] MB/s" };
+                return Err(err(field, format!("must be in {range}, got {v}")));
             }
         }
         let non_negative = [
@@ -288,8 +294,8 @@ impl Profile {
             ("ftl.idle_delay_ms", self.ftl.idle_delay_ms),
         ];
         for (field, v) in non_negative {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(err(field, format!("must be zero or positive, got {v}")));
+            if !(v.is_finite() && (0.0..=1e9).contains(&v)) {
+                return Err(err(field, format!("must be in [0, 1e9], got {v}")));
             }
         }
         let units_per_block = u64::from(upp) * u64::from(n.pages_per_block);

@@ -36,7 +36,7 @@ pub fn bench(args: &CommonArgs) -> Result<(), String> {
 fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
     let mut fc = proto.four_corner(&FourCornerConfig { seed: args.seed, ..Default::default() });
     if let Some(r) = &args.rand_io {
-        fc.rand_io = parse_cli_size(r).map_err(|e| format!("--rand-io: {e}"))?;
+        fc.rand_io = parse_cli_size(r).and_then(flashlab_lab::protocol::block_multiple).map_err(|e| format!("--rand-io: {e}"))?;
     }
     let proto = &Protocol { four_corner_span: None, four_corner_rand_io: None, ..proto.clone() };
     let wall = Instant::now();

@@ -143,6 +143,14 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         .or(job.filesize)
         .map(|s| s.resolve(sys.fs.capacity()))
         .ok_or_else(|| format!("{here}: no size= (flashlab needs the size of the job's file on a simulated device)"))?;
+    if job.rw == flashlab_jobs::Rw::TrimWrite {
+        return Err(format!("{here}: rw=trimwrite is not supported by flashlab's engine yet"));
+    }
+    for (name, b) in [("bs (read)", job.bs_read), ("bs (write)", job.bs_write), ("bs (trim)", job.bs_trim)] {
+        if b == 0 || b % flashsim::SECTOR != 0 {
+            return Err(format!("{here}: {name} = {b} is not a multiple of the {}-byte sector", flashsim::SECTOR));
+        }
+    }
     let offset = job.offset.resolve(size);
     let bs = job.max_bs();
     if offset + bs > size {

@@ -29,14 +29,18 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
     let cleanup = Cleanup::global();
     let here = |job: &Job| format!("{}:{}: job '{}'", a.jobfile.display(), job.line, job.name);
     let mut out = Vec::new();
+    let held = std::cell::RefCell::new(Vec::new());
     let result = (|| {
         for (g, group) in jf.run_groups().iter().enumerate() {
             let mut prepared: Vec<(PathBuf, RealJob)> = Vec::new();
             for &ji in group {
                 let job = &jf.jobs[ji];
                 for n in 0..job.numjobs.max(1) {
-                    let (path, capacity, ours) = locate(a, job, n, place).map_err(|e| format!("{}: {e}", here(job)))?;
+                    let (path, capacity, ours) = locate(a, job, n, place, &held).map_err(|e| format!("{}: {e}", here(job)))?;
                     let size = job.size.or(job.filesize).map(|s| s.resolve(capacity)).unwrap_or(capacity);
+                    if !ours && size > capacity {
+                        return Err(format!("{}: size {size} is larger than {} ({capacity} bytes)", here(job), path.display()));
+                    }
                     let offset = job.offset.resolve(size);
                     let bs = job.max_bs();
                     if size < offset + bs {
@@ -69,6 +73,7 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
         }
         Ok(())
     })();
+    drop(held);
     // flashlab's own job files go, whatever happened.
     for (p, e) in cleanup.remove_all() {
         eprintln!("warning: could not remove {}: {e}", p.display());
@@ -77,16 +82,19 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
 }
 
 /// The file a job uses, the capacity `size=N%` refers to, and whether flashlab creates it.
-fn locate(a: &RunArgs, job: &Job, n: u32, place: &Place) -> Result<(PathBuf, u64, bool), String> {
+fn locate(a: &RunArgs, job: &Job, n: u32, place: &Place, held: &std::cell::RefCell<Vec<std::fs::File>>) -> Result<(PathBuf, u64, bool), String> {
     let in_dir = |dir: &Path| -> Result<(PathBuf, u64, bool), String> {
         let path = dir.join(format!("{}.{n}.0", job.name));
-        if path.exists() {
+        if path.symlink_metadata().is_ok() {
             return Err(format!("{} exists and flashlab did not create it; remove it or choose another directory", path.display()));
         }
         Ok((path, free_bytes(dir).map_err(|e| e.to_string())?, true))
     };
     let block = |dev: &Path| -> Result<(PathBuf, u64, bool), String> {
-        let (_, _, size) = open_block_device(dev, a.real.destroy_data, false).map_err(|e| e.to_string())?;
+        let (file, _, size) = open_block_device(dev, a.real.destroy_data, false).map_err(|e| e.to_string())?;
+        // Hold the exclusive open for the rest of the run: nothing can mount the device
+        // between the check and the job.
+        held.borrow_mut().push(file);
         Ok((dev.to_path_buf(), size, false))
     };
     match place {
@@ -97,6 +105,7 @@ fn locate(a: &RunArgs, job: &Job, n: u32, place: &Place) -> Result<(PathBuf, u64
                 return in_dir(Path::new(d));
             }
             let f = PathBuf::from(job.filename.as_deref().ok_or("names neither filename nor directory")?);
+            let existing = f.symlink_metadata().is_ok();
             match std::fs::metadata(&f) {
                 Ok(m) if m.file_type().is_block_device() => block(&f),
                 Ok(m) if m.is_file() => {
@@ -106,6 +115,7 @@ fn locate(a: &RunArgs, job: &Job, n: u32, place: &Place) -> Result<(PathBuf, u64
                     Ok((f, m.len(), false))
                 }
                 Ok(_) => Err(format!("{}: not a regular file nor a block device", f.display())),
+                Err(_) if existing => Err(format!("{} is a dangling symlink: refusing to create a file through it", f.display())),
                 Err(_) => {
                     let dir = f.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
                     Ok((f.clone(), free_bytes(dir).map_err(|e| e.to_string())?, true))
