@@ -59,7 +59,11 @@ impl Index {
                     if !has_part && !has_dev {
                         continue;
                     }
-                    let partition = tree.value(&format!("sys/block/{d}/{s}/partition")).ok().and_then(|v| v.parse().ok()).or_else(|| split_partition(&s).1);
+                    let partition = tree
+                        .value(&format!("sys/block/{d}/{s}/partition"))
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                        .or_else(|| split_partition(&s).1);
                     let pm = tree.value(&format!("sys/block/{d}/{s}/dev")).ok().and_then(|v| parse_majmin(&v));
                     nodes.push(Node { name: s.clone(), disk: d.clone(), partition, majmin: pm });
                 }
@@ -102,7 +106,11 @@ pub fn split_partition(name: &str) -> (String, Option<u32>) {
     // mmcblk0p2, nvme0n1p2, loop0p1, nbd0p1, md0p1: the stem ends in `<digit>p`.
     if let Some(s) = stem.strip_suffix('p') {
         if s.ends_with(|c: char| c.is_ascii_digit())
-            && (s.starts_with("mmcblk") || s.starts_with("nvme") || s.starts_with("loop") || s.starts_with("nbd") || s.starts_with("md"))
+            && (s.starts_with("mmcblk")
+                || s.starts_with("nvme")
+                || s.starts_with("loop")
+                || s.starts_with("nbd")
+                || s.starts_with("md"))
         {
             return (s.to_string(), num);
         }
@@ -280,9 +288,21 @@ pub fn resolve(tree: &Tree, idx: &Index, majmin: Option<(u32, u32)>, source: &st
     let mut physical = Vec::new();
     let mut seen = BTreeSet::new();
     walk(tree, idx, &node.disk, 0, &mut seen, &mut chain, &mut layers, &mut physical);
-    let loop_backing_file =
-        if node.disk.starts_with("loop") { tree.value(&format!("sys/block/{}/loop/backing_file", node.disk)).ok().filter(|s| !s.is_empty()) } else { None };
-    Some(BlockPath { node: node.name, partition: node.partition, disk: node.disk, chain, layers, physical, loop_backing_file, in_sysfs })
+    let loop_backing_file = if node.disk.starts_with("loop") {
+        tree.value(&format!("sys/block/{}/loop/backing_file", node.disk)).ok().filter(|s| !s.is_empty())
+    } else {
+        None
+    };
+    Some(BlockPath {
+        node: node.name,
+        partition: node.partition,
+        disk: node.disk,
+        chain,
+        layers,
+        physical,
+        loop_backing_file,
+        in_sysfs,
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -300,7 +320,12 @@ fn walk(
         return;
     }
     chain.push(disk.to_string());
-    let slaves: Vec<String> = tree.list(&format!("sys/block/{disk}/slaves")).unwrap_or_default().into_iter().filter(|s| plain_name(s)).collect();
+    let slaves: Vec<String> = tree
+        .list(&format!("sys/block/{disk}/slaves"))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|s| plain_name(s))
+        .collect();
     if slaves.is_empty() {
         if !physical.contains(&disk.to_string()) {
             physical.push(disk.to_string());
@@ -404,7 +429,9 @@ pub struct DeviceFacts {
 pub fn parse_scheduler(s: &str) -> (Option<String>, Vec<String>) {
     let mut active = None;
     let mut all = Vec::new();
-    let name_ok = |w: &str| !w.is_empty() && w.len() <= 32 && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let name_ok = |w: &str| {
+        !w.is_empty() && w.len() <= 32 && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    };
     let words: Vec<&str> = s.split_whitespace().collect();
     if words.iter().any(|w| !name_ok(w.strip_prefix('[').and_then(|w| w.strip_suffix(']')).unwrap_or(w))) {
         return (None, Vec::new());
@@ -441,7 +468,11 @@ impl DeviceFacts {
         let base = format!("sys/block/{name}");
         let in_sysfs = tree.is_dir(&base);
         let mut class = class_from_name(name);
-        let needed = in_sysfs && !matches!(class, DeviceClass::DeviceMapper | DeviceClass::Md | DeviceClass::Loop | DeviceClass::Zram | DeviceClass::Ram);
+        let needed = in_sysfs
+            && !matches!(
+                class,
+                DeviceClass::DeviceMapper | DeviceClass::Md | DeviceClass::Loop | DeviceClass::Zram | DeviceClass::Ram
+            );
         let q = |f: &str, affects: &str| {
             let rel = format!("{base}/queue/{f}");
             if in_sysfs && needed {
@@ -457,11 +488,16 @@ impl DeviceFacts {
             "1" => Some(true),
             _ => None,
         });
-        let (scheduler, schedulers_available) = q("scheduler", "I/O scheduler unknown").map(|s| parse_scheduler(&s)).unwrap_or((None, Vec::new()));
-        let write_cache = q("write_cache", "whether the device has a volatile write cache is unknown").filter(|s| !s.is_empty());
+        let (scheduler, schedulers_available) =
+            q("scheduler", "I/O scheduler unknown").map(|s| parse_scheduler(&s)).unwrap_or((None, Vec::new()));
+        let write_cache =
+            q("write_cache", "whether the device has a volatile write cache is unknown").filter(|s| !s.is_empty());
         let discard = if in_sysfs { Discard::read(tree, name, needed) } else { Discard::default() };
-        let size_bytes = tree.value(&format!("{base}/size")).ok().and_then(|v| v.parse::<u64>().ok()).map(|s| s.saturating_mul(512));
-        let opt = |f: &str| tree.value(&format!("{base}/device/{f}")).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+        let size_bytes =
+            tree.value(&format!("{base}/size")).ok().and_then(|v| v.parse::<u64>().ok()).map(|s| s.saturating_mul(512));
+        let opt = |f: &str| {
+            tree.value(&format!("{base}/device/{f}")).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+        };
         let mut model = opt("model").or_else(|| opt("name"));
         if let (Some(v), Some(m)) = (opt("vendor"), model.as_ref()) {
             if !m.starts_with(&v) && v.chars().any(|c| c.is_alphanumeric()) {
@@ -482,7 +518,13 @@ impl DeviceFacts {
                     let pe = tree.value_optional(&format!("{base}/device/pre_eol_info"), &affects);
                     let (a, b) = lt.as_deref().map(parse_life_time).unwrap_or((None, None));
                     let pre_eol = pe.as_deref().and_then(parse_pre_eol);
-                    emmc = Some(EmmcHealth { life_time_raw: lt, life_time_a: a, life_time_b: b, pre_eol, pre_eol_raw: pe });
+                    emmc = Some(EmmcHealth {
+                        life_time_raw: lt,
+                        life_time_a: a,
+                        life_time_b: b,
+                        pre_eol,
+                        pre_eol_raw: pe,
+                    });
                 }
             }
             DeviceClass::Scsi => {
@@ -503,7 +545,9 @@ impl DeviceFacts {
             _ => {}
         }
         let class_label = match (class, rotational) {
-            (DeviceClass::Scsi | DeviceClass::Sata, Some(true)) => format!("{} (rotational: a hard disk)", class.label()),
+            (DeviceClass::Scsi | DeviceClass::Sata, Some(true)) => {
+                format!("{} (rotational: a hard disk)", class.label())
+            }
             _ => class.label().to_string(),
         };
         DeviceFacts {

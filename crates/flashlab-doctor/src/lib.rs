@@ -206,7 +206,8 @@ pub fn inspect(root: &Path) -> Report {
 }
 
 /// The mount table files, in order of preference.
-const MOUNT_FILES: &[&str] = &["proc/self/mountinfo", "proc/1/mountinfo", "proc/mounts", "proc/self/mounts", "etc/mtab"];
+const MOUNT_FILES: &[&str] =
+    &["proc/self/mountinfo", "proc/1/mountinfo", "proc/mounts", "proc/self/mounts", "etc/mtab"];
 
 fn read_mounts(tree: &Tree) -> (Option<String>, mounts::Parsed) {
     let mut errors = Vec::new();
@@ -214,7 +215,8 @@ fn read_mounts(tree: &Tree) -> (Option<String>, mounts::Parsed) {
     for f in MOUNT_FILES {
         match tree.read(f) {
             Ok(text) => {
-                let p = if f.ends_with("mountinfo") { mounts::parse_mountinfo(&text) } else { mounts::parse_mounts(&text) };
+                let p =
+                    if f.ends_with("mountinfo") { mounts::parse_mountinfo(&text) } else { mounts::parse_mounts(&text) };
                 if p.entries.is_empty() && !text.trim().is_empty() {
                     // Garbage: try the next table, but say so.
                     tree.note_reason(f, "no line could be read as a mount", "tried the next mount table");
@@ -282,7 +284,8 @@ fn inspect_tree(tree: &Tree) -> Report {
     };
 
     // Group block mounts into filesystems.
-    let block_entries: Vec<&mounts::MountEntry> = parsed.entries.iter().filter(|e| mounts::kind(e) == mounts::Kind::Block).collect();
+    let block_entries: Vec<&mounts::MountEntry> =
+        parsed.entries.iter().filter(|e| mounts::kind(e) == mounts::Kind::Block).collect();
     let mut groups: Vec<Vec<&mounts::MountEntry>> = Vec::new();
     let mut keys: BTreeMap<String, usize> = BTreeMap::new();
     for e in &block_entries {
@@ -305,7 +308,8 @@ fn inspect_tree(tree: &Tree) -> Report {
             .min_by_key(|(i, e)| (!matches!(e.root.as_deref(), None | Some("/")), e.mount_point.len(), *i))
             .map(|(_, e)| *e)
             .unwrap_or(g[0]);
-        let others: Vec<String> = g.iter().filter(|e| !std::ptr::eq(**e, primary)).map(|e| e.mount_point.clone()).collect();
+        let others: Vec<String> =
+            g.iter().filter(|e| !std::ptr::eq(**e, primary)).map(|e| e.mount_point.clone()).collect();
         let block = block::resolve(tree, &idx, primary.majmin, &primary.source);
         filesystems.push(Filesystem {
             mount_point: primary.mount_point.clone(),
@@ -349,7 +353,9 @@ fn inspect_tree(tree: &Tree) -> Report {
             continue;
         }
         let opts = e.options().unwrap_or_default();
-        let opt_path = |name: &str| opts.iter().find_map(|o| o.strip_prefix(name)).map(|v| v.split(':').next().unwrap_or("").to_string());
+        let opt_path = |name: &str| {
+            opts.iter().find_map(|o| o.strip_prefix(name)).map(|v| v.split(':').next().unwrap_or("").to_string())
+        };
         let (over, traced_by) = if e.source.starts_with('/') && !e.source.starts_with("/dev/") {
             (fs_for(&e.source), "source path".to_string())
         } else if let Some(up) = opt_path("upperdir=").filter(|p| p.starts_with('/')) {
@@ -357,17 +363,26 @@ fn inspect_tree(tree: &Tree) -> Report {
         } else if let Some(low) = opt_path("lowerdir=").filter(|p| p.starts_with('/')) {
             (fs_for(&low), "lowerdir".to_string())
         } else if android.is_some() && e.mount_point.contains("/emulated") {
-            (filesystems.iter().position(|f| f.mount_point == "/data"), "Android emulated storage (/data/media)".to_string())
+            (
+                filesystems.iter().position(|f| f.mount_point == "/data"),
+                "Android emulated storage (/data/media)".to_string(),
+            )
         } else if android.is_some() {
             // /storage/XXXX-XXXX and /mnt/user/N/XXXX-XXXX sit on /mnt/media_rw/XXXX-XXXX.
             let last = e.mount_point.rsplit('/').next().unwrap_or("");
             let media = format!("/mnt/media_rw/{last}");
-            (filesystems.iter().position(|f| f.mount_point == media), "Android public volume (/mnt/media_rw)".to_string())
+            (
+                filesystems.iter().position(|f| f.mount_point == media),
+                "Android public volume (/mnt/media_rw)".to_string(),
+            )
         } else {
             (None, "not traced: the source names no path".to_string())
         };
-        let traced_by =
-            if over.is_none() && !traced_by.starts_with("not traced") { format!("not traced ({traced_by}: no such filesystem)") } else { traced_by };
+        let traced_by = if over.is_none() && !traced_by.starts_with("not traced") {
+            format!("not traced ({traced_by}: no such filesystem)")
+        } else {
+            traced_by
+        };
         skeys.insert(key, stacked.len());
         stacked.push(Stacked {
             fs_type: e.fs_type.clone(),
@@ -463,7 +478,12 @@ fn inspect_tree(tree: &Tree) -> Report {
 
     let mut report = Report {
         schema: 1,
-        source: Source { live: tree.live, root: PathBuf::from(tree.root()).display().to_string(), mounts_file, usage_from },
+        source: Source {
+            live: tree.live,
+            root: PathBuf::from(tree.root()).display().to_string(),
+            mounts_file,
+            usage_from,
+        },
         android,
         trim: sched,
         devices,

@@ -158,7 +158,17 @@ fn mountinfo_line(no: usize, line: &str, cut: bool) -> Option<MountEntry> {
         _ => None,
     };
     let mount_opts = if sep > 5 { Some(split_opts(f[5])) } else { None };
-    Some(MountEntry { line: no, majmin: parse_majmin(f[2]), root: Some(unescape(f[3])), mount_point, fs_type, source, mount_opts, super_opts, truncated: cut })
+    Some(MountEntry {
+        line: no,
+        majmin: parse_majmin(f[2]),
+        root: Some(unescape(f[3])),
+        mount_point,
+        fs_type,
+        source,
+        mount_opts,
+        super_opts,
+        truncated: cut,
+    })
 }
 
 /// Parses `/proc/mounts` (`/etc/mtab` format): `SOURCE MOUNTPOINT FSTYPE OPTS DUMP PASS`.
@@ -252,13 +262,16 @@ const VIRTUAL: &[&str] = &[
     "xenfs",
     "vboxsf-virtual",
 ];
-const NETWORK: &[&str] = &["nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "virtiofs", "ceph", "glusterfs", "afs", "vboxsf", "lustre"];
-const STACKED: &[&str] = &["fuse", "sdcardfs", "esdfs", "overlay", "overlayfs", "ecryptfs", "aufs", "unionfs", "shiftfs", "mergerfs"];
+const NETWORK: &[&str] =
+    &["nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "virtiofs", "ceph", "glusterfs", "afs", "vboxsf", "lustre"];
+const STACKED: &[&str] =
+    &["fuse", "sdcardfs", "esdfs", "overlay", "overlayfs", "ecryptfs", "aufs", "unionfs", "shiftfs", "mergerfs"];
 
 /// Filesystem types whose options the doctor knows how to read.
 pub const KNOWN_BLOCK: &[&str] = &[
-    "ext2", "ext3", "ext4", "f2fs", "xfs", "btrfs", "vfat", "msdos", "exfat", "texfat", "sdfat", "ntfs", "ntfs3", "fuseblk", "erofs", "squashfs", "iso9660",
-    "udf", "jfs", "reiserfs", "nilfs2", "bcachefs", "hfsplus", "zfs", "jffs2", "ubifs", "cramfs", "romfs",
+    "ext2", "ext3", "ext4", "f2fs", "xfs", "btrfs", "vfat", "msdos", "exfat", "texfat", "sdfat", "ntfs", "ntfs3",
+    "fuseblk", "erofs", "squashfs", "iso9660", "udf", "jfs", "reiserfs", "nilfs2", "bcachefs", "hfsplus", "zfs",
+    "jffs2", "ubifs", "cramfs", "romfs",
 ];
 
 /// Sorts an entry into block / stacked / network / virtual.

@@ -74,7 +74,17 @@ fn matters(o: &str) -> bool {
         "journal_async_commit",
         "flush_merge",
     ];
-    const PREFIX: &[&str] = &["discard=", "barrier=", "commit=", "data=", "background_gc=", "active_logs=", "fsync_mode=", "mode=", "compress"];
+    const PREFIX: &[&str] = &[
+        "discard=",
+        "barrier=",
+        "commit=",
+        "data=",
+        "background_gc=",
+        "active_logs=",
+        "fsync_mode=",
+        "mode=",
+        "compress",
+    ];
     EXACT.contains(&o) || PREFIX.iter().any(|p| o.starts_with(p))
 }
 
@@ -108,7 +118,9 @@ fn device(out: &mut String, st: &Style, d: &Device) {
     let _ = writeln!(out, "{} — {}{model}{size}", st.bold(&format!("Device {}", f.name)), f.class_label);
     let discard = match (f.discard.max_bytes, f.discard.granularity) {
         (Some(0), _) => "no".to_string(),
-        (Some(m), g) => format!("yes (max {}, granularity {})", bytes(m), g.map(bytes).unwrap_or_else(|| "unknown".into())),
+        (Some(m), g) => {
+            format!("yes (max {}, granularity {})", bytes(m), g.map(bytes).unwrap_or_else(|| "unknown".into()))
+        }
         (None, _) => "unknown".to_string(),
     };
     let _ = writeln!(
@@ -119,8 +131,12 @@ fn device(out: &mut String, st: &Style, d: &Device) {
         f.write_cache.as_deref().unwrap_or("unknown"),
     );
     if let Some(h) = &f.emmc {
-        let _ =
-            writeln!(out, "  life_time: {} · pre_eol_info: {}", h.life_time_raw.as_deref().unwrap_or("unknown"), h.pre_eol_raw.as_deref().unwrap_or("unknown"));
+        let _ = writeln!(
+            out,
+            "  life_time: {} · pre_eol_info: {}",
+            h.life_time_raw.as_deref().unwrap_or("unknown"),
+            h.pre_eol_raw.as_deref().unwrap_or("unknown")
+        );
     }
     for x in &d.findings {
         finding(out, st, x, "  ");
@@ -209,7 +225,11 @@ pub fn render_text(r: &Report, color: bool) -> String {
     let cron = if t.cron.is_empty() {
         "none".to_string()
     } else {
-        t.cron.iter().map(|c| if c.line > 0 { format!("{}:{}", c.file, c.line) } else { c.file.clone() }).collect::<Vec<_>>().join(", ")
+        t.cron
+            .iter()
+            .map(|c| if c.line > 0 { format!("{}:{}", c.file, c.line) } else { c.file.clone() })
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let mut trim = format!("fstrim.timer {timer}; cron/anacron fstrim: {cron}");
     if t.android_idle_maintenance {
@@ -262,7 +282,12 @@ pub fn render_text(r: &Report, color: bool) -> String {
         }
         let _ = writeln!(out, "\n{} {}", st.bold("Read-only, not checked:"), list.join(", "));
     }
-    let untraced: Vec<String> = r.stacked.iter().filter(|s| s.over.is_none()).map(|s| format!("{} ({})", s.mount_points[0], s.fs_type)).collect();
+    let untraced: Vec<String> = r
+        .stacked
+        .iter()
+        .filter(|s| s.over.is_none())
+        .map(|s| format!("{} ({})", s.mount_points[0], s.fs_type))
+        .collect();
     if !untraced.is_empty() {
         let n = untraced.len();
         let mut list = untraced.into_iter().take(6).collect::<Vec<_>>().join(", ");

@@ -20,7 +20,15 @@ pub const USAGE_WARN: f64 = 80.0;
 pub const USAGE_ALARM: f64 = 90.0;
 
 fn f(id: &str, severity: Severity, subject: &str, summary: String, why: &str) -> Finding {
-    Finding { id: id.to_string(), severity, subject: subject.to_string(), summary, why: why.to_string(), fix: None, risk: None }
+    Finding {
+        id: id.to_string(),
+        severity,
+        subject: subject.to_string(),
+        summary,
+        why: why.to_string(),
+        fix: None,
+        risk: None,
+    }
 }
 
 trait With {
@@ -78,12 +86,18 @@ fn some_of(items: &[String], n: usize) -> String {
 fn enable_trim(ctx: &Context, mp: &str) -> String {
     let now = format!("once now: sudo fstrim -v {}", sh(mp));
     match ctx.sched.fstrim_timer {
-        TimerState::Masked => format!("sudo systemctl unmask fstrim.timer && sudo systemctl enable --now fstrim.timer (weekly); {now}"),
-        TimerState::Disabled | TimerState::Enabled => format!("sudo systemctl enable --now fstrim.timer (weekly); {now}"),
+        TimerState::Masked => {
+            format!("sudo systemctl unmask fstrim.timer && sudo systemctl enable --now fstrim.timer (weekly); {now}")
+        }
+        TimerState::Disabled | TimerState::Enabled => {
+            format!("sudo systemctl enable --now fstrim.timer (weekly); {now}")
+        }
         TimerState::NotInstalled if ctx.sched.systemd_running == Some(true) => {
             format!("install util-linux's fstrim.timer and run sudo systemctl enable --now fstrim.timer; {now}")
         }
-        TimerState::NotInstalled => format!("echo '@weekly root fstrim -av' | sudo tee /etc/cron.d/fstrim (weekly); {now}"),
+        TimerState::NotInstalled => {
+            format!("echo '@weekly root fstrim -av' | sudo tee /etc/cron.d/fstrim (weekly); {now}")
+        }
     }
 }
 
@@ -166,7 +180,13 @@ pub fn device_findings(ctx: &Context, d: &DeviceFacts) -> Vec<Finding> {
                 )
                 .fix(fix_wear),
             ),
-            Some(1) => out.push(f("emmc-pre-eol", Severity::Ok, n, "eMMC pre-EOL: normal".into(), "spare blocks are plentiful")),
+            Some(1) => out.push(f(
+                "emmc-pre-eol",
+                Severity::Ok,
+                n,
+                "eMMC pre-EOL: normal".into(),
+                "spare blocks are plentiful",
+            )),
             _ => {}
         }
     }
@@ -191,7 +211,9 @@ pub fn device_findings(ctx: &Context, d: &DeviceFacts) -> Vec<Finding> {
                 format!("NVMe {n} uses the {s} I/O scheduler"),
                 "NVMe has deep hardware queues; a software scheduler adds CPU time per request for little gain",
             )
-            .fix(format!("{root}echo none | sudo tee /sys/block/{n}/queue/scheduler (until reboot; persist with a udev rule)")),
+            .fix(format!(
+                "{root}echo none | sudo tee /sys/block/{n}/queue/scheduler (until reboot; persist with a udev rule)"
+            )),
         ),
         (c, Some("none")) if c.is_mmc() => {
             let pick = if d.schedulers_available.iter().any(|s| s == "mq-deadline") {
@@ -219,7 +241,9 @@ pub fn device_findings(ctx: &Context, d: &DeviceFacts) -> Vec<Finding> {
 
 fn devices_of<'a>(fs: &Filesystem, devices: &'a [Device]) -> Vec<&'a DeviceFacts> {
     match &fs.block {
-        Some(b) => b.physical.iter().filter_map(|p| devices.iter().find(|d| &d.facts.name == p)).map(|d| &d.facts).collect(),
+        Some(b) => {
+            b.physical.iter().filter_map(|p| devices.iter().find(|d| &d.facts.name == p)).map(|d| &d.facts).collect()
+        }
         None => Vec::new(),
     }
 }
@@ -237,7 +261,11 @@ pub fn filesystem_findings(ctx: &Context, fs: &Filesystem, devices: &[Device], s
     let t = fs.fs_type.as_str();
     let opts: Option<&[String]> = fs.options.as_deref();
     let disk = fs.block.as_ref().map(|b| b.disk.clone()).unwrap_or_else(|| "the device".to_string());
-    let fstab = if android { "the vendor fstab (/vendor/etc/fstab.*; needs root or a rebuilt image, or ask the ROM maintainer)" } else { "/etc/fstab" };
+    let fstab = if android {
+        "the vendor fstab (/vendor/etc/fstab.*; needs root or a rebuilt image, or ask the ROM maintainer)"
+    } else {
+        "/etc/fstab"
+    };
 
     // --- Usage.
     match &fs.usage {
@@ -337,7 +365,8 @@ pub fn filesystem_findings(ctx: &Context, fs: &Filesystem, devices: &[Device], s
     }
 
     // --- Barriers.
-    let nob: Vec<&str> = ["nobarrier", "barrier=0", "fsync_mode=nobarrier"].into_iter().filter(|o| has(opts, o)).collect();
+    let nob: Vec<&str> =
+        ["nobarrier", "barrier=0", "fsync_mode=nobarrier"].into_iter().filter(|o| has(opts, o)).collect();
     if !nob.is_empty() {
         let caches: Vec<&str> = devs.iter().filter_map(|d| d.write_cache.as_deref()).collect();
         let (sev, cache_note) = if caches.contains(&"write back") {
@@ -366,7 +395,9 @@ pub fn filesystem_findings(ctx: &Context, fs: &Filesystem, devices: &[Device], s
     }
 
     // --- atime.
-    if !["noatime", "relatime", "lazytime"].iter().any(|o| has(opts, o)) && !matches!(t, "erofs" | "squashfs" | "iso9660" | "udf" | "cramfs" | "romfs") {
+    if !["noatime", "relatime", "lazytime"].iter().any(|o| has(opts, o))
+        && !matches!(t, "erofs" | "squashfs" | "iso9660" | "udf" | "cramfs" | "romfs")
+    {
         let fix = format!("add noatime to this filesystem's options in {fstab}{}", now_remount(ctx, "noatime", mp));
         out.push(
             f(
@@ -411,8 +442,14 @@ pub fn filesystem_findings(ctx: &Context, fs: &Filesystem, devices: &[Device], s
                 );
             } else if c > 30 {
                 out.push(
-                    f("ext4-commit-long", Severity::Info, mp, format!("commit={c}: the journal commits every {c} s"), "fewer, larger commits save writes")
-                        .risk(format!("up to {c} s of changes are lost on a power cut or crash")),
+                    f(
+                        "ext4-commit-long",
+                        Severity::Info,
+                        mp,
+                        format!("commit={c}: the journal commits every {c} s"),
+                        "fewer, larger commits save writes",
+                    )
+                    .risk(format!("up to {c} s of changes are lost on a power cut or crash")),
                 );
             }
         }
@@ -546,7 +583,13 @@ fn trim_findings(ctx: &Context, fs: &Filesystem, devs: &[&DeviceFacts], disk: &s
             if !fs.trimmed_by.is_empty() {
                 why.push_str(&format!("; the configured {} has no effect", fs.trimmed_by.join(", ")));
             }
-            out.push(f("discard-unsupported", Severity::Info, mp, format!("{disk} takes no discards (discard_max_bytes = 0)"), &why));
+            out.push(f(
+                "discard-unsupported",
+                Severity::Info,
+                mp,
+                format!("{disk} takes no discards (discard_max_bytes = 0)"),
+                &why,
+            ));
         }
         return;
     }
@@ -580,7 +623,16 @@ fn trim_findings(ctx: &Context, fs: &Filesystem, devs: &[&DeviceFacts], disk: &s
     match support {
         Some(_) => {
             let sev = if full { Severity::Alarm } else { Severity::Warn };
-            out.push(f("no-trim", sev, mp, format!("nothing trims it: no discard option, {what}, no cron/anacron fstrim entry"), why).fix(fix));
+            out.push(
+                f(
+                    "no-trim",
+                    sev,
+                    mp,
+                    format!("nothing trims it: no discard option, {what}, no cron/anacron fstrim entry"),
+                    why,
+                )
+                .fix(fix),
+            );
         }
         None => {
             out.push(
@@ -629,11 +681,13 @@ fn stacked_findings(ctx: &Context, fs: &Filesystem, stacked: &[Stacked], out: &m
                 "ecryptfs" => "each write is encrypted in a stacked layer and cached twice",
                 _ => "every operation passes through a second filesystem layer",
             };
-            out.push(f("stacked-over", Severity::Info, mp, format!("{t} over this filesystem: {mps}"), why).fix(format!(
-                "for benchmarks use the underlying path ({}) rather than {}",
-                if s.source.starts_with('/') { s.source.as_str() } else { mp },
-                s.mount_points[0]
-            )));
+            out.push(f("stacked-over", Severity::Info, mp, format!("{t} over this filesystem: {mps}"), why).fix(
+                format!(
+                    "for benchmarks use the underlying path ({}) rather than {}",
+                    if s.source.starts_with('/') { s.source.as_str() } else { mp },
+                    s.mount_points[0]
+                ),
+            ));
         }
     }
 }
@@ -644,7 +698,12 @@ fn sorted(mut v: Vec<Finding>) -> Vec<Finding> {
 }
 
 /// Findings about the system as a whole.
-pub fn system_findings(ctx: &Context, mounts_file: Option<&str>, parsed: &Parsed, filesystems: &[Filesystem]) -> Vec<Finding> {
+pub fn system_findings(
+    ctx: &Context,
+    mounts_file: Option<&str>,
+    parsed: &Parsed,
+    filesystems: &[Filesystem],
+) -> Vec<Finding> {
     let mut out = Vec::new();
     let s = "system";
     match mounts_file {
@@ -702,12 +761,16 @@ pub fn system_findings(ctx: &Context, mounts_file: Option<&str>, parsed: &Parsed
             "timer-not-running",
             Severity::Info,
             s,
-            format!("fstrim.timer is enabled ({}), but systemd is not running here", ctx.sched.timer_enabled_by.as_deref().unwrap_or("?")),
+            format!(
+                "fstrim.timer is enabled ({}), but systemd is not running here",
+                ctx.sched.timer_enabled_by.as_deref().unwrap_or("?")
+            ),
             "the timer never fires here; in a container, trimming the disk is the host's job",
         ));
     }
     if ctx.sched.android_idle_maintenance {
-        let last = ctx.sched.android_last_maintenance.as_deref().map(|l| format!("; last run: {l}")).unwrap_or_default();
+        let last =
+            ctx.sched.android_last_maintenance.as_deref().map(|l| format!("; last run: {l}")).unwrap_or_default();
         out.push(
             f(
                 "android-idle-maint",

@@ -54,7 +54,12 @@ pub struct Tree {
 
 impl Tree {
     pub fn new(root: &Path, live: bool) -> Tree {
-        let mut t = Tree { root: root.to_path_buf(), live, problems: RefCell::new(Vec::new()), capture_unreadable: BTreeMap::new() };
+        let mut t = Tree {
+            root: root.to_path_buf(),
+            live,
+            problems: RefCell::new(Vec::new()),
+            capture_unreadable: BTreeMap::new(),
+        };
         if !live {
             if let Ok(text) = t.read("doctor/unreadable.txt") {
                 for line in text.lines() {

@@ -59,7 +59,8 @@ const WANTS: &[&str] = &[
     "usr/lib/systemd/system/timers.target.wants/fstrim.timer",
     "lib/systemd/system/timers.target.wants/fstrim.timer",
 ];
-const UNITS: &[&str] = &["etc/systemd/system/fstrim.timer", "usr/lib/systemd/system/fstrim.timer", "lib/systemd/system/fstrim.timer"];
+const UNITS: &[&str] =
+    &["etc/systemd/system/fstrim.timer", "usr/lib/systemd/system/fstrim.timer", "lib/systemd/system/fstrim.timer"];
 
 pub fn timer(tree: &Tree) -> (TimerState, Option<String>) {
     let masked = tree.read_link("etc/systemd/system/fstrim.timer").map(|t| t == "/dev/null").unwrap_or(false)
@@ -100,21 +101,38 @@ pub fn fstrim_entries(file: &str, text: &str, script_dir: bool) -> Vec<CronEntry
             continue;
         }
         let Some(pos) = l.find("fstrim") else { continue };
-        let args: Vec<&str> = l[pos..].split_whitespace().skip(1).take_while(|w| !matches!(*w, ";" | "&&" | "||" | "|" | ">" | "2>&1")).collect();
+        let args: Vec<&str> = l[pos..]
+            .split_whitespace()
+            .skip(1)
+            .take_while(|w| !matches!(*w, ";" | "&&" | "||" | "|" | ">" | "2>&1"))
+            .collect();
         let all_flag = args.iter().any(|a| {
             matches!(*a, "--all" | "--fstab" | "-A" | "--listed-in" | "-I")
                 || (a.starts_with('-') && !a.starts_with("--") && a.contains('a'))
                 || a.starts_with("--listed-in=")
         });
-        let mps: Vec<String> = args.iter().filter(|a| a.starts_with('/') && !a.contains("fstrim")).map(|s| s.to_string()).collect();
+        let mps: Vec<String> =
+            args.iter().filter(|a| a.starts_with('/') && !a.contains("fstrim")).map(|s| s.to_string()).collect();
         // `fstrim-all` (old Ubuntu) or a script calling fstrim without mount points trims all.
         let all = all_flag || mps.is_empty();
-        out.push(CronEntry { file: file.to_string(), line: i + 1, text: l.chars().take(200).collect(), all, mount_points: if all { Vec::new() } else { mps } });
+        out.push(CronEntry {
+            file: file.to_string(),
+            line: i + 1,
+            text: l.chars().take(200).collect(),
+            all,
+            mount_points: if all { Vec::new() } else { mps },
+        });
     }
     if out.is_empty() && script_dir {
         let name = file.rsplit('/').next().unwrap_or("");
         if name.contains("fstrim") && text.lines().any(|l| !l.trim().is_empty() && !l.trim().starts_with('#')) {
-            out.push(CronEntry { file: file.to_string(), line: 0, text: format!("script {name}"), all: true, mount_points: Vec::new() });
+            out.push(CronEntry {
+                file: file.to_string(),
+                line: 0,
+                text: format!("script {name}"),
+                all: true,
+                mount_points: Vec::new(),
+            });
         }
     }
     out
@@ -203,7 +221,8 @@ pub fn android(tree: &Tree, mount_points: &[&str], sources: &[&str]) -> Option<A
         }
     }
     let android_mounts = mount_points.contains(&"/data")
-        && (sources.iter().any(|s| s.starts_with("/dev/block/")) || mount_points.iter().any(|m| *m == "/apex" || *m == "/metadata" || *m == "/vendor"));
+        && (sources.iter().any(|s| s.starts_with("/dev/block/"))
+            || mount_points.iter().any(|m| *m == "/apex" || *m == "/metadata" || *m == "/vendor"));
     if by.is_none() && !android_mounts {
         return None;
     }

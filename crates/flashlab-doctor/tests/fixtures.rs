@@ -10,7 +10,11 @@ fn fixture(name: &str) -> Report {
 }
 
 fn list(r: &Report) -> String {
-    r.all_findings().iter().map(|f| format!("  {} {} {:?}: {}", f.subject, f.id, f.severity, f.summary)).collect::<Vec<_>>().join("\n")
+    r.all_findings()
+        .iter()
+        .map(|f| format!("  {} {} {:?}: {}", f.subject, f.id, f.severity, f.summary))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The severity of finding `id` about `subject`; fails listing every finding when absent.
@@ -146,7 +150,10 @@ fn android_with_ext4_data_and_fuse_storage() {
     // The FUSE mount is not itself a block filesystem.
     assert!(r.filesystem("/storage/emulated").is_none());
     // What the capture script could not read is passed on.
-    assert!(r.problems.iter().any(|p| p.path == "/sys/block/sda/device/unique_id" && p.reason.contains("Permission denied")));
+    assert!(r
+        .problems
+        .iter()
+        .any(|p| p.path == "/sys/block/sda/device/unique_id" && p.reason.contains("Permission denied")));
     assert_eq!((r.summary.alarm, r.summary.warn), (0, 1));
 }
 

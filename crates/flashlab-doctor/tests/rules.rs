@@ -14,7 +14,10 @@ fn one_fs(fs: &str, opts: &str, write_cache: &str) -> TreeBuilder {
     let t = TreeBuilder::new();
     t.file("proc/self/mountinfo", &format!("30 1 8:1 / /srv rw,relatime - {fs} /dev/sda1 {opts}\n"))
         .disk("sda", "8:0", "0", "[mq-deadline] none", write_cache, "2147450880", &[("sda1", 1, "8:1")])
-        .file("doctor/df.txt", "Filesystem 1K-blocks Used Available Use% Mounted on\n/dev/sda1 1000 500 500 50% /srv\n");
+        .file(
+            "doctor/df.txt",
+            "Filesystem 1K-blocks Used Available Use% Mounted on\n/dev/sda1 1000 500 500 50% /srv\n",
+        );
     t
 }
 
@@ -59,7 +62,14 @@ fn strictatime_and_sync() {
 
 #[test]
 fn f2fs_options() {
-    let r = inspect(one_fs("f2fs", "rw,noatime,background_gc=off,noinline_data,active_logs=2,fsync_mode=strict,discard", "write back").path());
+    let r = inspect(
+        one_fs(
+            "f2fs",
+            "rw,noatime,background_gc=off,noinline_data,active_logs=2,fsync_mode=strict,discard",
+            "write back",
+        )
+        .path(),
+    );
     assert_eq!(sev(&r, "/srv", "f2fs-bggc-off"), Some(Severity::Warn));
     assert_eq!(sev(&r, "/srv", "f2fs-noinline-data"), Some(Severity::Info));
     assert_eq!(sev(&r, "/srv", "f2fs-active-logs"), Some(Severity::Info));
@@ -71,15 +81,11 @@ fn f2fs_options() {
 #[test]
 fn fuseblk_is_a_block_filesystem_with_a_warning() {
     let t = TreeBuilder::new();
-    t.file("proc/self/mountinfo", "30 1 8:17 / /media/win rw,relatime - fuseblk /dev/sdb1 rw,user_id=0,group_id=0,allow_other\n").disk(
-        "sdb",
-        "8:16",
-        "0",
-        "[mq-deadline] none",
-        "write back",
-        "0",
-        &[("sdb1", 1, "8:17")],
-    );
+    t.file(
+        "proc/self/mountinfo",
+        "30 1 8:17 / /media/win rw,relatime - fuseblk /dev/sdb1 rw,user_id=0,group_id=0,allow_other\n",
+    )
+    .disk("sdb", "8:16", "0", "[mq-deadline] none", "write back", "0", &[("sdb1", 1, "8:17")]);
     let r = inspect(t.path());
     assert_eq!(sev(&r, "/media/win", "fuseblk"), Some(Severity::Warn));
 }
@@ -88,12 +94,23 @@ fn fuseblk_is_a_block_filesystem_with_a_warning() {
 fn dm_crypt_that_drops_discards() {
     let t = TreeBuilder::new();
     t.file("proc/self/mountinfo", "30 1 253:0 / / rw,noatime - ext4 /dev/mapper/cryptroot rw\n")
-        .disk("nvme0n1", "259:0", "0", "[none] mq-deadline", "write back", "2199023255040", &[("nvme0n1p2", 2, "259:2")])
+        .disk(
+            "nvme0n1",
+            "259:0",
+            "0",
+            "[none] mq-deadline",
+            "write back",
+            "2199023255040",
+            &[("nvme0n1p2", 2, "259:2")],
+        )
         .disk("dm-0", "253:0", "0", "none", "write back", "0", &[])
         .file("sys/block/dm-0/dm/name", "cryptroot")
         .file("sys/block/dm-0/slaves/nvme0n1p2", "")
         .file("etc/systemd/system/timers.target.wants/fstrim.timer", "")
-        .file("doctor/df.txt", "Filesystem 1K-blocks Used Available Use% Mounted on\n/dev/mapper/cryptroot 1000 100 900 10% /\n");
+        .file(
+            "doctor/df.txt",
+            "Filesystem 1K-blocks Used Available Use% Mounted on\n/dev/mapper/cryptroot 1000 100 900 10% /\n",
+        );
     let r = inspect(t.path());
     let f = r.finding("/", "discard-blocked").expect("discard-blocked");
     assert_eq!(f.severity, Severity::Warn);

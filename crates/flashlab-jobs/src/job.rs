@@ -7,10 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::units::{SizeSpec, KB_BASE_DEFAULT};
 
 /// fio's default `percentile_list` (completion-latency percentiles reported).
-pub const FIO_DEFAULT_PERCENTILES: [f64; 17] = [
-    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
-    99.99,
-];
+pub const FIO_DEFAULT_PERCENTILES: [f64; 17] =
+    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
 
 /// fio's `rw` (alias `readwrite`): the I/O pattern of a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -93,10 +91,7 @@ impl Rw {
 
     /// Random offsets (as opposed to sequential).
     pub fn is_random(self) -> bool {
-        matches!(
-            self,
-            Rw::RandRead | Rw::RandWrite | Rw::RandRw | Rw::RandTrim
-        )
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw | Rw::RandTrim)
     }
 
     /// Issues reads.
@@ -106,10 +101,7 @@ impl Rw {
 
     /// Issues writes.
     pub fn has_writes(self) -> bool {
-        matches!(
-            self,
-            Rw::Write | Rw::RandWrite | Rw::ReadWrite | Rw::RandRw | Rw::TrimWrite
-        )
+        matches!(self, Rw::Write | Rw::RandWrite | Rw::ReadWrite | Rw::RandRw | Rw::TrimWrite)
     }
 
     /// Issues trims (discards).
@@ -274,10 +266,7 @@ impl Default for Job {
 impl Job {
     /// A job with fio's defaults and the given name.
     pub fn new(name: impl Into<String>) -> Self {
-        Job {
-            name: name.into(),
-            ..Job::default()
-        }
+        Job { name: name.into(), ..Job::default() }
     }
 
     /// Sets one block size for every direction (like `bs=N`).
@@ -299,12 +288,7 @@ impl Job {
 
     /// The largest block size over the directions `rw` issues (what `bs` holds after parsing).
     pub fn max_bs(&self) -> u64 {
-        self.rw
-            .directions()
-            .into_iter()
-            .map(|d| self.block_size(d))
-            .max()
-            .unwrap_or(self.bs_read)
+        self.rw.directions().into_iter().map(|d| self.block_size(d)).max().unwrap_or(self.bs_read)
     }
 
     /// Random offsets.
@@ -369,9 +353,7 @@ mod tests {
         }
         assert_eq!(Rw::from_fio("readwrite"), Some(Rw::ReadWrite));
         assert_eq!(Rw::from_fio("READ"), None);
-        assert!(
-            Rw::TrimWrite.has_trims() && Rw::TrimWrite.has_writes() && !Rw::TrimWrite.is_random()
-        );
+        assert!(Rw::TrimWrite.has_trims() && Rw::TrimWrite.has_writes() && !Rw::TrimWrite.is_random());
         assert!(Rw::RandRw.is_mixed() && Rw::RandRw.is_random());
         assert_eq!(Rw::RandRw.directions(), vec![IoDir::Read, IoDir::Write]);
     }

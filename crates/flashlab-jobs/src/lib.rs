@@ -29,9 +29,5 @@ pub mod units;
 
 pub use job::{IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};
 pub use options::{OptionClass, OptionInfo};
-pub use parse::{
-    parse_jobfile, parse_jobfile_path, parse_jobfile_with_env, JobFile, JobFileError, Warning,
-};
-pub use units::{
-    format_size_iec, parse_size, parse_size_spec, parse_time_ns, SizeSpec, TimeUnit, UnitError,
-};
+pub use parse::{parse_jobfile, parse_jobfile_path, parse_jobfile_with_env, JobFile, JobFileError, Warning};
+pub use units::{format_size_iec, parse_size, parse_size_spec, parse_time_ns, SizeSpec, TimeUnit, UnitError};

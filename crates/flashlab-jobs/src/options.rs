@@ -16,10 +16,7 @@ pub enum OptionClass {
     /// Rejected with an error; `why` says what it would change. A value listed in
     /// `default_ok` (fio's default, compared case-insensitively) is a no-op and is accepted
     /// silently, so `loops=1` or `verify=0` do not fail.
-    Unsupported {
-        why: &'static str,
-        default_ok: &'static [&'static str],
-    },
+    Unsupported { why: &'static str, default_ok: &'static [&'static str] },
 }
 
 /// One recognised option.
@@ -33,23 +30,11 @@ pub struct OptionInfo {
 }
 
 const fn sup(name: &'static str, aliases: &'static [&'static str]) -> OptionInfo {
-    OptionInfo {
-        name,
-        aliases,
-        class: OptionClass::Supported,
-    }
+    OptionInfo { name, aliases, class: OptionClass::Supported }
 }
 
-const fn harmless(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    why: &'static str,
-) -> OptionInfo {
-    OptionInfo {
-        name,
-        aliases,
-        class: OptionClass::Harmless(why),
-    }
+const fn harmless(name: &'static str, aliases: &'static [&'static str], why: &'static str) -> OptionInfo {
+    OptionInfo { name, aliases, class: OptionClass::Harmless(why) }
 }
 
 const fn unsup(
@@ -58,11 +43,7 @@ const fn unsup(
     why: &'static str,
     default_ok: &'static [&'static str],
 ) -> OptionInfo {
-    OptionInfo {
-        name,
-        aliases,
-        class: OptionClass::Unsupported { why, default_ok },
-    }
+    OptionInfo { name, aliases, class: OptionClass::Unsupported { why, default_ok } }
 }
 
 const REPORTING: &str = "it only changes fio's own output; flashlab writes its own reports";
@@ -70,10 +51,8 @@ const LOGS: &str = "fio's log files; flashlab records its own time series";
 const TIMING: &str = "fio's clock bookkeeping; flashlab always measures every I/O";
 const CPU: &str = "CPU/NUMA placement of fio's workers; flashlab places its own";
 const FILES: &str = "file set-up detail; flashlab creates and removes its own files";
-const BUFFERS: &str =
-    "data contents of the buffers; flashlab does not model compression or deduplication";
-const BATCH: &str =
-    "submission batching of the I/O engine; flashlab keeps iodepth requests in flight itself";
+const BUFFERS: &str = "data contents of the buffers; flashlab does not model compression or deduplication";
+const BATCH: &str = "submission batching of the I/O engine; flashlab keeps iodepth requests in flight itself";
 const ENGINE: &str = "an I/O engine tuning knob; flashlab chooses its own engine settings";
 const VERIFY: &str = "data verification would add reads that the measurement does not account for";
 const RATE: &str = "rate limiting is not implemented; the job would run unthrottled";
@@ -119,8 +98,16 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("name", &[], "flashlab names each job after its [section]"),
     harmless("thread", &[], "flashlab runs jobs in its own workers, not fio's processes or threads"),
     harmless("invalidate", &[], "page-cache invalidation before the job; flashlab prepares targets itself"),
-    harmless("norandommap", &[], "fio's random-offset coverage map; flashlab's engine decides how random offsets cover the region"),
-    harmless("softrandommap", &[], "fio's random-offset coverage map; flashlab's engine decides how random offsets cover the region"),
+    harmless(
+        "norandommap",
+        &[],
+        "fio's random-offset coverage map; flashlab's engine decides how random offsets cover the region",
+    ),
+    harmless(
+        "softrandommap",
+        &[],
+        "fio's random-offset coverage map; flashlab's engine decides how random offsets cover the region",
+    ),
     harmless("random_generator", &[], "flashlab uses its own seeded generator"),
     harmless("lat_percentiles", &[], "flashlab always reports latency percentiles"),
     harmless("clat_percentiles", &[], "flashlab always reports latency percentiles"),
@@ -242,7 +229,12 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("offset_increment", &[], "per-clone offsets are not supported", &["0"]),
     unsup("offset_align", &[], "offset alignment other than the block size is not supported", &["0"]),
     unsup("io_submit_mode", &[], "offloaded submission is not supported", &["inline"]),
-    unsup("sync", &[], "synchronous (O_SYNC/O_DSYNC) writes are not supported; use fsync=N or fdatasync=N", &["0", "none"]),
+    unsup(
+        "sync",
+        &[],
+        "synchronous (O_SYNC/O_DSYNC) writes are not supported; use fsync=N or fdatasync=N",
+        &["0", "none"],
+    ),
     unsup("write_barrier", &[], "barrier writes are not supported", &["0"]),
     unsup("sync_file_range", &[], "sync_file_range is not supported; use fsync=N or fdatasync=N", &[]),
     unsup("fsync_on_close", &[], "fsync on close is not supported; use end_fsync=1", &["0"]),
@@ -282,9 +274,7 @@ pub static OPTIONS: &[OptionInfo] = &[
 
 /// The entry for `name` (canonical name or alias), if flashlab recognises it.
 pub fn lookup(name: &str) -> Option<&'static OptionInfo> {
-    OPTIONS
-        .iter()
-        .find(|o| o.name == name || o.aliases.contains(&name))
+    OPTIONS.iter().find(|o| o.name == name || o.aliases.contains(&name))
 }
 
 /// The closest recognised option name to `name`, for "did you mean" hints.
@@ -342,18 +332,9 @@ mod tests {
         assert_eq!(lookup("readwrite").unwrap().name, "rw");
         assert_eq!(lookup("blocksize").unwrap().name, "bs");
         assert_eq!(lookup("timeout").unwrap().name, "runtime");
-        assert_eq!(
-            lookup("iodepth_batch_submit").unwrap().name,
-            "iodepth_batch"
-        );
-        assert!(matches!(
-            lookup("verify").unwrap().class,
-            OptionClass::Unsupported { .. }
-        ));
-        assert!(matches!(
-            lookup("thread").unwrap().class,
-            OptionClass::Harmless(_)
-        ));
+        assert_eq!(lookup("iodepth_batch_submit").unwrap().name, "iodepth_batch");
+        assert!(matches!(lookup("verify").unwrap().class, OptionClass::Unsupported { .. }));
+        assert!(matches!(lookup("thread").unwrap().class, OptionClass::Harmless(_)));
         assert!(lookup("BS").is_none());
         assert!(lookup("frobnicate").is_none());
     }

@@ -146,12 +146,7 @@ pub fn parse_jobfile_path(path: impl AsRef<Path>) -> Result<JobFile, JobFileErro
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        JobFileError {
-            file: name.clone(),
-            line,
-            option: None,
-            message: "not UTF-8 text".to_string(),
-        }
+        JobFileError { file: name.clone(), line, option: None, message: "not UTF-8 text".to_string() }
     })?;
     parse_jobfile(&name, &text)
 }
@@ -194,30 +189,17 @@ fn option_key(text: &str) -> &str {
     text.split('=').next().unwrap_or("").trim()
 }
 
-const RW_VALUES: &str =
-    "read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite";
+const RW_VALUES: &str = "read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite";
 
 impl<'a> Parser<'a> {
     fn new(file: &'a str, env: Env<'a>) -> Self {
         let mut defaults = Job::new("global");
         defaults.line = 0;
-        Parser {
-            file,
-            env,
-            defaults,
-            default_lines: BTreeMap::new(),
-            jobs: Vec::new(),
-            warnings: Vec::new(),
-        }
+        Parser { file, env, defaults, default_lines: BTreeMap::new(), jobs: Vec::new(), warnings: Vec::new() }
     }
 
     fn err(&self, line: usize, option: Option<&str>, message: impl Into<String>) -> JobFileError {
-        JobFileError {
-            file: self.file.to_string(),
-            line,
-            option: option.map(str::to_string),
-            message: message.into(),
-        }
+        JobFileError { file: self.file.to_string(), line, option: option.map(str::to_string), message: message.into() }
     }
 
     fn warn(&mut self, line: usize, option: &str, message: impl Into<String>) {
@@ -233,11 +215,7 @@ impl<'a> Parser<'a> {
         let mut current: Option<Section> = None;
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
-            let raw = if i == 0 {
-                raw.strip_prefix('\u{feff}').unwrap_or(raw)
-            } else {
-                raw
-            };
+            let raw = if i == 0 { raw.strip_prefix('\u{feff}').unwrap_or(raw) } else { raw };
             let content = strip_comment(raw).trim();
             if content.is_empty() {
                 continue;
@@ -260,11 +238,7 @@ impl<'a> Parser<'a> {
                 if let Some(sec) = current.take() {
                     self.apply_section(sec)?;
                 }
-                current = Some(Section {
-                    name: name.to_string(),
-                    line: line_no,
-                    opts: Vec::new(),
-                });
+                current = Some(Section { name: name.to_string(), line: line_no, opts: Vec::new() });
                 continue;
             }
             let first_word = content.split_whitespace().next().unwrap_or("");
@@ -290,17 +264,9 @@ impl<'a> Parser<'a> {
             self.apply_section(sec)?;
         }
         if self.jobs.is_empty() {
-            return Err(self.err(
-                0,
-                None,
-                "no jobs: the file has no job section (only [global], or nothing)",
-            ));
+            return Err(self.err(0, None, "no jobs: the file has no job section (only [global], or nothing)"));
         }
-        Ok(JobFile {
-            global: self.defaults,
-            jobs: self.jobs,
-            warnings: self.warnings,
-        })
+        Ok(JobFile { global: self.defaults, jobs: self.jobs, warnings: self.warnings })
     }
 
     /// Expands `${VAR}` and rejects fio's `$keyword`s.
@@ -377,11 +343,7 @@ impl<'a> Parser<'a> {
             }
             let Some(info) = options::lookup(key) else {
                 if key.contains(char::is_whitespace) {
-                    return Err(self.err(
-                        *line,
-                        None,
-                        format!("expected 'option=value', found '{text}'"),
-                    ));
+                    return Err(self.err(*line, None, format!("expected 'option=value', found '{text}'")));
                 }
                 let msg = match options::suggest(key) {
                     Some(s) => format!("unknown option; did you mean '{s}'?"),
@@ -389,12 +351,7 @@ impl<'a> Parser<'a> {
                 };
                 return Err(self.err(*line, Some(key), msg));
             };
-            opts.push(Opt {
-                line: *line,
-                key: key.to_string(),
-                value,
-                info,
-            });
+            opts.push(Opt { line: *line, key: key.to_string(), value, info });
         }
 
         // fio applies kb_base before the other options of a section.
@@ -419,12 +376,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn apply(
-        &mut self,
-        job: &mut Job,
-        lines: &mut BTreeMap<&'static str, usize>,
-        o: &Opt,
-    ) -> Result<(), JobFileError> {
+    fn apply(&mut self, job: &mut Job, lines: &mut BTreeMap<&'static str, usize>, o: &Opt) -> Result<(), JobFileError> {
         match o.info.class {
             OptionClass::Harmless(why) => {
                 self.warn(o.line, &o.key, format!("ignored by flashlab ({why})"));
@@ -436,16 +388,11 @@ impl<'a> Parser<'a> {
                         return Ok(());
                     }
                 }
-                return Err(self.err(
-                    o.line,
-                    Some(&o.key),
-                    format!("not supported by flashlab ({why})"),
-                ));
+                return Err(self.err(o.line, Some(&o.key), format!("not supported by flashlab ({why})")));
             }
             OptionClass::Supported => {}
         }
-        self.apply_supported(job, o)
-            .map_err(|m| self.err(o.line, Some(&o.key), m))?;
+        self.apply_supported(job, o).map_err(|m| self.err(o.line, Some(&o.key), m))?;
         lines.insert(o.info.name, o.line);
         Ok(())
     }
@@ -479,11 +426,7 @@ impl<'a> Parser<'a> {
     fn boolean(&mut self, o: &Opt) -> Result<bool, String> {
         match o.value.as_deref() {
             None => {
-                self.warn(
-                    o.line,
-                    &o.key,
-                    format!("read as '{}=1' (fio itself needs the '=1')", o.key),
-                );
+                self.warn(o.line, &o.key, format!("read as '{}=1' (fio itself needs the '=1')", o.key));
                 Ok(true)
             }
             Some(v) => Self::zero_one(v),
@@ -492,9 +435,7 @@ impl<'a> Parser<'a> {
 
     fn check_iec(&mut self, o: &Opt, v: &str, kb_base: u32) {
         if kb_base == 1024 && units::uses_iec_prefix(v) {
-            let bytes = units::parse_size(v, kb_base)
-                .map(|b| b.to_string())
-                .unwrap_or_default();
+            let bytes = units::parse_size(v, kb_base).map(|b| b.to_string()).unwrap_or_default();
             self.warn(
                 o.line,
                 &o.key,
@@ -529,9 +470,7 @@ impl<'a> Parser<'a> {
     fn percent(v: &str) -> Result<u32, String> {
         match v.parse::<u32>() {
             Ok(n) if n <= 100 => Ok(n),
-            _ => Err(format!(
-                "bad percentage '{v}': expected a whole number from 0 to 100"
-            )),
+            _ => Err(format!("bad percentage '{v}': expected a whole number from 0 to 100")),
         }
     }
 
@@ -562,9 +501,7 @@ impl<'a> Parser<'a> {
 
     fn no_range(v: &str) -> Result<(), String> {
         if v.contains(['-', ':']) && !v.starts_with('-') {
-            Err(format!(
-                "'{v}': ranges are not supported by flashlab; give one size"
-            ))
+            Err(format!("'{v}': ranges are not supported by flashlab; give one size"))
         } else {
             Ok(())
         }
@@ -584,13 +521,10 @@ impl<'a> Parser<'a> {
                 let v = Self::need(o)?;
                 if let Some((base, _)) = v.split_once(':') {
                     if Rw::from_fio(base).is_some() {
-                        return Err(format!(
-                            "'{v}': the ':N' offset modifier is not supported by flashlab"
-                        ));
+                        return Err(format!("'{v}': the ':N' offset modifier is not supported by flashlab"));
                     }
                 }
-                job.rw = Rw::from_fio(v)
-                    .ok_or_else(|| format!("bad value '{v}': expected one of {RW_VALUES}"))?;
+                job.rw = Rw::from_fio(v).ok_or_else(|| format!("bad value '{v}': expected one of {RW_VALUES}"))?;
             }
             "rwmixread" => job.rwmixread = Self::percent(Self::need(o)?)?,
             "rwmixwrite" => job.rwmixread = 100 - Self::percent(Self::need(o)?)?,
@@ -638,8 +572,7 @@ impl<'a> Parser<'a> {
             }
             "size" => {
                 let s = self.size_spec(o, Self::need(o)?, kb)?;
-                if matches!(s, SizeSpec::Bytes(0)) || matches!(s, SizeSpec::Percent(p) if p == 0.0)
-                {
+                if matches!(s, SizeSpec::Bytes(0)) || matches!(s, SizeSpec::Percent(p) if p == 0.0) {
                     return Err("size must be greater than 0".to_string());
                 }
                 job.size = Some(s);
@@ -702,9 +635,7 @@ impl<'a> Parser<'a> {
                         .parse()
                         .ok()
                         .filter(|x: &f64| x.is_finite() && (0.0..=100.0).contains(x))
-                        .ok_or_else(|| {
-                            format!("bad percentile '{p}': expected a number from 0 to 100")
-                        })?;
+                        .ok_or_else(|| format!("bad percentile '{p}': expected a number from 0 to 100"))?;
                     list.push(x);
                 }
                 if list.len() > 20 {
@@ -720,41 +651,24 @@ impl<'a> Parser<'a> {
             "stonewall" => job.stonewall = Self::flag(o)?,
             "group_reporting" => job.group_reporting = Self::flag(o)?,
             "thinktime" => job.thinktime_ns = Self::time(Self::need(o)?, TimeUnit::Microseconds)?,
-            other => {
-                return Err(format!(
-                    "internal: supported option '{other}' has no handler"
-                ))
-            }
+            other => return Err(format!("internal: supported option '{other}' has no handler")),
         }
         Ok(())
     }
 
     /// Whole-job checks, once all of the job's options (and its defaults) are known.
-    fn finalize(
-        &self,
-        job: &mut Job,
-        lines: &BTreeMap<&'static str, usize>,
-    ) -> Result<(), JobFileError> {
+    fn finalize(&self, job: &mut Job, lines: &BTreeMap<&'static str, usize>) -> Result<(), JobFileError> {
         let at = |opt: &str| lines.get(opt).copied().unwrap_or(job.line);
         job.bs = job.max_bs();
         if job.time_based && job.runtime_ns.is_none() {
             return Err(self.err(
                 at("time_based"),
                 Some("time_based"),
-                format!(
-                    "job '{}': time_based needs a runtime (e.g. runtime=60)",
-                    job.name
-                ),
+                format!("job '{}': time_based needs a runtime (e.g. runtime=60)", job.name),
             ));
         }
         if let Some(SizeSpec::Bytes(size)) = job.size {
-            let min_bs = job
-                .rw
-                .directions()
-                .into_iter()
-                .map(|d| job.block_size(d))
-                .min()
-                .unwrap_or(job.bs);
+            let min_bs = job.rw.directions().into_iter().map(|d| job.block_size(d)).min().unwrap_or(job.bs);
             if size < min_bs {
                 return Err(self.err(
                     at("size"),
@@ -825,10 +739,7 @@ mod tests {
     fn bs_forms() {
         let f = parse("[a]\nbs=4k,8k\n[b]\nbs=,8k\n[c]\nbs=8k,32k,\n[d]\nblocksize=16k\n[e]\nrw=randrw\nbs=4k,64k\n");
         let a = f.job("a").unwrap();
-        assert_eq!(
-            (a.bs_read, a.bs_write, a.bs_trim, a.bs),
-            (4096, 8192, 8192, 4096)
-        );
+        assert_eq!((a.bs_read, a.bs_write, a.bs_trim, a.bs), (4096, 8192, 8192, 4096));
         let b = f.job("b").unwrap();
         assert_eq!((b.bs_read, b.bs_write, b.bs_trim), (4096, 8192, 8192));
         let c = f.job("c").unwrap();
@@ -842,14 +753,9 @@ mod tests {
 
     #[test]
     fn kb_base_applies_first_within_a_section_and_to_later_jobs() {
-        let f =
-            parse("[a]\nbs=4k\nkb_base=1000\n[b]\nbs=4k\n[global]\nkb_base=1000\n[c]\nsize=1m\n");
+        let f = parse("[a]\nbs=4k\nkb_base=1000\n[b]\nbs=4k\n[global]\nkb_base=1000\n[c]\nsize=1m\n");
         assert_eq!(f.job("a").unwrap().bs, 4000);
-        assert_eq!(
-            f.job("b").unwrap().bs,
-            4096,
-            "kb_base in a job does not leak to the next job"
-        );
+        assert_eq!(f.job("b").unwrap().bs, 4096, "kb_base in a job does not leak to the next job");
         assert_eq!(f.job("c").unwrap().size, Some(SizeSpec::Bytes(1_000_000)));
         assert_eq!(f.job("c").unwrap().kb_base, 1000);
     }
@@ -859,11 +765,7 @@ mod tests {
         let f = parse("[a]\nbs=4KiB\n");
         assert_eq!(f.jobs[0].bs, 4000);
         assert_eq!(f.warnings.len(), 1);
-        assert!(
-            f.warnings[0].message.contains("4000 bytes"),
-            "{}",
-            f.warnings[0]
-        );
+        assert!(f.warnings[0].message.contains("4000 bytes"), "{}", f.warnings[0]);
         let f = parse("[a]\nkb_base=1000\nbs=4KiB\n");
         assert_eq!(f.jobs[0].bs, 4096);
         assert!(f.warnings.is_empty());
@@ -875,13 +777,12 @@ mod tests {
             parse_err("[a]\n\nverify=md5\n"),
             "t.fio:3: option 'verify': not supported by flashlab (data verification would add reads that the measurement does not account for)"
         );
-        assert!(parse_err("[a]\nbs=4q\n")
-            .starts_with("t.fio:2: option 'bs': bad size '4q': unknown suffix 'q'"));
+        assert!(parse_err("[a]\nbs=4q\n").starts_with("t.fio:2: option 'bs': bad size '4q': unknown suffix 'q'"));
+        assert_eq!(parse_err("[a]\niodpeth=4\n"), "t.fio:2: option 'iodpeth': unknown option; did you mean 'iodepth'?");
         assert_eq!(
-            parse_err("[a]\niodpeth=4\n"),
-            "t.fio:2: option 'iodpeth': unknown option; did you mean 'iodepth'?"
+            parse_err("bs=4k\n[a]\n"),
+            "t.fio:1: option 'bs': outside of any [section]; put it under [global] or a [job] header"
         );
-        assert_eq!(parse_err("bs=4k\n[a]\n"), "t.fio:1: option 'bs': outside of any [section]; put it under [global] or a [job] header");
         assert!(parse_err("[global]\nbs=4k\n").starts_with("t.fio: no jobs"));
         assert!(parse_err("").starts_with("t.fio: no jobs"));
         assert!(parse_err("[a\n").contains("malformed section header"));
@@ -903,11 +804,7 @@ mod tests {
         let f = parse("[global]\nthread\n[a]\nnorandommap\ninvalidate=1\n");
         let w: Vec<String> = f.warnings.iter().map(|w| w.to_string()).collect();
         assert_eq!(w.len(), 3);
-        assert!(
-            w[0].starts_with("t.fio:2: option 'thread': ignored by flashlab ("),
-            "{}",
-            w[0]
-        );
+        assert!(w[0].starts_with("t.fio:2: option 'thread': ignored by flashlab ("), "{}", w[0]);
         assert!(w[1].starts_with("t.fio:4: option 'norandommap': ignored"));
     }
 
@@ -924,10 +821,7 @@ mod tests {
         assert_eq!(f.jobs[0].size, Some(SizeSpec::Bytes(1 << 30)));
         assert_eq!(f.jobs[0].filename.as_deref(), Some("/dev/nvme0n1"));
         let e = parse_jobfile_with_env("t.fio", "[a]\nsize=${NOPE}\n", &env).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "t.fio:2: option 'size': environment variable 'NOPE' (used as '${NOPE}') is not set"
-        );
+        assert_eq!(e.to_string(), "t.fio:2: option 'size': environment variable 'NOPE' (used as '${NOPE}') is not set");
         assert!(parse_err("[a]\nnumjobs=$ncpus\n").contains("'$ncpus' keyword"));
         assert!(parse_err("[a]\nsize=${X\n").contains("unterminated"));
     }
@@ -952,10 +846,7 @@ mod tests {
         assert!(parse_err("[a]\nsize=\n").contains("empty value"));
         let f = parse("[a]\nfilename=/dev/disk/by-path/pci-0000\\:00\\:1f.2\nrwmixwrite=30\nrw=randrw\npercentile_list=99.9:50:99\n");
         let j = &f.jobs[0];
-        assert_eq!(
-            j.filename.as_deref(),
-            Some("/dev/disk/by-path/pci-0000:00:1f.2")
-        );
+        assert_eq!(j.filename.as_deref(), Some("/dev/disk/by-path/pci-0000:00:1f.2"));
         assert_eq!(j.rwmixread, 70);
         assert_eq!(j.percentile_list, vec![50.0, 99.0, 99.9]);
     }

@@ -49,11 +49,7 @@ pub struct UnitError {
 
 impl UnitError {
     fn new(what: &'static str, input: &str, reason: impl Into<String>) -> Self {
-        UnitError {
-            what,
-            input: input.to_string(),
-            reason: reason.into(),
-        }
+        UnitError { what, input: input.to_string(), reason: reason.into() }
     }
 }
 
@@ -74,11 +70,7 @@ impl SizeSpec {
         match *self {
             SizeSpec::Bytes(b) => b,
             SizeSpec::Percent(p) => {
-                let p = if p.is_finite() {
-                    p.clamp(0.0, 100.0)
-                } else {
-                    0.0
-                };
+                let p = if p.is_finite() { p.clamp(0.0, 100.0) } else { 0.0 };
                 // Exact for integer percentages (all the parser produces).
                 if p.fract() == 0.0 {
                     ((total as u128 * p as u128) / 100) as u64
@@ -130,38 +122,22 @@ impl TimeUnit {
 
 /// Splits `s` (already trimmed, non-empty) into its integer value and the suffix after it.
 /// Accepts decimal digits, or `0x`/`0X` followed by hex digits (no suffix allowed after hex).
-fn split_number<'a>(
-    what: &'static str,
-    input: &str,
-    s: &'a str,
-) -> Result<(u64, &'a str), UnitError> {
+fn split_number<'a>(what: &'static str, input: &str, s: &'a str) -> Result<(u64, &'a str), UnitError> {
     if s.starts_with('(') {
-        return Err(UnitError::new(
-            what,
-            input,
-            "arithmetic expressions are not supported",
-        ));
+        return Err(UnitError::new(what, input, "arithmetic expressions are not supported"));
     }
     if s.starts_with('-') {
-        return Err(UnitError::new(
-            what,
-            input,
-            "negative values are not allowed",
-        ));
+        return Err(UnitError::new(what, input, "negative values are not allowed"));
     }
     if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         if hex.is_empty() {
             return Err(UnitError::new(what, input, "no digits after '0x'"));
         }
         if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(UnitError::new(
-                what,
-                input,
-                "hexadecimal values take no suffix and only the digits 0-9, a-f",
-            ));
+            return Err(UnitError::new(what, input, "hexadecimal values take no suffix and only the digits 0-9, a-f"));
         }
-        let v = u64::from_str_radix(hex, 16)
-            .map_err(|_| UnitError::new(what, input, "too large (more than 64 bits)"))?;
+        let v =
+            u64::from_str_radix(hex, 16).map_err(|_| UnitError::new(what, input, "too large (more than 64 bits)"))?;
         return Ok((v, ""));
     }
     let digits = s.bytes().take_while(|b| b.is_ascii_digit()).count();
@@ -176,9 +152,7 @@ fn split_number<'a>(
             "fractional values are not supported (fio would truncate them); use a smaller unit, e.g. 1536k for 1.5m",
         ));
     }
-    let v: u64 = num
-        .parse()
-        .map_err(|_| UnitError::new(what, input, "too large (more than 64 bits)"))?;
+    let v: u64 = num.parse().map_err(|_| UnitError::new(what, input, "too large (more than 64 bits)"))?;
     Ok((v, rest))
 }
 
@@ -197,7 +171,11 @@ fn size_multiplier(suffix: &str, kb_base: u32) -> Result<u64, String> {
         't' => 4,
         'p' => 5,
         'z' => return Err("fio's zone suffix 'z' is not supported".to_string()),
-        _ => return Err(format!("unknown suffix '{suffix}' (expected k, m, g, t or p, optionally followed by b, i or ib)")),
+        _ => {
+            return Err(format!(
+                "unknown suffix '{suffix}' (expected k, m, g, t or p, optionally followed by b, i or ib)"
+            ))
+        }
     };
     let base: u64 = match rest {
         "" | "b" => kb_base as u64,
@@ -209,7 +187,11 @@ fn size_multiplier(suffix: &str, kb_base: u32) -> Result<u64, String> {
                 1000
             }
         }
-        _ => return Err(format!("unknown suffix '{suffix}' (expected k, m, g, t or p, optionally followed by b, i or ib)")),
+        _ => {
+            return Err(format!(
+                "unknown suffix '{suffix}' (expected k, m, g, t or p, optionally followed by b, i or ib)"
+            ))
+        }
     };
     Ok(base.pow(pow))
 }
@@ -218,20 +200,12 @@ fn check_kb_base(what: &'static str, input: &str, kb_base: u32) -> Result<(), Un
     if kb_base == 1000 || kb_base == 1024 {
         Ok(())
     } else {
-        Err(UnitError::new(
-            what,
-            input,
-            format!("kb_base must be 1000 or 1024, not {kb_base}"),
-        ))
+        Err(UnitError::new(what, input, format!("kb_base must be 1000 or 1024, not {kb_base}")))
     }
 }
 
 /// Reads an integer with an optional fio size suffix, as fio reads every integer option.
-pub(crate) fn parse_int_suffixed(
-    what: &'static str,
-    s: &str,
-    kb_base: u32,
-) -> Result<u64, UnitError> {
+pub(crate) fn parse_int_suffixed(what: &'static str, s: &str, kb_base: u32) -> Result<u64, UnitError> {
     let input = s.trim();
     check_kb_base(what, input, kb_base)?;
     if input.is_empty() {
@@ -239,16 +213,10 @@ pub(crate) fn parse_int_suffixed(
     }
     let (v, suffix) = split_number(what, input, input)?;
     if suffix.ends_with('%') {
-        return Err(UnitError::new(
-            what,
-            input,
-            "a percentage is not allowed here",
-        ));
+        return Err(UnitError::new(what, input, "a percentage is not allowed here"));
     }
-    let mult = size_multiplier(&suffix.to_ascii_lowercase(), kb_base)
-        .map_err(|r| UnitError::new(what, input, r))?;
-    v.checked_mul(mult)
-        .ok_or_else(|| UnitError::new(what, input, "too large (more than 2^64-1 bytes)"))
+    let mult = size_multiplier(&suffix.to_ascii_lowercase(), kb_base).map_err(|r| UnitError::new(what, input, r))?;
+    v.checked_mul(mult).ok_or_else(|| UnitError::new(what, input, "too large (more than 2^64-1 bytes)"))
 }
 
 /// Parses a byte count as fio does: `4096`, `4k`, `4KB`, `1g`, `0x1000`, ... (see the module
@@ -275,18 +243,10 @@ pub fn parse_size_spec(s: &str, kb_base: u32) -> Result<SizeSpec, UnitError> {
         check_kb_base("percentage", input, kb_base)?;
         let (v, rest) = split_number("percentage", input, num)?;
         if !rest.is_empty() {
-            return Err(UnitError::new(
-                "percentage",
-                input,
-                "expected a whole number before '%'",
-            ));
+            return Err(UnitError::new("percentage", input, "expected a whole number before '%'"));
         }
         if v > 100 {
-            return Err(UnitError::new(
-                "percentage",
-                input,
-                "must be between 0 and 100",
-            ));
+            return Err(UnitError::new("percentage", input, "must be between 0 and 100"));
         }
         return Ok(SizeSpec::Percent(v as f64));
     }
@@ -336,13 +296,7 @@ pub fn parse_time_ns(s: &str, default_unit: TimeUnit) -> Result<u64, UnitError> 
             ))
         }
     };
-    v.checked_mul(mult).ok_or_else(|| {
-        UnitError::new(
-            "time",
-            input,
-            "too long (more than 2^64-1 ns, about 584 years)",
-        )
-    })
+    v.checked_mul(mult).ok_or_else(|| UnitError::new("time", input, "too long (more than 2^64-1 ns, about 584 years)"))
 }
 
 /// Formats a byte count for humans with IEC units: `512 B`, `4 KiB`, `1.5 MiB`, `100 GiB`.
@@ -375,9 +329,7 @@ mod tests {
 
     #[test]
     fn default_kb_base_is_compatibility_mode() {
-        for s in [
-            "4k", "4K", "4kb", "4KB", "4kB", "4096", "4096b", "4096B", "0x1000",
-        ] {
+        for s in ["4k", "4K", "4kb", "4KB", "4kB", "4096", "4096b", "4096B", "0x1000"] {
             assert_eq!(parse_size(s, 1024).unwrap(), 4096, "{s}");
         }
         // The HOWTO's examples for kb_base=1024.
@@ -412,61 +364,28 @@ mod tests {
             parse_size("12q", 1024).unwrap_err().to_string(),
             "bad size '12q': unknown suffix 'q' (expected k, m, g, t or p, optionally followed by b, i or ib)"
         );
-        assert!(parse_size("1.5g", 1024)
-            .unwrap_err()
-            .reason
-            .contains("fractional"));
+        assert!(parse_size("1.5g", 1024).unwrap_err().reason.contains("fractional"));
         assert!(parse_size("", 1024).unwrap_err().reason.contains("empty"));
-        assert!(parse_size("k", 1024)
-            .unwrap_err()
-            .reason
-            .contains("expected a number"));
-        assert!(parse_size("-4k", 1024)
-            .unwrap_err()
-            .reason
-            .contains("negative"));
+        assert!(parse_size("k", 1024).unwrap_err().reason.contains("expected a number"));
+        assert!(parse_size("-4k", 1024).unwrap_err().reason.contains("negative"));
         assert!(parse_size("0x10k", 1024).is_err());
         assert!(parse_size("4kx", 1024).is_err());
         assert!(parse_size("4 k", 1024).is_err());
         assert!(parse_size("16e", 1024).is_err());
-        assert!(parse_size("(1+2)k", 1024)
-            .unwrap_err()
-            .reason
-            .contains("arithmetic"));
-        assert!(parse_size("50%", 1024)
-            .unwrap_err()
-            .reason
-            .contains("percentage"));
-        assert!(parse_size("20000p", 1024)
-            .unwrap_err()
-            .reason
-            .contains("too large"));
-        assert!(parse_size("99999999999999999999", 1024)
-            .unwrap_err()
-            .reason
-            .contains("too large"));
-        assert!(parse_size("4k", 1023)
-            .unwrap_err()
-            .reason
-            .contains("kb_base"));
+        assert!(parse_size("(1+2)k", 1024).unwrap_err().reason.contains("arithmetic"));
+        assert!(parse_size("50%", 1024).unwrap_err().reason.contains("percentage"));
+        assert!(parse_size("20000p", 1024).unwrap_err().reason.contains("too large"));
+        assert!(parse_size("99999999999999999999", 1024).unwrap_err().reason.contains("too large"));
+        assert!(parse_size("4k", 1023).unwrap_err().reason.contains("kb_base"));
         assert!(parse_size("1z", 1024).unwrap_err().reason.contains("zone"));
     }
 
     #[test]
     fn percentages() {
-        assert_eq!(
-            parse_size_spec("50%", 1024).unwrap(),
-            SizeSpec::Percent(50.0)
-        );
-        assert_eq!(
-            parse_size_spec(" 100% ", 1024).unwrap(),
-            SizeSpec::Percent(100.0)
-        );
+        assert_eq!(parse_size_spec("50%", 1024).unwrap(), SizeSpec::Percent(50.0));
+        assert_eq!(parse_size_spec(" 100% ", 1024).unwrap(), SizeSpec::Percent(100.0));
         assert_eq!(parse_size_spec("0%", 1024).unwrap(), SizeSpec::Percent(0.0));
-        assert_eq!(
-            parse_size_spec("1g", 1024).unwrap(),
-            SizeSpec::Bytes(1 << 30)
-        );
+        assert_eq!(parse_size_spec("1g", 1024).unwrap(), SizeSpec::Bytes(1 << 30));
         assert!(parse_size_spec("101%", 1024).is_err());
         assert!(parse_size_spec("12.5%", 1024).is_err());
         assert!(parse_size_spec("%", 1024).is_err());
@@ -502,19 +421,10 @@ mod tests {
         assert_eq!(parse_time_ns("10us", s).unwrap(), 10_000);
         assert_eq!(parse_time_ns("10usec", s).unwrap(), 10_000);
         assert_eq!(parse_time_ns("10ns", s).unwrap(), 10);
-        assert_eq!(
-            parse_time_ns("100", TimeUnit::Microseconds).unwrap(),
-            100_000
-        );
-        assert!(parse_time_ns("10x", s)
-            .unwrap_err()
-            .to_string()
-            .starts_with("bad time '10x': unknown suffix 'x'"));
+        assert_eq!(parse_time_ns("100", TimeUnit::Microseconds).unwrap(), 100_000);
+        assert!(parse_time_ns("10x", s).unwrap_err().to_string().starts_with("bad time '10x': unknown suffix 'x'"));
         assert!(parse_time_ns("1.5s", s).is_err());
-        assert!(parse_time_ns("999999999999d", s)
-            .unwrap_err()
-            .reason
-            .contains("too long"));
+        assert!(parse_time_ns("999999999999d", s).unwrap_err().reason.contains("too long"));
     }
 
     #[test]

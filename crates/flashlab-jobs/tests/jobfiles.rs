@@ -3,16 +3,12 @@
 
 use std::path::PathBuf;
 
-use flashlab_jobs::{
-    parse_jobfile, parse_jobfile_path, parse_jobfile_with_env, IoDir, JobFile, Rw, SizeSpec,
-};
+use flashlab_jobs::{parse_jobfile, parse_jobfile_path, parse_jobfile_with_env, IoDir, JobFile, Rw, SizeSpec};
 
 const S: u64 = 1_000_000_000; // ns per second
 
 fn path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/jobs")
-        .join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/jobs").join(name)
 }
 
 fn load(name: &str) -> JobFile {
@@ -22,9 +18,7 @@ fn load(name: &str) -> JobFile {
 /// Parses `tests/jobs/<name>` under the short name `name`, so messages can be compared whole.
 fn fail(name: &str) -> String {
     let text = std::fs::read_to_string(path(name)).unwrap();
-    parse_jobfile(name, &text)
-        .expect_err("should fail")
-        .to_string()
+    parse_jobfile(name, &text).expect_err("should fail").to_string()
 }
 
 #[test]
@@ -69,15 +63,9 @@ fn randwrite_steady_state() {
     assert_eq!(j.percentile_list, vec![50.0, 90.0, 99.0, 99.9, 99.99]);
     assert!(j.group_reporting && j.direct);
     // thread and norandommap are accepted with a warning naming file, line and option.
-    let w: Vec<(usize, Option<&str>)> = f
-        .warnings
-        .iter()
-        .map(|w| (w.line, w.option.as_deref()))
-        .collect();
+    let w: Vec<(usize, Option<&str>)> = f.warnings.iter().map(|w| (w.line, w.option.as_deref())).collect();
     assert_eq!(w, [(8, Some("thread")), (15, Some("norandommap"))]);
-    assert!(f.warnings[0]
-        .to_string()
-        .contains("randwrite_steady.fio:8: option 'thread': ignored by flashlab ("));
+    assert!(f.warnings[0].to_string().contains("randwrite_steady.fio:8: option 'thread': ignored by flashlab ("));
 }
 
 #[test]
@@ -93,20 +81,10 @@ fn mixed_randrw() {
     assert_eq!(j.iodepth, 16);
     assert_eq!(j.size, Some(SizeSpec::Bytes(1 << 30)));
     assert_eq!(j.io_size, Some(4 << 30));
-    assert_eq!(
-        j.thinktime_ns, 100_000,
-        "a bare thinktime is in microseconds"
-    );
+    assert_eq!(j.thinktime_ns, 100_000, "a bare thinktime is in microseconds");
     assert_eq!(j.offset, SizeSpec::Percent(25.0));
-    let ignored: Vec<&str> = f
-        .warnings
-        .iter()
-        .filter_map(|w| w.option.as_deref())
-        .collect();
-    assert_eq!(
-        ignored,
-        ["lat_percentiles", "log_avg_msec", "write_lat_log"]
-    );
+    let ignored: Vec<&str> = f.warnings.iter().filter_map(|w| w.option.as_deref()).collect();
+    assert_eq!(ignored, ["lat_percentiles", "log_avg_msec", "write_lat_log"]);
 }
 
 #[test]
@@ -126,11 +104,7 @@ fn sqlite_fsync() {
     assert!(db.end_fsync);
     assert_eq!(db.number_ios, Some(10_000));
     assert_eq!(db.bs, 4096);
-    assert_eq!(
-        f.run_groups(),
-        vec![vec![0, 1]],
-        "no stonewall: both run together"
-    );
+    assert_eq!(f.run_groups(), vec![vec![0, 1]], "no stonewall: both run together");
     assert!(f.warnings.is_empty(), "{:?}", f.warnings);
 }
 
@@ -162,16 +136,9 @@ fn trim_cycle() {
     assert_eq!(f.jobs[0].bs, 1 << 20);
     assert!(f.jobs[1].has_trims() && f.jobs[1].has_writes());
     assert_eq!(f.jobs[1].bs, 128 << 10);
-    assert_eq!(
-        f.jobs[2].runtime_ns,
-        Some(20 * S),
-        "timeout is runtime's alias"
-    );
+    assert_eq!(f.jobs[2].runtime_ns, Some(20 * S), "timeout is runtime's alias");
     assert_eq!(f.run_groups(), vec![vec![0], vec![1], vec![2]]);
-    assert!(f
-        .jobs
-        .iter()
-        .all(|j| j.iodepth == 8 && j.filename.as_deref() == Some("/dev/flashlab0")));
+    assert!(f.jobs.iter().all(|j| j.iodepth == 8 && j.filename.as_deref() == Some("/dev/flashlab0")));
 }
 
 #[test]
@@ -220,9 +187,6 @@ fn errors_carry_file_line_and_option_fields() {
 #[test]
 fn env_file_with_env() {
     let text = std::fs::read_to_string(path("bad/env_var.fio")).unwrap();
-    let f = parse_jobfile_with_env("env_var.fio", &text, &|k| {
-        (k == "SIZE").then(|| "2g".to_string())
-    })
-    .unwrap();
+    let f = parse_jobfile_with_env("env_var.fio", &text, &|k| (k == "SIZE").then(|| "2g".to_string())).unwrap();
     assert_eq!(f.jobs[0].size, Some(SizeSpec::Bytes(2 << 30)));
 }

@@ -1,8 +1,7 @@
 //! Property tests: no input, however malformed, makes the unit or job-file parsers panic.
 
 use flashlab_jobs::{
-    options, parse_jobfile, parse_jobfile_with_env, parse_size, parse_size_spec, parse_time_ns,
-    TimeUnit,
+    options, parse_jobfile, parse_jobfile_with_env, parse_size, parse_size_spec, parse_time_ns, TimeUnit,
 };
 use proptest::prelude::*;
 
@@ -16,11 +15,7 @@ fn jobfile_line() -> impl Strategy<Value = String> {
     prop_oneof![
         "\\[[a-z\\[\\] -]{0,8}\\]?",
         Just("[global]".to_string()),
-        (
-            prop::sample::select(names.clone()),
-            "[ =]{0,2}",
-            "[0-9a-zA-Z%.:,${}()#;\\\\ -]{0,12}"
-        )
+        (prop::sample::select(names.clone()), "[ =]{0,2}", "[0-9a-zA-Z%.:,${}()#;\\\\ -]{0,12}")
             .prop_map(|(n, eq, v)| format!("{n}{eq}{v}")),
         prop::sample::select(names).prop_map(str::to_string),
         "[#;].{0,10}",

@@ -137,7 +137,11 @@ pub struct Completed {
 
 /// Run jobs side by side from the system's current time; the clock ends at the last completion.
 /// `progress` gets the fraction done now and then.
-pub fn run_jobs(sys: &mut SimSystem, specs: &[JobSpec], progress: impl FnMut(f64)) -> Result<Vec<JobResult>, RequestError> {
+pub fn run_jobs(
+    sys: &mut SimSystem,
+    specs: &[JobSpec],
+    progress: impl FnMut(f64),
+) -> Result<Vec<JobResult>, RequestError> {
     run_jobs_observed(sys, specs, progress, |_, _| {})
 }
 
@@ -155,7 +159,8 @@ pub fn run_jobs_observed(
         .map(|s| {
             let mut rng = Rng::new(s.seed);
             let random = s.rw.is_random();
-            let offsets = [Ddir::Read, Ddir::Write, Ddir::Trim].map(|d| Offsets::new(random, s.random_map, s.span, s.bs(d).max(1), &mut rng));
+            let offsets = [Ddir::Read, Ddir::Write, Ddir::Trim]
+                .map(|d| Offsets::new(random, s.random_map, s.span, s.bs(d).max(1), &mut rng));
             let mut result = JobResult::new(s.name.clone(), s.groupid);
             result.iodepth = Some(s.iodepth);
             Live {
@@ -181,7 +186,12 @@ pub fn run_jobs_observed(
     let mut seq = 0u64;
     let mut last_progress = 0.0;
 
-    let issue = |sys: &mut SimSystem, j: usize, t: Ns, l: &mut Live, s: &JobSpec| -> Result<Option<(Ns, Kind, u64)>, RequestError> {
+    let issue = |sys: &mut SimSystem,
+                 j: usize,
+                 t: Ns,
+                 l: &mut Live,
+                 s: &JobSpec|
+     -> Result<Option<(Ns, Kind, u64)>, RequestError> {
         if l.stopped {
             return Ok(None);
         }
@@ -233,7 +243,19 @@ pub fn run_jobs_observed(
         let l = &mut live[j];
         l.in_flight -= 1;
         l.last_done = l.last_done.max(t);
-        observe(Completed { job: j, dir: match kind { Kind::Sync => None, Kind::Dir(d) => Some(ddir(d)) }, bytes, submitted, done: t }, sys);
+        observe(
+            Completed {
+                job: j,
+                dir: match kind {
+                    Kind::Sync => None,
+                    Kind::Dir(d) => Some(ddir(d)),
+                },
+                bytes,
+                submitted,
+                done: t,
+            },
+            sys,
+        );
         if t >= l.measure_from {
             while t >= l.win_start + s.interval_ns {
                 close_window(l, s, s.interval_ns);
@@ -279,7 +301,9 @@ pub fn run_jobs_observed(
         }
         let runtime = l.last_done.saturating_sub(l.measure_from);
         // As fio: a direction the job never did I/O in has no runtime.
-        for (d, active) in [(Ddir::Read, s.rw.has_reads()), (Ddir::Write, s.rw.has_writes()), (Ddir::Trim, s.rw.has_trims())] {
+        for (d, active) in
+            [(Ddir::Read, s.rw.has_reads()), (Ddir::Write, s.rw.has_writes()), (Ddir::Trim, s.rw.has_trims())]
+        {
             l.result.dir_mut(d).runtime_ns = if active { runtime } else { 0 };
         }
         l.result.job_runtime_ns = runtime;

@@ -55,18 +55,24 @@ fn mbs(r: &JobResult, write: bool) -> f64 {
 }
 
 /// Run the four tests; `progress` gets (test name, fraction).
-pub fn run_four_corner(sys: &mut SimSystem, cfg: &FourCornerConfig, label: &str, mut progress: impl FnMut(&str, f64)) -> Result<FourCorner, SysError> {
+pub fn run_four_corner(
+    sys: &mut SimSystem,
+    cfg: &FourCornerConfig,
+    label: &str,
+    mut progress: impl FnMut(&str, f64),
+) -> Result<FourCorner, SysError> {
     if sys.fs.file(TEST_FILE).is_some() {
         sys.delete(TEST_FILE)?;
     }
     let file = sys.fs.create(TEST_FILE, cfg.span)?.clone();
-    let mut run = |sys: &mut SimSystem, name: &str, rw: Rw, bs: u64, io: Option<u64>, seed: u64| -> Result<JobResult, SysError> {
-        let mut job = JobSpec::on_file(name, rw, bs, file.clone());
-        job.io_limit = io;
-        job.seed = seed;
-        let mut r = run_jobs(sys, &[job], |f| progress(name, f)).map_err(SysError::Device)?;
-        Ok(r.remove(0))
-    };
+    let mut run =
+        |sys: &mut SimSystem, name: &str, rw: Rw, bs: u64, io: Option<u64>, seed: u64| -> Result<JobResult, SysError> {
+            let mut job = JobSpec::on_file(name, rw, bs, file.clone());
+            job.io_limit = io;
+            job.seed = seed;
+            let mut r = run_jobs(sys, &[job], |f| progress(name, f)).map_err(SysError::Device)?;
+            Ok(r.remove(0))
+        };
     let sw = run(sys, "seq-write", Rw::Write, cfg.seq_bs, None, cfg.seed)?;
     let sr = run(sys, "seq-read", Rw::Read, cfg.seq_bs, None, cfg.seed)?;
     let rr = run(sys, "rand-read", Rw::RandRead, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 1)?;

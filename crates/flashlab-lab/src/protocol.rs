@@ -68,7 +68,9 @@ pub struct Protocol {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Step {
-    FourCorner { label: String },
+    FourCorner {
+        label: String,
+    },
     Fill {
         leave_free: String,
         #[serde(default)]
@@ -87,7 +89,9 @@ pub enum Step {
     },
     DeleteFill,
     Fstrim,
-    Idle { duration: String },
+    Idle {
+        duration: String,
+    },
 }
 
 fn one() -> f64 {
@@ -160,7 +164,10 @@ impl Protocol {
     }
 
     pub fn builtin(name: &str) -> Option<Protocol> {
-        BUILTIN.iter().find(|(n, _)| *n == name).map(|(n, t)| Protocol::from_toml(&format!("built-in protocol {n}"), t).expect("built-in protocols parse"))
+        BUILTIN
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(n, t)| Protocol::from_toml(&format!("built-in protocol {n}"), t).expect("built-in protocols parse"))
     }
 }
 
@@ -186,11 +193,24 @@ pub struct ProtocolResult {
 /// filesystem in the real-target engines. Each step returns a one-line account of what it did.
 pub trait ProtocolTarget {
     /// One four-corner run; `progress` gets (test name, fraction).
-    fn four_corner(&mut self, fc: &FourCornerConfig, label: &str, progress: &mut dyn FnMut(&str, f64)) -> Result<FourCorner, String>;
+    fn four_corner(
+        &mut self,
+        fc: &FourCornerConfig,
+        label: &str,
+        progress: &mut dyn FnMut(&str, f64),
+    ) -> Result<FourCorner, String>;
     /// Write sequential fill files (of `file_size` bytes) until `leave_free` bytes are free.
     fn fill(&mut self, leave_free: u64, file_size: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
     /// 4 KiB random writes over a new fill file taking all free space but `keep_free`.
-    fn random_writes(&mut self, keep_free: u64, passes: f64, iodepth: u32, random_map: bool, seed: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
+    fn random_writes(
+        &mut self,
+        keep_free: u64,
+        passes: f64,
+        iodepth: u32,
+        random_map: bool,
+        seed: u64,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<String, String>;
     /// Delete every fill file.
     fn delete_fill(&mut self) -> Result<String, String>;
     /// Trim the free space of the filesystem.
@@ -226,11 +246,18 @@ pub fn run_protocol<T: ProtocolTarget + ?Sized>(
             }
             Step::RandomWrites { keep_free, passes, iodepth, random_map } => {
                 let keep = parse_cli_size(keep_free).expect("validated");
-                ("random-writes", target.random_writes(keep, *passes, *iodepth, *random_map, fc.seed + i as u64, &mut |f| p("random writes", f))?)
+                (
+                    "random-writes",
+                    target.random_writes(keep, *passes, *iodepth, *random_map, fc.seed + i as u64, &mut |f| {
+                        p("random writes", f)
+                    })?,
+                )
             }
             Step::DeleteFill => ("delete-fill", target.delete_fill()?),
             Step::Fstrim => ("fstrim", target.fstrim()?),
-            Step::Idle { duration } => ("idle", target.idle(parse_duration_ns(duration).expect("validated"), duration)?),
+            Step::Idle { duration } => {
+                ("idle", target.idle(parse_duration_ns(duration).expect("validated"), duration)?)
+            }
         };
         out.log.push(StepLog { step: i + 1, kind: kind.into(), detail, at_s: target.clock_s() });
         progress(i + 1, n, "done", 1.0);

@@ -17,7 +17,12 @@ impl SimSystem {
 }
 
 impl ProtocolTarget for SimSystem {
-    fn four_corner(&mut self, fc: &FourCornerConfig, label: &str, progress: &mut dyn FnMut(&str, f64)) -> Result<FourCorner, String> {
+    fn four_corner(
+        &mut self,
+        fc: &FourCornerConfig,
+        label: &str,
+        progress: &mut dyn FnMut(&str, f64),
+    ) -> Result<FourCorner, String> {
         run_four_corner(self, fc, label, progress).map_err(|e| e.to_string())
     }
 
@@ -29,13 +34,22 @@ impl ProtocolTarget for SimSystem {
             let name = self.next_fill_name();
             let file = self.fs.create(&name, size).map_err(|e| e.to_string())?.clone();
             let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file);
-            run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64)).map_err(|e| e.to_string())?;
+            run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64))
+                .map_err(|e| e.to_string())?;
             written += size;
         }
         Ok(format!("wrote {written} bytes of fill files; {} bytes free", self.fs.free_bytes()))
     }
 
-    fn random_writes(&mut self, keep_free: u64, passes: f64, iodepth: u32, random_map: bool, seed: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+    fn random_writes(
+        &mut self,
+        keep_free: u64,
+        passes: f64,
+        iodepth: u32,
+        random_map: bool,
+        seed: u64,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<String, String> {
         let size = self.fs.free_bytes().saturating_sub(keep_free) / 4096 * 4096;
         if size == 0 {
             return Ok("no free space beyond keep_free: skipped".into());
@@ -48,11 +62,16 @@ impl ProtocolTarget for SimSystem {
         job.random_map = random_map;
         job.seed = seed;
         let r = run_jobs(self, &[job], progress).map_err(|e| e.to_string())?;
-        Ok(format!("{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s", r[0].write.io_bytes, r[0].write.bw_bytes_per_sec() / 1e6))
+        Ok(format!(
+            "{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s",
+            r[0].write.io_bytes,
+            r[0].write.bw_bytes_per_sec() / 1e6
+        ))
     }
 
     fn delete_fill(&mut self) -> Result<String, String> {
-        let names: Vec<String> = self.fs.files().filter(|(n, _)| n.starts_with(FILL_PREFIX)).map(|(n, _)| n.clone()).collect();
+        let names: Vec<String> =
+            self.fs.files().filter(|(n, _)| n.starts_with(FILL_PREFIX)).map(|(n, _)| n.clone()).collect();
         for name in &names {
             self.delete(name).map_err(|e| e.to_string())?;
         }

@@ -65,7 +65,14 @@ impl SimSystem {
 
     /// Send the device requests for `op` on file range [off, off+len) at time `t`; returns when
     /// the last piece completes.
-    pub fn file_io(dev: &mut Device, file: &File, t: Ns, op: Op, off: u64, len: u64) -> Result<Completion, RequestError> {
+    pub fn file_io(
+        dev: &mut Device,
+        file: &File,
+        t: Ns,
+        op: Op,
+        off: u64,
+        len: u64,
+    ) -> Result<Completion, RequestError> {
         let mut result: Option<Result<Completion, RequestError>> = None;
         file.map(off, len, |dev_off, l| {
             if matches!(result, Some(Err(_))) {

@@ -31,7 +31,17 @@ fn row<'a>(r: &'a ProtocolResult, label: &str) -> &'a FourCorner {
 fn table(r: &ProtocolResult) -> String {
     r.steps
         .iter()
-        .map(|s| format!("{:<22} sw {:>7.2} rw {:>7.2} sr {:>7.2} rr {:>7.2} WAF {:.2}\n", s.label, s.seq_write_mbs, s.rand_write_mbs, s.seq_read_mbs, s.rand_read_mbs, s.device.as_ref().unwrap().write_amplification))
+        .map(|s| {
+            format!(
+                "{:<22} sw {:>7.2} rw {:>7.2} sr {:>7.2} rr {:>7.2} WAF {:.2}\n",
+                s.label,
+                s.seq_write_mbs,
+                s.rand_write_mbs,
+                s.seq_read_mbs,
+                s.rand_read_mbs,
+                s.device.as_ref().unwrap().write_amplification
+            )
+        })
         .collect()
 }
 
@@ -47,7 +57,10 @@ fn untrimmed_fill_slows_writes_and_fstrim_recovers() {
         assert!(s.seq_write_mbs < 0.95 * new.seq_write_mbs, "{label}: sequential writes not slower than new\n{t}");
     }
     // The first run after the torture pays the most (the published table: 0.14 vs 0.45 MB/s).
-    assert!(row(&r, "after fill 1").rand_write_mbs < 0.6 * new.rand_write_mbs, "no marked slowdown right after the fill\n{t}");
+    assert!(
+        row(&r, "after fill 1").rand_write_mbs < 0.6 * new.rand_write_mbs,
+        "no marked slowdown right after the fill\n{t}"
+    );
     let back = row(&r, "after fstrim + idle");
     assert!(back.rand_write_mbs >= 0.85 * new.rand_write_mbs, "random writes did not recover after fstrim\n{t}");
     assert!(back.seq_write_mbs >= 0.85 * new.seq_write_mbs, "sequential writes did not recover after fstrim\n{t}");

@@ -111,7 +111,11 @@ fn trim_follows_the_fifo_formula_with_the_live_pages() {
         let physical = f64::from(blocks) * 64.0;
         assert!(r.live_pages < r.logical_pages, "nothing was trimmed: {r:?}");
         let sf_eff = (physical - r.live_pages as f64) / physical;
-        rows.push((format!("Sf {sf} trimmed {trimmed} (Sf_eff {sf_eff:.4}) {blocks} blocks"), r.write_amplification, waf_fifo(sf_eff)));
+        rows.push((
+            format!("Sf {sf} trimmed {trimmed} (Sf_eff {sf_eff:.4}) {blocks} blocks"),
+            r.write_amplification,
+            waf_fifo(sf_eff),
+        ));
         // And TRIM matters: the untrimmed device amplifies far more.
         assert!(r.write_amplification < waf_fifo(sf) * 0.9);
     }
@@ -120,7 +124,15 @@ fn trim_follows_the_fifo_formula_with_the_live_pages() {
 
 #[test]
 fn same_config_and_seed_give_identical_results() {
-    let cfg = WafConfig { spare: 0.1, pages_per_block: 32, blocks: 512, policy: GcPolicy::Random, passes: 2.0, trimmed: 0.3, seed: 7 };
+    let cfg = WafConfig {
+        spare: 0.1,
+        pages_per_block: 32,
+        blocks: 512,
+        policy: GcPolicy::Random,
+        passes: 2.0,
+        trimmed: 0.3,
+        seed: 7,
+    };
     let json = |cfg: &WafConfig| serde_json::to_string(&run_waf(cfg, |_| {}).unwrap()).unwrap();
     let first = json(&cfg);
     assert_eq!(first, json(&cfg), "same config and seed, different results");

@@ -10,14 +10,10 @@ use serde::{Deserialize, Serialize};
 
 /// JSON keys of the nanosecond and microsecond bands, in order. Each key is the band's
 /// exclusive upper bound: `"2"` counts 0–1, `"4"` 2–3, `"10"` 4–9, … `"1000"` 750–999.
-pub const LAT_NU_KEYS: [&str; 10] = [
-    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
-];
+pub const LAT_NU_KEYS: [&str; 10] = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"];
 /// JSON keys of the millisecond bands: as [`LAT_NU_KEYS`], then `"2000"` (1000–1999 ms)
 /// and `">=2000"`.
-pub const LAT_M_KEYS: [&str; 12] = [
-    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
-];
+pub const LAT_M_KEYS: [&str; 12] = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000"];
 /// JSON keys of `iodepth_level` (queue depth at submission: 1, 2–3, 4–7, … ≥ 64).
 pub const DEPTH_KEYS: [&str; 7] = ["1", "2", "4", "8", "16", "32", ">=64"];
 /// JSON keys of `iodepth_submit` / `iodepth_complete` (I/Os per call: 0, 1–4, 5–8, 9–16,
@@ -169,14 +165,7 @@ mod tests {
         }
         assert_eq!(b.usec, [2, 1, 0, 0, 0, 0, 0, 0, 0, 1]);
         b = LatencyBands::default();
-        for ns in [
-            1_000_000,
-            999_999_999,
-            1_000_000_000,
-            1_999_999_999,
-            2_000_000_000,
-            u64::MAX,
-        ] {
+        for ns in [1_000_000, 999_999_999, 1_000_000_000, 1_999_999_999, 2_000_000_000, u64::MAX] {
             b.record(ns);
         }
         assert_eq!(b.msec, [1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2]);

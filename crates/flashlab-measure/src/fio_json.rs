@@ -43,10 +43,8 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// fio's default `percentile_list`.
-pub const FIO_DEFAULT_PERCENTILES: [f64; 17] = [
-    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
-    99.99,
-];
+pub const FIO_DEFAULT_PERCENTILES: [f64; 17] =
+    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
 
 /// fio's `FIO_IO_U_LIST_MAX_LEN`: at most this many percentiles are reported.
 pub const FIO_MAX_PERCENTILES: usize = 20;
@@ -104,12 +102,8 @@ pub fn percentile_key(p: f64) -> String {
 /// The percentiles reported for a requested list: valid ones (0 < p ≤ 100) among the
 /// first [`FIO_MAX_PERCENTILES`], sorted, without duplicates.
 pub fn percentile_plan(list: &[f64]) -> Vec<f64> {
-    let mut v: Vec<f64> = list
-        .iter()
-        .copied()
-        .filter(|p| p.is_finite() && *p > 0.0 && *p <= 100.0)
-        .take(FIO_MAX_PERCENTILES)
-        .collect();
+    let mut v: Vec<f64> =
+        list.iter().copied().filter(|p| p.is_finite() && *p > 0.0 && *p <= 100.0).take(FIO_MAX_PERCENTILES).collect();
     v.sort_by(f64::total_cmp);
     v.dedup();
     v
@@ -129,10 +123,7 @@ pub fn fio_json(results: &[JobResult], percentile_list: &[f64], meta: &RunMeta) 
     if !meta.global_options.is_empty() {
         root.insert("global options".into(), string_map(&meta.global_options));
     }
-    let jobs = results
-        .iter()
-        .map(|job| job_json(job, results, &plist, meta))
-        .collect();
+    let jobs = results.iter().map(|job| job_json(job, results, &plist, meta)).collect();
     root.insert("jobs".into(), Value::Array(jobs));
     Value::Object(root)
 }
@@ -158,10 +149,7 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
     let mut sync = Map::new();
     sync.insert("total_ios".into(), job.sync.total_ios.into());
     let sync_pct = meta.clat_percentiles || meta.lat_percentiles;
-    sync.insert(
-        "lat_ns".into(),
-        lat_json(&job.sync.lat, sync_pct, plist, meta),
-    );
+    sync.insert("lat_ns".into(), lat_json(&job.sync.lat, sync_pct, plist, meta));
     o.insert("sync".into(), Value::Object(sync));
 
     let runtime = job.job_runtime_ns;
@@ -181,35 +169,17 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
 
     let total = job.total_rw_ios();
     let dd = &job.depth;
-    o.insert(
-        "iodepth_level".into(),
-        pct_object(&DEPTH_KEYS, &dd.depth, total, 0.1),
-    );
-    o.insert(
-        "iodepth_submit".into(),
-        pct_object(&BATCH_KEYS, &dd.submit, dd.total_submit, 0.1),
-    );
-    o.insert(
-        "iodepth_complete".into(),
-        pct_object(&BATCH_KEYS, &dd.complete, dd.total_complete, 0.1),
-    );
+    o.insert("iodepth_level".into(), pct_object(&DEPTH_KEYS, &dd.depth, total, 0.1));
+    o.insert("iodepth_submit".into(), pct_object(&BATCH_KEYS, &dd.submit, dd.total_submit, 0.1));
+    o.insert("iodepth_complete".into(), pct_object(&BATCH_KEYS, &dd.complete, dd.total_complete, 0.1));
 
     let mut bands = LatencyBands::default();
     for d in Ddir::ALL {
         bands.merge(&job.dir(d).clat_bands);
     }
-    o.insert(
-        "latency_ns".into(),
-        pct_object(&LAT_NU_KEYS, &bands.nsec, total, 0.01),
-    );
-    o.insert(
-        "latency_us".into(),
-        pct_object(&LAT_NU_KEYS, &bands.usec, total, 0.01),
-    );
-    o.insert(
-        "latency_ms".into(),
-        pct_object(&LAT_M_KEYS, &bands.msec, total, 0.01),
-    );
+    o.insert("latency_ns".into(), pct_object(&LAT_NU_KEYS, &bands.nsec, total, 0.01));
+    o.insert("latency_us".into(), pct_object(&LAT_NU_KEYS, &bands.usec, total, 0.01));
+    o.insert("latency_ms".into(), pct_object(&LAT_M_KEYS, &bands.msec, total, 0.01));
 
     if let Some(depth) = job.iodepth {
         // fio prints these whenever its latency_qd is set, i.e. always; with no
@@ -247,11 +217,8 @@ fn group_agg_bytes_per_sec(all: &[JobResult], groupid: u32, d: Ddir) -> u64 {
 }
 
 fn dir_json(d: &DirStats, group_agg: u64, plist: &[f64], meta: &RunMeta) -> Value {
-    let bw_bytes = if d.runtime_ns == 0 {
-        0
-    } else {
-        sat_u64(d.io_bytes as u128 * 1_000_000_000 / d.runtime_ns as u128)
-    };
+    let bw_bytes =
+        if d.runtime_ns == 0 { 0 } else { sat_u64(d.io_bytes as u128 * 1_000_000_000 / d.runtime_ns as u128) };
     let mut o = Map::new();
     o.insert("io_bytes".into(), d.io_bytes.into());
     o.insert("io_kbytes".into(), (d.io_bytes >> 10).into());
@@ -262,18 +229,9 @@ fn dir_json(d: &DirStats, group_agg: u64, plist: &[f64], meta: &RunMeta) -> Valu
     o.insert("total_ios".into(), d.ios.into());
     o.insert("short_ios".into(), d.short_ios.into());
     o.insert("drop_ios".into(), d.drop_ios.into());
-    o.insert(
-        "slat_ns".into(),
-        lat_json(&d.slat, meta.slat_percentiles, plist, meta),
-    );
-    o.insert(
-        "clat_ns".into(),
-        lat_json(&d.clat, meta.clat_percentiles, plist, meta),
-    );
-    o.insert(
-        "lat_ns".into(),
-        lat_json(&d.lat, meta.lat_percentiles, plist, meta),
-    );
+    o.insert("slat_ns".into(), lat_json(&d.slat, meta.slat_percentiles, plist, meta));
+    o.insert("clat_ns".into(), lat_json(&d.clat, meta.clat_percentiles, plist, meta));
+    o.insert("lat_ns".into(), lat_json(&d.lat, meta.lat_percentiles, plist, meta));
 
     let bw = &d.bw_stat;
     let bw_agg = if bw.samples() == 0 {
@@ -310,17 +268,11 @@ fn lat_json(h: &LatencyHistogram, percentiles: bool, plist: &[f64], meta: &RunMe
     o.insert("stddev".into(), float(h.stddev()));
     o.insert("N".into(), h.count().into());
     if percentiles && h.count() > 0 {
-        let pct: Map<String, Value> = h
-            .percentiles(plist)
-            .into_iter()
-            .map(|(p, v)| (percentile_key(p), v.into()))
-            .collect();
+        let pct: Map<String, Value> =
+            h.percentiles(plist).into_iter().map(|(p, v)| (percentile_key(p), v.into())).collect();
         o.insert("percentile".into(), Value::Object(pct));
         if meta.json_plus {
-            let bins: Map<String, Value> = h
-                .nonzero_buckets()
-                .map(|(_, v, c)| (v.to_string(), c.into()))
-                .collect();
+            let bins: Map<String, Value> = h.nonzero_buckets().map(|(_, v, c)| (v.to_string(), c.into())).collect();
             o.insert("bins".into(), Value::Object(bins));
         }
     }
@@ -351,11 +303,7 @@ fn pct_object(keys: &[&str], counts: &[u64], total: u64, floor: f64) -> Value {
 }
 
 fn string_map(m: &BTreeMap<String, String>) -> Value {
-    Value::Object(
-        m.iter()
-            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .collect(),
-    )
+    Value::Object(m.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect())
 }
 
 /// A JSON float; non-finite values (never expected) become 0.0 rather than `null`.
@@ -370,9 +318,7 @@ fn sat_u64(v: u128) -> u64 {
 /// C `ctime` layout without the newline (`"Thu Jan  1 00:00:00 1970"`), in UTC.
 pub fn ctime_utc(secs: u64) -> String {
     const WDAY: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const MON: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
+    const MON: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let wday = ((days + 4) % 7) as usize; // 1970-01-01 was a Thursday.
@@ -455,13 +401,8 @@ pub struct KeyPath {
 pub fn fio_json_keypaths() -> Vec<KeyPath> {
     use JsonKind::*;
     let mut out = Vec::new();
-    let mut add = |path: std::string::String, kind: JsonKind, presence: Presence| {
-        out.push(KeyPath {
-            path,
-            kind,
-            presence,
-        })
-    };
+    let mut add =
+        |path: std::string::String, kind: JsonKind, presence: Presence| out.push(KeyPath { path, kind, presence });
     for (k, kind) in [
         ("fio version", String),
         ("timestamp", Int),
@@ -495,13 +436,7 @@ pub fn fio_json_keypaths() -> Vec<KeyPath> {
     ] {
         add(format!("jobs[].{k}"), kind, Presence::Always);
     }
-    let lat_fields = [
-        ("min", Int),
-        ("max", Int),
-        ("mean", Float),
-        ("stddev", Float),
-        ("N", Int),
-    ];
+    let lat_fields = [("min", Int), ("max", Int), ("mean", Float), ("stddev", Float), ("N", Int)];
     add("jobs[].sync.lat_ns".into(), Object, Presence::Always);
     for (f, kind) in lat_fields {
         add(format!("jobs[].sync.lat_ns.{f}"), kind, Presence::Always);
@@ -555,17 +490,9 @@ pub fn fio_json_keypaths() -> Vec<KeyPath> {
                 add(format!("jobs[].{dir}.{lat}.{f}"), kind, Presence::Always);
             }
         }
-        add(
-            format!("jobs[].{dir}.clat_ns.percentile"),
-            Object,
-            Presence::WithIo,
-        );
+        add(format!("jobs[].{dir}.clat_ns.percentile"), Object, Presence::WithIo);
         for p in FIO_DEFAULT_PERCENTILES {
-            add(
-                format!("jobs[].{dir}.clat_ns.percentile.\"{}\"", percentile_key(p)),
-                Int,
-                Presence::WithIo,
-            );
+            add(format!("jobs[].{dir}.clat_ns.percentile.\"{}\"", percentile_key(p)), Int, Presence::WithIo);
         }
     }
     out
@@ -589,11 +516,7 @@ fn walk(v: &Value, prefix: &str, out: &mut BTreeMap<String, JsonKind>) {
                 } else {
                     k.clone()
                 };
-                let path = if prefix.is_empty() {
-                    seg
-                } else {
-                    format!("{prefix}.{seg}")
-                };
+                let path = if prefix.is_empty() { seg } else { format!("{prefix}.{seg}") };
                 out.insert(path.clone(), JsonKind::of(child));
                 walk(child, &path, out);
             }
@@ -627,11 +550,7 @@ mod tests {
         j.options.insert("bs".into(), "4k".into());
         let w = &mut j.write;
         for i in 0..23_492u64 {
-            w.record_io(
-                4096,
-                600_000 + (i % 2_000) * 1_000,
-                610_000 + (i % 2_000) * 1_000,
-            );
+            w.record_io(4096, 600_000 + (i % 2_000) * 1_000, 610_000 + (i % 2_000) * 1_000);
             w.record_slat(7_000);
         }
         w.io_bytes = 96_231_424;
@@ -643,7 +562,8 @@ mod tests {
                 duration_ns: 1_000_000_000,
                 bytes: kib * 1024,
                 ios: kib / 4,
-..Default::default() });
+                ..Default::default()
+            });
         }
         j.job_runtime_ns = 10_000_000_000;
         j.sync.record(2_000_000);
@@ -702,8 +622,7 @@ mod tests {
         idle.extra = Some(json!({"nand_programs": 10, "waf": 1.25}));
         let doc = fio_json(&[write_job(), idle], &FIO_DEFAULT_PERCENTILES, &meta());
         // Round-trip through text, as a consumer would read it.
-        let doc: Value =
-            serde_json::from_str(&serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+        let doc: Value = serde_json::from_str(&serde_json::to_string_pretty(&doc).unwrap()).unwrap();
         let found = json_key_paths(&doc);
         for kp in fio_json_keypaths() {
             // Only the write direction did I/O here.
@@ -736,10 +655,7 @@ mod tests {
         assert_eq!(percentile_key(99.95), "99.950000");
         assert_eq!(percentile_key(1.0), "1.000000");
         assert_eq!(percentile_key(99.99), "99.990000");
-        assert_eq!(
-            percentile_plan(&[99.0, 0.0, 50.0, 150.0, f64::NAN, 50.0, -1.0]),
-            vec![50.0, 99.0]
-        );
+        assert_eq!(percentile_plan(&[99.0, 0.0, 50.0, 150.0, f64::NAN, 50.0, -1.0]), vec![50.0, 99.0]);
         let doc = fio_json(&[write_job()], &FIO_DEFAULT_PERCENTILES, &meta());
         let clat = &doc["jobs"][0]["write"]["clat_ns"];
         let pct = clat["percentile"].as_object().unwrap();
@@ -748,9 +664,7 @@ mod tests {
             assert!(pct[&percentile_key(p)].is_u64(), "{p}");
         }
         // The nearest-rank sample of the recorded clats, reported as its bucket's value.
-        let mut clats: Vec<u64> = (0..23_492u64)
-            .map(|i| 600_000 + (i % 2_000) * 1_000)
-            .collect();
+        let mut clats: Vec<u64> = (0..23_492u64).map(|i| 600_000 + (i % 2_000) * 1_000).collect();
         clats.sort_unstable();
         for (key, p) in [("50.000000", 50.0), ("99.900000", 99.9), ("1.000000", 1.0)] {
             let rank = (p / 100.0 * clats.len() as f64).ceil() as usize;
@@ -760,20 +674,12 @@ mod tests {
         }
         // fio's defaults: no percentiles for slat/lat, yes for sync.
         assert!(doc["jobs"][0]["write"]["lat_ns"].is_object());
-        assert!(doc["jobs"][0]["write"]["lat_ns"]
-            .get("percentile")
-            .is_none());
-        assert!(doc["jobs"][0]["write"]["slat_ns"]
-            .get("percentile")
-            .is_none());
-        assert!(doc["jobs"][0]["read"]["clat_ns"]
-            .get("percentile")
-            .is_none());
+        assert!(doc["jobs"][0]["write"]["lat_ns"].get("percentile").is_none());
+        assert!(doc["jobs"][0]["write"]["slat_ns"].get("percentile").is_none());
+        assert!(doc["jobs"][0]["read"]["clat_ns"].get("percentile").is_none());
         assert_eq!(
             doc["jobs"][0]["sync"]["lat_ns"]["percentile"]["99.000000"],
-            json!(crate::histogram::plat_idx_to_val(
-                crate::histogram::plat_val_to_idx(2_000_000)
-            ))
+            json!(crate::histogram::plat_idx_to_val(crate::histogram::plat_val_to_idx(2_000_000)))
         );
         assert!(clat.get("bins").is_none());
 
@@ -784,10 +690,7 @@ mod tests {
         let w = &doc["jobs"][0]["write"];
         assert_eq!(w["lat_ns"]["percentile"].as_object().unwrap().len(), 1);
         let bins = w["clat_ns"]["bins"].as_object().unwrap();
-        assert_eq!(
-            bins.values().map(|v| v.as_u64().unwrap()).sum::<u64>(),
-            23_492
-        );
+        assert_eq!(bins.values().map(|v| v.as_u64().unwrap()).sum::<u64>(), 23_492);
     }
 
     #[test]
@@ -858,7 +761,8 @@ mod tests {
                 duration_ns: 1_000_000_000,
                 bytes: 100 * 1024 * 1024,
                 ios: 100,
-..Default::default() });
+                ..Default::default()
+            });
             j
         };
         let doc = fio_json(&[mk("a"), mk("b")], &[], &meta());

@@ -118,11 +118,7 @@ fn nearest_rank(p: f64, n: u64) -> u64 {
     let bits = p.to_bits();
     let exp_field = ((bits >> 52) & 0x7ff) as i32;
     let frac = bits & ((1u64 << 52) - 1);
-    let (mant, exp) = if exp_field == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1u64 << 52), exp_field - 1075)
-    };
+    let (mant, exp) = if exp_field == 0 { (frac, -1074) } else { (frac | (1u64 << 52), exp_field - 1075) };
     debug_assert!(exp < 0);
     let shift = (-exp) as u32;
     // rank = ceil(mant · n / (100 · 2^shift)); mant · n < 2^117.
@@ -164,18 +160,8 @@ impl Default for LatencyHistogram {
 impl LatencyHistogram {
     /// An empty histogram.
     pub fn new() -> Self {
-        let counts: Box<[u64; PLAT_NR]> = vec![0u64; PLAT_NR]
-            .into_boxed_slice()
-            .try_into()
-            .expect("PLAT_NR counters");
-        LatencyHistogram {
-            counts,
-            n: 0,
-            min: u64::MAX,
-            max: 0,
-            sum: 0,
-            sum_sq: 0,
-        }
+        let counts: Box<[u64; PLAT_NR]> = vec![0u64; PLAT_NR].into_boxed_slice().try_into().expect("PLAT_NR counters");
+        LatencyHistogram { counts, n: 0, min: u64::MAX, max: 0, sum: 0, sum_sq: 0 }
     }
 
     /// Record one latency of `ns` nanoseconds.
@@ -277,9 +263,8 @@ impl LatencyHistogram {
         }
         let n = self.n as u128;
         // N·Σx² − (Σx)² = N²·variance_pop, exact in integers when it fits.
-        let exact = n
-            .checked_mul(self.sum_sq)
-            .and_then(|a| self.sum.checked_mul(self.sum).map(|b| a.saturating_sub(b)));
+        let exact =
+            n.checked_mul(self.sum_sq).and_then(|a| self.sum.checked_mul(self.sum).map(|b| a.saturating_sub(b)));
         let var = match exact {
             Some(num) => num as f64 / (n as f64 * (n - 1) as f64),
             None => {
@@ -314,11 +299,7 @@ impl LatencyHistogram {
         if self.n == 0 {
             return ps.iter().map(|&p| (p, 0)).collect();
         }
-        let mut order: Vec<(u64, usize)> = ps
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| (nearest_rank(p, self.n), i))
-            .collect();
+        let mut order: Vec<(u64, usize)> = ps.iter().enumerate().map(|(i, &p)| (nearest_rank(p, self.n), i)).collect();
         order.sort_unstable();
         let mut out: Vec<(f64, u64)> = ps.iter().map(|&p| (p, 0)).collect();
         let mut next = 0;
@@ -348,11 +329,7 @@ impl LatencyHistogram {
 
     /// Non-empty buckets in order: `(index, reported value, count)`.
     pub fn nonzero_buckets(&self) -> impl Iterator<Item = (usize, u64, u64)> + '_ {
-        self.counts
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c != 0)
-            .map(|(i, &c)| (i, plat_idx_to_val(i), c))
+        self.counts.iter().enumerate().filter(|(_, &c)| c != 0).map(|(i, &c)| (i, plat_idx_to_val(i), c))
     }
 }
 
@@ -406,18 +383,11 @@ impl TryFrom<HistogramRepr> for LatencyHistogram {
             if idx >= PLAT_NR {
                 return Err(format!("bucket index {idx} out of range (< {PLAT_NR})"));
             }
-            h.counts[idx] = h.counts[idx]
-                .checked_add(c)
-                .ok_or_else(|| "bucket count overflows u64".to_string())?;
-            total = total
-                .checked_add(c)
-                .ok_or_else(|| "total count overflows u64".to_string())?;
+            h.counts[idx] = h.counts[idx].checked_add(c).ok_or_else(|| "bucket count overflows u64".to_string())?;
+            total = total.checked_add(c).ok_or_else(|| "total count overflows u64".to_string())?;
         }
         if total != r.count {
-            return Err(format!(
-                "bucket counts add up to {total}, but count is {}",
-                r.count
-            ));
+            return Err(format!("bucket counts add up to {total}, but count is {}", r.count));
         }
         if r.count > 0 && r.min > r.max {
             return Err(format!("min {} greater than max {}", r.min, r.max));
@@ -426,10 +396,7 @@ impl TryFrom<HistogramRepr> for LatencyHistogram {
         h.min = if r.count == 0 { u64::MAX } else { r.min };
         h.max = r.max;
         h.sum = r.sum.parse().map_err(|e| format!("sum {:?}: {e}", r.sum))?;
-        h.sum_sq = r
-            .sum_sq
-            .parse()
-            .map_err(|e| format!("sum_sq {:?}: {e}", r.sum_sq))?;
+        h.sum_sq = r.sum_sq.parse().map_err(|e| format!("sum_sq {:?}: {e}", r.sum_sq))?;
         Ok(h)
     }
 }
@@ -478,10 +445,7 @@ mod tests {
         assert_eq!(plat_val_to_idx(MAX_TRACKED_NS - (1 << 27)), PLAT_NR - 2);
         assert_eq!(plat_val_to_idx(MAX_TRACKED_NS + 1), PLAT_NR - 1);
         assert_eq!(plat_val_to_idx(u64::MAX), PLAT_NR - 1);
-        assert_eq!(
-            plat_idx_range(PLAT_NR - 1),
-            (MAX_TRACKED_NS - (1 << 27) + 1, MAX_TRACKED_NS)
-        );
+        assert_eq!(plat_idx_range(PLAT_NR - 1), (MAX_TRACKED_NS - (1 << 27) + 1, MAX_TRACKED_NS));
     }
 
     #[test]
@@ -489,32 +453,16 @@ mod tests {
         let mut expected_lo = 0u64;
         for idx in 0..PLAT_NR {
             let (lo, hi) = plat_idx_range(idx);
-            assert_eq!(
-                lo, expected_lo,
-                "bucket {idx} starts where the previous ended"
-            );
+            assert_eq!(lo, expected_lo, "bucket {idx} starts where the previous ended");
             assert!(hi >= lo);
             assert_eq!(plat_val_to_idx(lo), idx);
             assert_eq!(plat_val_to_idx(hi), idx);
             let v = plat_idx_to_val(idx);
-            assert!(
-                lo <= v && v <= hi,
-                "value {v} of bucket {idx} inside [{lo}, {hi}]"
-            );
-            assert_eq!(
-                plat_val_to_idx(v),
-                idx,
-                "reported value maps back to its bucket"
-            );
+            assert!(lo <= v && v <= hi, "value {v} of bucket {idx} inside [{lo}, {hi}]");
+            assert_eq!(plat_val_to_idx(v), idx, "reported value maps back to its bucket");
             // The documented bound at both edges.
-            assert!(
-                (v - lo) * 128 <= lo,
-                "bucket {idx}: lower edge within 1/128"
-            );
-            assert!(
-                (hi - v) * 128 <= hi,
-                "bucket {idx}: upper edge within 1/128"
-            );
+            assert!((v - lo) * 128 <= lo, "bucket {idx}: lower edge within 1/128");
+            assert!((hi - v) * 128 <= hi, "bucket {idx}: upper edge within 1/128");
             expected_lo = hi + 1;
         }
         assert_eq!(expected_lo, MAX_TRACKED_NS + 1);
@@ -533,9 +481,8 @@ mod tests {
         // clat percentiles printed by fio 3.42 (4 KiB randwrite, libaio): every one is a
         // reported bucket value, i.e. a fixed point of idx → val → idx → val.
         for v in [
-            774_144u64, 864_256, 921_600, 995_328, 1_056_768, 1_122_304, 1_187_840, 1_269_760,
-            1_351_680, 1_466_368, 1_662_976, 1_892_352, 2_539_520, 2_834_432, 6_717_440, 7_438_336,
-            7_962_624,
+            774_144u64, 864_256, 921_600, 995_328, 1_056_768, 1_122_304, 1_187_840, 1_269_760, 1_351_680, 1_466_368,
+            1_662_976, 1_892_352, 2_539_520, 2_834_432, 6_717_440, 7_438_336, 7_962_624,
         ] {
             assert_eq!(plat_idx_to_val(plat_val_to_idx(v)), v, "{v}");
         }
@@ -565,10 +512,7 @@ mod tests {
     #[test]
     fn basic_stats() {
         let mut h = LatencyHistogram::new();
-        assert_eq!(
-            (h.count(), h.min(), h.max(), h.mean(), h.stddev()),
-            (0, 0, 0, 0.0, 0.0)
-        );
+        assert_eq!((h.count(), h.min(), h.max(), h.mean(), h.stddev()), (0, 0, 0, 0.0, 0.0));
         assert_eq!(h.percentile(50.0), 0);
         for v in [2u64, 4, 4, 4, 5, 5, 7, 9] {
             h.record(v);
@@ -582,10 +526,7 @@ mod tests {
         assert_eq!(h.percentile(50.0), 4);
         assert_eq!(h.percentile(100.0), 9);
         assert_eq!(h.percentile(0.0), 2);
-        assert_eq!(
-            h.percentiles(&[100.0, 50.0, 1.0]),
-            vec![(100.0, 9), (50.0, 4), (1.0, 2)]
-        );
+        assert_eq!(h.percentiles(&[100.0, 50.0, 1.0]), vec![(100.0, 9), (50.0, 4), (1.0, 2)]);
     }
 
     #[test]
@@ -617,8 +558,7 @@ mod tests {
         let back: LatencyHistogram = serde_json::from_str(&s).unwrap();
         assert_eq!(back, h);
         let empty: LatencyHistogram =
-            serde_json::from_str(&serde_json::to_string(&LatencyHistogram::new()).unwrap())
-                .unwrap();
+            serde_json::from_str(&serde_json::to_string(&LatencyHistogram::new()).unwrap()).unwrap();
         assert_eq!(empty, LatencyHistogram::new());
         let bad = r#"{"count":2,"min":1,"max":1,"sum":"2","sum_sq":"2","buckets":[[1,1]]}"#;
         assert!(serde_json::from_str::<LatencyHistogram>(bad).is_err());
@@ -634,8 +574,8 @@ mod tests {
     fn percentile_arg() -> impl Strategy<Value = f64> {
         prop_oneof![
             prop::sample::select(vec![
-                1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5,
-                99.9, 99.95, 99.99, 100.0
+                1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99,
+                100.0
             ]),
             0.0001f64..=100.0,
         ]

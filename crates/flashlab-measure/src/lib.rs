@@ -22,8 +22,8 @@ pub mod stats;
 
 pub use dist::{DepthDist, LatencyBands};
 pub use fio_json::{
-    fio_json, fio_json_keypaths, json_key_paths, percentile_key, JsonKind, KeyPath, Presence,
-    RunMeta, FIO_DEFAULT_PERCENTILES,
+    fio_json, fio_json_keypaths, json_key_paths, percentile_key, JsonKind, KeyPath, Presence, RunMeta,
+    FIO_DEFAULT_PERCENTILES,
 };
 pub use histogram::{plat_idx_to_val, plat_val_to_idx, LatencyHistogram};
 pub use rate::RateStats;

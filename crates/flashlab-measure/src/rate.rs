@@ -19,13 +19,7 @@ pub struct RateStats {
 
 impl Default for RateStats {
     fn default() -> Self {
-        RateStats {
-            samples: 0,
-            min: u64::MAX,
-            max: 0,
-            mean: 0.0,
-            m2: 0.0,
-        }
+        RateStats { samples: 0, min: u64::MAX, max: 0, mean: 0.0, m2: 0.0 }
     }
 }
 

@@ -269,11 +269,7 @@ pub struct JobResult {
 impl JobResult {
     /// An empty result for job `name` in group `groupid`.
     pub fn new(name: impl Into<String>, groupid: u32) -> Self {
-        JobResult {
-            name: name.into(),
-            groupid,
-            ..Default::default()
-        }
+        JobResult { name: name.into(), groupid, ..Default::default() }
     }
 
     /// Statistics of one direction.
@@ -338,20 +334,14 @@ mod tests {
             duration_ns: 500_000_000,
             bytes: 4096 * 1001,
             ios: 1001,
-..Default::default() };
+            ..Default::default()
+        };
         // 4096·1001 B in 0.5 s = 8 200 192 B/s = 8008 KiB/s.
         assert_eq!(iv.bw_kib_per_sec(), Some(8008));
         assert_eq!(iv.iops(), Some(2002));
-        let idle = Interval {
-            bytes: 0,
-            ios: 0,
-            ..iv
-        };
+        let idle = Interval { bytes: 0, ios: 0, ..iv };
         assert_eq!((idle.bw_kib_per_sec(), idle.iops()), (None, None));
-        let empty = Interval {
-            duration_ns: 0,
-            ..iv
-        };
+        let empty = Interval { duration_ns: 0, ..iv };
         assert_eq!((empty.bw_kib_per_sec(), empty.iops()), (None, None));
     }
 
@@ -373,13 +363,15 @@ mod tests {
             duration_ns: 1_000_000_000,
             bytes: 2_048_000,
             ios: 500,
-..Default::default() });
+            ..Default::default()
+        });
         d.record_interval(Interval {
             end_ns: 2_000_000_000,
             duration_ns: 1_000_000_000,
             bytes: 0,
             ios: 0,
-..Default::default() });
+            ..Default::default()
+        });
         assert_eq!(d.intervals.len(), 2);
         assert_eq!(d.bw_stat.samples(), 1);
         assert_eq!(d.bw_stat.min(), 2000);

@@ -23,7 +23,8 @@ fn main() {
 fn real_main() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let mut path: Option<PathBuf> = None;
-    let (mut rw, mut bs, mut qd, mut size, mut runtime, mut ramp) = (Rw::RandRead, 4096u64, 32u32, 256u64 << 20, None, 0.0);
+    let (mut rw, mut bs, mut qd, mut size, mut runtime, mut ramp) =
+        (Rw::RandRead, 4096u64, 32u32, 256u64 << 20, None, 0.0);
     let (mut engine, mut buffered, mut create) = (None::<String>, false, false);
     while let Some(a) = args.next() {
         let mut val = |name: &str| args.next().ok_or(format!("{name} needs a value"));

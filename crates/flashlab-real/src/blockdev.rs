@@ -119,18 +119,22 @@ pub fn check_block_device(path: &Path, destroy_data: bool) -> Result<BlockDevice
     }
     let rdev = md.rdev();
     let (major, minor) = (libc::major(rdev), libc::minor(rdev));
-    let name = kernel_name(major, minor).unwrap_or_else(|| path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+    let name = kernel_name(major, minor)
+        .unwrap_or_else(|| path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
     let parts = partitions_of(&name);
     let mut devs: Vec<(String, u32, u32)> = vec![(name.clone(), major, minor)];
     devs.extend(parts.iter().cloned());
 
-    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| RealError::io("/proc/self/mountinfo", e))?;
+    let mountinfo =
+        std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| RealError::io("/proc/self/mountinfo", e))?;
     let mounts = parse_mountinfo(&mountinfo);
     for (dname, a, b) in &devs {
         let dev_path = format!("/dev/{dname}");
         let canon = |s: &str| std::fs::canonicalize(s).unwrap_or_else(|_| PathBuf::from(s));
         let dev_canon = canon(&dev_path);
-        let hit = mounts.iter().find(|m| (m.major == *a && m.minor == *b) || (m.source.starts_with('/') && canon(&m.source) == dev_canon));
+        let hit = mounts
+            .iter()
+            .find(|m| (m.major == *a && m.minor == *b) || (m.source.starts_with('/') && canon(&m.source) == dev_canon));
         if let Some(m) = hit {
             let what = if dname == &name { "it".to_string() } else { format!("its partition {dname}") };
             return Err(RealError::Refused(format!(
@@ -146,7 +150,10 @@ pub fn check_block_device(path: &Path, destroy_data: bool) -> Result<BlockDevice
             let src = l.split_whitespace().next().unwrap_or("");
             for (dname, _, _) in &devs {
                 if src == format!("/dev/{dname}") {
-                    return Err(RealError::Refused(format!("{}: refused: /dev/{dname} is in use as swap; swapoff it first", path.display())));
+                    return Err(RealError::Refused(format!(
+                        "{}: refused: /dev/{dname} is in use as swap; swapoff it first",
+                        path.display()
+                    )));
                 }
             }
         }
@@ -154,10 +161,20 @@ pub fn check_block_device(path: &Path, destroy_data: bool) -> Result<BlockDevice
     for (dname, _, _) in &devs {
         let h = holders_of(dname);
         if !h.is_empty() {
-            return Err(RealError::Refused(format!("{}: refused: /dev/{dname} is held by {} (device-mapper, md or similar)", path.display(), h.join(", "))));
+            return Err(RealError::Refused(format!(
+                "{}: refused: /dev/{dname} is held by {} (device-mapper, md or similar)",
+                path.display(),
+                h.join(", ")
+            )));
         }
     }
-    Ok(BlockDevice { path: path.to_path_buf(), name, major, minor, partitions: parts.into_iter().map(|p| p.0).collect() })
+    Ok(BlockDevice {
+        path: path.to_path_buf(),
+        name,
+        major,
+        minor,
+        partitions: parts.into_iter().map(|p| p.0).collect(),
+    })
 }
 
 /// [`check_block_device`], then open it read-write and exclusively (O_EXCL; O_DIRECT when
@@ -168,11 +185,14 @@ pub fn open_block_device(path: &Path, destroy_data: bool, direct: bool) -> Resul
     o.read(true).write(true);
     o.custom_flags(libc::O_EXCL | if direct { libc::O_DIRECT } else { 0 });
     let f = o.open(path).map_err(|e| match e.raw_os_error() {
-        Some(libc::EBUSY) => RealError::Refused(format!("{}: refused: the device is in use (EBUSY on exclusive open)", path.display())),
+        Some(libc::EBUSY) => {
+            RealError::Refused(format!("{}: refused: the device is in use (EBUSY on exclusive open)", path.display()))
+        }
         _ => RealError::io(format!("{}: open", path.display()), e),
     })?;
     use std::io::Seek;
-    let size = (&f).seek(std::io::SeekFrom::End(0)).map_err(|e| RealError::io(format!("{}: size", path.display()), e))?;
+    let size =
+        (&f).seek(std::io::SeekFrom::End(0)).map_err(|e| RealError::io(format!("{}: size", path.display()), e))?;
     Ok((f, dev, size))
 }
 

@@ -41,7 +41,13 @@ pub struct RealOptions {
 
 impl Default for RealOptions {
     fn default() -> Self {
-        RealOptions { engine: EngineKind::IoUring, direct: true, pattern: DataPattern::Random, fill_bs: 1 << 20, fill_iodepth: 4 }
+        RealOptions {
+            engine: EngineKind::IoUring,
+            direct: true,
+            pattern: DataPattern::Random,
+            fill_bs: 1 << 20,
+            fill_iodepth: 4,
+        }
     }
 }
 
@@ -73,7 +79,8 @@ const FITRIM: libc::c_ulong = 0xC018_5879;
 /// Free bytes for an unprivileged writer on the filesystem holding `path` (statvfs
 /// `f_bavail × f_frsize`, as `df` shows).
 pub fn free_bytes(path: &Path) -> Result<u64, RealError> {
-    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| RealError::BadJob(format!("{}: path contains a NUL byte", path.display())))?;
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| RealError::BadJob(format!("{}: path contains a NUL byte", path.display())))?;
     // SAFETY: statvfs fills the struct we pass; c is a valid C string.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
@@ -95,9 +102,19 @@ impl DirTarget {
     pub fn with_cleanup(dir: &Path, opts: RealOptions, cleanup: Cleanup) -> Result<DirTarget, RealError> {
         let md = std::fs::metadata(dir).map_err(|e| RealError::io(format!("{}", dir.display()), e))?;
         if !md.is_dir() {
-            return Err(RealError::BadJob(format!("{}: not a directory (a real target is a directory on a mounted filesystem, or a block device)", dir.display())));
+            return Err(RealError::BadJob(format!(
+                "{}: not a directory (a real target is a directory on a mounted filesystem, or a block device)",
+                dir.display()
+            )));
         }
-        let t = DirTarget { dir: dir.to_path_buf(), opts, idle_override: None, cleanup, created: Instant::now(), fill_files: Vec::new() };
+        let t = DirTarget {
+            dir: dir.to_path_buf(),
+            opts,
+            idle_override: None,
+            cleanup,
+            created: Instant::now(),
+            fill_files: Vec::new(),
+        };
         let probe = t.own_new_file(PROBE_FILE)?;
         let r = open_file(&probe, t.opts.direct, true);
         let _ = t.cleanup.remove(&probe);
@@ -130,7 +147,10 @@ impl DirTarget {
     }
 
     fn next_fill_path(&self) -> Result<PathBuf, RealError> {
-        let name = (0..).map(|i| format!("{FILL_PREFIX}{i:05}")).find(|n| self.dir.join(n).symlink_metadata().is_err()).expect("a free name");
+        let name = (0..)
+            .map(|i| format!("{FILL_PREFIX}{i:05}"))
+            .find(|n| self.dir.join(n).symlink_metadata().is_err())
+            .expect("a free name");
         self.own_new_file(&name)
     }
 
@@ -144,10 +164,21 @@ impl DirTarget {
         j
     }
 
-    fn four_corner_on(&mut self, path: &Path, fc: &FourCornerConfig, label: &str, progress: &mut dyn FnMut(&str, f64)) -> Result<FourCorner, RealError> {
+    fn four_corner_on(
+        &mut self,
+        path: &Path,
+        fc: &FourCornerConfig,
+        label: &str,
+        progress: &mut dyn FnMut(&str, f64),
+    ) -> Result<FourCorner, RealError> {
         let free = self.free_bytes()?;
         if free < fc.span {
-            return Err(RealError::BadJob(format!("{}: four-corner needs {} bytes free for its test file, {} are", self.dir.display(), fc.span, free)));
+            return Err(RealError::BadJob(format!(
+                "{}: four-corner needs {} bytes free for its test file, {} are",
+                self.dir.display(),
+                fc.span,
+                free
+            )));
         }
         let f = open_file(path, self.opts.direct, true)?;
         let mut run = |name: &str, rw: Rw, bs: u64, io: Option<u64>, seed: u64| -> Result<JobResult, RealError> {
@@ -164,7 +195,12 @@ impl DirTarget {
     }
 
     /// One four-corner run on a new test file, deleted afterwards (also on error).
-    pub fn run_four_corner(&mut self, fc: &FourCornerConfig, label: &str, progress: &mut dyn FnMut(&str, f64)) -> Result<FourCorner, RealError> {
+    pub fn run_four_corner(
+        &mut self,
+        fc: &FourCornerConfig,
+        label: &str,
+        progress: &mut dyn FnMut(&str, f64),
+    ) -> Result<FourCorner, RealError> {
         let path = self.own_new_file(TEST_FILE)?;
         let r = self.four_corner_on(&path, fc, label, progress);
         let rm = self.cleanup.remove(&path);
@@ -174,7 +210,12 @@ impl DirTarget {
     }
 
     /// Fill files until `leave_free` bytes are free; see [`ProtocolTarget::fill`].
-    pub fn run_fill(&mut self, leave_free: u64, file_size: u64, progress: &mut dyn FnMut(f64)) -> Result<String, RealError> {
+    pub fn run_fill(
+        &mut self,
+        leave_free: u64,
+        file_size: u64,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<String, RealError> {
         let start_free = self.free_bytes()?;
         let target = start_free.saturating_sub(leave_free);
         let file_size = file_size.max(4096) / 4096 * 4096;
@@ -204,7 +245,9 @@ impl DirTarget {
             j.stop_on_enospc = true;
             j.end_fsync = true;
             let done_before = written;
-            let r = run_job(&path, &f, &j, &mut |x| progress(((done_before as f64 + x * size as f64) / target.max(1) as f64).min(1.0)));
+            let r = run_job(&path, &f, &j, &mut |x| {
+                progress(((done_before as f64 + x * size as f64) / target.max(1) as f64).min(1.0))
+            });
             let r = match r {
                 Ok(r) => r,
                 // ENOSPC from the closing fsync (delayed allocation): the disk is full.
@@ -221,12 +264,21 @@ impl DirTarget {
             }
         }
         progress(1.0);
-        let full = if disk_full { " (the filesystem filled up before that: stopped at ENOSPC, as expected)" } else { "" };
+        let full =
+            if disk_full { " (the filesystem filled up before that: stopped at ENOSPC, as expected)" } else { "" };
         Ok(format!("wrote {written} bytes of fill files in {files} files; {} bytes free{full}", self.free_bytes()?))
     }
 
     /// 4 KiB random writes over a new fill file; see [`ProtocolTarget::random_writes`].
-    pub fn run_random_writes(&mut self, keep_free: u64, passes: f64, iodepth: u32, random_map: bool, seed: u64, progress: &mut dyn FnMut(f64)) -> Result<String, RealError> {
+    pub fn run_random_writes(
+        &mut self,
+        keep_free: u64,
+        passes: f64,
+        iodepth: u32,
+        random_map: bool,
+        seed: u64,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<String, RealError> {
         let size = self.free_bytes()?.saturating_sub(keep_free) / 4096 * 4096;
         if size == 0 {
             return Ok("no free space beyond keep_free: skipped".into());
@@ -240,7 +292,9 @@ impl DirTarget {
         if unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as libc::off_t) } != 0 {
             let e = std::io::Error::last_os_error();
             match e.raw_os_error() {
-                Some(libc::EOPNOTSUPP) => f.set_len(size).map_err(|e| RealError::io(format!("{}: set_len", path.display()), e))?,
+                Some(libc::EOPNOTSUPP) => {
+                    f.set_len(size).map_err(|e| RealError::io(format!("{}: set_len", path.display()), e))?
+                }
                 Some(libc::ENOSPC) => {
                     // The free space shrank since statvfs (another writer): nothing to do.
                     drop(f);
@@ -259,7 +313,11 @@ impl DirTarget {
         j.stop_on_enospc = true;
         let r = run_job(&path, &f, &j, progress)?;
         let full = if r.error == libc::ENOSPC { " (stopped at ENOSPC)" } else { "" };
-        Ok(format!("{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s{full}", r.write.io_bytes, r.write.bw_bytes_per_sec() / 1e6))
+        Ok(format!(
+            "{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s{full}",
+            r.write.io_bytes,
+            r.write.bw_bytes_per_sec() / 1e6
+        ))
     }
 
     /// Unlink every fill file.
@@ -274,7 +332,8 @@ impl DirTarget {
     /// FITRIM on the directory's filesystem: `Ok(Some(bytes))` trimmed, `Ok(None)` with the
     /// reason when the filesystem or the user's rights do not allow it.
     pub fn fitrim(&self) -> Result<Result<u64, String>, RealError> {
-        let d = std::fs::File::open(&self.dir).map_err(|e| RealError::io(format!("{}: open", self.dir.display()), e))?;
+        let d =
+            std::fs::File::open(&self.dir).map_err(|e| RealError::io(format!("{}: open", self.dir.display()), e))?;
         let mut range = FstrimRange { start: 0, len: u64::MAX, minlen: 0 };
         // SAFETY: FITRIM reads and writes a struct fstrim_range, which `range` is.
         let rc = unsafe { libc::ioctl(d.as_raw_fd(), FITRIM as _, &mut range as *mut FstrimRange) };
@@ -284,16 +343,27 @@ impl DirTarget {
         let e = std::io::Error::last_os_error();
         let dir = self.dir.display();
         match e.raw_os_error() {
-            Some(libc::EOPNOTSUPP) | Some(libc::ENOTTY) | Some(libc::ENOSYS) => Ok(Err(format!("the filesystem of {dir} does not support FITRIM ({e}); nothing trimmed"))),
-            Some(libc::EPERM) | Some(libc::EACCES) => Ok(Err(format!("FITRIM on {dir} was refused ({e}): it needs root (CAP_SYS_ADMIN); nothing trimmed"))),
-            Some(libc::EINVAL) => Ok(Err(format!("FITRIM on {dir} was rejected ({e}: e.g. a device without discard); nothing trimmed"))),
+            Some(libc::EOPNOTSUPP) | Some(libc::ENOTTY) | Some(libc::ENOSYS) => {
+                Ok(Err(format!("the filesystem of {dir} does not support FITRIM ({e}); nothing trimmed")))
+            }
+            Some(libc::EPERM) | Some(libc::EACCES) => {
+                Ok(Err(format!("FITRIM on {dir} was refused ({e}): it needs root (CAP_SYS_ADMIN); nothing trimmed")))
+            }
+            Some(libc::EINVAL) => {
+                Ok(Err(format!("FITRIM on {dir} was rejected ({e}: e.g. a device without discard); nothing trimmed")))
+            }
             _ => Err(RealError::io(format!("{dir}: FITRIM"), e)),
         }
     }
 }
 
 impl ProtocolTarget for DirTarget {
-    fn four_corner(&mut self, fc: &FourCornerConfig, label: &str, progress: &mut dyn FnMut(&str, f64)) -> Result<FourCorner, String> {
+    fn four_corner(
+        &mut self,
+        fc: &FourCornerConfig,
+        label: &str,
+        progress: &mut dyn FnMut(&str, f64),
+    ) -> Result<FourCorner, String> {
         self.run_four_corner(fc, label, progress).map_err(|e| e.to_string())
     }
 
@@ -301,7 +371,15 @@ impl ProtocolTarget for DirTarget {
         self.run_fill(leave_free, file_size, progress).map_err(|e| e.to_string())
     }
 
-    fn random_writes(&mut self, keep_free: u64, passes: f64, iodepth: u32, random_map: bool, seed: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+    fn random_writes(
+        &mut self,
+        keep_free: u64,
+        passes: f64,
+        iodepth: u32,
+        random_map: bool,
+        seed: u64,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<String, String> {
         self.run_random_writes(keep_free, passes, iodepth, random_map, seed, progress).map_err(|e| e.to_string())
     }
 

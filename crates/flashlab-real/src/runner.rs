@@ -181,7 +181,12 @@ pub fn run_job(path: &Path, file: &File, job: &RealJob, progress: &mut dyn FnMut
     validate(job)?;
     let reads = job.rw.has_reads();
     let writes = job.rw.has_writes();
-    let buf_size = [(reads, job.bs_read), (writes, job.bs_write)].iter().filter(|(a, _)| *a).map(|(_, b)| *b).max().unwrap_or(4096) as usize;
+    let buf_size = [(reads, job.bs_read), (writes, job.bs_write)]
+        .iter()
+        .filter(|(a, _)| *a)
+        .map(|(_, b)| *b)
+        .max()
+        .unwrap_or(4096) as usize;
     let cfg = EngineConfig { depth: job.iodepth.max(1), buf_size, pattern: job.pattern, seed: job.seed };
     match job.engine {
         EngineKind::IoUring => run_with(&mut UringEngine::new(&cfg)?, path, file.as_raw_fd(), job, progress),
@@ -192,21 +197,31 @@ pub fn run_job(path: &Path, file: &File, job: &RealJob, progress: &mut dyn FnMut
 fn validate(job: &RealJob) -> Result<(), RealError> {
     let bad = |m: String| Err(RealError::BadJob(format!("job '{}': {m}", job.name)));
     if job.rw.has_trims() {
-        return Err(RealError::Unsupported(format!("job '{}': rw={} (trim) is not supported on real targets yet", job.name, job.rw.fio_name())));
+        return Err(RealError::Unsupported(format!(
+            "job '{}': rw={} (trim) is not supported on real targets yet",
+            job.name,
+            job.rw.fio_name()
+        )));
     }
     if job.span == 0 {
         return bad("the region to do I/O on is empty (size 0)".into());
     }
-    for (active, bs, what) in [(job.rw.has_reads(), job.bs_read, "read"), (job.rw.has_writes(), job.bs_write, "write")] {
+    for (active, bs, what) in [(job.rw.has_reads(), job.bs_read, "read"), (job.rw.has_writes(), job.bs_write, "write")]
+    {
         if active && (bs == 0 || bs > u64::from(u32::MAX)) {
             return bad(format!("{what} block size {bs} out of range"));
         }
         if active && job.direct && !bs.is_multiple_of(512) {
-            return bad(format!("{what} block size {bs} is not a multiple of 512, which O_DIRECT needs (use --buffered)"));
+            return bad(format!(
+                "{what} block size {bs} is not a multiple of 512, which O_DIRECT needs (use --buffered)"
+            ));
         }
     }
     if job.direct && (!job.offset.is_multiple_of(512) || !job.span.is_multiple_of(512)) {
-        return bad(format!("offset {} and size {} must be multiples of 512 with O_DIRECT (use --buffered)", job.offset, job.span));
+        return bad(format!(
+            "offset {} and size {} must be multiples of 512 with O_DIRECT (use --buffered)",
+            job.offset, job.span
+        ));
     }
     if job.time_based && job.runtime.is_none() {
         return bad("time_based needs a runtime".into());
@@ -242,7 +257,13 @@ fn thread_cpu() -> (u64, u64, u64, u64, u64) {
     (ns(ru.ru_utime), ns(ru.ru_stime), (ru.ru_nvcsw + ru.ru_nivcsw) as u64, ru.ru_majflt as u64, ru.ru_minflt as u64)
 }
 
-fn run_with<E: IoEngine>(eng: &mut E, path: &Path, fd: RawFd, job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
+fn run_with<E: IoEngine>(
+    eng: &mut E,
+    path: &Path,
+    fd: RawFd,
+    job: &RealJob,
+    progress: &mut dyn FnMut(f64),
+) -> Result<JobResult, RealError> {
     if !job.direct {
         // fio's invalidate=1: start with none of the file in the page cache.
         // SAFETY: plain syscalls on an open fd.
@@ -316,8 +337,16 @@ fn run_with<E: IoEngine>(eng: &mut E, path: &Path, fd: RawFd, job: &RealJob, pro
                     }
                     issued_bytes += len;
                     issued_ios += 1;
-                    slots[slot as usize] = Slot { kind: dir, len: len as u32, offset: abs, submitted: None, slat_ns: 0 };
-                    IoRequest { op: if dir == 0 { IoOp::Read } else { IoOp::Write }, fd, offset: abs, len: len as u32, slot, user_data: u64::from(slot) }
+                    slots[slot as usize] =
+                        Slot { kind: dir, len: len as u32, offset: abs, submitted: None, slat_ns: 0 };
+                    IoRequest {
+                        op: if dir == 0 { IoOp::Read } else { IoOp::Write },
+                        fd,
+                        offset: abs,
+                        len: len as u32,
+                        slot,
+                        user_data: u64::from(slot),
+                    }
                 };
                 eng.queue(req)?;
                 free.pop();
@@ -329,7 +358,9 @@ fn run_with<E: IoEngine>(eng: &mut E, path: &Path, fd: RawFd, job: &RealJob, pro
                 result.depth.mark_submit(n);
                 let t0 = Instant::now();
                 eng.submit()?;
-                let (t, slat) = if sync_engine { (t0, 0) } else {
+                let (t, slat) = if sync_engine {
+                    (t0, 0)
+                } else {
                     let t1 = Instant::now();
                     (t1, t1.duration_since(t0).as_nanos() as u64)
                 };
@@ -424,7 +455,13 @@ fn run_with<E: IoEngine>(eng: &mut E, path: &Path, fd: RawFd, job: &RealJob, pro
     result.trim.runtime_ns = 0;
     result.job_runtime_ns = runtime;
     let cpu1 = thread_cpu();
-    result.cpu = CpuUsage { usr_ns: cpu1.0 - cpu0.0, sys_ns: cpu1.1 - cpu0.1, ctx: cpu1.2 - cpu0.2, majf: cpu1.3 - cpu0.3, minf: cpu1.4 - cpu0.4 };
+    result.cpu = CpuUsage {
+        usr_ns: cpu1.0 - cpu0.0,
+        sys_ns: cpu1.1 - cpu0.1,
+        ctx: cpu1.2 - cpu0.2,
+        majf: cpu1.3 - cpu0.3,
+        minf: cpu1.4 - cpu0.4,
+    };
     progress(1.0);
     Ok(result)
 }

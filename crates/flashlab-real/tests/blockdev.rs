@@ -6,7 +6,11 @@ use std::path::Path;
 /// The source of `/` in /proc/mounts, if it is a block device node.
 fn root_device() -> Option<String> {
     let mounts = std::fs::read_to_string("/proc/mounts").ok()?;
-    let src = mounts.lines().map(|l| l.split_whitespace().collect::<Vec<_>>()).find(|f| f.len() > 2 && f[1] == "/").map(|f| f[0].to_string())?;
+    let src = mounts
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.len() > 2 && f[1] == "/")
+        .map(|f| f[0].to_string())?;
     use std::os::unix::fs::FileTypeExt;
     std::fs::metadata(&src).ok()?.file_type().is_block_device().then_some(src)
 }

@@ -31,11 +31,22 @@ fn four_corner_in_a_temp_dir_leaves_nothing() {
     for engine in [EngineKind::Psync, opts().engine] {
         let d = TempDir::new("fc");
         let c = Cleanup::new();
-        let mut t = DirTarget::with_cleanup(d.path(), RealOptions { engine, ..RealOptions::default() }, c.clone()).unwrap();
+        let mut t =
+            DirTarget::with_cleanup(d.path(), RealOptions { engine, ..RealOptions::default() }, c.clone()).unwrap();
         let fc = t.four_corner(&small_fc(), "new", &mut |_, _| {}).unwrap();
         assert_eq!(fc.label, "new");
         assert!(fc.device.is_none());
-        for v in [fc.seq_read_mbs, fc.seq_write_mbs, fc.rand_read_mbs, fc.rand_write_mbs, fc.rand_read_iops, fc.rand_write_iops, fc.rand_write_p50_us, fc.rand_write_p99_us, fc.rand_read_p50_us] {
+        for v in [
+            fc.seq_read_mbs,
+            fc.seq_write_mbs,
+            fc.rand_read_mbs,
+            fc.rand_write_mbs,
+            fc.rand_read_iops,
+            fc.rand_write_iops,
+            fc.rand_write_p50_us,
+            fc.rand_write_p99_us,
+            fc.rand_read_p50_us,
+        ] {
             assert!(v > 0.0 && v.is_finite(), "{fc:?}");
         }
         assert!((fc.rand_write_mbs * 1e6 / 4096.0 - fc.rand_write_iops).abs() < 1.0);
@@ -108,7 +119,11 @@ fn check_tiny(r: &flashlab_lab::protocol::ProtocolResult, shared: bool) {
     assert!(r.log[0].detail.starts_with("wrote "), "{}", r.log[0].detail);
     let rw = &r.log[1].detail;
     assert!(rw.contains("bytes of 4 KiB random writes") || (shared && rw.contains("skipped")), "{rw}");
-    assert!(r.log[2].detail.starts_with("deleted ") && r.log[2].detail.contains(" fill files; "), "{}", r.log[2].detail);
+    assert!(
+        r.log[2].detail.starts_with("deleted ") && r.log[2].detail.contains(" fill files; "),
+        "{}",
+        r.log[2].detail
+    );
     let trim = &r.log[3].detail;
     assert!(trim.starts_with("Trimmed ") || trim.starts_with("fstrim skipped: "), "{trim}");
     assert!(r.log[4].detail.contains("shortened by --idle"), "{}", r.log[4].detail);
@@ -178,7 +193,8 @@ fn refuses_to_take_over_an_existing_file() {
 fn sigint_child() {
     let Ok(dir) = std::env::var("FLASHLAB_SIGINT_CHILD") else { return };
     flashlab_real::cleanup::install_signal_handlers().unwrap();
-    let mut t = DirTarget::new(Path::new(&dir), RealOptions { engine: EngineKind::Psync, ..RealOptions::default() }).unwrap();
+    let mut t =
+        DirTarget::new(Path::new(&dir), RealOptions { engine: EngineKind::Psync, ..RealOptions::default() }).unwrap();
     let free = t.free_bytes().unwrap();
     let _ = t.fill(free.saturating_sub(1 << 30), 64 * MIB, &mut |_| {});
     // Not reached when the parent's SIGINT arrives in time.
@@ -197,7 +213,9 @@ fn sigint_in_the_middle_of_a_fill_removes_the_fill_files() {
     // Wait until the fill has written something.
     let t0 = std::time::Instant::now();
     loop {
-        let writing = list(d.path()).iter().any(|n| n.starts_with("flashlab-fill-") && std::fs::metadata(d.path().join(n)).map(|m| m.len() > 0).unwrap_or(false));
+        let writing = list(d.path()).iter().any(|n| {
+            n.starts_with("flashlab-fill-") && std::fs::metadata(d.path().join(n)).map(|m| m.len() > 0).unwrap_or(false)
+        });
         if writing {
             break;
         }
@@ -232,7 +250,12 @@ impl LoopFs {
             return Err("not running as root".into());
         }
         for tool in ["mkfs.ext4", "losetup", "mount", "umount"] {
-            if Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().map(|o| !o.status.success()).unwrap_or(true) {
+            if Command::new("sh")
+                .args(["-c", &format!("command -v {tool}")])
+                .output()
+                .map(|o| !o.status.success())
+                .unwrap_or(true)
+            {
                 return Err(format!("{tool} not found"));
             }
         }

@@ -81,7 +81,11 @@ fn default_engine_choice_is_reported() {
 
 #[test]
 fn fsync_every_n_mixed_and_buffered() {
-    let engines: Vec<EngineKind> = if uring_ok("fsync_every_n_mixed_and_buffered") { vec![EngineKind::Psync, EngineKind::IoUring] } else { vec![EngineKind::Psync] };
+    let engines: Vec<EngineKind> = if uring_ok("fsync_every_n_mixed_and_buffered") {
+        vec![EngineKind::Psync, EngineKind::IoUring]
+    } else {
+        vec![EngineKind::Psync]
+    };
     for engine in engines {
         for direct in [true, false] {
             let d = TempDir::new("fsync");
@@ -98,7 +102,12 @@ fn fsync_every_n_mixed_and_buffered() {
             let r = run_job(&path, &f, &j, &mut |_| {}).unwrap();
             assert_eq!(r.read.ios + r.write.ios, 400, "{} direct={direct}", engine.name());
             assert!(r.read.ios > 100 && r.write.ios > 100);
-            assert!(r.sync.total_ios >= r.write.ios / 8 - 1 && r.sync.total_ios <= r.write.ios / 8 + 1, "syncs {} for {} writes", r.sync.total_ios, r.write.ios);
+            assert!(
+                r.sync.total_ios >= r.write.ios / 8 - 1 && r.sync.total_ios <= r.write.ios / 8 + 1,
+                "syncs {} for {} writes",
+                r.sync.total_ios,
+                r.write.ios
+            );
             assert!(r.read.runtime_ns > 0 && r.write.runtime_ns > 0);
         }
     }
@@ -136,7 +145,13 @@ fn bad_jobs_get_clear_errors() {
     assert!(e.contains("512") && e.contains("--buffered"), "{e}");
     let j = job("trim", Rw::Trim, 4096, MIB, EngineKind::Psync, 1);
     assert!(matches!(run_job(&path, &f, &j, &mut |_| {}), Err(RealError::Unsupported(_))));
-    let e = flashlab_real::runner::run_job_on_path(&d.path().join("missing"), &job("x", Rw::Read, 4096, MIB, EngineKind::Psync, 1), &mut |_| {}).unwrap_err().to_string();
+    let e = flashlab_real::runner::run_job_on_path(
+        &d.path().join("missing"),
+        &job("x", Rw::Read, 4096, MIB, EngineKind::Psync, 1),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("missing") && e.contains("open"), "{e}");
 }
 
@@ -153,7 +168,10 @@ fn a_fio_job_section_maps_onto_a_real_job() {
     fj.time_based = true;
     fj.direct = true;
     let j = RealJob::from_fio(&fj, 4096, 8 * MIB, 9);
-    assert_eq!((j.bs_read, j.bs_write, j.rwmixread, j.iodepth, j.fsync_every, j.fdatasync), (8192, 16384, 70, 16, 4, true));
+    assert_eq!(
+        (j.bs_read, j.bs_write, j.rwmixread, j.iodepth, j.fsync_every, j.fdatasync),
+        (8192, 16384, 70, 16, 4, true)
+    );
     assert_eq!((j.offset, j.span, j.seed, j.direct, j.time_based), (4096, 8 * MIB, 9, true, true));
     assert_eq!(j.runtime, Some(Duration::from_secs(2)));
 }

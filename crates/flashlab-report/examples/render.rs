@@ -22,7 +22,8 @@ fn main() {
             }
         }
     }
-    let result = flashlab_report::render_report(&inputs).and_then(|r| flashlab_report::write_outputs(&r, html.as_deref(), svg.as_deref()));
+    let result = flashlab_report::render_report(&inputs)
+        .and_then(|r| flashlab_report::write_outputs(&r, html.as_deref(), svg.as_deref()));
     match result {
         Ok(written) => {
             for p in written {

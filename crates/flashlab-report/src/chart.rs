@@ -44,12 +44,20 @@ pub struct Style {
 impl Style {
     /// The `i`-th series' look: colours first, then markers, so that series stay apart in grey too.
     pub fn nth(i: usize) -> Style {
-        Style { color: PALETTE[i % PALETTE.len()], marker: MARKERS[(i / PALETTE.len() + i) % MARKERS.len()], dashed: false }
+        Style {
+            color: PALETTE[i % PALETTE.len()],
+            marker: MARKERS[(i / PALETTE.len() + i) % MARKERS.len()],
+            dashed: false,
+        }
     }
     /// Colour from `color`, marker and dash from `variant` (e.g. one colour per file, one line
     /// style per percentile).
     pub fn pair(color: usize, variant: usize) -> Style {
-        Style { color: PALETTE[color % PALETTE.len()], marker: MARKERS[variant % MARKERS.len()], dashed: variant % 2 == 1 }
+        Style {
+            color: PALETTE[color % PALETTE.len()],
+            marker: MARKERS[variant % MARKERS.len()],
+            dashed: variant % 2 == 1,
+        }
     }
 }
 
@@ -108,7 +116,18 @@ fn font(px: f64) -> FontDesc<'static> {
 
 /// A generous estimate of a text's width in pixels (no font metrics at render time).
 pub fn text_width(s: &str, px: f64) -> f64 {
-    s.chars().map(|c| if c.is_ascii_uppercase() || c == 'm' || c == 'w' { 0.78 } else if " .,:;il1()|'".contains(c) { 0.33 } else { 0.58 }).sum::<f64>() * px
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_uppercase() || c == 'm' || c == 'w' {
+                0.78
+            } else if " .,:;il1()|'".contains(c) {
+                0.33
+            } else {
+                0.58
+            }
+        })
+        .sum::<f64>()
+        * px
 }
 
 fn err<E: std::fmt::Debug>(e: E) -> String {
@@ -159,7 +178,12 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
     {
         let root = SVGBackend::with_string(&mut buf, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        root.draw(&Text::new(chart.title.clone(), (WIDTH as i32 / 2, 8), font(19.0).style(FontStyle::Bold).color(&BLACK).pos(Pos::new(HPos::Center, VPos::Top)))).map_err(err)?;
+        root.draw(&Text::new(
+            chart.title.clone(),
+            (WIDTH as i32 / 2, 8),
+            font(19.0).style(FontStyle::Bold).color(&BLACK).pos(Pos::new(HPos::Center, VPos::Top)),
+        ))
+        .map_err(err)?;
         let (_, rest) = root.split_vertically(TITLE_H);
         let (legend_area, grid) = rest.split_vertically(legend_h);
         for ((name, style, kind), (x, row)) in entries.iter().zip(&lpos) {
@@ -167,7 +191,9 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
             let x = *x as i32;
             match kind {
                 Kind::Bars => {
-                    legend_area.draw(&Rectangle::new([(x + 6, y - 6), (x + 24, y + 6)], style.color.filled())).map_err(err)?;
+                    legend_area
+                        .draw(&Rectangle::new([(x + 6, y - 6), (x + 24, y + 6)], style.color.filled()))
+                        .map_err(err)?;
                 }
                 Kind::Lines => {
                     let st = style.color.stroke_width(2);
@@ -181,7 +207,11 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
                 }
             }
             legend_area
-                .draw(&Text::new(name.clone(), (x + 36, y), font(LEGEND_PX).color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center))))
+                .draw(&Text::new(
+                    name.clone(),
+                    (x + 36, y),
+                    font(LEGEND_PX).color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center)),
+                ))
                 .map_err(err)?;
         }
         let areas = grid.split_evenly((rows as usize, cols));
@@ -304,7 +334,12 @@ fn draw_panel(root: &Area, area: &Area, p: &Panel) -> Result<(), String> {
     }
 }
 
-fn finish<'a, X, Y>(root: &Area, mut chart: ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>, p: &Panel, ybase: f64) -> Result<(), String>
+fn finish<'a, X, Y>(
+    root: &Area,
+    mut chart: ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    p: &Panel,
+    ybase: f64,
+) -> Result<(), String>
 where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
@@ -330,7 +365,10 @@ where
             mesh.disable_y_mesh().y_label_formatter(&|_| String::new()).set_tick_mark_size(LabelAreaPosition::Left, 0);
         }
         if categories.is_some() {
-            mesh.disable_x_mesh().x_labels(2).x_label_formatter(&|_| String::new()).set_tick_mark_size(LabelAreaPosition::Bottom, 0);
+            mesh.disable_x_mesh()
+                .x_labels(2)
+                .x_label_formatter(&|_| String::new())
+                .set_tick_mark_size(LabelAreaPosition::Bottom, 0);
         } else {
             mesh.x_labels(10).x_label_formatter(&|v| fmt_num(*v));
         }
@@ -340,12 +378,21 @@ where
         let xr = chart.x_range();
         let (lo, hi) = (ybase, chart.y_range().end);
         let (major, minor) = log_ticks(lo, hi);
-        chart.draw_series(minor.iter().map(|v| PathElement::new(vec![(xr.start, *v), (xr.end, *v)], fine))).map_err(err)?;
-        chart.draw_series(major.iter().map(|v| PathElement::new(vec![(xr.start, *v), (xr.end, *v)], grid))).map_err(err)?;
+        chart
+            .draw_series(minor.iter().map(|v| PathElement::new(vec![(xr.start, *v), (xr.end, *v)], fine)))
+            .map_err(err)?;
+        chart
+            .draw_series(major.iter().map(|v| PathElement::new(vec![(xr.start, *v), (xr.end, *v)], grid)))
+            .map_err(err)?;
         for v in &major {
             let (x, y) = chart.backend_coord(&(xr.start, *v));
             root.draw(&PathElement::new(vec![(x - 5, y), (x, y)], BLACK)).map_err(err)?;
-            root.draw(&Text::new(fmt_num(*v), (x - 8, y), font(13.0).color(&RGBColor(0x33, 0x33, 0x33)).pos(Pos::new(HPos::Right, VPos::Center)))).map_err(err)?;
+            root.draw(&Text::new(
+                fmt_num(*v),
+                (x - 8, y),
+                font(13.0).color(&RGBColor(0x33, 0x33, 0x33)).pos(Pos::new(HPos::Right, VPos::Center)),
+            ))
+            .map_err(err)?;
         }
     }
     let nseries = p.series.len().max(1);
@@ -371,7 +418,13 @@ where
                     chart
                         .draw_series(s.points.iter().map(|&(i, v)| {
                             let c = i - group / 2.0 + (k as f64 + 0.5) * w;
-                            Text::new(sig3(v), (c, v), font(value_px).color(&RGBColor(0x22, 0x22, 0x22)).pos(Pos::new(HPos::Center, VPos::Bottom)))
+                            Text::new(
+                                sig3(v),
+                                (c, v),
+                                font(value_px)
+                                    .color(&RGBColor(0x22, 0x22, 0x22))
+                                    .pos(Pos::new(HPos::Center, VPos::Bottom)),
+                            )
                         }))
                         .map_err(err)?;
                 }
@@ -379,7 +432,8 @@ where
         }
         Kind::Lines => {
             for s in &p.series {
-                let pts: Vec<(f64, f64)> = s.points.iter().cloned().filter(|q| q.1.is_finite() && (!p.log_y || q.1 > 0.0)).collect();
+                let pts: Vec<(f64, f64)> =
+                    s.points.iter().cloned().filter(|q| q.1.is_finite() && (!p.log_y || q.1 > 0.0)).collect();
                 let st = s.style.color.stroke_width(2);
                 if s.style.dashed {
                     chart.draw_series(DashedLineSeries::new(pts.clone(), 7, 5, st)).map_err(err)?;
@@ -391,9 +445,17 @@ where
                 let fill = s.style.color.filled();
                 match s.style.marker {
                     Marker::Circle => chart.draw_series(marks.iter().map(|q| Circle::new(*q, 4, fill))).map(|_| ()),
-                    Marker::Triangle => chart.draw_series(marks.iter().map(|q| TriangleMarker::new(*q, 5, fill))).map(|_| ()),
-                    Marker::Square => chart.draw_series(marks.iter().map(|q| EmptyElement::at(*q) + Rectangle::new([(-4, -4), (4, 4)], fill))).map(|_| ()),
-                    Marker::Cross => chart.draw_series(marks.iter().map(|q| Cross::new(*q, 4, s.style.color.stroke_width(2)))).map(|_| ()),
+                    Marker::Triangle => {
+                        chart.draw_series(marks.iter().map(|q| TriangleMarker::new(*q, 5, fill))).map(|_| ())
+                    }
+                    Marker::Square => chart
+                        .draw_series(
+                            marks.iter().map(|q| EmptyElement::at(*q) + Rectangle::new([(-4, -4), (4, 4)], fill)),
+                        )
+                        .map(|_| ()),
+                    Marker::Cross => chart
+                        .draw_series(marks.iter().map(|q| Cross::new(*q, 4, s.style.color.stroke_width(2))))
+                        .map(|_| ()),
                 }
                 .map_err(err)?;
             }
@@ -409,8 +471,12 @@ where
         for (i, c) in cats.iter().enumerate() {
             let (x, y) = chart.backend_coord(&(i as f64, ybase));
             for (k, line) in wrap(c, slot, px).iter().enumerate() {
-                root.draw(&Text::new(line.clone(), (x, y + 8 + k as i32 * 15), font(px).color(&RGBColor(0x33, 0x33, 0x33)).pos(Pos::new(HPos::Center, VPos::Top))))
-                    .map_err(err)?;
+                root.draw(&Text::new(
+                    line.clone(),
+                    (x, y + 8 + k as i32 * 15),
+                    font(px).color(&RGBColor(0x33, 0x33, 0x33)).pos(Pos::new(HPos::Center, VPos::Top)),
+                ))
+                .map_err(err)?;
             }
         }
     }
@@ -481,4 +547,3 @@ pub fn wrap(s: &str, width: f64, px: f64) -> Vec<String> {
     }
     lines
 }
-

@@ -92,7 +92,10 @@ pub fn page(inputs: &[Input], sections: &[Section]) -> String {
     let dash = || "–".to_string();
     let inputs_table = Table {
         caption: "Inputs".into(),
-        columns: ["series", "file", "command", "target", "device profile", "seed", "discard", "written by"].iter().map(|c| (c.to_string(), String::new())).collect(),
+        columns: ["series", "file", "command", "target", "device profile", "seed", "discard", "written by"]
+            .iter()
+            .map(|c| (c.to_string(), String::new()))
+            .collect(),
         rows: inputs
             .iter()
             .map(|i| {
@@ -112,14 +115,23 @@ pub fn page(inputs: &[Input], sections: &[Section]) -> String {
     h.push_str(&table(&inputs_table, "inputs"));
     if sections.len() > 1 {
         h.push_str("<nav><p class=\"caption\">Charts: ");
-        let links: Vec<String> = sections.iter().map(|s| format!("<a href=\"#{}\">{}</a>", esc(&s.stem), esc(&s.title))).collect();
+        let links: Vec<String> =
+            sections.iter().map(|s| format!("<a href=\"#{}\">{}</a>", esc(&s.stem), esc(&s.title))).collect();
         h.push_str(&links.join(" · "));
         h.push_str("</p></nav>\n");
     }
     h.push_str("</header>\n<main>\n");
     for s in sections {
-        h.push_str(&format!("<section id=\"{}\">\n<h2>{}</h2>\n<p class=\"caption\">{}</p>\n<div class=\"pair\">\n", esc(&s.stem), esc(&s.title), esc(&s.caption)));
-        h.push_str(&format!("<figure class=\"chart\" style=\"margin:0\">\n{}\n</figure>\n", inline_svg(&s.svg, &s.title)));
+        h.push_str(&format!(
+            "<section id=\"{}\">\n<h2>{}</h2>\n<p class=\"caption\">{}</p>\n<div class=\"pair\">\n",
+            esc(&s.stem),
+            esc(&s.title),
+            esc(&s.caption)
+        ));
+        h.push_str(&format!(
+            "<figure class=\"chart\" style=\"margin:0\">\n{}\n</figure>\n",
+            inline_svg(&s.svg, &s.title)
+        ));
         h.push_str("<div class=\"tables\">\n");
         for t in &s.tables {
             h.push_str(&table(t, ""));

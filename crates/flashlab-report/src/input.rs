@@ -131,7 +131,10 @@ pub const KNOWN: &str = "age, bench, fill, wsat, and fio-style JSON from `flashl
 pub fn parse(text: &str) -> Result<(Meta, Results), String> {
     let v = parse_json(text)?;
     let Some(obj) = v.as_object() else {
-        return Err(format!("not a flashlab results file: the JSON is {}, not an object (the report reads results of {KNOWN})", kind_of(&v)));
+        return Err(format!(
+            "not a flashlab results file: the JSON is {}, not an object (the report reads results of {KNOWN})",
+            kind_of(&v)
+        ));
     };
     if obj.contains_key("fio version") || (obj.contains_key("jobs") && !obj.contains_key("command")) {
         return parse_run(&v);
@@ -164,7 +167,11 @@ pub fn parse(text: &str) -> Result<(Meta, Results), String> {
     let results = match command {
         "age" | "bench" => {
             let doc = parse_age(&v)?;
-            meta.command = if doc.protocol == "four-corner" { "bench (four-corner)".to_string() } else { format!("age (protocol {})", doc.protocol) };
+            meta.command = if doc.protocol == "four-corner" {
+                "bench (four-corner)".to_string()
+            } else {
+                format!("age (protocol {})", doc.protocol)
+            };
             Results::Age(doc)
         }
         "fill" => {
@@ -188,7 +195,9 @@ pub fn parse(text: &str) -> Result<(Meta, Results), String> {
             Results::Wsat(doc)
         }
         other => {
-            return Err(format!("results of `flashlab {other}`, which the report does not draw (it draws results of {KNOWN})"));
+            return Err(format!(
+                "results of `flashlab {other}`, which the report does not draw (it draws results of {KNOWN})"
+            ));
         }
     };
     Ok((meta, results))
@@ -245,7 +254,9 @@ fn num(v: &Value, key: &str, at: &str) -> Result<f64, String> {
 fn opt_num(v: &Value, key: &str, at: &str) -> Result<Option<f64>, String> {
     match v.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(x) => x.as_f64().map(Some).ok_or_else(|| format!("{}: expected a number, found {}", join(at, key), kind_of(x))),
+        Some(x) => {
+            x.as_f64().map(Some).ok_or_else(|| format!("{}: expected a number, found {}", join(at, key), kind_of(x)))
+        }
     }
 }
 
@@ -318,7 +329,11 @@ fn parse_age(v: &Value) -> Result<AgeDoc, String> {
     let mut log = Vec::new();
     if let Some(Value::Array(l)) = v.get("log") {
         for e in l {
-            log.push((e.get("step").and_then(Value::as_u64).unwrap_or(0), opt_str(e, "kind").unwrap_or_default(), opt_str(e, "detail").unwrap_or_default()));
+            log.push((
+                e.get("step").and_then(Value::as_u64).unwrap_or(0),
+                opt_str(e, "kind").unwrap_or_default(),
+                opt_str(e, "detail").unwrap_or_default(),
+            ));
         }
     }
     Ok(AgeDoc { protocol, steps, log })
@@ -363,7 +378,11 @@ fn parse_wsat(r: &Value) -> Result<WsatDoc, String> {
             free_blocks: opt_num(d, "free_blocks", &at)?,
         });
     }
-    Ok(WsatDoc { iodepth: r.get("iodepth").and_then(Value::as_u64), capacity_bytes: opt_num(r, "capacity_bytes", at)?, intervals })
+    Ok(WsatDoc {
+        iodepth: r.get("iodepth").and_then(Value::as_u64),
+        capacity_bytes: opt_num(r, "capacity_bytes", at)?,
+        intervals,
+    })
 }
 
 fn parse_run(v: &Value) -> Result<(Meta, Results), String> {
@@ -397,8 +416,11 @@ fn parse_run(v: &Value) -> Result<(Meta, Results), String> {
                 let cat = join(&dat, key);
                 if let Some(Value::Object(p)) = c.get("percentile") {
                     for (k, x) in p {
-                        let pct: f64 = k.parse().map_err(|_| format!("{cat}.percentile: key \"{k}\" is not a percentile"))?;
-                        let ns = x.as_f64().ok_or_else(|| format!("{cat}.percentile.\"{k}\": expected a number, found {}", kind_of(x)))?;
+                        let pct: f64 =
+                            k.parse().map_err(|_| format!("{cat}.percentile: key \"{k}\" is not a percentile"))?;
+                        let ns = x.as_f64().ok_or_else(|| {
+                            format!("{cat}.percentile.\"{k}\": expected a number, found {}", kind_of(x))
+                        })?;
                         clat_ns.push((pct, ns));
                     }
                     clat_mean_ns = opt_num(c, "mean", &cat)?;
@@ -410,7 +432,8 @@ fn parse_run(v: &Value) -> Result<(Meta, Results), String> {
             directions.push(RunDirection {
                 name: dir,
                 io_bytes,
-                bw_bytes: opt_num(d, "bw_bytes", &dat)?.unwrap_or_else(|| num(d, "bw", &dat).map(|kib| kib * 1024.0).unwrap_or(0.0)),
+                bw_bytes: opt_num(d, "bw_bytes", &dat)?
+                    .unwrap_or_else(|| num(d, "bw", &dat).map(|kib| kib * 1024.0).unwrap_or(0.0)),
                 iops: opt_num(d, "iops", &dat)?.unwrap_or(0.0),
                 total_ios,
                 clat_ns,
@@ -430,8 +453,12 @@ fn parse_run(v: &Value) -> Result<(Meta, Results), String> {
         jobs.push(RunJob {
             name,
             groupid: j.get("groupid").and_then(Value::as_u64).unwrap_or(0),
-            rw: opt("rw").or_else(|| opt("readwrite")).or_else(|| v.get("global options").and_then(|g| opt_str(g, "rw"))),
-            bs: opt("bs").or_else(|| opt("blocksize")).or_else(|| v.get("global options").and_then(|g| opt_str(g, "bs"))),
+            rw: opt("rw")
+                .or_else(|| opt("readwrite"))
+                .or_else(|| v.get("global options").and_then(|g| opt_str(g, "rw"))),
+            bs: opt("bs")
+                .or_else(|| opt("blocksize"))
+                .or_else(|| v.get("global options").and_then(|g| opt_str(g, "bs"))),
             iodepth: opt("iodepth").or_else(|| v.get("global options").and_then(|g| opt_str(g, "iodepth"))),
             directions,
             device,

@@ -12,10 +12,10 @@
 //! backend; the HTML holds them inline, with inline CSS and no script, link or web font, so it
 //! needs no network to be viewed.
 
-mod sections;
 pub mod chart;
 mod html;
 pub mod input;
+mod sections;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -74,7 +74,11 @@ pub fn render_report(inputs: &[(String, String)]) -> Result<Report, ReportError>
         parsed.push((file.clone(), meta, results));
     }
     let names = series_names(&parsed.iter().map(|p| p.0.as_str()).collect::<Vec<_>>());
-    let inputs: Vec<Input> = parsed.into_iter().zip(names).map(|((file, meta, results), series)| Input { file, series, meta, results }).collect();
+    let inputs: Vec<Input> = parsed
+        .into_iter()
+        .zip(names)
+        .map(|((file, meta, results), series)| Input { file, series, meta, results })
+        .collect();
     let sections = sections::sections(&inputs).map_err(|message| ReportError { file: String::new(), message })?;
     let html = html::page(&inputs, &sections);
     let charts = sections.iter().map(|s| (s.stem.clone(), s.svg.clone())).collect();
@@ -91,14 +95,19 @@ pub fn render_report_values(inputs: &[(String, serde_json::Value)]) -> Result<Re
 /// Write the HTML page to `html_path` and each chart to `svg_dir/STEM.svg` (the directory is
 /// created if missing). Each file is written completely or not at all (a temporary file, then
 /// a rename). Returns the paths written.
-pub fn write_outputs(report: &Report, html_path: Option<&Path>, svg_dir: Option<&Path>) -> Result<Vec<PathBuf>, ReportError> {
+pub fn write_outputs(
+    report: &Report,
+    html_path: Option<&Path>,
+    svg_dir: Option<&Path>,
+) -> Result<Vec<PathBuf>, ReportError> {
     let mut written = Vec::new();
     if let Some(p) = html_path {
         write_atomic(p, report.html.as_bytes())?;
         written.push(p.to_path_buf());
     }
     if let Some(dir) = svg_dir {
-        std::fs::create_dir_all(dir).map_err(|e| ReportError { file: dir.display().to_string(), message: e.to_string() })?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| ReportError { file: dir.display().to_string(), message: e.to_string() })?;
         for (stem, svg) in &report.charts {
             let p = dir.join(format!("{stem}.svg"));
             write_atomic(&p, svg.as_bytes())?;
@@ -137,7 +146,13 @@ fn series_names(files: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = shorts
         .iter()
         .zip(files)
-        .map(|(s, f)| if shorts.iter().filter(|o| *o == s).count() > 1 { f.strip_suffix(".json").unwrap_or(f).to_string() } else { s.clone() })
+        .map(|(s, f)| {
+            if shorts.iter().filter(|o| *o == s).count() > 1 {
+                f.strip_suffix(".json").unwrap_or(f).to_string()
+            } else {
+                s.clone()
+            }
+        })
         .collect();
     for i in 0..out.len() {
         let n = out[..i].iter().filter(|o| **o == out[i]).count();

@@ -79,10 +79,14 @@ fn union(lists: impl Iterator<Item = Vec<String>>) -> Vec<String> {
 
 pub fn sections(inputs: &[Input]) -> Result<Vec<Section>, String> {
     let mut out = Vec::new();
-    let ages: Vec<(&Input, &AgeDoc)> = inputs.iter().filter_map(|i| if let Results::Age(d) = &i.results { Some((i, d)) } else { None }).collect();
-    let fills: Vec<(&Input, &FillDoc)> = inputs.iter().filter_map(|i| if let Results::Fill(d) = &i.results { Some((i, d)) } else { None }).collect();
-    let wsats: Vec<(&Input, &WsatDoc)> = inputs.iter().filter_map(|i| if let Results::Wsat(d) = &i.results { Some((i, d)) } else { None }).collect();
-    let runs: Vec<(&Input, &RunDoc)> = inputs.iter().filter_map(|i| if let Results::Run(d) = &i.results { Some((i, d)) } else { None }).collect();
+    let ages: Vec<(&Input, &AgeDoc)> =
+        inputs.iter().filter_map(|i| if let Results::Age(d) = &i.results { Some((i, d)) } else { None }).collect();
+    let fills: Vec<(&Input, &FillDoc)> =
+        inputs.iter().filter_map(|i| if let Results::Fill(d) = &i.results { Some((i, d)) } else { None }).collect();
+    let wsats: Vec<(&Input, &WsatDoc)> =
+        inputs.iter().filter_map(|i| if let Results::Wsat(d) = &i.results { Some((i, d)) } else { None }).collect();
+    let runs: Vec<(&Input, &RunDoc)> =
+        inputs.iter().filter_map(|i| if let Results::Run(d) = &i.results { Some((i, d)) } else { None }).collect();
     if !ages.is_empty() {
         age_sections(&ages, &mut out)?;
     }
@@ -121,22 +125,59 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
             x: XAxis::Categories(cats.clone()),
             log_y: false,
             kind: Kind::Bars,
-            series: ages.iter().enumerate().map(|(k, (i, d))| Series { name: i.series.clone(), style: Style::nth(k), points: d.steps.iter().map(|s| (idx(&s.label), f(s))).collect() }).collect(),
+            series: ages
+                .iter()
+                .enumerate()
+                .map(|(k, (i, d))| Series {
+                    name: i.series.clone(),
+                    style: Style::nth(k),
+                    points: d.steps.iter().map(|s| (idx(&s.label), f(s))).collect(),
+                })
+                .collect(),
         })
         .collect();
-    let c = Chart { stem: "four-corners".into(), title: "Four-corner throughput per protocol step".into(), panels, cols: 2, panel_height: 330 };
+    let c = Chart {
+        stem: "four-corners".into(),
+        title: "Four-corner throughput per protocol step".into(),
+        panels,
+        cols: 2,
+        panel_height: 330,
+    };
     let tables = ages
         .iter()
         .map(|(i, d)| Table {
             caption: format!("{} — {}", i.series, i.meta.command),
-            columns: cols(&[("step", ""), ("seq read", "MB/s"), ("seq write", "MB/s"), ("rand read", "MB/s"), ("rand write", "MB/s")]),
-            rows: d.steps.iter().map(|s| vec![s.label.clone(), sig(s.seq_read_mbs), sig(s.seq_write_mbs), sig(s.rand_read_mbs), sig(s.rand_write_mbs)]).collect(),
+            columns: cols(&[
+                ("step", ""),
+                ("seq read", "MB/s"),
+                ("seq write", "MB/s"),
+                ("rand read", "MB/s"),
+                ("rand write", "MB/s"),
+            ]),
+            rows: d
+                .steps
+                .iter()
+                .map(|s| {
+                    vec![
+                        s.label.clone(),
+                        sig(s.seq_read_mbs),
+                        sig(s.seq_write_mbs),
+                        sig(s.rand_read_mbs),
+                        sig(s.rand_write_mbs),
+                    ]
+                })
+                .collect(),
         })
         .collect();
     let notes = ages
         .iter()
         .filter(|(_, d)| !d.log.is_empty())
-        .map(|(i, d)| (format!("{}: what the other steps did", i.series), d.log.iter().map(|(n, k, t)| format!("step {n} {k}: {t}")).collect()))
+        .map(|(i, d)| {
+            (
+                format!("{}: what the other steps did", i.series),
+                d.log.iter().map(|(n, k, t)| format!("step {n} {k}: {t}")).collect(),
+            )
+        })
         .collect();
     out.push(Section {
         stem: c.stem.clone(),
@@ -148,10 +189,17 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
     });
 
     // Random-write latency per step.
-    if ages.iter().any(|(_, d)| d.steps.iter().any(|s| s.rand_write_p50_us.is_some() || s.rand_write_p99_us.is_some())) {
+    if ages.iter().any(|(_, d)| d.steps.iter().any(|s| s.rand_write_p50_us.is_some() || s.rand_write_p99_us.is_some()))
+    {
         let mut series = Vec::new();
         for (k, (i, d)) in ages.iter().enumerate() {
-            for (p, (name, f)) in [("p50", (|s: &crate::input::AgeStep| s.rand_write_p50_us) as fn(&crate::input::AgeStep) -> Option<f64>), ("p99", |s| s.rand_write_p99_us)].iter().enumerate() {
+            for (p, (name, f)) in [
+                ("p50", (|s: &crate::input::AgeStep| s.rand_write_p50_us) as fn(&crate::input::AgeStep) -> Option<f64>),
+                ("p99", |s| s.rand_write_p99_us),
+            ]
+            .iter()
+            .enumerate()
+            {
                 let points: Vec<(f64, f64)> = d.steps.iter().filter_map(|s| f(s).map(|v| (idx(&s.label), v))).collect();
                 if !points.is_empty() {
                     series.push(Series { name: pct_name(&i.series, n, name), style: pct_style(k, n, p), points });
@@ -161,7 +209,15 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
         let c = Chart {
             stem: "age-latency".into(),
             title: "Random-write latency per protocol step (4 KiB, QD1)".into(),
-            panels: vec![Panel { title: String::new(), x_desc: step_x.clone(), y_desc: "latency (µs, log scale)".into(), x: XAxis::Categories(cats.clone()), log_y: true, kind: Kind::Lines, series }],
+            panels: vec![Panel {
+                title: String::new(),
+                x_desc: step_x.clone(),
+                y_desc: "latency (µs, log scale)".into(),
+                x: XAxis::Categories(cats.clone()),
+                log_y: true,
+                kind: Kind::Lines,
+                series,
+            }],
             cols: 1,
             panel_height: 380,
         };
@@ -170,7 +226,11 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
             .map(|(i, d)| Table {
                 caption: i.series.clone(),
                 columns: cols(&[("step", ""), ("rand write p50", "µs"), ("rand write p99", "µs")]),
-                rows: d.steps.iter().map(|s| vec![s.label.clone(), opt(s.rand_write_p50_us), opt(s.rand_write_p99_us)]).collect(),
+                rows: d
+                    .steps
+                    .iter()
+                    .map(|s| vec![s.label.clone(), opt(s.rand_write_p50_us), opt(s.rand_write_p99_us)])
+                    .collect(),
             })
             .collect();
         out.push(Section {
@@ -184,7 +244,8 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
     }
 
     // The simulated device: WAF, free blocks, GC copies, erases.
-    let with_dev: Vec<(usize, &(&Input, &AgeDoc))> = ages.iter().enumerate().filter(|(_, (_, d))| d.steps.iter().any(|s| s.device.is_some())).collect();
+    let with_dev: Vec<(usize, &(&Input, &AgeDoc))> =
+        ages.iter().enumerate().filter(|(_, (_, d))| d.steps.iter().any(|s| s.device.is_some())).collect();
     if !with_dev.is_empty() {
         type Get = fn(&crate::input::DeviceState) -> Option<f64>;
         let metrics: [(&str, &str, Get); 4] = [
@@ -207,17 +268,33 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
                     .map(|(k, (i, d))| Series {
                         name: i.series.clone(),
                         style: Style::nth(*k),
-                        points: d.steps.iter().filter_map(|s| s.device.as_ref().and_then(f).map(|v| (idx(&s.label), v))).collect(),
+                        points: d
+                            .steps
+                            .iter()
+                            .filter_map(|s| s.device.as_ref().and_then(f).map(|v| (idx(&s.label), v)))
+                            .collect(),
                     })
                     .collect(),
             })
             .collect();
-        let c = Chart { stem: "age-device".into(), title: "Simulated device after each protocol step".into(), panels, cols: 2, panel_height: 320 };
+        let c = Chart {
+            stem: "age-device".into(),
+            title: "Simulated device after each protocol step".into(),
+            panels,
+            cols: 2,
+            panel_height: 320,
+        };
         let tables = with_dev
             .iter()
             .map(|(_, (i, d))| Table {
                 caption: i.series.clone(),
-                columns: cols(&[("step", ""), ("WAF", ""), ("free blocks", ""), ("GC copies", "4 KiB"), ("erases", "")]),
+                columns: cols(&[
+                    ("step", ""),
+                    ("WAF", ""),
+                    ("free blocks", ""),
+                    ("GC copies", "4 KiB"),
+                    ("erases", ""),
+                ]),
                 rows: d
                     .steps
                     .iter()
@@ -256,7 +333,11 @@ fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result
         type Get = fn(&crate::input::FillDecile) -> f64;
         let pcts: [(&str, Get); 3] = [("p50", |x| x.p50_us), ("p90", |x| x.p90_us), ("p99", |x| x.p99_us)];
         for (p, (name, f)) in pcts.iter().enumerate() {
-            series.push(Series { name: pct_name(&i.series, n, name), style: pct_style(k, n, p), points: d.deciles.iter().map(|x| (x.filled_pct, f(x))).collect() });
+            series.push(Series {
+                name: pct_name(&i.series, n, name),
+                style: pct_style(k, n, p),
+                points: d.deciles.iter().map(|x| (x.filled_pct, f(x))).collect(),
+            });
         }
     }
     let c = Chart {
@@ -279,7 +360,11 @@ fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result
         .map(|(i, d)| Table {
             caption: format!("{} — {}", i.series, i.meta.command),
             columns: cols(&[("filled", "%"), ("p50", "µs"), ("p90", "µs"), ("p99", "µs"), ("max", "µs")]),
-            rows: d.deciles.iter().map(|x| vec![format!("{}", x.filled_pct), sig(x.p50_us), sig(x.p90_us), sig(x.p99_us), opt(x.max_us)]).collect(),
+            rows: d
+                .deciles
+                .iter()
+                .map(|x| vec![format!("{}", x.filled_pct), sig(x.p50_us), sig(x.p90_us), sig(x.p99_us), opt(x.max_us)])
+                .collect(),
         })
         .collect();
     out.push(Section {
@@ -293,7 +378,10 @@ fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result
 
     if fills.iter().any(|(_, d)| d.deciles.iter().any(|x| x.mbs.is_some() || x.write_amplification.is_some())) {
         type Get = fn(&crate::input::FillDecile) -> Option<f64>;
-        let metrics: [(&str, &str, Get); 2] = [("Write throughput", "throughput (MB/s = 10^6 bytes/s)", |x| x.mbs), ("Write amplification", "WAF (NAND writes / host writes)", |x| x.write_amplification)];
+        let metrics: [(&str, &str, Get); 2] = [
+            ("Write throughput", "throughput (MB/s = 10^6 bytes/s)", |x| x.mbs),
+            ("Write amplification", "WAF (NAND writes / host writes)", |x| x.write_amplification),
+        ];
         let panels = metrics
             .iter()
             .map(|(title, y, f)| Panel {
@@ -303,16 +391,40 @@ fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result
                 x: XAxis::Linear { lo: 0.0, hi: 100.0 },
                 log_y: false,
                 kind: Kind::Lines,
-                series: fills.iter().enumerate().map(|(k, (i, d))| Series { name: i.series.clone(), style: Style::nth(k), points: d.deciles.iter().filter_map(|x| f(x).map(|v| (x.filled_pct, v))).collect() }).collect(),
+                series: fills
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (i, d))| Series {
+                        name: i.series.clone(),
+                        style: Style::nth(k),
+                        points: d.deciles.iter().filter_map(|x| f(x).map(|v| (x.filled_pct, v))).collect(),
+                    })
+                    .collect(),
             })
             .collect();
-        let c = Chart { stem: "fill-throughput".into(), title: "Throughput and write amplification while filling".into(), panels, cols: 2, panel_height: 320 };
+        let c = Chart {
+            stem: "fill-throughput".into(),
+            title: "Throughput and write amplification while filling".into(),
+            panels,
+            cols: 2,
+            panel_height: 320,
+        };
         let tables = fills
             .iter()
             .map(|(i, d)| Table {
                 caption: i.series.clone(),
                 columns: cols(&[("filled", "%"), ("write", "MB/s"), ("WAF", "")]),
-                rows: d.deciles.iter().map(|x| vec![format!("{}", x.filled_pct), opt(x.mbs), x.write_amplification.map(|w| format!("{w:.2}")).unwrap_or("–".into())]).collect(),
+                rows: d
+                    .deciles
+                    .iter()
+                    .map(|x| {
+                        vec![
+                            format!("{}", x.filled_pct),
+                            opt(x.mbs),
+                            x.write_amplification.map(|w| format!("{w:.2}")).unwrap_or("–".into()),
+                        ]
+                    })
+                    .collect(),
             })
             .collect();
         out.push(Section {
@@ -346,23 +458,51 @@ fn wsat_section(wsats: &[(&Input, &WsatDoc)], out: &mut Vec<Section>) -> Result<
             x: XAxis::Linear { lo: 0.0, hi },
             log_y: false,
             kind: Kind::Lines,
-            series: wsats.iter().enumerate().map(|(k, (i, d))| Series { name: i.series.clone(), style: Style::nth(k), points: d.intervals.iter().filter_map(|x| f(x).map(|v| (x.capacity_written, v))).collect() }).collect(),
+            series: wsats
+                .iter()
+                .enumerate()
+                .map(|(k, (i, d))| Series {
+                    name: i.series.clone(),
+                    style: Style::nth(k),
+                    points: d.intervals.iter().filter_map(|x| f(x).map(|v| (x.capacity_written, v))).collect(),
+                })
+                .collect(),
         })
         .collect();
-    let c = Chart { stem: "wsat".into(), title: "Write saturation: 4 KiB random writes on a new device".into(), panels, cols: 1, panel_height: 280 };
+    let c = Chart {
+        stem: "wsat".into(),
+        title: "Write saturation: 4 KiB random writes on a new device".into(),
+        panels,
+        cols: 1,
+        panel_height: 280,
+    };
     let tables = wsats
         .iter()
         .map(|(i, d)| {
             let step = (d.intervals.len() / 20).max(1);
             Table {
                 caption: format!("{} — {} (every {}th interval)", i.series, i.meta.command, step),
-                columns: cols(&[("written", "× capacity"), ("at", "s"), ("IOPS", ""), ("WAF", ""), ("free blocks", "")]),
+                columns: cols(&[
+                    ("written", "× capacity"),
+                    ("at", "s"),
+                    ("IOPS", ""),
+                    ("WAF", ""),
+                    ("free blocks", ""),
+                ]),
                 rows: d
                     .intervals
                     .iter()
                     .enumerate()
                     .filter(|(j, _)| j % step == step - 1 || j + 1 == d.intervals.len())
-                    .map(|(_, x)| vec![format!("{:.2}", x.capacity_written), opt(x.at_s), sig(x.iops), format!("{:.2}", x.write_amplification), count(x.free_blocks)])
+                    .map(|(_, x)| {
+                        vec![
+                            format!("{:.2}", x.capacity_written),
+                            opt(x.at_s),
+                            sig(x.iops),
+                            format!("{:.2}", x.write_amplification),
+                            count(x.free_blocks),
+                        ]
+                    })
                     .collect(),
             }
         })
@@ -386,7 +526,10 @@ fn pct_label(p: f64) -> String {
 fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<(), String> {
     let n = runs.len();
     // Completion-latency percentiles per job and direction.
-    let mut pcts: Vec<f64> = runs.iter().flat_map(|(_, d)| d.jobs.iter().flat_map(|j| j.directions.iter().flat_map(|x| x.clat_ns.iter().map(|p| p.0)))).collect();
+    let mut pcts: Vec<f64> = runs
+        .iter()
+        .flat_map(|(_, d)| d.jobs.iter().flat_map(|j| j.directions.iter().flat_map(|x| x.clat_ns.iter().map(|p| p.0))))
+        .collect();
     pcts.sort_by(|a, b| a.total_cmp(b));
     pcts.dedup();
     let cats: Vec<String> = pcts.iter().map(|p| pct_label(*p)).collect();
@@ -398,23 +541,51 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
                 if dir.clat_ns.is_empty() {
                     continue;
                 }
-                let name = if n == 1 { format!("{} {}", j.name, dir.name) } else { format!("{}: {} {}", i.series, j.name, dir.name) };
-                let points = dir.clat_ns.iter().filter_map(|(p, ns)| pcts.iter().position(|q| q == p).map(|x| (x as f64, ns / 1e3))).collect();
+                let name = if n == 1 {
+                    format!("{} {}", j.name, dir.name)
+                } else {
+                    format!("{}: {} {}", i.series, j.name, dir.name)
+                };
+                let points = dir
+                    .clat_ns
+                    .iter()
+                    .filter_map(|(p, ns)| pcts.iter().position(|q| q == p).map(|x| (x as f64, ns / 1e3)))
+                    .collect();
                 series.push(Series { name, style: Style::nth(k), points });
                 k += 1;
             }
         }
     }
     let clat_table = |i: &Input, d: &RunDoc| {
-        let at = |v: &[(f64, f64)], p: f64| v.iter().find(|q| (q.0 - p).abs() < 1e-9).map(|q| sig(q.1 / 1e3)).unwrap_or_else(|| "–".into());
+        let at = |v: &[(f64, f64)], p: f64| {
+            v.iter().find(|q| (q.0 - p).abs() < 1e-9).map(|q| sig(q.1 / 1e3)).unwrap_or_else(|| "–".into())
+        };
         Table {
             caption: format!("{} — {}", i.series, i.meta.command),
-            columns: cols(&[("job", ""), ("dir", ""), ("p50", "µs"), ("p90", "µs"), ("p99", "µs"), ("p99.9", "µs"), ("max", "µs")]),
+            columns: cols(&[
+                ("job", ""),
+                ("dir", ""),
+                ("p50", "µs"),
+                ("p90", "µs"),
+                ("p99", "µs"),
+                ("p99.9", "µs"),
+                ("max", "µs"),
+            ]),
             rows: d
                 .jobs
                 .iter()
                 .flat_map(|j| {
-                    j.directions.iter().map(move |x| vec![j.name.clone(), x.name.to_string(), at(&x.clat_ns, 50.0), at(&x.clat_ns, 90.0), at(&x.clat_ns, 99.0), at(&x.clat_ns, 99.9), opt(x.clat_max_ns.map(|m| m / 1e3))])
+                    j.directions.iter().map(move |x| {
+                        vec![
+                            j.name.clone(),
+                            x.name.to_string(),
+                            at(&x.clat_ns, 50.0),
+                            at(&x.clat_ns, 90.0),
+                            at(&x.clat_ns, 99.0),
+                            at(&x.clat_ns, 99.9),
+                            opt(x.clat_max_ns.map(|m| m / 1e3)),
+                        ]
+                    })
                 })
                 .collect(),
         }
@@ -423,7 +594,15 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
         let c = Chart {
             stem: "run-clat".into(),
             title: "Completion-latency percentiles per job".into(),
-            panels: vec![Panel { title: String::new(), x_desc: "percentile (%)".into(), y_desc: "completion latency (µs, log scale)".into(), x: XAxis::Categories(cats), log_y: true, kind: Kind::Lines, series }],
+            panels: vec![Panel {
+                title: String::new(),
+                x_desc: "percentile (%)".into(),
+                y_desc: "completion latency (µs, log scale)".into(),
+                x: XAxis::Categories(cats),
+                log_y: true,
+                kind: Kind::Lines,
+                series,
+            }],
             cols: 1,
             panel_height: 400,
         };
@@ -437,7 +616,9 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
         });
     }
     // Bandwidth per job.
-    let jcats = union(runs.iter().map(|(_, d)| d.jobs.iter().flat_map(|j| j.directions.iter().map(move |x| format!("{} {}", j.name, x.name))).collect()));
+    let jcats = union(runs.iter().map(|(_, d)| {
+        d.jobs.iter().flat_map(|j| j.directions.iter().map(move |x| format!("{} {}", j.name, x.name))).collect()
+    }));
     if !jcats.is_empty() {
         let idx = |l: &str| jcats.iter().position(|c| c == l).unwrap_or(0) as f64;
         let series = runs
@@ -446,13 +627,27 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
             .map(|(k, (i, d))| Series {
                 name: i.series.clone(),
                 style: Style::nth(k),
-                points: d.jobs.iter().flat_map(|j| j.directions.iter().map(move |x| (idx(&format!("{} {}", j.name, x.name)), x.bw_bytes / 1e6))).collect(),
+                points: d
+                    .jobs
+                    .iter()
+                    .flat_map(|j| {
+                        j.directions.iter().map(move |x| (idx(&format!("{} {}", j.name, x.name)), x.bw_bytes / 1e6))
+                    })
+                    .collect(),
             })
             .collect();
         let c = Chart {
             stem: "run-bandwidth".into(),
             title: "Bandwidth per job".into(),
-            panels: vec![Panel { title: String::new(), x_desc: "job and direction".into(), y_desc: "bandwidth (MB/s = 10^6 bytes/s)".into(), x: XAxis::Categories(jcats), log_y: false, kind: Kind::Bars, series }],
+            panels: vec![Panel {
+                title: String::new(),
+                x_desc: "job and direction".into(),
+                y_desc: "bandwidth (MB/s = 10^6 bytes/s)".into(),
+                x: XAxis::Categories(jcats),
+                log_y: false,
+                kind: Kind::Bars,
+                series,
+            }],
             cols: 1,
             panel_height: 360,
         };
@@ -460,7 +655,17 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
             .iter()
             .map(|(i, d)| Table {
                 caption: i.series.clone(),
-                columns: cols(&[("job", ""), ("group", ""), ("rw", ""), ("bs", ""), ("QD", ""), ("dir", ""), ("bandwidth", "MB/s"), ("IOPS", ""), ("WAF", "device")]),
+                columns: cols(&[
+                    ("job", ""),
+                    ("group", ""),
+                    ("rw", ""),
+                    ("bs", ""),
+                    ("QD", ""),
+                    ("dir", ""),
+                    ("bandwidth", "MB/s"),
+                    ("IOPS", ""),
+                    ("WAF", "device"),
+                ]),
                 rows: d
                     .jobs
                     .iter()
@@ -475,7 +680,9 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
                                 x.name.to_string(),
                                 sig(x.bw_bytes / 1e6),
                                 sig(x.iops),
-                                j.device.map(|dv| format!("{:.2}", dv.write_amplification)).unwrap_or_else(|| "–".into()),
+                                j.device
+                                    .map(|dv| format!("{:.2}", dv.write_amplification))
+                                    .unwrap_or_else(|| "–".into()),
                             ]
                         })
                     })

@@ -17,7 +17,11 @@ fn render(names: &[&str]) -> Report {
 }
 
 fn chart<'a>(r: &'a Report, stem: &str) -> &'a str {
-    r.charts.iter().find(|c| c.0 == stem).map(|c| c.1.as_str()).unwrap_or_else(|| panic!("no chart '{stem}' in {:?}", stems(r)))
+    r.charts
+        .iter()
+        .find(|c| c.0 == stem)
+        .map(|c| c.1.as_str())
+        .unwrap_or_else(|| panic!("no chart '{stem}' in {:?}", stems(r)))
 }
 
 fn stems(r: &Report) -> Vec<&str> {
@@ -32,7 +36,15 @@ fn texts(svg: &str) -> Vec<String> {
         let after = &rest[i..];
         let start = after.find('>').unwrap() + 1;
         let end = after.find("</text>").unwrap();
-        out.push(after[start..end].trim().replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&apos;", "'").replace("&quot;", "\""));
+        out.push(
+            after[start..end]
+                .trim()
+                .replace("&amp;", "&")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&apos;", "'")
+                .replace("&quot;", "\""),
+        );
         rest = &after[end..];
     }
     out
@@ -55,7 +67,10 @@ fn check_chart(svg: &str, title: &str, axes: &[&str], legend: &[&str]) {
         assert!(texts(svg).iter().any(|t| t == l), "legend entry '{l}' missing in '{title}'; texts: {:?}", texts(svg));
     }
     // Text is drawn in a generic family: no font has to be installed where the chart is drawn or viewed.
-    assert!(!svg.contains("font-family=\"") || svg.matches("font-family=\"sans-serif\"").count() == svg.matches("font-family=").count());
+    assert!(
+        !svg.contains("font-family=\"")
+            || svg.matches("font-family=\"sans-serif\"").count() == svg.matches("font-family=").count()
+    );
 }
 
 /// No reference outside the document: the only URL is the SVG namespace.
@@ -64,7 +79,11 @@ fn check_self_contained(doc: &str) {
     while let Some(i) = rest.find("http") {
         let tail = &rest[i..];
         if tail.starts_with("http://") || tail.starts_with("https://") {
-            assert!(tail.starts_with("http://www.w3.org/2000/svg\""), "external reference: {}", &tail[..tail.len().min(80)]);
+            assert!(
+                tail.starts_with("http://www.w3.org/2000/svg\""),
+                "external reference: {}",
+                &tail[..tail.len().min(80)]
+            );
         }
         rest = &tail[4..];
     }
@@ -79,17 +98,37 @@ fn age_report_has_its_charts_tables_and_header() {
     let r = render(&["age-toy.json"]);
     assert_eq!(stems(&r), vec!["four-corners", "age-latency", "age-device"]);
     let fc = chart(&r, "four-corners");
-    check_chart(fc, "Four-corner throughput per protocol step", &["protocol step", "throughput (MB/s = 10^6 bytes/s)"], &["age-toy"]);
-    for t in ["Sequential read (256 KiB, QD1)", "Sequential write (256 KiB, QD1)", "Random read (4 KiB, QD1)", "Random write (4 KiB, QD1)"] {
+    check_chart(
+        fc,
+        "Four-corner throughput per protocol step",
+        &["protocol step", "throughput (MB/s = 10^6 bytes/s)"],
+        &["age-toy"],
+    );
+    for t in [
+        "Sequential read (256 KiB, QD1)",
+        "Sequential write (256 KiB, QD1)",
+        "Random read (4 KiB, QD1)",
+        "Random write (4 KiB, QD1)",
+    ] {
         assert!(has_text(fc, t), "panel '{t}' missing");
     }
     // The protocol's steps label the categories (wrapped: look for their words).
     for w in ["new", "after", "delete", "fstrim"] {
         assert!(has_text(fc, w), "step label word '{w}' missing");
     }
-    check_chart(chart(&r, "age-latency"), "Random-write latency per protocol step", &["protocol step", "latency (µs, log scale)"], &["p50", "p99"]);
+    check_chart(
+        chart(&r, "age-latency"),
+        "Random-write latency per protocol step",
+        &["protocol step", "latency (µs, log scale)"],
+        &["p50", "p99"],
+    );
     let dev = chart(&r, "age-device");
-    check_chart(dev, "Simulated device after each protocol step", &["protocol step", "WAF (NAND writes / host writes)", "free erase blocks (count)", "block erases (count)"], &["age-toy"]);
+    check_chart(
+        dev,
+        "Simulated device after each protocol step",
+        &["protocol step", "WAF (NAND writes / host writes)", "free erase blocks (count)", "block erases (count)"],
+        &["age-toy"],
+    );
     for t in ["Write amplification since new", "Free blocks", "GC copies since new", "Erases since new"] {
         assert!(has_text(dev, t), "panel '{t}' missing");
     }
@@ -103,7 +142,15 @@ fn age_report_has_its_charts_tables_and_header() {
         assert!(h.contains(s), "header lacks '{s}'");
     }
     // Tables beside the charts: the numbers of the fixture, as the terminal table prints them.
-    for s in ["<td>after fstrim + idle</td>", "<td>284</td>", "<td>51.9</td>", "<td>35.4</td>", "<td>54.2</td>", "<td>326</td>", "<td>8 of 512</td>"] {
+    for s in [
+        "<td>after fstrim + idle</td>",
+        "<td>284</td>",
+        "<td>51.9</td>",
+        "<td>35.4</td>",
+        "<td>54.2</td>",
+        "<td>326</td>",
+        "<td>8 of 512</td>",
+    ] {
         assert!(h.contains(s), "table lacks {s}");
     }
     assert!(h.contains("deleted 13 fill files (not trimmed)"), "the protocol log is shown");
@@ -113,21 +160,51 @@ fn age_report_has_its_charts_tables_and_header() {
 fn fill_wsat_and_run_reports() {
     let r = render(&["fill-toy.json"]);
     assert_eq!(stems(&r), vec!["fill-latency", "fill-throughput"]);
-    check_chart(chart(&r, "fill-latency"), "Random-write latency while filling the device", &["device filled (%)", "latency (µs, log scale)"], &["p50", "p90", "p99"]);
-    check_chart(chart(&r, "fill-throughput"), "Throughput and write amplification while filling", &["device filled (%)", "throughput (MB/s", "WAF"], &["fill-toy"]);
+    check_chart(
+        chart(&r, "fill-latency"),
+        "Random-write latency while filling the device",
+        &["device filled (%)", "latency (µs, log scale)"],
+        &["p50", "p90", "p99"],
+    );
+    check_chart(
+        chart(&r, "fill-throughput"),
+        "Throughput and write amplification while filling",
+        &["device filled (%)", "throughput (MB/s", "WAF"],
+        &["fill-toy"],
+    );
     check_self_contained(&r.html);
     assert!(r.html.contains("<td>45.3</td>"));
 
     let r = render(&["wsat-toy.json"]);
     assert_eq!(stems(&r), vec!["wsat"]);
-    check_chart(chart(&r, "wsat"), "Write saturation", &["capacity written (× device capacity)", "IOPS (4 KiB writes per second)", "WAF (NAND writes / host writes)", "free erase blocks (count)"], &["wsat-toy"]);
+    check_chart(
+        chart(&r, "wsat"),
+        "Write saturation",
+        &[
+            "capacity written (× device capacity)",
+            "IOPS (4 KiB writes per second)",
+            "WAF (NAND writes / host writes)",
+            "free erase blocks (count)",
+        ],
+        &["wsat-toy"],
+    );
     assert!(r.html.contains("wsat (QD32)"));
     check_self_contained(&r.html);
 
     let r = render(&["run-toy.json"]);
     assert_eq!(stems(&r), vec!["run-clat", "run-bandwidth"]);
-    check_chart(chart(&r, "run-clat"), "Completion-latency percentiles per job", &["percentile (%)", "completion latency (µs, log scale)"], &["seqwrite write", "randwrite write", "randread read"]);
-    check_chart(chart(&r, "run-bandwidth"), "Bandwidth per job", &["job and direction", "bandwidth (MB/s = 10^6 bytes/s)"], &["run-toy"]);
+    check_chart(
+        chart(&r, "run-clat"),
+        "Completion-latency percentiles per job",
+        &["percentile (%)", "completion latency (µs, log scale)"],
+        &["seqwrite write", "randwrite write", "randread read"],
+    );
+    check_chart(
+        chart(&r, "run-bandwidth"),
+        "Bandwidth per job",
+        &["job and direction", "bandwidth (MB/s = 10^6 bytes/s)"],
+        &["run-toy"],
+    );
     for s in ["<td>randwrite</td>", "<td>4096</td>", "run (fio job file, flashlab)", "sim:toy"] {
         assert!(r.html.contains(s), "run report lacks {s}");
     }
@@ -137,7 +214,12 @@ fn fill_wsat_and_run_reports() {
     let r = render(&["fio-real.json"]);
     assert_eq!(stems(&r), vec!["run-clat", "run-bandwidth"]);
     assert!(r.html.contains("fio-3.33"));
-    check_chart(chart(&r, "run-clat"), "Completion-latency percentiles per job", &["percentile (%)"], &["randwrite write"]);
+    check_chart(
+        chart(&r, "run-clat"),
+        "Completion-latency percentiles per job",
+        &["percentile (%)"],
+        &["randwrite write"],
+    );
 }
 
 fn rects_filled(svg: &str, color: &str) -> usize {
@@ -154,24 +236,55 @@ fn two_files_side_by_side_give_two_series() {
     // in the first two Okabe-Ito colours.
     assert_eq!(rects_filled(fc, "#0072B2"), 6 * 4 + 1);
     assert_eq!(rects_filled(fc, "#D55E00"), 6 * 4 + 1);
-    check_chart(chart(&r, "age-latency"), "Random-write latency", &["latency (µs, log scale)"], &["age-toy p50", "age-toy p99", "age-toy-discard p50", "age-toy-discard p99"]);
-    check_chart(chart(&r, "age-device"), "Simulated device", &["WAF (NAND writes / host writes)"], &["age-toy", "age-toy-discard"]);
+    check_chart(
+        chart(&r, "age-latency"),
+        "Random-write latency",
+        &["latency (µs, log scale)"],
+        &["age-toy p50", "age-toy p99", "age-toy-discard p50", "age-toy-discard p99"],
+    );
+    check_chart(
+        chart(&r, "age-device"),
+        "Simulated device",
+        &["WAF (NAND writes / host writes)"],
+        &["age-toy", "age-toy-discard"],
+    );
     // Both tables, and both inputs in the header (one without, one with online discard).
-    assert!(r.html.contains("age-toy — age (protocol age-small)") && r.html.contains("age-toy-discard — age (protocol age-small)"));
+    assert!(
+        r.html.contains("age-toy — age (protocol age-small)")
+            && r.html.contains("age-toy-discard — age (protocol age-small)")
+    );
     assert!(r.html.contains("<td>online discard</td>") && r.html.contains("<td>no</td>"));
     // After the delete, the discard run's random writes are back (50.2) and the other's not (36.6).
     assert!(r.html.contains("<td>36.6</td>") && r.html.contains("<td>50.2</td>"));
 
     // Every kind at once, and a bench beside an age run: one report, every chart.
-    let all = render(&["age-toy.json", "bench-toy.json", "fill-toy.json", "wsat-toy.json", "run-toy.json", "fio-real.json"]);
-    assert_eq!(stems(&all), vec!["four-corners", "age-latency", "age-device", "fill-latency", "fill-throughput", "wsat", "run-clat", "run-bandwidth"]);
+    let all =
+        render(&["age-toy.json", "bench-toy.json", "fill-toy.json", "wsat-toy.json", "run-toy.json", "fio-real.json"]);
+    assert_eq!(
+        stems(&all),
+        vec![
+            "four-corners",
+            "age-latency",
+            "age-device",
+            "fill-latency",
+            "fill-throughput",
+            "wsat",
+            "run-clat",
+            "run-bandwidth"
+        ]
+    );
     check_self_contained(&all.html);
     for (_, svg) in &all.charts {
         check_self_contained(svg);
     }
     assert_eq!(all.html.matches("<svg").count(), 8);
     check_chart(chart(&all, "four-corners"), "Four-corner throughput", &[], &["age-toy", "bench-toy"]);
-    check_chart(chart(&all, "run-clat"), "Completion-latency", &[], &["run-toy: randwrite write", "fio-real: randwrite write"]);
+    check_chart(
+        chart(&all, "run-clat"),
+        "Completion-latency",
+        &[],
+        &["run-toy: randwrite write", "fio-real: randwrite write"],
+    );
     assert!(all.html.contains("bench (four-corner)"));
 }
 
@@ -214,13 +327,22 @@ fn bad_inputs_name_the_file() {
     let e = error_of("other.json", r#"{"name": "something else"}"#);
     assert!(e.contains("not a flashlab results file"), "{e}");
 
-    let e = error_of("age-bad.json", r#"{"command": "age", "protocol": "age", "steps": [{"label": "new", "seq_write_mbs": 1, "rand_read_mbs": 1, "rand_write_mbs": 1}]}"#);
+    let e = error_of(
+        "age-bad.json",
+        r#"{"command": "age", "protocol": "age", "steps": [{"label": "new", "seq_write_mbs": 1, "rand_read_mbs": 1, "rand_write_mbs": 1}]}"#,
+    );
     assert!(e.contains("steps[0].seq_read_mbs: missing"), "{e}");
 
-    let e = error_of("age-type.json", r#"{"command": "age", "steps": [{"label": "new", "seq_read_mbs": "fast", "seq_write_mbs": 1, "rand_read_mbs": 1, "rand_write_mbs": 1}]}"#);
+    let e = error_of(
+        "age-type.json",
+        r#"{"command": "age", "steps": [{"label": "new", "seq_read_mbs": "fast", "seq_write_mbs": 1, "rand_read_mbs": 1, "rand_write_mbs": 1}]}"#,
+    );
     assert!(e.contains("steps[0].seq_read_mbs: expected a number, found a string"), "{e}");
 
-    let e = error_of("fill-bad.json", r#"{"command": "fill", "result": {"deciles": [{"filled_pct": 10, "p50_us": 1, "p90_us": 2}]}}"#);
+    let e = error_of(
+        "fill-bad.json",
+        r#"{"command": "fill", "result": {"deciles": [{"filled_pct": 10, "p50_us": 1, "p90_us": 2}]}}"#,
+    );
     assert!(e.contains("result.deciles[0].p99_us: missing"), "{e}");
 
     let e = error_of("wsat-bad.json", r#"{"command": "wsat", "seed": 1}"#);
@@ -247,7 +369,11 @@ fn write_outputs_writes_html_and_svgs() {
     assert_eq!(std::fs::read_to_string(&html).unwrap(), r.html);
     assert_eq!(std::fs::read_to_string(svg.join("wsat.svg")).unwrap(), chart(&r, "wsat"));
     // No temporary file is left behind.
-    assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains("flashlab-tmp")));
+    assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .contains("flashlab-tmp")));
     // A path that cannot be written: the error names it.
     let e = write_outputs(&r, Some(&dir.join("missing-dir/report.html")), None).unwrap_err();
     assert!(e.file.ends_with("missing-dir/report.html"), "{e}");

@@ -25,7 +25,10 @@ pub fn resolve(target: &str) -> Result<Target, String> {
     }
     let path = PathBuf::from(target);
     let meta = std::fs::metadata(&path).map_err(|e| {
-        format!("target '{target}': {e} (a target is sim:PROFILE, a directory, or a block device; built-in profiles: {})", names())
+        format!(
+            "target '{target}': {e} (a target is sim:PROFILE, a directory, or a block device; built-in profiles: {})",
+            names()
+        )
     })?;
     if meta.is_dir() {
         Ok(Target::Dir(path))

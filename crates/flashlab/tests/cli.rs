@@ -34,7 +34,8 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn sim_waf_json_has_the_promised_fields() {
-    let out = ok(&["sim", "waf", "--blocks", "256", "--pages-per-block", "32", "--passes", "2", "--spare", "0.2", "--json"]);
+    let out =
+        ok(&["sim", "waf", "--blocks", "256", "--pages-per-block", "32", "--passes", "2", "--spare", "0.2", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     for key in ["write_amplification", "host_pages_written", "nand_pages_programmed", "gc_pages_copied", "erases"] {
         assert!(v[key].is_number(), "{key} missing in {v}");
@@ -50,9 +51,16 @@ fn sim_waf_json_has_the_promised_fields() {
 fn age_json_rows_and_determinism() {
     let a = scratch("age-a.json");
     let b = scratch("age-b.json");
-    let text_a = ok(&["age", "--target", "sim:toy", "--protocol", "age-small", "--seed", "3", "--json", a.to_str().unwrap()]);
-    let text_b = ok(&["age", "--target", "sim:toy", "--protocol", "age-small", "--seed", "3", "--json", b.to_str().unwrap()]);
-    let strip = |t: &str| t.lines().filter(|l| !l.starts_with("virtual time") && !l.starts_with("results written")).collect::<Vec<_>>().join("\n");
+    let text_a =
+        ok(&["age", "--target", "sim:toy", "--protocol", "age-small", "--seed", "3", "--json", a.to_str().unwrap()]);
+    let text_b =
+        ok(&["age", "--target", "sim:toy", "--protocol", "age-small", "--seed", "3", "--json", b.to_str().unwrap()]);
+    let strip = |t: &str| {
+        t.lines()
+            .filter(|l| !l.starts_with("virtual time") && !l.starts_with("results written"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     assert_eq!(strip(&text_a), strip(&text_b), "same seed, different tables");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
     let labels: Vec<&str> = v["steps"].as_array().unwrap().iter().map(|s| s["label"].as_str().unwrap()).collect();
@@ -71,7 +79,11 @@ fn age_json_rows_and_determinism() {
 #[test]
 fn run_a_job_file_normal_and_csv() {
     let job = scratch("rw.fio");
-    std::fs::write(&job, "[global]\nbs=4k\nsize=8m\n\n[randwrite]\nrw=randwrite\niodepth=4\n\n[seqread]\nstonewall\nrw=read\nbs=128k\n").unwrap();
+    std::fs::write(
+        &job,
+        "[global]\nbs=4k\nsize=8m\n\n[randwrite]\nrw=randwrite\niodepth=4\n\n[seqread]\nstonewall\nrw=read\nbs=128k\n",
+    )
+    .unwrap();
     let csv = scratch("rw.csv");
     let out = ok(&["run", job.to_str().unwrap(), "--target", "sim:toy", "--csv", csv.to_str().unwrap()]);
     assert!(out.contains("randwrite: (groupid=0)") && out.contains("write: IOPS="), "{out}");
@@ -131,10 +143,15 @@ fn bad_input_is_one_clear_error() {
     std::fs::write(&odd_bs, "[j]\nrw=randwrite\nbs=513\nsize=1m\n").unwrap();
     fails(&["run", odd_bs.to_str().unwrap(), "--target", "sim:toy"], "odd-bs.fio:1");
     let huge = scratch("huge.toml");
-    std::fs::write(&huge, include_str!("../../../profiles/toy.toml").replace("planes_per_die = 1", "planes_per_die = 2147483648")).unwrap();
+    std::fs::write(
+        &huge,
+        include_str!("../../../profiles/toy.toml").replace("planes_per_die = 1", "planes_per_die = 2147483648"),
+    )
+    .unwrap();
     fails(&["bench", "--target", &format!("sim:{}", huge.display())], "nand.planes_per_die");
     let slow = scratch("slow.toml");
-    std::fs::write(&slow, include_str!("../../../profiles/toy.toml").replace("t_prog_us = 600", "t_prog_us = 1e300")).unwrap();
+    std::fs::write(&slow, include_str!("../../../profiles/toy.toml").replace("t_prog_us = 600", "t_prog_us = 1e300"))
+        .unwrap();
     fails(&["bench", "--target", &format!("sim:{}", slow.display())], "nand.t_prog_us");
     let zero = scratch("zero-fill.toml");
     std::fs::write(&zero, "name = \"z\"\n[[step]]\nkind = \"fill\"\nleave_free = \"1m\"\nfile_size = \"0\"\n").unwrap();
@@ -184,14 +201,27 @@ fn real_directory_target() {
     .unwrap();
     let json = scratch("real-age.json");
     // Buffered I/O so that the test also passes on filesystems without O_DIRECT (tmpfs).
-    let out = ok(&["age", "--target", dir.to_str().unwrap(), "--protocol", proto.to_str().unwrap(), "--idle", "10ms", "--buffered", "--json", json.to_str().unwrap()]);
+    let out = ok(&[
+        "age",
+        "--target",
+        dir.to_str().unwrap(),
+        "--protocol",
+        proto.to_str().unwrap(),
+        "--idle",
+        "10ms",
+        "--buffered",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     assert!(out.contains("shortened by --idle"), "{out}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert!(v["steps"][0]["rand_write_mbs"].as_f64().unwrap() > 0.0);
     assert!(v["steps"][0].get("device").is_none(), "a real target has no simulated device counters");
     let job = scratch("real.fio");
-    std::fs::write(&job, "[global]\nbs=4k\nsize=4m\nio_size=1m\n\n[w]\nrw=randwrite\n\n[r]\nstonewall\nrw=randread\n").unwrap();
-    let out = ok(&["run", job.to_str().unwrap(), "--target", dir.to_str().unwrap(), "--ioengine", "psync", "--buffered"]);
+    std::fs::write(&job, "[global]\nbs=4k\nsize=4m\nio_size=1m\n\n[w]\nrw=randwrite\n\n[r]\nstonewall\nrw=randread\n")
+        .unwrap();
+    let out =
+        ok(&["run", job.to_str().unwrap(), "--target", dir.to_str().unwrap(), "--ioengine", "psync", "--buffered"]);
     assert!(out.contains("write: IOPS=") && out.contains("read: IOPS="), "{out}");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "flashlab left files in the target directory");
 }
@@ -200,7 +230,11 @@ fn real_directory_target() {
 #[test]
 fn block_devices_are_guarded() {
     let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
-    let Some(root_dev) = mounts.lines().filter_map(|l| l.split_whitespace().next()).find(|d| d.starts_with("/dev/") && std::path::Path::new(d).exists()) else {
+    let Some(root_dev) = mounts
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .find(|d| d.starts_with("/dev/") && std::path::Path::new(d).exists())
+    else {
         eprintln!("no mounted /dev block device visible here: guard test not applicable");
         return;
     };
@@ -223,12 +257,18 @@ fn same_job_file_on_simulated_and_real_targets() {
     let parse = |t: &str| -> serde_json::Value { serde_json::from_str(t).unwrap() };
     let (sim, real) = (parse(&sim), parse(&real));
     let keys = |v: &serde_json::Value| {
-        flashlab_measure::json_key_paths(v).into_iter().filter(|(k, _)| !k.contains("flashlab_device")).collect::<std::collections::BTreeMap<_, _>>()
+        flashlab_measure::json_key_paths(v)
+            .into_iter()
+            .filter(|(k, _)| !k.contains("flashlab_device"))
+            .collect::<std::collections::BTreeMap<_, _>>()
     };
     let (ks, kr) = (keys(&sim), keys(&real));
     let only_sim: Vec<_> = ks.keys().filter(|k| !kr.contains_key(*k)).collect();
     let only_real: Vec<_> = kr.keys().filter(|k| !ks.contains_key(*k)).collect();
-    assert!(only_sim.is_empty() && only_real.is_empty(), "key paths differ: sim only {only_sim:?}, real only {only_real:?}");
+    assert!(
+        only_sim.is_empty() && only_real.is_empty(),
+        "key paths differ: sim only {only_sim:?}, real only {only_real:?}"
+    );
     assert!(sim["jobs"][0]["flashlab_device"].is_object() && real["jobs"][0].get("flashlab_device").is_none());
     for j in real["jobs"].as_array().unwrap() {
         let io = j["read"]["io_bytes"].as_u64().unwrap() + j["write"]["io_bytes"].as_u64().unwrap();

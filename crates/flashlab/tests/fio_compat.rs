@@ -28,16 +28,9 @@ struct TempDir(PathBuf);
 
 impl TempDir {
     fn new() -> TempDir {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!(
-            "flashlab-fio-compat-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir)
-            .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!("flashlab-fio-compat-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
         TempDir(dir)
     }
 }
@@ -51,9 +44,7 @@ impl Drop for TempDir {
 /// `fio` on `PATH`, if any.
 fn find_fio() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join("fio"))
-        .find(|p| p.is_file())
+    std::env::split_paths(&path).map(|d| d.join("fio")).find(|p| p.is_file())
 }
 
 fn job_file(dir: &Path) -> String {
@@ -80,9 +71,7 @@ fn job_file(dir: &Path) -> String {
 /// (some fio versions print notices first) and ignoring anything after it.
 fn parse_json(who: &str, out: &[u8]) -> Value {
     let text = String::from_utf8_lossy(out);
-    let start = text
-        .find('{')
-        .unwrap_or_else(|| panic!("{who} printed no JSON object:\n{text}"));
+    let start = text.find('{').unwrap_or_else(|| panic!("{who} printed no JSON object:\n{text}"));
     let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
     match stream.next() {
         Some(Ok(v)) => v,
@@ -92,9 +81,7 @@ fn parse_json(who: &str, out: &[u8]) -> Value {
 }
 
 fn run(who: &str, cmd: &mut Command) -> Value {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {who} ({cmd:?}): {e}"));
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {who} ({cmd:?}): {e}"));
     assert!(
         out.status.success(),
         "{who} failed ({}): {cmd:?}\nstderr:\n{}\nstdout:\n{}",
@@ -106,22 +93,15 @@ fn run(who: &str, cmd: &mut Command) -> Value {
 }
 
 fn files_in(dir: &Path) -> BTreeSet<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect()
+    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
 }
 
 fn jobs<'a>(who: &str, doc: &'a Value) -> &'a [Value] {
-    doc["jobs"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{who}: no jobs array"))
+    doc["jobs"].as_array().unwrap_or_else(|| panic!("{who}: no jobs array"))
 }
 
 fn u64_at(job: &Value, dir: &str, key: &str) -> u64 {
-    job[dir][key]
-        .as_u64()
-        .unwrap_or_else(|| panic!("{}.{dir}.{key} is not an integer", job["jobname"]))
+    job[dir][key].as_u64().unwrap_or_else(|| panic!("{}.{dir}.{key} is not an integer", job["jobname"]))
 }
 
 #[test]
@@ -141,13 +121,7 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
     let jobfile = tmp.0.join("compat.fio");
     std::fs::write(&jobfile, job_file(&tmp.0)).unwrap();
 
-    let fio_doc = run(
-        "fio",
-        Command::new(&fio)
-            .arg("--output-format=json")
-            .arg(&jobfile)
-            .current_dir(&tmp.0),
-    );
+    let fio_doc = run("fio", Command::new(&fio).arg("--output-format=json").arg(&jobfile).current_dir(&tmp.0));
     let before = files_in(&tmp.0);
     let fl_doc = run(
         "flashlab",
@@ -158,12 +132,7 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
             .current_dir(&tmp.0),
     );
     // A simulated target must not touch the directory the job file names.
-    assert_eq!(
-        files_in(&tmp.0),
-        before,
-        "flashlab with --target sim:toy changed {}",
-        tmp.0.display()
-    );
+    assert_eq!(files_in(&tmp.0), before, "flashlab with --target sim:toy changed {}", tmp.0.display());
     eprintln!(
         "fio_compat: compared {:?} ({}) with flashlab ({:?})",
         fio_doc["fio version"],
@@ -173,11 +142,8 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
 
     let fio_jobs = jobs("fio", &fio_doc);
     let fl_jobs = jobs("flashlab", &fl_doc);
-    let names = |js: &[Value]| -> Vec<String> {
-        js.iter()
-            .map(|j| j["jobname"].as_str().unwrap_or("?").to_string())
-            .collect()
-    };
+    let names =
+        |js: &[Value]| -> Vec<String> { js.iter().map(|j| j["jobname"].as_str().unwrap_or("?").to_string()).collect() };
     let want: Vec<String> = JOBS.iter().map(|(n, _)| n.to_string()).collect();
     assert_eq!(names(fio_jobs), want, "fio's jobs");
     assert_eq!(names(fl_jobs), want, "flashlab's jobs");
@@ -186,8 +152,7 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
     let mut mismatches = Vec::new();
     let fio_top = json_key_paths(&fio_doc);
     let fl_top = json_key_paths(&fl_doc);
-    let fio_per_job: Vec<BTreeMap<String, JsonKind>> =
-        fio_jobs.iter().map(json_key_paths).collect();
+    let fio_per_job: Vec<BTreeMap<String, JsonKind>> = fio_jobs.iter().map(json_key_paths).collect();
     let fl_per_job: Vec<BTreeMap<String, JsonKind>> = fl_jobs.iter().map(json_key_paths).collect();
     let promised = fio_json_keypaths();
     assert!(!promised.is_empty());
@@ -197,10 +162,7 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
             // Document-level path ("fio version", "jobs", "jobs[]", ...).
             let (f, l) = (fio_top.get(&kp.path), fl_top.get(&kp.path));
             if f != Some(&kp.kind) || l != Some(&kp.kind) {
-                mismatches.push(format!(
-                    "{}: promised {:?}, fio has {f:?}, flashlab has {l:?}",
-                    kp.path, kp.kind
-                ));
+                mismatches.push(format!("{}: promised {:?}, fio has {f:?}, flashlab has {l:?}", kp.path, kp.kind));
             }
             checked += 1;
             continue;
@@ -210,28 +172,21 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
                 Presence::Always => true,
                 Presence::WithIo => {
                     let dir = rel.split('.').next().unwrap_or("");
-                    assert!(
-                        DIRS.contains(&dir),
-                        "WithIo path {} names no direction",
-                        kp.path
-                    );
+                    assert!(DIRS.contains(&dir), "WithIo path {} names no direction", kp.path);
                     dir == *io_dir
                 }
             };
             let (f, l) = (fio_per_job[i].get(rel), fl_per_job[i].get(rel));
             if applies {
                 if f != Some(&kp.kind) || l != Some(&kp.kind) {
-                    mismatches.push(format!(
-                        "job {job}: {rel}: promised {:?}, fio has {f:?}, flashlab has {l:?}",
-                        kp.kind
-                    ));
+                    mismatches
+                        .push(format!("job {job}: {rel}: promised {:?}, fio has {f:?}, flashlab has {l:?}", kp.kind));
                 }
             } else if f.is_some() != l.is_some() {
                 // Not promised here (the direction did no I/O), but fio and flashlab
                 // should still agree on whether it is printed.
-                mismatches.push(format!(
-                    "job {job}: {rel} (no I/O in this direction): fio has {f:?}, flashlab has {l:?}"
-                ));
+                mismatches
+                    .push(format!("job {job}: {rel} (no I/O in this direction): fio has {f:?}, flashlab has {l:?}"));
             }
             checked += 1;
         }
@@ -242,9 +197,7 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
         for (path, fk) in &fio_per_job[i] {
             if let Some(lk) = fl_per_job[i].get(path) {
                 if lk != fk {
-                    mismatches.push(format!(
-                        "job {job}: {path} (not promised): fio has {fk:?}, flashlab has {lk:?}"
-                    ));
+                    mismatches.push(format!("job {job}: {path} (not promised): fio has {fk:?}, flashlab has {lk:?}"));
                 }
             }
         }
@@ -265,27 +218,11 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
         assert_eq!(fj["groupid"], lj["groupid"], "{job}: groupid");
         assert_eq!(lj["error"], 0, "{job}: flashlab error");
         for dir in DIRS {
-            let (bytes, ios) = if dir == *io_dir {
-                (SIZE, SIZE / BS)
-            } else {
-                (0, 0)
-            };
+            let (bytes, ios) = if dir == *io_dir { (SIZE, SIZE / BS) } else { (0, 0) };
             for (who, j) in [("fio", fj), ("flashlab", lj)] {
-                assert_eq!(
-                    u64_at(j, dir, "io_bytes"),
-                    bytes,
-                    "{who} {job}.{dir}.io_bytes"
-                );
-                assert_eq!(
-                    u64_at(j, dir, "io_kbytes"),
-                    bytes / 1024,
-                    "{who} {job}.{dir}.io_kbytes"
-                );
-                assert_eq!(
-                    u64_at(j, dir, "total_ios"),
-                    ios,
-                    "{who} {job}.{dir}.total_ios"
-                );
+                assert_eq!(u64_at(j, dir, "io_bytes"), bytes, "{who} {job}.{dir}.io_bytes");
+                assert_eq!(u64_at(j, dir, "io_kbytes"), bytes / 1024, "{who} {job}.{dir}.io_kbytes");
+                assert_eq!(u64_at(j, dir, "total_ios"), ios, "{who} {job}.{dir}.total_ios");
             }
         }
     }
@@ -303,9 +240,7 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
         assert!(bw_bytes > 0, "{ctx}.bw_bytes = 0");
         // bw_bytes = io_bytes·1000/runtime, up to the truncation of runtime to whole ms.
         // (A sub-millisecond run prints runtime 0: no upper bound then.)
-        let hi = (io_bytes * 1000)
-            .checked_div(runtime_ms)
-            .map_or(u64::MAX, |b| b + 1);
+        let hi = (io_bytes * 1000).checked_div(runtime_ms).map_or(u64::MAX, |b| b + 1);
         let lo = io_bytes * 1000 / (runtime_ms + 1);
         assert!(
             (lo..=hi).contains(&bw_bytes),
@@ -321,51 +256,30 @@ fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
         let ios = u64_at(j, io_dir, "total_ios");
         for lat in ["clat_ns", "lat_ns"] {
             assert_eq!(d[lat]["N"].as_u64(), Some(ios), "{ctx}.{lat}.N");
-            let (min, max) = (
-                d[lat]["min"].as_u64().unwrap(),
-                d[lat]["max"].as_u64().unwrap(),
-            );
+            let (min, max) = (d[lat]["min"].as_u64().unwrap(), d[lat]["max"].as_u64().unwrap());
             let mean = d[lat]["mean"].as_f64().unwrap();
             assert!(
                 0 < min && min as f64 <= mean && mean <= max as f64,
                 "{ctx}.{lat}: min {min} mean {mean} max {max}"
             );
         }
-        let pct = d["clat_ns"]["percentile"]
-            .as_object()
-            .unwrap_or_else(|| panic!("{ctx}.clat_ns.percentile missing"));
+        let pct = d["clat_ns"]["percentile"].as_object().unwrap_or_else(|| panic!("{ctx}.clat_ns.percentile missing"));
         let mut pv: Vec<(f64, u64)> = pct
             .iter()
             .map(|(k, v)| {
                 (
-                    k.parse::<f64>()
-                        .unwrap_or_else(|_| panic!("{ctx}: percentile key {k:?}")),
-                    v.as_u64()
-                        .unwrap_or_else(|| panic!("{ctx}: percentile {k} = {v}")),
+                    k.parse::<f64>().unwrap_or_else(|_| panic!("{ctx}: percentile key {k:?}")),
+                    v.as_u64().unwrap_or_else(|| panic!("{ctx}: percentile {k} = {v}")),
                 )
             })
             .collect();
         pv.sort_by(|a, b| a.0.total_cmp(&b.0));
-        assert!(
-            pv.first().is_some_and(|p| p.1 > 0),
-            "{ctx}: percentiles {pv:?}"
-        );
-        assert!(
-            pv.windows(2).all(|w| w[0].1 <= w[1].1),
-            "{ctx}: percentiles decrease: {pv:?}"
-        );
+        assert!(pv.first().is_some_and(|p| p.1 > 0), "{ctx}: percentiles {pv:?}");
+        assert!(pv.windows(2).all(|w| w[0].1 <= w[1].1), "{ctx}: percentiles decrease: {pv:?}");
         // Other directions did nothing.
         for dir in DIRS.iter().filter(|d| **d != io_dir) {
-            assert_eq!(
-                j[*dir]["iops"].as_f64(),
-                Some(0.0),
-                "flashlab {job}.{dir}.iops"
-            );
-            assert_eq!(
-                u64_at(j, dir, "bw_bytes"),
-                0,
-                "flashlab {job}.{dir}.bw_bytes"
-            );
+            assert_eq!(j[*dir]["iops"].as_f64(), Some(0.0), "flashlab {job}.{dir}.iops");
+            assert_eq!(u64_at(j, dir, "bw_bytes"), 0, "flashlab {job}.{dir}.bw_bytes");
         }
     }
 }

@@ -83,7 +83,9 @@ impl fmt::Display for RequestError {
             }
             RequestError::Empty => write!(f, "request of 0 bytes"),
             RequestError::BadStream { stream, streams } => write!(f, "stream {stream} but the device has {streams}"),
-            RequestError::TimeWentBack { now, last } => write!(f, "request at {now} ns arrived before the previous one ({last} ns)"),
+            RequestError::TimeWentBack { now, last } => {
+                write!(f, "request at {now} ns arrived before the previous one ({last} ns)")
+            }
         }
     }
 }

@@ -410,9 +410,11 @@ impl Ftl {
                 if stuck && self.free[die as usize].len() < 2 {
                     return None;
                 }
-                let b = self.free[die as usize]
-                    .pop_front()
-                    .unwrap_or_else(|| panic!("die {die} has no free block: FTL reserve exhausted (profile validation should prevent this)"));
+                let b = self.free[die as usize].pop_front().unwrap_or_else(|| {
+                    panic!(
+                        "die {die} has no free block: FTL reserve exhausted (profile validation should prevent this)"
+                    )
+                });
                 self.state[b as usize] = BlockState::Open;
                 self.next_page[b as usize] = 0;
                 self.active[ai] = b;
@@ -636,7 +638,10 @@ impl Ftl {
         for list in &self.free {
             for &b in list {
                 if in_free[b as usize] || self.state[b as usize] != BlockState::Free || self.valid[b as usize] != 0 {
-                    return Err(format!("free list holds block {b} in state {:?} with {} valid", self.state[b as usize], self.valid[b as usize]));
+                    return Err(format!(
+                        "free list holds block {b} in state {:?} with {} valid",
+                        self.state[b as usize], self.valid[b as usize]
+                    ));
                 }
                 in_free[b as usize] = true;
             }

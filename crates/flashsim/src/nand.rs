@@ -227,7 +227,17 @@ mod tests {
                 assert_eq!(f.quotient(n), n / d, "{n} / {d}");
                 assert_eq!(f.remainder(n), n % d, "{n} % {d}");
             };
-            for n in [0, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1, u32::MAX / d * d, (u32::MAX / d * d).wrapping_sub(1)] {
+            for n in [
+                0,
+                1,
+                d - 1,
+                d,
+                d.wrapping_add(1),
+                u32::MAX,
+                u32::MAX - 1,
+                u32::MAX / d * d,
+                (u32::MAX / d * d).wrapping_sub(1),
+            ] {
                 check(n);
             }
             for _ in 0..2000 {

@@ -221,16 +221,12 @@ impl Profile {
             let line = start.map(|s| text[..s].matches('\n').count() + 1);
             // Name the key written on that line, when there is one.
             let field = start.and_then(|s| {
-                let line_text = text[..s].rsplit('\n').next().unwrap_or("").to_string() + text[s..].split('\n').next().unwrap_or("");
+                let line_text = text[..s].rsplit('\n').next().unwrap_or("").to_string()
+                    + text[s..].split('\n').next().unwrap_or("");
                 let key = line_text.split_once('=')?.0.trim();
                 (!key.is_empty() && !key.starts_with('[') && !key.starts_with('#')).then(|| key.to_string())
             });
-            ProfileError {
-                source: source.to_string(),
-                line,
-                field,
-                message: e.message().trim().to_string(),
-            }
+            ProfileError { source: source.to_string(), line, field, message: e.message().trim().to_string() }
         })?;
         profile.validate(source)?;
         Ok(profile)
@@ -268,7 +264,11 @@ impl Profile {
         if upp > MAX_UNITS_PER_PAGE {
             return Err(err(
                 "nand.page_kib",
-                format!("page_kib x planes_per_die = {} KiB exceeds the largest program unit, {} KiB", upp * 4, MAX_UNITS_PER_PAGE * 4),
+                format!(
+                    "page_kib x planes_per_die = {} KiB exceeds the largest program unit, {} KiB",
+                    upp * 4,
+                    MAX_UNITS_PER_PAGE * 4
+                ),
             ));
         }
         let positive_f = [

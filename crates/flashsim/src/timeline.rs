@@ -155,7 +155,10 @@ impl Channel {
         if dur == 0 {
             return ready;
         }
-        debug_assert!(self.lanes[lane].busy.last().is_none_or(|&(_, e)| e <= ready), "lane bookings must go forward in time");
+        debug_assert!(
+            self.lanes[lane].busy.last().is_none_or(|&(_, e)| e <= ready),
+            "lane bookings must go forward in time"
+        );
         let start = match self.lanes.len() {
             1 => ready,
             2 => self.fit_two(lane, ready, dur),

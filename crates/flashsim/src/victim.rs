@@ -35,7 +35,13 @@ pub struct Victims {
 }
 
 impl Victims {
-    pub fn new(policy: GcPolicy, dies: u32, blocks_per_die: u32, units_per_block: u32, rng: Xoshiro256PlusPlus) -> Victims {
+    pub fn new(
+        policy: GcPolicy,
+        dies: u32,
+        blocks_per_die: u32,
+        units_per_block: u32,
+        rng: Xoshiro256PlusPlus,
+    ) -> Victims {
         let blocks = (dies * blocks_per_die) as usize;
         let greedy = policy == GcPolicy::Greedy;
         let listed = matches!(policy, GcPolicy::Random | GcPolicy::CostBenefit);
@@ -198,7 +204,12 @@ impl Victims {
     pub fn memory_bytes(&self) -> u64 {
         let fifo: usize = self.fifo.iter().map(|f| f.capacity() * 4).sum();
         let list: usize = self.list.iter().map(|l| l.capacity() * 4).sum();
-        ((self.head.capacity() + self.next.capacity() + self.prev.capacity() + self.min_hint.capacity() + self.pos.capacity()) * 4
+        ((self.head.capacity()
+            + self.next.capacity()
+            + self.prev.capacity()
+            + self.min_hint.capacity()
+            + self.pos.capacity())
+            * 4
             + self.closed_at.capacity() * 8
             + fifo
             + list

@@ -23,7 +23,10 @@ fn ns(us: f64) -> Ns {
 /// Latency of a 4 KiB write that finds a free buffer slot:
 /// host_submit + command_overhead + bus(4 KiB) + host_complete.
 fn buffer_speed_write(p: &Profile) -> Ns {
-    ns(p.host.host_submit_us) + ns(p.host.command_overhead_us) + xfer_ns(MAP_UNIT, p.host.bus_mb_s) + ns(p.host.host_complete_us)
+    ns(p.host.host_submit_us)
+        + ns(p.host.command_overhead_us)
+        + xfer_ns(MAP_UNIT, p.host.bus_mb_s)
+        + ns(p.host.host_complete_us)
 }
 
 /// A lower bound on the die time of cleaning one victim that holds `copies` valid units: its
@@ -36,7 +39,8 @@ fn victim_cost_lower(p: &Profile, copies: f64) -> Ns {
 /// out and in over the channel and programmed, then the erase.
 fn victim_cost_upper(p: &Profile) -> Ns {
     let page_xfer = u64::from(p.units_per_page()) * xfer_ns(MAP_UNIT, p.nand.channel_mb_s);
-    u64::from(p.nand.pages_per_block) * (ns(p.nand.t_read_us) + 2 * page_xfer + ns(p.nand.t_prog_us)) + ns(p.nand.t_erase_us)
+    u64::from(p.nand.pages_per_block) * (ns(p.nand.t_read_us) + 2 * page_xfer + ns(p.nand.t_prog_us))
+        + ns(p.nand.t_erase_us)
 }
 
 /// Nearest-rank percentile (`q` in (0, 1]) of unsorted latencies.

@@ -18,7 +18,10 @@ fn overwrites_confined_to_some_dies_do_not_hang() {
     let mut tag = 0;
     for lpn in 0..units {
         tag += 1;
-        now = dev.submit(now, &Request { op: Op::Write, offset: lpn * MAP_UNIT, len: MAP_UNIT, stream: 0, tag }).unwrap().done;
+        now = dev
+            .submit(now, &Request { op: Op::Write, offset: lpn * MAP_UNIT, len: MAP_UNIT, stream: 0, tag })
+            .unwrap()
+            .done;
     }
     now = dev.submit(now, &Request::new(Op::Flush, 0, 0)).unwrap().done;
     // Sequentially written pages were striped round robin: page k sits on die k % dies.
@@ -33,7 +36,10 @@ fn overwrites_confined_to_some_dies_do_not_hang() {
                 continue;
             }
             tag += 1;
-            now = dev.submit(now, &Request { op: Op::Write, offset: lpn * MAP_UNIT, len: MAP_UNIT, stream: 0, tag }).unwrap().done;
+            now = dev
+                .submit(now, &Request { op: Op::Write, offset: lpn * MAP_UNIT, len: MAP_UNIT, stream: 0, tag })
+                .unwrap()
+                .done;
             expect[lpn as usize] = tag;
         }
     }

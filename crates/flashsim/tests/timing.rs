@@ -237,7 +237,13 @@ fn sequential_write_bandwidth_nand_bound() {
     let got = seq_write_bandwidth(&p);
     let err = got / expected - 1.0;
     eprintln!("NAND-bound sequential write: {:.3} MB/s, closed form {:.3} MB/s", got / 1e6, expected / 1e6);
-    assert!(err.abs() < 0.03, "NAND-bound sequential write: {:.2} MB/s, closed form {:.2} MB/s ({:+.2} %)", got / 1e6, expected / 1e6, err * 100.0);
+    assert!(
+        err.abs() < 0.03,
+        "NAND-bound sequential write: {:.2} MB/s, closed form {:.2} MB/s ({:+.2} %)",
+        got / 1e6,
+        expected / 1e6,
+        err * 100.0
+    );
 }
 
 #[test]
@@ -251,7 +257,13 @@ fn sequential_write_bandwidth_bus_bound() {
     let got = seq_write_bandwidth(&p);
     let err = got / expected - 1.0;
     eprintln!("bus-bound sequential write: {:.3} MB/s, closed form {:.3} MB/s", got / 1e6, expected / 1e6);
-    assert!(err.abs() < 0.03, "bus-bound sequential write: {:.2} MB/s, closed form {:.2} MB/s ({:+.2} %)", got / 1e6, expected / 1e6, err * 100.0);
+    assert!(
+        err.abs() < 0.03,
+        "bus-bound sequential write: {:.2} MB/s, closed form {:.2} MB/s ({:+.2} %)",
+        got / 1e6,
+        expected / 1e6,
+        err * 100.0
+    );
 }
 
 #[test]
@@ -266,7 +278,13 @@ fn sequential_write_bandwidth_channel_bound() {
     let got = seq_write_bandwidth(&p);
     let err = got / expected - 1.0;
     eprintln!("channel-bound sequential write: {:.3} MB/s, closed form {:.3} MB/s", got / 1e6, expected / 1e6);
-    assert!(err.abs() < 0.03, "channel-bound sequential write: {:.2} MB/s, closed form {:.2} MB/s ({:+.2} %)", got / 1e6, expected / 1e6, err * 100.0);
+    assert!(
+        err.abs() < 0.03,
+        "channel-bound sequential write: {:.2} MB/s, closed form {:.2} MB/s ({:+.2} %)",
+        got / 1e6,
+        expected / 1e6,
+        err * 100.0
+    );
 }
 
 /// 4 KiB random-read IOPS at `depth` over the written span, after 500 reads of warm-up.
@@ -291,8 +309,13 @@ fn emmc_without_queue_serialises() {
     // stack's submit and completion costs overlap with the command before.
     let serial = 1e9 / k.read_device_time() as f64;
     assert!((qd1 / qd1_closed - 1.0).abs() < 1e-3, "QD1 {qd1:.0} IOPS vs 1/latency {qd1_closed:.0}");
-    eprintln!("emmc no queue: QD1 {qd1:.0} IOPS (closed form {qd1_closed:.0}), QD8 {qd8:.0} IOPS (closed form {serial:.0})");
-    assert!((qd8 / serial - 1.0).abs() < 1e-3, "eMMC QD8 {qd8:.0} IOPS vs 1/(overhead + tR + channel + bus) = {serial:.0}: dies must not overlap");
+    eprintln!(
+        "emmc no queue: QD1 {qd1:.0} IOPS (closed form {qd1_closed:.0}), QD8 {qd8:.0} IOPS (closed form {serial:.0})"
+    );
+    assert!(
+        (qd8 / serial - 1.0).abs() < 1e-3,
+        "eMMC QD8 {qd8:.0} IOPS vs 1/(overhead + tR + channel + bus) = {serial:.0}: dies must not overlap"
+    );
 
     // Without host stack costs, QD8 on one command slot is exactly QD1.
     p.host.host_submit_us = 0.0;
@@ -325,6 +348,12 @@ fn nvme_qd32_overlaps_dies() {
     // controller, bus or channels: QD32 keeps them all busy.
     let die_bound = k.dies as f64 * 1e9 / (k.t_read + k.ch_unit) as f64;
     assert_eq!(bound, die_bound, "this configuration is meant to be die-bound");
-    assert!(qd32 > 0.75 * k.dies as f64 * qd1, "QD32 {qd32:.0} IOPS is not a clear speed-up over QD1 {qd1:.0} on {} dies", k.dies);
-    eprintln!("nvme random read: QD1 {qd1:.0} IOPS (closed form {qd1_closed:.0}), QD32 {qd32:.0} IOPS, bound {bound:.0}");
+    assert!(
+        qd32 > 0.75 * k.dies as f64 * qd1,
+        "QD32 {qd32:.0} IOPS is not a clear speed-up over QD1 {qd1:.0} on {} dies",
+        k.dies
+    );
+    eprintln!(
+        "nvme random read: QD1 {qd1:.0} IOPS (closed form {qd1_closed:.0}), QD32 {qd32:.0} IOPS, bound {bound:.0}"
+    );
 }

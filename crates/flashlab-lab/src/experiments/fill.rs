@@ -30,7 +30,12 @@ pub struct FillResult {
 
 pub const FILL_FILE: &str = "flashlab-fill-random.tmp";
 
-pub fn run_fill(sys: &mut SimSystem, iodepth: u32, seed: u64, mut progress: impl FnMut(f64)) -> Result<FillResult, SysError> {
+pub fn run_fill(
+    sys: &mut SimSystem,
+    iodepth: u32,
+    seed: u64,
+    mut progress: impl FnMut(f64),
+) -> Result<FillResult, SysError> {
     let size = sys.fs.free_bytes() / 4096 * 4096;
     let file = sys.fs.create(FILL_FILE, size)?.clone();
     let mut job = JobSpec::on_file("fill", Rw::RandWrite, 4096, file);

@@ -26,7 +26,15 @@ pub struct WafConfig {
 
 impl Default for WafConfig {
     fn default() -> WafConfig {
-        WafConfig { spare: 0.07, pages_per_block: 64, blocks: 8192, policy: GcPolicy::Greedy, passes: 8.0, trimmed: 0.0, seed: 1 }
+        WafConfig {
+            spare: 0.07,
+            pages_per_block: 64,
+            blocks: 8192,
+            policy: GcPolicy::Greedy,
+            passes: 8.0,
+            trimmed: 0.0,
+            seed: 1,
+        }
     }
 }
 

@@ -29,7 +29,14 @@ pub struct WsatResult {
 }
 
 /// Run `times` x capacity of random writes at `iodepth`, in `intervals` equal slices.
-pub fn run_wsat(sys: &mut SimSystem, times: f64, iodepth: u32, intervals: u32, seed: u64, mut progress: impl FnMut(f64)) -> Result<WsatResult, SysError> {
+pub fn run_wsat(
+    sys: &mut SimSystem,
+    times: f64,
+    iodepth: u32,
+    intervals: u32,
+    seed: u64,
+    mut progress: impl FnMut(f64),
+) -> Result<WsatResult, SysError> {
     // The raw device, as the PTS prescribes: one extent over the whole logical space.
     let cap = sys.dev.logical_bytes() / 4096 * 4096;
     let file = File { size: cap, extents: vec![Extent { file_off: 0, dev_off: 0, len: cap }] };

@@ -123,15 +123,21 @@ pub fn choose_engine(requested: Option<&str>) -> Result<(EngineKind, Option<Stri
     match requested {
         None => match probe_io_uring() {
             Ok(()) => Ok((EngineKind::IoUring, None)),
-            Err(e) => Ok((EngineKind::Psync, Some(format!("io_uring is not available ({e}); using psync (queue depth 1)")))),
+            Err(e) => {
+                Ok((EngineKind::Psync, Some(format!("io_uring is not available ({e}); using psync (queue depth 1)"))))
+            }
         },
         Some(name) => match EngineKind::from_name(name) {
             Some(EngineKind::IoUring) => match probe_io_uring() {
                 Ok(()) => Ok((EngineKind::IoUring, None)),
-                Err(e) => Err(RealError::Unsupported(format!("--ioengine io_uring: not available on this system ({e}); use --ioengine psync"))),
+                Err(e) => Err(RealError::Unsupported(format!(
+                    "--ioengine io_uring: not available on this system ({e}); use --ioengine psync"
+                ))),
             },
             Some(k) => Ok((k, None)),
-            None => Err(RealError::Unsupported(format!("--ioengine {name}: unknown engine (flashlab has io_uring and psync)"))),
+            None => Err(RealError::Unsupported(format!(
+                "--ioengine {name}: unknown engine (flashlab has io_uring and psync)"
+            ))),
         },
     }
 }

@@ -33,8 +33,17 @@ impl UringEngine {
         let bufs = AlignedBuffers::new(depth as usize, cfg.buf_size, cfg.pattern, cfg.seed);
         // SAFETY: the iovec covers memory owned by `bufs`, which outlives the ring's use of it
         // (Drop drains the ring first; the ring is closed before the buffers are freed).
-        let fixed = bufs.as_iovec().iov_len <= (1 << 30) && unsafe { ring.submitter().register_buffers(&[bufs.as_iovec()]) }.is_ok();
-        Ok(UringEngine { ring, bufs, fixed, busy: vec![false; depth as usize], user: vec![0; depth as usize], in_flight: 0, unsubmitted: 0 })
+        let fixed = bufs.as_iovec().iov_len <= (1 << 30)
+            && unsafe { ring.submitter().register_buffers(&[bufs.as_iovec()]) }.is_ok();
+        Ok(UringEngine {
+            ring,
+            bufs,
+            fixed,
+            busy: vec![false; depth as usize],
+            user: vec![0; depth as usize],
+            in_flight: 0,
+            unsubmitted: 0,
+        })
     }
 
     /// Whether the buffers are registered with the ring.
@@ -92,7 +101,9 @@ impl IoEngine for UringEngine {
             (IoOp::Read, false) => opcode::Read::new(fd, p, req.len).offset(req.offset).build(),
             (IoOp::Write, false) => opcode::Write::new(fd, p, req.len).offset(req.offset).build(),
             (IoOp::Fsync, _) => opcode::Fsync::new(fd).build().flags(squeue::Flags::IO_DRAIN),
-            (IoOp::Fdatasync, _) => opcode::Fsync::new(fd).flags(types::FsyncFlags::DATASYNC).build().flags(squeue::Flags::IO_DRAIN),
+            (IoOp::Fdatasync, _) => {
+                opcode::Fsync::new(fd).flags(types::FsyncFlags::DATASYNC).build().flags(squeue::Flags::IO_DRAIN)
+            }
         }
         .user_data(u64::from(req.slot));
         if self.ring.submission().is_full() {
@@ -100,7 +111,8 @@ impl IoEngine for UringEngine {
         }
         // SAFETY: the buffer slot stays allocated and unused by us until its completion is
         // reaped (busy flag); the fd is the caller's, open for the job.
-        unsafe { self.ring.submission().push(&sqe) }.map_err(|_| RealError::BadJob("io_uring: submission queue full".into()))?;
+        unsafe { self.ring.submission().push(&sqe) }
+            .map_err(|_| RealError::BadJob("io_uring: submission queue full".into()))?;
         self.busy[req.slot as usize] = true;
         self.user[req.slot as usize] = req.user_data;
         self.in_flight += 1;
@@ -147,7 +159,8 @@ impl Drop for UringEngine {
             if self.reap(1, &mut sink).is_err() {
                 // The ring is broken; leak the buffers rather than free memory the kernel
                 // might still write.
-                let b = std::mem::replace(&mut self.bufs, AlignedBuffers::new(1, 1, crate::buffers::DataPattern::Zeros, 0));
+                let b =
+                    std::mem::replace(&mut self.bufs, AlignedBuffers::new(1, 1, crate::buffers::DataPattern::Zeros, 0));
                 std::mem::forget(b);
                 return;
             }

@@ -4,10 +4,10 @@ use crate::cli::{AgeArgs, CommonArgs};
 use crate::progress::Progress;
 use crate::report::output::write_json;
 use crate::report::table::{sig, Table};
-use flashlab_lab::fourcorner::FourCornerConfig;
-use flashlab_lab::protocol::{run_protocol, Protocol, ProtocolResult};
 use crate::target::{real_options, resolve, Target};
+use flashlab_lab::fourcorner::FourCornerConfig;
 use flashlab_lab::protocol::ProtocolTarget;
+use flashlab_lab::protocol::{run_protocol, Protocol, ProtocolResult};
 use flashlab_lab::system::SimSystem;
 use flashlab_lab::units::parse_cli_size;
 use flashlab_real::dir_target::DirTarget;
@@ -23,7 +23,11 @@ pub fn age(args: &AgeArgs) -> Result<(), String> {
         }
         None => {
             let names: Vec<&str> = flashlab_lab::protocol::BUILTIN.iter().map(|(n, _)| *n).collect();
-            return Err(format!("protocol '{}': not a built-in protocol ({}) nor a file", args.protocol, names.join(", ")));
+            return Err(format!(
+                "protocol '{}': not a built-in protocol ({}) nor a file",
+                args.protocol,
+                names.join(", ")
+            ));
         }
     };
     run(&args.common, &proto)
@@ -36,23 +40,31 @@ pub fn bench(args: &CommonArgs) -> Result<(), String> {
 fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
     let mut fc = proto.four_corner(&FourCornerConfig { seed: args.seed, ..Default::default() });
     if let Some(r) = &args.rand_io {
-        fc.rand_io = parse_cli_size(r).and_then(flashlab_lab::protocol::block_multiple).map_err(|e| format!("--rand-io: {e}"))?;
+        fc.rand_io = parse_cli_size(r)
+            .and_then(flashlab_lab::protocol::block_multiple)
+            .map_err(|e| format!("--rand-io: {e}"))?;
     }
     let proto = &Protocol { four_corner_span: None, four_corner_rand_io: None, ..proto.clone() };
     let wall = Instant::now();
     let bar = Progress::new(&proto.name);
-    let mut progress = |i: usize, n: usize, what: &str, f: f64| bar.set(((i - 1) as f64 + f) / n as f64, &format!("step {i}/{n}: {what}"));
+    let mut progress = |i: usize, n: usize, what: &str, f: f64| {
+        bar.set(((i - 1) as f64 + f) / n as f64, &format!("step {i}/{n}: {what}"))
+    };
     let (result, profile_json, clock) = match resolve(&args.target)? {
         Target::Sim(profile) => {
             let mut sys = SimSystem::new(&profile, args.seed, args.discard);
             print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile));
             let result = run_protocol(&mut sys, proto, &fc, &mut progress)?;
-            let p = json!({"name": profile.name, "description": profile.description, "calibration": profile.calibration});
+            let p =
+                json!({"name": profile.name, "description": profile.description, "calibration": profile.calibration});
             (result, p, format!("virtual time {:.1} s", sys.now as f64 / 1e9))
         }
         Target::Dir(dir) => {
             if args.discard {
-                return Err("--discard applies to simulated targets; on a real filesystem online discard is a mount option".into());
+                return Err(
+                    "--discard applies to simulated targets; on a real filesystem online discard is a mount option"
+                        .into(),
+                );
             }
             let (opts, idle) = real_options(&args.real)?;
             println!(
@@ -70,7 +82,10 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
             (result, serde_json::Value::Null, format!("real time {:.1} s", target.clock_s()))
         }
         Target::Block(dev) => {
-            return Err(format!("{}: a protocol needs a filesystem; make one, mount it and give its directory as --target", dev.display()));
+            return Err(format!(
+                "{}: a protocol needs a filesystem; make one, mount it and give its directory as --target",
+                dev.display()
+            ));
         }
     };
     bar.finish();

@@ -8,18 +8,23 @@ pub fn doctor(a: &DoctorArgs) -> Result<(), String> {
     let report = match &a.root {
         Some(root) => {
             if !root.is_dir() {
-                return Err(format!("--root {}: not a directory (give the top of a captured tree, see docs/doctor.md)", root.display()));
+                return Err(format!(
+                    "--root {}: not a directory (give the top of a captured tree, see docs/doctor.md)",
+                    root.display()
+                ));
             }
             flashlab_doctor::inspect(root)
         }
         None => flashlab_doctor::inspect_live(),
     };
     let text = if a.json {
-        let mut s = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot write the report as JSON: {e}"))?;
+        let mut s =
+            serde_json::to_string_pretty(&report).map_err(|e| format!("cannot write the report as JSON: {e}"))?;
         s.push('\n');
         s
     } else {
-        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").map(|v| v.is_empty()).unwrap_or(true);
+        let color =
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").map(|v| v.is_empty()).unwrap_or(true);
         flashlab_doctor::render_text(&report, color)
     };
     let mut out = std::io::stdout().lock();

@@ -13,7 +13,15 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
     let bar = Progress::new("fill");
     let r = run_fill(&mut sys, a.iodepth.max(1), a.common.seed, |f| bar.set(f, "")).map_err(|e| e.to_string())?;
     bar.finish();
-    let mut t = Table::new(&[("filled", "%"), ("p50", "us"), ("p90", "us"), ("p99", "us"), ("max", "us"), ("write", "MB/s"), ("WAF", "")]);
+    let mut t = Table::new(&[
+        ("filled", "%"),
+        ("p50", "us"),
+        ("p90", "us"),
+        ("p99", "us"),
+        ("max", "us"),
+        ("write", "MB/s"),
+        ("WAF", ""),
+    ]);
     for d in &r.deciles {
         t.row(vec![
             d.filled_pct.to_string(),

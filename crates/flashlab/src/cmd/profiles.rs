@@ -6,7 +6,8 @@ use flashsim::Profile;
 
 pub fn profiles(name: Option<&str>) -> Result<(), String> {
     if let Some(name) = name {
-        let text = profiles::builtin(name).ok_or_else(|| format!("unknown profile '{name}'; built-in profiles: {}", crate::target::names()))?;
+        let text = profiles::builtin(name)
+            .ok_or_else(|| format!("unknown profile '{name}'; built-in profiles: {}", crate::target::names()))?;
         print!("{text}");
         return Ok(());
     }
@@ -23,6 +24,9 @@ pub fn profiles(name: Option<&str>) -> Result<(), String> {
         ]);
     }
     print!("{}", t.render());
-    println!("default: {} (flashlab profiles NAME prints one; --target sim:NAME or sim:FILE.toml uses one)", profiles::DEFAULT);
+    println!(
+        "default: {} (flashlab profiles NAME prints one; --target sim:NAME or sim:FILE.toml uses one)",
+        profiles::DEFAULT
+    );
     Ok(())
 }

@@ -2,11 +2,11 @@
 //! on the simulated filesystem (fio's `jobname.N.0`), laid out first when the job reads;
 //! stonewalled groups run one after another, the jobs of a group side by side.
 
+use super::run_real::{run_real, Place};
 use crate::cli::RunArgs;
 use crate::progress::Progress;
 use crate::report::fio_text::job_text;
 use crate::report::output::{write_atomic, write_json};
-use super::run_real::{run_real, Place};
 use crate::target::{resolve, Target};
 use flashlab_jobs::{parse_jobfile_path, Job, JobFile};
 use flashlab_lab::engine::{run_jobs, JobSpec};
@@ -60,10 +60,19 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         for &ji in group {
             let job = &jf.jobs[ji];
             for n in 0..job.numjobs.max(1) {
-                specs.push(spec(&mut sys, job, g as u32, n, a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)), &a.jobfile.display().to_string())?);
+                specs.push(spec(
+                    &mut sys,
+                    job,
+                    g as u32,
+                    n,
+                    a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)),
+                    &a.jobfile.display().to_string(),
+                )?);
             }
         }
-        let res = run_jobs(&mut sys, &specs, |f| bar.set((g as f64 + f) / groups.len() as f64, &format!("group {}", g + 1))).map_err(|e| e.to_string())?;
+        let res =
+            run_jobs(&mut sys, &specs, |f| bar.set((g as f64 + f) / groups.len() as f64, &format!("group {}", g + 1)))
+                .map_err(|e| e.to_string())?;
         let device = serde_json::to_value(sys.device_report()).map_err(|e| e.to_string())?;
         for (mut r, s) in res.into_iter().zip(&specs) {
             r.extra = Some(device.clone());
@@ -76,12 +85,23 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         "device: write amplification {:.2}, {} host bytes written, {} NAND units programmed, {} erases, {} of {} blocks free",
         d.write_amplification, d.counters.host_write_bytes, d.counters.nand_units_programmed, d.counters.erases, d.state.free_blocks, d.state.total_blocks
     );
-    let what = format!("{} ({}); times are simulated", a.target.clone().unwrap_or_else(|| format!("sim:{}", flashlab_lab::profiles::DEFAULT)), profile.description);
+    let what = format!(
+        "{} ({}); times are simulated",
+        a.target.clone().unwrap_or_else(|| format!("sim:{}", flashlab_lab::profiles::DEFAULT)),
+        profile.description
+    );
     emit(a, &jf, json, &results, what, Some(device_line))
 }
 
 /// Print or write the results: fio-style text or fio JSON, CSV, HTML report.
-fn emit(a: &RunArgs, jf: &JobFile, json: bool, results: &[(JobResult, String, u64, u32)], what: String, device_line: Option<String>) -> Result<(), String> {
+fn emit(
+    a: &RunArgs,
+    jf: &JobFile,
+    json: bool,
+    results: &[(JobResult, String, u64, u32)],
+    what: String,
+    device_line: Option<String>,
+) -> Result<(), String> {
     let sys_secs = results.iter().map(|r| r.0.job_runtime_ns).sum::<u64>() / 1_000_000_000;
     let percentiles = jf.jobs[0].percentile_list.clone();
     if json || a.report.is_some() {
@@ -138,11 +158,10 @@ fn emit(a: &RunArgs, jf: &JobFile, json: bool, results: &[(JobResult, String, u6
 /// Resolve a job against the simulated system: create (and for reads lay out) its file.
 fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name: &str) -> Result<JobSpec, String> {
     let here = format!("{file_name}:{}: job '{}'", job.line, job.name);
-    let size = job
-        .size
-        .or(job.filesize)
-        .map(|s| s.resolve(sys.fs.capacity()))
-        .ok_or_else(|| format!("{here}: no size= (flashlab needs the size of the job's file on a simulated device)"))?;
+    let size =
+        job.size.or(job.filesize).map(|s| s.resolve(sys.fs.capacity())).ok_or_else(|| {
+            format!("{here}: no size= (flashlab needs the size of the job's file on a simulated device)")
+        })?;
     if job.rw == flashlab_jobs::Rw::TrimWrite {
         return Err(format!("{here}: rw=trimwrite is not supported by flashlab's engine yet"));
     }
@@ -169,7 +188,8 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
                 let mut off = 0;
                 while off < size {
                     let len = (1u64 << 20).min(size - off);
-                    let c = SimSystem::file_io(&mut sys.dev, &f, sys.now, Op::Write, off, len).map_err(|e| e.to_string())?;
+                    let c = SimSystem::file_io(&mut sys.dev, &f, sys.now, Op::Write, off, len)
+                        .map_err(|e| e.to_string())?;
                     sys.now = c.done;
                     off += len;
                 }
@@ -201,4 +221,3 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         interval_ns: 500_000_000,
     })
 }
-

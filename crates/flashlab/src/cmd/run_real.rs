@@ -36,19 +36,28 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
             for &ji in group {
                 let job = &jf.jobs[ji];
                 for n in 0..job.numjobs.max(1) {
-                    let (path, capacity, ours) = locate(a, job, n, place, &held).map_err(|e| format!("{}: {e}", here(job)))?;
+                    let (path, capacity, ours) =
+                        locate(a, job, n, place, &held).map_err(|e| format!("{}: {e}", here(job)))?;
                     let size = job.size.or(job.filesize).map(|s| s.resolve(capacity)).unwrap_or(capacity);
                     if !ours && size > capacity {
-                        return Err(format!("{}: size {size} is larger than {} ({capacity} bytes)", here(job), path.display()));
+                        return Err(format!(
+                            "{}: size {size} is larger than {} ({capacity} bytes)",
+                            here(job),
+                            path.display()
+                        ));
                     }
                     let offset = job.offset.resolve(size);
                     let bs = job.max_bs();
                     if size < offset + bs {
-                        return Err(format!("{}: size {size} at offset {offset} leaves no room for a {bs}-byte block", here(job)));
+                        return Err(format!(
+                            "{}: size {size} at offset {offset} leaves no room for a {bs}-byte block",
+                            here(job)
+                        ));
                     }
                     if ours {
                         cleanup.register(&path);
-                        lay_out(&path, size, job.rw.has_reads(), opts.direct).map_err(|e| format!("{}: {e}", here(job)))?;
+                        lay_out(&path, size, job.rw.has_reads(), opts.direct)
+                            .map_err(|e| format!("{}: {e}", here(job)))?;
                     }
                     let seed = job.randseed.unwrap_or(a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)));
                     let mut rj = RealJob::from_fio(job, offset, (size - offset) / bs * bs, seed);
@@ -61,7 +70,9 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
             let results: Vec<Result<JobResult, String>> = std::thread::scope(|s| {
                 let handles: Vec<_> = prepared
                     .iter()
-                    .map(|(path, rj)| s.spawn(move || run_job_on_path(path, rj, &mut |_| {}).map_err(|e| e.to_string())))
+                    .map(|(path, rj)| {
+                        s.spawn(move || run_job_on_path(path, rj, &mut |_| {}).map_err(|e| e.to_string()))
+                    })
                     .collect();
                 handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a job thread panicked".into()))).collect()
             });
@@ -82,11 +93,20 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
 }
 
 /// The file a job uses, the capacity `size=N%` refers to, and whether flashlab creates it.
-fn locate(a: &RunArgs, job: &Job, n: u32, place: &Place, held: &std::cell::RefCell<Vec<std::fs::File>>) -> Result<(PathBuf, u64, bool), String> {
+fn locate(
+    a: &RunArgs,
+    job: &Job,
+    n: u32,
+    place: &Place,
+    held: &std::cell::RefCell<Vec<std::fs::File>>,
+) -> Result<(PathBuf, u64, bool), String> {
     let in_dir = |dir: &Path| -> Result<(PathBuf, u64, bool), String> {
         let path = dir.join(format!("{}.{n}.0", job.name));
         if path.symlink_metadata().is_ok() {
-            return Err(format!("{} exists and flashlab did not create it; remove it or choose another directory", path.display()));
+            return Err(format!(
+                "{} exists and flashlab did not create it; remove it or choose another directory",
+                path.display()
+            ));
         }
         Ok((path, free_bytes(dir).map_err(|e| e.to_string())?, true))
     };
@@ -110,12 +130,17 @@ fn locate(a: &RunArgs, job: &Job, n: u32, place: &Place, held: &std::cell::RefCe
                 Ok(m) if m.file_type().is_block_device() => block(&f),
                 Ok(m) if m.is_file() => {
                     if job.rw.has_writes() || job.rw.has_trims() {
-                        return Err(format!("{} exists and flashlab did not create it: refusing to write to it", f.display()));
+                        return Err(format!(
+                            "{} exists and flashlab did not create it: refusing to write to it",
+                            f.display()
+                        ));
                     }
                     Ok((f, m.len(), false))
                 }
                 Ok(_) => Err(format!("{}: not a regular file nor a block device", f.display())),
-                Err(_) if existing => Err(format!("{} is a dangling symlink: refusing to create a file through it", f.display())),
+                Err(_) if existing => {
+                    Err(format!("{} is a dangling symlink: refusing to create a file through it", f.display()))
+                }
                 Err(_) => {
                     let dir = f.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
                     Ok((f.clone(), free_bytes(dir).map_err(|e| e.to_string())?, true))

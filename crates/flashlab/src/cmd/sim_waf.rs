@@ -7,8 +7,17 @@ use flashsim::{analytic, GcPolicy};
 use std::time::Instant;
 
 pub fn waf(a: &WafArgs) -> Result<(), String> {
-    let policy = GcPolicy::parse(&a.policy).ok_or_else(|| format!("--policy '{}': expected greedy, cost-benefit, fifo or random", a.policy))?;
-    let cfg = WafConfig { spare: a.spare, pages_per_block: a.pages_per_block, blocks: a.blocks, policy, passes: a.passes, trimmed: a.trimmed, seed: a.seed };
+    let policy = GcPolicy::parse(&a.policy)
+        .ok_or_else(|| format!("--policy '{}': expected greedy, cost-benefit, fifo or random", a.policy))?;
+    let cfg = WafConfig {
+        spare: a.spare,
+        pages_per_block: a.pages_per_block,
+        blocks: a.blocks,
+        policy,
+        passes: a.passes,
+        trimmed: a.trimmed,
+        seed: a.seed,
+    };
     let bar = Progress::new("sim waf");
     let wall = Instant::now();
     let r = run_waf(&cfg, |f| bar.set(f, ""))?;
@@ -19,9 +28,19 @@ pub fn waf(a: &WafArgs) -> Result<(), String> {
         return Ok(());
     }
     let live_sf = 1.0 - r.live_pages as f64 / (u64::from(a.blocks) * u64::from(a.pages_per_block)) as f64;
-    println!("write amplification  {:.3}  ({} policy, spare factor {}, {} pages/block, {} blocks)", r.write_amplification, r.policy, a.spare, a.pages_per_block, a.blocks);
-    println!("  measured over the second half of {} passes: {} host pages, {} NAND pages, {} GC copies, {} erases", a.passes, r.host_pages_written, r.nand_pages_programmed, r.gc_pages_copied, r.erases);
-    println!("  for comparison, analytical at the live spare factor {live_sf:.4}: FIFO {:.3}, random {:.3}", analytic::waf_fifo(live_sf), analytic::waf_random(live_sf));
+    println!(
+        "write amplification  {:.3}  ({} policy, spare factor {}, {} pages/block, {} blocks)",
+        r.write_amplification, r.policy, a.spare, a.pages_per_block, a.blocks
+    );
+    println!(
+        "  measured over the second half of {} passes: {} host pages, {} NAND pages, {} GC copies, {} erases",
+        a.passes, r.host_pages_written, r.nand_pages_programmed, r.gc_pages_copied, r.erases
+    );
+    println!(
+        "  for comparison, analytical at the live spare factor {live_sf:.4}: FIFO {:.3}, random {:.3}",
+        analytic::waf_fifo(live_sf),
+        analytic::waf_random(live_sf)
+    );
     println!("  simulated {:.1} s of device time in {secs:.1} s of wall time", r.simulated_seconds);
     Ok(())
 }

@@ -14,21 +14,34 @@ pub fn wsat(a: &WsatArgs) -> Result<(), String> {
     let (profile, mut sys) = super::system(&a.common)?;
     print!("{}", super::banner("wsat", &a.common, &profile));
     let bar = Progress::new("wsat");
-    let r = run_wsat(&mut sys, a.times, a.iodepth.max(1), a.intervals.max(1), a.common.seed, |f| bar.set(f, "")).map_err(|e| e.to_string())?;
+    let r = run_wsat(&mut sys, a.times, a.iodepth.max(1), a.intervals.max(1), a.common.seed, |f| bar.set(f, ""))
+        .map_err(|e| e.to_string())?;
     bar.finish();
     let mut t = Table::new(&[("capacity written", "x"), ("at", "s"), ("IOPS", ""), ("WAF", ""), ("free blocks", "")]);
     let step = (r.intervals.len() / 20).max(1);
     for (i, iv) in r.intervals.iter().enumerate() {
         if i % step == step - 1 || i + 1 == r.intervals.len() {
-            t.row(vec![format!("{:.2}", iv.capacity_written), sig(iv.at_s, 4), sig(iv.iops, 4), format!("{:.2}", iv.write_amplification), iv.free_blocks.to_string()]);
+            t.row(vec![
+                format!("{:.2}", iv.capacity_written),
+                sig(iv.at_s, 4),
+                sig(iv.iops, 4),
+                format!("{:.2}", iv.write_amplification),
+                iv.free_blocks.to_string(),
+            ]);
         }
     }
     print!("{}", t.render());
-    println!("4 KiB random writes at QD{} over the whole device; every {}th interval shown (--csv for all)", a.iodepth, step);
+    println!(
+        "4 KiB random writes at QD{} over the whole device; every {}th interval shown (--csv for all)",
+        a.iodepth, step
+    );
     if let Some(p) = &a.csv {
         let mut csv = String::from("capacity_written,at_s,iops,write_amplification,free_blocks\n");
         for iv in &r.intervals {
-            csv.push_str(&format!("{:.4},{:.6},{:.3},{:.4},{}\n", iv.capacity_written, iv.at_s, iv.iops, iv.write_amplification, iv.free_blocks));
+            csv.push_str(&format!(
+                "{:.4},{:.6},{:.3},{:.4},{}\n",
+                iv.capacity_written, iv.at_s, iv.iops, iv.write_amplification, iv.free_blocks
+            ));
         }
         write_atomic(p, csv.as_bytes())?;
     }
