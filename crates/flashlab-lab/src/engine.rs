@@ -213,7 +213,14 @@ pub fn run_jobs_observed(
             Rw::Write | Rw::RandWrite => 1,
             Rw::Trim | Rw::RandTrim => 2,
             Rw::ReadWrite | Rw::RandRw => u8::from(l.rng.below(100) >= u64::from(s.rwmixread)),
-            Rw::TrimWrite => u8::from(l.issued_ios % 2 == 1) * 2,
+            // fio's trimwrite: trim a block, then write the same block (both sequential).
+            Rw::TrimWrite => {
+                if l.issued_ios % 2 == 0 {
+                    2
+                } else {
+                    1
+                }
+            }
         };
         let bs = s.bs(ddir(dir));
         let off = l.offsets[dir as usize].next(s.span, bs);

@@ -292,3 +292,20 @@ fn symlinks_are_not_followed_when_creating_files() {
     assert!(!victim.exists(), "flashlab wrote through a symlink");
     std::fs::remove_file(&link).unwrap();
 }
+
+/// fio's trimwrite on a simulated device: every block is trimmed, then written.
+#[test]
+fn trimwrite_trims_then_writes() {
+    let job = scratch("tw.fio");
+    std::fs::write(&job, "[j]\nrw=trimwrite\nbs=4k\nsize=1m\n").unwrap();
+    let out = ok(&["run", job.to_str().unwrap(), "--target", "sim:toy", "--output-format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let j = &v["jobs"][0];
+    let (r, w, t) = (
+        j["read"]["io_bytes"].as_u64().unwrap(),
+        j["write"]["io_bytes"].as_u64().unwrap(),
+        j["trim"]["io_bytes"].as_u64().unwrap(),
+    );
+    assert_eq!((r, w), (0, t), "{j}");
+    assert!(w > 0);
+}

@@ -162,8 +162,8 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         job.size.or(job.filesize).map(|s| s.resolve(sys.fs.capacity())).ok_or_else(|| {
             format!("{here}: no size= (flashlab needs the size of the job's file on a simulated device)")
         })?;
-    if job.rw == flashlab_jobs::Rw::TrimWrite {
-        return Err(format!("{here}: rw=trimwrite is not supported by flashlab's engine yet"));
+    if job.rw == flashlab_jobs::Rw::TrimWrite && (job.bs_trim != job.bs_write || job.is_random()) {
+        return Err(format!("{here}: rw=trimwrite needs one block size for trims and writes"));
     }
     for (name, b) in [("bs (read)", job.bs_read), ("bs (write)", job.bs_write), ("bs (trim)", job.bs_trim)] {
         if b == 0 || b % flashsim::SECTOR != 0 {
