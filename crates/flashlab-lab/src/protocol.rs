@@ -189,6 +189,17 @@ pub struct ProtocolResult {
     pub log: Vec<StepLog>,
 }
 
+/// A `random-writes` step, resolved: bytes to leave free, logical passes over the file, queue
+/// depth, random map (each block once per pass) or uniform picks, seed.
+#[derive(Debug, Clone, Copy)]
+pub struct RandomWrites {
+    pub keep_free: u64,
+    pub passes: f64,
+    pub iodepth: u32,
+    pub random_map: bool,
+    pub seed: u64,
+}
+
 /// What a protocol needs from the thing it runs on: a simulated system here, a real
 /// filesystem in the real-target engines. Each step returns a one-line account of what it did.
 pub trait ProtocolTarget {
@@ -201,16 +212,8 @@ pub trait ProtocolTarget {
     ) -> Result<FourCorner, String>;
     /// Write sequential fill files (of `file_size` bytes) until `leave_free` bytes are free.
     fn fill(&mut self, leave_free: u64, file_size: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
-    /// 4 KiB random writes over a new fill file taking all free space but `keep_free`.
-    fn random_writes(
-        &mut self,
-        keep_free: u64,
-        passes: f64,
-        iodepth: u32,
-        random_map: bool,
-        seed: u64,
-        progress: &mut dyn FnMut(f64),
-    ) -> Result<String, String>;
+    /// 4 KiB random writes over a new fill file taking all free space but `w.keep_free`.
+    fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
     /// Delete every fill file.
     fn delete_fill(&mut self) -> Result<String, String>;
     /// Trim the free space of the filesystem.
@@ -245,13 +248,14 @@ pub fn run_protocol<T: ProtocolTarget + ?Sized>(
                 ("fill", target.fill(leave, chunk, &mut |f| p("fill", f))?)
             }
             Step::RandomWrites { keep_free, passes, iodepth, random_map } => {
-                let keep = parse_cli_size(keep_free).expect("validated");
-                (
-                    "random-writes",
-                    target.random_writes(keep, *passes, *iodepth, *random_map, fc.seed + i as u64, &mut |f| {
-                        p("random writes", f)
-                    })?,
-                )
+                let w = RandomWrites {
+                    keep_free: parse_cli_size(keep_free).expect("validated"),
+                    passes: *passes,
+                    iodepth: *iodepth,
+                    random_map: *random_map,
+                    seed: fc.seed + i as u64,
+                };
+                ("random-writes", target.random_writes(&w, &mut |f| p("random writes", f))?)
             }
             Step::DeleteFill => ("delete-fill", target.delete_fill()?),
             Step::Fstrim => ("fstrim", target.fstrim()?),

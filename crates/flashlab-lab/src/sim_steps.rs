@@ -3,7 +3,7 @@
 
 use crate::engine::{run_jobs, JobSpec};
 use crate::fourcorner::{run_four_corner, FourCorner, FourCornerConfig};
-use crate::protocol::ProtocolTarget;
+use crate::protocol::{ProtocolTarget, RandomWrites};
 use crate::system::SimSystem;
 use flashlab_jobs::Rw;
 
@@ -41,26 +41,18 @@ impl ProtocolTarget for SimSystem {
         Ok(format!("wrote {written} bytes of fill files; {} bytes free", self.fs.free_bytes()))
     }
 
-    fn random_writes(
-        &mut self,
-        keep_free: u64,
-        passes: f64,
-        iodepth: u32,
-        random_map: bool,
-        seed: u64,
-        progress: &mut dyn FnMut(f64),
-    ) -> Result<String, String> {
-        let size = self.fs.free_bytes().saturating_sub(keep_free) / 4096 * 4096;
+    fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+        let size = self.fs.free_bytes().saturating_sub(w.keep_free) / 4096 * 4096;
         if size == 0 {
             return Ok("no free space beyond keep_free: skipped".into());
         }
         let name = self.next_fill_name();
         let file = self.fs.create(&name, size).map_err(|e| e.to_string())?.clone();
         let mut job = JobSpec::on_file(&name, Rw::RandWrite, 4096, file);
-        job.io_limit = Some((size as f64 * passes) as u64 / 4096 * 4096);
-        job.iodepth = iodepth;
-        job.random_map = random_map;
-        job.seed = seed;
+        job.io_limit = Some((size as f64 * w.passes) as u64 / 4096 * 4096);
+        job.iodepth = w.iodepth;
+        job.random_map = w.random_map;
+        job.seed = w.seed;
         let r = run_jobs(self, &[job], progress).map_err(|e| e.to_string())?;
         Ok(format!(
             "{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s",

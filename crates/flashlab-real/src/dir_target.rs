@@ -19,7 +19,7 @@ use crate::runner::{open_file, run_job, RealJob};
 use crate::RealError;
 use flashlab_jobs::Rw;
 use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig, TEST_FILE};
-use flashlab_lab::protocol::ProtocolTarget;
+use flashlab_lab::protocol::{ProtocolTarget, RandomWrites};
 use flashlab_lab::sim_steps::FILL_PREFIX;
 use flashlab_measure::JobResult;
 use std::os::fd::AsRawFd;
@@ -270,16 +270,8 @@ impl DirTarget {
     }
 
     /// 4 KiB random writes over a new fill file; see [`ProtocolTarget::random_writes`].
-    pub fn run_random_writes(
-        &mut self,
-        keep_free: u64,
-        passes: f64,
-        iodepth: u32,
-        random_map: bool,
-        seed: u64,
-        progress: &mut dyn FnMut(f64),
-    ) -> Result<String, RealError> {
-        let size = self.free_bytes()?.saturating_sub(keep_free) / 4096 * 4096;
+    pub fn run_random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, RealError> {
+        let size = self.free_bytes()?.saturating_sub(w.keep_free) / 4096 * 4096;
         if size == 0 {
             return Ok("no free space beyond keep_free: skipped".into());
         }
@@ -306,10 +298,10 @@ impl DirTarget {
             }
         }
         let mut j = self.job("random-writes", Rw::RandWrite, 4096, size);
-        j.io_limit = Some((size as f64 * passes) as u64 / 4096 * 4096);
-        j.iodepth = iodepth;
-        j.random_map = random_map;
-        j.seed = seed;
+        j.io_limit = Some((size as f64 * w.passes) as u64 / 4096 * 4096);
+        j.iodepth = w.iodepth;
+        j.random_map = w.random_map;
+        j.seed = w.seed;
         j.stop_on_enospc = true;
         let r = run_job(&path, &f, &j, progress)?;
         let full = if r.error == libc::ENOSPC { " (stopped at ENOSPC)" } else { "" };
@@ -371,16 +363,8 @@ impl ProtocolTarget for DirTarget {
         self.run_fill(leave_free, file_size, progress).map_err(|e| e.to_string())
     }
 
-    fn random_writes(
-        &mut self,
-        keep_free: u64,
-        passes: f64,
-        iodepth: u32,
-        random_map: bool,
-        seed: u64,
-        progress: &mut dyn FnMut(f64),
-    ) -> Result<String, String> {
-        self.run_random_writes(keep_free, passes, iodepth, random_map, seed, progress).map_err(|e| e.to_string())
+    fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+        self.run_random_writes(w, progress).map_err(|e| e.to_string())
     }
 
     fn delete_fill(&mut self) -> Result<String, String> {
