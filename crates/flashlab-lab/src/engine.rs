@@ -215,7 +215,7 @@ pub fn run_jobs_observed(
             Rw::ReadWrite | Rw::RandRw => u8::from(l.rng.below(100) >= u64::from(s.rwmixread)),
             // fio's trimwrite: trim a block, then write the same block (both sequential).
             Rw::TrimWrite => {
-                if l.issued_ios % 2 == 0 {
+                if l.issued_ios.is_multiple_of(2) {
                     2
                 } else {
                     1

@@ -37,7 +37,7 @@ pub const MAX_IDLE_NS: u64 = 100 * 365 * 24 * 3600 * 1_000_000_000;
 
 /// Sizes of files and transfers: whole 4 KiB blocks, at least one.
 pub fn block_multiple(bytes: u64) -> Result<u64, String> {
-    if bytes == 0 || bytes % 4096 != 0 {
+    if bytes == 0 || !bytes.is_multiple_of(4096) {
         return Err(format!("{bytes} bytes is not a positive multiple of 4 KiB"));
     }
     Ok(bytes)

@@ -117,7 +117,9 @@ pub fn write_outputs(
     Ok(written)
 }
 
-fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
+/// Write a file completely or not at all: into a temporary file beside it, synced, then renamed
+/// over `path`. flashlab writes every results file this way.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
     use std::io::Write;
     let e = |m: String| ReportError { file: path.display().to_string(), message: m };
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));

@@ -52,19 +52,9 @@ impl WriteBuffer {
         }
     }
 
-    /// When everything now in flight has reached NAND.
-    pub fn drained_at(&self) -> Ns {
-        self.releases.iter().map(|r| r.0 .0).max().unwrap_or(0)
-    }
-
     /// Bytes of heap held by the in-flight list.
     pub fn memory_bytes(&self) -> u64 {
         (self.releases.capacity() * std::mem::size_of::<(Ns, u32)>()) as u64
-    }
-
-    /// Units held (in open pages or in flight) as of the last acquire.
-    pub fn used(&self) -> u32 {
-        self.used
     }
 }
 

@@ -527,8 +527,9 @@ impl Ftl {
         if !self.volatile_buffer {
             return at;
         }
-        // Everything already sent to NAND, GC copies included, must have landed.
-        let mut done = at.max(self.buffer.drained_at());
+        // Everything already sent to NAND, host pages and GC copies, must have landed: a die is
+        // free only after every program booked on it.
+        let mut done = at;
         for die in 0..self.geo.dies {
             done = done.max(self.nand.die_free_at(die));
         }

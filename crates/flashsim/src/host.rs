@@ -74,11 +74,6 @@ impl HostInterface {
         self.in_flight.push(Reverse(done));
     }
 
-    /// Commands admitted and not yet retired as of the last `admit`.
-    pub fn in_flight(&self) -> usize {
-        self.in_flight.len()
-    }
-
     /// The controller's firmware handles the command; returns when it is done with it.
     #[inline]
     pub fn command(&mut self, t: Ns) -> Ns {

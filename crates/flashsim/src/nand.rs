@@ -100,10 +100,6 @@ impl Geometry {
     pub fn block_of(&self, ppa: u32) -> u32 {
         self.div_units_per_block.quotient(ppa)
     }
-    #[inline]
-    pub fn page_of(&self, ppa: u32) -> u32 {
-        ppa / self.units_per_page
-    }
 }
 
 /// Timings in nanoseconds.
