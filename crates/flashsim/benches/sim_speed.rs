@@ -26,39 +26,6 @@ use std::time::{Duration, Instant};
 
 const EMMC_16G: &str = include_str!("../../../profiles/emmc-16g.toml");
 
-/// The `sim waf` device (crates/flashlab-lab/src/experiments/waf.rs) at 16 GiB: 65536 blocks
-/// of 64 pages of 4 KiB, spare 0.07, greedy.
-const ONEPAGE_16G: &str = r#"
-name = "onepage-16g"
-description = "single-die, 4 KiB-page device of sim waf, scaled to 16 GiB"
-[nand]
-cell = "mlc"
-channels = 1
-dies_per_channel = 1
-planes_per_die = 1
-blocks_per_plane = 65536
-pages_per_block = 64
-page_kib = 4
-t_read_us = 50
-t_prog_us = 600
-t_erase_us = 3000
-channel_mb_s = 200
-[ftl]
-spare_factor = 0.07
-write_buffer_kib = 16
-gc_policy = "greedy"
-gc_min_free_blocks = 2
-bg_gc_target_free_blocks = 2
-idle_delay_ms = 1000
-separate_gc_frontier = false
-[host]
-interface = "nvme"
-bus_mb_s = 1000
-command_overhead_us = 5
-host_submit_us = 0
-host_complete_us = 0
-"#;
-
 /// A device under random 4 KiB QD1 writes, with its virtual clock and workload generator.
 struct Bench {
     dev: Device,
@@ -165,7 +132,8 @@ fn run_device(c: &mut Criterion, name: &str, profile: &Profile) {
 fn sim_speed(c: &mut Criterion) {
     let emmc = Profile::from_toml("profiles/emmc-16g.toml", EMMC_16G).expect("emmc-16g profile");
     run_device(c, "emmc-16g", &emmc);
-    let one = Profile::from_toml("onepage-16g", ONEPAGE_16G).expect("one-page profile");
+    // The `sim waf` device at 16 GiB: 65536 blocks of 64 pages of 4 KiB, spare 0.07, greedy.
+    let one = flashsim::profile::single_die(65536, 64, 0.07, flashsim::GcPolicy::Greedy).expect("one-page profile");
     run_device(c, "onepage-16g", &one);
 }
 

@@ -377,6 +377,52 @@ impl Profile {
     }
 }
 
+/// The device of the classic write-amplification experiment (`flashlab sim waf`): one channel,
+/// one die, one plane, 4 KiB pages (one mapping unit per page), GC keeping at least two free
+/// blocks and sharing the host's write frontier, as the analytical models assume. Errors name
+/// the profile fields (`nand.blocks_per_plane`, `nand.pages_per_block`, `ftl.spare_factor`).
+pub fn single_die(
+    blocks: u32,
+    pages_per_block: u32,
+    spare_factor: f64,
+    policy: GcPolicy,
+) -> Result<Profile, ProfileError> {
+    let text = format!(
+        r#"
+name = "single-die"
+description = "single-die device with 4 KiB pages, for the write-amplification experiment"
+[nand]
+cell = "mlc"
+channels = 1
+dies_per_channel = 1
+planes_per_die = 1
+blocks_per_plane = {blocks}
+pages_per_block = {pages_per_block}
+page_kib = 4
+t_read_us = 50
+t_prog_us = 600
+t_erase_us = 3000
+channel_mb_s = 200
+[ftl]
+spare_factor = {spare_factor}
+write_buffer_kib = 16
+gc_policy = "{policy}"
+gc_min_free_blocks = 2
+bg_gc_target_free_blocks = 2
+idle_delay_ms = 1000
+separate_gc_frontier = false
+[host]
+interface = "nvme"
+bus_mb_s = 1000
+command_overhead_us = 5
+host_submit_us = 0
+host_complete_us = 0
+"#,
+        policy = policy.name(),
+    );
+    Profile::from_toml("single-die device", &text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

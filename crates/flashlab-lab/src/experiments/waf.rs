@@ -5,6 +5,7 @@
 //! on a one-die device whose NAND page is one 4 KiB unit, as the analytical models assume.
 
 use crate::rng::Rng;
+use flashsim::profile::single_die;
 use flashsim::{Device, GcPolicy, Op, Profile, Request, MAP_UNIT};
 use serde::Serialize;
 
@@ -62,44 +63,9 @@ pub struct WafResult {
 /// The device `sim waf` runs on: one channel, one die, one plane, 4 KiB pages, GC keeping at
 /// least two free blocks, GC copies sharing the host's write frontier.
 pub fn waf_profile(cfg: &WafConfig) -> Result<Profile, String> {
-    let text = format!(
-        r#"
-name = "waf"
-description = "single-die device for the write-amplification experiment"
-[nand]
-cell = "mlc"
-channels = 1
-dies_per_channel = 1
-planes_per_die = 1
-blocks_per_plane = {blocks}
-pages_per_block = {ppb}
-page_kib = 4
-t_read_us = 50
-t_prog_us = 600
-t_erase_us = 3000
-channel_mb_s = 200
-[ftl]
-spare_factor = {spare}
-write_buffer_kib = 16
-gc_policy = "{policy}"
-gc_min_free_blocks = 2
-bg_gc_target_free_blocks = 2
-idle_delay_ms = 1000
-separate_gc_frontier = false
-[host]
-interface = "nvme"
-bus_mb_s = 1000
-command_overhead_us = 5
-host_submit_us = 0
-host_complete_us = 0
-"#,
-        blocks = cfg.blocks,
-        ppb = cfg.pages_per_block,
-        spare = cfg.spare,
-        policy = cfg.policy.name(),
-    );
-    Profile::from_toml("sim waf options", &text).map_err(|e| {
+    single_die(cfg.blocks, cfg.pages_per_block, cfg.spare, cfg.policy).map_err(|e| {
         e.to_string()
+            .replace("single-die device", "sim waf options")
             .replace("field 'ftl.spare_factor'", "--spare (with --blocks)")
             .replace("field 'nand.blocks_per_plane'", "--blocks")
             .replace("field 'nand.pages_per_block'", "--pages-per-block")
