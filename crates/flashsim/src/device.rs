@@ -6,8 +6,9 @@
 //! idle, or when told time has passed with [`Device::idle_until`].
 
 use crate::counters::{Counters, DeviceState};
-use crate::ftl::{Ftl, Location};
+use crate::ftl::Location;
 use crate::host::{Dir, HostInterface};
+use crate::mapping::Mapping;
 use crate::nand::us;
 use crate::profile::{Profile, MAP_UNIT};
 use crate::timeline::Ns;
@@ -96,7 +97,7 @@ impl std::error::Error for RequestError {}
 pub struct Device {
     profile: Profile,
     pub host: HostInterface,
-    pub ftl: Ftl,
+    pub ftl: Mapping,
     idle_delay: Ns,
     /// Latest completion of any command so far.
     last_done: Ns,
@@ -110,7 +111,7 @@ impl Device {
         Device {
             profile: profile.clone(),
             host: HostInterface::new(profile),
-            ftl: Ftl::new(profile, seed),
+            ftl: Mapping::new(profile, seed),
             idle_delay: us(profile.ftl.idle_delay_ms * 1000.0),
             last_done: 0,
             idle_handled: 0,
@@ -128,7 +129,7 @@ impl Device {
     }
 
     pub fn counters(&self) -> Counters {
-        self.ftl.counters
+        *self.ftl.counters()
     }
 
     pub fn state(&self) -> DeviceState {
@@ -204,10 +205,10 @@ impl Device {
         let arrive = now + self.host.host_submit;
         let start = self.host.admit(arrive);
         self.idle_until(start);
-        self.ftl.nand.prune(start);
+        self.ftl.nand().prune(start);
         self.host.prune(start);
         let cmd = self.host.command(start);
-        let c = &mut self.ftl.counters;
+        let c = self.ftl.counters_mut();
         let device_done = match r.op {
             Op::Read => {
                 c.host_reads += 1;

@@ -18,12 +18,12 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
 
 /// `l2p` value of a unit that holds no data.
-const UNMAPPED: u32 = u32::MAX;
+pub(crate) const UNMAPPED: u32 = u32::MAX;
 /// `p2l` value of a physical unit that holds no valid data.
-const INVALID: u32 = u32::MAX;
+pub(crate) const INVALID: u32 = u32::MAX;
 /// `l2p` flag: the unit is in an open page; the low bits are `open_page * MAX_UPP + slot`.
-const BUFFERED: u32 = 0x8000_0000;
-const MAX_UPP: usize = MAX_UNITS_PER_PAGE as usize;
+pub(crate) const BUFFERED: u32 = 0x8000_0000;
+pub(crate) const MAX_UPP: usize = MAX_UNITS_PER_PAGE as usize;
 const NIL: u32 = u32::MAX;
 /// GC prefetches the mapping entry of the unit this many physical units ahead.
 const GC_PREFETCH: u32 = 16;
@@ -82,16 +82,16 @@ enum BlockState {
 
 /// A program unit being filled in controller RAM.
 #[derive(Debug, Clone)]
-struct OpenPage {
-    lpn: [u32; MAX_UPP],
-    tag: [u64; MAX_UPP],
-    len: u32,
+pub(crate) struct OpenPage {
+    pub(crate) lpn: [u32; MAX_UPP],
+    pub(crate) tag: [u64; MAX_UPP],
+    pub(crate) len: u32,
     /// When the last of its data arrived.
-    ready: Ns,
+    pub(crate) ready: Ns,
 }
 
 impl OpenPage {
-    fn new() -> OpenPage {
+    pub(crate) fn new() -> OpenPage {
         OpenPage { lpn: [INVALID; MAX_UPP], tag: [0; MAX_UPP], len: 0, ready: 0 }
     }
 }

@@ -1,13 +1,14 @@
 //! flashsim: the simulator core of flashlab. A flash device — NAND dies and channels, a
 //! page-mapped FTL with garbage collection, TRIM and wear, and a host interface (eMMC, UFS,
-//! NVMe) — simulated in virtual time.
+//! NVMe) — simulated in virtual time. A profile may choose a hybrid log-block FTL instead,
+//! as cheap DRAM-less eMMC controllers use.
 //!
 //! No I/O, no wall clock, no threads: a [`Device`] takes requests with their arrival time and
 //! returns when they complete. The same profile, requests and seed give the same results.
 //!
 //! Layout: [`profile`] (TOML device description) → [`nand`] (geometry, timing) and
-//! [`timeline`] (time resources) → [`ftl`] (mapping, buffer, GC, with [`victim`] and
-//! [`buffer`]) → [`host`] (queue, bus, controller) → [`device`] (the whole, request API).
+//! [`timeline`] (time resources) → [`mapping`]: [`ftl`] (page mapping, buffer, GC, with [`victim`] and
+//! [`buffer`]) or [`hybrid`] (log blocks and merges) → [`host`] (queue, bus, controller) → [`device`] (the whole, request API).
 //! [`counters`] and [`analytic`] give the numbers to check it by.
 
 pub mod analytic;
@@ -16,6 +17,8 @@ pub mod counters;
 pub mod device;
 pub mod ftl;
 pub mod host;
+pub mod hybrid;
+pub mod mapping;
 pub mod nand;
 pub mod profile;
 pub mod timeline;
@@ -23,5 +26,5 @@ pub mod victim;
 
 pub use counters::{Counters, DeviceState, Wear};
 pub use device::{Completion, Device, Op, Request, RequestError, SECTOR};
-pub use profile::{GcPolicy, Interface, Profile, ProfileError, MAP_UNIT};
+pub use profile::{GcPolicy, Interface, MappingKind, Profile, ProfileError, MAP_UNIT};
 pub use timeline::Ns;

@@ -100,9 +100,36 @@ impl GcPolicy {
     }
 }
 
+/// How the FTL maps logical units to NAND.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MappingKind {
+    /// Page-level mapping with garbage collection (SSDs, UFS, eMMC with DRAM or a large SRAM).
+    #[default]
+    Page,
+    /// Block-mapped data blocks plus a few page-mapped log blocks, merged when full (FAST-style;
+    /// cheap DRAM-less eMMC and SD cards).
+    Hybrid,
+}
+
+impl MappingKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MappingKind::Page => "page",
+            MappingKind::Hybrid => "hybrid",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FtlConfig {
+    /// `page` (default) or `hybrid`.
+    #[serde(default)]
+    pub mapping: MappingKind,
+    /// Hybrid mapping: random-write log blocks (the sequential log is one more).
+    #[serde(default)]
+    pub log_blocks: u32,
     /// Spare factor (physical - logical) / physical. The logical capacity is the physical
     /// capacity times (1 - spare_factor), rounded down to whole mapping units.
     pub spare_factor: f64,
@@ -358,6 +385,35 @@ impl Profile {
                     f.bg_gc_target_free_blocks
                 ),
             ));
+        }
+        if f.mapping == MappingKind::Hybrid {
+            if f.log_blocks == 0 || f.log_blocks > 4096 {
+                return Err(err(
+                    "ftl.log_blocks",
+                    format!("a hybrid FTL needs 1..=4096 log blocks, got {}", f.log_blocks),
+                ));
+            }
+            if f.host_streams != 1 {
+                return Err(err("ftl.host_streams", "a hybrid FTL has one host stream".into()));
+            }
+            if total_units >= 1 << 30 {
+                return Err(err("nand.blocks_per_plane", "hybrid device too large: at most 2^30 mapping units".into()));
+            }
+            let blocks = u64::from(n.blocks_per_plane) * u64::from(n.channels * n.dies_per_channel);
+            let spare = blocks - (blocks as f64 * (1.0 - f.spare_factor)).floor() as u64;
+            if spare < u64::from(f.log_blocks) + 3 {
+                return Err(err(
+                    "ftl.spare_factor",
+                    format!(
+                        "{} leaves {spare} spare blocks; a hybrid FTL with {} log blocks needs {} (logs + sequential log + merge target + 1)",
+                        f.spare_factor,
+                        f.log_blocks,
+                        f.log_blocks + 3
+                    ),
+                ));
+            }
+        } else if f.log_blocks != 0 {
+            return Err(err("ftl.log_blocks", "only a hybrid FTL (mapping = \"hybrid\") has log blocks".into()));
         }
         if let Some(q) = self.host.queue_depth {
             if q == 0 || q > 65536 {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use flashsim::{Device, GcPolicy, Op, Profile, Request, MAP_UNIT};
+use flashsim::{Device, GcPolicy, MappingKind, Op, Profile, Request, MAP_UNIT};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -54,12 +54,47 @@ fn geometry() -> impl Strategy<Value = Profile> {
         .prop_filter("profile must validate", |p| p.validate("generated").is_ok())
 }
 
+/// Small hybrid (log-block) devices: few log blocks, so merges of every kind run often.
+fn hybrid_geometry() -> impl Strategy<Value = Profile> {
+    ((1..3u32, 1..3u32), (16..40u32, 4..17u32, prop_oneof![Just(4u32), Just(8)]), (1..5u32, any::<bool>()))
+        .prop_map(|((ch, dpc), (blocks, ppb, page), (logs, volatile))| {
+            let mut p = common::toy();
+            p.nand.channels = ch;
+            p.nand.dies_per_channel = dpc;
+            p.nand.planes_per_die = 1;
+            p.nand.blocks_per_plane = blocks;
+            p.nand.pages_per_block = ppb;
+            p.nand.page_kib = page;
+            p.ftl.mapping = MappingKind::Hybrid;
+            p.ftl.log_blocks = logs;
+            let total = f64::from(blocks * ch * dpc);
+            p.ftl.spare_factor = ((f64::from(logs) + 4.0) / total).max(0.2);
+            p.ftl.bg_gc_target_free_blocks = 2;
+            p.ftl.write_buffer_volatile = volatile;
+            p.ftl.write_buffer_kib = 4 * 2 * p.units_per_page() * 3;
+            p
+        })
+        .prop_filter("profile must validate", |p| p.validate("generated").is_ok())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
 
     #[test]
     fn reads_return_last_write(profile in geometry(), steps in prop::collection::vec(step(), 1..400), seed in any::<u64>()) {
-        let mut dev = Device::new(&profile, seed);
+        check_reads(&profile, &steps, seed)?;
+    }
+
+    #[test]
+    fn hybrid_reads_return_last_write(profile in hybrid_geometry(), steps in prop::collection::vec(step(), 1..400), seed in any::<u64>()) {
+        check_reads(&profile, &steps, seed)?;
+    }
+}
+
+/// Every read returns the last write (or zeros after a trim), and the bookkeeping agrees.
+fn check_reads(profile: &Profile, steps: &[Step], seed: u64) -> Result<(), TestCaseError> {
+    {
+        let mut dev = Device::new(profile, seed);
         dev.track_content();
         let units = dev.logical_bytes() / MAP_UNIT;
         let streams = profile.ftl.host_streams;
@@ -84,11 +119,19 @@ proptest! {
             match *s {
                 Step::Write { at, units: n, stream } => {
                     let (lpn, n) = pick(at, n);
-                    let r = Request { op: Op::Write, offset: lpn * MAP_UNIT, len: n * MAP_UNIT, stream: stream % streams, tag };
+                    let r = Request {
+                        op: Op::Write,
+                        offset: lpn * MAP_UNIT,
+                        len: n * MAP_UNIT,
+                        stream: stream % streams,
+                        tag,
+                    };
                     // Overlapping requests: submit without waiting for the previous one.
                     let c = dev.submit(now, &r).unwrap();
                     now += (c.done - now) / 2;
-                    for l in lpn..lpn + n { model[l as usize] = Some(tag); }
+                    for l in lpn..lpn + n {
+                        model[l as usize] = Some(tag);
+                    }
                 }
                 Step::Read { at, units: n } => {
                     let (lpn, n) = pick(at, n);
@@ -99,16 +142,27 @@ proptest! {
                 Step::Trim { at, units: n } => {
                     let (lpn, n) = pick(at, n);
                     now = dev.submit(now, &Request::new(Op::Trim, lpn * MAP_UNIT, n * MAP_UNIT)).unwrap().done;
-                    for l in lpn..lpn + n { model[l as usize] = None; }
+                    for l in lpn..lpn + n {
+                        model[l as usize] = None;
+                    }
                 }
-                Step::Flush => { now = dev.submit(now, &Request::new(Op::Flush, 0, 0)).unwrap().done; }
-                Step::Idle { ms } => { now += u64::from(ms) * 1_000_000; dev.idle_until(now); }
+                Step::Flush => {
+                    now = dev.submit(now, &Request::new(Op::Flush, 0, 0)).unwrap().done;
+                }
+                Step::Idle { ms } => {
+                    now += u64::from(ms) * 1_000_000;
+                    dev.idle_until(now);
+                }
             }
             if i % 37 == 0 {
-                if let Err(e) = dev.check_invariants() { prop_assert!(false, "after step {i} {s:?}: {e}"); }
+                if let Err(e) = dev.check_invariants() {
+                    prop_assert!(false, "after step {i} {s:?}: {e}");
+                }
             }
         }
-        if let Err(e) = dev.check_invariants() { prop_assert!(false, "at end: {e}"); }
+        if let Err(e) = dev.check_invariants() {
+            prop_assert!(false, "at end: {e}");
+        }
         for lpn in 0..units {
             prop_assert_eq!(dev.peek(lpn as u32), model[lpn as usize], "lpn {}", lpn);
         }
@@ -117,4 +171,5 @@ proptest! {
         prop_assert!(st.valid_units <= mapped, "more valid units on NAND ({}) than mapped ({mapped})", st.valid_units);
         prop_assert!(dev.counters().gc_units_copied > 0 || dev.counters().erases > 0, "GC never ran");
     }
+    Ok(())
 }

@@ -1,0 +1,706 @@
+//! The hybrid (log-block) FTL of cheap, DRAM-less eMMC and SD controllers, after FAST (Lee et
+//! al., ACM TECS 2007): data blocks are mapped whole (logical block -> physical block, unit `i`
+//! of a logical block lives at offset `i` of its data block), and new writes go to a few log
+//! blocks that are mapped page by page:
+//!
+//! - one **sequential log** (SW) takes a run of writes that starts at offset 0 of a logical
+//!   block; when it is complete it simply becomes the data block (a *switch merge*, no copy);
+//!   when it must be closed early, the rest of the block is copied into it (a *partial merge*);
+//! - `log_blocks` **random logs** (RW) take every other write, from any logical block. When
+//!   they are all full, the oldest is merged: every logical block with a valid unit in it gets
+//!   a *full merge*, all its live units gathered into a fresh block and the old data block
+//!   erased. Merges copy only units that are mapped: data the host trimmed is not copied, data
+//!   it deleted without trimming is.
+//!
+//! A random write over a large span therefore costs a share of many full-block copies, and that
+//! share grows with the live data around it: the reason an old eMMC manages 100 random writes a
+//! second, and far fewer once the device is full of untrimmed data. Idle time merges the random
+//! logs in the background. Units are 4 KiB; a write is buffered in controller RAM until its
+//! program unit (page x planes) is full, as in the page-mapped FTL.
+
+use crate::buffer::WriteBuffer;
+use crate::counters::{Counters, DeviceState, Wear};
+use crate::ftl::{Location, OpenPage, BUFFERED, INVALID, MAX_UPP, UNMAPPED};
+use crate::nand::{Geometry, Nand, NandTiming};
+use crate::profile::{Profile, MAP_UNIT};
+use crate::timeline::Ns;
+use std::collections::VecDeque;
+
+/// `l2p` value of a unit whose latest copy is at its own offset in its data block.
+const DATA: u32 = 0x4000_0000;
+const NIL: u32 = u32::MAX;
+/// Open page of the random logs and of the sequential log.
+const RW: usize = 0;
+const SW: usize = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Erased (or waiting to be erased, see `dirty`), in a free list.
+    Free,
+    /// The data block of a logical block.
+    Data,
+    /// A random or sequential log block.
+    Log,
+}
+
+/// The sequential log: logical block `lblock`, written in order up to `next_off`.
+#[derive(Debug, Clone, Copy)]
+struct SeqLog {
+    block: u32,
+    lblock: u32,
+    next_off: u32,
+    next_page: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct HybridFtl {
+    pub geo: Geometry,
+    pub nand: Nand,
+    logical_units: u32,
+    upb: u32,
+    upp: u32,
+    /// Per logical unit: UNMAPPED, DATA, BUFFERED | slot, or the physical unit in a log block.
+    l2p: Vec<u32>,
+    /// Per physical unit of a log block: the logical unit it holds, or INVALID.
+    p2l: Vec<u32>,
+    tags: Option<Vec<u64>>,
+    /// Per logical block: its data block, or NIL.
+    data: Vec<u32>,
+    /// Per logical block: units whose latest copy is in the data block.
+    data_live: Vec<u32>,
+    kind: Vec<Kind>,
+    /// Per log block: valid units.
+    valid: Vec<u32>,
+    /// Per free block: it still has to be erased before use.
+    dirty: Vec<bool>,
+    erase_count: Vec<u32>,
+    free: Vec<VecDeque<u32>>,
+    /// Next die a random log block is taken from.
+    next_log_die: u32,
+    /// Full random log blocks, oldest first.
+    rw_full: VecDeque<u32>,
+    rw_active: u32,
+    rw_next_page: u32,
+    sw: Option<SeqLog>,
+    open: [OpenPage; 2],
+    buffer: WriteBuffer,
+    volatile_buffer: bool,
+    log_blocks: usize,
+    pub counters: Counters,
+}
+
+impl HybridFtl {
+    pub fn new(profile: &Profile) -> HybridFtl {
+        let geo = Geometry::from_profile(profile);
+        let f = &profile.ftl;
+        let blocks = geo.blocks();
+        let upb = geo.units_per_block;
+        let lblocks = ((f64::from(blocks)) * (1.0 - f.spare_factor)).floor() as u32;
+        let mut free = vec![VecDeque::new(); geo.dies as usize];
+        for b in 0..blocks {
+            free[geo.die_of_block(b) as usize].push_back(b);
+        }
+        HybridFtl {
+            geo,
+            nand: Nand::new(geo, NandTiming::from_profile(profile)),
+            logical_units: lblocks * upb,
+            upb,
+            upp: geo.units_per_page,
+            l2p: vec![UNMAPPED; (lblocks * upb) as usize],
+            p2l: vec![INVALID; geo.physical_units() as usize],
+            tags: None,
+            data: vec![NIL; lblocks as usize],
+            data_live: vec![0; lblocks as usize],
+            kind: vec![Kind::Free; blocks as usize],
+            valid: vec![0; blocks as usize],
+            dirty: vec![false; blocks as usize],
+            erase_count: vec![0; blocks as usize],
+            free,
+            next_log_die: 0,
+            rw_full: VecDeque::new(),
+            rw_active: NIL,
+            rw_next_page: 0,
+            sw: None,
+            open: [OpenPage::new(), OpenPage::new()],
+            buffer: WriteBuffer::new(f.write_buffer_kib / (MAP_UNIT / 1024) as u32),
+            volatile_buffer: f.write_buffer_volatile,
+            log_blocks: f.log_blocks as usize,
+            counters: Counters::default(),
+        }
+    }
+
+    pub fn track_content(&mut self) {
+        if self.tags.is_none() {
+            self.tags = Some(vec![0; self.p2l.len()]);
+        }
+    }
+
+    pub fn logical_units(&self) -> u32 {
+        self.logical_units
+    }
+
+    #[inline]
+    fn lblock(&self, lpn: u32) -> (u32, u32) {
+        let l = self.geo.block_of(lpn);
+        (l, lpn - l * self.upb)
+    }
+
+    /// The physical unit holding `lpn`'s latest copy on NAND, if it is on NAND.
+    #[inline]
+    fn ppa_of(&self, lpn: u32) -> Option<u32> {
+        match self.l2p[lpn as usize] {
+            UNMAPPED => None,
+            v if v & BUFFERED != 0 => None,
+            DATA => {
+                let (l, off) = self.lblock(lpn);
+                Some(self.data[l as usize] * self.upb + off)
+            }
+            ppa => Some(ppa),
+        }
+    }
+
+    pub fn locate(&self, lpn: u32) -> Location {
+        match self.l2p[lpn as usize] {
+            UNMAPPED => Location::Unmapped,
+            v if v & BUFFERED != 0 => Location::Buffered,
+            _ => Location::Nand(self.ppa_of(lpn).expect("on NAND")),
+        }
+    }
+
+    pub fn peek(&self, lpn: u32) -> Option<u64> {
+        let tags = self.tags.as_ref().expect("content tracking is off");
+        match self.l2p[lpn as usize] {
+            UNMAPPED => None,
+            v if v & BUFFERED != 0 => {
+                let i = (v & !BUFFERED) as usize;
+                Some(self.open[i / MAX_UPP].tag[i % MAX_UPP])
+            }
+            _ => Some(tags[self.ppa_of(lpn).expect("on NAND") as usize]),
+        }
+    }
+
+    /// Forget `lpn`'s current copy (it is being overwritten, trimmed, or moved by a merge).
+    #[inline]
+    fn drop_copy(&mut self, lpn: u32) {
+        match self.l2p[lpn as usize] {
+            UNMAPPED => {}
+            v if v & BUFFERED != 0 => {
+                let i = (v & !BUFFERED) as usize;
+                self.open[i / MAX_UPP].lpn[i % MAX_UPP] = INVALID;
+            }
+            DATA => {
+                let (l, _) = self.lblock(lpn);
+                self.data_live[l as usize] -= 1;
+                if self.data_live[l as usize] == 0 {
+                    let b = self.data[l as usize];
+                    self.data[l as usize] = NIL;
+                    self.release(b);
+                }
+            }
+            ppa => {
+                self.p2l[ppa as usize] = INVALID;
+                self.valid[self.geo.block_of(ppa) as usize] -= 1;
+            }
+        }
+        self.l2p[lpn as usize] = UNMAPPED;
+    }
+
+    /// Return a block to its die's free list; it is erased when next taken.
+    fn release(&mut self, b: u32) {
+        self.kind[b as usize] = Kind::Free;
+        self.valid[b as usize] = 0;
+        self.dirty[b as usize] = true;
+        self.free[self.geo.die_of_block(b) as usize].push_back(b);
+    }
+
+    /// Take a free block, preferably on `die`; returns it and when it is erased and ready.
+    fn take_block(&mut self, die: u32, at: Ns, kind: Kind) -> (u32, Ns) {
+        let dies = self.geo.dies;
+        let d = (0..dies)
+            .map(|i| (die + i) % dies)
+            .find(|&d| !self.free[d as usize].is_empty())
+            .expect("hybrid FTL has no free block: profile validation keeps log_blocks + 3 spare blocks");
+        let b = self.free[d as usize].pop_front().expect("non-empty");
+        let mut ready = at;
+        if self.dirty[b as usize] {
+            ready = self.nand.erase(d, at);
+            self.dirty[b as usize] = false;
+            self.erase_count[b as usize] += 1;
+            self.counters.erases += 1;
+        }
+        self.kind[b as usize] = kind;
+        (b, ready)
+    }
+
+    /// Put a unit into open page `op`; returns true when the page is full.
+    #[inline]
+    fn append(&mut self, op: usize, lpn: u32, tag: u64, ready: Ns) -> bool {
+        let page = &mut self.open[op];
+        let slot = page.len as usize;
+        page.lpn[slot] = lpn;
+        page.tag[slot] = tag;
+        page.len += 1;
+        page.ready = page.ready.max(ready);
+        self.l2p[lpn as usize] = BUFFERED | (op * MAX_UPP + slot) as u32;
+        page.len == self.upp
+    }
+
+    /// A host write of one unit whose data is in the controller at `at`; returns when the
+    /// buffer has accepted it.
+    pub fn write_unit(&mut self, lpn: u32, at: Ns, tag: u64) -> Ns {
+        self.counters.host_units_written += 1;
+        let cur = self.l2p[lpn as usize];
+        if cur != UNMAPPED && cur & BUFFERED != 0 {
+            let i = (cur & !BUFFERED) as usize;
+            self.open[i / MAX_UPP].tag[i % MAX_UPP] = tag;
+            self.counters.buffer_coalesced_units += 1;
+            return at;
+        }
+        let (l, off) = self.lblock(lpn);
+        let mut at = at;
+        let sequential = match self.sw {
+            Some(s) if s.lblock == l && s.next_off == off => true,
+            _ if off == 0 => {
+                at = self.close_sw(at);
+                let die = l % self.geo.dies;
+                let (block, ready) = self.take_block(die, at, Kind::Log);
+                at = ready.max(at);
+                self.sw = Some(SeqLog { block, lblock: l, next_off: 0, next_page: 0 });
+                true
+            }
+            _ => false,
+        };
+        self.drop_copy(lpn);
+        let t = self.buffer.acquire(at);
+        if sequential {
+            let s = self.sw.as_mut().expect("sequential log open");
+            s.next_off += 1;
+            let block_done = s.next_off == self.upb;
+            if self.append(SW, lpn, tag, t) {
+                self.program_sw(t);
+                if block_done {
+                    self.close_sw(t);
+                }
+            }
+        } else if self.append(RW, lpn, tag, t) {
+            self.program_rw(t);
+        }
+        t
+    }
+
+    /// Record the units of open page `op`, just programmed at physical unit `base`.
+    fn place_open(&mut self, op: usize, base: u32, done: Ns) -> u32 {
+        let len = self.open[op].len;
+        let mut placed = 0;
+        for s in 0..len as usize {
+            let lpn = self.open[op].lpn[s];
+            if lpn == INVALID {
+                continue;
+            }
+            let ppa = base + s as u32;
+            self.p2l[ppa as usize] = lpn;
+            self.l2p[lpn as usize] = ppa;
+            if let Some(tags) = &mut self.tags {
+                tags[ppa as usize] = self.open[op].tag[s];
+            }
+            placed += 1;
+        }
+        self.valid[self.geo.block_of(base) as usize] += placed;
+        self.buffer.release_at(done, len);
+        self.counters.nand_page_programs += 1;
+        self.counters.nand_units_programmed += u64::from(self.upp);
+        let page = &mut self.open[op];
+        page.len = 0;
+        page.ready = 0;
+        page.lpn = [INVALID; MAX_UPP];
+        placed
+    }
+
+    /// Program the random logs' open page, merging the oldest random log first when all of
+    /// them are full.
+    fn program_rw(&mut self, at: Ns) -> Ns {
+        let mut start = at.max(self.open[RW].ready);
+        if self.rw_active == NIL || self.rw_next_page == self.geo.pages_per_block {
+            if self.rw_active != NIL {
+                self.rw_full.push_back(self.rw_active);
+                self.rw_active = NIL;
+            }
+            while self.rw_full.len() >= self.log_blocks {
+                let victim = self.rw_full.pop_front().expect("non-empty");
+                start = start.max(self.merge_log(victim, start, false));
+            }
+            let die = self.next_log_die;
+            self.next_log_die = (die + 1) % self.geo.dies;
+            let (b, ready) = self.take_block(die, start, Kind::Log);
+            self.rw_active = b;
+            self.rw_next_page = 0;
+            start = start.max(ready);
+        }
+        if self.open[RW].len == 0 {
+            // A merge took every unit of the page.
+            return start;
+        }
+        let b = self.rw_active;
+        let page = self.rw_next_page;
+        self.rw_next_page += 1;
+        let done = self.nand.program(self.geo.die_of_block(b), start);
+        self.place_open(RW, b * self.upb + page * self.upp, done);
+        done
+    }
+
+    /// Program the sequential log's open page at its next page (padding a partial page).
+    fn program_sw(&mut self, at: Ns) -> Ns {
+        let s = self.sw.expect("sequential log open");
+        let start = at.max(self.open[SW].ready);
+        let done = self.nand.program(self.geo.die_of_block(s.block), start);
+        self.place_open(SW, s.block * self.upb + s.next_page * self.upp, done);
+        let s = self.sw.as_mut().expect("sequential log open");
+        s.next_page += 1;
+        // A padded page ends the run: later units of this page go to the random logs.
+        s.next_off = s.next_page * self.upp;
+        done
+    }
+
+    /// Read the units of logical block `l` that page `page` of its (new) data block will hold,
+    /// starting at `at`; returns when they are all in the controller.
+    fn gather(&mut self, l: u32, page: u32, at: Ns) -> (Ns, u32) {
+        let base = l * self.upb + page * self.upp;
+        let mut ready = at;
+        let mut n = 0;
+        let mut data_units = 0;
+        for lpn in base..base + self.upp {
+            match self.l2p[lpn as usize] {
+                UNMAPPED => continue,
+                v if v & BUFFERED != 0 => {}
+                DATA => data_units += 1,
+                ppa => {
+                    let die = self.geo.die_of_block(self.geo.block_of(ppa));
+                    ready = ready.max(self.nand.read(die, at, 1));
+                    self.counters.nand_page_reads += 1;
+                }
+            }
+            n += 1;
+        }
+        if data_units > 0 {
+            let die = self.geo.die_of_block(self.data[l as usize]);
+            ready = ready.max(self.nand.read(die, at, data_units));
+            self.counters.nand_page_reads += 1;
+        }
+        (ready, n)
+    }
+
+    /// Move the units of page `page` of logical block `l` to physical page `dst_page` of
+    /// `dst`, after a program completing at `done`. Units become `DATA` only later, when
+    /// `dst` is installed as the data block; here they are recorded as log units of `dst`.
+    fn move_page(&mut self, l: u32, page: u32, dst: u32, done: Ns) {
+        let base = l * self.upb + page * self.upp;
+        let dst_base = dst * self.upb + page * self.upp;
+        for i in 0..self.upp {
+            let lpn = base + i;
+            let tag = match self.l2p[lpn as usize] {
+                UNMAPPED => continue,
+                v if v & BUFFERED != 0 => {
+                    let k = (v & !BUFFERED) as usize;
+                    self.open[k / MAX_UPP].tag[k % MAX_UPP]
+                }
+                _ => self.tags.as_ref().map_or(0, |t| t[self.ppa_of(lpn).expect("on NAND") as usize]),
+            };
+            self.drop_copy(lpn);
+            let ppa = dst_base + i;
+            self.p2l[ppa as usize] = lpn;
+            self.l2p[lpn as usize] = ppa;
+            self.valid[dst as usize] += 1;
+            if let Some(t) = &mut self.tags {
+                t[ppa as usize] = tag;
+            }
+            self.counters.gc_units_copied += 1;
+        }
+        let _ = done;
+        self.counters.nand_page_programs += 1;
+        self.counters.nand_units_programmed += u64::from(self.upp);
+    }
+
+    /// Make `b` the data block of `l`: its valid units (at their own offsets) become `DATA`,
+    /// and the old data block is released.
+    fn install(&mut self, l: u32, b: u32) {
+        let old = self.data[l as usize];
+        if old != NIL {
+            self.data[l as usize] = NIL;
+            self.release(old);
+        }
+        let mut live = 0;
+        for off in 0..self.upb {
+            let ppa = b * self.upb + off;
+            let lpn = self.p2l[ppa as usize];
+            if lpn != INVALID {
+                debug_assert_eq!(lpn, l * self.upb + off);
+                self.p2l[ppa as usize] = INVALID;
+                self.l2p[lpn as usize] = DATA;
+                live += 1;
+            }
+        }
+        self.valid[b as usize] = 0;
+        if live == 0 {
+            self.release(b);
+            return;
+        }
+        self.kind[b as usize] = Kind::Data;
+        self.data[l as usize] = b;
+        self.data_live[l as usize] = live;
+    }
+
+    /// Close the sequential log: complete its block from the latest copies (partial merge) and
+    /// install it as the data block; or, when a unit it skipped still lives only in the old
+    /// data block, fall back to a full merge. Returns when done.
+    fn close_sw(&mut self, at: Ns) -> Ns {
+        let Some(_) = self.sw else {
+            return at;
+        };
+        let mut t = at;
+        if self.open[SW].len > 0 {
+            t = self.program_sw(t);
+        }
+        let s = self.sw.take().expect("sequential log open");
+        let l = s.lblock;
+        // Units before `next_off` that the log does not hold and that are still only in the
+        // old data block would be lost by installing the log.
+        let stranded =
+            (0..s.next_off).any(|off| self.l2p[(l * self.upb + off) as usize] == DATA && self.data[l as usize] != NIL);
+        if stranded {
+            // The log's units are ordinary log units: a full merge collects them, and the log
+            // block is released once empty.
+            let done = self.full_merge(l, t);
+            if self.valid[s.block as usize] == 0 {
+                self.release(s.block);
+            }
+            return done;
+        }
+        let die = self.geo.die_of_block(s.block);
+        let mut done = t;
+        for page in s.next_page..self.geo.pages_per_block {
+            let (ready, n) = self.gather(l, page, t);
+            if n == 0 {
+                continue;
+            }
+            done = self.nand.program(die, ready);
+            self.move_page(l, page, s.block, done);
+        }
+        self.install(l, s.block);
+        done
+    }
+
+    /// Gather every live unit of logical block `l` into a fresh block and install it.
+    fn full_merge(&mut self, l: u32, at: Ns) -> Ns {
+        let mut at = at;
+        if self.sw.is_some_and(|s| s.lblock == l) {
+            // Closing the sequential log completes the block, except for units rewritten
+            // after the log passed them: those are still in the random logs.
+            at = self.close_sw(at);
+            let range = (l * self.upb) as usize..((l + 1) * self.upb) as usize;
+            if !self.l2p[range].iter().any(|&v| v != UNMAPPED && v != DATA && v & BUFFERED == 0) {
+                return at;
+            }
+        }
+        let (dst, ready) = self.take_block(l % self.geo.dies, at, Kind::Log);
+        let die = self.geo.die_of_block(dst);
+        let mut done = ready;
+        for page in 0..self.geo.pages_per_block {
+            let (r, n) = self.gather(l, page, ready);
+            if n == 0 {
+                continue;
+            }
+            done = self.nand.program(die, r);
+            self.move_page(l, page, dst, done);
+        }
+        self.install(l, dst);
+        done
+    }
+
+    /// Merge random log block `victim`: a full merge of every logical block with a valid unit
+    /// in it, then the block is released. Empty random logs are released on the way.
+    fn merge_log(&mut self, victim: u32, at: Ns, background: bool) -> Ns {
+        let mut done = at;
+        let base = victim * self.upb;
+        for ppa in base..base + self.upb {
+            let lpn = self.p2l[ppa as usize];
+            if lpn != INVALID {
+                let (l, _) = self.lblock(lpn);
+                done = done.max(self.full_merge(l, at));
+            }
+        }
+        debug_assert_eq!(self.valid[victim as usize], 0);
+        self.release(victim);
+        if background {
+            self.counters.gc_victims_background += 1;
+        } else {
+            self.counters.gc_victims_foreground += 1;
+        }
+        let mut i = 0;
+        while i < self.rw_full.len() {
+            let b = self.rw_full[i];
+            if self.valid[b as usize] == 0 {
+                self.rw_full.remove(i);
+                self.release(b);
+            } else {
+                i += 1;
+            }
+        }
+        done
+    }
+
+    pub fn trim_unit(&mut self, lpn: u32) {
+        self.drop_copy(lpn);
+    }
+
+    /// Read `n` units from `lpn` at `at`; `chunk(ready, units)` per piece as in the page FTL.
+    pub fn read_units(&mut self, lpn: u32, n: u32, at: Ns, mut chunk: impl FnMut(Ns, u32)) {
+        let upp = self.upp;
+        let mut i = 0;
+        while i < n {
+            let Some(ppa) = self.ppa_of(lpn + i) else {
+                chunk(at, 1);
+                i += 1;
+                continue;
+            };
+            let page = ppa / upp;
+            let mut k = 1;
+            while i + k < n && self.ppa_of(lpn + i + k).is_some_and(|p| p / upp == page) {
+                k += 1;
+            }
+            let die = self.geo.die_of_block(self.geo.block_of(ppa));
+            let ready = self.nand.read(die, at, k);
+            self.counters.nand_page_reads += 1;
+            chunk(ready, k);
+            i += k;
+        }
+    }
+
+    /// Write the open pages to NAND (padded); returns when everything in flight has landed.
+    pub fn flush(&mut self, at: Ns) -> Ns {
+        if !self.volatile_buffer {
+            return at;
+        }
+        let mut done = at;
+        for die in 0..self.geo.dies {
+            done = done.max(self.nand.die_free_at(die));
+        }
+        if self.open[RW].len > 0 {
+            done = done.max(self.program_rw(at));
+        }
+        if self.open[SW].len > 0 {
+            done = done.max(self.program_sw(at));
+        }
+        done
+    }
+
+    /// Idle time: merge the full random logs, oldest first, while the window lasts.
+    pub fn background(&mut self, from: Ns, until: Ns) {
+        let mut t = from;
+        while t < until {
+            let Some(victim) = self.rw_full.pop_front() else {
+                break;
+            };
+            t = self.merge_log(victim, t, true);
+        }
+    }
+
+    pub fn state(&self) -> DeviceState {
+        let n = self.erase_count.len() as f64;
+        let (mut min, mut max, mut sum) = (u32::MAX, 0, 0u64);
+        for &e in &self.erase_count {
+            min = min.min(e);
+            max = max.max(e);
+            sum += u64::from(e);
+        }
+        let live: u64 = self.data_live.iter().map(|&v| u64::from(v)).sum();
+        let logged: u64 = self.valid.iter().map(|&v| u64::from(v)).sum();
+        DeviceState {
+            free_blocks: self.free.iter().map(|f| f.len() as u64).sum(),
+            total_blocks: u64::from(self.geo.blocks()),
+            valid_units: live + logged,
+            logical_units: u64::from(self.logical_units),
+            physical_units: self.geo.physical_units(),
+            wear: Wear { min_erases: min, max_erases: max, mean_erases: sum as f64 / n },
+        }
+    }
+
+    pub fn memory_bytes(&self) -> u64 {
+        fn vec<T>(v: &Vec<T>) -> u64 {
+            (v.capacity() * std::mem::size_of::<T>()) as u64
+        }
+        let free: u64 = self.free.iter().map(|f| (f.capacity() * 4) as u64).sum();
+        vec(&self.l2p)
+            + vec(&self.p2l)
+            + self.tags.as_ref().map_or(0, vec)
+            + vec(&self.data)
+            + vec(&self.data_live)
+            + vec(&self.kind)
+            + vec(&self.valid)
+            + vec(&self.dirty)
+            + vec(&self.erase_count)
+            + free
+            + (self.rw_full.capacity() * 4) as u64
+            + self.buffer.memory_bytes()
+    }
+
+    /// Check that the mapping, the logs' valid counts, the data blocks and the free lists agree.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut live = vec![0u32; self.data.len()];
+        for (lpn, &v) in self.l2p.iter().enumerate() {
+            let lpn = lpn as u32;
+            let (l, _) = self.lblock(lpn);
+            match v {
+                UNMAPPED => {}
+                v if v & BUFFERED != 0 => {
+                    let i = (v & !BUFFERED) as usize;
+                    let (op, slot) = (i / MAX_UPP, i % MAX_UPP);
+                    if op > SW || slot >= self.open[op].len as usize || self.open[op].lpn[slot] != lpn {
+                        return Err(format!("lpn {lpn} points at open page {op} slot {slot}, which does not hold it"));
+                    }
+                }
+                DATA => {
+                    let b = self.data[l as usize];
+                    if b == NIL || self.kind[b as usize] != Kind::Data {
+                        return Err(format!("lpn {lpn} is in the data block of {l}, which has none"));
+                    }
+                    live[l as usize] += 1;
+                }
+                ppa => {
+                    if self.p2l[ppa as usize] != lpn {
+                        return Err(format!("lpn {lpn} -> log unit {ppa}, which holds {}", self.p2l[ppa as usize]));
+                    }
+                    if self.kind[self.geo.block_of(ppa) as usize] != Kind::Log {
+                        return Err(format!("lpn {lpn} -> unit {ppa} outside a log block"));
+                    }
+                }
+            }
+        }
+        if live != self.data_live {
+            return Err("data_live disagrees with the mapping".into());
+        }
+        let mut counted = vec![0u32; self.valid.len()];
+        for (ppa, &lpn) in self.p2l.iter().enumerate() {
+            if lpn != INVALID {
+                if self.l2p[lpn as usize] != ppa as u32 {
+                    return Err(format!("unit {ppa} holds lpn {lpn}, a stale copy"));
+                }
+                counted[ppa / self.upb as usize] += 1;
+            }
+        }
+        for (b, (&c, &v)) in counted.iter().zip(&self.valid).enumerate() {
+            if c != v {
+                return Err(format!("block {b}: valid count {v}, but {c} units map to it"));
+            }
+        }
+        let logs = self.rw_full.len() + usize::from(self.rw_active != NIL);
+        if logs > self.log_blocks {
+            return Err(format!("{logs} random log blocks, more than {}", self.log_blocks));
+        }
+        let in_free: usize = self.free.iter().map(|f| f.len()).sum();
+        let free_kind = self.kind.iter().filter(|&&k| k == Kind::Free).count();
+        if in_free != free_kind {
+            return Err(format!("{in_free} blocks in free lists but {free_kind} marked free"));
+        }
+        Ok(())
+    }
+}

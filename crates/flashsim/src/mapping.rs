@@ -1,0 +1,115 @@
+//! The device's FTL, one of the mapping schemes a profile can choose (`ftl.mapping`): the
+//! page-mapped FTL with garbage collection ([`crate::ftl`]) or the hybrid log-block FTL
+//! ([`crate::hybrid`]). [`Mapping`] forwards the device's calls to the one in use; the branch
+//! is the same for every request, so it costs nothing measurable.
+
+use crate::counters::{Counters, DeviceState};
+use crate::ftl::{Ftl, Location};
+use crate::hybrid::HybridFtl;
+use crate::nand::Nand;
+use crate::profile::{MappingKind, Profile};
+use crate::timeline::Ns;
+
+// A device holds exactly one, created once and never moved on the request path, so the
+// variants' size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone)]
+pub enum Mapping {
+    Page(Ftl),
+    Hybrid(HybridFtl),
+}
+
+macro_rules! each {
+    ($self:expr, $f:ident => $e:expr) => {
+        match $self {
+            Mapping::Page($f) => $e,
+            Mapping::Hybrid($f) => $e,
+        }
+    };
+}
+
+impl Mapping {
+    pub fn new(profile: &Profile, seed: u64) -> Mapping {
+        match profile.ftl.mapping {
+            MappingKind::Page => Mapping::Page(Ftl::new(profile, seed)),
+            MappingKind::Hybrid => Mapping::Hybrid(HybridFtl::new(profile)),
+        }
+    }
+
+    #[inline]
+    pub fn nand(&mut self) -> &mut Nand {
+        each!(self, f => &mut f.nand)
+    }
+
+    #[inline]
+    pub fn counters(&self) -> &Counters {
+        each!(self, f => &f.counters)
+    }
+
+    #[inline]
+    pub fn counters_mut(&mut self) -> &mut Counters {
+        each!(self, f => &mut f.counters)
+    }
+
+    pub fn logical_units(&self) -> u32 {
+        each!(self, f => f.logical_units())
+    }
+
+    #[inline]
+    pub fn prefetch_mapping(&self, lpn: u32) {
+        if let Mapping::Page(f) = self {
+            f.prefetch_mapping(lpn);
+        }
+    }
+
+    #[inline]
+    pub fn locate(&self, lpn: u32) -> Location {
+        each!(self, f => f.locate(lpn))
+    }
+
+    #[inline]
+    pub fn write_unit(&mut self, lpn: u32, stream: u32, at: Ns, tag: u64) -> Ns {
+        match self {
+            Mapping::Page(f) => f.write_unit(lpn, stream, at, tag),
+            Mapping::Hybrid(h) => h.write_unit(lpn, at, tag),
+        }
+    }
+
+    #[inline]
+    pub fn trim_unit(&mut self, lpn: u32) {
+        each!(self, f => f.trim_unit(lpn))
+    }
+
+    #[inline]
+    pub fn read_units(&mut self, lpn: u32, n: u32, at: Ns, chunk: impl FnMut(Ns, u32)) {
+        each!(self, f => f.read_units(lpn, n, at, chunk))
+    }
+
+    pub fn flush(&mut self, at: Ns) -> Ns {
+        each!(self, f => f.flush(at))
+    }
+
+    pub fn background(&mut self, from: Ns, until: Ns) {
+        each!(self, f => f.background(from, until))
+    }
+
+    pub fn state(&self) -> DeviceState {
+        each!(self, f => f.state())
+    }
+
+    pub fn memory_bytes(&self) -> u64 {
+        each!(self, f => f.memory_bytes())
+    }
+
+    pub fn check_invariants(&self) -> Result<(), String> {
+        each!(self, f => f.check_invariants())
+    }
+
+    pub fn track_content(&mut self) {
+        each!(self, f => f.track_content())
+    }
+
+    pub fn peek(&self, lpn: u32) -> Option<u64> {
+        each!(self, f => f.peek(lpn))
+    }
+}
