@@ -8,6 +8,7 @@
 //! * [`experiments`]: runs directly on a device (`sim waf`, `fill`, `wsat`).
 //! * [`units`]: sizes and durations as the command line reads them; [`rng`]: seeded randomness.
 
+pub mod calibrate;
 pub mod engine;
 pub mod experiments;
 pub mod fourcorner;

@@ -2,15 +2,15 @@
 
 /// Name and TOML text of every built-in profile.
 pub const BUILTIN: &[(&str, &str)] = &[
+    ("nexus7-2012", include_str!("../../../profiles/nexus7-2012.toml")),
     ("emmc-16g", include_str!("../../../profiles/emmc-16g.toml")),
     ("ufs-64g", include_str!("../../../profiles/ufs-64g.toml")),
     ("nvme-256g", include_str!("../../../profiles/nvme-256g.toml")),
     ("toy", include_str!("../../../profiles/toy.toml")),
 ];
 
-/// The device flashlab simulates when no target is named (until calibrated profiles exist,
-/// the plausible eMMC).
-pub const DEFAULT: &str = "emmc-16g";
+/// The device flashlab simulates when no target is named: the calibrated Nexus 7 (2012).
+pub const DEFAULT: &str = "nexus7-2012";
 
 pub fn builtin(name: &str) -> Option<&'static str> {
     BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)

@@ -29,6 +29,7 @@
 //! Sizes take the same suffixes as the command line; durations take fio's (`s`, `m`, `h`, `d`).
 
 use crate::fourcorner::{FourCorner, FourCornerConfig};
+use crate::rng::Rng;
 use crate::units::{parse_cli_size, parse_duration_ns};
 use serde::{Deserialize, Serialize};
 
@@ -73,8 +74,15 @@ pub enum Step {
     },
     Fill {
         leave_free: String,
+        /// `SIZE` for files of one size, or `MIN..MAX` for sizes drawn log-uniformly (as the
+        /// files on a phone are: many small, a few large). Default 1 GiB.
         #[serde(default)]
         file_size: Option<String>,
+    },
+    /// Delete fill files picked at random until `free` bytes are free: the free space is then
+    /// in holes between live files, as on a device that has been in use.
+    Thin {
+        free: String,
     },
     RandomWrites {
         keep_free: String,
@@ -126,9 +134,11 @@ impl Protocol {
                 Step::Fill { leave_free, file_size } => {
                     parse_cli_size(leave_free).map_err(|e| bad("leave_free", e))?;
                     if let Some(f) = file_size {
-                        let bytes = parse_cli_size(f).map_err(|e| bad("file_size", e))?;
-                        block_multiple(bytes).map_err(|e| bad("file_size", e))?;
+                        FileSizes::parse(f, 0).map_err(|e| bad("file_size", e))?;
                     }
+                }
+                Step::Thin { free } => {
+                    parse_cli_size(free).map_err(|e| bad("free", e))?;
                 }
                 Step::RandomWrites { keep_free, passes, iodepth, .. } => {
                     parse_cli_size(keep_free).map_err(|e| bad("keep_free", e))?;
@@ -189,6 +199,42 @@ pub struct ProtocolResult {
     pub log: Vec<StepLog>,
 }
 
+/// The sizes of the files a `fill` step writes: `min` to `max` bytes, log-uniform (one size
+/// when they are equal), whole 4 KiB blocks, drawn from `seed`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FileSizes {
+    pub min: u64,
+    pub max: u64,
+    pub seed: u64,
+}
+
+impl FileSizes {
+    /// `SIZE` or `MIN..MAX`.
+    pub fn parse(s: &str, seed: u64) -> Result<FileSizes, String> {
+        let (a, b) = s.split_once("..").unwrap_or((s, s));
+        let min = block_multiple(parse_cli_size(a.trim())?)?;
+        let max = block_multiple(parse_cli_size(b.trim())?)?;
+        if min == 0 || max < min {
+            return Err(format!("'{s}': sizes must be positive and MIN <= MAX"));
+        }
+        Ok(FileSizes { min, max, seed })
+    }
+
+    pub fn fixed(size: u64) -> FileSizes {
+        FileSizes { min: size, max: size, seed: 0 }
+    }
+
+    /// The next file's size.
+    pub fn pick(&self, rng: &mut Rng) -> u64 {
+        if self.min == self.max {
+            return self.min;
+        }
+        let (lo, hi) = ((self.min as f64).ln(), (self.max as f64).ln());
+        let v = (lo + rng.unit() * (hi - lo)).exp() as u64;
+        (v / 4096 * 4096).clamp(self.min, self.max)
+    }
+}
+
 /// A `random-writes` step, resolved: bytes to leave free, logical passes over the file, queue
 /// depth, random map (each block once per pass) or uniform picks, seed.
 #[derive(Debug, Clone, Copy)]
@@ -210,8 +256,10 @@ pub trait ProtocolTarget {
         label: &str,
         progress: &mut dyn FnMut(&str, f64),
     ) -> Result<FourCorner, String>;
-    /// Write sequential fill files (of `file_size` bytes) until `leave_free` bytes are free.
-    fn fill(&mut self, leave_free: u64, file_size: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
+    /// Write sequential fill files (of sizes drawn from `sizes`) until `leave_free` bytes are free.
+    fn fill(&mut self, leave_free: u64, sizes: FileSizes, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
+    /// Delete fill files picked at random (from `seed`) until `free` bytes are free.
+    fn thin(&mut self, free: u64, seed: u64) -> Result<String, String>;
     /// 4 KiB random writes over a new fill file taking all free space but `w.keep_free`.
     fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
     /// Delete every fill file.
@@ -244,9 +292,13 @@ pub fn run_protocol<T: ProtocolTarget + ?Sized>(
             }
             Step::Fill { leave_free, file_size } => {
                 let leave = parse_cli_size(leave_free).expect("validated");
-                let chunk = file_size.as_deref().map_or(1 << 30, |s| parse_cli_size(s).expect("validated"));
-                ("fill", target.fill(leave, chunk, &mut |f| p("fill", f))?)
+                let seed = fc.seed + i as u64;
+                let sizes = file_size.as_deref().map_or(FileSizes { seed, ..FileSizes::fixed(1 << 30) }, |s| {
+                    FileSizes::parse(s, seed).expect("validated")
+                });
+                ("fill", target.fill(leave, sizes, &mut |f| p("fill", f))?)
             }
+            Step::Thin { free } => ("thin", target.thin(parse_cli_size(free).expect("validated"), fc.seed + i as u64)?),
             Step::RandomWrites { keep_free, passes, iodepth, random_map } => {
                 let w = RandomWrites {
                     keep_free: parse_cli_size(keep_free).expect("validated"),

@@ -3,7 +3,8 @@
 
 use crate::engine::{run_jobs, JobSpec};
 use crate::fourcorner::{run_four_corner, FourCorner, FourCornerConfig};
-use crate::protocol::{ProtocolTarget, RandomWrites};
+use crate::protocol::{FileSizes, ProtocolTarget, RandomWrites};
+use crate::rng::Rng;
 use crate::system::SimSystem;
 use flashlab_jobs::Rw;
 
@@ -11,8 +12,13 @@ use flashlab_jobs::Rw;
 pub const FILL_PREFIX: &str = "flashlab-fill-";
 
 impl SimSystem {
-    fn next_fill_name(&self) -> String {
-        (0..).map(|i| format!("{FILL_PREFIX}{i:05}")).find(|n| self.fs.file(n).is_none()).expect("a free name")
+    /// The first fill-file name not in use, searching from number `from`; returns it and its
+    /// number (a fill of thousands of files continues from the last one instead of rescanning).
+    fn next_fill_name(&self, from: u64) -> (String, u64) {
+        (from..)
+            .map(|i| (format!("{FILL_PREFIX}{i:05}"), i))
+            .find(|(n, _)| self.fs.file(n).is_none())
+            .expect("a free name")
     }
 }
 
@@ -26,12 +32,15 @@ impl ProtocolTarget for SimSystem {
         run_four_corner(self, fc, label, progress).map_err(|e| e.to_string())
     }
 
-    fn fill(&mut self, leave_free: u64, file_size: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+    fn fill(&mut self, leave_free: u64, sizes: FileSizes, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
         let target = self.fs.free_bytes().saturating_sub(leave_free);
         let mut written = 0;
+        let mut rng = Rng::new(sizes.seed);
+        let mut number = 0;
         while written < target {
-            let size = file_size.min(target - written);
-            let name = self.next_fill_name();
+            let size = sizes.pick(&mut rng).min(target - written);
+            let (name, n) = self.next_fill_name(number);
+            number = n + 1;
             let file = self.fs.create(&name, size).map_err(|e| e.to_string())?.clone();
             let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file);
             run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64))
@@ -46,7 +55,7 @@ impl ProtocolTarget for SimSystem {
         if size == 0 {
             return Ok("no free space beyond keep_free: skipped".into());
         }
-        let name = self.next_fill_name();
+        let (name, _) = self.next_fill_name(0);
         let file = self.fs.create(&name, size).map_err(|e| e.to_string())?.clone();
         let mut job = JobSpec::on_file(&name, Rw::RandWrite, 4096, file);
         job.io_limit = Some((size as f64 * w.passes) as u64 / 4096 * 4096);
@@ -59,6 +68,19 @@ impl ProtocolTarget for SimSystem {
             r[0].write.io_bytes,
             r[0].write.bw_bytes_per_sec() / 1e6
         ))
+    }
+
+    fn thin(&mut self, free: u64, seed: u64) -> Result<String, String> {
+        let mut names: Vec<String> =
+            self.fs.files().filter(|(n, _)| n.starts_with(FILL_PREFIX)).map(|(n, _)| n.clone()).collect();
+        let mut rng = Rng::new(seed);
+        let mut deleted = 0;
+        while self.fs.free_bytes() < free && !names.is_empty() {
+            let name = names.swap_remove(rng.below(names.len() as u64) as usize);
+            self.delete(&name).map_err(|e| e.to_string())?;
+            deleted += 1;
+        }
+        Ok(format!("deleted {deleted} fill files at random; {} bytes free", self.fs.free_bytes()))
     }
 
     fn delete_fill(&mut self) -> Result<String, String> {

@@ -19,7 +19,8 @@ use crate::runner::{open_file, run_job, RealJob};
 use crate::RealError;
 use flashlab_jobs::Rw;
 use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig, TEST_FILE};
-use flashlab_lab::protocol::{ProtocolTarget, RandomWrites};
+use flashlab_lab::protocol::{FileSizes, ProtocolTarget, RandomWrites};
+use flashlab_lab::rng::Rng;
 use flashlab_lab::sim_steps::FILL_PREFIX;
 use flashlab_measure::JobResult;
 use std::os::fd::AsRawFd;
@@ -213,20 +214,21 @@ impl DirTarget {
     pub fn run_fill(
         &mut self,
         leave_free: u64,
-        file_size: u64,
+        sizes: FileSizes,
         progress: &mut dyn FnMut(f64),
     ) -> Result<String, RealError> {
         let start_free = self.free_bytes()?;
         let target = start_free.saturating_sub(leave_free);
-        let file_size = file_size.max(4096) / 4096 * 4096;
+        let mut rng = Rng::new(sizes.seed);
         let (mut written, mut files, mut disk_full) = (0u64, 0usize, false);
         loop {
+            let file_size = sizes.pick(&mut rng).max(4096) / 4096 * 4096;
             let free = self.free_bytes()?;
             // Never more than the space free at the start beyond `leave_free` (someone else
             // freeing space meanwhile must not make the fill grow).
             let size = free.saturating_sub(leave_free).min(file_size).min(target.saturating_sub(written)) / 4096 * 4096;
             // Filesystem metadata makes the last bytes creep: stop below one fill block.
-            if size == 0 || (files > 0 && size < self.opts.fill_bs.min(file_size)) {
+            if size == 0 || (files > 0 && size < self.opts.fill_bs.min(sizes.min)) {
                 break;
             }
             let path = self.next_fill_path()?;
@@ -313,6 +315,20 @@ impl DirTarget {
     }
 
     /// Unlink every fill file.
+    /// Delete fill files picked at random until `free` bytes are free; see
+    /// [`ProtocolTarget::thin`].
+    pub fn run_thin(&mut self, free: u64, seed: u64) -> Result<String, RealError> {
+        let mut rng = Rng::new(seed);
+        let mut deleted = 0;
+        while self.free_bytes()? < free && !self.fill_files.is_empty() {
+            let i = rng.below(self.fill_files.len() as u64) as usize;
+            let p = self.fill_files.swap_remove(i);
+            self.cleanup.remove(&p).map_err(|e| RealError::io(format!("{}: remove", p.display()), e))?;
+            deleted += 1;
+        }
+        Ok(format!("deleted {deleted} fill files at random; {} bytes free", self.free_bytes()?))
+    }
+
     pub fn run_delete_fill(&mut self) -> Result<String, RealError> {
         let n = self.fill_files.len();
         for p in std::mem::take(&mut self.fill_files) {
@@ -359,8 +375,12 @@ impl ProtocolTarget for DirTarget {
         self.run_four_corner(fc, label, progress).map_err(|e| e.to_string())
     }
 
-    fn fill(&mut self, leave_free: u64, file_size: u64, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
-        self.run_fill(leave_free, file_size, progress).map_err(|e| e.to_string())
+    fn fill(&mut self, leave_free: u64, sizes: FileSizes, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+        self.run_fill(leave_free, sizes, progress).map_err(|e| e.to_string())
+    }
+
+    fn thin(&mut self, free: u64, seed: u64) -> Result<String, String> {
+        self.run_thin(free, seed).map_err(|e| e.to_string())
     }
 
     fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, String> {

@@ -7,7 +7,7 @@ mod common;
 
 use common::{list, uring_ok, TempDir};
 use flashlab_lab::fourcorner::FourCornerConfig;
-use flashlab_lab::protocol::{run_protocol, Protocol, ProtocolTarget};
+use flashlab_lab::protocol::{run_protocol, FileSizes, Protocol, ProtocolTarget};
 use flashlab_real::cleanup::Cleanup;
 use flashlab_real::dir_target::{free_bytes, DirTarget, RealOptions};
 use flashlab_real::engine::EngineKind;
@@ -166,7 +166,7 @@ fn dropping_the_target_removes_fill_files_and_keeps_others() {
     let mut t = DirTarget::with_cleanup(d.path(), opts(), c.clone()).unwrap();
     let free = t.free_bytes().unwrap();
     // (Other processes may write to the same filesystem meanwhile: expect at least one file.)
-    let msg = t.fill(free - 6 * MIB, MIB, &mut |_| {}).unwrap();
+    let msg = t.fill(free - 6 * MIB, FileSizes::fixed(MIB), &mut |_| {}).unwrap();
     assert!(msg.starts_with("wrote "), "{msg}");
     assert!(!t.fill_files().is_empty(), "{msg}");
     assert_eq!(d.entries().iter().filter(|n| n.starts_with("flashlab-fill-")).count(), t.fill_files().len());
@@ -196,7 +196,7 @@ fn sigint_child() {
     let mut t =
         DirTarget::new(Path::new(&dir), RealOptions { engine: EngineKind::Psync, ..RealOptions::default() }).unwrap();
     let free = t.free_bytes().unwrap();
-    let _ = t.fill(free.saturating_sub(1 << 30), 64 * MIB, &mut |_| {});
+    let _ = t.fill(free.saturating_sub(1 << 30), FileSizes::fixed(64 * MIB), &mut |_| {});
     // Not reached when the parent's SIGINT arrives in time.
     std::process::exit(3);
 }
@@ -321,7 +321,7 @@ fn tiny_protocol_and_fill_to_enospc_on_ext4_on_a_loop_device() {
     // Fill to the last byte: ENOSPC is expected, not an error.
     let c = Cleanup::new();
     let mut t = DirTarget::with_cleanup(&fs.mnt, opts(), c.clone()).unwrap();
-    let msg = t.fill(0, 64 * MIB, &mut |_| {}).unwrap();
+    let msg = t.fill(0, FileSizes::fixed(64 * MIB), &mut |_| {}).unwrap();
     eprintln!("fill to full: {msg}");
     assert!(t.free_bytes().unwrap() < 2 * MIB, "{msg}");
     assert!(msg.starts_with("wrote "));

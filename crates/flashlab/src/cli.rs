@@ -34,13 +34,16 @@ pub enum Command {
     /// Inspect this system's (or a captured tree's) flash storage: fullness, TRIM, mount
     /// options, device class and health, FUSE layers; say what slows it and how to fix it.
     Doctor(DoctorArgs),
+    /// Run a profile's published procedure on the simulated device and compare with the
+    /// published numbers, cell by cell.
+    Calibrate(CalibrateArgs),
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct CommonArgs {
     /// What to run on: `sim:PROFILE` (a built-in profile name or a profile TOML file), or a
     /// directory on a mounted filesystem (flashlab creates and removes only its own files there).
-    #[arg(long, default_value = "sim:emmc-16g")]
+    #[arg(long, default_value = "sim:nexus7-2012")]
     pub target: String,
     #[command(flatten)]
     pub real: RealArgs,
@@ -204,4 +207,18 @@ pub struct DoctorArgs {
     /// Print the report as JSON on standard output.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CalibrateArgs {
+    /// Built-in profile names or `sim:FILE.toml`.
+    pub profiles: Vec<String>,
+    /// Every built-in profile that has a [calibrate] table.
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the comparison as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }

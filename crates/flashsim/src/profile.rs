@@ -31,6 +31,14 @@ pub struct Profile {
     pub nand: NandConfig,
     pub ftl: FtlConfig,
     pub host: HostConfig,
+    /// The system the device ships in (filesystem, mount options): read by flashlab's
+    /// filesystem layer; the simulator core ignores it.
+    #[serde(default)]
+    pub system: Option<toml::Table>,
+    /// The published numbers and procedure the profile is calibrated against: read by
+    /// `flashlab calibrate`; the simulator core ignores it.
+    #[serde(default)]
+    pub calibrate: Option<toml::Table>,
 }
 
 /// NAND cell type. Informational (timings are given explicitly) but shown in reports.

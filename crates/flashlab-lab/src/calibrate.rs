@@ -1,0 +1,208 @@
+//! Calibration: run the procedure a profile's `[calibrate]` table names on the simulated device,
+//! and set what came out beside the published numbers the table quotes, cell by cell, with the
+//! relative error.
+//!
+//! Two procedures:
+//! - `protocol`: a protocol (by default `age`, AnandTech's procedure) runs on a new device and
+//!   each `[[calibrate.row]]` is matched, by label, with a four-corner row of the run;
+//! - `vendor`: a vendor datasheet's fresh-device figures: sequential read and write MB/s and
+//!   4 KiB random read and write IOPS at the queue depth the vendor quotes (QD32 by default),
+//!   over a span of the new device.
+//!
+//! The published numbers are data of the profile: they are printed as the reference column,
+//! never used to make a simulated one.
+
+use crate::engine::{run_jobs, JobSpec};
+use crate::fourcorner::FourCornerConfig;
+use crate::protocol::{run_protocol, Protocol};
+use crate::system::SimSystem;
+use crate::units::parse_cli_size;
+use flashlab_jobs::Rw;
+use flashsim::Profile;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrationSpec {
+    /// Where the published numbers come from.
+    pub source: String,
+    /// `protocol` or `vendor`.
+    pub procedure: String,
+    /// The protocol a `protocol` procedure runs (a built-in name); default `age`.
+    #[serde(default)]
+    pub protocol: Option<String>,
+    #[serde(default)]
+    pub row: Vec<RowSpec>,
+    #[serde(default)]
+    pub vendor: Option<VendorSpec>,
+}
+
+/// Published four-corner numbers after a protocol step (MB/s = 10^6 bytes/s).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RowSpec {
+    pub label: String,
+    pub seq_read_mbs: Option<f64>,
+    pub seq_write_mbs: Option<f64>,
+    pub rand_read_mbs: Option<f64>,
+    pub rand_write_mbs: Option<f64>,
+}
+
+/// A datasheet's fresh-device figures.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VendorSpec {
+    pub seq_read_mbs: Option<f64>,
+    pub seq_write_mbs: Option<f64>,
+    pub rand_read_iops: Option<f64>,
+    pub rand_write_iops: Option<f64>,
+    /// Queue depth of every test (default 32; a device without a command queue runs QD1 anyway).
+    #[serde(default)]
+    pub iodepth: Option<u32>,
+    /// Sequential request size (default 512 KiB).
+    #[serde(default)]
+    pub seq_bs: Option<String>,
+    /// Span of the tests (default 1 GiB).
+    #[serde(default)]
+    pub span: Option<String>,
+}
+
+/// One compared number.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    pub row: String,
+    pub metric: String,
+    pub published: f64,
+    pub simulated: f64,
+    /// (simulated - published) / published.
+    pub error: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CalibrationReport {
+    pub profile: String,
+    pub source: String,
+    pub procedure: String,
+    pub cells: Vec<Cell>,
+}
+
+impl CalibrationReport {
+    /// Largest relative error, in absolute value.
+    pub fn worst(&self) -> f64 {
+        self.cells.iter().map(|c| c.error.abs()).fold(0.0, f64::max)
+    }
+    pub fn cell(&self, row: &str, metric: &str) -> Option<&Cell> {
+        self.cells.iter().find(|c| c.row == row && c.metric == metric)
+    }
+}
+
+impl CalibrationSpec {
+    /// The `[calibrate]` table of `profile`; errors name the profile (`source`) and the field.
+    pub fn of(profile: &Profile, source: &str) -> Result<CalibrationSpec, String> {
+        let table = profile
+            .calibrate
+            .clone()
+            .ok_or_else(|| format!("{source}: profile '{}' has no [calibrate] table to compare with", profile.name))?;
+        let spec: CalibrationSpec =
+            toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| format!("{source}: [calibrate]: {e}"))?;
+        match spec.procedure.as_str() {
+            "protocol" => {
+                if spec.row.is_empty() {
+                    return Err(format!("{source}: [calibrate]: procedure 'protocol' needs [[calibrate.row]] tables"));
+                }
+                let name = spec.protocol.as_deref().unwrap_or("age");
+                if Protocol::builtin(name).is_none() {
+                    return Err(format!("{source}: [calibrate] field 'protocol': no built-in protocol '{name}'"));
+                }
+            }
+            "vendor" => {
+                let v = spec.vendor.as_ref().ok_or_else(|| {
+                    format!("{source}: [calibrate]: procedure 'vendor' needs a [calibrate.vendor] table")
+                })?;
+                for (field, s) in [("seq_bs", &v.seq_bs), ("span", &v.span)] {
+                    if let Some(s) = s {
+                        parse_cli_size(s).map_err(|e| format!("{source}: [calibrate.vendor] field '{field}': {e}"))?;
+                    }
+                }
+                if v.iodepth == Some(0) {
+                    return Err(format!("{source}: [calibrate.vendor] field 'iodepth': must be at least 1"));
+                }
+            }
+            other => {
+                return Err(format!("{source}: [calibrate] field 'procedure': '{other}' is not 'protocol' or 'vendor'"))
+            }
+        }
+        Ok(spec)
+    }
+}
+
+fn cell(row: &str, metric: &str, published: Option<f64>, simulated: f64, out: &mut Vec<Cell>) {
+    if let Some(p) = published {
+        out.push(Cell { row: row.into(), metric: metric.into(), published: p, simulated, error: (simulated - p) / p });
+    }
+}
+
+/// Run the calibration procedure of `profile` on a new simulated device (seed `seed`);
+/// `progress` gets (what, fraction).
+pub fn calibrate(
+    profile: &Profile,
+    spec: &CalibrationSpec,
+    seed: u64,
+    mut progress: impl FnMut(&str, f64),
+) -> Result<CalibrationReport, String> {
+    let mut sys = SimSystem::new(profile, seed, false);
+    let mut cells = Vec::new();
+    match spec.procedure.as_str() {
+        "protocol" => {
+            let name = spec.protocol.as_deref().unwrap_or("age");
+            let proto = Protocol::builtin(name).ok_or_else(|| format!("no built-in protocol '{name}'"))?;
+            let fc = FourCornerConfig { seed, ..FourCornerConfig::default() };
+            let r =
+                run_protocol(&mut sys, &proto, &fc, |i, n, what, f| progress(what, ((i - 1) as f64 + f) / n as f64))?;
+            for row in &spec.row {
+                let got = r.steps.iter().find(|s| s.label == row.label).ok_or_else(|| {
+                    format!("[calibrate.row] label '{}': protocol '{name}' has no four-corner step so named", row.label)
+                })?;
+                cell(&row.label, "seq read MB/s", row.seq_read_mbs, got.seq_read_mbs, &mut cells);
+                cell(&row.label, "seq write MB/s", row.seq_write_mbs, got.seq_write_mbs, &mut cells);
+                cell(&row.label, "rand read MB/s", row.rand_read_mbs, got.rand_read_mbs, &mut cells);
+                cell(&row.label, "rand write MB/s", row.rand_write_mbs, got.rand_write_mbs, &mut cells);
+            }
+        }
+        _ => {
+            let v = spec.vendor.as_ref().expect("validated");
+            let qd = v.iodepth.unwrap_or(32);
+            let seq_bs = v.seq_bs.as_deref().map_or(512 << 10, |s| parse_cli_size(s).expect("validated"));
+            let span = v.span.as_deref().map_or(1 << 30, |s| parse_cli_size(s).expect("validated"));
+            let span = span.min(sys.fs.free_bytes() / 2) / seq_bs * seq_bs;
+            let file = sys.fs.create("calibrate", span).map_err(|e| e.to_string())?.clone();
+            let tests = [
+                ("seq write", Rw::Write, seq_bs, span),
+                ("seq read", Rw::Read, seq_bs, span),
+                ("rand read", Rw::RandRead, 4096, span.min(256 << 20)),
+                ("rand write", Rw::RandWrite, 4096, span.min(256 << 20)),
+            ];
+            let mut got = [0.0f64; 4];
+            for (i, (what, rw, bs, io)) in tests.into_iter().enumerate() {
+                let mut job = JobSpec::on_file(what, rw, bs, file.clone());
+                job.iodepth = qd;
+                job.io_limit = Some(io);
+                job.seed = seed + i as u64;
+                let r = run_jobs(&mut sys, &[job], |f| progress(what, f)).map_err(|e| e.to_string())?;
+                let d = if matches!(rw, Rw::Write | Rw::RandWrite) { &r[0].write } else { &r[0].read };
+                got[i] = if bs == 4096 { d.iops() } else { d.bw_bytes_per_sec() / 1e6 };
+            }
+            let row = format!("new, QD{qd}");
+            cell(&row, "seq read MB/s", v.seq_read_mbs, got[1], &mut cells);
+            cell(&row, "seq write MB/s", v.seq_write_mbs, got[0], &mut cells);
+            cell(&row, "rand read IOPS", v.rand_read_iops, got[2], &mut cells);
+            cell(&row, "rand write IOPS", v.rand_write_iops, got[3], &mut cells);
+        }
+    }
+    Ok(CalibrationReport {
+        profile: profile.name.clone(),
+        source: spec.source.clone(),
+        procedure: spec.procedure.clone(),
+        cells,
+    })
+}
