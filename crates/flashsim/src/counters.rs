@@ -23,6 +23,9 @@ pub struct Counters {
     /// Units programmed to NAND: host data, GC copies and padding of partly filled pages.
     pub nand_units_programmed: u64,
     pub gc_units_copied: u64,
+    /// Translation pages read and written back by a DRAM-less controller's mapping cache.
+    pub map_page_reads: u64,
+    pub map_page_writes: u64,
     pub gc_victims_foreground: u64,
     pub gc_victims_background: u64,
     pub erases: u64,
@@ -54,6 +57,8 @@ impl Counters {
             nand_page_programs: self.nand_page_programs - earlier.nand_page_programs,
             nand_units_programmed: self.nand_units_programmed - earlier.nand_units_programmed,
             gc_units_copied: self.gc_units_copied - earlier.gc_units_copied,
+            map_page_reads: self.map_page_reads - earlier.map_page_reads,
+            map_page_writes: self.map_page_writes - earlier.map_page_writes,
             gc_victims_foreground: self.gc_victims_foreground - earlier.gc_victims_foreground,
             gc_victims_background: self.gc_victims_background - earlier.gc_victims_background,
             erases: self.erases - earlier.erases,

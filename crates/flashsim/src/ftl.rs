@@ -9,6 +9,7 @@
 
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
+use crate::mapcache::MapCache;
 use crate::nand::{Geometry, Nand, NandTiming};
 use crate::profile::{Profile, MAP_UNIT, MAX_UNITS_PER_PAGE};
 use crate::timeline::Ns;
@@ -135,6 +136,8 @@ pub struct Ftl {
     in_gc: bool,
     /// Greedy picks the emptiest block, so a full one means there is nothing to gain.
     greedy: bool,
+    /// The SRAM mapping cache of a DRAM-less controller; `None`: the whole table is in DRAM.
+    map: Option<MapCache>,
     pub counters: Counters,
 }
 
@@ -181,6 +184,7 @@ impl Ftl {
             bg_target: f.bg_gc_target_free_blocks as usize,
             in_gc: false,
             greedy: f.gc_policy == crate::profile::GcPolicy::Greedy,
+            map: (f.map_cache_kib > 0).then(|| MapCache::new(logical, f.map_cache_kib / 4)),
             counters: Counters::default(),
         }
     }
@@ -236,6 +240,24 @@ impl Ftl {
         }
     }
 
+    /// With a mapping cache, make `lpn`'s entry present at `at`; returns when it is.
+    #[inline]
+    fn map_access(&mut self, lpn: u32, write: bool, at: Ns) -> Ns {
+        let Ftl { map, nand, counters, geo, .. } = self;
+        match map {
+            None => at,
+            Some(m) => {
+                let (t, read, written) = m.access(lpn, write, at, nand);
+                counters.map_page_reads += read;
+                counters.map_page_writes += written;
+                counters.nand_page_reads += read;
+                counters.nand_page_programs += written;
+                counters.nand_units_programmed += written * u64::from(geo.units_per_page);
+                t
+            }
+        }
+    }
+
     /// Put a unit into open page `op`; returns true when the page is full.
     #[inline]
     fn append(&mut self, op: usize, lpn: u32, tag: u64, ready: Ns) -> bool {
@@ -262,6 +284,7 @@ impl Ftl {
             self.counters.buffer_coalesced_units += 1;
             return at;
         }
+        let at = self.map_access(lpn, true, at);
         if cur != UNMAPPED {
             self.invalidate(cur);
         }
@@ -296,6 +319,15 @@ impl Ftl {
     /// unmapped and buffered units are ready at once.
     #[inline]
     pub fn read_units(&mut self, lpn: u32, n: u32, at: Ns, mut chunk: impl FnMut(Ns, u32)) {
+        let mut at = at;
+        if self.map.is_some() {
+            // One lookup per translation page the request spans.
+            let mut l = lpn;
+            while l < lpn + n {
+                at = at.max(self.map_access(l, false, at));
+                l = (l / crate::mapcache::ENTRIES_PER_TPAGE + 1) * crate::mapcache::ENTRIES_PER_TPAGE;
+            }
+        }
         let upp = self.geo.units_per_page;
         let mut i = 0;
         while i < n {
@@ -601,6 +633,7 @@ impl Ftl {
             + vec(&self.next_die)
             + self.victims.memory_bytes()
             + self.buffer.memory_bytes()
+            + self.map.as_ref().map_or(0, MapCache::memory_bytes)
     }
 
     /// Check that the mapping, the valid counts and the free lists agree. For tests; O(size).

@@ -18,6 +18,7 @@ pub mod device;
 pub mod ftl;
 pub mod host;
 pub mod hybrid;
+pub mod mapcache;
 pub mod mapping;
 pub mod nand;
 pub mod profile;

@@ -138,6 +138,10 @@ pub struct FtlConfig {
     /// Hybrid mapping: random-write log blocks (the sequential log is one more).
     #[serde(default)]
     pub log_blocks: u32,
+    /// Page mapping on a DRAM-less controller: KiB of SRAM caching translation pages of the
+    /// mapping table (DFTL); 0 (default) keeps the whole table in DRAM.
+    #[serde(default)]
+    pub map_cache_kib: u32,
     /// Spare factor (physical - logical) / physical. The logical capacity is the physical
     /// capacity times (1 - spare_factor), rounded down to whole mapping units.
     pub spare_factor: f64,
@@ -420,8 +424,17 @@ impl Profile {
                     ),
                 ));
             }
+            if f.map_cache_kib != 0 {
+                return Err(err(
+                    "ftl.map_cache_kib",
+                    "a hybrid FTL maps data blocks whole: it has no page-mapping cache".into(),
+                ));
+            }
         } else if f.log_blocks != 0 {
             return Err(err("ftl.log_blocks", "only a hybrid FTL (mapping = \"hybrid\") has log blocks".into()));
+        }
+        if f.map_cache_kib != 0 && (f.map_cache_kib < 4 || f.map_cache_kib > 1 << 20) {
+            return Err(err("ftl.map_cache_kib", format!("must be 0 or 4..=1048576 KiB, got {}", f.map_cache_kib)));
         }
         if let Some(q) = self.host.queue_depth {
             if q == 0 || q > 65536 {

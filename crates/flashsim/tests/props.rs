@@ -30,27 +30,31 @@ fn geometry() -> impl Strategy<Value = Profile> {
     (
         (1..3u32, 1..3u32, 1..3u32),
         (12..40u32, 4..17u32, prop_oneof![Just(4u32), Just(8), Just(16)]),
-        (0.2..0.4f64, 0..4usize, 1..3u32, any::<bool>(), 1..3u32, any::<bool>()),
+        (0.2..0.4f64, 0..4usize, 1..3u32, any::<bool>(), 1..3u32, any::<bool>(), 0..3u32),
     )
-        .prop_map(|((ch, dpc, planes), (blocks, ppb, page), (spare, pol, gcmin, separate, streams, volatile))| {
-            let mut p = common::toy();
-            p.nand.channels = ch;
-            p.nand.dies_per_channel = dpc;
-            p.nand.planes_per_die = if page * planes > 64 { 1 } else { planes };
-            p.nand.blocks_per_plane = blocks;
-            p.nand.pages_per_block = ppb;
-            p.nand.page_kib = page;
-            p.ftl.spare_factor = spare;
-            p.ftl.gc_policy = [GcPolicy::Greedy, GcPolicy::CostBenefit, GcPolicy::Fifo, GcPolicy::Random][pol];
-            p.ftl.gc_min_free_blocks = gcmin;
-            p.ftl.bg_gc_target_free_blocks = gcmin + 2;
-            p.ftl.separate_gc_frontier = separate;
-            p.ftl.host_streams = streams;
-            p.ftl.write_buffer_volatile = volatile;
-            let upp = p.units_per_page();
-            p.ftl.write_buffer_kib = 4 * 2 * upp * (streams + 2);
-            p
-        })
+        .prop_map(
+            |((ch, dpc, planes), (blocks, ppb, page), (spare, pol, gcmin, separate, streams, volatile, cache))| {
+                let mut p = common::toy();
+                p.nand.channels = ch;
+                p.nand.dies_per_channel = dpc;
+                p.nand.planes_per_die = if page * planes > 64 { 1 } else { planes };
+                p.nand.blocks_per_plane = blocks;
+                p.nand.pages_per_block = ppb;
+                p.nand.page_kib = page;
+                p.ftl.spare_factor = spare;
+                p.ftl.gc_policy = [GcPolicy::Greedy, GcPolicy::CostBenefit, GcPolicy::Fifo, GcPolicy::Random][pol];
+                p.ftl.gc_min_free_blocks = gcmin;
+                p.ftl.bg_gc_target_free_blocks = gcmin + 2;
+                p.ftl.separate_gc_frontier = separate;
+                p.ftl.host_streams = streams;
+                p.ftl.write_buffer_volatile = volatile;
+                // No mapping cache, or a DRAM-less controller caching 1 or 2 translation pages.
+                p.ftl.map_cache_kib = 4 * cache;
+                let upp = p.units_per_page();
+                p.ftl.write_buffer_kib = 4 * 2 * upp * (streams + 2);
+                p
+            },
+        )
         .prop_filter("profile must validate", |p| p.validate("generated").is_ok())
 }
 

@@ -1,0 +1,93 @@
+//! The mapping-table cache of a DRAM-less controller (DFTL, Gupta et al., ASPLOS 2009): the
+//! page-level mapping table lives on NAND in translation pages of 1024 four-byte entries (one
+//! per 4 KiB unit: a translation page maps 4 MiB), and only `map_cache_kib` of them fit in the
+//! controller's SRAM. A request whose translation page is not cached first reads it from NAND;
+//! making room evicts the least recently used page (CLOCK), and a dirty one (an entry changed
+//! by a write or trim) is programmed back first.
+//!
+//! Simplifications, stated: translation pages are read and written on die `tpage % dies`
+//! without taking space in the data blocks (their own garbage collection is not modelled), and
+//! the mapping updates of garbage-collection copies are batched by the controller and cost
+//! nothing here.
+
+use crate::nand::Nand;
+use crate::timeline::Ns;
+
+/// Mapping entries per translation page (4 KiB of 4-byte entries).
+pub const ENTRIES_PER_TPAGE: u32 = 1024;
+const NIL: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+pub struct MapCache {
+    /// Per translation page: its cache slot, or NIL.
+    slot_of: Vec<u32>,
+    /// Per slot: the translation page it holds (NIL when empty).
+    tpage: Vec<u32>,
+    dirty: Vec<bool>,
+    referenced: Vec<bool>,
+    hand: usize,
+    pub misses: u64,
+    pub writebacks: u64,
+}
+
+impl MapCache {
+    /// A cache of `slots` translation pages for `logical_units` mapping entries.
+    pub fn new(logical_units: u32, slots: u32) -> MapCache {
+        let tpages = logical_units.div_ceil(ENTRIES_PER_TPAGE) as usize;
+        let slots = (slots.max(1) as usize).min(tpages.max(1));
+        MapCache {
+            slot_of: vec![NIL; tpages],
+            tpage: vec![NIL; slots],
+            dirty: vec![false; slots],
+            referenced: vec![false; slots],
+            hand: 0,
+            misses: 0,
+            writebacks: 0,
+        }
+    }
+
+    /// Look up the entry of `lpn` at `at` (`write`: the entry changes); returns when the entry
+    /// is in SRAM, after reading its translation page (and writing back a dirty victim) on a
+    /// miss, and the NAND work done: (time, pages read, pages written back).
+    #[inline]
+    pub fn access(&mut self, lpn: u32, write: bool, at: Ns, nand: &mut Nand) -> (Ns, u64, u64) {
+        let tp = lpn / ENTRIES_PER_TPAGE;
+        let s = self.slot_of[tp as usize];
+        if s != NIL {
+            let s = s as usize;
+            self.referenced[s] = true;
+            self.dirty[s] |= write;
+            return (at, 0, 0);
+        }
+        self.misses += 1;
+        // CLOCK: the first slot not referenced since the hand last passed it.
+        let n = self.tpage.len();
+        while self.referenced[self.hand] {
+            self.referenced[self.hand] = false;
+            self.hand = (self.hand + 1) % n;
+        }
+        let s = self.hand;
+        self.hand = (self.hand + 1) % n;
+        let dies = nand.geo.dies;
+        let old = self.tpage[s];
+        let mut written = 0;
+        if old != NIL {
+            if self.dirty[s] {
+                nand.program(old % dies, at);
+                self.writebacks += 1;
+                written = 1;
+            }
+            self.slot_of[old as usize] = NIL;
+        }
+        let ready = nand.read(tp % dies, at, 1);
+        self.tpage[s] = tp;
+        self.slot_of[tp as usize] = s as u32;
+        self.dirty[s] = write;
+        self.referenced[s] = true;
+        (ready, 1, written)
+    }
+
+    pub fn memory_bytes(&self) -> u64 {
+        (self.slot_of.capacity() * 4 + self.tpage.capacity() * 4 + self.dirty.capacity() * 2) as u64
+    }
+}
