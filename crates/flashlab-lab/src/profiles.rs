@@ -3,6 +3,7 @@
 /// Name and TOML text of every built-in profile.
 pub const BUILTIN: &[(&str, &str)] = &[
     ("nexus7-2012", include_str!("../../../profiles/nexus7-2012.toml")),
+    ("motox-2013", include_str!("../../../profiles/motox-2013.toml")),
     ("emmc-16g", include_str!("../../../profiles/emmc-16g.toml")),
     ("ufs-64g", include_str!("../../../profiles/ufs-64g.toml")),
     ("nvme-256g", include_str!("../../../profiles/nvme-256g.toml")),
