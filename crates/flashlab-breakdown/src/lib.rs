@@ -16,13 +16,14 @@
 //! ([`sim_model`]): host submit cost, waiting for a device queue slot, device time, host
 //! completion cost.
 //!
-//! Modules: [`tracefs`] (finding tracefs, a private tracing instance and its guard),
+//! Modules: [`command`] (the command as a library call), [`tracefs`] (finding tracefs, a private tracing instance and its guard),
 //! [`events`] (the event format files and the per-CPU binary buffers), [`join`] (events ↔
 //! user requests), [`stats`] (per-phase percentiles and shares), [`target`] (what to run on
 //! and its sectors), [`run_real`] (the traced run), [`sim_model`] and [`sim_adapter`] (the
 //! model), [`report`] (tables, JSON) and [`chart`] (the stacked-bar SVG).
 
 pub mod chart;
+pub mod command;
 pub mod error;
 pub mod events;
 pub mod join;

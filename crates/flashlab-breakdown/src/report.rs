@@ -57,6 +57,9 @@ pub struct JobReport {
     pub trace_events_lost: Option<u64>,
     /// Share of the total that is not the device phase (D2C / device).
     pub software_share: f64,
+    /// The same without the queueing phase (Q2D / queue wait), which at depth is mostly
+    /// waiting for the device rather than CPU time in the stack.
+    pub software_share_excl_queue: f64,
     #[serde(flatten)]
     pub breakdown: Breakdown,
 }
@@ -102,6 +105,8 @@ impl Report {
                     inserted: Some(j.inserted),
                     trace_events_lost: Some(j.drain.lost),
                     software_share: j.breakdown.share_except(crate::run_real::DEVICE_PHASE),
+                    software_share_excl_queue: j.breakdown.share_except(crate::run_real::DEVICE_PHASE)
+                        - j.breakdown.phases[1].share,
                     breakdown: j.breakdown.clone(),
                 }
             })
@@ -133,6 +138,8 @@ impl Report {
                     inserted: None,
                     trace_events_lost: None,
                     software_share: j.breakdown.share_except(crate::sim_model::DEVICE_PHASE),
+                    software_share_excl_queue: j.breakdown.share_except(crate::sim_model::DEVICE_PHASE)
+                        - j.breakdown.phases[1].share,
                     breakdown: j.breakdown.clone(),
                 }
             })
@@ -204,9 +211,11 @@ impl Report {
                 100.0
             );
             s += &format!(
-                "  software (all but {}): {:.1}% of the latency\n",
+                "  software (all but {}): {:.1}% of the latency; without {} (mostly waiting for the device at depth): {:.1}%\n",
                 self.phase_names[self.device_phase],
-                j.software_share * 100.0
+                j.software_share * 100.0,
+                self.phase_names[1],
+                j.software_share_excl_queue * 100.0
             );
         }
         s
@@ -218,13 +227,18 @@ impl Report {
         for n in &self.phase_names {
             s += &format!(" {:>13}", n);
         }
-        s += &format!(" {:>10} {:>9}\n", "total µs", "software");
+        s += &format!(" {:>10} {:>9} {:>9}\n", "total µs", "software", "w/o queue");
         for j in &self.jobs {
             s += &format!("{:<22}", j.key_name());
             for p in &j.breakdown.phases {
                 s += &format!(" {:>13}", us(p.dist.mean_ns));
             }
-            s += &format!(" {:>10} {:>8.1}%\n", us(j.breakdown.total.mean_ns), j.software_share * 100.0);
+            s += &format!(
+                " {:>10} {:>8.1}% {:>8.1}%\n",
+                us(j.breakdown.total.mean_ns),
+                j.software_share * 100.0,
+                j.software_share_excl_queue * 100.0
+            );
         }
         s
     }

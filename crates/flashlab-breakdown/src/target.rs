@@ -160,6 +160,9 @@ pub fn create_file(dir: &Path, span: u64) -> Result<RealTarget, BreakdownError> 
     if span == 0 {
         return Err(BreakdownError::Bad("--size: must be at least 4 KiB".into()));
     }
+    // The directory's filesystem must sit on a block device the kernel lists.
+    let dmd = std::fs::metadata(dir).map_err(|e| BreakdownError::Bad(format!("{}: {e}", dir.display())))?;
+    disk_of(libc::major(dmd.dev()), libc::minor(dmd.dev()))?;
     let path = dir.join(format!("flashlab-breakdown-{}.dat", std::process::id()));
     Cleanup::global().register(&path);
     let mut t = RealTarget {

@@ -96,7 +96,7 @@ fn loop_device_breakdown() {
     let engine = if probe_io_uring().is_ok() { EngineKind::IoUring } else { EngineKind::Psync };
     let depths: &[u32] = if engine == EngineKind::IoUring { &[1, 32] } else { &[1] };
     let jobs = job_matrix(&[Dir::Read, Dir::Write], &[4096], depths);
-    let ios = 2000;
+    let ios = 600;
     let opts = RealOptions { ios, engine, seed: 1, tracefs_roots: vec![root.clone()] };
     let (res, _) = breakdown_real(&target, &jobs, &opts, &mut |_| {}).unwrap();
     assert_eq!(res.len(), jobs.len());
