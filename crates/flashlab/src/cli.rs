@@ -37,6 +37,9 @@ pub enum Command {
     /// Run a profile's published procedure on the simulated device and compare with the
     /// published numbers, cell by cell.
     Calibrate(CalibrateArgs),
+    /// Where a request's latency goes: user submit, block queue, driver + device, completion;
+    /// traced on a real device (root, tracefs) or modelled on sim:PROFILE.
+    Breakdown(BreakdownArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -221,4 +224,41 @@ pub struct CalibrateArgs {
     /// Write the comparison as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct BreakdownArgs {
+    /// `sim:PROFILE` (the model), a block device (needs --destroy-data), or a directory on a
+    /// block-device-backed filesystem (flashlab creates, uses and removes one file there).
+    #[arg(long)]
+    pub target: String,
+    /// Allow writing to a raw block device (destroys its data).
+    #[arg(long)]
+    pub destroy_data: bool,
+    /// Block sizes, comma-separated (multiples of 4 KiB).
+    #[arg(long, value_delimiter = ',', default_value = "4k")]
+    pub bs: Vec<String>,
+    /// Queue depths, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,32")]
+    pub iodepth: Vec<u32>,
+    /// Directions, comma-separated: randread, randwrite.
+    #[arg(long, value_delimiter = ',', default_value = "randread,randwrite")]
+    pub rw: Vec<String>,
+    /// I/Os per job.
+    #[arg(long, default_value_t = 5000)]
+    pub ios: u64,
+    /// Bytes of the target the I/O spreads over (the file's size, or a device's first bytes).
+    #[arg(long, default_value = "64M")]
+    pub size: String,
+    /// io_uring or psync (psync: queue depth 1) [default: io_uring where it works].
+    #[arg(long)]
+    pub ioengine: Option<String>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the breakdown as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the stacked-bar chart to this file (.svg, or .html for a page with the table).
+    #[arg(long, value_name = "FILE")]
+    pub chart: Option<PathBuf>,
 }

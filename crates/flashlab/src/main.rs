@@ -29,6 +29,7 @@ fn main() {
         Command::Doctor(a) => cmd::doctor::doctor(a),
         Command::Report(a) => cmd::report::report(a),
         Command::Calibrate(a) => cmd::calibrate::calibrate(a),
+        Command::Breakdown(a) => cmd::breakdown::breakdown(a),
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");

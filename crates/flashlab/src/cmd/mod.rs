@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod age;
+pub mod breakdown;
 pub mod calibrate;
 pub mod doctor;
 pub mod fill;

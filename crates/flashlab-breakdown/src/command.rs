@@ -1,0 +1,125 @@
+//! The `flashlab breakdown` command as a library call: resolve the target (`sim:PROFILE`, a
+//! block device, or a directory to create a file in), run every job, and build the
+//! [`Report`]. The CLI only parses options, calls [`run`] and prints.
+
+use crate::report::Report;
+use crate::run_real::{breakdown_real, RealOptions};
+use crate::sim_model::model_job;
+use crate::target::{create_file, is_block_device, open_block};
+use crate::tracefs::{find_tracefs, install_signal_handlers, load_layouts, DEFAULT_ROOTS};
+use crate::{BreakdownError, JobKey};
+use flashlab_real::engine::EngineKind;
+use flashsim::Profile;
+use std::path::{Path, PathBuf};
+
+/// Everything a breakdown run needs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub target: String,
+    pub destroy_data: bool,
+    pub jobs: Vec<JobKey>,
+    /// I/Os per job.
+    pub ios: u64,
+    /// Bytes of the target the jobs spread over (file size, or the first bytes of a device).
+    pub span: u64,
+    pub engine: EngineKind,
+    pub seed: u64,
+}
+
+/// A profile from `sim:NAME` (built-in) or `sim:FILE.toml`.
+pub fn sim_profile(spec: &str) -> Result<Profile, BreakdownError> {
+    let name = spec.strip_prefix("sim:").unwrap_or(spec);
+    if let Some(text) = flashlab_lab::profiles::builtin(name) {
+        return Profile::from_toml(name, text).map_err(|e| BreakdownError::Bad(e.to_string()));
+    }
+    let path = Path::new(name);
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        let names: Vec<&str> = flashlab_lab::profiles::BUILTIN.iter().map(|(n, _)| *n).collect();
+        BreakdownError::Bad(format!(
+            "--target {spec}: {e} (not a built-in profile either; built-in: {})",
+            names.join(", ")
+        ))
+    })?;
+    Profile::from_toml(&path.display().to_string(), &text).map_err(|e| BreakdownError::Bad(e.to_string()))
+}
+
+/// The serve path is not in this version: said in every report.
+const NO_SERVE: &str = "the serve path (splitting D2C into the emulator's device-side parts) is not implemented yet";
+
+/// Run the breakdown; `progress` hears each job as it starts.
+pub fn run(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, BreakdownError> {
+    if o.ios == 0 {
+        return Err(BreakdownError::Bad("--ios: must be at least 1".into()));
+    }
+    if o.jobs.is_empty() {
+        return Err(BreakdownError::Bad("no jobs: --rw, --bs and --iodepth must each name at least one".into()));
+    }
+    if let Some(k) = o.jobs.iter().find(|k| k.bs == 0 || !k.bs.is_multiple_of(4096) || k.bs > o.span) {
+        return Err(BreakdownError::Bad(format!(
+            "--bs {}: must be a non-zero multiple of 4 KiB and at most --size ({} bytes)",
+            k.bs, o.span
+        )));
+    }
+    if o.target.starts_with("sim:") {
+        return run_model(o, progress);
+    }
+    // Tracing support first: without it nothing is created or opened.
+    let roots: Vec<&Path> = DEFAULT_ROOTS.iter().map(Path::new).collect();
+    load_layouts(&find_tracefs(&roots)?)?;
+    install_signal_handlers().map_err(|e| BreakdownError::Bad(format!("installing signal handlers: {e}")))?;
+    let path = PathBuf::from(&o.target);
+    let target =
+        if is_block_device(&path)? { open_block(&path, o.destroy_data, o.span)? } else { create_file(&path, o.span)? };
+    let ro = RealOptions {
+        ios: o.ios,
+        engine: o.engine,
+        seed: o.seed,
+        tracefs_roots: DEFAULT_ROOTS.iter().map(PathBuf::from).collect(),
+    };
+    let (jobs, root) = breakdown_real(&target, &o.jobs, &ro, progress)?;
+    let notes = vec![
+        format!(
+            "{} I/Os per job, random offsets over {} MiB, O_DIRECT, {} engine; seed {}",
+            o.ios,
+            target.span >> 20,
+            o.engine.name(),
+            o.seed
+        ),
+        format!(
+            "events block_bio_queue/rq_insert/rq_issue/rq_complete of {}:{} from {root} (private instance, trace_clock mono, per-CPU binary buffers); joined by sector and time, tolerance {} µs",
+            target.disk.major,
+            target.disk.minor,
+            crate::join::TOLERANCE_NS as f64 / 1000.0
+        ),
+        "submit→Q: system call to bio queued; Q2D: block layer until issued to the driver (includes I2D); D2C: driver + device; C→user: completion to the reap call returning".into(),
+        NO_SERVE.into(),
+    ];
+    Ok(Report::measured(o.target.clone(), target.describe(), &jobs, notes))
+}
+
+fn run_model(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, BreakdownError> {
+    let profile = sim_profile(&o.target)?;
+    let mut jobs = Vec::new();
+    for &key in &o.jobs {
+        progress(&format!("{} {} QD{}", key.rw_name(), crate::report::size_name(key.bs), key.iodepth));
+        jobs.push(model_job(&profile, o.seed, key, o.ios, o.span).map_err(BreakdownError::Sim)?);
+    }
+    let host = jobs.first().map(|j| j.host);
+    let mut notes = vec![format!(
+        "{} I/Os per job, random offsets over a {} MiB file written once; seed {}",
+        o.ios,
+        o.span >> 20,
+        o.seed
+    )];
+    if let Some(h) = host {
+        notes.push(format!(
+            "model: host submit {} µs and host complete {} µs per request are the profile's host costs; queue wait is waiting for one of the device's {} command slot(s); device is command handling, bus and NAND (including waits for busy dies)",
+            h.host_submit_ns as f64 / 1000.0,
+            h.host_complete_ns as f64 / 1000.0,
+            h.queue_depth
+        ));
+    }
+    notes.push(NO_SERVE.into());
+    let desc = format!("{} — {}", profile.name, profile.description);
+    Ok(Report::model(o.target.clone(), desc, &jobs, notes))
+}
