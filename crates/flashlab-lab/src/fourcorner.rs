@@ -61,16 +61,16 @@ pub fn run_four_corner(
     label: &str,
     mut progress: impl FnMut(&str, f64),
 ) -> Result<FourCorner, SysError> {
-    if sys.fs.file(TEST_FILE).is_some() {
+    if sys.file_id(TEST_FILE).is_some() {
         sys.delete(TEST_FILE)?;
     }
-    let file = sys.fs.create(TEST_FILE, cfg.span)?.clone();
+    let file = sys.create(TEST_FILE, cfg.span)?;
     let mut run =
         |sys: &mut SimSystem, name: &str, rw: Rw, bs: u64, io: Option<u64>, seed: u64| -> Result<JobResult, SysError> {
-            let mut job = JobSpec::on_file(name, rw, bs, file.clone());
+            let mut job = JobSpec::on_file(name, rw, bs, file, cfg.span);
             job.io_limit = io;
             job.seed = seed;
-            let mut r = run_jobs(sys, &[job], |f| progress(name, f)).map_err(SysError::Device)?;
+            let mut r = run_jobs(sys, &[job], |f| progress(name, f))?;
             Ok(r.remove(0))
         };
     let sw = run(sys, "seq-write", Rw::Write, cfg.seq_bs, None, cfg.seed)?;

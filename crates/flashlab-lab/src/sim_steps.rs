@@ -12,7 +12,7 @@ pub const FILL_PREFIX: &str = "flashlab-fill-";
 
 impl SimSystem {
     fn next_fill_name(&self) -> String {
-        (0..).map(|i| format!("{FILL_PREFIX}{i:05}")).find(|n| self.fs.file(n).is_none()).expect("a free name")
+        (0..).map(|i| format!("{FILL_PREFIX}{i:05}")).find(|n| self.file_id(n).is_none()).expect("a free name")
     }
 }
 
@@ -32,8 +32,8 @@ impl ProtocolTarget for SimSystem {
         while written < target {
             let size = file_size.min(target - written);
             let name = self.next_fill_name();
-            let file = self.fs.create(&name, size).map_err(|e| e.to_string())?.clone();
-            let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file);
+            let file = self.create(&name, size).map_err(|e| e.to_string())?;
+            let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file, size);
             run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64))
                 .map_err(|e| e.to_string())?;
             written += size;
@@ -47,8 +47,8 @@ impl ProtocolTarget for SimSystem {
             return Ok("no free space beyond keep_free: skipped".into());
         }
         let name = self.next_fill_name();
-        let file = self.fs.create(&name, size).map_err(|e| e.to_string())?.clone();
-        let mut job = JobSpec::on_file(&name, Rw::RandWrite, 4096, file);
+        let file = self.create(&name, size).map_err(|e| e.to_string())?;
+        let mut job = JobSpec::on_file(&name, Rw::RandWrite, 4096, file, size);
         job.io_limit = Some((size as f64 * w.passes) as u64 / 4096 * 4096);
         job.iodepth = w.iodepth;
         job.random_map = w.random_map;
@@ -62,12 +62,11 @@ impl ProtocolTarget for SimSystem {
     }
 
     fn delete_fill(&mut self) -> Result<String, String> {
-        let names: Vec<String> =
-            self.fs.files().filter(|(n, _)| n.starts_with(FILL_PREFIX)).map(|(n, _)| n.clone()).collect();
+        let names: Vec<String> = self.fs.names().filter(|n| n.starts_with(FILL_PREFIX)).map(str::to_string).collect();
         for name in &names {
             self.delete(name).map_err(|e| e.to_string())?;
         }
-        let how = if self.fs.discard { "discarded" } else { "not trimmed" };
+        let how = if self.fs.discard() { "discarded" } else { "not trimmed" };
         Ok(format!("deleted {} fill files ({how}); {} bytes free", names.len(), self.fs.free_bytes()))
     }
 
