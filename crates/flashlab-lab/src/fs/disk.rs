@@ -24,10 +24,22 @@ pub enum Purpose {
     Cleaning,
 }
 
+/// One request as the filesystem sent it (recorded only when tracing is on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Traced {
+    pub t: Ns,
+    pub op: Op,
+    pub offset: u64,
+    pub len: u64,
+    /// Why a write was sent (`None` for reads, trims and flushes).
+    pub purpose: Option<Purpose>,
+}
+
 pub struct Disk<'a> {
     pub dev: &'a mut Device,
     pub c: &'a mut FsCounters,
     pub nobarrier: bool,
+    pub trace: Option<&'a mut Vec<Traced>>,
 }
 
 /// The later of two completions (`None` = nothing yet).
@@ -44,8 +56,15 @@ pub fn instant(t: Ns) -> Completion {
 }
 
 impl Disk<'_> {
+    fn record(&mut self, t: Ns, op: Op, offset: u64, len: u64, purpose: Option<Purpose>) {
+        if let Some(tr) = &mut self.trace {
+            tr.push(Traced { t, op, offset, len, purpose });
+        }
+    }
+
     pub fn write(&mut self, t: Ns, off: u64, len: u64, why: Purpose) -> Result<Completion, RequestError> {
         let c = self.dev.submit(t, &Request::new(Op::Write, off, len))?;
+        self.record(t, Op::Write, off, len, Some(why));
         let n = match why {
             Purpose::Data => &mut self.c.data_bytes,
             Purpose::Journal => &mut self.c.journal_bytes,
@@ -58,6 +77,7 @@ impl Disk<'_> {
     }
 
     pub fn read(&mut self, t: Ns, off: u64, len: u64) -> Result<Completion, RequestError> {
+        self.record(t, Op::Read, off, len, None);
         self.dev.submit(t, &Request::new(Op::Read, off, len))
     }
 
@@ -67,6 +87,7 @@ impl Disk<'_> {
         while len > 0 {
             let l = len.min(MAX_DISCARD);
             last = self.dev.submit(t, &Request::new(Op::Trim, off, l))?;
+            self.record(t, Op::Trim, off, l, None);
             self.c.discards += 1;
             self.c.discard_bytes += l;
             off += l;
@@ -83,6 +104,7 @@ impl Disk<'_> {
             return Ok(instant(t));
         }
         self.c.flushes_issued += 1;
+        self.record(t, Op::Flush, 0, 0, None);
         self.dev.submit(t, &Request::new(Op::Flush, 0, 0))
     }
 }

@@ -26,7 +26,7 @@ use super::journal::Journal;
 use super::FsConfig;
 use crate::simfs::{check_tiling, Allocator, Extent, File, FsError, FS_BLOCK};
 use crate::system::SysError;
-use flashsim::{Completion, Ns, Op};
+use flashsim::{Completion, Ns, Op, SECTOR};
 
 /// Extents an ext4 inode holds itself; beyond that, leaf blocks of this many extents each.
 const INODE_EXTENTS: usize = 4;
@@ -236,7 +236,9 @@ impl InPlace {
         let mut result: Option<Completion> = None;
         let mut err = None;
         let f = &self.files[id as usize].as_ref().expect("checked").f;
-        f.map(off, len, |dev_off, l| {
+        // The device sees whole 512-byte sectors (the page cache would write whole pages).
+        let (a0, a1) = (off / SECTOR * SECTOR, (off + len).div_ceil(SECTOR) * SECTOR);
+        f.map(a0, a1 - a0, |dev_off, l| {
             if err.is_some() {
                 return;
             }

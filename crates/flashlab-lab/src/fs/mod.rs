@@ -49,6 +49,7 @@ pub struct Fs {
     id_names: Vec<String>,
     model: Model,
     counters: FsCounters,
+    trace: Option<Vec<disk::Traced>>,
 }
 
 impl Fs {
@@ -59,7 +60,7 @@ impl Fs {
             FsKind::Ext4 => Model::InPlace(inplace::InPlace::new(capacity, &cfg, true)),
             FsKind::F2fs => Model::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
         };
-        Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), model, counters: FsCounters::default() }
+        Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), model, counters: FsCounters::default(), trace: None }
     }
 
     pub fn config(&self) -> &FsConfig {
@@ -113,8 +114,15 @@ impl Fs {
         }
     }
 
-    fn disk<'a>(dev: &'a mut Device, c: &'a mut FsCounters, nobarrier: bool) -> Disk<'a> {
-        Disk { dev, c, nobarrier }
+    /// Start (or stop, returning what was recorded) recording every request the filesystem
+    /// sends. For tests and studies; off by default.
+    pub fn set_trace(&mut self, on: bool) -> Vec<disk::Traced> {
+        std::mem::replace(&mut self.trace, on.then(Vec::new)).unwrap_or_default()
+    }
+
+    /// Take what was recorded so far (tracing stays on).
+    pub fn take_trace(&mut self) -> Vec<disk::Traced> {
+        self.trace.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     pub fn create(&mut self, dev: &mut Device, t: Ns, name: &str, size: u64) -> Result<FileId, SysError> {
@@ -122,7 +130,7 @@ impl Fs {
             return Err(FsError::Exists(name.to_string()).into());
         }
         let id = self.id_names.len() as u32;
-        let mut d = Fs::disk(dev, &mut self.counters, self.cfg.nobarrier);
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         let r = match &mut self.model {
             Model::InPlace(m) => m.create(&mut d, t, id, name, size),
             Model::Log(m) => m.create(&mut d, t, id, name, size),
@@ -150,7 +158,7 @@ impl Fs {
         len: u64,
     ) -> Result<Completion, SysError> {
         let name = self.id_names.get(id.0 as usize).map_or("", String::as_str);
-        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier };
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
             Model::InPlace(m) => m.io(&mut d, t, id.0, name, op, off, len),
             Model::Log(m) => m.io(&mut d, t, id.0, name, op, off, len),
@@ -158,7 +166,7 @@ impl Fs {
     }
 
     pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, SysError> {
-        let mut d = Fs::disk(dev, &mut self.counters, self.cfg.nobarrier);
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
             Model::InPlace(m) => m.fsync(&mut d, t, id.0),
             Model::Log(m) => m.fsync(&mut d, t, id.0),
@@ -167,7 +175,7 @@ impl Fs {
 
     pub fn delete(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<(), SysError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
-        let mut d = Fs::disk(dev, &mut self.counters, self.cfg.nobarrier);
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
             Model::InPlace(m) => m.delete(&mut d, t, id.0)?,
             Model::Log(m) => m.delete(&mut d, t, id.0)?,
@@ -178,7 +186,7 @@ impl Fs {
     }
 
     pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), SysError> {
-        let mut d = Fs::disk(dev, &mut self.counters, self.cfg.nobarrier);
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
             Model::InPlace(m) => m.idle(&mut d, start, end),
             Model::Log(m) => m.idle(&mut d, start, end),
@@ -186,7 +194,7 @@ impl Fs {
     }
 
     pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, SysError> {
-        let mut d = Fs::disk(dev, &mut self.counters, self.cfg.nobarrier);
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
             Model::InPlace(m) => m.sync(&mut d, t),
             Model::Log(m) => m.sync(&mut d, t),
@@ -194,7 +202,7 @@ impl Fs {
     }
 
     pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), SysError> {
-        let mut d = Fs::disk(dev, &mut self.counters, self.cfg.nobarrier);
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
             Model::InPlace(m) => m.fstrim(&mut d, t),
             Model::Log(m) => m.fstrim(&mut d, t),
