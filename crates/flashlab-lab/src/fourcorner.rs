@@ -3,6 +3,7 @@
 //! depth 1; the test file is deleted afterwards (trimmed only if the filesystem discards).
 
 use crate::engine::{run_jobs, JobSpec};
+use crate::fs::FsCounters;
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
 use flashlab_measure::JobResult;
@@ -43,6 +44,9 @@ pub struct FourCorner {
     /// targets have none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceReport>,
+    /// A simulated filesystem's counters after this run (cumulative since it was made).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<FsCounters>,
     #[serde(skip)]
     pub jobs: Vec<JobResult>,
 }
@@ -78,7 +82,9 @@ pub fn run_four_corner(
     let rr = run(sys, "rand-read", Rw::RandRead, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 1)?;
     let rw = run(sys, "rand-write", Rw::RandWrite, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 2)?;
     sys.delete(TEST_FILE)?;
-    Ok(FourCorner::from_runs(label, [sw, sr, rr, rw], Some(sys.device_report())))
+    let mut row = FourCorner::from_runs(label, [sw, sr, rr, rw], Some(sys.device_report()));
+    row.filesystem = Some(sys.fs_counters());
+    Ok(row)
 }
 
 impl FourCorner {
@@ -98,6 +104,7 @@ impl FourCorner {
             rand_write_p99_us: rw.write.clat.percentile(99.0) as f64 / 1e3,
             rand_read_p50_us: rr.read.clat.percentile(50.0) as f64 / 1e3,
             device,
+            filesystem: None,
             jobs: vec![sw, sr, rr, rw],
         }
     }
