@@ -146,11 +146,12 @@ impl Allocator {
     }
 
     /// Allocate `need` bytes (whole blocks) next-fit and append them to `extents` from file
-    /// offset `file_off`, merging with the last extent where contiguous. Err(()) when there is
+    /// offset `file_off`, merging with the last extent where contiguous. False when there is
     /// not enough free space (nothing is taken then).
-    pub fn alloc(&mut self, need: u64, file_off: u64, extents: &mut Vec<Extent>) -> Result<(), ()> {
+    #[must_use]
+    pub fn alloc(&mut self, need: u64, file_off: u64, extents: &mut Vec<Extent>) -> bool {
         if need > self.free_bytes {
-            return Err(());
+            return false;
         }
         let mut got = 0;
         while got < need {
@@ -174,7 +175,7 @@ impl Allocator {
             self.cursor = start + take;
         }
         self.free_bytes -= need;
-        Ok(())
+        true
     }
 
     /// Return [start, start+len) to the free space.
@@ -229,16 +230,16 @@ mod tests {
     fn alloc_release_tiles() {
         let mut a = Allocator::new(100 * FS_BLOCK);
         let (mut x, mut y, mut z) = (vec![], vec![], vec![]);
-        a.alloc(10 * FS_BLOCK, 0, &mut x).unwrap();
-        a.alloc(21 * FS_BLOCK, 0, &mut y).unwrap();
+        assert!(a.alloc(10 * FS_BLOCK, 0, &mut x));
+        assert!(a.alloc(21 * FS_BLOCK, 0, &mut y));
         assert_eq!(a.free_bytes(), 69 * FS_BLOCK);
         for e in &x {
             a.release(e.dev_off, e.len);
         }
-        a.alloc(75 * FS_BLOCK, 0, &mut z).unwrap(); // wraps: uses the tail, then x's hole
+        assert!(a.alloc(75 * FS_BLOCK, 0, &mut z)); // wraps: uses the tail, then x's hole
         assert_eq!(z.len(), 2);
         assert_eq!(z[1].file_off, 69 * FS_BLOCK);
-        assert!(a.alloc(5 * FS_BLOCK, 0, &mut x).is_err());
+        assert!(!a.alloc(5 * FS_BLOCK, 0, &mut x));
         let mut ranges: Vec<(u64, u64)> = y.iter().chain(&z).map(|e| (e.dev_off, e.len)).collect();
         ranges.extend(a.free_extents());
         check_tiling(ranges, a.capacity()).unwrap();

@@ -4,6 +4,7 @@
 //! reserve, discarding cleaned segments; `nobarrier` dropping flushes.
 
 use flashlab_lab::fs::disk::{Purpose, Traced};
+use flashlab_lab::fs::study::overwrite_waf;
 use flashlab_lab::fs::{FileId, FsConfig};
 use flashlab_lab::rng::Rng;
 use flashlab_lab::simfs::FsError;
@@ -339,5 +340,44 @@ fn files_grow_when_written_past_the_end() {
         assert!(s.fs.free_bytes() < free0, "{spec}");
         assert!(matches!(s.io(s.now, id, Op::Read, 1 << 30, 4096), Err(SysError::Fs(FsError::BeyondEof { .. }))));
         s.fs.check().unwrap();
+    }
+}
+
+#[test]
+fn fsync_frequency_drives_filesystem_write_amplification() {
+    let profile = Profile::from_toml("toy.toml", TOY).unwrap();
+    let waf = |spec: &str, every: u64| {
+        let r = overwrite_waf(&profile, FsConfig::parse(spec).unwrap(), 32 * MIB, 4000, every, 1).unwrap();
+        eprintln!(
+            "{spec:<8} fsync every {every:>2}: fs WAF {:.2}, device WAF {:.2}, {:.0} IOPS",
+            r.fs_write_amplification, r.device_write_amplification, r.iops
+        );
+        r.fs_write_amplification
+    };
+    let (p1, e1, e16, f1, f16) = (waf("plain", 1), waf("ext4", 1), waf("ext4", 16), waf("f2fs", 1), waf("f2fs", 16));
+    assert_eq!(p1, 1.0);
+    // ext4: each fsync commits descriptor, inode (+ bitmap-free) block and commit block.
+    assert!(e1 > 2.5 && e16 < e1 && e16 > 1.0, "ext4 {e1} {e16}");
+    // F2FS: each fsync writes one node block.
+    assert!(f1 > 1.8 && f16 < f1 && f16 > 1.0, "f2fs {f1} {f16}");
+    assert!(f1 < e1, "a node block per fsync costs less than a journal commit: f2fs {f1}, ext4 {e1}");
+}
+
+/// The table in docs/filesystems.md: `cargo test --release -p flashlab-lab --test fs_models
+/// -- --ignored --nocapture study_table`.
+#[test]
+#[ignore]
+fn study_table() {
+    let profile = Profile::from_toml("emmc-16g", flashlab_lab::profiles::builtin("emmc-16g").unwrap()).unwrap();
+    println!("| filesystem | fsync every | fs WAF | device WAF | IOPS |");
+    println!("|---|---|---|---|---|");
+    for spec in ["plain", "ext4", "ext4,nobarrier", "f2fs", "f2fs,discard"] {
+        for every in [1, 16] {
+            let r = overwrite_waf(&profile, FsConfig::parse(spec).unwrap(), 1 << 30, 100_000, every, 1).unwrap();
+            println!(
+                "| {spec} | {every} | {:.2} | {:.2} | {:.0} |",
+                r.fs_write_amplification, r.device_write_amplification, r.iops
+            );
+        }
     }
 }

@@ -827,12 +827,12 @@ impl F2fs {
         }
         let mut valid = 0u64;
         let (mut free, mut prefree) = (0, 0);
-        for s in 0..self.main_segs as usize {
+        for (s, &own) in owned.iter().enumerate() {
             let live = (s * SEG_BLOCKS as usize..(s + 1) * SEG_BLOCKS as usize)
                 .filter(|&a| self.owner[a] != NONE)
                 .count() as u32;
-            if live != owned[s] || u32::from(self.seg_valid[s]) != live {
-                return Err(format!("segment {s}: valid count {}, map {live}, files {}", self.seg_valid[s], owned[s]));
+            if live != own || u32::from(self.seg_valid[s]) != live {
+                return Err(format!("segment {s}: valid count {}, map {live}, files {own}", self.seg_valid[s]));
             }
             valid += u64::from(live);
             let open = self.logs.iter().any(|&(seg, _)| seg == s as u32);

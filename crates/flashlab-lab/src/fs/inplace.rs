@@ -110,9 +110,10 @@ impl InPlace {
         self.alloc.capacity()
     }
 
-    /// Bytes free for new data (blocks freed but not yet committed do not count).
+    /// Bytes free for new data. As ext4's statfs, blocks freed in the running transaction
+    /// count as free (an allocation that needs them forces the commit).
     pub fn free_bytes(&self) -> u64 {
-        self.alloc.free_bytes()
+        self.alloc.free_bytes() + self.ext4.as_ref().map_or(0, |e| e.pending_free.iter().map(|&(_, l)| l).sum())
     }
 
     /// The journal region, if this is ext4 with a journal: (device offset, bytes).
@@ -147,9 +148,9 @@ impl InPlace {
         }
         let f = self.files[id as usize].as_mut().expect("caller checked");
         let first_new = f.f.extents.len().saturating_sub(1);
-        self.alloc.alloc(need, have, &mut f.f.extents).map_err(|()| {
-            SysError::Fs(FsError::NoSpace { name: name.to_string(), wanted, free: self.alloc.free_bytes() })
-        })?;
+        if !self.alloc.alloc(need, have, &mut f.f.extents) {
+            return Err(FsError::NoSpace { name: name.to_string(), wanted, free: self.alloc.free_bytes() }.into());
+        }
         if let Some(e4) = &mut self.ext4 {
             let f = self.files[id as usize].as_mut().expect("caller checked");
             for e in &f.f.extents[first_new..] {
@@ -160,7 +161,7 @@ impl InPlace {
                 if f.f.extents.len() > INODE_EXTENTS { f.f.extents.len().div_ceil(EXTENTS_PER_LEAF) } else { 0 };
             while f.leaves.len() < leaves {
                 let mut one = Vec::with_capacity(1);
-                if self.alloc.alloc(FS_BLOCK, 0, &mut one).is_err() {
+                if !self.alloc.alloc(FS_BLOCK, 0, &mut one) {
                     break; // the tree stays in fewer leaves: a model simplification on a full fs
                 }
                 let b = one[0].dev_off / FS_BLOCK;
@@ -189,7 +190,7 @@ impl InPlace {
             e4.dirty.push(e4.layout.descriptor_block(g));
             if e4.live_files >= e4.dir_blocks.len() as u64 * DIR_ENTRIES_PER_BLOCK {
                 let mut one = Vec::with_capacity(1);
-                if self.alloc.alloc(FS_BLOCK, 0, &mut one).is_ok() {
+                if self.alloc.alloc(FS_BLOCK, 0, &mut one) {
                     dirty_groups(e4, one[0].dev_off, FS_BLOCK);
                     e4.dir_blocks.push(one[0].dev_off / FS_BLOCK);
                 }
@@ -204,6 +205,7 @@ impl InPlace {
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub fn io(
         &mut self,
         d: &mut Disk,
@@ -321,10 +323,10 @@ impl InPlace {
 
     /// fsync: commit if the file's metadata is in the running transaction, else a flush.
     pub fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, SysError> {
-        let f = self.file(id)?;
-        let in_txn = self.ext4.as_ref().is_some_and(|e4| f.txn == e4.tid);
+        self.file(id)?;
         self.tick(d, t)?;
-        let in_txn = in_txn && self.ext4.as_ref().is_some_and(|e4| self.file(id).is_ok_and(|f| f.txn == e4.tid));
+        let txn = self.file(id)?.txn;
+        let in_txn = self.ext4.as_ref().is_some_and(|e4| txn == e4.tid);
         if in_txn {
             Ok(self.commit(d, t)?.done)
         } else {

@@ -11,6 +11,7 @@ pub mod ext4_layout;
 pub mod f2fs;
 pub mod inplace;
 pub mod journal;
+pub mod study;
 
 pub use config::{FsConfig, FsKind};
 pub use counters::FsCounters;
@@ -36,7 +37,7 @@ impl FileId {
 
 #[derive(Debug, Clone)]
 enum Model {
-    InPlace(inplace::InPlace),
+    InPlace(Box<inplace::InPlace>),
     Log(Box<f2fs::F2fs>),
 }
 
@@ -56,8 +57,8 @@ impl Fs {
     /// Make a filesystem of `cfg.kind` over `capacity` bytes of device.
     pub fn new(capacity: u64, cfg: FsConfig) -> Fs {
         let model = match cfg.kind {
-            FsKind::Plain => Model::InPlace(inplace::InPlace::new(capacity, &cfg, false)),
-            FsKind::Ext4 => Model::InPlace(inplace::InPlace::new(capacity, &cfg, true)),
+            FsKind::Plain => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, false))),
+            FsKind::Ext4 => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
             FsKind::F2fs => Model::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
         };
         Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), model, counters: FsCounters::default(), trace: None }
