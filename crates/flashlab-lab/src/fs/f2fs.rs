@@ -864,3 +864,31 @@ impl F2fs {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::FsKind;
+
+    #[test]
+    fn node_geometry() {
+        assert_eq!((node_of(0), node_of(922), node_of(923), node_of(923 + 1018)), (0, 0, 1, 2));
+        assert_eq!((nodes_for(0), nodes_for(923), nodes_for(924), nodes_for(262_144)), (1, 1, 2, 258));
+    }
+
+    #[test]
+    fn layout_follows_mkfs() {
+        let f = F2fs::new(16_000_000_000, &FsConfig::new(FsKind::F2fs));
+        // mkfs.f2fs with 5 % overprovision: 2 * (100 / 5 + 1) + 6 = 48 reserved segments.
+        assert_eq!(f.reserved_segments(), 48);
+        let ovp = f64::from(f.overprovision_segments()) / f64::from(f.main_segments());
+        assert!((0.05..0.06).contains(&ovp), "{ovp}");
+        assert!(f.main_offset() > 0 && f.main_offset() < 16_000_000_000 / 100);
+        assert_eq!(f.free_segments(), f.main_segments());
+        f.check().unwrap();
+        // A 256 MiB device: the reserve is capped at an eighth of the main area.
+        let f = F2fs::new(256 << 20, &FsConfig::new(FsKind::F2fs));
+        assert_eq!(f.reserved_segments(), f.main_segments() / 8);
+        assert!(f.capacity() > (180 << 20), "{}", f.capacity());
+    }
+}
