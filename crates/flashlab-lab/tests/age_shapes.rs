@@ -107,8 +107,8 @@ fn device_gc_by_row(r: &ProtocolResult) -> Vec<(String, u64, f64)> {
 /// F2FS with discard against ext4 without, on the same device: F2FS's random writes reach the
 /// device sequentially and its cleaned segments are trimmed, so the device's own GC stays
 /// near idle after the fill, while ext4 overwrites in place on a device that still holds
-/// deleted data. What the application sees is reported, not asserted: without slack-space
-/// recycling the F2FS model pays its own segment cleaning when nearly full (docs/filesystems.md).
+/// deleted data. What the application sees is reported, not asserted: nearly full, F2FS pays
+/// its own segment cleaning and slack-space recycling (docs/filesystems.md has the numbers).
 #[test]
 fn f2fs_with_discard_keeps_the_device_closer_to_new_than_ext4_without() {
     let f2fs = run_fs(FsConfig::parse("f2fs,discard").unwrap(), 1);
@@ -126,7 +126,7 @@ fn f2fs_with_discard_keeps_the_device_closer_to_new_than_ext4_without() {
         |g: &[(String, u64, f64)]| -> u64 { g.iter().filter(|r| r.0.starts_with("after fill")).map(|r| r.1).sum() };
     let (cf, ce) = (after_fill(&gf), after_fill(&ge));
     assert!(ce > 0, "ext4 without discard made the device collect no garbage after the fill\n{te}");
-    assert!(5 * cf < ce, "f2fs,discard device GC copies after fill {cf} not far below ext4's {ce}\n{tf}{te}");
+    assert!(3 * cf < ce, "f2fs,discard device GC copies after fill {cf} not far below ext4's {ce}\n{tf}{te}");
     let waf = |r: &ProtocolResult| row(r, "after fill 3").device.as_ref().unwrap().write_amplification;
     assert!(waf(&f2fs) < 1.02, "f2fs,discard device WAF {:.3}\n{tf}", waf(&f2fs));
     assert!(waf(&f2fs) < waf(&ext4), "device WAF f2fs,discard {:.3} vs ext4 {:.3}", waf(&f2fs), waf(&ext4));

@@ -288,6 +288,16 @@ fn f2fs_cleaning_keeps_the_reserve_and_discards_cleaned_segments() {
 }
 
 #[test]
+fn f2fs_slack_space_recycling_cleans_less_than_lfs_mode() {
+    let (adaptive, _) = f2fs_full_overwrites("f2fs");
+    let (lfs, _) = f2fs_full_overwrites("f2fs,mode=lfs");
+    let (a, l) = (adaptive.fs_counters(), lfs.fs_counters());
+    eprintln!("fs WAF near full: adaptive (SSR) {:.2}, mode=lfs {:.2}", a.write_amplification, l.write_amplification);
+    assert!(a.cleaning_write_bytes < l.cleaning_write_bytes / 2, "SSR did not spare cleaning: {a:?} vs {l:?}");
+    assert!(a.write_amplification < l.write_amplification);
+}
+
+#[test]
 fn f2fs_fsync_writes_nodes_without_a_checkpoint() {
     for (spec, flushes) in [("f2fs", 1), ("f2fs,nobarrier", 0)] {
         let mut s = sys(spec);

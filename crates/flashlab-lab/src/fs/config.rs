@@ -75,6 +75,9 @@ pub struct FsConfig {
     pub gc_sleep_ns: Ns,
     /// F2FS: files up to this size go to the hot data log (with overwrites).
     pub hot_file_bytes: u64,
+    /// F2FS `mode=lfs`: never write into the holes of used segments (slack-space recycling);
+    /// the default `mode=adaptive` does once free segments run short.
+    pub lfs_only: bool,
 }
 
 impl FsConfig {
@@ -93,6 +96,7 @@ impl FsConfig {
             overprovision: 0.05,
             gc_sleep_ns: 30 * SEC,
             hot_file_bytes: 64 << 10,
+            lfs_only: false,
         }
     }
 
@@ -103,7 +107,7 @@ impl FsConfig {
 
     /// Parse `NAME[,OPTION...]`: NAME is `plain`, `ext4` or `f2fs`; options are mount
     /// options: `discard`, `nodiscard`, `nobarrier`, `barrier`, `commit=SECONDS` (ext4),
-    /// `cp_interval=SECONDS` (f2fs).
+    /// `cp_interval=SECONDS` and `mode=adaptive|lfs` (f2fs).
     pub fn parse(spec: &str) -> Result<FsConfig, String> {
         let mut parts = spec.split(',');
         let kind = FsKind::parse(parts.next().unwrap_or(""))?;
@@ -130,12 +134,19 @@ impl FsConfig {
                 "barrier" => self.nobarrier = false,
                 other => {
                     return Err(format!(
-                        "unknown option '{other}' (expected discard, nodiscard, nobarrier, barrier, commit=S, cp_interval=S)"
+                        "unknown option '{other}' (expected discard, nodiscard, nobarrier, barrier, commit=S, cp_interval=S, mode=lfs)"
                     ))
                 }
             },
             Some(("commit", v)) if self.kind == FsKind::Ext4 => self.commit_interval_ns = secs(v, "commit")?,
             Some(("cp_interval", v)) if self.kind == FsKind::F2fs => self.cp_interval_ns = secs(v, "cp_interval")?,
+            Some(("mode", m)) if self.kind == FsKind::F2fs => {
+                self.lfs_only = match m {
+                    "lfs" => true,
+                    "adaptive" => false,
+                    _ => return Err(format!("option mode={m}: expected mode=adaptive or mode=lfs")),
+                }
+            }
             Some(("barrier", "1")) => self.nobarrier = false,
             Some(("barrier", "0")) => self.nobarrier = true,
             Some((k, _)) => return Err(format!("option '{k}' does not apply to {}", self.kind)),
@@ -151,6 +162,9 @@ impl FsConfig {
         }
         if self.nobarrier {
             s.push_str(",nobarrier");
+        }
+        if self.lfs_only && self.kind == FsKind::F2fs {
+            s.push_str(",mode=lfs");
         }
         s
     }
@@ -168,6 +182,8 @@ mod tests {
         assert_eq!(c.cp_interval_ns, 30 * SEC);
         assert_eq!(c.label(), "f2fs,discard,nobarrier");
         assert_eq!(FsConfig::parse("ext4,commit=1").unwrap().commit_interval_ns, SEC);
+        assert!(FsConfig::parse("f2fs,mode=lfs").unwrap().lfs_only);
+        assert!(FsConfig::parse("f2fs,mode=fast").unwrap_err().contains("mode=fast"));
     }
 
     #[test]

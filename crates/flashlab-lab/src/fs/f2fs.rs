@@ -18,15 +18,19 @@
 //!   dirty, when prefree segments pass 5 % of the main area (`reclaim_segments`), after
 //!   foreground cleaning, at sync and at fstrim.
 //! * Space: the user may fill the main area but the overprovisioned segments (mkfs.f2fs:
-//!   `reserved = 2 * (100 / ovp + 1) + 6` segments, `ovp% of the rest + reserved`). Before
-//!   allocating, foreground cleaning (greedy: fewest valid blocks) runs while free segments
-//!   are below the reserve; in idle time the background cleaner picks a cost-benefit victim
-//!   every `gc_sleep` when F2FS's `has_enough_invalid_blocks` holds. Cleaning reads the
-//!   victim's valid blocks and writes them to the cold (or node) log.
+//!   `reserved = 2 * (100 / ovp + 1) + 6` segments, `ovp% of the rest + reserved`). When free
+//!   segments fall below the overprovisioned count (`need_SSR` of the first F2FS releases),
+//!   the application's data logs switch to slack-space recycling: they fill the holes of the
+//!   used segment of their own log with the fewest valid blocks (only blocks that were also
+//!   invalid at the last checkpoint), unless mounted `mode=lfs`. Before allocating,
+//!   foreground cleaning (greedy: fewest valid blocks) runs while free segments are below the
+//!   reserve; in idle time the background cleaner picks a cost-benefit victim every
+//!   `gc_sleep` when F2FS's `has_enough_invalid_blocks` holds. Cleaning reads the victim's
+//!   valid blocks and writes them to the cold (or node) log, always into free segments.
 //!
-//! Not modelled: in-place updates (IPU) and slack-space recycling (SSR), multi-segment
-//! sections, inline data and dentries, small discards of invalid blocks inside segments,
-//! extent cache, compression.
+//! Not modelled: in-place updates (IPU), multi-segment sections, inline data and dentries,
+//! directory blocks, indirect nodes, small discards of invalid blocks inside segments, the NAT
+//! journal, extent cache, compression.
 
 use super::disk::{instant, later, Disk, Purpose};
 use super::FsConfig;
@@ -110,11 +114,19 @@ pub struct F2fs {
     seg_valid: Vec<u16>,
     seg_state: Vec<Seg>,
     seg_mtime: Vec<Ns>,
+    /// The log that last opened each segment (SSR reuses segments of its own log's type).
+    seg_log: Vec<u8>,
+    /// Valid blocks now and at the last checkpoint (bit per main-area block): slack-space
+    /// recycling may only take a block free in both.
+    cur_valid: Vec<u64>,
+    ckpt_valid: Vec<u64>,
     free_segs: u32,
     prefree_segs: u32,
     seg_cursor: u32,
     /// (segment, next block) of each log; segment NONE before its first write.
     logs: [(u32, u32); LOGS],
+    /// Whether each log is filling the holes of a used segment (SSR) rather than a free one.
+    ssr: [bool; LOGS],
     files: Vec<Option<LFile>>,
     valid_blocks: u64,
     /// NEW_ADDR data blocks and never-written nodes: allocated space without an address.
@@ -168,10 +180,14 @@ impl F2fs {
             seg_valid: vec![0; main_segs as usize],
             seg_state: vec![Seg::Free; main_segs as usize],
             seg_mtime: vec![0; main_segs as usize],
+            seg_log: vec![0; main_segs as usize],
+            cur_valid: vec![0; blocks.div_ceil(64)],
+            ckpt_valid: vec![0; blocks.div_ceil(64)],
             free_segs: main_segs,
             prefree_segs: 0,
             seg_cursor: 0,
             logs: [(NONE, 0); LOGS],
+            ssr: [false; LOGS],
             files: Vec::new(),
             valid_blocks: 0,
             reserved_blocks: 0,
@@ -255,28 +271,86 @@ impl F2fs {
         }
     }
 
-    /// Take the next block of `log` for (owner, idx) at time `t`.
+    /// Take the next block of `log` for (owner, idx) at time `t`: the next block of its
+    /// segment (or, in SSR, its next hole); a new segment when that is full — a free one, or
+    /// with free segments below the overprovisioned count (F2FS's `need_SSR`), for the
+    /// application's data logs, the used segment of the same log with the fewest valid blocks,
+    /// whose holes it then fills. Cleaning (cold log) and nodes always take free segments:
+    /// cleaning into the holes of the next victims would only move the garbage around.
     fn alloc_block(&mut self, log: usize, t: Ns, owner: u32, idx: u32) -> Result<u32, SysError> {
-        let (seg, next) = self.logs[log];
-        if seg == NONE || next == SEG_BLOCKS {
+        let addr = loop {
+            let (seg, next) = self.logs[log];
             if seg != NONE {
+                let slot = if self.ssr[log] { self.next_hole(seg, next) } else { Some(next) };
+                if let Some(off) = slot.filter(|&o| o < SEG_BLOCKS) {
+                    self.logs[log].1 = off + 1;
+                    break seg * SEG_BLOCKS + off;
+                }
                 self.close_segment(seg);
             }
-            let s = self.take_free_segment().ok_or_else(|| {
-                SysError::Fs(FsError::NoSpace { name: "(f2fs log)".into(), wanted: FS_BLOCK, free: 0 })
-            })?;
+            let ssr_seg = ((log == HOT || log == WARM) && !self.cfg.lfs_only && self.free_segs < self.ovp_segs)
+                .then(|| self.ssr_victim(log))
+                .flatten();
+            let (s, ssr) = match ssr_seg {
+                Some(s) => (s, true),
+                None => {
+                    let s = self.take_free_segment().ok_or_else(|| {
+                        SysError::Fs(FsError::NoSpace { name: "(f2fs log)".into(), wanted: FS_BLOCK, free: 0 })
+                    })?;
+                    (s, false)
+                }
+            };
+            self.seg_state[s as usize] = Seg::Open;
+            self.seg_log[s as usize] = log as u8;
+            self.ssr[log] = ssr;
             self.logs[log] = (s, 0);
-        }
-        let (seg, next) = self.logs[log];
-        self.logs[log].1 += 1;
-        let addr = seg * SEG_BLOCKS + next;
+        };
+        let seg = addr / SEG_BLOCKS;
         self.owner[addr as usize] = owner;
         self.owner_idx[addr as usize] = idx;
+        self.cur_valid[(addr / 64) as usize] |= 1 << (addr % 64);
         self.seg_valid[seg as usize] += 1;
         self.seg_mtime[seg as usize] = t;
         self.valid_blocks += 1;
         self.mark_sit(seg);
         Ok(addr)
+    }
+
+    /// First block at or after `from` in `seg` that is invalid now and was at the last
+    /// checkpoint.
+    fn next_hole(&self, seg: u32, from: u32) -> Option<u32> {
+        (from..SEG_BLOCKS).find(|&o| {
+            let a = seg * SEG_BLOCKS + o;
+            let (w, b) = ((a / 64) as usize, a % 64);
+            (self.cur_valid[w] | self.ckpt_valid[w]) & (1 << b) == 0
+        })
+    }
+
+    /// Holes SSR could fill in `seg`.
+    fn holes(&self, seg: u32) -> u32 {
+        let w0 = (seg * SEG_BLOCKS / 64) as usize;
+        let used: u32 =
+            (w0..w0 + (SEG_BLOCKS / 64) as usize).map(|w| (self.cur_valid[w] | self.ckpt_valid[w]).count_ones()).sum();
+        SEG_BLOCKS - used
+    }
+
+    /// SSR victim for `log`: the used segment of that log with the fewest valid blocks that has
+    /// holes to fill.
+    fn ssr_victim(&self, log: usize) -> Option<u32> {
+        let mut best: Option<(u16, u32)> = None;
+        for s in 0..self.main_segs {
+            let i = s as usize;
+            if self.seg_state[i] != Seg::Used || self.seg_log[i] as usize != log {
+                continue;
+            }
+            if best.is_some_and(|(v, _)| self.seg_valid[i] >= v) {
+                continue;
+            }
+            if self.holes(s) > 0 {
+                best = Some((self.seg_valid[i], s));
+            }
+        }
+        best.map(|(_, s)| s)
     }
 
     fn close_segment(&mut self, seg: u32) {
@@ -296,7 +370,6 @@ impl F2fs {
         for i in 0..n {
             let s = (self.seg_cursor + i) % n;
             if self.seg_state[s as usize] == Seg::Free {
-                self.seg_state[s as usize] = Seg::Open;
                 self.free_segs -= 1;
                 self.seg_cursor = (s + 1) % n;
                 return Some(s);
@@ -309,6 +382,7 @@ impl F2fs {
         let seg = addr / SEG_BLOCKS;
         self.owner[addr as usize] = NONE;
         self.owner_idx[addr as usize] = NONE;
+        self.cur_valid[(addr / 64) as usize] &= !(1 << (addr % 64));
         self.seg_valid[seg as usize] -= 1;
         self.valid_blocks -= 1;
         self.mark_sit(seg);
@@ -686,6 +760,7 @@ impl F2fs {
                 s = e;
             }
         }
+        self.ckpt_valid.copy_from_slice(&self.cur_valid);
         self.cp_seq += 1;
         self.last_cp = t;
         d.c.checkpoints += 1;
@@ -828,9 +903,13 @@ impl F2fs {
         let mut valid = 0u64;
         let (mut free, mut prefree) = (0, 0);
         for (s, &own) in owned.iter().enumerate() {
-            let live = (s * SEG_BLOCKS as usize..(s + 1) * SEG_BLOCKS as usize)
-                .filter(|&a| self.owner[a] != NONE)
-                .count() as u32;
+            let range = s * SEG_BLOCKS as usize..(s + 1) * SEG_BLOCKS as usize;
+            if let Some(a) =
+                range.clone().find(|&a| (self.owner[a] != NONE) != (self.cur_valid[a / 64] >> (a % 64) & 1 == 1))
+            {
+                return Err(format!("block {a}: valid bit disagrees with the owner map"));
+            }
+            let live = range.filter(|&a| self.owner[a] != NONE).count() as u32;
             if live != own || u32::from(self.seg_valid[s]) != live {
                 return Err(format!("segment {s}: valid count {}, map {live}, files {own}", self.seg_valid[s]));
             }
