@@ -29,8 +29,8 @@ pub fn run_model_job(
     span: u64,
 ) -> Result<(Vec<Completed>, HostModel), String> {
     let mut sys = SimSystem::new(profile, seed, false);
-    let file = sys.fs.create("breakdown", span).map_err(|e| e.to_string())?.clone();
-    let mut fill = JobSpec::on_file("fill", Rw::Write, 1 << 20, file.clone());
+    let file = sys.create("breakdown", span).map_err(|e| e.to_string())?;
+    let mut fill = JobSpec::on_file("fill", Rw::Write, 1 << 20, file, span);
     fill.iodepth = 4;
     run_jobs(&mut sys, &[fill], |_| {}).map_err(|e| format!("fill: {e}"))?;
     sys.sync().map_err(|e| format!("flush after fill: {e}"))?;
@@ -38,7 +38,7 @@ pub fn run_model_job(
         Dir::Read => Rw::RandRead,
         Dir::Write => Rw::RandWrite,
     };
-    let mut spec = JobSpec::on_file(key.rw_name(), rw, key.bs, file);
+    let mut spec = JobSpec::on_file(key.rw_name(), rw, key.bs, file, span);
     spec.iodepth = key.iodepth;
     spec.number_ios = Some(ios);
     spec.seed = seed;

@@ -14,6 +14,7 @@
 
 use crate::engine::{run_jobs, JobSpec};
 use crate::fourcorner::FourCornerConfig;
+use crate::fs::FsConfig;
 use crate::protocol::{run_protocol, Protocol};
 use crate::system::SimSystem;
 use crate::units::parse_cli_size;
@@ -83,6 +84,8 @@ pub struct CalibrationReport {
     pub profile: String,
     pub source: String,
     pub procedure: String,
+    /// The simulated filesystem the procedure ran on (the profile's `[system]`).
+    pub filesystem: String,
     pub cells: Vec<Cell>,
 }
 
@@ -150,7 +153,8 @@ pub fn calibrate(
     seed: u64,
     mut progress: impl FnMut(&str, f64),
 ) -> Result<CalibrationReport, String> {
-    let mut sys = SimSystem::new(profile, seed, false);
+    let fs = FsConfig::from_profile(profile, &profile.name)?;
+    let mut sys = SimSystem::with_fs(profile, seed, fs);
     let mut cells = Vec::new();
     match spec.procedure.as_str() {
         "protocol" => {
@@ -175,7 +179,7 @@ pub fn calibrate(
             let seq_bs = v.seq_bs.as_deref().map_or(512 << 10, |s| parse_cli_size(s).expect("validated"));
             let span = v.span.as_deref().map_or(1 << 30, |s| parse_cli_size(s).expect("validated"));
             let span = span.min(sys.fs.free_bytes() / 2) / seq_bs * seq_bs;
-            let file = sys.fs.create("calibrate", span).map_err(|e| e.to_string())?.clone();
+            let file = sys.create("calibrate", span).map_err(|e| e.to_string())?;
             let tests = [
                 ("seq write", Rw::Write, seq_bs, span),
                 ("seq read", Rw::Read, seq_bs, span),
@@ -184,7 +188,7 @@ pub fn calibrate(
             ];
             let mut got = [0.0f64; 4];
             for (i, (what, rw, bs, io)) in tests.into_iter().enumerate() {
-                let mut job = JobSpec::on_file(what, rw, bs, file.clone());
+                let mut job = JobSpec::on_file(what, rw, bs, file, span);
                 job.iodepth = qd;
                 job.io_limit = Some(io);
                 job.seed = seed + i as u64;
@@ -200,6 +204,7 @@ pub fn calibrate(
         }
     }
     Ok(CalibrationReport {
+        filesystem: sys.fs.config().label(),
         profile: profile.name.clone(),
         source: spec.source.clone(),
         procedure: spec.procedure.clone(),

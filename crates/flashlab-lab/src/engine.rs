@@ -5,13 +5,13 @@
 //! its next request when one of its own completes, until its byte or I/O budget or its
 //! runtime is used up. Latencies go into fio-compatible histograms, bandwidth into intervals.
 
+use crate::fs::FileId;
 use crate::offsets::Offsets;
 use crate::rng::Rng;
-use crate::simfs::File;
-use crate::system::SimSystem;
+use crate::system::{SimSystem, SysError};
 use flashlab_jobs::Rw;
 use flashlab_measure::{Ddir, Interval, JobResult};
-use flashsim::{Ns, Op, Request, RequestError};
+use flashsim::{Ns, Op};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -27,7 +27,7 @@ pub struct JobSpec {
     pub bs_write: u64,
     pub bs_trim: u64,
     /// Where the job's I/O goes.
-    pub file: File,
+    pub file: FileId,
     /// Span within the file: [offset, offset + span).
     pub offset: u64,
     pub span: u64,
@@ -48,9 +48,9 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
-    /// A job over a whole file with fio's defaults: QD1, one pass over the file.
-    pub fn on_file(name: &str, rw: Rw, bs: u64, file: File) -> JobSpec {
-        let span = file.size;
+    /// A job over a whole file of `size` bytes with fio's defaults: QD1, one pass over it.
+    pub fn on_file(name: &str, rw: Rw, bs: u64, file: FileId, size: u64) -> JobSpec {
+        let span = size;
         JobSpec {
             name: name.to_string(),
             groupid: 0,
@@ -137,11 +137,7 @@ pub struct Completed {
 
 /// Run jobs side by side from the system's current time; the clock ends at the last completion.
 /// `progress` gets the fraction done now and then.
-pub fn run_jobs(
-    sys: &mut SimSystem,
-    specs: &[JobSpec],
-    progress: impl FnMut(f64),
-) -> Result<Vec<JobResult>, RequestError> {
+pub fn run_jobs(sys: &mut SimSystem, specs: &[JobSpec], progress: impl FnMut(f64)) -> Result<Vec<JobResult>, SysError> {
     run_jobs_observed(sys, specs, progress, |_, _| {})
 }
 
@@ -152,7 +148,7 @@ pub fn run_jobs_observed(
     specs: &[JobSpec],
     mut progress: impl FnMut(f64),
     mut observe: impl FnMut(Completed, &SimSystem),
-) -> Result<Vec<JobResult>, RequestError> {
+) -> Result<Vec<JobResult>, SysError> {
     let start = sys.now;
     let mut live: Vec<Live> = specs
         .iter()
@@ -191,7 +187,7 @@ pub fn run_jobs_observed(
                  t: Ns,
                  l: &mut Live,
                  s: &JobSpec|
-     -> Result<Option<(Ns, Kind, u64)>, RequestError> {
+     -> Result<Option<(Ns, Kind, u64)>, SysError> {
         if l.stopped {
             return Ok(None);
         }
@@ -205,8 +201,8 @@ pub fn run_jobs_observed(
         let _ = j;
         if s.fsync_every > 0 && l.writes_since_sync >= s.fsync_every {
             l.writes_since_sync = 0;
-            let c = sys.dev.submit(t, &Request::new(Op::Flush, 0, 0))?;
-            return Ok(Some((c.done, Kind::Sync, 0)));
+            let done = sys.fsync(t, s.file)?;
+            return Ok(Some((done, Kind::Sync, 0)));
         }
         let dir: u8 = match s.rw {
             Rw::Read | Rw::RandRead => 0,
@@ -226,7 +222,7 @@ pub fn run_jobs_observed(
         let off = l.offsets[dir as usize].next(s.span, bs);
         let len = bs.min(s.span - off);
         let op = [Op::Read, Op::Write, Op::Trim][dir as usize];
-        let c = SimSystem::file_io(&mut sys.dev, &s.file, t, op, s.offset + off, len)?;
+        let c = sys.io(t, s.file, op, s.offset + off, len)?;
         l.issued_bytes += len;
         l.issued_ios += 1;
         if dir == 1 {

@@ -3,6 +3,7 @@
 //! depth 1; the test file is deleted afterwards (trimmed only if the filesystem discards).
 
 use crate::engine::{run_jobs, JobSpec};
+use crate::fs::FsCounters;
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
 use flashlab_measure::JobResult;
@@ -43,6 +44,9 @@ pub struct FourCorner {
     /// targets have none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceReport>,
+    /// A simulated filesystem's counters after this run (cumulative since it was made).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<FsCounters>,
     #[serde(skip)]
     pub jobs: Vec<JobResult>,
 }
@@ -61,16 +65,16 @@ pub fn run_four_corner(
     label: &str,
     mut progress: impl FnMut(&str, f64),
 ) -> Result<FourCorner, SysError> {
-    if sys.fs.file(TEST_FILE).is_some() {
+    if sys.file_id(TEST_FILE).is_some() {
         sys.delete(TEST_FILE)?;
     }
-    let file = sys.fs.create(TEST_FILE, cfg.span)?.clone();
+    let file = sys.create(TEST_FILE, cfg.span)?;
     let mut run =
         |sys: &mut SimSystem, name: &str, rw: Rw, bs: u64, io: Option<u64>, seed: u64| -> Result<JobResult, SysError> {
-            let mut job = JobSpec::on_file(name, rw, bs, file.clone());
+            let mut job = JobSpec::on_file(name, rw, bs, file, cfg.span);
             job.io_limit = io;
             job.seed = seed;
-            let mut r = run_jobs(sys, &[job], |f| progress(name, f)).map_err(SysError::Device)?;
+            let mut r = run_jobs(sys, &[job], |f| progress(name, f))?;
             Ok(r.remove(0))
         };
     let sw = run(sys, "seq-write", Rw::Write, cfg.seq_bs, None, cfg.seed)?;
@@ -78,7 +82,9 @@ pub fn run_four_corner(
     let rr = run(sys, "rand-read", Rw::RandRead, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 1)?;
     let rw = run(sys, "rand-write", Rw::RandWrite, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 2)?;
     sys.delete(TEST_FILE)?;
-    Ok(FourCorner::from_runs(label, [sw, sr, rr, rw], Some(sys.device_report())))
+    let mut row = FourCorner::from_runs(label, [sw, sr, rr, rw], Some(sys.device_report()));
+    row.filesystem = Some(sys.fs_counters());
+    Ok(row)
 }
 
 impl FourCorner {
@@ -98,6 +104,7 @@ impl FourCorner {
             rand_write_p99_us: rw.write.clat.percentile(99.0) as f64 / 1e3,
             rand_read_p50_us: rr.read.clat.percentile(50.0) as f64 / 1e3,
             device,
+            filesystem: None,
             jobs: vec![sw, sr, rr, rw],
         }
     }

@@ -1,7 +1,7 @@
 //! flashlab-lab: what flashlab runs on a target and what comes out.
 //!
-//! * [`system`]: a simulated device with the simulated filesystem ([`simfs`]) on it and the
-//!   virtual clock.
+//! * [`system`]: a simulated device with a simulated filesystem ([`fs`]: `plain`, ext4-like,
+//!   F2FS-like; [`simfs`] is the extent allocator) on it and the virtual clock.
 //! * [`engine`]: the closed-loop engine that runs fio-style jobs ([`offsets`] says where each
 //!   I/O goes), measuring with `flashlab-measure`.
 //! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as `age`.
@@ -12,6 +12,7 @@ pub mod calibrate;
 pub mod engine;
 pub mod experiments;
 pub mod fourcorner;
+pub mod fs;
 pub mod offsets;
 pub mod profiles;
 pub mod protocol;

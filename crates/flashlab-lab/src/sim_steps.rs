@@ -17,7 +17,7 @@ impl SimSystem {
     fn next_fill_name(&self, from: u64) -> (String, u64) {
         (from..)
             .map(|i| (format!("{FILL_PREFIX}{i:05}"), i))
-            .find(|(n, _)| self.fs.file(n).is_none())
+            .find(|(n, _)| self.file_id(n).is_none())
             .expect("a free name")
     }
 }
@@ -37,12 +37,18 @@ impl ProtocolTarget for SimSystem {
         let mut written = 0;
         let mut rng = Rng::new(sizes.seed);
         let mut number = 0;
-        while written < target {
-            let size = sizes.pick(&mut rng).min(target - written);
+        loop {
+            // The filesystem's own blocks (metadata, node blocks) also take space: stop on what
+            // is free, not on what was written.
+            let room = self.fs.free_bytes().saturating_sub(leave_free) / 4096 * 4096;
+            if room == 0 || written >= target {
+                break;
+            }
+            let size = sizes.pick(&mut rng).min(room).min(target - written);
             let (name, n) = self.next_fill_name(number);
             number = n + 1;
-            let file = self.fs.create(&name, size).map_err(|e| e.to_string())?.clone();
-            let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file);
+            let file = self.create(&name, size).map_err(|e| e.to_string())?;
+            let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file, size);
             run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64))
                 .map_err(|e| e.to_string())?;
             written += size;
@@ -56,8 +62,8 @@ impl ProtocolTarget for SimSystem {
             return Ok("no free space beyond keep_free: skipped".into());
         }
         let (name, _) = self.next_fill_name(0);
-        let file = self.fs.create(&name, size).map_err(|e| e.to_string())?.clone();
-        let mut job = JobSpec::on_file(&name, Rw::RandWrite, 4096, file);
+        let file = self.create(&name, size).map_err(|e| e.to_string())?;
+        let mut job = JobSpec::on_file(&name, Rw::RandWrite, 4096, file, size);
         job.io_limit = Some((size as f64 * w.passes) as u64 / 4096 * 4096);
         job.iodepth = w.iodepth;
         job.random_map = w.random_map;
@@ -72,7 +78,7 @@ impl ProtocolTarget for SimSystem {
 
     fn thin(&mut self, free: u64, seed: u64) -> Result<String, String> {
         let mut names: Vec<String> =
-            self.fs.files().filter(|(n, _)| n.starts_with(FILL_PREFIX)).map(|(n, _)| n.clone()).collect();
+            self.fs.names().filter(|n| n.starts_with(FILL_PREFIX)).map(str::to_string).collect();
         let mut rng = Rng::new(seed);
         let mut deleted = 0;
         while self.fs.free_bytes() < free && !names.is_empty() {
@@ -84,12 +90,11 @@ impl ProtocolTarget for SimSystem {
     }
 
     fn delete_fill(&mut self) -> Result<String, String> {
-        let names: Vec<String> =
-            self.fs.files().filter(|(n, _)| n.starts_with(FILL_PREFIX)).map(|(n, _)| n.clone()).collect();
+        let names: Vec<String> = self.fs.names().filter(|n| n.starts_with(FILL_PREFIX)).map(str::to_string).collect();
         for name in &names {
             self.delete(name).map_err(|e| e.to_string())?;
         }
-        let how = if self.fs.discard { "discarded" } else { "not trimmed" };
+        let how = if self.fs.discard() { "discarded" } else { "not trimmed" };
         Ok(format!("deleted {} fill files ({how}); {} bytes free", names.len(), self.fs.free_bytes()))
     }
 

@@ -1,12 +1,10 @@
-//! The simulated filesystem: files as extents on a simulated device's logical block space,
-//! with in-place updates (ext4-like allocation), delete, fstrim, and optional online discard.
+//! Extent allocation for the in-place filesystem models (`plain` and `ext4`): the free space
+//! of the device's logical block space as coalesced free extents, next-fit allocation, and a
+//! file's data as a list of extents that maps file ranges to device ranges.
 //!
-//! It only does bookkeeping — which device ranges a file occupies and which are free — and
-//! says which device requests an operation implies; [`crate::system::SimSystem`] sends them.
-//! Without discard, deleting a file frees its blocks for the filesystem while the device still
-//! holds the old data as valid: that is what makes an untrimmed device slow when it is full.
-//! Metadata and journal writes are not modelled yet (calibrated filesystem models are later
-//! work); data blocks are what moves the device.
+//! It only does bookkeeping; [`crate::fs`] decides which device requests follow. Without
+//! discard, freeing blocks leaves the device holding the old data as valid: that is what makes
+//! an untrimmed device slow when it is full.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -22,6 +20,8 @@ pub struct Extent {
     pub len: u64,
 }
 
+/// A file's size and the device extents holding its blocks (allocated in file order, without
+/// holes: `allocated()` bytes from file offset 0).
 #[derive(Debug, Clone, Default)]
 pub struct File {
     pub size: u64,
@@ -29,6 +29,11 @@ pub struct File {
 }
 
 impl File {
+    /// Bytes of device space the file holds.
+    pub fn allocated(&self) -> u64 {
+        self.extents.last().map_or(0, |e| e.file_off + e.len)
+    }
+
     /// Device pieces of the file range [off, off+len): (device offset, length).
     pub fn map(&self, off: u64, len: u64, mut piece: impl FnMut(u64, u64)) {
         let end = off + len;
@@ -46,9 +51,24 @@ impl File {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FsError {
-    NoSpace { name: String, wanted: u64, free: u64 },
+    NoSpace {
+        name: String,
+        wanted: u64,
+        free: u64,
+    },
     Exists(String),
     NotFound(String),
+    /// A `FileId` that names no live file.
+    BadFile(u32),
+    /// A read or trim past the end of a file.
+    BeyondEof {
+        name: String,
+        off: u64,
+        len: u64,
+        size: u64,
+    },
+    /// A request of 0 bytes.
+    Empty,
 }
 
 impl fmt::Display for FsError {
@@ -59,36 +79,38 @@ impl fmt::Display for FsError {
             }
             FsError::Exists(n) => write!(f, "file '{n}' already exists"),
             FsError::NotFound(n) => write!(f, "no file '{n}'"),
+            FsError::BadFile(id) => write!(f, "file id {id} names no file (deleted?)"),
+            FsError::BeyondEof { name, off, len, size } => {
+                write!(f, "file '{name}': {len} bytes at {off} go past its end ({size} bytes)")
+            }
+            FsError::Empty => write!(f, "request of 0 bytes"),
         }
     }
 }
 
 impl std::error::Error for FsError {}
 
-/// Free space and files. Allocation is next-fit over free extents (ext4's allocator also
-/// prefers to continue after the last allocation), so a filesystem that was filled and emptied
-/// spreads new files over blocks the device may still consider valid.
+/// Free space as coalesced extents with a next-fit cursor (ext4's allocator also prefers to
+/// continue after the last allocation), so a filesystem that was filled and emptied spreads
+/// new files over blocks the device may still consider valid.
 #[derive(Debug, Clone)]
-pub struct SimFs {
+pub struct Allocator {
     capacity: u64,
     /// Free extents: start -> length, in bytes, coalesced.
     free: BTreeMap<u64, u64>,
     free_bytes: u64,
-    files: BTreeMap<String, File>,
-    /// Next-fit cursor.
     cursor: u64,
-    pub discard: bool,
 }
 
-impl SimFs {
-    /// A fresh filesystem over `capacity` bytes of device (rounded down to whole blocks).
-    pub fn new(capacity: u64, discard: bool) -> SimFs {
+impl Allocator {
+    /// All of `capacity` bytes (rounded down to whole blocks) free.
+    pub fn new(capacity: u64) -> Allocator {
         let capacity = capacity / FS_BLOCK * FS_BLOCK;
         let mut free = BTreeMap::new();
         if capacity > 0 {
             free.insert(0, capacity);
         }
-        SimFs { capacity, free, free_bytes: capacity, files: BTreeMap::new(), cursor: 0, discard }
+        Allocator { capacity, free, free_bytes: capacity, cursor: 0 }
     }
 
     pub fn capacity(&self) -> u64 {
@@ -97,27 +119,40 @@ impl SimFs {
     pub fn free_bytes(&self) -> u64 {
         self.free_bytes
     }
-    pub fn used_bytes(&self) -> u64 {
-        self.capacity - self.free_bytes
-    }
-    pub fn file(&self, name: &str) -> Option<&File> {
-        self.files.get(name)
-    }
-    pub fn files(&self) -> impl Iterator<Item = (&String, &File)> {
-        self.files.iter()
+
+    /// Take `len` bytes at `start` out of the free space (mkfs placing static metadata);
+    /// false if any of it is not free.
+    pub fn reserve(&mut self, start: u64, len: u64) -> bool {
+        let Some((&s, &l)) = self.free.range(..=start).next_back() else { return false };
+        if s + l < start + len {
+            return false;
+        }
+        self.free.remove(&s);
+        if start > s {
+            self.free.insert(s, start - s);
+        }
+        if s + l > start + len {
+            self.free.insert(start + len, s + l - start - len);
+        }
+        self.free_bytes -= len;
+        true
     }
 
-    /// Create a file of `size` bytes (rounded up to whole blocks) and allocate its blocks. The
-    /// data is not written here: the caller writes it (or not, like fallocate).
-    pub fn create(&mut self, name: &str, size: u64) -> Result<&File, FsError> {
-        if self.files.contains_key(name) {
-            return Err(FsError::Exists(name.to_string()));
-        }
-        let need = size.div_ceil(FS_BLOCK).saturating_mul(FS_BLOCK);
+    /// The first free run of at least `len` bytes at or after `goal` (wrapping), taken.
+    pub fn take_contiguous(&mut self, goal: u64, len: u64) -> Option<u64> {
+        let s = self.free.range(goal..).chain(self.free.range(..goal)).find(|(_, &l)| l >= len).map(|(&s, _)| s)?;
+        self.reserve(s, len);
+        Some(s)
+    }
+
+    /// Allocate `need` bytes (whole blocks) next-fit and append them to `extents` from file
+    /// offset `file_off`, merging with the last extent where contiguous. False when there is
+    /// not enough free space (nothing is taken then).
+    #[must_use]
+    pub fn alloc(&mut self, need: u64, file_off: u64, extents: &mut Vec<Extent>) -> bool {
         if need > self.free_bytes {
-            return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes });
+            return false;
         }
-        let mut extents = Vec::new();
         let mut got = 0;
         while got < need {
             let (start, len) = self
@@ -133,27 +168,18 @@ impl SimFs {
                 self.free.insert(start + take, len - take);
             }
             match extents.last_mut() {
-                Some(Extent { dev_off, len, .. }) if *dev_off + *len == start => *len += take,
-                _ => extents.push(Extent { file_off: got, dev_off: start, len: take }),
+                Some(e) if e.dev_off + e.len == start && e.file_off + e.len == file_off + got => e.len += take,
+                _ => extents.push(Extent { file_off: file_off + got, dev_off: start, len: take }),
             }
             got += take;
             self.cursor = start + take;
         }
         self.free_bytes -= need;
-        self.files.insert(name.to_string(), File { size, extents });
-        Ok(&self.files[name])
+        true
     }
 
-    /// Delete a file; returns its extents (the ranges online discard would trim).
-    pub fn delete(&mut self, name: &str) -> Result<Vec<Extent>, FsError> {
-        let file = self.files.remove(name).ok_or_else(|| FsError::NotFound(name.to_string()))?;
-        for e in &file.extents {
-            self.release(e.dev_off, e.len);
-        }
-        Ok(file.extents)
-    }
-
-    fn release(&mut self, start: u64, len: u64) {
+    /// Return [start, start+len) to the free space.
+    pub fn release(&mut self, start: u64, len: u64) {
         self.free_bytes += len;
         let (mut s, mut l) = (start, len);
         if let Some((&ps, &pl)) = self.free.range(..s).next_back() {
@@ -170,31 +196,30 @@ impl SimFs {
         self.free.insert(s, l);
     }
 
-    /// The free extents, which fstrim trims (ext4 trims all free space on the first fstrim
-    /// after mount; this model always does).
+    /// The free extents (what fstrim trims).
     pub fn free_extents(&self) -> Vec<(u64, u64)> {
         self.free.iter().map(|(&s, &l)| (s, l)).collect()
     }
+}
 
-    /// Check that files and free space tile the device exactly. For tests.
-    pub fn check(&self) -> Result<(), String> {
-        let mut ranges: Vec<(u64, u64)> = self.free_extents();
-        for f in self.files.values() {
-            ranges.extend(f.extents.iter().map(|e| (e.dev_off, e.len)));
+/// Check that `ranges` (start, len) tile [0, capacity) exactly. For invariant checks.
+pub fn check_tiling(mut ranges: Vec<(u64, u64)>, capacity: u64) -> Result<(), String> {
+    ranges.sort_unstable();
+    let mut pos = 0;
+    for (s, l) in ranges {
+        if s != pos {
+            return Err(if s < pos {
+                format!("overlap at {s} (a range ends at {pos})")
+            } else {
+                format!("gap at {pos} (next range starts at {s})")
+            });
         }
-        ranges.sort();
-        let mut pos = 0;
-        for (s, l) in ranges {
-            if s != pos {
-                return Err(format!("gap or overlap at {pos} (next range starts at {s})"));
-            }
-            pos = s + l;
-        }
-        if pos != self.capacity {
-            return Err(format!("ranges end at {pos}, capacity {}", self.capacity));
-        }
-        Ok(())
+        pos = s + l;
     }
+    if pos != capacity {
+        return Err(format!("ranges end at {pos}, capacity {capacity}"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -202,22 +227,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn create_delete_tiles() {
-        let mut fs = SimFs::new(100 * FS_BLOCK, false);
-        fs.create("a", 10 * FS_BLOCK).unwrap();
-        fs.create("b", 20 * FS_BLOCK + 1).unwrap();
-        assert_eq!(fs.free_bytes(), 69 * FS_BLOCK);
-        fs.check().unwrap();
-        fs.delete("a").unwrap();
-        fs.create("c", 75 * FS_BLOCK).unwrap(); // wraps: uses the tail, then a's hole
-        fs.check().unwrap();
-        assert_eq!(fs.file("c").unwrap().extents.len(), 2);
-        assert!(matches!(fs.create("d", 5 * FS_BLOCK), Err(FsError::NoSpace { .. })));
-        fs.create("d", 4 * FS_BLOCK).unwrap();
-        fs.delete("d").unwrap();
-        fs.delete("b").unwrap();
-        fs.delete("c").unwrap();
-        assert_eq!(fs.free_extents(), vec![(0, 100 * FS_BLOCK)]);
+    fn alloc_release_tiles() {
+        let mut a = Allocator::new(100 * FS_BLOCK);
+        let (mut x, mut y, mut z) = (vec![], vec![], vec![]);
+        assert!(a.alloc(10 * FS_BLOCK, 0, &mut x));
+        assert!(a.alloc(21 * FS_BLOCK, 0, &mut y));
+        assert_eq!(a.free_bytes(), 69 * FS_BLOCK);
+        for e in &x {
+            a.release(e.dev_off, e.len);
+        }
+        assert!(a.alloc(75 * FS_BLOCK, 0, &mut z)); // wraps: uses the tail, then x's hole
+        assert_eq!(z.len(), 2);
+        assert_eq!(z[1].file_off, 69 * FS_BLOCK);
+        assert!(!a.alloc(5 * FS_BLOCK, 0, &mut x));
+        let mut ranges: Vec<(u64, u64)> = y.iter().chain(&z).map(|e| (e.dev_off, e.len)).collect();
+        ranges.extend(a.free_extents());
+        check_tiling(ranges, a.capacity()).unwrap();
+        for e in y.iter().chain(&z) {
+            a.release(e.dev_off, e.len);
+        }
+        assert_eq!(a.free_extents(), vec![(0, 100 * FS_BLOCK)]);
+    }
+
+    #[test]
+    fn reserve_and_contiguous() {
+        let mut a = Allocator::new(100 * FS_BLOCK);
+        assert!(a.reserve(10 * FS_BLOCK, 5 * FS_BLOCK));
+        assert!(!a.reserve(12 * FS_BLOCK, FS_BLOCK));
+        assert_eq!(a.take_contiguous(5 * FS_BLOCK, 8 * FS_BLOCK), Some(15 * FS_BLOCK));
+        assert_eq!(a.free_bytes(), 87 * FS_BLOCK);
     }
 
     #[test]
@@ -232,5 +270,6 @@ mod tests {
         let mut pieces = vec![];
         f.map(3 * FS_BLOCK, 2 * FS_BLOCK, |d, l| pieces.push((d, l)));
         assert_eq!(pieces, vec![(43 * FS_BLOCK, FS_BLOCK), (0, FS_BLOCK)]);
+        assert_eq!(f.allocated(), 8 * FS_BLOCK);
     }
 }

@@ -1,15 +1,16 @@
-//! A simulated system: a simulated device, the simulated filesystem on it, and the virtual
-//! clock. File operations become device requests here (writes, reads, discard on delete when
-//! the filesystem is mounted with `discard`, FITRIM-style fstrim, flush on fsync).
+//! A simulated system: a simulated device, the simulated filesystem on it ([`crate::fs`]),
+//! and the virtual clock. This is the API workloads drive: create files, read, write and trim
+//! file ranges at a virtual time, fsync, delete, fstrim, idle.
+//!
+//! `io` and `fsync` take the time the request is issued and do not move [`SimSystem::now`]
+//! (the engine keeps several requests in flight); the other operations run at `now` and move
+//! it past their completion.
 
-use crate::simfs::{File, FsError, SimFs};
+use crate::fs::{FileId, Fs, FsConfig, FsCounters};
+use crate::simfs::FsError;
 use flashsim::{Completion, Device, Ns, Op, Profile, Request, RequestError};
 use serde::Serialize;
 use std::fmt;
-
-/// Largest single discard request fstrim sends (Linux splits discards at the device's
-/// `discard_max_bytes`; 4 GiB is typical).
-const MAX_DISCARD: u64 = 4 << 30;
 
 #[derive(Debug)]
 pub enum SysError {
@@ -51,84 +52,89 @@ pub struct DeviceReport {
 #[derive(Debug, Clone)]
 pub struct SimSystem {
     pub dev: Device,
-    pub fs: SimFs,
+    pub fs: Fs,
     /// The virtual clock: when the next operation may start.
     pub now: Ns,
 }
 
 impl SimSystem {
+    /// The `plain` filesystem model (data extents only), with or without online discard.
     pub fn new(profile: &Profile, seed: u64, discard: bool) -> SimSystem {
+        SimSystem::with_fs(profile, seed, FsConfig::plain(discard))
+    }
+
+    /// A new device of `profile` with a fresh filesystem of `cfg` on it.
+    pub fn with_fs(profile: &Profile, seed: u64, cfg: FsConfig) -> SimSystem {
         let dev = Device::new(profile, seed);
-        let fs = SimFs::new(dev.logical_bytes(), discard);
+        let fs = Fs::new(dev.logical_bytes(), cfg);
         SimSystem { dev, fs, now: 0 }
     }
 
-    /// Send the device requests for `op` on file range [off, off+len) at time `t`; returns when
-    /// the last piece completes.
-    pub fn file_io(
-        dev: &mut Device,
-        file: &File,
-        t: Ns,
-        op: Op,
-        off: u64,
-        len: u64,
-    ) -> Result<Completion, RequestError> {
-        let mut result: Option<Result<Completion, RequestError>> = None;
-        file.map(off, len, |dev_off, l| {
-            if matches!(result, Some(Err(_))) {
-                return;
-            }
-            let c = dev.submit(t, &Request::new(op, dev_off, l));
-            result = Some(match (result.take(), c) {
-                (_, Err(e)) => Err(e),
-                (Some(Ok(prev)), Ok(c)) if prev.done >= c.done => Ok(prev),
-                (_, Ok(c)) => Ok(c),
-            });
-        });
-        result.unwrap_or(Err(RequestError::Empty))
+    /// Create (and allocate, like fallocate) a file of `size` bytes; nothing is written.
+    pub fn create(&mut self, name: &str, size: u64) -> Result<FileId, SysError> {
+        self.fs.create(&mut self.dev, self.now, name, size)
     }
 
-    /// Flush the device's write cache (what fsync ends with); the clock advances.
+    pub fn file_id(&self, name: &str) -> Option<FileId> {
+        self.fs.file_id(name)
+    }
+
+    pub fn file_size(&self, id: FileId) -> Option<u64> {
+        self.fs.file_size(id)
+    }
+
+    /// Read, write or trim [off, off+len) of a file at virtual time `t` (writes past the end
+    /// extend the file); returns when the last device request completes. [`FileId::RAW`]
+    /// addresses the device directly.
+    pub fn io(&mut self, t: Ns, id: FileId, op: Op, off: u64, len: u64) -> Result<Completion, SysError> {
+        if id == FileId::RAW {
+            return Ok(self.dev.submit(t, &Request::new(op, off, len))?);
+        }
+        self.fs.io(&mut self.dev, t, id, op, off, len)
+    }
+
+    /// fsync a file at `t`; returns when it is durable.
+    pub fn fsync(&mut self, t: Ns, id: FileId) -> Result<Ns, SysError> {
+        if id == FileId::RAW {
+            return Ok(self.dev.submit(t, &Request::new(Op::Flush, 0, 0))?.done);
+        }
+        self.fs.fsync(&mut self.dev, t, id)
+    }
+
+    /// Commit everything the filesystem holds and flush the device cache; the clock advances.
     pub fn sync(&mut self) -> Result<(), SysError> {
-        self.now = self.dev.submit(self.now, &Request::new(Op::Flush, 0, 0))?.done;
+        self.now = self.now.max(self.fs.sync(&mut self.dev, self.now)?);
         Ok(())
     }
 
-    /// Delete a file. With online discard the freed ranges are trimmed at once.
+    /// Delete a file (with online discard its blocks are trimmed: at once on `plain`, at the
+    /// next commit on ext4, at the next checkpoint on F2FS).
     pub fn delete(&mut self, name: &str) -> Result<(), SysError> {
-        let extents = self.fs.delete(name)?;
-        if self.fs.discard {
-            for e in extents {
-                self.trim_range(e.dev_off, e.len)?;
-            }
-        }
+        self.fs.delete(&mut self.dev, self.now, name)?;
+        self.now = self.now.max(self.dev.busy_until());
         Ok(())
     }
 
-    fn trim_range(&mut self, mut off: u64, mut len: u64) -> Result<(), SysError> {
-        while len > 0 {
-            let l = len.min(MAX_DISCARD);
-            self.now = self.dev.submit(self.now, &Request::new(Op::Trim, off, l))?.done;
-            off += l;
-            len -= l;
-        }
-        Ok(())
-    }
-
-    /// fstrim: trim every free extent; returns the bytes trimmed.
+    /// fstrim: trim the filesystem's free space; returns the bytes trimmed.
     pub fn fstrim(&mut self) -> Result<u64, SysError> {
-        let mut trimmed = 0;
-        for (off, len) in self.fs.free_extents() {
-            self.trim_range(off, len)?;
-            trimmed += len;
-        }
-        Ok(trimmed)
+        let (bytes, done) = self.fs.fstrim(&mut self.dev, self.now)?;
+        self.now = self.now.max(done);
+        Ok(bytes)
     }
 
-    /// Let `dur` of virtual time pass with no I/O (the device may collect garbage).
+    /// Let `dur` of virtual time pass with no application I/O: the filesystem commits,
+    /// checkpoints and cleans what falls due, the device collects garbage.
     pub fn idle(&mut self, dur: Ns) {
-        self.now = self.now.max(self.dev.busy_until()) + dur;
+        let start = self.now.max(self.dev.busy_until());
+        let end = start + dur;
+        // Background work that fails (a full device) is not the caller's error: it stops.
+        let _ = self.fs.idle(&mut self.dev, start, end);
+        self.now = end.max(self.dev.busy_until());
         self.dev.idle_until(self.now);
+    }
+
+    pub fn fs_counters(&self) -> FsCounters {
+        self.fs.counters()
     }
 
     pub fn device_report(&self) -> DeviceReport {

@@ -53,6 +53,10 @@ pub struct CommonArgs {
     /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The simulated filesystem and mount options, `plain|ext4|f2fs[,discard][,nobarrier]...`
+    /// [default: the profile's [system] table, else plain].
+    #[arg(long, value_name = "FS[,OPTION...]")]
+    pub fs: Option<String>,
     /// Mount the simulated filesystem with online discard (deletes are trimmed at once).
     #[arg(long)]
     pub discard: bool,
@@ -133,6 +137,9 @@ pub struct RunArgs {
     pub real: RealArgs,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The simulated filesystem, `plain|ext4|f2fs[,OPTION...]` [default: the profile's].
+    #[arg(long, value_name = "FS[,OPTION...]")]
+    pub fs: Option<String>,
     #[arg(long)]
     pub discard: bool,
     /// `normal` (fio-style text) or `json` (fio's JSON, plus the device's counters).

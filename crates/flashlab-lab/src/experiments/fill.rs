@@ -37,8 +37,8 @@ pub fn run_fill(
     mut progress: impl FnMut(f64),
 ) -> Result<FillResult, SysError> {
     let size = sys.fs.free_bytes() / 4096 * 4096;
-    let file = sys.fs.create(FILL_FILE, size)?.clone();
-    let mut job = JobSpec::on_file("fill", Rw::RandWrite, 4096, file);
+    let file = sys.create(FILL_FILE, size)?;
+    let mut job = JobSpec::on_file("fill", Rw::RandWrite, 4096, file, size);
     job.iodepth = iodepth;
     job.seed = seed;
     let slice = size.div_ceil(10);
@@ -66,7 +66,6 @@ pub fn run_fill(
             hist.clear();
             slice_start = c.done;
         }
-    })
-    .map_err(SysError::Device)?;
+    })?;
     Ok(FillResult { bytes: size, deciles, device: sys.device_report() })
 }

@@ -4,7 +4,7 @@
 //! curve falls off the "write cliff" when the spare blocks run out and GC starts copying.
 
 use crate::engine::{run_jobs_observed, JobSpec};
-use crate::simfs::{Extent, File};
+use crate::fs::FileId;
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
 use serde::Serialize;
@@ -39,8 +39,7 @@ pub fn run_wsat(
 ) -> Result<WsatResult, SysError> {
     // The raw device, as the PTS prescribes: one extent over the whole logical space.
     let cap = sys.dev.logical_bytes() / 4096 * 4096;
-    let file = File { size: cap, extents: vec![Extent { file_off: 0, dev_off: 0, len: cap }] };
-    let mut job = JobSpec::on_file("wsat", Rw::RandWrite, 4096, file);
+    let mut job = JobSpec::on_file("wsat", Rw::RandWrite, 4096, FileId::RAW, cap);
     job.iodepth = iodepth;
     job.seed = seed;
     // Uniform picks with repeats, as the PTS's random writes are (a once-per-pass random map
@@ -66,7 +65,6 @@ pub fn run_wsat(
             counters = now;
             start = c.done;
         }
-    })
-    .map_err(SysError::Device)?;
+    })?;
     Ok(WsatResult { iodepth, capacity_bytes: cap, intervals: out, device: sys.device_report() })
 }

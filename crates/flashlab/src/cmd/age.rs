@@ -52,11 +52,11 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
     };
     let (result, profile_json, clock) = match resolve(&args.target)? {
         Target::Sim(profile) => {
-            let mut sys = SimSystem::new(&profile, args.seed, args.discard);
-            print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile));
+            let cfg = super::fs_config(args.fs.as_deref(), args.discard, &profile, &args.target)?;
+            let mut sys = SimSystem::with_fs(&profile, args.seed, cfg);
+            print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile, &sys));
             let result = run_protocol(&mut sys, proto, &fc, &mut progress)?;
-            let p =
-                json!({"name": profile.name, "description": profile.description, "calibration": profile.calibration});
+            let p = json!({"name": profile.name, "description": profile.description, "calibration": profile.calibration, "filesystem": sys.fs.config().label()});
             (result, p, format!("virtual time {:.1} s", sys.now as f64 / 1e9))
         }
         Target::Dir(dir) => {

@@ -9,7 +9,7 @@ use serde_json::json;
 
 pub fn fill(a: &FillArgs) -> Result<(), String> {
     let (profile, mut sys) = super::system(&a.common)?;
-    print!("{}", super::banner("fill", &a.common, &profile));
+    print!("{}", super::banner("fill", &a.common, &profile, &sys));
     let bar = Progress::new("fill");
     let r = run_fill(&mut sys, a.iodepth.max(1), a.common.seed, |f| bar.set(f, "")).map_err(|e| e.to_string())?;
     bar.finish();

@@ -13,23 +13,38 @@ pub mod sim_waf;
 pub mod wsat;
 
 use crate::cli::CommonArgs;
+use flashlab_lab::fs::FsConfig;
 use flashlab_lab::system::SimSystem;
 use flashsim::Profile;
+
+/// The simulated filesystem of a run: `--fs` if given, else the profile's `[system]` table;
+/// `--discard` adds online discard to either.
+pub fn fs_config(fs: Option<&str>, discard: bool, profile: &Profile, source: &str) -> Result<FsConfig, String> {
+    let mut cfg = match fs {
+        Some(spec) => FsConfig::parse(spec).map_err(|e| format!("--fs: {e}"))?,
+        None => FsConfig::from_profile(profile, source)?,
+    };
+    cfg.discard |= discard;
+    Ok(cfg)
+}
 
 /// The simulated system a command runs on, from the common options.
 pub fn system(args: &CommonArgs) -> Result<(Profile, SimSystem), String> {
     let profile = crate::target::sim_profile(&args.target)?;
-    let sys = SimSystem::new(&profile, args.seed, args.discard);
+    let cfg = fs_config(args.fs.as_deref(), args.discard, &profile, &args.target)?;
+    let sys = SimSystem::with_fs(&profile, args.seed, cfg);
     Ok((profile, sys))
 }
 
 /// The header line every simulated run prints.
-pub fn banner(what: &str, args: &CommonArgs, profile: &Profile) -> String {
+pub fn banner(what: &str, args: &CommonArgs, profile: &Profile, sys: &SimSystem) -> String {
+    let cfg = sys.fs.config();
+    let discard = if cfg.discard { "online discard" } else { "no online discard" };
     format!(
-        "flashlab {what} on {} ({}), seed {}, {}\n",
+        "flashlab {what} on {} ({}), seed {}, filesystem {} ({discard})\n",
         args.target,
         profile.description,
         args.seed,
-        if args.discard { "filesystem mounted with discard" } else { "no online discard" }
+        cfg.label(),
     )
 }

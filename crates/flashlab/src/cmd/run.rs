@@ -51,7 +51,8 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     if names_own {
         eprintln!("note: the job file's filename/directory options are ignored on a simulated target");
     }
-    let mut sys = SimSystem::new(&profile, a.seed, a.discard);
+    let cfg = super::fs_config(a.fs.as_deref(), a.discard, &profile, a.target.as_deref().unwrap_or("sim:"))?;
+    let mut sys = SimSystem::with_fs(&profile, a.seed, cfg);
     let groups = jf.run_groups();
     let mut results: Vec<(JobResult, String, u64, u32)> = Vec::new();
     let bar = Progress::new("run");
@@ -176,20 +177,20 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         return Err(format!("{here}: offset {offset} leaves no room for a {bs}-byte block in a {size}-byte file"));
     }
     let name = format!("{}.{n}.0", job.name);
-    let file = match sys.fs.file(&name) {
-        Some(f) if f.size >= size => f.clone(),
-        _ => {
-            if sys.fs.file(&name).is_some() {
+    let existing = sys.file_id(&name).filter(|&id| sys.file_size(id).is_some_and(|s| s >= size));
+    let file = match existing {
+        Some(id) => id,
+        None => {
+            if sys.file_id(&name).is_some() {
                 sys.delete(&name).map_err(|e| e.to_string())?;
             }
-            let f = sys.fs.create(&name, size).map_err(|e| format!("{here}: {e}"))?.clone();
+            let f = sys.create(&name, size).map_err(|e| format!("{here}: {e}"))?;
             if job.rw.has_reads() {
                 // fio lays out a file before reading it; so does flashlab (not measured).
                 let mut off = 0;
                 while off < size {
                     let len = (1u64 << 20).min(size - off);
-                    let c = SimSystem::file_io(&mut sys.dev, &f, sys.now, Op::Write, off, len)
-                        .map_err(|e| e.to_string())?;
+                    let c = sys.io(sys.now, f, Op::Write, off, len).map_err(|e| e.to_string())?;
                     sys.now = c.done;
                     off += len;
                 }

@@ -12,7 +12,7 @@ pub fn wsat(a: &WsatArgs) -> Result<(), String> {
         return Err(format!("--times must be positive, got {}", a.times));
     }
     let (profile, mut sys) = super::system(&a.common)?;
-    print!("{}", super::banner("wsat", &a.common, &profile));
+    print!("{}", super::banner("wsat", &a.common, &profile, &sys));
     let bar = Progress::new("wsat");
     let r = run_wsat(&mut sys, a.times, a.iodepth.max(1), a.intervals.max(1), a.common.seed, |f| bar.set(f, ""))
         .map_err(|e| e.to_string())?;

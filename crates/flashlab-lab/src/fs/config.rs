@@ -1,0 +1,206 @@
+//! Which simulated filesystem a [`crate::system::SimSystem`] runs, with its mount options and
+//! model knobs, and how to read that choice from a string such as `"f2fs,discard"`.
+
+use flashsim::Ns;
+use std::fmt;
+
+const SEC: Ns = 1_000_000_000;
+
+/// The filesystem model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FsKind {
+    /// Data extents only: no metadata, no journal (the model before filesystem models existed).
+    Plain,
+    /// In-place data, jbd2-style journal of metadata blocks (ordered mode).
+    Ext4,
+    /// Log-structured: data and node logs in 2 MiB segments, checkpoints, segment cleaning.
+    F2fs,
+}
+
+impl FsKind {
+    pub const NAMES: [&'static str; 3] = ["plain", "ext4", "f2fs"];
+
+    pub fn parse(s: &str) -> Result<FsKind, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "plain" => Ok(FsKind::Plain),
+            "ext4" => Ok(FsKind::Ext4),
+            "f2fs" => Ok(FsKind::F2fs),
+            other => Err(format!("unknown filesystem '{other}' (expected one of: {})", FsKind::NAMES.join(", "))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FsKind::Plain => "plain",
+            FsKind::Ext4 => "ext4",
+            FsKind::F2fs => "f2fs",
+        }
+    }
+}
+
+impl fmt::Display for FsKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A filesystem choice with its mount options and model knobs. Defaults (see
+/// `docs/filesystems.md` for where each comes from) are those of `FsConfig::new(kind)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FsConfig {
+    pub kind: FsKind,
+    /// Online discard (`-o discard`): ext4 trims freed extents at journal commit, F2FS trims
+    /// freed segments at checkpoint; `plain` trims at delete.
+    pub discard: bool,
+    /// `-o nobarrier`: cache flushes are not sent (counted as dropped).
+    pub nobarrier: bool,
+    /// ext4: jbd2 commit interval (`commit=`, 5 s).
+    pub commit_interval_ns: Ns,
+    /// ext4: journal size in bytes; `None` = mke2fs's default for the filesystem size.
+    pub journal_bytes: Option<u64>,
+    /// ext4: checkpoint the journal when this fraction of it is in use (jbd2 starts when less
+    /// than a quarter is free).
+    pub journal_checkpoint_fraction: f64,
+    /// ext4: journaled metadata is written to its home location (and the journal tail moves)
+    /// this long after it was committed (the kernel's `dirty_expire_centisecs`, 30 s).
+    pub writeback_interval_ns: Ns,
+    /// F2FS: checkpoint interval (`DEF_CP_INTERVAL`, 60 s).
+    pub cp_interval_ns: Ns,
+    /// F2FS: checkpoint when this many node blocks are dirty.
+    pub dirty_node_limit: u32,
+    /// F2FS: fraction of the main area's segments kept out of the user's reach for cleaning
+    /// (mkfs.f2fs's overprovision, ~5 %).
+    pub overprovision: f64,
+    /// F2FS: the background cleaner wakes this often while the system idles (30 s).
+    pub gc_sleep_ns: Ns,
+    /// F2FS: files up to this size go to the hot data log (with overwrites).
+    pub hot_file_bytes: u64,
+    /// F2FS `mode=lfs`: never write into the holes of used segments (slack-space recycling);
+    /// the default `mode=adaptive` does once free segments run short.
+    pub lfs_only: bool,
+    /// F2FS `ipu`: overwrites of allocated blocks are written in place instead of appended to
+    /// a log, as the direct-I/O write path of the F2FS of 2013-era kernels did (and its
+    /// `ipu_policy` does on demand); new blocks are still appended.
+    pub ipu: bool,
+}
+
+impl FsConfig {
+    /// `kind` with default knobs, no discard, barriers on.
+    pub fn new(kind: FsKind) -> FsConfig {
+        FsConfig {
+            kind,
+            discard: false,
+            nobarrier: false,
+            commit_interval_ns: 5 * SEC,
+            journal_bytes: None,
+            journal_checkpoint_fraction: 0.75,
+            writeback_interval_ns: 30 * SEC,
+            cp_interval_ns: 60 * SEC,
+            dirty_node_limit: 4096,
+            overprovision: 0.05,
+            gc_sleep_ns: 30 * SEC,
+            hot_file_bytes: 64 << 10,
+            lfs_only: false,
+            ipu: false,
+        }
+    }
+
+    /// The `plain` model with or without discard (what `SimSystem::new` runs).
+    pub fn plain(discard: bool) -> FsConfig {
+        FsConfig { discard, ..FsConfig::new(FsKind::Plain) }
+    }
+
+    /// Parse `NAME[,OPTION...]`: NAME is `plain`, `ext4` or `f2fs`; options are mount
+    /// options: `discard`, `nodiscard`, `nobarrier`, `barrier`, `commit=SECONDS` (ext4),
+    /// `cp_interval=SECONDS` and `mode=adaptive|lfs` (f2fs).
+    pub fn parse(spec: &str) -> Result<FsConfig, String> {
+        let mut parts = spec.split(',');
+        let kind = FsKind::parse(parts.next().unwrap_or(""))?;
+        let mut cfg = FsConfig::new(kind);
+        for opt in parts {
+            cfg.set_option(opt.trim()).map_err(|e| format!("filesystem '{spec}': {e}"))?;
+        }
+        Ok(cfg)
+    }
+
+    /// Apply one mount option (see [`FsConfig::parse`]).
+    pub fn set_option(&mut self, opt: &str) -> Result<(), String> {
+        let secs = |v: &str, name: &str| -> Result<Ns, String> {
+            match v.parse::<u64>() {
+                Ok(s) if (1..=86_400).contains(&s) => Ok(s * SEC),
+                _ => Err(format!("option {name}={v}: expected whole seconds from 1 to 86400")),
+            }
+        };
+        match opt.split_once('=') {
+            None => match opt {
+                "discard" => self.discard = true,
+                "nodiscard" => self.discard = false,
+                "nobarrier" | "barrier=0" => self.nobarrier = true,
+                "barrier" => self.nobarrier = false,
+                "ipu" if self.kind == FsKind::F2fs => self.ipu = true,
+                "noipu" if self.kind == FsKind::F2fs => self.ipu = false,
+                other => {
+                    return Err(format!(
+                        "unknown option '{other}' (expected discard, nodiscard, nobarrier, barrier, commit=S, cp_interval=S, mode=lfs, ipu)"
+                    ))
+                }
+            },
+            Some(("commit", v)) if self.kind == FsKind::Ext4 => self.commit_interval_ns = secs(v, "commit")?,
+            Some(("cp_interval", v)) if self.kind == FsKind::F2fs => self.cp_interval_ns = secs(v, "cp_interval")?,
+            Some(("mode", m)) if self.kind == FsKind::F2fs => {
+                self.lfs_only = match m {
+                    "lfs" => true,
+                    "adaptive" => false,
+                    _ => return Err(format!("option mode={m}: expected mode=adaptive or mode=lfs")),
+                }
+            }
+            Some(("barrier", "1")) => self.nobarrier = false,
+            Some(("barrier", "0")) => self.nobarrier = true,
+            Some((k, _)) => return Err(format!("option '{k}' does not apply to {}", self.kind)),
+        }
+        Ok(())
+    }
+
+    /// `ext4,discard,nobarrier`-style label of this configuration.
+    pub fn label(&self) -> String {
+        let mut s = self.kind.name().to_string();
+        if self.discard {
+            s.push_str(",discard");
+        }
+        if self.nobarrier {
+            s.push_str(",nobarrier");
+        }
+        if self.lfs_only && self.kind == FsKind::F2fs {
+            s.push_str(",mode=lfs");
+        }
+        if self.ipu && self.kind == FsKind::F2fs {
+            s.push_str(",ipu");
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_names_and_options() {
+        assert_eq!(FsConfig::parse("ext4").unwrap().kind, FsKind::Ext4);
+        let c = FsConfig::parse("F2FS,discard,nobarrier,cp_interval=30").unwrap();
+        assert!(c.discard && c.nobarrier && c.kind == FsKind::F2fs);
+        assert_eq!(c.cp_interval_ns, 30 * SEC);
+        assert_eq!(c.label(), "f2fs,discard,nobarrier");
+        assert_eq!(FsConfig::parse("ext4,commit=1").unwrap().commit_interval_ns, SEC);
+        assert!(FsConfig::parse("f2fs,mode=lfs").unwrap().lfs_only);
+        assert!(FsConfig::parse("f2fs,mode=fast").unwrap_err().contains("mode=fast"));
+    }
+
+    #[test]
+    fn bad_values_say_what_is_wrong() {
+        assert!(FsConfig::parse("xfs").unwrap_err().contains("unknown filesystem 'xfs'"));
+        assert!(FsConfig::parse("ext4,dicard").unwrap_err().contains("unknown option 'dicard'"));
+        assert!(FsConfig::parse("ext4,commit=0").unwrap_err().contains("commit=0"));
+        assert!(FsConfig::parse("plain,commit=5").unwrap_err().contains("does not apply to plain"));
+    }
+}

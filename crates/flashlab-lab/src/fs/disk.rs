@@ -1,0 +1,110 @@
+//! The filesystem models' view of the device: every request a model sends goes through here,
+//! so it is counted by purpose, discards are split at the device's limit, and flushes are
+//! dropped under `nobarrier`.
+//!
+//! All requests a model issues for one call at virtual time `t` are submitted at `t`: the
+//! device serves them in submission order and a flush waits for everything booked before it,
+//! so a commit's chain (journal blocks, flush, commit block, flush) completes in order without
+//! moving the device's submission clock past requests other jobs still have to submit at `t`.
+
+use super::counters::FsCounters;
+use flashsim::{Completion, Device, Ns, Op, Request, RequestError};
+
+/// Largest single discard request (Linux splits discards at the device's
+/// `discard_max_bytes`; 4 GiB is typical).
+pub const MAX_DISCARD: u64 = 4 << 30;
+
+/// Why a write is sent, for the counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Data,
+    Journal,
+    Meta,
+    Node,
+    Cleaning,
+}
+
+/// One request as the filesystem sent it (recorded only when tracing is on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Traced {
+    pub t: Ns,
+    pub op: Op,
+    pub offset: u64,
+    pub len: u64,
+    /// Why a write was sent (`None` for reads, trims and flushes).
+    pub purpose: Option<Purpose>,
+}
+
+pub struct Disk<'a> {
+    pub dev: &'a mut Device,
+    pub c: &'a mut FsCounters,
+    pub nobarrier: bool,
+    pub trace: Option<&'a mut Vec<Traced>>,
+}
+
+/// The later of two completions (`None` = nothing yet).
+pub fn later(a: Option<Completion>, b: Completion) -> Completion {
+    match a {
+        Some(a) if a.done >= b.done => a,
+        _ => b,
+    }
+}
+
+/// A completion at `t` for an operation that needed no device request.
+pub fn instant(t: Ns) -> Completion {
+    Completion { submitted: t, device_start: t, device_done: t, done: t }
+}
+
+impl Disk<'_> {
+    fn record(&mut self, t: Ns, op: Op, offset: u64, len: u64, purpose: Option<Purpose>) {
+        if let Some(tr) = &mut self.trace {
+            tr.push(Traced { t, op, offset, len, purpose });
+        }
+    }
+
+    pub fn write(&mut self, t: Ns, off: u64, len: u64, why: Purpose) -> Result<Completion, RequestError> {
+        let c = self.dev.submit(t, &Request::new(Op::Write, off, len))?;
+        self.record(t, Op::Write, off, len, Some(why));
+        let n = match why {
+            Purpose::Data => &mut self.c.data_bytes,
+            Purpose::Journal => &mut self.c.journal_bytes,
+            Purpose::Meta => &mut self.c.metadata_bytes,
+            Purpose::Node => &mut self.c.node_bytes,
+            Purpose::Cleaning => &mut self.c.cleaning_write_bytes,
+        };
+        *n += len;
+        Ok(c)
+    }
+
+    pub fn read(&mut self, t: Ns, off: u64, len: u64) -> Result<Completion, RequestError> {
+        self.record(t, Op::Read, off, len, None);
+        self.dev.submit(t, &Request::new(Op::Read, off, len))
+    }
+
+    /// Discard [off, off+len), split at [`MAX_DISCARD`]; returns the last completion.
+    pub fn trim(&mut self, t: Ns, mut off: u64, mut len: u64) -> Result<Completion, RequestError> {
+        let mut last = instant(t);
+        while len > 0 {
+            let l = len.min(MAX_DISCARD);
+            last = self.dev.submit(t, &Request::new(Op::Trim, off, l))?;
+            self.record(t, Op::Trim, off, l, None);
+            self.c.discards += 1;
+            self.c.discard_bytes += l;
+            off += l;
+            len -= l;
+        }
+        Ok(last)
+    }
+
+    /// A cache flush (PREFLUSH, or the POSTFLUSH that emulates FUA on a device without it);
+    /// under `nobarrier` it is counted as dropped and costs nothing.
+    pub fn flush(&mut self, t: Ns) -> Result<Completion, RequestError> {
+        if self.nobarrier {
+            self.c.flushes_dropped += 1;
+            return Ok(instant(t));
+        }
+        self.c.flushes_issued += 1;
+        self.record(t, Op::Flush, 0, 0, None);
+        self.dev.submit(t, &Request::new(Op::Flush, 0, 0))
+    }
+}

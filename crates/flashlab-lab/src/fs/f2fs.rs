@@ -1,0 +1,978 @@
+//! The F2FS-like log-structured model.
+//!
+//! * Layout (mkfs.f2fs): superblock segment, two checkpoint segments, SIT and NAT areas (two
+//!   copies each), SSA, then the main area of 2 MiB segments (512 blocks of 4 KiB).
+//! * Every data write, overwrites included, is appended at the head of a log: `hot` for
+//!   overwrites and small files, `warm` for first writes of bulk data, `cold` for blocks moved
+//!   by cleaning, and one `node` log. The old block is invalidated in its segment's valid map,
+//!   so random overwrites reach the device as sequential writes.
+//! * Each file has an inode node block (923 block pointers) and direct node blocks (1018
+//!   each); moving a data block dirties the node holding its pointer. Indirect nodes are not
+//!   modelled: the NAT stops the "wandering tree" at the node, as in F2FS.
+//! * fsync (roll-forward recovery): the file's dirty node blocks are written to the node log,
+//!   then a flush — no checkpoint. A checkpoint writes all dirty nodes, the dirty NAT blocks
+//!   (one NAT entry per node) and SIT blocks (one SIT entry per segment), then the
+//!   checkpoint pack with PREFLUSH and FUA; segments emptied since the last checkpoint
+//!   (prefree) become free then, and with `discard` are trimmed. Checkpoints happen every
+//!   `cp_interval` (checked at each io, fsync and idle), when `dirty_node_limit` nodes are
+//!   dirty, when prefree segments pass 5 % of the main area (`reclaim_segments`), after
+//!   foreground cleaning, at sync and at fstrim.
+//! * Space: the user may fill the main area but the overprovisioned segments (mkfs.f2fs:
+//!   `reserved = 2 * (100 / ovp + 1) + 6` segments, `ovp% of the rest + reserved`). When free
+//!   segments fall below the overprovisioned count (`need_SSR` of the first F2FS releases),
+//!   the application's data logs switch to slack-space recycling: they fill the holes of the
+//!   used segment of their own log with the fewest valid blocks (only blocks that were also
+//!   invalid at the last checkpoint), unless mounted `mode=lfs`. Before allocating,
+//!   foreground cleaning (greedy: fewest valid blocks) runs while free segments are below the
+//!   reserve; in idle time the background cleaner picks a cost-benefit victim every
+//!   `gc_sleep` when F2FS's `has_enough_invalid_blocks` holds. Cleaning reads the victim's
+//!   valid blocks and writes them to the cold (or node) log, always into free segments.
+//!
+//! Not modelled: in-place updates (IPU), multi-segment sections, inline data and dentries,
+//! directory blocks, indirect nodes, small discards of invalid blocks inside segments, the NAT
+//! journal, extent cache, compression.
+
+use super::disk::{instant, later, Disk, Purpose};
+use super::FsConfig;
+use crate::simfs::{FsError, FS_BLOCK};
+use crate::system::SysError;
+use flashsim::{Completion, Ns, Op};
+
+pub const SEG_BLOCKS: u32 = 512;
+const SEG_BYTES: u64 = SEG_BLOCKS as u64 * FS_BLOCK;
+/// No owner (a free or invalid block); in a file map, a hole.
+const NONE: u32 = u32::MAX;
+/// A block allocated to a file (fallocate) but never written: it has no address yet.
+const NEW_ADDR: u32 = u32::MAX - 1;
+const NODE_BIT: u32 = 1 << 31;
+const ADDRS_PER_INODE: u64 = 923;
+const ADDRS_PER_BLOCK: u64 = 1018;
+const NAT_ENTRIES_PER_BLOCK: u32 = 455;
+const SIT_ENTRIES_PER_BLOCK: u32 = 55;
+const HOT: usize = 0;
+const WARM: usize = 1;
+const COLD: usize = 2;
+const NODE: usize = 3;
+const LOGS: usize = 4;
+/// Checkpoint pack: header, one summary block per log, footer.
+const CP_PACK_BLOCKS: u64 = 2 + LOGS as u64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seg {
+    Free,
+    /// The current segment of a log.
+    Open,
+    Used,
+    /// Emptied since the last checkpoint: free after the next one.
+    Prefree,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    /// Main-area block, or NONE if never written.
+    addr: u32,
+    nid: u32,
+    dirty: bool,
+}
+
+#[derive(Debug, Clone)]
+struct LFile {
+    size: u64,
+    /// Per 4 KiB block: main-area block, NEW_ADDR, or NONE (hole).
+    blocks: Vec<u32>,
+    nodes: Vec<Node>,
+}
+
+fn node_of(block: u64) -> usize {
+    if block < ADDRS_PER_INODE {
+        0
+    } else {
+        1 + ((block - ADDRS_PER_INODE) / ADDRS_PER_BLOCK) as usize
+    }
+}
+
+fn nodes_for(blocks: u64) -> usize {
+    1 + blocks.saturating_sub(ADDRS_PER_INODE).div_ceil(ADDRS_PER_BLOCK) as usize
+}
+
+#[derive(Debug, Clone)]
+pub struct F2fs {
+    cfg: FsConfig,
+    /// Block numbers of the areas.
+    cp_start: u64,
+    sit_start: u64,
+    sit_blocks: u64,
+    nat_start: u64,
+    nat_blocks: u64,
+    main_start: u64,
+    main_segs: u32,
+    reserved_segs: u32,
+    ovp_segs: u32,
+    user_blocks: u64,
+    owner: Vec<u32>,
+    owner_idx: Vec<u32>,
+    seg_valid: Vec<u16>,
+    seg_state: Vec<Seg>,
+    seg_mtime: Vec<Ns>,
+    /// The log that last opened each segment (SSR reuses segments of its own log's type).
+    seg_log: Vec<u8>,
+    /// Valid blocks now and at the last checkpoint (bit per main-area block): slack-space
+    /// recycling may only take a block free in both.
+    cur_valid: Vec<u64>,
+    ckpt_valid: Vec<u64>,
+    free_segs: u32,
+    prefree_segs: u32,
+    seg_cursor: u32,
+    /// (segment, next block) of each log; segment NONE before its first write.
+    logs: [(u32, u32); LOGS],
+    /// Whether each log is filling the holes of a used segment (SSR) rather than a free one.
+    ssr: [bool; LOGS],
+    files: Vec<Option<LFile>>,
+    valid_blocks: u64,
+    /// NEW_ADDR data blocks and never-written nodes: allocated space without an address.
+    reserved_blocks: u64,
+    next_nid: u32,
+    dirty_list: Vec<(u32, u32)>,
+    dirty_nodes: u32,
+    nat_dirty: Vec<bool>,
+    nat_list: Vec<u32>,
+    sit_dirty: Vec<bool>,
+    sit_list: Vec<u32>,
+    last_cp: Ns,
+    cp_seq: u64,
+    /// Reused buffers (no allocation per request once warm).
+    scratch: Vec<(u32, u32, u32)>,
+    runs: Vec<u32>,
+}
+
+impl F2fs {
+    pub fn new(capacity: u64, cfg: &FsConfig) -> F2fs {
+        let total_segs = (capacity / SEG_BYTES) as u32;
+        let guess = u64::from(total_segs);
+        let sit_blocks = guess.div_ceil(u64::from(SIT_ENTRIES_PER_BLOCK));
+        let nat_blocks = (guess * u64::from(SEG_BLOCKS)).div_ceil(u64::from(NAT_ENTRIES_PER_BLOCK));
+        let segs = |b: u64| b.div_ceil(u64::from(SEG_BLOCKS)) as u32;
+        let meta_segs = 1 + 2 + 2 * segs(sit_blocks) + 2 * segs(nat_blocks) + segs(guess);
+        let main_segs = total_segs.saturating_sub(meta_segs);
+        let ovp = cfg.overprovision.clamp(0.001, 0.5);
+        // mkfs.f2fs: reserved = 2 * (100 / ovp% + 1) + 6 segments; capped for tiny devices.
+        let reserved_segs = ((2 * ((1.0 / ovp) as u32 + 1) + 6).min(main_segs / 8)).max(LOGS as u32 + 2);
+        let ovp_segs = (f64::from(main_segs.saturating_sub(reserved_segs)) * ovp).ceil() as u32 + reserved_segs;
+        let user_blocks = u64::from(main_segs.saturating_sub(ovp_segs)) * u64::from(SEG_BLOCKS);
+        let sit_start = 3 * u64::from(SEG_BLOCKS);
+        let nat_start = sit_start + 2 * u64::from(segs(sit_blocks)) * u64::from(SEG_BLOCKS);
+        let main_start = u64::from(meta_segs) * u64::from(SEG_BLOCKS);
+        let blocks = main_segs as usize * SEG_BLOCKS as usize;
+        F2fs {
+            cfg: cfg.clone(),
+            cp_start: u64::from(SEG_BLOCKS),
+            sit_start,
+            sit_blocks,
+            nat_start,
+            nat_blocks,
+            main_start,
+            main_segs,
+            reserved_segs,
+            ovp_segs,
+            user_blocks,
+            owner: vec![NONE; blocks],
+            owner_idx: vec![NONE; blocks],
+            seg_valid: vec![0; main_segs as usize],
+            seg_state: vec![Seg::Free; main_segs as usize],
+            seg_mtime: vec![0; main_segs as usize],
+            seg_log: vec![0; main_segs as usize],
+            cur_valid: vec![0; blocks.div_ceil(64)],
+            ckpt_valid: vec![0; blocks.div_ceil(64)],
+            free_segs: main_segs,
+            prefree_segs: 0,
+            seg_cursor: 0,
+            logs: [(NONE, 0); LOGS],
+            ssr: [false; LOGS],
+            files: Vec::new(),
+            valid_blocks: 0,
+            reserved_blocks: 0,
+            next_nid: 4,
+            dirty_list: Vec::new(),
+            dirty_nodes: 0,
+            nat_dirty: vec![false; nat_blocks as usize],
+            nat_list: Vec::new(),
+            sit_dirty: vec![false; sit_blocks as usize],
+            sit_list: Vec::new(),
+            last_cp: 0,
+            cp_seq: 0,
+            scratch: Vec::new(),
+            runs: Vec::new(),
+        }
+    }
+
+    /// Bytes the user can still allocate.
+    pub fn free_bytes(&self) -> u64 {
+        self.user_blocks.saturating_sub(self.valid_blocks + self.reserved_blocks) * FS_BLOCK
+    }
+    /// Bytes the user can allocate on an empty filesystem.
+    pub fn capacity(&self) -> u64 {
+        self.user_blocks * FS_BLOCK
+    }
+    pub fn free_segments(&self) -> u32 {
+        self.free_segs
+    }
+    pub fn reserved_segments(&self) -> u32 {
+        self.reserved_segs
+    }
+    pub fn overprovision_segments(&self) -> u32 {
+        self.ovp_segs
+    }
+    pub fn main_segments(&self) -> u32 {
+        self.main_segs
+    }
+    /// Device byte offset of the main area.
+    pub fn main_offset(&self) -> u64 {
+        self.main_start * FS_BLOCK
+    }
+    pub fn size(&self, id: u32) -> Option<u64> {
+        self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.size)
+    }
+
+    fn dev_off(&self, addr: u32) -> u64 {
+        (self.main_start + u64::from(addr)) * FS_BLOCK
+    }
+
+    fn check_id(&self, id: u32) -> Result<(), SysError> {
+        match self.files.get(id as usize) {
+            Some(Some(_)) => Ok(()),
+            _ => Err(FsError::BadFile(id).into()),
+        }
+    }
+
+    fn mark_sit(&mut self, seg: u32) {
+        let b = (seg / SIT_ENTRIES_PER_BLOCK) as usize;
+        if !self.sit_dirty[b] {
+            self.sit_dirty[b] = true;
+            self.sit_list.push(b as u32);
+        }
+    }
+
+    fn mark_nat(&mut self, nid: u32) {
+        let b = (nid / NAT_ENTRIES_PER_BLOCK) as usize % self.nat_dirty.len().max(1);
+        if let Some(d) = self.nat_dirty.get_mut(b) {
+            if !*d {
+                *d = true;
+                self.nat_list.push(b as u32);
+            }
+        }
+    }
+
+    fn mark_node_dirty(&mut self, id: u32, ni: usize) {
+        let n = &mut self.files[id as usize].as_mut().expect("live file").nodes[ni];
+        if !n.dirty {
+            n.dirty = true;
+            self.dirty_nodes += 1;
+            self.dirty_list.push((id, ni as u32));
+        }
+    }
+
+    /// Take the next block of `log` for (owner, idx) at time `t`: the next block of its
+    /// segment (or, in SSR, its next hole); a new segment when that is full — a free one, or
+    /// with free segments below the overprovisioned count (F2FS's `need_SSR`), for the
+    /// application's data logs, the used segment of the same log with the fewest valid blocks,
+    /// whose holes it then fills. Cleaning (cold log) and nodes always take free segments:
+    /// cleaning into the holes of the next victims would only move the garbage around.
+    fn alloc_block(&mut self, log: usize, t: Ns, owner: u32, idx: u32) -> Result<u32, SysError> {
+        let addr = loop {
+            let (seg, next) = self.logs[log];
+            if seg != NONE {
+                let slot = if self.ssr[log] { self.next_hole(seg, next) } else { Some(next) };
+                if let Some(off) = slot.filter(|&o| o < SEG_BLOCKS) {
+                    self.logs[log].1 = off + 1;
+                    break seg * SEG_BLOCKS + off;
+                }
+                self.close_segment(seg);
+            }
+            let ssr_seg = ((log == HOT || log == WARM) && !self.cfg.lfs_only && self.free_segs < self.ovp_segs)
+                .then(|| self.ssr_victim(log))
+                .flatten();
+            let (s, ssr) = match ssr_seg {
+                Some(s) => (s, true),
+                None => {
+                    let s = self.take_free_segment().ok_or_else(|| {
+                        SysError::Fs(FsError::NoSpace { name: "(f2fs log)".into(), wanted: FS_BLOCK, free: 0 })
+                    })?;
+                    (s, false)
+                }
+            };
+            self.seg_state[s as usize] = Seg::Open;
+            self.seg_log[s as usize] = log as u8;
+            self.ssr[log] = ssr;
+            self.logs[log] = (s, 0);
+        };
+        let seg = addr / SEG_BLOCKS;
+        self.owner[addr as usize] = owner;
+        self.owner_idx[addr as usize] = idx;
+        self.cur_valid[(addr / 64) as usize] |= 1 << (addr % 64);
+        self.seg_valid[seg as usize] += 1;
+        self.seg_mtime[seg as usize] = t;
+        self.valid_blocks += 1;
+        self.mark_sit(seg);
+        Ok(addr)
+    }
+
+    /// First block at or after `from` in `seg` that is invalid now and was at the last
+    /// checkpoint.
+    fn next_hole(&self, seg: u32, from: u32) -> Option<u32> {
+        (from..SEG_BLOCKS).find(|&o| {
+            let a = seg * SEG_BLOCKS + o;
+            let (w, b) = ((a / 64) as usize, a % 64);
+            (self.cur_valid[w] | self.ckpt_valid[w]) & (1 << b) == 0
+        })
+    }
+
+    /// Holes SSR could fill in `seg`.
+    fn holes(&self, seg: u32) -> u32 {
+        let w0 = (seg * SEG_BLOCKS / 64) as usize;
+        let used: u32 =
+            (w0..w0 + (SEG_BLOCKS / 64) as usize).map(|w| (self.cur_valid[w] | self.ckpt_valid[w]).count_ones()).sum();
+        SEG_BLOCKS - used
+    }
+
+    /// SSR victim for `log`: the used segment of that log with the fewest valid blocks that has
+    /// holes to fill.
+    fn ssr_victim(&self, log: usize) -> Option<u32> {
+        let mut best: Option<(u16, u32)> = None;
+        for s in 0..self.main_segs {
+            let i = s as usize;
+            if self.seg_state[i] != Seg::Used || self.seg_log[i] as usize != log {
+                continue;
+            }
+            if best.is_some_and(|(v, _)| self.seg_valid[i] >= v) {
+                continue;
+            }
+            if self.holes(s) > 0 {
+                best = Some((self.seg_valid[i], s));
+            }
+        }
+        best.map(|(_, s)| s)
+    }
+
+    fn close_segment(&mut self, seg: u32) {
+        if self.seg_valid[seg as usize] == 0 {
+            self.seg_state[seg as usize] = Seg::Prefree;
+            self.prefree_segs += 1;
+        } else {
+            self.seg_state[seg as usize] = Seg::Used;
+        }
+    }
+
+    fn take_free_segment(&mut self) -> Option<u32> {
+        let n = self.main_segs;
+        if self.free_segs == 0 {
+            return None;
+        }
+        for i in 0..n {
+            let s = (self.seg_cursor + i) % n;
+            if self.seg_state[s as usize] == Seg::Free {
+                self.free_segs -= 1;
+                self.seg_cursor = (s + 1) % n;
+                return Some(s);
+            }
+        }
+        None
+    }
+
+    fn invalidate(&mut self, addr: u32) {
+        let seg = addr / SEG_BLOCKS;
+        self.owner[addr as usize] = NONE;
+        self.owner_idx[addr as usize] = NONE;
+        self.cur_valid[(addr / 64) as usize] &= !(1 << (addr % 64));
+        self.seg_valid[seg as usize] -= 1;
+        self.valid_blocks -= 1;
+        self.mark_sit(seg);
+        if self.seg_valid[seg as usize] == 0 && self.seg_state[seg as usize] == Seg::Used {
+            self.seg_state[seg as usize] = Seg::Prefree;
+            self.prefree_segs += 1;
+        }
+    }
+
+    /// Send `self.runs` (main-area blocks, in allocation order) as writes of contiguous runs.
+    fn write_runs(&mut self, d: &mut Disk, t: Ns, why: Purpose) -> Result<Option<Completion>, SysError> {
+        let mut last = None;
+        let mut i = 0;
+        while i < self.runs.len() {
+            let s = self.runs[i];
+            let mut j = i + 1;
+            while j < self.runs.len() && self.runs[j] == s + (j - i) as u32 {
+                j += 1;
+            }
+            let c = d.write(t, self.dev_off(s), (j - i) as u64 * FS_BLOCK, why)?;
+            last = Some(later(last, c));
+            i = j;
+        }
+        self.runs.clear();
+        Ok(last)
+    }
+
+    pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), SysError> {
+        debug_assert_eq!(id as usize, self.files.len());
+        self.tick(d, t)?;
+        let n = size.div_ceil(FS_BLOCK);
+        let nodes = nodes_for(n);
+        let need = n + nodes as u64;
+        if self.valid_blocks + self.reserved_blocks + need > self.user_blocks {
+            self.files.push(None);
+            return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes() }.into());
+        }
+        self.reserved_blocks += need;
+        let mut f = LFile { size, blocks: vec![NEW_ADDR; n as usize], nodes: Vec::with_capacity(nodes) };
+        for _ in 0..nodes {
+            f.nodes.push(Node { addr: NONE, nid: self.next_nid, dirty: false });
+            self.next_nid += 1;
+        }
+        self.files.push(Some(f));
+        for ni in 0..nodes {
+            self.mark_node_dirty(id, ni);
+        }
+        Ok(())
+    }
+
+    /// Grow file `id` to `blocks` blocks (holes), with the nodes they need; Err when full.
+    fn extend(&mut self, id: u32, name: &str, end: u64) -> Result<(), SysError> {
+        let blocks = end.div_ceil(FS_BLOCK);
+        let f = self.files[id as usize].as_ref().expect("checked");
+        let have = f.blocks.len() as u64;
+        if blocks <= have {
+            return Ok(());
+        }
+        let new_nodes = nodes_for(blocks) - f.nodes.len();
+        let need = blocks - have + new_nodes as u64;
+        if self.valid_blocks + self.reserved_blocks + need > self.user_blocks {
+            return Err(FsError::NoSpace { name: name.to_string(), wanted: end, free: self.free_bytes() }.into());
+        }
+        self.reserved_blocks += need;
+        let f = self.files[id as usize].as_mut().expect("checked");
+        f.blocks.resize(blocks as usize, NEW_ADDR);
+        let first = f.nodes.len();
+        for _ in 0..new_nodes {
+            f.nodes.push(Node { addr: NONE, nid: self.next_nid, dirty: false });
+            self.next_nid += 1;
+        }
+        for ni in first..first + new_nodes {
+            self.mark_node_dirty(id, ni);
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn io(
+        &mut self,
+        d: &mut Disk,
+        t: Ns,
+        id: u32,
+        name: &str,
+        op: Op,
+        off: u64,
+        len: u64,
+    ) -> Result<Completion, SysError> {
+        self.check_id(id)?;
+        if len == 0 {
+            return Err(FsError::Empty.into());
+        }
+        self.tick(d, t)?;
+        let (b0, b1) = (off / FS_BLOCK, (off + len).div_ceil(FS_BLOCK));
+        match op {
+            Op::Write => {
+                self.extend(id, name, off + len)?;
+                let n = b1 - b0;
+                self.ensure_free(d, t, (n.div_ceil(u64::from(SEG_BLOCKS)) + 2) as u32)?;
+                let small = {
+                    let f = self.files[id as usize].as_mut().expect("checked");
+                    f.size = f.size.max(off + len);
+                    f.size <= self.cfg.hot_file_bytes
+                };
+                for b in b0..b1 {
+                    let old = self.files[id as usize].as_ref().expect("checked").blocks[b as usize];
+                    if self.cfg.ipu && old < NEW_ADDR {
+                        // In-place update: the block keeps its address, no node changes.
+                        self.runs.push(old);
+                        continue;
+                    }
+                    let log = if old < NEW_ADDR || small { HOT } else { WARM };
+                    if old < NEW_ADDR {
+                        self.invalidate(old);
+                    } else {
+                        self.reserved_blocks -= 1;
+                    }
+                    let addr = self.alloc_block(log, t, id, b as u32)?;
+                    self.files[id as usize].as_mut().expect("checked").blocks[b as usize] = addr;
+                    self.mark_node_dirty(id, node_of(b));
+                    self.runs.push(addr);
+                }
+                d.c.user_write_bytes += len;
+                Ok(self.write_runs(d, t, Purpose::Data)?.unwrap_or_else(|| instant(t)))
+            }
+            Op::Read | Op::Trim => {
+                let f = self.files[id as usize].as_ref().expect("checked");
+                if b1 > f.blocks.len() as u64 {
+                    return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.size }.into());
+                }
+                let mut last = None;
+                let mut b = b0;
+                while b < b1 {
+                    let f = self.files[id as usize].as_ref().expect("checked");
+                    let s = f.blocks[b as usize];
+                    if s >= NEW_ADDR {
+                        b += 1;
+                        continue;
+                    }
+                    let mut e = b + 1;
+                    while e < b1 && f.blocks[e as usize] == s + (e - b) as u32 {
+                        e += 1;
+                    }
+                    let (dev, bytes) = (self.dev_off(s), (e - b) * FS_BLOCK);
+                    if op == Op::Read {
+                        last = Some(later(last, d.read(t, dev, bytes)?));
+                    } else {
+                        for k in b..e {
+                            self.invalidate(s + (k - b) as u32);
+                            self.reserved_blocks += 1;
+                            self.files[id as usize].as_mut().expect("checked").blocks[k as usize] = NEW_ADDR;
+                            self.mark_node_dirty(id, node_of(k));
+                        }
+                        last = Some(later(last, d.trim(t, dev, bytes)?));
+                    }
+                    b = e;
+                }
+                Ok(last.unwrap_or_else(|| instant(t)))
+            }
+            Op::Flush => Ok(d.flush(t)?),
+        }
+    }
+
+    /// Checkpoint when the interval passed, too many nodes are dirty, or prefree segments
+    /// pile up (F2FS's `reclaim_segments`: 5 % of the segments).
+    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), SysError> {
+        let changed = self.dirty_nodes > 0 || !self.sit_list.is_empty() || !self.nat_list.is_empty();
+        if (changed && t >= self.last_cp + self.cfg.cp_interval_ns)
+            || self.dirty_nodes > self.cfg.dirty_node_limit
+            || self.prefree_segs > self.main_segs / 20
+        {
+            self.checkpoint(d, t)?;
+        }
+        Ok(())
+    }
+
+    /// Foreground cleaning until `need` segments beyond the reserve are free.
+    fn ensure_free(&mut self, d: &mut Disk, t: Ns, need: u32) -> Result<(), SysError> {
+        let want = self.reserved_segs + need;
+        let mut rounds = 0;
+        while self.free_segs < want && rounds < 2 * self.main_segs {
+            rounds += 1;
+            if self.free_segs + self.prefree_segs >= want {
+                self.checkpoint(d, t)?;
+                continue;
+            }
+            if !self.clean_one(d, t, true)? {
+                if self.prefree_segs > 0 {
+                    self.checkpoint(d, t)?;
+                    continue;
+                }
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Pick a victim among used segments: greedy (fewest valid) or cost-benefit
+    /// ((1-u)/(1+u) * age, as F2FS's `get_cb_cost`).
+    fn victim(&self, t: Ns, greedy: bool) -> Option<u32> {
+        let mut best: Option<(f64, u32)> = None;
+        for s in 0..self.main_segs {
+            if self.seg_state[s as usize] != Seg::Used || u32::from(self.seg_valid[s as usize]) >= SEG_BLOCKS {
+                continue;
+            }
+            let v = f64::from(self.seg_valid[s as usize]);
+            let score = if greedy {
+                -v
+            } else {
+                let u = v / f64::from(SEG_BLOCKS);
+                let age = (t.saturating_sub(self.seg_mtime[s as usize]) as f64 / 1e9) + 1.0;
+                (1.0 - u) / (1.0 + u) * age
+            };
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, s));
+            }
+        }
+        best.map(|(_, s)| s)
+    }
+
+    /// Clean one victim: read its valid blocks, write them to the cold or node log. The
+    /// victim becomes prefree. False when there is no victim.
+    fn clean_one(&mut self, d: &mut Disk, t: Ns, foreground: bool) -> Result<bool, SysError> {
+        let Some(seg) = self.victim(t, foreground) else { return Ok(false) };
+        let mut list = std::mem::take(&mut self.scratch);
+        list.clear();
+        for a in seg * SEG_BLOCKS..(seg + 1) * SEG_BLOCKS {
+            if self.owner[a as usize] != NONE {
+                list.push((a, self.owner[a as usize], self.owner_idx[a as usize]));
+            }
+        }
+        // Reads of the valid blocks, adjacent ones together.
+        let mut i = 0;
+        while i < list.len() {
+            let mut j = i + 1;
+            while j < list.len() && list[j].0 == list[i].0 + (j - i) as u32 {
+                j += 1;
+            }
+            d.read(t, self.dev_off(list[i].0), (j - i) as u64 * FS_BLOCK)?;
+            d.c.cleaning_read_bytes += (j - i) as u64 * FS_BLOCK;
+            i = j;
+        }
+        for &(old, owner, idx) in &list {
+            if idx & NODE_BIT != 0 {
+                let ni = (idx & !NODE_BIT) as usize;
+                let new = self.alloc_block(NODE, t, owner, idx)?;
+                let node = &mut self.files[owner as usize].as_mut().expect("owner lives").nodes[ni];
+                node.addr = new;
+                let nid = node.nid;
+                self.mark_nat(nid);
+                self.runs.push(new);
+            } else {
+                let new = self.alloc_block(COLD, t, owner, idx)?;
+                self.files[owner as usize].as_mut().expect("owner lives").blocks[idx as usize] = new;
+                self.mark_node_dirty(owner, node_of(u64::from(idx)));
+                self.runs.push(new);
+            }
+            self.invalidate(old);
+        }
+        self.write_runs(d, t, Purpose::Cleaning)?;
+        self.scratch = list;
+        if foreground {
+            d.c.cleaned_segments_foreground += 1;
+        } else {
+            d.c.cleaned_segments_background += 1;
+        }
+        Ok(true)
+    }
+
+    /// Write node `ni` of file `id` to the node log (its old copy invalidated).
+    fn write_node(&mut self, t: Ns, id: u32, ni: u32) -> Result<(), SysError> {
+        let node = self.files[id as usize].as_ref().expect("live").nodes[ni as usize];
+        if node.addr == NONE {
+            self.reserved_blocks -= 1;
+        } else {
+            self.invalidate(node.addr);
+        }
+        let new = self.alloc_block(NODE, t, id, NODE_BIT | ni)?;
+        let n = &mut self.files[id as usize].as_mut().expect("live").nodes[ni as usize];
+        n.addr = new;
+        n.dirty = false;
+        self.dirty_nodes -= 1;
+        self.mark_nat(node.nid);
+        self.runs.push(new);
+        Ok(())
+    }
+
+    /// Write every dirty node to the node log.
+    fn write_all_nodes(&mut self, d: &mut Disk, t: Ns) -> Result<Option<Completion>, SysError> {
+        let mut list = std::mem::take(&mut self.dirty_list);
+        for &(id, ni) in &list {
+            let live_dirty = matches!(self.files.get(id as usize), Some(Some(f)) if f.nodes[ni as usize].dirty);
+            if live_dirty {
+                self.write_node(t, id, ni)?;
+            }
+        }
+        list.clear();
+        self.dirty_list = list;
+        self.write_runs(d, t, Purpose::Node)
+    }
+
+    /// fsync: the file's dirty nodes, then a flush; no checkpoint.
+    pub fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, SysError> {
+        self.check_id(id)?;
+        self.tick(d, t)?;
+        let f = self.files[id as usize].as_ref().expect("checked");
+        let dirty = f.nodes.iter().filter(|n| n.dirty).count() as u64;
+        let mut last = None;
+        if dirty > 0 {
+            self.ensure_free(d, t, (dirty.div_ceil(u64::from(SEG_BLOCKS)) + 1) as u32)?;
+            let nodes = self.files[id as usize].as_ref().expect("checked").nodes.len();
+            for ni in 0..nodes {
+                if self.files[id as usize].as_ref().expect("checked").nodes[ni].dirty {
+                    self.write_node(t, id, ni as u32)?;
+                }
+            }
+            last = self.write_runs(d, t, Purpose::Node)?;
+        }
+        Ok(later(last, d.flush(t)?).done)
+    }
+
+    /// A checkpoint: dirty nodes, NAT and SIT blocks, flush, checkpoint pack (FUA); prefree
+    /// segments become free (and are discarded with `discard`).
+    pub fn checkpoint(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, SysError> {
+        let mut last = self.write_all_nodes(d, t)?;
+        let copy = self.cp_seq % 2;
+        for (list, start, per_copy, is_nat) in [
+            (std::mem::take(&mut self.nat_list), self.nat_start, self.nat_blocks, true),
+            (std::mem::take(&mut self.sit_list), self.sit_start, self.sit_blocks, false),
+        ] {
+            let mut list = list;
+            list.sort_unstable();
+            let mut i = 0;
+            while i < list.len() {
+                let mut j = i + 1;
+                while j < list.len() && list[j] == list[i] + (j - i) as u32 {
+                    j += 1;
+                }
+                let blk = start + copy * per_copy.next_multiple_of(u64::from(SEG_BLOCKS)) + u64::from(list[i]);
+                last = Some(later(last, d.write(t, blk * FS_BLOCK, (j - i) as u64 * FS_BLOCK, Purpose::Meta)?));
+                i = j;
+            }
+            for &b in &list {
+                if is_nat {
+                    self.nat_dirty[b as usize] = false;
+                } else {
+                    self.sit_dirty[b as usize] = false;
+                }
+            }
+            list.clear();
+            if is_nat {
+                self.nat_list = list;
+            } else {
+                self.sit_list = list;
+            }
+        }
+        last = Some(later(last, d.flush(t)?)); // PREFLUSH
+        let pack = (self.cp_start + copy * u64::from(SEG_BLOCKS)) * FS_BLOCK;
+        last = Some(later(last, d.write(t, pack, CP_PACK_BLOCKS * FS_BLOCK, Purpose::Meta)?));
+        let mut done = later(last, d.flush(t)?); // FUA, emulated by a post-flush
+                                                 // Prefree segments become free; with discard, adjacent ones trimmed together.
+        if self.prefree_segs > 0 {
+            let mut s = 0;
+            while s < self.main_segs {
+                if self.seg_state[s as usize] != Seg::Prefree {
+                    s += 1;
+                    continue;
+                }
+                let mut e = s;
+                while e < self.main_segs && self.seg_state[e as usize] == Seg::Prefree {
+                    self.seg_state[e as usize] = Seg::Free;
+                    e += 1;
+                }
+                self.free_segs += e - s;
+                self.prefree_segs -= e - s;
+                if self.cfg.discard {
+                    let off = self.dev_off(s * SEG_BLOCKS);
+                    done = later(Some(done), d.trim(t, off, u64::from(e - s) * SEG_BYTES)?);
+                }
+                s = e;
+            }
+        }
+        self.ckpt_valid.copy_from_slice(&self.cur_valid);
+        self.cp_seq += 1;
+        self.last_cp = t;
+        d.c.checkpoints += 1;
+        Ok(done)
+    }
+
+    pub fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
+        self.check_id(id)?;
+        self.tick(d, t)?;
+        let f = self.files[id as usize].take().expect("checked");
+        for &a in &f.blocks {
+            match a {
+                NONE => {}
+                NEW_ADDR => self.reserved_blocks -= 1,
+                a => self.invalidate(a),
+            }
+        }
+        for n in &f.nodes {
+            if n.addr == NONE {
+                self.reserved_blocks -= 1;
+            } else {
+                self.invalidate(n.addr);
+            }
+            if n.dirty {
+                self.dirty_nodes -= 1;
+            }
+            self.mark_nat(n.nid);
+        }
+        Ok(())
+    }
+
+    /// F2FS's `has_enough_invalid_blocks`: less than 60 % of the user space written, and free
+    /// segments hold less than 40 % of the space not written.
+    fn bg_gc_wanted(&self) -> bool {
+        let unwritten = self.user_blocks.saturating_sub(self.valid_blocks);
+        let free_user = u64::from(self.free_segs.saturating_sub(self.ovp_segs)) * u64::from(SEG_BLOCKS);
+        unwritten > self.user_blocks * 40 / 100 && free_user < unwritten * 40 / 100
+    }
+
+    /// Idle from `start` to `end`: checkpoints that fall due; the background cleaner wakes every
+    /// `gc_sleep` and cleans one cost-benefit victim when F2FS would.
+    pub fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), SysError> {
+        let mut t = start;
+        let changed = |s: &F2fs| s.dirty_nodes > 0 || !s.sit_list.is_empty() || !s.nat_list.is_empty();
+        let cp_at = (self.last_cp + self.cfg.cp_interval_ns).max(start);
+        if changed(self) && cp_at < end {
+            t = cp_at;
+            self.checkpoint(d, t)?;
+        }
+        let mut wake = start + self.cfg.gc_sleep_ns;
+        let mut cleaned = false;
+        let mut rounds = 0;
+        while wake < end && rounds < self.main_segs && self.bg_gc_wanted() {
+            t = t.max(wake);
+            if !self.clean_one(d, t, false)? {
+                break;
+            }
+            cleaned = true;
+            rounds += 1;
+            if t >= self.last_cp + self.cfg.cp_interval_ns {
+                self.checkpoint(d, t)?;
+                cleaned = false;
+            }
+            wake += self.cfg.gc_sleep_ns;
+        }
+        if cleaned {
+            let at = (self.last_cp + self.cfg.cp_interval_ns).max(t);
+            if at < end {
+                self.checkpoint(d, at)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, SysError> {
+        Ok(self.checkpoint(d, t)?.done)
+    }
+
+    /// fstrim: a checkpoint (freeing prefree segments), then discard every free segment.
+    pub fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), SysError> {
+        let mut done = self.checkpoint(d, t)?.done;
+        let mut bytes = 0;
+        let mut s = 0;
+        while s < self.main_segs {
+            if self.seg_state[s as usize] != Seg::Free {
+                s += 1;
+                continue;
+            }
+            let mut e = s;
+            while e < self.main_segs && self.seg_state[e as usize] == Seg::Free {
+                e += 1;
+            }
+            let len = u64::from(e - s) * SEG_BYTES;
+            done = done.max(d.trim(t, self.dev_off(s * SEG_BLOCKS), len)?.done);
+            bytes += len;
+            s = e;
+        }
+        Ok((bytes, done))
+    }
+
+    /// The valid map matches the files' block and node maps; segment counts and states and
+    /// the space accounting agree.
+    pub fn check(&self) -> Result<(), String> {
+        let mut owned = vec![0u32; self.main_segs as usize];
+        let mut reserved = 0u64;
+        let mut dirty = 0u32;
+        for (id, f) in self.files.iter().enumerate() {
+            let Some(f) = f else { continue };
+            let id = id as u32;
+            if (f.blocks.len() as u64) < f.size.div_ceil(FS_BLOCK) {
+                return Err(format!("file {id}: {} blocks for {} bytes", f.blocks.len(), f.size));
+            }
+            for (b, &a) in f.blocks.iter().enumerate() {
+                match a {
+                    NONE => {}
+                    NEW_ADDR => reserved += 1,
+                    a => {
+                        if self.owner[a as usize] != id || self.owner_idx[a as usize] != b as u32 {
+                            return Err(format!("file {id} block {b} at {a}, but the valid map says otherwise"));
+                        }
+                        owned[(a / SEG_BLOCKS) as usize] += 1;
+                    }
+                }
+            }
+            if f.nodes.len() != nodes_for(f.blocks.len() as u64) {
+                return Err(format!("file {id}: {} nodes for {} blocks", f.nodes.len(), f.blocks.len()));
+            }
+            for (ni, n) in f.nodes.iter().enumerate() {
+                dirty += u32::from(n.dirty);
+                if n.addr == NONE {
+                    reserved += 1;
+                } else {
+                    if self.owner[n.addr as usize] != id || self.owner_idx[n.addr as usize] != NODE_BIT | ni as u32 {
+                        return Err(format!("file {id} node {ni} at {}, but the valid map says otherwise", n.addr));
+                    }
+                    owned[(n.addr / SEG_BLOCKS) as usize] += 1;
+                }
+            }
+        }
+        let mut valid = 0u64;
+        let (mut free, mut prefree) = (0, 0);
+        for (s, &own) in owned.iter().enumerate() {
+            let range = s * SEG_BLOCKS as usize..(s + 1) * SEG_BLOCKS as usize;
+            if let Some(a) =
+                range.clone().find(|&a| (self.owner[a] != NONE) != (self.cur_valid[a / 64] >> (a % 64) & 1 == 1))
+            {
+                return Err(format!("block {a}: valid bit disagrees with the owner map"));
+            }
+            let live = range.filter(|&a| self.owner[a] != NONE).count() as u32;
+            if live != own || u32::from(self.seg_valid[s]) != live {
+                return Err(format!("segment {s}: valid count {}, map {live}, files {own}", self.seg_valid[s]));
+            }
+            valid += u64::from(live);
+            let open = self.logs.iter().any(|&(seg, _)| seg == s as u32);
+            match self.seg_state[s] {
+                Seg::Free | Seg::Prefree if live > 0 => return Err(format!("segment {s} is free but holds {live}")),
+                Seg::Free => free += 1,
+                Seg::Prefree => prefree += 1,
+                Seg::Open if !open => return Err(format!("segment {s} open but no log's")),
+                Seg::Used if live == 0 => return Err(format!("segment {s} used but empty")),
+                _ => {}
+            }
+        }
+        if valid != self.valid_blocks || reserved != self.reserved_blocks || dirty != self.dirty_nodes {
+            return Err(format!(
+                "accounting: valid {valid} vs {}, reserved {reserved} vs {}, dirty nodes {dirty} vs {}",
+                self.valid_blocks, self.reserved_blocks, self.dirty_nodes
+            ));
+        }
+        if free != self.free_segs || prefree != self.prefree_segs {
+            return Err(format!("free {free} vs {}, prefree {prefree} vs {}", self.free_segs, self.prefree_segs));
+        }
+        if self.valid_blocks + self.reserved_blocks > self.user_blocks {
+            return Err(format!(
+                "{} blocks in use, user space {}",
+                self.valid_blocks + self.reserved_blocks,
+                self.user_blocks
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::FsKind;
+
+    #[test]
+    fn node_geometry() {
+        assert_eq!((node_of(0), node_of(922), node_of(923), node_of(923 + 1018)), (0, 0, 1, 2));
+        assert_eq!((nodes_for(0), nodes_for(923), nodes_for(924), nodes_for(262_144)), (1, 1, 2, 258));
+    }
+
+    #[test]
+    fn layout_follows_mkfs() {
+        let f = F2fs::new(16_000_000_000, &FsConfig::new(FsKind::F2fs));
+        // mkfs.f2fs with 5 % overprovision: 2 * (100 / 5 + 1) + 6 = 48 reserved segments.
+        assert_eq!(f.reserved_segments(), 48);
+        let ovp = f64::from(f.overprovision_segments()) / f64::from(f.main_segments());
+        assert!((0.05..0.06).contains(&ovp), "{ovp}");
+        assert!(f.main_offset() > 0 && f.main_offset() < 16_000_000_000 / 100);
+        assert_eq!(f.free_segments(), f.main_segments());
+        f.check().unwrap();
+        // A 256 MiB device: the reserve is capped at an eighth of the main area.
+        let f = F2fs::new(256 << 20, &FsConfig::new(FsKind::F2fs));
+        assert_eq!(f.reserved_segments(), f.main_segments() / 8);
+        assert!(f.capacity() > (180 << 20), "{}", f.capacity());
+    }
+}

@@ -1,0 +1,449 @@
+//! The in-place filesystem models: `plain` (data extents only, as flashlab modelled before)
+//! and `ext4` (the same data allocation plus ext4's metadata blocks and a jbd2 journal).
+//!
+//! ext4, as modelled:
+//! * Data is written in place; blocks are allocated next-fit when a file is created
+//!   (fallocate) or a write goes past what it holds.
+//! * Metadata blocks dirtied: the block bitmap and group descriptor of every group an
+//!   allocation or free touches; the inode-table block of the file on every size change and
+//!   every write (mtime, no `lazytime`); the inode bitmap on create and delete; a directory
+//!   block on create/delete (all files in one directory, 128 entries a block); extent-tree
+//!   leaf blocks once a file has more than the 4 extents its inode holds (340 per leaf).
+//! * Dirty blocks go to the running transaction; it commits (ordered mode: data is already on
+//!   the device, the model writing data synchronously) every `commit_interval` of virtual time
+//!   — checked at each io, fsync and idle — and on fsync of a file whose metadata is in it.
+//!   fsync of a file with nothing in the running transaction is a cache flush only. fsync and
+//!   fdatasync are the same here: mtime updates put every written file in the transaction.
+//! * Blocks freed by delete can be reused only after the commit that frees them (as jbd2
+//!   does); online discard trims them at that commit. An allocation that does not fit while
+//!   frees are pending forces a commit first.
+//! * The journal checkpoints when 3/4 full, and `writeback_interval` after a commit
+//!   (standing in for the flusher writing the metadata home).
+
+use super::disk::{instant, later, Disk, Purpose};
+use super::ext4_layout::{default_journal_blocks, Layout};
+use super::journal::Journal;
+use super::FsConfig;
+use crate::simfs::{check_tiling, Allocator, Extent, File, FsError, FS_BLOCK};
+use crate::system::SysError;
+use flashsim::{Completion, Ns, Op, SECTOR};
+
+/// Extents an ext4 inode holds itself; beyond that, leaf blocks of this many extents each.
+const INODE_EXTENTS: usize = 4;
+const EXTENTS_PER_LEAF: usize = 340;
+const DIR_ENTRIES_PER_BLOCK: u64 = 128;
+/// First inode number for user files (ext4's first non-reserved inode is 11, lost+found).
+const FIRST_INO: u64 = 12;
+
+#[derive(Debug, Clone)]
+struct IFile {
+    f: File,
+    /// Extent-tree leaf blocks (block numbers).
+    leaves: Vec<u64>,
+    ino: u64,
+    /// The transaction that last took this file's metadata.
+    txn: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Ext4 {
+    layout: Layout,
+    journal: Option<Journal>,
+    /// Home block numbers dirtied in the running transaction (sorted at commit).
+    dirty: Vec<u64>,
+    /// Running transaction id.
+    tid: u64,
+    next_commit: Ns,
+    /// Extents freed in the running transaction (bytes): reusable after its commit.
+    pending_free: Vec<(u64, u64)>,
+    dir_blocks: Vec<u64>,
+    live_files: u64,
+    /// Static metadata and journal (block ranges), for the tiling check.
+    fixed: Vec<(u64, u64)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct InPlace {
+    cfg: FsConfig,
+    alloc: Allocator,
+    files: Vec<Option<IFile>>,
+    ext4: Option<Ext4>,
+}
+
+impl InPlace {
+    /// `plain` (when `ext4` is false) or `ext4` over `capacity` bytes.
+    pub fn new(capacity: u64, cfg: &FsConfig, ext4: bool) -> InPlace {
+        let mut alloc = Allocator::new(capacity);
+        let ext4 = ext4.then(|| {
+            let blocks = alloc.capacity() / FS_BLOCK;
+            let layout = Layout::new(blocks);
+            let mut fixed = Vec::new();
+            for (s, l) in layout.static_ranges() {
+                if alloc.reserve(s * FS_BLOCK, l * FS_BLOCK) {
+                    fixed.push((s, l));
+                }
+            }
+            let jblocks = cfg.journal_bytes.map_or_else(|| default_journal_blocks(blocks), |b| b / FS_BLOCK);
+            let journal = (jblocks >= 8)
+                .then(|| alloc.take_contiguous(layout.journal_goal() * FS_BLOCK, jblocks * FS_BLOCK))
+                .flatten()
+                .map(|start| {
+                    fixed.push((start / FS_BLOCK, jblocks));
+                    Journal::new(start, jblocks)
+                });
+            Ext4 {
+                layout,
+                journal,
+                dirty: Vec::new(),
+                tid: 1,
+                next_commit: cfg.commit_interval_ns,
+                pending_free: Vec::new(),
+                dir_blocks: Vec::new(),
+                live_files: 0,
+                fixed,
+            }
+        });
+        InPlace { cfg: cfg.clone(), alloc, files: Vec::new(), ext4 }
+    }
+
+    pub fn capacity(&self) -> u64 {
+        self.alloc.capacity()
+    }
+
+    /// Bytes free for new data. As ext4's statfs, blocks freed in the running transaction
+    /// count as free (an allocation that needs them forces the commit).
+    pub fn free_bytes(&self) -> u64 {
+        self.alloc.free_bytes() + self.ext4.as_ref().map_or(0, |e| e.pending_free.iter().map(|&(_, l)| l).sum())
+    }
+
+    /// The journal region, if this is ext4 with a journal: (device offset, bytes).
+    pub fn journal_region(&self) -> Option<(u64, u64)> {
+        self.ext4.as_ref().and_then(|e| e.journal.as_ref()).map(|j| j.region())
+    }
+
+    fn file(&self, id: u32) -> Result<&IFile, SysError> {
+        self.files.get(id as usize).and_then(Option::as_ref).ok_or(SysError::Fs(FsError::BadFile(id)))
+    }
+
+    /// The file's extents (for tests and invariant checks).
+    pub fn extents(&self, id: u32) -> Option<&[Extent]> {
+        self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.f.extents.as_slice())
+    }
+
+    pub fn size(&self, id: u32) -> Option<u64> {
+        self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.f.size)
+    }
+
+    /// Allocate file `id` up to `wanted` bytes (whole blocks); forces a commit to
+    /// release pending frees when short of space.
+    fn grow(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, wanted: u64) -> Result<(), SysError> {
+        let f = self.files[id as usize].as_mut().expect("caller checked");
+        let have = f.f.allocated();
+        let need = (wanted.div_ceil(FS_BLOCK) * FS_BLOCK).saturating_sub(have);
+        if need == 0 {
+            return Ok(());
+        }
+        if need > self.alloc.free_bytes() && self.ext4.as_ref().is_some_and(|e| !e.pending_free.is_empty()) {
+            self.commit(d, t)?;
+        }
+        let f = self.files[id as usize].as_mut().expect("caller checked");
+        let first_new = f.f.extents.len().saturating_sub(1);
+        if !self.alloc.alloc(need, have, &mut f.f.extents) {
+            return Err(FsError::NoSpace { name: name.to_string(), wanted, free: self.alloc.free_bytes() }.into());
+        }
+        if let Some(e4) = &mut self.ext4 {
+            let f = self.files[id as usize].as_mut().expect("caller checked");
+            for e in &f.f.extents[first_new..] {
+                dirty_groups(e4, e.dev_off, e.len);
+            }
+            // Extent-tree leaves: one per 340 extents past the 4 the inode holds.
+            let leaves =
+                if f.f.extents.len() > INODE_EXTENTS { f.f.extents.len().div_ceil(EXTENTS_PER_LEAF) } else { 0 };
+            while f.leaves.len() < leaves {
+                let mut one = Vec::with_capacity(1);
+                if !self.alloc.alloc(FS_BLOCK, 0, &mut one) {
+                    break; // the tree stays in fewer leaves: a model simplification on a full fs
+                }
+                let b = one[0].dev_off / FS_BLOCK;
+                dirty_groups(e4, one[0].dev_off, FS_BLOCK);
+                f.leaves.push(b);
+            }
+            if let Some(&leaf) = f.leaves.last() {
+                e4.dirty.push(leaf);
+            }
+            touch_inode(e4, f);
+        }
+        Ok(())
+    }
+
+    pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), SysError> {
+        debug_assert_eq!(id as usize, self.files.len());
+        let ino = FIRST_INO + u64::from(id);
+        self.files.push(Some(IFile { f: File { size, extents: Vec::new() }, leaves: Vec::new(), ino, txn: 0 }));
+        if let Err(e) = self.grow(d, t, id, name, size) {
+            self.files[id as usize] = None;
+            return Err(e);
+        }
+        if let Some(e4) = &mut self.ext4 {
+            let g = e4.layout.inode_group(ino);
+            e4.dirty.push(e4.layout.inode_bitmap(g));
+            e4.dirty.push(e4.layout.descriptor_block(g));
+            if e4.live_files >= e4.dir_blocks.len() as u64 * DIR_ENTRIES_PER_BLOCK {
+                let mut one = Vec::with_capacity(1);
+                if self.alloc.alloc(FS_BLOCK, 0, &mut one) {
+                    dirty_groups(e4, one[0].dev_off, FS_BLOCK);
+                    e4.dir_blocks.push(one[0].dev_off / FS_BLOCK);
+                }
+            }
+            e4.live_files += 1;
+            if let Some(&b) = e4.dir_blocks.last() {
+                e4.dirty.push(b);
+            }
+            let f = self.files[id as usize].as_mut().expect("just made");
+            touch_inode(e4, f);
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn io(
+        &mut self,
+        d: &mut Disk,
+        t: Ns,
+        id: u32,
+        name: &str,
+        op: Op,
+        off: u64,
+        len: u64,
+    ) -> Result<Completion, SysError> {
+        self.file(id)?;
+        if len == 0 {
+            return Err(FsError::Empty.into());
+        }
+        self.tick(d, t)?;
+        if op == Op::Write {
+            let end = off + len;
+            self.grow(d, t, id, name, end)?;
+            let f = self.files[id as usize].as_mut().expect("checked");
+            f.f.size = f.f.size.max(end);
+            if let Some(e4) = &mut self.ext4 {
+                touch_inode(e4, f); // mtime (and size)
+            }
+            d.c.user_write_bytes += len;
+        }
+        let f = self.file(id)?;
+        if off + len > f.f.allocated() {
+            return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.f.size }.into());
+        }
+        let mut result: Option<Completion> = None;
+        let mut err = None;
+        let f = &self.files[id as usize].as_ref().expect("checked").f;
+        // The device sees whole 512-byte sectors (the page cache would write whole pages).
+        let (a0, a1) = (off / SECTOR * SECTOR, (off + len).div_ceil(SECTOR) * SECTOR);
+        f.map(a0, a1 - a0, |dev_off, l| {
+            if err.is_some() {
+                return;
+            }
+            let c = match op {
+                Op::Write => d.write(t, dev_off, l, Purpose::Data),
+                Op::Read => d.read(t, dev_off, l),
+                Op::Trim => d.trim(t, dev_off, l),
+                Op::Flush => d.flush(t),
+            };
+            match c {
+                Ok(c) => result = Some(later(result, c)),
+                Err(e) => err = Some(e),
+            }
+        });
+        if let Some(e) = err {
+            return Err(e.into());
+        }
+        Ok(result.unwrap_or_else(|| instant(t)))
+    }
+
+    /// Commit when the commit interval has passed; write back journaled metadata when due.
+    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), SysError> {
+        let Some(e4) = &mut self.ext4 else { return Ok(()) };
+        if t >= e4.next_commit {
+            if e4.dirty.is_empty() && e4.pending_free.is_empty() {
+                e4.next_commit = t + self.cfg.commit_interval_ns;
+            } else {
+                self.commit(d, t)?;
+            }
+        }
+        let e4 = self.ext4.as_mut().expect("ext4");
+        if let Some(j) = &mut e4.journal {
+            if j.writeback_due(t, self.cfg.writeback_interval_ns).is_some() {
+                j.checkpoint(d, t)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Commit the running transaction (no-op on `plain` or with nothing in it).
+    fn commit(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, SysError> {
+        let cfg = &self.cfg;
+        let Some(e4) = &mut self.ext4 else { return Ok(instant(t)) };
+        e4.next_commit = t + cfg.commit_interval_ns;
+        if e4.dirty.is_empty() && e4.pending_free.is_empty() {
+            return Ok(instant(t));
+        }
+        e4.dirty.sort_unstable();
+        e4.dirty.dedup();
+        let mut last = None;
+        match &mut e4.journal {
+            Some(j) => {
+                let chunk = (j.max_transaction() - 2) as usize;
+                if e4.dirty.is_empty() {
+                    last = Some(j.commit(d, t, &[], cfg.journal_checkpoint_fraction)?);
+                }
+                for part in e4.dirty.chunks(chunk.max(1)) {
+                    last = Some(later(last, j.commit(d, t, part, cfg.journal_checkpoint_fraction)?));
+                }
+            }
+            None => {
+                // No journal (a filesystem under 8 MiB): metadata goes home directly.
+                for &b in &e4.dirty {
+                    last = Some(later(last, d.write(t, b * FS_BLOCK, FS_BLOCK, Purpose::Meta)?));
+                }
+                last = Some(later(last, d.flush(t)?));
+                d.c.commits += 1;
+            }
+        }
+        e4.dirty.clear();
+        e4.tid += 1;
+        for (s, l) in e4.pending_free.drain(..) {
+            if cfg.discard {
+                last = Some(later(last, d.trim(t, s, l)?));
+            }
+            self.alloc.release(s, l);
+        }
+        Ok(last.unwrap_or_else(|| instant(t)))
+    }
+
+    /// fsync: commit if the file's metadata is in the running transaction, else a flush.
+    pub fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, SysError> {
+        self.file(id)?;
+        self.tick(d, t)?;
+        let txn = self.file(id)?.txn;
+        let in_txn = self.ext4.as_ref().is_some_and(|e4| txn == e4.tid);
+        if in_txn {
+            Ok(self.commit(d, t)?.done)
+        } else {
+            Ok(d.flush(t)?.done)
+        }
+    }
+
+    pub fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
+        self.file(id)?;
+        let f = self.files[id as usize].take().expect("checked");
+        let mut freed: Vec<(u64, u64)> = f.f.extents.iter().map(|e| (e.dev_off, e.len)).collect();
+        freed.extend(f.leaves.iter().map(|&b| (b * FS_BLOCK, FS_BLOCK)));
+        match &mut self.ext4 {
+            None => {
+                for (s, l) in freed {
+                    if self.cfg.discard {
+                        d.trim(t, s, l)?;
+                    }
+                    self.alloc.release(s, l);
+                }
+            }
+            Some(e4) => {
+                let g = e4.layout.inode_group(f.ino);
+                e4.dirty.push(e4.layout.inode_block(f.ino));
+                e4.dirty.push(e4.layout.inode_bitmap(g));
+                e4.dirty.push(e4.layout.descriptor_block(g));
+                e4.live_files = e4.live_files.saturating_sub(1);
+                if let Some(&b) = e4.dir_blocks.get((u64::from(id) % e4.dir_blocks.len().max(1) as u64) as usize) {
+                    e4.dirty.push(b);
+                }
+                for &(s, l) in &freed {
+                    dirty_groups(e4, s, l);
+                }
+                e4.pending_free.extend(freed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Let virtual time pass from `start` to `end`: commits and writeback that fall due.
+    pub fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), SysError> {
+        let Some(e4) = &self.ext4 else { return Ok(()) };
+        let at = e4.next_commit.max(start);
+        if at < end && !(e4.dirty.is_empty() && e4.pending_free.is_empty()) {
+            self.commit(d, at)?;
+        }
+        let e4 = self.ext4.as_mut().expect("ext4");
+        if let Some(j) = &mut e4.journal {
+            if let Some(due) = j.next_writeback(self.cfg.writeback_interval_ns) {
+                let due = due.max(at.min(end)).max(start);
+                if due < end {
+                    j.checkpoint(d, due)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Commit whatever is pending and flush (`sync`).
+    pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, SysError> {
+        let c = self.commit(d, t)?;
+        Ok(c.done.max(d.flush(t)?.done))
+    }
+
+    /// fstrim: commit (releasing pending frees), then discard every free extent.
+    pub fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), SysError> {
+        let mut done = self.commit(d, t)?.done;
+        let mut bytes = 0;
+        for (s, l) in self.alloc.free_extents() {
+            done = done.max(d.trim(t, s, l)?.done);
+            bytes += l;
+        }
+        Ok((bytes, done))
+    }
+
+    /// Files, metadata, journal, pending frees and free space tile the device exactly, and
+    /// every file holds at least its size.
+    pub fn check(&self) -> Result<(), String> {
+        let mut ranges = self.alloc.free_extents();
+        for (i, f) in self.files.iter().enumerate() {
+            let Some(f) = f else { continue };
+            if f.f.allocated() < f.f.size {
+                return Err(format!("file {i} holds {} bytes but is {} long", f.f.allocated(), f.f.size));
+            }
+            let mut pos = 0;
+            for e in &f.f.extents {
+                if e.file_off != pos {
+                    return Err(format!("file {i}: extent at file offset {} expected {pos}", e.file_off));
+                }
+                pos += e.len;
+            }
+            ranges.extend(f.f.extents.iter().map(|e| (e.dev_off, e.len)));
+            ranges.extend(f.leaves.iter().map(|&b| (b * FS_BLOCK, FS_BLOCK)));
+        }
+        if let Some(e4) = &self.ext4 {
+            ranges.extend(e4.fixed.iter().map(|&(s, l)| (s * FS_BLOCK, l * FS_BLOCK)));
+            ranges.extend(e4.dir_blocks.iter().map(|&b| (b * FS_BLOCK, FS_BLOCK)));
+            ranges.extend(e4.pending_free.iter().copied());
+        }
+        check_tiling(ranges, self.alloc.capacity())
+    }
+}
+
+/// Dirty the block bitmaps and group descriptors of the groups [dev_off, dev_off+len) spans.
+fn dirty_groups(e4: &mut Ext4, dev_off: u64, len: u64) {
+    let first = e4.layout.group_of(dev_off / FS_BLOCK);
+    let last = e4.layout.group_of((dev_off + len - 1) / FS_BLOCK);
+    for g in first..=last {
+        e4.dirty.push(e4.layout.block_bitmap(g));
+        e4.dirty.push(e4.layout.descriptor_block(g));
+    }
+}
+
+/// Put the file's inode block in the running transaction (once per transaction).
+fn touch_inode(e4: &mut Ext4, f: &mut IFile) {
+    if f.txn != e4.tid {
+        f.txn = e4.tid;
+        e4.dirty.push(e4.layout.inode_block(f.ino));
+    }
+}

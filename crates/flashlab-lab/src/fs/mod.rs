@@ -1,0 +1,221 @@
+//! The simulated filesystem layer: a namespace of files over one of three models —
+//! [`FsKind::Plain`] (data extents only), [`FsKind::Ext4`] (in-place data, metadata, jbd2
+//! journal; [`inplace`]) and [`FsKind::F2fs`] (log-structured; [`f2fs`]) — turning file
+//! operations into device requests through [`disk::Disk`], counted in [`FsCounters`].
+//! `docs/filesystems.md` says what each model does and does not model.
+
+pub mod config;
+pub mod counters;
+pub mod disk;
+pub mod ext4_layout;
+pub mod f2fs;
+pub mod inplace;
+pub mod journal;
+pub mod study;
+pub mod system_table;
+
+pub use config::{FsConfig, FsKind};
+pub use counters::FsCounters;
+
+use crate::simfs::FsError;
+use crate::system::SysError;
+use disk::Disk;
+use flashsim::{Completion, Device, Ns, Op};
+use std::collections::BTreeMap;
+
+/// A file of the simulated filesystem: a small index, cheap to copy and look up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub(crate) u32);
+
+impl FileId {
+    /// Not a file: the raw device, offsets being device offsets (what `wsat` writes to).
+    pub const RAW: FileId = FileId(u32::MAX);
+
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Model {
+    InPlace(Box<inplace::InPlace>),
+    Log(Box<f2fs::F2fs>),
+}
+
+/// The filesystem: names, the model, and its counters.
+#[derive(Debug, Clone)]
+pub struct Fs {
+    cfg: FsConfig,
+    names: BTreeMap<String, FileId>,
+    /// Name of each file id (empty once deleted).
+    id_names: Vec<String>,
+    model: Model,
+    counters: FsCounters,
+    trace: Option<Vec<disk::Traced>>,
+}
+
+impl Fs {
+    /// Make a filesystem of `cfg.kind` over `capacity` bytes of device.
+    pub fn new(capacity: u64, cfg: FsConfig) -> Fs {
+        let model = match cfg.kind {
+            FsKind::Plain => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, false))),
+            FsKind::Ext4 => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
+            FsKind::F2fs => Model::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
+        };
+        Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), model, counters: FsCounters::default(), trace: None }
+    }
+
+    pub fn config(&self) -> &FsConfig {
+        &self.cfg
+    }
+    pub fn discard(&self) -> bool {
+        self.cfg.discard
+    }
+    /// Bytes a user could allocate on the empty filesystem.
+    pub fn capacity(&self) -> u64 {
+        match &self.model {
+            Model::InPlace(m) => m.capacity(),
+            Model::Log(m) => m.capacity(),
+        }
+    }
+    /// Bytes free for new data.
+    pub fn free_bytes(&self) -> u64 {
+        match &self.model {
+            Model::InPlace(m) => m.free_bytes(),
+            Model::Log(m) => m.free_bytes(),
+        }
+    }
+    pub fn file_id(&self, name: &str) -> Option<FileId> {
+        self.names.get(name).copied()
+    }
+    pub fn file_size(&self, id: FileId) -> Option<u64> {
+        match &self.model {
+            Model::InPlace(m) => m.size(id.0),
+            Model::Log(m) => m.size(id.0),
+        }
+    }
+    /// Names of the live files, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.keys().map(String::as_str)
+    }
+    pub fn counters(&self) -> FsCounters {
+        self.counters.with_waf()
+    }
+    /// The F2FS model, for tests and reports (None on the other models).
+    pub fn f2fs(&self) -> Option<&f2fs::F2fs> {
+        match &self.model {
+            Model::Log(m) => Some(m),
+            Model::InPlace(_) => None,
+        }
+    }
+    /// The in-place model (plain or ext4), for tests and reports.
+    pub fn inplace(&self) -> Option<&inplace::InPlace> {
+        match &self.model {
+            Model::InPlace(m) => Some(m),
+            Model::Log(_) => None,
+        }
+    }
+
+    /// Start (or stop, returning what was recorded) recording every request the filesystem
+    /// sends. For tests and studies; off by default.
+    pub fn set_trace(&mut self, on: bool) -> Vec<disk::Traced> {
+        std::mem::replace(&mut self.trace, on.then(Vec::new)).unwrap_or_default()
+    }
+
+    /// Take what was recorded so far (tracing stays on).
+    pub fn take_trace(&mut self) -> Vec<disk::Traced> {
+        self.trace.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    pub fn create(&mut self, dev: &mut Device, t: Ns, name: &str, size: u64) -> Result<FileId, SysError> {
+        if self.names.contains_key(name) {
+            return Err(FsError::Exists(name.to_string()).into());
+        }
+        let id = self.id_names.len() as u32;
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        let r = match &mut self.model {
+            Model::InPlace(m) => m.create(&mut d, t, id, name, size),
+            Model::Log(m) => m.create(&mut d, t, id, name, size),
+        };
+        match r {
+            Ok(()) => {
+                self.id_names.push(name.to_string());
+                self.names.insert(name.to_string(), FileId(id));
+                Ok(FileId(id))
+            }
+            Err(e) => {
+                self.id_names.push(String::new());
+                Err(e)
+            }
+        }
+    }
+
+    pub fn io(
+        &mut self,
+        dev: &mut Device,
+        t: Ns,
+        id: FileId,
+        op: Op,
+        off: u64,
+        len: u64,
+    ) -> Result<Completion, SysError> {
+        let name = self.id_names.get(id.0 as usize).map_or("", String::as_str);
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        match &mut self.model {
+            Model::InPlace(m) => m.io(&mut d, t, id.0, name, op, off, len),
+            Model::Log(m) => m.io(&mut d, t, id.0, name, op, off, len),
+        }
+    }
+
+    pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, SysError> {
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        match &mut self.model {
+            Model::InPlace(m) => m.fsync(&mut d, t, id.0),
+            Model::Log(m) => m.fsync(&mut d, t, id.0),
+        }
+    }
+
+    pub fn delete(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<(), SysError> {
+        let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        match &mut self.model {
+            Model::InPlace(m) => m.delete(&mut d, t, id.0)?,
+            Model::Log(m) => m.delete(&mut d, t, id.0)?,
+        }
+        self.names.remove(name);
+        self.id_names[id.0 as usize].clear();
+        Ok(())
+    }
+
+    pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), SysError> {
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        match &mut self.model {
+            Model::InPlace(m) => m.idle(&mut d, start, end),
+            Model::Log(m) => m.idle(&mut d, start, end),
+        }
+    }
+
+    pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, SysError> {
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        match &mut self.model {
+            Model::InPlace(m) => m.sync(&mut d, t),
+            Model::Log(m) => m.sync(&mut d, t),
+        }
+    }
+
+    pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), SysError> {
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        match &mut self.model {
+            Model::InPlace(m) => m.fstrim(&mut d, t),
+            Model::Log(m) => m.fstrim(&mut d, t),
+        }
+    }
+
+    /// The model's invariants (allocations tile the device; maps agree; accounting adds up).
+    pub fn check(&self) -> Result<(), String> {
+        match &self.model {
+            Model::InPlace(m) => m.check(),
+            Model::Log(m) => m.check(),
+        }
+    }
+}

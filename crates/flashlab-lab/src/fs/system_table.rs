@@ -1,0 +1,78 @@
+//! A profile's `[system]` table: the filesystem and mount options the device ships with (a
+//! Nexus 7 runs ext4 without discard, a Moto X F2FS with discard). Simulated runs use it unless
+//! the command line names another filesystem.
+//!
+//! ```toml
+//! [system]
+//! filesystem = "f2fs"      # plain, ext4 or f2fs
+//! discard = true           # online discard (default false)
+//! nobarrier = false        # flushes dropped (default false)
+//! options = "cp_interval=60"   # further mount options, comma-separated
+//! ```
+
+use super::{FsConfig, FsKind};
+use flashsim::Profile;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SystemTable {
+    filesystem: String,
+    #[serde(default)]
+    discard: bool,
+    #[serde(default)]
+    nobarrier: bool,
+    #[serde(default)]
+    options: Option<String>,
+}
+
+impl FsConfig {
+    /// The filesystem of `profile`'s `[system]` table; `plain` without discard when it has
+    /// none. Errors name `source` (the profile) and the field.
+    pub fn from_profile(profile: &Profile, source: &str) -> Result<FsConfig, String> {
+        let Some(table) = &profile.system else {
+            return Ok(FsConfig::plain(false));
+        };
+        let t: SystemTable = toml::Value::Table(table.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("{source}: [system]: {}", e.message().trim()))?;
+        let kind = FsKind::parse(&t.filesystem).map_err(|e| format!("{source}: [system] field 'filesystem': {e}"))?;
+        let mut cfg = FsConfig::new(kind);
+        cfg.discard = t.discard;
+        cfg.nobarrier = t.nobarrier;
+        for opt in t.options.iter().flat_map(|o| o.split(',')).map(str::trim).filter(|o| !o.is_empty()) {
+            cfg.set_option(opt).map_err(|e| format!("{source}: [system] field 'options': {e}"))?;
+        }
+        Ok(cfg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(system: &str) -> Result<Profile, String> {
+        let text = include_str!("../../../../profiles/toy.toml").to_string() + "\n[system]\n" + system;
+        Profile::from_toml("toy.toml", &text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn reads_the_filesystem_and_its_options() {
+        let p = profile("filesystem = \"f2fs\"\ndiscard = true\noptions = \"mode=lfs\"\n").unwrap();
+        let cfg = FsConfig::from_profile(&p, "toy.toml").unwrap();
+        assert_eq!(cfg.label(), "f2fs,discard,mode=lfs");
+    }
+
+    #[test]
+    fn bad_values_name_the_field() {
+        let p = profile("filesystem = \"zfs\"\n").unwrap();
+        let e = FsConfig::from_profile(&p, "toy.toml").unwrap_err();
+        assert!(e.contains("toy.toml") && e.contains("filesystem"), "{e}");
+        let p = profile("filesystem = \"ext4\"\noptions = \"mode=lfs\"\n").unwrap();
+        let e = FsConfig::from_profile(&p, "toy.toml").unwrap_err();
+        assert!(e.contains("options"), "{e}");
+        let p = profile("filesystem = \"ext4\"\nbogus = 1\n").unwrap();
+        let e = FsConfig::from_profile(&p, "toy.toml").unwrap_err();
+        assert!(e.contains("bogus"), "{e}");
+    }
+}

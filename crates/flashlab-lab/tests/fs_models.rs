@@ -1,0 +1,393 @@
+//! The filesystem models (issue 5): invariants under random operation sequences for each
+//! model, and the behaviours each model exists for — ext4's journal commits, flushes and
+//! checkpoints; F2FS turning random overwrites into sequential writes, cleaning within its
+//! reserve, discarding cleaned segments; `nobarrier` dropping flushes.
+
+use flashlab_lab::fs::disk::{Purpose, Traced};
+use flashlab_lab::fs::study::overwrite_waf;
+use flashlab_lab::fs::{FileId, FsConfig};
+use flashlab_lab::rng::Rng;
+use flashlab_lab::simfs::FsError;
+use flashlab_lab::system::{SimSystem, SysError};
+use flashsim::{Op, Profile};
+use proptest::prelude::*;
+
+const TOY: &str = include_str!("../../../profiles/toy.toml");
+const MIB: u64 = 1 << 20;
+
+fn sys(spec: &str) -> SimSystem {
+    let profile = Profile::from_toml("toy.toml", TOY).unwrap();
+    SimSystem::with_fs(&profile, 1, FsConfig::parse(spec).unwrap())
+}
+
+/// Write a file sequentially in 1 MiB requests, one after the other.
+fn write_all(s: &mut SimSystem, id: FileId, size: u64) {
+    let mut off = 0;
+    while off < size {
+        let len = MIB.min(size - off);
+        let c = s.io(s.now, id, Op::Write, off, len).unwrap();
+        s.now = s.now.max(c.done);
+        off += len;
+    }
+}
+
+/// 4 KiB overwrites at random blocks of a file, each after the previous one completes.
+fn random_overwrites(s: &mut SimSystem, id: FileId, size: u64, n: u64, fsync_every: u64, seed: u64) {
+    let mut rng = Rng::new(seed);
+    for i in 0..n {
+        let off = rng.below(size / 4096) * 4096;
+        let c = s.io(s.now, id, Op::Write, off, 4096).unwrap();
+        s.now = s.now.max(c.done);
+        if fsync_every > 0 && (i + 1) % fsync_every == 0 {
+            s.now = s.now.max(s.fsync(s.now, id).unwrap());
+        }
+    }
+}
+
+/// Fraction of data writes that start where the previous data write ended.
+fn sequential_fraction(trace: &[Traced]) -> f64 {
+    let data: Vec<&Traced> = trace.iter().filter(|r| r.purpose == Some(Purpose::Data)).collect();
+    let seq = data.windows(2).filter(|w| w[1].offset == w[0].offset + w[0].len).count();
+    seq as f64 / (data.len() - 1).max(1) as f64
+}
+
+#[derive(Debug, Clone)]
+enum FsOp {
+    Create(u8, u32),
+    Write(u8, u32, u16),
+    Read(u8, u32, u16),
+    Trim(u8, u32, u16),
+    Fsync(u8),
+    Delete(u8),
+    Idle(u16),
+    Fstrim,
+    Sync,
+}
+
+fn op() -> impl Strategy<Value = FsOp> {
+    prop_oneof![
+        (0u8..6, 0u32..16_384).prop_map(|(f, b)| FsOp::Create(f, b)),
+        (0u8..6, 0u32..20_000, 1u16..300).prop_map(|(f, o, l)| FsOp::Write(f, o, l)),
+        (0u8..6, 0u32..20_000, 1u16..64).prop_map(|(f, o, l)| FsOp::Read(f, o, l)),
+        (0u8..6, 0u32..20_000, 1u16..64).prop_map(|(f, o, l)| FsOp::Trim(f, o, l)),
+        (0u8..6).prop_map(FsOp::Fsync),
+        (0u8..6).prop_map(FsOp::Delete),
+        (1u16..200).prop_map(FsOp::Idle),
+        Just(FsOp::Fstrim),
+        Just(FsOp::Sync),
+    ]
+}
+
+/// Run the operations; running out of space is allowed, any other error is not. The model's
+/// invariants are checked after every operation.
+fn run_ops(spec: &str, ops: &[FsOp]) -> Result<(), TestCaseError> {
+    let mut s = sys(spec);
+    let name = |f: u8| format!("f{f}");
+    for (i, o) in ops.iter().enumerate() {
+        let id = |s: &SimSystem, f: u8| s.file_id(&name(f));
+        let r: Result<(), SysError> = match *o {
+            FsOp::Create(f, blocks) if id(&s, f).is_none() => s.create(&name(f), u64::from(blocks) * 4096).map(|_| ()),
+            FsOp::Write(f, off, len) => match id(&s, f) {
+                Some(id) => s
+                    .io(s.now, id, Op::Write, u64::from(off) * 4096, u64::from(len) * 4096)
+                    .map(|c| s.now = s.now.max(c.done)),
+                None => Ok(()),
+            },
+            FsOp::Read(f, off, len) | FsOp::Trim(f, off, len) => match id(&s, f) {
+                Some(id) => {
+                    let size = s.file_size(id).unwrap();
+                    let (off, len) = (u64::from(off) * 4096, u64::from(len) * 4096);
+                    if off + len <= size.div_ceil(4096) * 4096 {
+                        let op = if matches!(o, FsOp::Read(..)) { Op::Read } else { Op::Trim };
+                        s.io(s.now, id, op, off, len).map(|c| s.now = s.now.max(c.done))
+                    } else {
+                        Ok(())
+                    }
+                }
+                None => Ok(()),
+            },
+            FsOp::Fsync(f) => match id(&s, f) {
+                Some(id) => s.fsync(s.now, id).map(|t| s.now = s.now.max(t)),
+                None => Ok(()),
+            },
+            FsOp::Delete(f) if id(&s, f).is_some() => s.delete(&name(f)),
+            FsOp::Idle(secs) => {
+                s.idle(u64::from(secs) * 1_000_000_000);
+                Ok(())
+            }
+            FsOp::Fstrim => s.fstrim().map(|_| ()),
+            FsOp::Sync => s.sync(),
+            _ => Ok(()),
+        };
+        match r {
+            Ok(()) | Err(SysError::Fs(FsError::NoSpace { .. })) => {}
+            Err(e) => return Err(TestCaseError::fail(format!("{spec}: op {i} {o:?}: {e}"))),
+        }
+        s.fs.check().map_err(|e| TestCaseError::fail(format!("{spec}: after op {i} {o:?}: {e}")))?;
+    }
+    s.dev.check_invariants().map_err(|e| TestCaseError::fail(format!("{spec}: device: {e}")))?;
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn plain_invariants(ops in prop::collection::vec(op(), 1..60)) {
+        run_ops("plain,discard", &ops)?;
+    }
+
+    #[test]
+    fn ext4_invariants(ops in prop::collection::vec(op(), 1..60)) {
+        run_ops("ext4,discard", &ops)?;
+    }
+
+    #[test]
+    fn f2fs_invariants(ops in prop::collection::vec(op(), 1..60)) {
+        run_ops("f2fs,discard", &ops)?;
+    }
+}
+
+#[test]
+fn f2fs_invariants_near_full_with_cleaning() {
+    // A fixed sequence that fills the filesystem and overwrites: cleaning must run.
+    let mut ops = vec![FsOp::Create(0, 40_000), FsOp::Write(0, 0, 1)];
+    for i in 0..120u32 {
+        ops.push(FsOp::Write(0, (i * 7919) % 40_000, 299));
+        if i % 30 == 0 {
+            ops.push(FsOp::Fsync(0));
+        }
+    }
+    run_ops("f2fs,discard", &ops).unwrap();
+}
+
+#[test]
+fn ext4_fsync_of_a_small_overwrite_commits_the_journal() {
+    for (spec, flushes) in [("ext4", true), ("ext4,nobarrier", false)] {
+        let mut s = sys(spec);
+        let id = s.create("db", MIB).unwrap();
+        write_all(&mut s, id, MIB);
+        s.sync().unwrap();
+        let (c0, d0) = (s.fs_counters(), s.dev.counters());
+        s.fs.set_trace(true);
+        let c = s.io(s.now, id, Op::Write, 8192, 4096).unwrap();
+        let done = s.fsync(c.done, id).unwrap();
+        assert!(done >= c.done);
+        let trace = s.fs.set_trace(false);
+        let d = s.fs_counters().since(&c0);
+        let (jstart, jlen) = s.fs.inplace().unwrap().journal_region().expect("a journal");
+        let journal_writes: Vec<_> = trace.iter().filter(|r| r.purpose == Some(Purpose::Journal)).collect();
+        assert!(journal_writes.len() >= 2, "{spec}: descriptor+metadata and commit block: {trace:?}");
+        assert!(journal_writes.iter().all(|r| r.offset >= jstart && r.offset + r.len <= jstart + jlen));
+        // Descriptor, the inode block, the commit block at least.
+        assert!(d.journal_bytes >= 3 * 4096, "{spec}: {d:?}");
+        assert_eq!(d.commits, 1, "{spec}: {d:?}");
+        let dev_flushes = s.dev.counters().host_flushes - d0.host_flushes;
+        if flushes {
+            assert!(d.flushes_issued >= 1 && dev_flushes >= 1, "{spec}: {d:?}");
+            assert_eq!(d.flushes_dropped, 0);
+        } else {
+            assert_eq!(d.flushes_issued, 0, "{spec}: {d:?}");
+            assert_eq!(dev_flushes, 0, "{spec}: the device saw a flush");
+            assert!(d.flushes_dropped >= 1, "{spec}: {d:?}");
+        }
+    }
+}
+
+#[test]
+fn plain_fsync_is_one_flush_and_no_metadata() {
+    let mut s = sys("plain");
+    let id = s.create("db", MIB).unwrap();
+    write_all(&mut s, id, MIB);
+    let c0 = s.fs_counters();
+    let c = s.io(s.now, id, Op::Write, 0, 4096).unwrap();
+    s.fsync(c.done, id).unwrap();
+    let d = s.fs_counters().since(&c0);
+    assert_eq!((d.flushes_issued, d.journal_bytes, d.metadata_bytes, d.data_bytes), (1, 0, 0, 4096));
+    assert_eq!(d.write_amplification, 1.0);
+}
+
+#[test]
+fn ext4_journal_checkpoints_and_periodic_commits() {
+    let mut s = sys("ext4");
+    let id = s.create("db", 8 * MIB).unwrap();
+    write_all(&mut s, id, 8 * MIB);
+    s.sync().unwrap();
+    let c0 = s.fs_counters();
+    // Every write fsynced: one commit each; the 16 MiB journal fills and is checkpointed.
+    random_overwrites(&mut s, id, 8 * MIB, 3000, 1, 3);
+    let d = s.fs_counters().since(&c0);
+    assert!(d.commits >= 3000, "{d:?}");
+    assert!(d.checkpoints >= 1, "no journal checkpoint: {d:?}");
+    assert!(d.metadata_bytes > 0, "checkpoints write metadata home: {d:?}");
+    assert!(d.write_amplification > 2.0, "{d:?}");
+    // Without fsync, the commit interval still commits (virtual time), and idle writes back.
+    let c1 = s.fs_counters();
+    random_overwrites(&mut s, id, 8 * MIB, 200, 0, 4);
+    s.idle(60_000_000_000);
+    let d = s.fs_counters().since(&c1);
+    assert!(d.commits >= 1 && d.checkpoints >= 1, "{d:?}");
+    s.fs.check().unwrap();
+}
+
+#[test]
+fn f2fs_random_overwrites_reach_the_device_sequentially() {
+    let mut fractions = vec![];
+    for spec in ["f2fs", "ext4"] {
+        let mut s = sys(spec);
+        let id = s.create("data", 64 * MIB).unwrap();
+        write_all(&mut s, id, 64 * MIB);
+        s.sync().unwrap();
+        s.fs.set_trace(true);
+        random_overwrites(&mut s, id, 64 * MIB, 5000, 0, 9);
+        let trace = s.fs.set_trace(false);
+        fractions.push(sequential_fraction(&trace));
+        s.fs.check().unwrap();
+    }
+    eprintln!("sequential fraction of data writes: f2fs {:.3}, ext4 {:.3}", fractions[0], fractions[1]);
+    assert!(fractions[0] > 0.95, "f2fs: {fractions:?}");
+    assert!(fractions[1] < 0.05, "ext4 writes in place: {fractions:?}");
+}
+
+/// F2FS near full: random overwrites force foreground cleaning; free segments never fall
+/// below the reserve; with discard the device is told about cleaned segments.
+fn f2fs_full_overwrites(spec: &str) -> (SimSystem, u64) {
+    let mut s = sys(spec);
+    let size = s.fs.free_bytes() * 90 / 100 / 4096 * 4096;
+    let id = s.create("data", size).unwrap();
+    write_all(&mut s, id, size);
+    s.sync().unwrap();
+    let trims0 = s.dev.counters().host_trim_bytes;
+    let f = s.fs.f2fs().unwrap();
+    let reserve = f.reserved_segments();
+    let mut rng = Rng::new(5);
+    for _ in 0..2 * size / 4096 {
+        let off = rng.below(size / 4096) * 4096;
+        let c = s.io(s.now, id, Op::Write, off, 4096).unwrap();
+        s.now = s.now.max(c.done);
+        let free = s.fs.f2fs().unwrap().free_segments();
+        assert!(free >= reserve, "{spec}: {free} free segments, reserve {reserve}");
+    }
+    s.fs.check().unwrap();
+    s.dev.check_invariants().unwrap();
+    let trimmed = s.dev.counters().host_trim_bytes - trims0;
+    (s, trimmed)
+}
+
+#[test]
+fn f2fs_cleaning_keeps_the_reserve_and_discards_cleaned_segments() {
+    let (s, trimmed) = f2fs_full_overwrites("f2fs,discard");
+    let c = s.fs_counters();
+    eprintln!("f2fs,discard: {c:?}, device trimmed {trimmed} bytes");
+    assert!(c.cleaned_segments_foreground > 0, "no cleaning: {c:?}");
+    assert!(c.cleaning_write_bytes > 0 && c.cleaning_read_bytes == c.cleaning_write_bytes, "{c:?}");
+    assert!(trimmed >= 2 * MIB, "cleaned segments not discarded: {trimmed}");
+    let (s, trimmed) = f2fs_full_overwrites("f2fs");
+    assert!(s.fs_counters().cleaned_segments_foreground > 0);
+    assert_eq!(trimmed, 0, "no discard without the mount option");
+}
+
+#[test]
+fn f2fs_slack_space_recycling_cleans_less_than_lfs_mode() {
+    let (adaptive, _) = f2fs_full_overwrites("f2fs");
+    let (lfs, _) = f2fs_full_overwrites("f2fs,mode=lfs");
+    let (a, l) = (adaptive.fs_counters(), lfs.fs_counters());
+    eprintln!("fs WAF near full: adaptive (SSR) {:.2}, mode=lfs {:.2}", a.write_amplification, l.write_amplification);
+    assert!(a.cleaning_write_bytes < l.cleaning_write_bytes / 2, "SSR did not spare cleaning: {a:?} vs {l:?}");
+    assert!(a.write_amplification < l.write_amplification);
+}
+
+#[test]
+fn f2fs_fsync_writes_nodes_without_a_checkpoint() {
+    for (spec, flushes) in [("f2fs", 1), ("f2fs,nobarrier", 0)] {
+        let mut s = sys(spec);
+        let id = s.create("db", MIB).unwrap();
+        write_all(&mut s, id, MIB);
+        s.sync().unwrap();
+        let c0 = s.fs_counters();
+        let c = s.io(s.now, id, Op::Write, 8192, 4096).unwrap();
+        s.fsync(c.done, id).unwrap();
+        let d = s.fs_counters().since(&c0);
+        assert_eq!(d.node_bytes, 4096, "{spec}: one inode node block: {d:?}");
+        assert_eq!((d.checkpoints, d.metadata_bytes), (0, 0), "{spec}: {d:?}");
+        assert_eq!(d.flushes_issued, flushes, "{spec}: {d:?}");
+        assert_eq!(d.flushes_dropped, 1 - flushes, "{spec}: {d:?}");
+        // A checkpoint follows within the interval and writes NAT/SIT/checkpoint blocks.
+        s.idle(61_000_000_000);
+        let d = s.fs_counters().since(&c0);
+        assert!(d.checkpoints >= 1 && d.metadata_bytes > 0, "{spec}: {d:?}");
+    }
+}
+
+#[test]
+fn delete_with_discard_trims_at_commit_or_checkpoint() {
+    for spec in ["ext4,discard", "f2fs,discard"] {
+        let mut s = sys(spec);
+        let id = s.create("big", 32 * MIB).unwrap();
+        write_all(&mut s, id, 32 * MIB);
+        s.sync().unwrap();
+        let t0 = s.dev.counters().host_trim_bytes;
+        s.delete("big").unwrap();
+        assert_eq!(s.dev.counters().host_trim_bytes, t0, "{spec}: trimmed before the commit");
+        s.sync().unwrap();
+        let trimmed = s.dev.counters().host_trim_bytes - t0;
+        assert!(trimmed >= 30 * MIB, "{spec}: {trimmed} bytes trimmed after delete + sync");
+        s.fs.check().unwrap();
+    }
+}
+
+#[test]
+fn files_grow_when_written_past_the_end() {
+    for spec in ["plain", "ext4", "f2fs"] {
+        let mut s = sys(spec);
+        let id = s.create("log", 0).unwrap();
+        let free0 = s.fs.free_bytes();
+        for i in 0..10 {
+            let c = s.io(s.now, id, Op::Write, i * 6000, 6000).unwrap();
+            s.now = c.done;
+        }
+        assert_eq!(s.file_size(id), Some(60_000), "{spec}");
+        assert!(s.fs.free_bytes() < free0, "{spec}");
+        assert!(matches!(s.io(s.now, id, Op::Read, 1 << 30, 4096), Err(SysError::Fs(FsError::BeyondEof { .. }))));
+        s.fs.check().unwrap();
+    }
+}
+
+#[test]
+fn fsync_frequency_drives_filesystem_write_amplification() {
+    let profile = Profile::from_toml("toy.toml", TOY).unwrap();
+    let waf = |spec: &str, every: u64| {
+        let r = overwrite_waf(&profile, FsConfig::parse(spec).unwrap(), 32 * MIB, 4000, every, 1).unwrap();
+        eprintln!(
+            "{spec:<8} fsync every {every:>2}: fs WAF {:.2}, device WAF {:.2}, {:.0} IOPS",
+            r.fs_write_amplification, r.device_write_amplification, r.iops
+        );
+        r.fs_write_amplification
+    };
+    let (p1, e1, e16, f1, f16) = (waf("plain", 1), waf("ext4", 1), waf("ext4", 16), waf("f2fs", 1), waf("f2fs", 16));
+    assert_eq!(p1, 1.0);
+    // ext4: each fsync commits descriptor, inode (+ bitmap-free) block and commit block.
+    assert!(e1 > 2.5 && e16 < e1 && e16 > 1.0, "ext4 {e1} {e16}");
+    // F2FS: each fsync writes one node block.
+    assert!(f1 > 1.8 && f16 < f1 && f16 > 1.0, "f2fs {f1} {f16}");
+    assert!(f1 < e1, "a node block per fsync costs less than a journal commit: f2fs {f1}, ext4 {e1}");
+}
+
+/// The table in docs/filesystems.md: `cargo test --release -p flashlab-lab --test fs_models
+/// -- --ignored --nocapture study_table`.
+#[test]
+#[ignore]
+fn study_table() {
+    let profile = Profile::from_toml("emmc-16g", flashlab_lab::profiles::builtin("emmc-16g").unwrap()).unwrap();
+    println!("| filesystem | fsync every | fs WAF | device WAF | IOPS |");
+    println!("|---|---|---|---|---|");
+    for spec in ["plain", "ext4", "ext4,nobarrier", "f2fs", "f2fs,discard"] {
+        for every in [1, 16] {
+            let r = overwrite_waf(&profile, FsConfig::parse(spec).unwrap(), 1 << 30, 100_000, every, 1).unwrap();
+            println!(
+                "| {spec} | {every} | {:.2} | {:.2} | {:.0} |",
+                r.fs_write_amplification, r.device_write_amplification, r.iops
+            );
+        }
+    }
+}
