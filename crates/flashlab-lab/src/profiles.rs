@@ -7,6 +7,12 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("emmc-16g", include_str!("../../../profiles/emmc-16g.toml")),
     ("ufs-64g", include_str!("../../../profiles/ufs-64g.toml")),
     ("nvme-256g", include_str!("../../../profiles/nvme-256g.toml")),
+    ("emmc-4.5", include_str!("../../../profiles/emmc-4.5.toml")),
+    ("emmc-5.1", include_str!("../../../profiles/emmc-5.1.toml")),
+    ("ufs-2.1", include_str!("../../../profiles/ufs-2.1.toml")),
+    ("ufs-3.1", include_str!("../../../profiles/ufs-3.1.toml")),
+    ("nvme-gen3", include_str!("../../../profiles/nvme-gen3.toml")),
+    ("sd-card", include_str!("../../../profiles/sd-card.toml")),
     ("toy", include_str!("../../../profiles/toy.toml")),
 ];
 
