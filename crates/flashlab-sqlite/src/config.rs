@@ -109,8 +109,11 @@ impl fmt::Display for Shape {
 
 /// Largest `--row-bytes`: rows above a page spill to overflow pages, which is another study.
 pub const MAX_ROW_BYTES: usize = 1 << 20;
-/// Largest `--transactions` (a guard against typos that would run for hours).
-pub const MAX_TRANSACTIONS: u64 = 10_000_000;
+/// Largest `--transactions`: the recorded operation log (about 1 KiB per transaction) stays
+/// in memory, and at ~50 commits/s a real device needs over half an hour for this many.
+pub const MAX_TRANSACTIONS: u64 = 100_000;
+/// Largest transactions x batch: the row operations of one configuration.
+pub const MAX_ROWS: u64 = 1_000_000;
 
 /// One run's settings, already checked.
 #[derive(Debug, Clone, Serialize)]
@@ -148,6 +151,15 @@ impl Workload {
             return Err(Error::Option {
                 option: "--batch",
                 msg: format!("{batch}: give 1 to 1000000 rows per commit"),
+            });
+        }
+        if transactions * batch > MAX_ROWS {
+            return Err(Error::Option {
+                option: "--batch",
+                msg: format!(
+                    "{transactions} transactions x {batch} rows = {} rows; at most {MAX_ROWS} (the table is pre-filled with as many)",
+                    transactions * batch
+                ),
             });
         }
         if row_bytes == 0 || row_bytes > MAX_ROW_BYTES {
@@ -256,5 +268,7 @@ mod tests {
         assert!(w(1, 0, 100).unwrap_err().to_string().contains("--batch"));
         assert!(w(1, 1, 0).unwrap_err().to_string().contains("--row-bytes"));
         assert_eq!(w(3, 2, 100).unwrap().rows(), 6);
+        assert!(w(1000, 1001, 100).unwrap_err().to_string().contains("--batch"));
+        assert!(w(MAX_TRANSACTIONS + 1, 1, 100).unwrap_err().to_string().contains("--transactions"));
     }
 }

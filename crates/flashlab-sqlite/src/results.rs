@@ -116,6 +116,7 @@ pub struct PerTx {
     pub device_write_requests: Option<f64>,
     pub device_write_bytes: Option<f64>,
     pub device_flushes: Option<f64>,
+    pub device_discards: Option<f64>,
     /// Device bytes written / row bytes.
     pub amplification: Option<f64>,
     pub nand_write_bytes: Option<f64>,
@@ -170,6 +171,7 @@ impl ConfigResult {
             device_write_requests: device.map(|d| per(d.write_requests)),
             device_write_bytes: device.map(|d| per(d.write_bytes)),
             device_flushes: device.and_then(|d| d.flushes.map(per)),
+            device_discards: device.and_then(|d| d.discards.map(per)),
             amplification: device.map(|d| per(d.write_bytes) / row_bytes_per_tx as f64),
             nand_write_bytes: device.and_then(|d| d.nand_write_bytes.map(per)),
         };
@@ -326,6 +328,7 @@ pub fn render_table(r: &Report) -> String {
             opt(p.device_write_requests),
             opt(p.device_write_bytes.map(|b| b / 1024.0)),
             opt(p.device_flushes),
+            opt(p.device_discards),
             opt(p.amplification),
         ];
         if sim {

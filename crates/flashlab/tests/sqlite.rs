@@ -87,7 +87,7 @@ fn bad_options_are_one_clear_error() {
 fn ctrl_c_removes_the_database_files() {
     let dir = fresh_dir("sigint");
     let mut child = Command::new(env!("CARGO_BIN_EXE_flashlab"))
-        .args(["sqlite", "--target", dir.to_str().unwrap(), "--modes", "delete", "--transactions", "1000000"])
+        .args(["sqlite", "--target", dir.to_str().unwrap(), "--modes", "delete", "--transactions", "100000"])
         .args(["--baseline", "0"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
