@@ -305,6 +305,7 @@ pub fn render_table(r: &Report) -> String {
         "dev wr/tx",
         "dev KiB/tx",
         "dev flush/tx",
+        "dev trim/tx",
         "amp",
     ]
     .map(String::from)
@@ -381,6 +382,53 @@ mod tests {
                 ..VfsCounts::default()
             }
         );
+    }
+
+    #[test]
+    fn table_header_matches_rows() {
+        let wl =
+            Workload::new(vec![JournalMode::Wal], vec![SyncMode::Full], 4, 1, crate::Shape::Insert, 100, 1).unwrap();
+        let dev = DeviceCounts {
+            write_requests: 8,
+            write_bytes: 8192,
+            flushes: Some(4),
+            discards: Some(0),
+            nand_write_bytes: Some(16384),
+            waf: Some(2.0),
+        };
+        for kind in ["directory", "simulated"] {
+            let c = ConfigResult::new(
+                &wl,
+                JournalMode::Wal,
+                SyncMode::Full,
+                "wall",
+                &[1_000_000; 4],
+                4_000_000,
+                0.004,
+                VfsCounts { writes: 4, syncs: 4, ..VfsCounts::default() },
+                Some(dev),
+                None,
+                "ok".into(),
+            );
+            assert_eq!(c.per_tx.amplification, Some(2048.0 / 100.0));
+            assert_eq!(c.tx_per_s, Some(1000.0));
+            let r = Report {
+                sqlite_version: "3".into(),
+                target: "t".into(),
+                kind,
+                counts_from: "x".into(),
+                filesystem: None,
+                baseline: None,
+                workload: wl.clone(),
+                notes: vec![],
+                configs: vec![c],
+            };
+            let text = render_table(&r);
+            let lines: Vec<&str> = text.lines().collect();
+            let head = lines.iter().position(|l| l.starts_with("mode")).unwrap();
+            let words = |l: &str| l.split("  ").filter(|w| !w.trim().is_empty()).count();
+            assert_eq!(words(lines[head]), words(lines[head + 1]), "{kind}:\n{text}");
+        }
     }
 
     #[test]
