@@ -18,6 +18,23 @@ fn toy() -> flashsim::Profile {
     flashsim::Profile::from_toml("toy", flashlab_lab::profiles::builtin("toy").unwrap()).unwrap()
 }
 
+/// A new directory on tmpfs where there is one (fsync costs nothing there and the simulated
+/// runs do not depend on the filesystem), else in the temporary directory.
+fn scratch_dir(tag: &str) -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    let base = if shm.is_dir() && std::fs::metadata(shm).map(|m| !m.permissions().readonly()).unwrap_or(false) {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    let d = base.join(format!("flashlab-sqlite-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    match std::fs::create_dir_all(&d) {
+        Ok(()) => d,
+        Err(_) => fresh_dir(tag),
+    }
+}
+
 fn fresh_dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("flashlab-sqlite-test-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -92,7 +109,7 @@ fn expected_bytes(events: &[Event]) -> u64 {
 
 #[test]
 fn simulated_counts_follow_the_recorded_operations_exactly() {
-    let dir = fresh_dir("sim-exact");
+    let dir = scratch_dir("sim-exact");
     let vfs = RecordingVfs::register().unwrap();
     for shape in [Shape::Insert, Shape::Mix] {
         let wl = workload(JournalMode::ALL.to_vec(), SyncMode::ALL.to_vec(), 25, shape);
@@ -188,7 +205,7 @@ fn real_directory_kernel_counters() {
 
 #[test]
 fn failed_run_leaves_no_files() {
-    let dir = fresh_dir("fail");
+    let dir = scratch_dir("fail");
     let vfs = RecordingVfs::register().unwrap();
     let wl = workload(vec![JournalMode::Wal], vec![SyncMode::Full], 5, Shape::Insert);
     let err = run_config(&dir, &vfs, &wl, JournalMode::Wal, SyncMode::Full, &mut |p| {

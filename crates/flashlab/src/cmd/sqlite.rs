@@ -26,7 +26,8 @@ pub fn sqlite(a: &SqliteArgs) -> Result<(), String> {
         let profile = crate::target::sim_profile(&a.target).map_err(|m| format!("--target: {m}"))?;
         Target::Sim { spec: a.target.clone(), profile: Box::new(profile), seed: a.seed, discard: a.discard }
     } else {
-        if a.target.starts_with("serve") {
+        let serve = a.target == "serve" || a.target.starts_with("serve:");
+        if serve && !std::path::Path::new(&a.target).is_dir() {
             return Err(format!(
                 "--target {}: serve devices are not supported by flashlab sqlite yet; give a directory or sim:PROFILE",
                 a.target
