@@ -10,6 +10,7 @@
 //! * [`replay`] and [`sim_adapter`]: the recorded log replayed on a simulated device through a
 //!   page-cache model, in virtual time (a model, labelled so).
 //! * [`results`]: per-configuration results, the table, the JSON document.
+//! * [`signals`]: Ctrl-C/SIGTERM remove the database files between two transactions.
 //!
 //! On a directory target, device counts come from the kernel's counters sampled around each
 //! configuration (everything on that device counts, so an idle baseline is measured and
@@ -21,6 +22,7 @@ pub mod error;
 pub mod kernel_counters;
 pub mod replay;
 pub mod results;
+pub mod signals;
 pub mod sim_adapter;
 pub mod vfs_recorder;
 pub mod workload;
@@ -56,8 +58,7 @@ pub fn sqlite_version() -> &'static str {
 
 /// Run every configuration of `wl` on `target`; `progress` hears one line per configuration.
 pub fn run(target: &Target, wl: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&str)) -> Result<Report, Error> {
-    flashlab_real::cleanup::install_signal_handlers()
-        .map_err(|source| Error::Io { path: PathBuf::from("(signal handlers)"), source })?;
+    signals::install().map_err(|source| Error::Io { path: PathBuf::from("(signal handlers)"), source })?;
     match target {
         Target::Dir(dir) => run_dir(dir, wl, opts, progress),
         Target::Sim { spec, profile, seed, discard } => run_sim(spec, profile, *seed, *discard, wl, progress),

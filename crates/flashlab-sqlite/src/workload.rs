@@ -3,7 +3,8 @@
 //! transactions of the chosen shape, each timed from BEGIN to the return of COMMIT. After the
 //! run, `PRAGMA integrity_check` must answer "ok" and the row count must be the expected one;
 //! the database files (db, -journal, -wal, -shm) are removed whatever happens (registered with
-//! flashlab-real's cleanup registry, which also empties them on SIGINT/SIGTERM).
+//! flashlab-real's cleanup registry, which `signals.rs` empties on SIGINT/SIGTERM; SQLite runs
+//! only while holding [`crate::signals::gate`]).
 //!
 //! The measured interval is: syncfs (so the setup's writes are on the device), the N
 //! transactions, closing the connection (WAL's final checkpoint), then an fsync of every
@@ -107,6 +108,7 @@ pub fn check_writable(dir: &Path) -> Result<(), Error> {
     if !meta.is_dir() {
         return Err(err("not a directory (flashlab sqlite runs in a directory of a mounted filesystem)".into()));
     }
+    let _gate = crate::signals::gate();
     let probe = db_path(dir).with_extension("probe");
     Cleanup::global().register(&probe);
     let r = std::fs::OpenOptions::new().write(true).create_new(true).open(&probe);
@@ -234,6 +236,7 @@ pub fn run_config(
     let mut rng = Rng(wl.seed ^ 0x5EED_F1A5_4000_0000);
     let mut table = Table { lo: 1, hi: 1, sent_at: 1_700_000_000_000, body: String::with_capacity(wl.row_bytes) };
 
+    let setup_gate = crate::signals::gate();
     let c = Connection::open_with_flags_and_vfs(&db, OpenFlags::default(), vfs.name())
         .map_err(Error::sqlite(format!("open {}", db.display())))?;
     let got = pragma_string(&c, &format!("PRAGMA journal_mode={}", mode.pragma()))?;
@@ -262,6 +265,7 @@ pub fn run_config(
     if mode == JournalMode::Wal {
         c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).map_err(Error::sqlite("wal_checkpoint"))?;
     }
+    drop(setup_gate);
 
     syncfs(dir)?;
     rec.mark(Mark::WritebackAll);
@@ -270,6 +274,7 @@ pub fn run_config(
     let measure_start = Instant::now();
     let mut latencies_ns = Vec::with_capacity(wl.transactions as usize);
     for _ in 0..wl.transactions {
+        let _gate = crate::signals::gate();
         rec.mark(Mark::TxBegin);
         let t0 = Instant::now();
         c.execute_batch("BEGIN").map_err(Error::sqlite(format!("BEGIN ({config})")))?;
@@ -283,8 +288,10 @@ pub fn run_config(
         rec.mark(Mark::TxEnd);
     }
     let tx_wall_ns = measure_start.elapsed().as_nanos() as u64;
+    let close_gate = crate::signals::gate();
     c.close().map_err(|(_, e)| Error::Sqlite { what: format!("close ({config})"), source: e })?;
     files.fsync_existing(dir)?;
+    drop(close_gate);
     rec.mark(Mark::WritebackAll);
     at(Phase::End)?;
     rec.mark(Mark::MeasureEnd);
@@ -292,6 +299,7 @@ pub fn run_config(
     let events = rec.take();
 
     // Check with the default VFS, outside the measured interval.
+    let _check_gate = crate::signals::gate();
     let c = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_WRITE)
         .map_err(Error::sqlite(format!("reopen {}", db.display())))?;
     let answers: Vec<String> = c
