@@ -40,6 +40,9 @@ pub enum Command {
     /// Where a request's latency goes: user submit, block queue, driver + device, completion;
     /// traced on a real device (root, tracefs) or modelled on sim:PROFILE.
     Breakdown(BreakdownArgs),
+    /// Run real SQLite transactions per journal mode and synchronous setting; count what reaches
+    /// the device (kernel counters on a directory, the simulated device on sim:PROFILE).
+    Sqlite(SqliteArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -268,4 +271,46 @@ pub struct BreakdownArgs {
     /// Write the stacked-bar chart to this file (.svg, or .html for a page with the table).
     #[arg(long, value_name = "FILE")]
     pub chart: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct SqliteArgs {
+    /// A directory of a mounted filesystem (flashlab creates and removes only its own database
+    /// files there), or `sim:PROFILE` (SQLite runs in the temporary directory and its file
+    /// operations are replayed on the simulated device).
+    #[arg(long)]
+    pub target: String,
+    /// Journal modes, comma-separated: delete, truncate, persist, wal, off, or all.
+    #[arg(long, default_value = "delete,truncate,persist,wal,off")]
+    pub modes: String,
+    /// synchronous settings, comma-separated: full, normal, off, or all.
+    #[arg(long, default_value = "full")]
+    pub sync: String,
+    /// Transactions (commits) per configuration.
+    #[arg(long, default_value_t = 200)]
+    pub transactions: u64,
+    /// Row operations per transaction.
+    #[arg(long, default_value_t = 1)]
+    pub batch: u64,
+    /// What each row operation does: insert, update, delete, or mix.
+    #[arg(long, default_value = "insert")]
+    pub shape: String,
+    /// Bytes of message text per row.
+    #[arg(long, default_value_t = 100)]
+    pub row_bytes: usize,
+    /// Seconds of idle device activity measured before the runs on a real device (0: none).
+    #[arg(long, default_value_t = 1.0)]
+    pub baseline: f64,
+    /// Seed for the workload's choices and the simulated device.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The simulated filesystem, `plain|ext4|f2fs[,OPTION...]` [default: the profile's].
+    #[arg(long, value_name = "FS[,OPTION...]")]
+    pub fs: Option<String>,
+    /// Mount the simulated filesystem with online discard.
+    #[arg(long)]
+    pub discard: bool,
+    /// Write the results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }

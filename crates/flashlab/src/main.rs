@@ -30,6 +30,7 @@ fn main() {
         Command::Report(a) => cmd::report::report(a),
         Command::Calibrate(a) => cmd::calibrate::calibrate(a),
         Command::Breakdown(a) => cmd::breakdown::breakdown(a),
+        Command::Sqlite(a) => cmd::sqlite::sqlite(a),
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");

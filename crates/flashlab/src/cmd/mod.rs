@@ -10,6 +10,7 @@ pub mod report;
 pub mod run;
 pub mod run_real;
 pub mod sim_waf;
+pub mod sqlite;
 pub mod wsat;
 
 use crate::cli::CommonArgs;

@@ -1,0 +1,271 @@
+//! `flashlab sqlite`: what one SQLite transaction costs the storage, per journal mode and
+//! `synchronous` setting, measured with the real SQLite library (rusqlite, bundled).
+//!
+//! * [`config`]: journal modes, synchronous settings, transaction shapes, option checks.
+//! * [`workload`]: one configuration's run: schema, pre-fill, N timed transactions,
+//!   integrity check, removal of the database files.
+//! * [`vfs_recorder`]: the recording VFS every run goes through (opens, writes, syncs,
+//!   truncates, deletes as SQLite asked for them).
+//! * [`kernel_counters`]: the block device under a directory and its `/sys/.../stat` counters.
+//! * [`replay`] and [`sim_adapter`]: the recorded log replayed on a simulated device through a
+//!   page-cache model, in virtual time (a model, labelled so).
+//! * [`results`]: per-configuration results, the table, the JSON document.
+//! * [`signals`]: Ctrl-C/SIGTERM remove the database files between two transactions.
+//!
+//! On a directory target, device counts come from the kernel's counters sampled around each
+//! configuration (everything on that device counts, so an idle baseline is measured and
+//! reported). On `sim:PROFILE`, SQLite runs in a scratch directory (the system's temporary
+//! directory) and its log is replayed on a fresh simulated device per configuration.
+
+pub mod config;
+pub mod error;
+pub mod kernel_counters;
+pub mod replay;
+pub mod results;
+pub mod signals;
+pub mod sim_adapter;
+pub mod vfs_recorder;
+pub mod workload;
+
+pub use config::{JournalMode, Shape, SyncMode, Workload};
+pub use error::Error;
+pub use results::{render_table, Report};
+
+use kernel_counters::{BlockDevice, DiskDelta};
+use results::{Baseline, ConfigResult, DeviceCounts, VfsCounts};
+use std::path::PathBuf;
+use std::time::Duration;
+use vfs_recorder::RecordingVfs;
+
+/// Where to run.
+pub enum Target {
+    /// A directory of a mounted filesystem.
+    Dir(PathBuf),
+    /// A simulated device: `spec` is how the user named it (`sim:emmc-16g`).
+    Sim { spec: String, profile: Box<flashsim::Profile>, seed: u64, fs: flashlab_lab::fs::FsConfig },
+}
+
+/// How to run (beyond the workload).
+pub struct RunOptions {
+    /// Idle interval measured on a real device before the runs (zero: none).
+    pub baseline: Duration,
+}
+
+/// The bundled SQLite's version.
+pub fn sqlite_version() -> &'static str {
+    rusqlite::version()
+}
+
+/// Run every configuration of `wl` on `target`; `progress` hears one line per configuration.
+pub fn run(target: &Target, wl: &Workload, opts: &RunOptions, progress: &mut dyn FnMut(&str)) -> Result<Report, Error> {
+    signals::install().map_err(|source| Error::Io { path: PathBuf::from("(signal handlers)"), source })?;
+    match target {
+        Target::Dir(dir) => run_dir(dir, wl, opts, progress),
+        Target::Sim { spec, profile, seed, fs } => run_sim(spec, profile, *seed, fs, wl, progress),
+    }
+}
+
+fn delta_counts(d: DiskDelta) -> DeviceCounts {
+    DeviceCounts {
+        write_requests: d.write_ios,
+        write_bytes: d.write_bytes,
+        flushes: d.flush_ios,
+        discards: d.discard_ios,
+        nand_write_bytes: None,
+        waf: None,
+    }
+}
+
+fn configs(wl: &Workload) -> Vec<(JournalMode, SyncMode)> {
+    wl.modes.iter().flat_map(|&m| wl.syncs.iter().map(move |&s| (m, s))).collect()
+}
+
+fn run_dir(
+    dir: &std::path::Path,
+    wl: &Workload,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Report, Error> {
+    workload::check_writable(dir)?;
+    let where_ = kernel_counters::dir_device(dir)?;
+    let mut notes = Vec::new();
+    let device: Option<BlockDevice> = where_.device.clone();
+    let counts_from = match &device {
+        Some(d) => {
+            if !d.sends_flushes() {
+                notes.push(format!(
+                    "{} reports a write-through cache: the kernel sends it no flushes, so flush counts are 0",
+                    d.disk
+                ));
+            }
+            format!(
+                "kernel counters of {} ({}), sampled before each configuration's transactions (after a syncfs) and after them (after fsyncing the database files); every process's I/O to {} is counted",
+                d.name,
+                d.stat_path.display(),
+                d.name
+            )
+        }
+        None => {
+            notes.push(format!(
+                "{} has no block device of its own ({}): there are no kernel counters to read, only what SQLite asked of the VFS is shown",
+                dir.display(),
+                where_.filesystem
+            ));
+            "none (no block device under this directory)".to_string()
+        }
+    };
+    let baseline = match &device {
+        Some(d) if !opts.baseline.is_zero() => {
+            syncfs_quiet(dir);
+            let a = d.read()?;
+            let t = std::time::Instant::now();
+            std::thread::sleep(opts.baseline);
+            let b = d.read()?.since(&a);
+            Some(Baseline {
+                seconds: t.elapsed().as_secs_f64(),
+                write_requests: b.write_ios,
+                write_bytes: b.write_bytes,
+                flushes: b.flush_ios,
+            })
+        }
+        _ => None,
+    };
+    let vfs = RecordingVfs::register()?;
+    let mut results = Vec::new();
+    for (mode, sync) in configs(wl) {
+        let mut samples: Vec<kernel_counters::DiskStat> = Vec::new();
+        let run = workload::run_config(dir, &vfs, wl, mode, sync, &mut |_phase| {
+            if let Some(d) = &device {
+                samples.push(d.read()?);
+            }
+            Ok(())
+        })?;
+        let dev = match samples.as_slice() {
+            [a, b] => Some(delta_counts(b.since(a))),
+            _ => None,
+        };
+        let r = ConfigResult::new(
+            wl,
+            mode,
+            sync,
+            "wall",
+            &run.latencies_ns,
+            run.tx_wall_ns,
+            run.measured_wall_ns as f64 / 1e9,
+            VfsCounts::measured(&run.events),
+            dev,
+            baseline.as_ref(),
+            run.integrity,
+        );
+        progress(&format!("{mode}/{sync}: {:.0} tx/s", r.tx_per_s.unwrap_or(0.0)));
+        results.push(r);
+    }
+    if let Some(b) = &baseline {
+        let noisy: Vec<String> = results
+            .iter()
+            .filter(|r| match (r.background_expected.and_then(|e| e.flushes), r.device.and_then(|d| d.flushes)) {
+                (Some(e), Some(m)) => e * 10 > m,
+                _ => false,
+            })
+            .map(|r| format!("{}/{}", r.journal_mode, r.synchronous))
+            .collect();
+        if !noisy.is_empty() {
+            notes.push(format!(
+                "the idle baseline ({:.1} s) predicts more than 10 % of the flushes counted for {}: rerun on a quieter device or with more transactions",
+                b.seconds,
+                noisy.join(", ")
+            ));
+        }
+    }
+    notes.push(
+        "the device columns cover the transactions, closing the database (WAL's final checkpoint) and an fsync of the files left; tx/s and latencies cover the transactions only"
+            .into(),
+    );
+    Ok(Report {
+        sqlite_version: sqlite_version().to_string(),
+        target: dir.display().to_string(),
+        kind: "directory",
+        counts_from,
+        filesystem: Some(where_.filesystem),
+        baseline,
+        workload: wl.clone(),
+        notes,
+        configs: results,
+    })
+}
+
+fn syncfs_quiet(dir: &std::path::Path) {
+    let _ = workload::syncfs(dir);
+}
+
+fn run_sim(
+    spec: &str,
+    profile: &flashsim::Profile,
+    seed: u64,
+    fs: &flashlab_lab::fs::FsConfig,
+    wl: &Workload,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Report, Error> {
+    // tmpfs where there is one: SQLite's calls do not depend on the filesystem below the VFS,
+    // and its fsyncs there cost the real disk nothing.
+    let shm = PathBuf::from("/dev/shm");
+    let scratch = if workload::check_writable(&shm).is_ok() { shm } else { std::env::temp_dir() };
+    workload::check_writable(&scratch).map_err(|e| Error::Target {
+        path: scratch.clone(),
+        msg: format!("the scratch directory SQLite runs in for a simulated target is not usable: {e}"),
+    })?;
+    let vfs = RecordingVfs::register()?;
+    let mut results = Vec::new();
+    for (mode, sync) in configs(wl) {
+        let run = workload::run_config(&scratch, &vfs, wl, mode, sync, &mut |_| Ok(()))?;
+        let mut sim = sim_adapter::SimAdapter::new(profile, seed, fs.clone());
+        let rep = replay::replay(&run.events, &mut sim)?;
+        let c = rep.counters;
+        let dev = DeviceCounts {
+            write_requests: c.host_writes,
+            write_bytes: c.host_write_bytes,
+            flushes: Some(c.host_flushes),
+            discards: Some(c.host_trims),
+            nand_write_bytes: Some(c.nand_units_programmed * flashsim::MAP_UNIT),
+            waf: Some(c.write_amplification()),
+        };
+        let r = ConfigResult::new(
+            wl,
+            mode,
+            sync,
+            "virtual",
+            &rep.latencies_ns,
+            rep.tx_span_ns,
+            rep.tx_span_ns as f64 / 1e9,
+            VfsCounts::measured(&run.events),
+            Some(dev),
+            None,
+            run.integrity,
+        );
+        progress(&format!("{mode}/{sync}: replayed {} recorded operations", run.events.len()));
+        results.push(r);
+    }
+    Ok(Report {
+        sqlite_version: sqlite_version().to_string(),
+        target: spec.to_string(),
+        kind: "simulated",
+        counts_from: format!(
+            "{} ({}); SQLite ran for real in {}, its recorded file operations were replayed in virtual time; tx/s and latencies are device time only",
+            sim_adapter::model_label(fs),
+            profile.name,
+            scratch.display()
+        ),
+        filesystem: Some(fs.label()),
+        baseline: None,
+        workload: wl.clone(),
+        notes: vec![if fs.kind == flashlab_lab::fs::FsKind::Plain {
+            "flushes = recorded xSync calls + directory syncs of deletes + one for the final writeback; bytes = the 4 KiB blocks dirtied between syncs".into()
+        } else {
+            format!(
+                "each xSync is an fsync on the simulated {}: data blocks, then the filesystem's own writes (journal commit or node blocks) and flushes; the difference from the vfs columns is the filesystem's",
+                fs.kind.name()
+            )
+        }],
+        configs: results,
+    })
+}

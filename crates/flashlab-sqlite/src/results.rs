@@ -1,0 +1,442 @@
+//! Results of `flashlab sqlite`: per configuration, throughput, commit latency percentiles, the
+//! SQLite-level operations the VFS recorded, and what reached the device (kernel counters or
+//! the simulated device's); the terminal table and the JSON document.
+
+use crate::config::{JournalMode, SyncMode, Workload};
+use crate::vfs_recorder::{Event, Mark};
+use flashlab_measure::LatencyHistogram;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// Commit latency summary (ns), percentiles by fio's rule over fio's log-linear buckets.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Latency {
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub mean_ns: f64,
+    pub max_ns: u64,
+}
+
+impl Latency {
+    pub fn of(samples: &[u64]) -> Latency {
+        let mut h = LatencyHistogram::new();
+        for &s in samples {
+            h.record(s);
+        }
+        if h.is_empty() {
+            return Latency::default();
+        }
+        Latency {
+            p50_ns: h.percentile(50.0),
+            p90_ns: h.percentile(90.0),
+            p99_ns: h.percentile(99.0),
+            mean_ns: h.mean(),
+            max_ns: h.max(),
+        }
+    }
+}
+
+/// The file operations SQLite asked the VFS for in the measured interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct VfsCounts {
+    pub opens: u64,
+    pub writes: u64,
+    pub write_bytes: u64,
+    pub syncs: u64,
+    pub truncates: u64,
+    pub deletes: u64,
+    /// Deletes with SQLite's syncDir flag (a directory fsync).
+    pub deletes_sync_dir: u64,
+    /// WAL-index regions mapped (the -shm file, written through mmap, never through xWrite).
+    pub shm_maps: u64,
+    /// Writebacks of everything the workload made (the one ending the interval is counted).
+    pub writeback_all: u64,
+}
+
+impl VfsCounts {
+    /// Count the events between the measure marks.
+    pub fn measured(events: &[Event]) -> VfsCounts {
+        let mut c = VfsCounts::default();
+        let mut on = false;
+        for e in events {
+            match e {
+                Event::Mark(Mark::MeasureStart) => on = true,
+                Event::Mark(Mark::MeasureEnd) => on = false,
+                _ if !on => {}
+                Event::Open { .. } => c.opens += 1,
+                Event::Write { len, .. } => {
+                    c.writes += 1;
+                    c.write_bytes += len;
+                }
+                Event::Sync { .. } => c.syncs += 1,
+                Event::Truncate { .. } => c.truncates += 1,
+                Event::Delete { sync_dir, .. } => {
+                    c.deletes += 1;
+                    c.deletes_sync_dir += *sync_dir as u64;
+                }
+                Event::ShmMap { .. } => c.shm_maps += 1,
+                Event::Mark(Mark::WritebackAll) => c.writeback_all += 1,
+                Event::Close { .. } | Event::Mark(_) => {}
+            }
+        }
+        c
+    }
+}
+
+/// What reached the device in the measured interval.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct DeviceCounts {
+    pub write_requests: u64,
+    pub write_bytes: u64,
+    /// `None` where the kernel does not report flushes.
+    pub flushes: Option<u64>,
+    pub discards: Option<u64>,
+    /// Simulated devices only: bytes programmed to NAND (host data, GC copies, padding).
+    pub nand_write_bytes: Option<u64>,
+    /// Simulated devices only: NAND units programmed per host unit written.
+    pub waf: Option<f64>,
+}
+
+/// The device's activity over an idle interval measured before the runs.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Baseline {
+    pub seconds: f64,
+    pub write_requests: u64,
+    pub write_bytes: u64,
+    pub flushes: Option<u64>,
+}
+
+/// Per-transaction figures, derived from the counts above.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct PerTx {
+    pub vfs_writes: f64,
+    pub vfs_write_bytes: f64,
+    pub vfs_syncs: f64,
+    pub device_write_requests: Option<f64>,
+    pub device_write_bytes: Option<f64>,
+    pub device_flushes: Option<f64>,
+    pub device_discards: Option<f64>,
+    /// Device bytes written / row bytes.
+    pub amplification: Option<f64>,
+    pub nand_write_bytes: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfigResult {
+    pub journal_mode: JournalMode,
+    pub synchronous: SyncMode,
+    pub transactions: u64,
+    /// Row bytes each transaction writes (batch × row bytes).
+    pub row_bytes_per_tx: u64,
+    /// "wall" on real targets, "virtual" (device time only) on simulated ones.
+    pub time: &'static str,
+    /// `None` when the transactions took no time (simulated synchronous=OFF: nothing reaches
+    /// the device before the final writeback).
+    pub tx_per_s: Option<f64>,
+    pub latency: Latency,
+    /// Length of the measured interval (syncfs to syncfs), seconds.
+    pub measured_s: f64,
+    pub vfs: VfsCounts,
+    pub device: Option<DeviceCounts>,
+    /// On a real device: what the idle baseline predicts for this interval's length.
+    pub background_expected: Option<Baseline>,
+    pub per_tx: PerTx,
+    pub integrity_check: String,
+}
+
+impl ConfigResult {
+    /// Derive the per-transaction figures.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        wl: &Workload,
+        mode: JournalMode,
+        sync: SyncMode,
+        time: &'static str,
+        latencies_ns: &[u64],
+        tx_span_ns: u64,
+        measured_s: f64,
+        vfs: VfsCounts,
+        device: Option<DeviceCounts>,
+        baseline: Option<&Baseline>,
+        integrity_check: String,
+    ) -> ConfigResult {
+        let n = wl.transactions as f64;
+        let row_bytes_per_tx = wl.batch * wl.row_bytes as u64;
+        let per = |x: u64| x as f64 / n;
+        let per_tx = PerTx {
+            vfs_writes: per(vfs.writes),
+            vfs_write_bytes: per(vfs.write_bytes),
+            vfs_syncs: per(vfs.syncs),
+            device_write_requests: device.map(|d| per(d.write_requests)),
+            device_write_bytes: device.map(|d| per(d.write_bytes)),
+            device_flushes: device.and_then(|d| d.flushes.map(per)),
+            device_discards: device.and_then(|d| d.discards.map(per)),
+            amplification: device.map(|d| per(d.write_bytes) / row_bytes_per_tx as f64),
+            nand_write_bytes: device.and_then(|d| d.nand_write_bytes.map(per)),
+        };
+        let background_expected = baseline.filter(|b| b.seconds > 0.0).map(|b| {
+            let k = measured_s / b.seconds;
+            Baseline {
+                seconds: measured_s,
+                write_requests: (b.write_requests as f64 * k).round() as u64,
+                write_bytes: (b.write_bytes as f64 * k).round() as u64,
+                flushes: b.flushes.map(|f| (f as f64 * k).round() as u64),
+            }
+        });
+        let tx_per_s = if tx_span_ns > 0 { Some(n / (tx_span_ns as f64 / 1e9)) } else { None };
+        ConfigResult {
+            journal_mode: mode,
+            synchronous: sync,
+            transactions: wl.transactions,
+            row_bytes_per_tx,
+            time,
+            tx_per_s,
+            latency: Latency::of(latencies_ns),
+            measured_s,
+            vfs,
+            device,
+            background_expected,
+            per_tx,
+            integrity_check,
+        }
+    }
+}
+
+/// One `flashlab sqlite` run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub sqlite_version: String,
+    pub target: String,
+    /// "directory" or "simulated".
+    pub kind: &'static str,
+    /// Where the device counts come from, in words.
+    pub counts_from: String,
+    pub filesystem: Option<String>,
+    pub baseline: Option<Baseline>,
+    pub workload: Workload,
+    pub notes: Vec<String>,
+    pub configs: Vec<ConfigResult>,
+}
+
+fn ms(ns: u64) -> String {
+    let v = ns as f64 / 1e6;
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn num(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(num).unwrap_or_else(|| "-".into())
+}
+
+/// Lay out rows as right-aligned columns (the first two left-aligned).
+fn columns(rows: &[Vec<String>]) -> String {
+    let ncol = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    let widths: Vec<usize> =
+        (0..ncol).map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).max().unwrap_or(0)).collect();
+    let mut s = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate() {
+            let pad = widths[i] - c.chars().count();
+            if i < 2 {
+                line.push_str(c);
+                line.push_str(&" ".repeat(pad + 2));
+            } else {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(c);
+                line.push_str("  ");
+            }
+        }
+        s.push_str(line.trim_end());
+        s.push('\n');
+    }
+    s
+}
+
+/// The terminal table: a header, one row per configuration, notes.
+pub fn render_table(r: &Report) -> String {
+    let w = &r.workload;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "flashlab sqlite: SQLite {} (bundled), {} {} transaction(s) of {} row(s) x {} bytes per configuration",
+        r.sqlite_version, w.transactions, w.shape, w.batch, w.row_bytes
+    );
+    let _ = writeln!(s, "target: {}{}", r.target, r.filesystem.as_ref().map(|f| format!(" ({f})")).unwrap_or_default());
+    let _ = writeln!(s, "device counts: {}", r.counts_from);
+    if let Some(b) = &r.baseline {
+        let f = b.flushes.map(|f| format!(", {:.1} flushes/s", f as f64 / b.seconds)).unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "idle baseline ({:.1} s before the runs): {:.1} writes/s, {:.1} KiB/s{f}; other activity on the device is counted in every row",
+            b.seconds,
+            b.write_requests as f64 / b.seconds,
+            b.write_bytes as f64 / 1024.0 / b.seconds
+        );
+    }
+    let sim = r.kind == "simulated";
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut head: Vec<String> = [
+        "mode",
+        "sync",
+        "tx/s",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "vfs sync/tx",
+        "vfs wr/tx",
+        "vfs KiB/tx",
+        "dev wr/tx",
+        "dev KiB/tx",
+        "dev flush/tx",
+        "dev trim/tx",
+        "amp",
+    ]
+    .map(String::from)
+    .to_vec();
+    if sim {
+        head.extend(["NAND KiB/tx", "WAF"].map(String::from));
+    }
+    rows.push(head);
+    for c in &r.configs {
+        let p = &c.per_tx;
+        let mut row = vec![
+            c.journal_mode.to_string(),
+            c.synchronous.to_string(),
+            opt(c.tx_per_s),
+            ms(c.latency.p50_ns),
+            ms(c.latency.p90_ns),
+            ms(c.latency.p99_ns),
+            num(p.vfs_syncs),
+            num(p.vfs_writes),
+            num(p.vfs_write_bytes / 1024.0),
+            opt(p.device_write_requests),
+            opt(p.device_write_bytes.map(|b| b / 1024.0)),
+            opt(p.device_flushes),
+            opt(p.device_discards),
+            opt(p.amplification),
+        ];
+        if sim {
+            row.push(opt(p.nand_write_bytes.map(|b| b / 1024.0)));
+            row.push(opt(c.device.and_then(|d| d.waf)));
+        }
+        rows.push(row);
+    }
+    s.push_str(&columns(&rows));
+    let _ = writeln!(
+        s,
+        "vfs = what SQLite asked the VFS for; dev = what reached the device; amp = device bytes / row bytes"
+    );
+    for n in &r.notes {
+        let _ = writeln!(s, "note: {n}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vfs_recorder::FileKind;
+
+    #[test]
+    fn counts_only_the_measured_interval() {
+        let ev = vec![
+            Event::Write { file: 0, off: 0, len: 10 },
+            Event::Mark(Mark::MeasureStart),
+            Event::Open { file: 1, path: None, kind: FileKind::Other },
+            Event::Write { file: 0, off: 0, len: 4096 },
+            Event::Write { file: 0, off: 4096, len: 100 },
+            Event::Sync { file: 0, flags: 2 },
+            Event::Delete { path: "x".into(), sync_dir: true },
+            Event::Mark(Mark::WritebackAll),
+            Event::Mark(Mark::MeasureEnd),
+            Event::Sync { file: 0, flags: 2 },
+        ];
+        let c = VfsCounts::measured(&ev);
+        assert_eq!(
+            c,
+            VfsCounts {
+                opens: 1,
+                writes: 2,
+                write_bytes: 4196,
+                syncs: 1,
+                deletes: 1,
+                deletes_sync_dir: 1,
+                writeback_all: 1,
+                ..VfsCounts::default()
+            }
+        );
+    }
+
+    #[test]
+    fn table_header_matches_rows() {
+        let wl =
+            Workload::new(vec![JournalMode::Wal], vec![SyncMode::Full], 4, 1, crate::Shape::Insert, 100, 1).unwrap();
+        let dev = DeviceCounts {
+            write_requests: 8,
+            write_bytes: 8192,
+            flushes: Some(4),
+            discards: Some(0),
+            nand_write_bytes: Some(16384),
+            waf: Some(2.0),
+        };
+        for kind in ["directory", "simulated"] {
+            let c = ConfigResult::new(
+                &wl,
+                JournalMode::Wal,
+                SyncMode::Full,
+                "wall",
+                &[1_000_000; 4],
+                4_000_000,
+                0.004,
+                VfsCounts { writes: 4, syncs: 4, ..VfsCounts::default() },
+                Some(dev),
+                None,
+                "ok".into(),
+            );
+            assert_eq!(c.per_tx.amplification, Some(2048.0 / 100.0));
+            assert_eq!(c.tx_per_s, Some(1000.0));
+            let r = Report {
+                sqlite_version: "3".into(),
+                target: "t".into(),
+                kind,
+                counts_from: "x".into(),
+                filesystem: None,
+                baseline: None,
+                workload: wl.clone(),
+                notes: vec![],
+                configs: vec![c],
+            };
+            let text = render_table(&r);
+            let lines: Vec<&str> = text.lines().collect();
+            let head = lines.iter().position(|l| l.starts_with("mode")).unwrap();
+            let words = |l: &str| l.split("  ").filter(|w| !w.trim().is_empty()).count();
+            assert_eq!(words(lines[head]), words(lines[head + 1]), "{kind}:\n{text}");
+        }
+    }
+
+    #[test]
+    fn latency_percentiles() {
+        let v: Vec<u64> = (1..=100).map(|i| i * 1000).collect();
+        let l = Latency::of(&v);
+        assert!(l.p50_ns >= 49_000 && l.p50_ns <= 51_000, "{l:?}");
+        assert!(l.p99_ns >= 98_000 && l.p99_ns <= 100_000, "{l:?}");
+        assert_eq!(Latency::of(&[]).p50_ns, 0);
+    }
+}

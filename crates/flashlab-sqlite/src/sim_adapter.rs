@@ -1,0 +1,91 @@
+//! Every call flashlab-sqlite makes into the simulated system (`flashlab_lab::system::SimSystem`)
+//! is in this file.
+//!
+//! The replay runs on the simulated filesystem the profile names (its `[system]` table) or the
+//! one `--fs` asks for: on the ext4 model an fsync also commits the journal (journal blocks,
+//! commit block, flushes: "journaling of journal"), on the F2FS model it writes node blocks;
+//! on `plain` it costs the file's data blocks and one flush. [`model_label`] says which.
+
+use crate::error::Error;
+use flashlab_lab::fs::{FileId, FsConfig};
+use flashlab_lab::system::SimSystem;
+use flashsim::{Counters, Ns, Op, Profile};
+use std::collections::HashMap;
+
+/// How the output labels numbers from this adapter.
+pub fn model_label(fs: &FsConfig) -> String {
+    format!("model: simulated device under flashlab's simulated {} filesystem", fs.label())
+}
+
+/// A fresh simulated system and its virtual clock.
+pub struct SimAdapter {
+    sys: SimSystem,
+    ids: HashMap<String, FileId>,
+}
+
+impl SimAdapter {
+    pub fn new(profile: &Profile, seed: u64, fs: FsConfig) -> SimAdapter {
+        SimAdapter { sys: SimSystem::with_fs(profile, seed, fs), ids: HashMap::new() }
+    }
+
+    pub fn profile_name(&self) -> &str {
+        &self.sys.dev.profile().name
+    }
+
+    /// Virtual time now (ns).
+    pub fn now(&self) -> Ns {
+        self.sys.now
+    }
+
+    pub fn counters(&self) -> Counters {
+        self.sys.dev.counters()
+    }
+
+    /// Allocate a file of `size` bytes (whole blocks) without writing it.
+    pub fn create(&mut self, name: &str, size: u64) -> Result<(), Error> {
+        let id = self.sys.create(name, size).map_err(|e| Error::Sim(e.to_string()))?;
+        self.ids.insert(name.to_string(), id);
+        Ok(())
+    }
+
+    fn id(&self, name: &str) -> Result<FileId, Error> {
+        self.ids.get(name).copied().ok_or_else(|| Error::Sim(format!("no simulated file '{name}'")))
+    }
+
+    /// Write the file ranges `runs` (offset, length), all submitted now (the page cache's
+    /// writeback queues them together); the clock moves to when the last completes.
+    pub fn write_runs(&mut self, name: &str, runs: &[(u64, u64)]) -> Result<(), Error> {
+        let id = self.id(name)?;
+        let t = self.sys.now;
+        let mut done = t;
+        for &(off, len) in runs {
+            let c = self
+                .sys
+                .io(t, id, Op::Write, off, len)
+                .map_err(|e| Error::Sim(format!("write {name} [{off}, +{len}): {e}")))?;
+            done = done.max(c.done);
+        }
+        self.sys.now = done;
+        Ok(())
+    }
+
+    /// fsync `name` (its journal commit or node write and the cache flush), or with no file
+    /// (a directory sync) commit what the filesystem holds and flush.
+    pub fn fsync(&mut self, name: Option<&str>) -> Result<(), Error> {
+        match name {
+            Some(n) if self.ids.contains_key(n) => {
+                let id = self.id(n)?;
+                let done = self.sys.fsync(self.sys.now, id).map_err(|e| Error::Sim(format!("fsync {n}: {e}")))?;
+                self.sys.now = self.sys.now.max(done);
+                Ok(())
+            }
+            _ => self.sys.sync().map_err(|e| Error::Sim(format!("sync: {e}"))),
+        }
+    }
+
+    /// Delete a file (trimmed if the filesystem is mounted with discard).
+    pub fn delete(&mut self, name: &str) -> Result<(), Error> {
+        self.ids.remove(name);
+        self.sys.delete(name).map_err(|e| Error::Sim(format!("delete {name}: {e}")))
+    }
+}

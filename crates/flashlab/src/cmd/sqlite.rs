@@ -1,0 +1,49 @@
+//! `flashlab sqlite`: parse the options, run the SQLite workload (flashlab-sqlite), print the
+//! table and write the JSON.
+
+use crate::cli::SqliteArgs;
+use crate::report::output::write_atomic;
+use flashlab_sqlite::config::{parse_modes, parse_shape, parse_syncs};
+use flashlab_sqlite::{RunOptions, Target, Workload};
+use std::time::Duration;
+
+pub fn sqlite(a: &SqliteArgs) -> Result<(), String> {
+    let e = |e: flashlab_sqlite::Error| e.to_string();
+    let wl = Workload::new(
+        parse_modes(&a.modes).map_err(e)?,
+        parse_syncs(&a.sync).map_err(e)?,
+        a.transactions,
+        a.batch,
+        parse_shape(&a.shape).map_err(e)?,
+        a.row_bytes,
+        a.seed,
+    )
+    .map_err(e)?;
+    if !a.baseline.is_finite() || !(0.0..=3600.0).contains(&a.baseline) {
+        return Err(format!("--baseline: {} is not 0 to 3600 seconds", a.baseline));
+    }
+    let target = if a.target.starts_with("sim:") {
+        let profile = crate::target::sim_profile(&a.target).map_err(|m| format!("--target: {m}"))?;
+        let fs = super::fs_config(a.fs.as_deref(), a.discard, &profile, &a.target)?;
+        Target::Sim { spec: a.target.clone(), profile: Box::new(profile), seed: a.seed, fs }
+    } else {
+        let serve = a.target == "serve" || a.target.starts_with("serve:");
+        if serve && !std::path::Path::new(&a.target).is_dir() {
+            return Err(format!(
+                "--target {}: serve devices are not supported by flashlab sqlite yet; give a directory or sim:PROFILE",
+                a.target
+            ));
+        }
+        Target::Dir(a.target.clone().into())
+    };
+    let opts = RunOptions { baseline: Duration::from_secs_f64(a.baseline) };
+    let report = flashlab_sqlite::run(&target, &wl, &opts, &mut |line| eprintln!("  {line}")).map_err(e)?;
+    print!("{}", flashlab_sqlite::render_table(&report));
+    if let Some(path) = &a.json {
+        let mut s =
+            serde_json::to_string_pretty(&report).map_err(|e| format!("cannot write the results as JSON: {e}"))?;
+        s.push('\n');
+        write_atomic(path, s.as_bytes())?;
+    }
+    Ok(())
+}
