@@ -26,6 +26,10 @@ pub struct Counters {
     /// Translation pages read and written back by a DRAM-less controller's mapping cache.
     pub map_page_reads: u64,
     pub map_page_writes: u64,
+    /// Host units programmed in SLC mode (the SLC write cache), and units folded from it into
+    /// the main (TLC) area in idle time.
+    pub slc_units_written: u64,
+    pub slc_units_folded: u64,
     pub gc_victims_foreground: u64,
     pub gc_victims_background: u64,
     pub erases: u64,
@@ -59,6 +63,8 @@ impl Counters {
             gc_units_copied: self.gc_units_copied - earlier.gc_units_copied,
             map_page_reads: self.map_page_reads - earlier.map_page_reads,
             map_page_writes: self.map_page_writes - earlier.map_page_writes,
+            slc_units_written: self.slc_units_written - earlier.slc_units_written,
+            slc_units_folded: self.slc_units_folded - earlier.slc_units_folded,
             gc_victims_foreground: self.gc_victims_foreground - earlier.gc_victims_foreground,
             gc_victims_background: self.gc_victims_background - earlier.gc_victims_background,
             erases: self.erases - earlier.erases,
@@ -82,5 +88,7 @@ pub struct DeviceState {
     pub valid_units: u64,
     pub logical_units: u64,
     pub physical_units: u64,
+    /// Host units in the SLC write cache not yet folded (0 without a cache).
+    pub slc_cached_units: u64,
     pub wear: Wear,
 }

@@ -138,6 +138,10 @@ pub struct Ftl {
     greedy: bool,
     /// The SRAM mapping cache of a DRAM-less controller; `None`: the whole table is in DRAM.
     map: Option<MapCache>,
+    /// SLC write cache: host units it holds at most, holds now, and its program time.
+    slc_capacity: u64,
+    slc_used: u64,
+    slc_prog: Ns,
     pub counters: Counters,
 }
 
@@ -184,7 +188,13 @@ impl Ftl {
             bg_target: f.bg_gc_target_free_blocks as usize,
             in_gc: false,
             greedy: f.gc_policy == crate::profile::GcPolicy::Greedy,
-            map: (f.map_cache_kib > 0).then(|| MapCache::new(logical, f.map_cache_kib / 4)),
+            map: (f.map_cache_kib > 0).then(|| {
+                let t_prog = if f.slc_cache_mib > 0 { f.slc_t_prog_us } else { profile.nand.t_prog_us };
+                MapCache::new(logical, f.map_cache_kib / 4, crate::nand::us(t_prog))
+            }),
+            slc_capacity: u64::from(f.slc_cache_mib) * 256,
+            slc_used: 0,
+            slc_prog: crate::nand::us(f.slc_t_prog_us),
             counters: Counters::default(),
         }
     }
@@ -371,8 +381,15 @@ impl Ftl {
             );
             die = if die + 1 == self.geo.dies { 0 } else { die + 1 };
         };
-        let done = self.nand.program(die, start);
         let upp = self.geo.units_per_page;
+        // Host pages go to the SLC cache while it has room: a faster program.
+        let done = if op < self.host_streams as usize && self.slc_used + u64::from(upp) <= self.slc_capacity {
+            self.slc_used += u64::from(upp);
+            self.counters.slc_units_written += u64::from(upp);
+            self.nand.program_for(die, start, self.slc_prog)
+        } else {
+            self.nand.program(die, start)
+        };
         self.counters.nand_page_programs += 1;
         self.counters.nand_units_programmed += u64::from(upp);
         let base = block * self.geo.units_per_block + page * upp;
@@ -593,6 +610,33 @@ impl Ftl {
                 }
             }
         }
+        self.fold_slc(from, until);
+    }
+
+    /// Idle time: fold the SLC cache into the main area, a page at a time on each die whose
+    /// NAND is free before `until`: read it, program it in the main (TLC) mode. The data keeps
+    /// its mapping (the cache is accounted in capacity and time, not as separate blocks).
+    fn fold_slc(&mut self, from: Ns, until: Ns) {
+        let upp = u64::from(self.geo.units_per_page);
+        let mut die = 0;
+        let mut idle_dies = 0;
+        while self.slc_used > 0 && idle_dies < self.geo.dies {
+            let t = self.nand.die_free_at(die).max(from);
+            if t >= until {
+                idle_dies += 1;
+            } else {
+                idle_dies = 0;
+                let r = self.nand.read(die, t, self.geo.units_per_page);
+                self.nand.program(die, r);
+                let n = upp.min(self.slc_used);
+                self.slc_used -= n;
+                self.counters.slc_units_folded += n;
+                self.counters.nand_page_reads += 1;
+                self.counters.nand_page_programs += 1;
+                self.counters.nand_units_programmed += upp;
+            }
+            die = if die + 1 == self.geo.dies { 0 } else { die + 1 };
+        }
     }
 
     pub fn state(&self) -> DeviceState {
@@ -609,6 +653,7 @@ impl Ftl {
             valid_units: self.valid.iter().map(|&v| u64::from(v)).sum(),
             logical_units: u64::from(self.logical_units),
             physical_units: self.geo.physical_units(),
+            slc_cached_units: self.slc_used,
             wear: Wear { min_erases: min, max_erases: max, mean_erases: sum as f64 / n },
         }
     }

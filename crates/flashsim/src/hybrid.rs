@@ -620,6 +620,7 @@ impl HybridFtl {
             valid_units: live + logged,
             logical_units: u64::from(self.logical_units),
             physical_units: self.geo.physical_units(),
+            slc_cached_units: 0,
             wear: Wear { min_erases: min, max_erases: max, mean_erases: sum as f64 / n },
         }
     }

@@ -5,6 +5,7 @@
 //! making room evicts the least recently used page (CLOCK), and a dirty one (an entry changed
 //! by a write or trim) is programmed back first.
 //!
+//! Translation pages are programmed in SLC mode where the device has an SLC cache.
 //! Simplifications, stated: translation pages are read and written on die `tpage % dies`
 //! without taking space in the data blocks (their own garbage collection is not modelled), and
 //! the mapping updates of garbage-collection copies are batched by the controller and cost
@@ -26,13 +27,15 @@ pub struct MapCache {
     dirty: Vec<bool>,
     referenced: Vec<bool>,
     hand: usize,
+    /// Program time of a translation page (SLC mode where the device has an SLC cache).
+    t_prog: Ns,
     pub misses: u64,
     pub writebacks: u64,
 }
 
 impl MapCache {
     /// A cache of `slots` translation pages for `logical_units` mapping entries.
-    pub fn new(logical_units: u32, slots: u32) -> MapCache {
+    pub fn new(logical_units: u32, slots: u32, t_prog: Ns) -> MapCache {
         let tpages = logical_units.div_ceil(ENTRIES_PER_TPAGE) as usize;
         let slots = (slots.max(1) as usize).min(tpages.max(1));
         MapCache {
@@ -41,6 +44,7 @@ impl MapCache {
             dirty: vec![false; slots],
             referenced: vec![false; slots],
             hand: 0,
+            t_prog,
             misses: 0,
             writebacks: 0,
         }
@@ -73,7 +77,7 @@ impl MapCache {
         let mut written = 0;
         if old != NIL {
             if self.dirty[s] {
-                nand.program(old % dies, at);
+                nand.program_for(old % dies, at, self.t_prog);
                 self.writebacks += 1;
                 written = 1;
             }

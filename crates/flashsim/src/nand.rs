@@ -195,10 +195,16 @@ impl Nand {
     /// Move a full page into `die` and program it; returns when the program completes.
     #[inline]
     pub fn program(&mut self, die: u32, at: Ns) -> Ns {
+        self.program_for(die, at, self.timing.t_prog)
+    }
+
+    /// [`Nand::program`] with a program time of `t_prog` (an SLC-mode program of TLC NAND).
+    #[inline]
+    pub fn program_for(&mut self, die: u32, at: Ns, t_prog: Ns) -> Ns {
         let ready = at.max(self.die_free_at(die));
         let (ch, lane) = self.channel_lane(die);
         let loaded = self.channels[ch].book(lane, ready, u64::from(self.geo.units_per_page) * self.timing.unit_xfer);
-        self.dies[die as usize].run(loaded, self.timing.t_prog).1
+        self.dies[die as usize].run(loaded, t_prog).1
     }
 
     /// Erase a block on `die`; returns when it completes.

@@ -142,6 +142,14 @@ pub struct FtlConfig {
     /// mapping table (DFTL); 0 (default) keeps the whole table in DRAM.
     #[serde(default)]
     pub map_cache_kib: u32,
+    /// SLC write cache (UFS WriteBooster, Samsung TurboWrite): MiB of host data programmed in
+    /// SLC mode (`slc_t_prog_us`) before writes fall back to the main mode (`nand.t_prog_us`);
+    /// folded into the main area in idle time. 0 (default): none.
+    #[serde(default)]
+    pub slc_cache_mib: u32,
+    /// Program time of a page in SLC mode.
+    #[serde(default)]
+    pub slc_t_prog_us: f64,
     /// Spare factor (physical - logical) / physical. The logical capacity is the physical
     /// capacity times (1 - spare_factor), rounded down to whole mapping units.
     pub spare_factor: f64,
@@ -432,6 +440,20 @@ impl Profile {
             }
         } else if f.log_blocks != 0 {
             return Err(err("ftl.log_blocks", "only a hybrid FTL (mapping = \"hybrid\") has log blocks".into()));
+        }
+        if f.slc_cache_mib != 0 {
+            if f.mapping == MappingKind::Hybrid {
+                return Err(err("ftl.slc_cache_mib", "the SLC cache is modelled for page mapping only".into()));
+            }
+            if !(f.slc_t_prog_us.is_finite() && f.slc_t_prog_us > 0.0 && f.slc_t_prog_us <= n.t_prog_us) {
+                return Err(err(
+                    "ftl.slc_t_prog_us",
+                    format!("must be in (0, nand.t_prog_us = {}], got {}", n.t_prog_us, f.slc_t_prog_us),
+                ));
+            }
+            if u64::from(f.slc_cache_mib) * 256 > total_units / 2 {
+                return Err(err("ftl.slc_cache_mib", "larger than half the device".into()));
+            }
         }
         if f.map_cache_kib != 0 && (f.map_cache_kib < 4 || f.map_cache_kib > 1 << 20) {
             return Err(err("ftl.map_cache_kib", format!("must be 0 or 4..=1048576 KiB, got {}", f.map_cache_kib)));
