@@ -117,7 +117,7 @@ impl Server {
         let dev = Device::new(&opts.profile, opts.seed);
         let capacity = dev.logical_bytes();
         let size = opts.size.unwrap_or(capacity);
-        if size == 0 || size % 4096 != 0 || size > capacity {
+        if size == 0 || !size.is_multiple_of(4096) || size > capacity {
             return Err(ServeError::Options(format!(
                 "--size {size}: must be a multiple of 4096 bytes between 4 KiB and the device's capacity ({capacity} bytes for profile {})",
                 opts.profile.name
@@ -206,9 +206,9 @@ impl Server {
 
     /// Ordered shutdown: detach the loop device (refused while it is busy), unmount FUSE.
     /// Returns the final statistics.
-    pub fn stop(mut self) -> Result<Snapshot, (Server, ServeError)> {
+    pub fn stop(mut self) -> Result<Snapshot, Box<(Server, ServeError)>> {
         if let Err(e) = self.detach() {
-            return Err((self, e));
+            return Err(Box::new((self, e)));
         }
         self.unmount();
         Ok(self.dev.snapshot())

@@ -27,7 +27,8 @@ pub fn serve_until_signal(server: Server, say: &dyn Fn(&str)) -> std::io::Result
     loop {
         match server.stop() {
             Ok(s) => return Ok(Ending::Clean(s)),
-            Err((back, e)) => {
+            Err(b) => {
+                let (back, e) = *b;
                 server = back;
                 if !told {
                     if let ServeError::Busy { .. } = e {

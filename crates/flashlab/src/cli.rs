@@ -34,6 +34,9 @@ pub enum Command {
     /// Inspect this system's (or a captured tree's) flash storage: fullness, TRIM, mount
     /// options, device class and health, FUSE layers; say what slows it and how to fix it.
     Doctor(DoctorArgs),
+    /// Expose a simulated device as a file in a FUSE mount (and a loop block device with
+    /// --attach), answering each request when the model says it completes.
+    Serve(ServeArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -204,4 +207,37 @@ pub struct DoctorArgs {
     /// Print the report as JSON on standard output.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The device: `sim:PROFILE` (a built-in profile name or a profile TOML file).
+    #[arg(long, default_value = "sim:toy")]
+    pub target: String,
+    /// Bytes exposed (suffixes as elsewhere, binary); at most, and by default, the profile's
+    /// logical capacity.
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Simulated seconds per real second: 10 answers ten times sooner than the model says.
+    #[arg(long, default_value_t = 1.0, value_name = "X")]
+    pub time_scale: f64,
+    /// Keep the data in this file (created by flashlab) instead of memory.
+    #[arg(long, value_name = "FILE")]
+    pub backing: Option<PathBuf>,
+    /// Reuse an existing backing file (its contents are discarded).
+    #[arg(long)]
+    pub overwrite_backing: bool,
+    /// The write buffer is volatile: `echo powercut > DIR/.ctl` loses unflushed writes.
+    #[arg(long)]
+    pub volatile_cache: bool,
+    /// Also set up a loop block device over DIR/device and print its name.
+    #[arg(long)]
+    pub attach: bool,
+    /// FUSE worker threads (requests that can wait for their completion at once).
+    #[arg(long, default_value_t = 40)]
+    pub threads: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// An empty directory to mount on; the device appears as DIR/device.
+    pub dir: PathBuf,
 }
