@@ -7,6 +7,9 @@
 use flashsim::Ns;
 use std::time::{Duration, Instant};
 
+/// How long before a deadline the waiting thread stops sleeping and starts yielding.
+pub const SPIN: Duration = Duration::from_micros(30);
+
 #[derive(Debug, Clone, Copy)]
 pub struct SimClock {
     start: Instant,
@@ -40,13 +43,22 @@ impl SimClock {
         self.start + Duration::from_nanos((ns as f64 / self.scale) as u64)
     }
 
-    /// Sleep the calling thread until virtual time `ns` (returns at once if it has passed).
+    /// Wait until virtual time `ns` (returns at once if it has passed): sleep until
+    /// [`SPIN`] before the deadline, then yield the CPU in a loop until it. A plain sleep wakes
+    /// 10-20 µs late on a busy machine (timer expiry plus scheduling), which would add to every
+    /// modeled latency; the spin costs at most [`SPIN`] of CPU per request.
     pub fn sleep_until(&self, ns: Ns) {
         let deadline = self.real_at(ns);
         let now = Instant::now();
-        if deadline > now {
+        if deadline <= now {
+            return;
+        }
+        if deadline - now > SPIN {
             precise_timers();
-            std::thread::sleep(deadline - now);
+            std::thread::sleep(deadline - now - SPIN);
+        }
+        while Instant::now() < deadline {
+            std::thread::yield_now();
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::stats::{Kind, Latencies, PowerStats, Snapshot};
 use crate::store::Store;
 use flashsim::{Device, Ns, Op, Request, SECTOR};
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -34,6 +34,8 @@ pub struct ServedDevice {
     latencies: Mutex<Latencies>,
     in_flight: AtomicU64,
     max_in_flight: AtomicU64,
+    /// Powered off (after `power_off`): every request fails with EIO until `power_on`.
+    off: AtomicBool,
 }
 
 fn einval() -> io::Error {
@@ -69,6 +71,7 @@ impl ServedDevice {
             latencies: Mutex::new(Latencies::default()),
             in_flight: AtomicU64::new(0),
             max_in_flight: AtomicU64::new(0),
+            off: AtomicBool::new(false),
         }
     }
 
@@ -83,6 +86,9 @@ impl ServedDevice {
     /// Submit under the lock with `f` doing the data part; returns the completion time.
     fn submit<T>(&self, req: &Request, f: impl FnOnce(&mut Inner) -> io::Result<T>) -> io::Result<(Ns, Ns, T)> {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if self.off.load(Ordering::Relaxed) {
+            return Err(io::Error::from_raw_os_error(libc::EIO));
+        }
         let now = self.clock.now().max(g.last);
         g.last = now;
         let c = g.dev.submit(now, req).map_err(|_| einval())?;
@@ -204,6 +210,27 @@ impl ServedDevice {
         Ok(cut)
     }
 
+    /// Lose power and stay off: like [`ServedDevice::power_cut`], then every request fails
+    /// with EIO until [`ServedDevice::power_on`] (so a filesystem above cannot write its
+    /// in-memory state back after the cut, as it could not on a real machine).
+    pub fn power_off(&self) -> io::Result<PowerCut> {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        self.off.store(true, Ordering::Relaxed);
+        let Inner { store, power, .. } = &mut *g;
+        let cut = power.power_cut(store)?;
+        g.power_cuts += 1;
+        g.lost_bytes += cut.lost_bytes;
+        Ok(cut)
+    }
+
+    pub fn power_on(&self) {
+        self.off.store(false, Ordering::Relaxed);
+    }
+
+    pub fn is_off(&self) -> bool {
+        self.off.load(Ordering::Relaxed)
+    }
+
     pub fn snapshot(&self) -> Snapshot {
         let latencies = self.latencies.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
@@ -227,6 +254,7 @@ impl ServedDevice {
                 at_risk_bytes: g.power.at_risk_bytes(),
                 power_cuts: g.power_cuts,
                 lost_bytes: g.lost_bytes,
+                powered_off: self.is_off(),
             },
             latencies,
         }
@@ -310,5 +338,19 @@ mod tests {
         d.read(0, &mut b).unwrap();
         assert!(b[..4096].iter().all(|&x| x == 1));
         assert!(b[4096..].iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn powered_off_fails_every_request_until_on() {
+        let d = served(1000.0, true);
+        d.write(0, &vec![1u8; 4096]).unwrap();
+        assert_eq!(d.power_off().unwrap().lost_bytes, 4096);
+        let mut b = vec![0u8; 4096];
+        assert_eq!(d.read(0, &mut b).unwrap_err().raw_os_error(), Some(libc::EIO));
+        assert_eq!(d.write(0, &b).unwrap_err().raw_os_error(), Some(libc::EIO));
+        assert_eq!(d.flush().unwrap_err().raw_os_error(), Some(libc::EIO));
+        d.power_on();
+        d.read(0, &mut b).unwrap();
+        assert!(b.iter().all(|&x| x == 0));
     }
 }

@@ -2,7 +2,8 @@
 //! - `device`: the simulated device (read, write, fsync = FLUSH, fallocate PUNCH_HOLE = TRIM,
 //!   ZERO_RANGE = write of zeros), opened in direct-I/O mode so no page cache sits in front.
 //! - `stats.json`: live statistics, regenerated at every open.
-//! - `.ctl`: control file; writing `powercut` to it simulates a power loss.
+//! - `.ctl`: control file; `powercut` simulates a power loss, `poweroff`/`poweron` a loss that
+//!   lasts until power comes back (requests fail with EIO meanwhile).
 
 use crate::device::ServedDevice;
 use fuser::{
@@ -107,9 +108,22 @@ impl ServeFs {
                 ));
                 Ok(())
             }
+            "poweroff" => {
+                let cut = self.dev.power_off().map_err(Errno::from)?;
+                (self.log)(&format!(
+                    "power off: lost {} bytes of unflushed writes; requests fail with EIO until poweron",
+                    cut.lost_bytes
+                ));
+                Ok(())
+            }
+            "poweron" => {
+                self.dev.power_on();
+                (self.log)("power on");
+                Ok(())
+            }
             "" => Ok(()),
             _ => {
-                (self.log)(&format!("{CTL_NAME}: unknown command '{cmd}' (known: powercut)"));
+                (self.log)(&format!("{CTL_NAME}: unknown command '{cmd}' (known: powercut, poweroff, poweron)"));
                 Err(Errno::EINVAL)
             }
         }

@@ -64,6 +64,8 @@ pub struct PowerStats {
     pub at_risk_bytes: u64,
     pub power_cuts: u64,
     pub lost_bytes: u64,
+    /// Off after `poweroff` (requests fail) until `poweron`.
+    pub powered_off: bool,
 }
 
 /// Everything the stats file shows, taken at one moment.
