@@ -70,7 +70,7 @@ impl ServeOptions {
             volatile_cache: false,
             attach: false,
             seed: 1,
-            threads: 40,
+            threads: fs::MAX_BACKGROUND as usize,
             dir,
         }
     }

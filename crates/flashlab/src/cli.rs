@@ -233,8 +233,9 @@ pub struct ServeArgs {
     /// Also set up a loop block device over DIR/device and print its name.
     #[arg(long)]
     pub attach: bool,
-    /// FUSE worker threads (requests that can wait for their completion at once).
-    #[arg(long, default_value_t = 40)]
+    /// FUSE worker threads (requests that can wait for their completion at once; the kernel
+    /// sends at most 64 asynchronous requests at a time).
+    #[arg(long, default_value_t = 64)]
     pub threads: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
