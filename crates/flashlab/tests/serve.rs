@@ -2,7 +2,8 @@
 //! ext4 on the attached loop device (mkfs, write, verify after a remount, fstrim counted by the
 //! device), a clean shutdown, twice in a row with nothing left behind (acceptance 1); and a
 //! server killed with SIGKILL makes I/O on the file and the loop device fail instead of hang
-//! (acceptance 5). A guard unmounts, detaches and kills whatever a failing test leaves.
+//! (acceptance 5). A SIGTERM while ext4 is mounted leaves the server serving until the
+//! unmount. A guard unmounts, detaches and kills whatever a failing test leaves.
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -98,11 +99,18 @@ impl Served {
         serde_json::from_slice(&std::fs::read(self.dir.join("stats.json")).unwrap()).unwrap()
     }
 
-    /// SIGTERM and wait (bounded) for the exit; returns the rest of its standard output.
-    fn stop(&mut self) -> String {
-        let mut child = self.child.take().unwrap();
+    fn signal(&self, sig: i32) {
         // SAFETY: kill on our own child's pid.
-        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        unsafe { libc::kill(self.child.as_ref().unwrap().id() as i32, sig) };
+    }
+
+    /// SIGTERM (unless `signalled` already) and wait (bounded) for the exit; returns the rest
+    /// of its standard output.
+    fn stop(&mut self, signalled: bool) -> String {
+        if !signalled {
+            self.signal(libc::SIGTERM);
+        }
+        let mut child = self.child.take().unwrap();
         let t = Instant::now();
         let status = loop {
             if let Some(st) = child.try_wait().unwrap() {
@@ -188,8 +196,18 @@ fn ext4_round(round: usize) {
     for (p, d) in files.iter().skip(1).step_by(2) {
         assert!(std::fs::read(p).unwrap() == *d, "{} differs after fstrim", p.display());
     }
+    let signalled = round == 0;
+    if signalled {
+        // Stopping while ext4 is still mounted on the loop device: the server must keep
+        // serving (and keep the loop device), then stop by itself once it is unmounted.
+        s.signal(libc::SIGTERM);
+        std::thread::sleep(Duration::from_millis(1500));
+        assert!(s.child.as_mut().unwrap().try_wait().unwrap().is_none(), "server quit with ext4 still mounted");
+        assert!(flashlab_serve::loopdev::backing_file(&dev).is_some(), "loop device detached while mounted");
+        assert!(std::fs::read(&files[1].0).unwrap() == files[1].1, "file unreadable while stopping");
+    }
     run("umount", &[&mnt]);
-    let tail = s.stop();
+    let tail = s.stop(signalled);
     assert!(tail.contains("stopped cleanly"), "{tail}");
     assert!(tail.contains("final report"), "{tail}");
     assert!(flashlab_serve::loopdev::backing_file(&dev).is_none_or(|f| f != s.dir.join("device")), "{dev} left bound");
