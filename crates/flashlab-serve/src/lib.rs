@@ -33,7 +33,7 @@ pub enum ServeError {
     Mount { dir: PathBuf, source: std::io::Error },
     #[error("{0}")]
     Loop(String),
-    #[error("{dev} is still in use ({}); unmount it first", holders.join(", "))]
+    #[error("{dev} is still in use ({})", holders.join(", "))]
     Busy { dev: String, holders: Vec<String> },
 }
 
@@ -147,7 +147,7 @@ impl Server {
             match loopdev::attach(&server.device_path()) {
                 Ok(d) => server.loopdev = Some(d),
                 Err(e) => {
-                    server.unmount();
+                    let _ = server.unmount();
                     return Err(ServeError::Loop(e));
                 }
             }
@@ -196,21 +196,51 @@ impl Server {
         Ok(())
     }
 
-    /// Unmount FUSE (lazily) and wait for the worker threads to finish. Returns once every
-    /// open file on the mount is closed.
-    pub fn unmount(&mut self) {
-        if let Some(s) = self.session.take() {
-            let _ = s.umount_and_join();
+    /// Unmount FUSE and wait for the worker threads to finish. Refused (`Busy`, nothing
+    /// changes) while a process still has a file of the mount open.
+    pub fn unmount(&mut self) -> Result<(), ServeError> {
+        let Some(session) = self.session.take() else { return Ok(()) };
+        if is_our_mount(&self.dir) {
+            let c = std::ffi::CString::new(self.dir.as_os_str().as_encoded_bytes()).map_err(|_| {
+                ServeError::Options(format!("mount directory {}: contains a NUL byte", self.dir.display()))
+            })?;
+            // SAFETY: umount2 on a NUL-terminated path.
+            if unsafe { libc::umount2(c.as_ptr(), 0) } != 0 {
+                let e = std::io::Error::last_os_error();
+                self.session = Some(session);
+                return Err(if e.raw_os_error() == Some(libc::EBUSY) {
+                    ServeError::Busy {
+                        dev: self.dir.display().to_string(),
+                        holders: vec![format!("a process has {} open", self.device_path().display())],
+                    }
+                } else {
+                    ServeError::Mount { dir: self.dir.clone(), source: e }
+                });
+            }
+        }
+        // Unmounted: the kernel ends the connection and the worker threads return.
+        let _ = session.join();
+        Ok(())
+    }
+
+    /// Detach the FUSE mount from the directory tree without waiting for its users (only our
+    /// own mount: its source is `flashlab-sim:...`).
+    fn lazy_unmount(&self) {
+        if !is_our_mount(&self.dir) {
+            return;
+        }
+        if let Ok(c) = std::ffi::CString::new(self.dir.as_os_str().as_encoded_bytes()) {
+            // SAFETY: umount2 on a NUL-terminated path.
+            unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
         }
     }
 
     /// Ordered shutdown: detach the loop device (refused while it is busy), unmount FUSE.
     /// Returns the final statistics.
     pub fn stop(mut self) -> Result<Snapshot, Box<(Server, ServeError)>> {
-        if let Err(e) = self.detach() {
+        if let Err(e) = self.detach().and_then(|()| self.unmount()) {
             return Err(Box::new((self, e)));
         }
-        self.unmount();
         Ok(self.dev.snapshot())
     }
 
@@ -221,7 +251,8 @@ impl Server {
             let _ = loopdev::detach(&d);
         }
         let snap = self.dev.snapshot();
-        // Dropping the session unmounts lazily without joining its threads.
+        self.lazy_unmount();
+        // Dropped without joining its threads: the process exit ends the connection.
         drop(self.session.take());
         snap
     }
@@ -232,6 +263,20 @@ impl Drop for Server {
         if let Some(d) = self.loopdev.take() {
             let _ = loopdev::detach(&d);
         }
-        drop(self.session.take());
+        if self.session.is_some() {
+            self.lazy_unmount();
+            drop(self.session.take());
+        }
     }
+}
+
+/// Whether `dir` is the mount point of a flashlab serve FUSE mount (source `flashlab-sim:...`).
+fn is_our_mount(dir: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string("/proc/self/mountinfo") else { return false };
+    let want = dir.to_string_lossy().replace(' ', "\\040");
+    text.lines().any(|l| {
+        let f: Vec<&str> = l.split(' ').collect();
+        let Some(dash) = f.iter().position(|x| *x == "-") else { return false };
+        f.get(4) == Some(&want.as_str()) && f.get(dash + 2).is_some_and(|src| src.starts_with("flashlab-sim:"))
+    })
 }

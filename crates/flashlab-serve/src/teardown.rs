@@ -1,7 +1,8 @@
 //! Teardown on Ctrl-C / SIGTERM, in order: detach the loop device, then unmount FUSE.
 //!
-//! If the loop device is still in use (a filesystem on it is mounted), the server says what
-//! holds it and keeps serving; it stops by itself as soon as the device is free. A second
+//! If the loop device is still in use (a filesystem on it is mounted), or a process has the
+//! FUSE file open, the server says what holds it and keeps serving; it stops by itself as soon
+//! as the device is free. A second
 //! signal forces the stop: the detach is deferred by the kernel until the last user closes the
 //! device, FUSE is unmounted lazily, and I/O still in flight fails once the process exits.
 
@@ -32,7 +33,9 @@ pub fn serve_until_signal(server: Server, say: &dyn Fn(&str)) -> std::io::Result
                 server = back;
                 if !told {
                     if let ServeError::Busy { .. } = e {
-                        say(&format!("{e}; the server stops once it is free (signal again to force)"));
+                        say(&format!(
+                            "{e}; unmount it / close it and the server stops by itself (signal again to force)"
+                        ));
                     } else {
                         say(&format!("{e} (signal again to force)"));
                     }
