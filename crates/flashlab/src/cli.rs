@@ -43,6 +43,9 @@ pub enum Command {
     /// Run real SQLite transactions per journal mode and synchronous setting; count what reaches
     /// the device (kernel counters on a directory, the simulated device on sim:PROFILE).
     Sqlite(SqliteArgs),
+    /// Expose a simulated device as a file in a FUSE mount (and a loop block device with
+    /// --attach), answering each request when the model says it completes.
+    Serve(ServeArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -313,4 +316,38 @@ pub struct SqliteArgs {
     /// Write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The device: `sim:PROFILE` (a built-in profile name or a profile TOML file).
+    #[arg(long, default_value = "sim:toy")]
+    pub target: String,
+    /// Bytes exposed (suffixes as elsewhere, binary); at most, and by default, the profile's
+    /// logical capacity.
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Simulated seconds per real second: 10 answers ten times sooner than the model says.
+    #[arg(long, default_value_t = 1.0, value_name = "X")]
+    pub time_scale: f64,
+    /// Keep the data in this file (created by flashlab) instead of memory.
+    #[arg(long, value_name = "FILE")]
+    pub backing: Option<PathBuf>,
+    /// Reuse an existing backing file (its contents are discarded).
+    #[arg(long)]
+    pub overwrite_backing: bool,
+    /// The write buffer is volatile: `echo powercut > DIR/.ctl` loses unflushed writes.
+    #[arg(long)]
+    pub volatile_cache: bool,
+    /// Also set up a loop block device over DIR/device and print its name.
+    #[arg(long)]
+    pub attach: bool,
+    /// FUSE worker threads (requests that can wait for their completion at once; the kernel
+    /// sends at most 64 asynchronous requests at a time).
+    #[arg(long, default_value_t = 64)]
+    pub threads: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// An empty directory to mount on; the device appears as DIR/device.
+    pub dir: PathBuf,
 }

@@ -31,6 +31,7 @@ fn main() {
         Command::Calibrate(a) => cmd::calibrate::calibrate(a),
         Command::Breakdown(a) => cmd::breakdown::breakdown(a),
         Command::Sqlite(a) => cmd::sqlite::sqlite(a),
+        Command::Serve(a) => cmd::serve::serve(a),
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");

@@ -9,6 +9,7 @@ pub mod profiles;
 pub mod report;
 pub mod run;
 pub mod run_real;
+pub mod serve;
 pub mod sim_waf;
 pub mod sqlite;
 pub mod wsat;

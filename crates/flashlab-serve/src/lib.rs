@@ -1,0 +1,282 @@
+//! flashlab serve: a simulated flash device (flashsim) exposed to Linux as a file in a FUSE
+//! mount, optionally with a loop block device over it, so real filesystems, fio and
+//! applications run on it. Every request is answered at the time the model says it completes.
+//!
+//! Layout: [`clock`] (real ↔ virtual time) · [`store`] (the data) · [`powercut`] (what
+//! survives a power loss) · [`device`] (the one owner of simulator and data) · [`stats`]
+//! (live statistics, final report) · [`fs`] (the FUSE filesystem) · [`loopdev`] (loop device
+//! attach/detach) · [`teardown`] (signals and the ordered shutdown) · this file (start/stop).
+
+pub mod clock;
+pub mod device;
+pub mod fs;
+pub mod loopdev;
+pub mod powercut;
+pub mod stats;
+pub mod store;
+pub mod teardown;
+
+use clock::SimClock;
+use device::ServedDevice;
+use flashsim::{Device, Profile};
+use fuser::{BackgroundSession, Config, MountOption, Session, SessionACL};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use stats::Snapshot;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("{0}")]
+    Options(String),
+    #[error("mounting FUSE at {dir}: {source}")]
+    Mount { dir: PathBuf, source: std::io::Error },
+    #[error("{0}")]
+    Loop(String),
+    #[error("{dev} is still in use ({})", holders.join(", "))]
+    Busy { dev: String, holders: Vec<String> },
+}
+
+/// What to serve and how.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub profile: Profile,
+    /// Bytes exposed; at most (and by default) the device's logical capacity.
+    pub size: Option<u64>,
+    /// Simulated seconds per real second.
+    pub time_scale: f64,
+    /// Keep the data in this file (created by flashlab) instead of memory.
+    pub backing: Option<PathBuf>,
+    pub overwrite_backing: bool,
+    /// Unflushed writes within the write buffer are lost on a power cut.
+    pub volatile_cache: bool,
+    /// Set up a loop block device over the file.
+    pub attach: bool,
+    pub seed: u64,
+    /// FUSE worker threads (each can hold one request until its modeled completion).
+    pub threads: usize,
+    /// The (empty) directory to mount on.
+    pub dir: PathBuf,
+}
+
+impl ServeOptions {
+    pub fn new(profile: Profile, dir: PathBuf) -> ServeOptions {
+        ServeOptions {
+            profile,
+            size: None,
+            time_scale: 1.0,
+            backing: None,
+            overwrite_backing: false,
+            volatile_cache: false,
+            attach: false,
+            seed: 1,
+            threads: fs::MAX_BACKGROUND as usize,
+            dir,
+        }
+    }
+}
+
+/// Where server messages go (the CLI prints them on stderr; tests may collect them).
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// A running server: the FUSE mount and, with `attach`, the loop device.
+pub struct Server {
+    dev: Arc<ServedDevice>,
+    session: Option<BackgroundSession>,
+    loopdev: Option<String>,
+    dir: PathBuf,
+}
+
+fn check_dir(dir: &Path) -> Result<(), ServeError> {
+    let md =
+        std::fs::metadata(dir).map_err(|e| ServeError::Options(format!("mount directory {}: {e}", dir.display())))?;
+    if !md.is_dir() {
+        return Err(ServeError::Options(format!("mount directory {}: not a directory", dir.display())));
+    }
+    let mut rd =
+        std::fs::read_dir(dir).map_err(|e| ServeError::Options(format!("mount directory {}: {e}", dir.display())))?;
+    if rd.next().is_some() {
+        return Err(ServeError::Options(format!(
+            "mount directory {}: not empty (flashlab mounts only on an empty directory)",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+impl Server {
+    /// Mount the served device at `opts.dir` (and attach the loop device if asked).
+    pub fn start(opts: &ServeOptions, log: Log) -> Result<Server, ServeError> {
+        if !(opts.time_scale.is_finite() && opts.time_scale > 0.0) {
+            return Err(ServeError::Options(format!("--time-scale {}: must be a number > 0", opts.time_scale)));
+        }
+        if opts.threads == 0 {
+            return Err(ServeError::Options("--threads 0: at least one worker thread is needed".into()));
+        }
+        check_dir(&opts.dir)?;
+        let dev = Device::new(&opts.profile, opts.seed);
+        let capacity = dev.logical_bytes();
+        let size = opts.size.unwrap_or(capacity);
+        if size == 0 || !size.is_multiple_of(4096) || size > capacity {
+            return Err(ServeError::Options(format!(
+                "--size {size}: must be a multiple of 4096 bytes between 4 KiB and the device's capacity ({capacity} bytes for profile {})",
+                opts.profile.name
+            )));
+        }
+        let store = match &opts.backing {
+            Some(p) => store::Store::backing_file(p, size, opts.overwrite_backing).map_err(ServeError::Options)?,
+            None => store::Store::memory(size),
+        };
+        let dev = Arc::new(ServedDevice::new(dev, store, SimClock::new(opts.time_scale), opts.volatile_cache));
+        let fs_log = log.clone();
+        let fs = fs::ServeFs::new(dev.clone(), Box::new(move |m: &str| fs_log(m)));
+        let mut config = Config::default();
+        config.mount_options = vec![
+            MountOption::FSName(format!("flashlab-sim:{}", opts.profile.name)),
+            MountOption::Subtype("flashlab".into()),
+            MountOption::NoAtime,
+        ];
+        config.acl = SessionACL::Owner;
+        config.n_threads = Some(opts.threads);
+        config.clone_fd = true;
+        let session = Session::new(fs, &opts.dir, &config)
+            .and_then(|s| s.spawn())
+            .map_err(|source| ServeError::Mount { dir: opts.dir.clone(), source })?;
+        let mut server = Server { dev, session: Some(session), loopdev: None, dir: opts.dir.clone() };
+        if opts.attach {
+            match loopdev::attach(&server.device_path()) {
+                Ok(d) => server.loopdev = Some(d),
+                Err(e) => {
+                    let _ = server.unmount();
+                    return Err(ServeError::Loop(e));
+                }
+            }
+        }
+        Ok(server)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn device_path(&self) -> PathBuf {
+        self.dir.join(fs::DEVICE_NAME)
+    }
+
+    pub fn loop_device(&self) -> Option<&str> {
+        self.loopdev.as_deref()
+    }
+
+    pub fn device(&self) -> &ServedDevice {
+        &self.dev
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        self.dev.snapshot()
+    }
+
+    /// What still holds the loop device (empty without one or when free).
+    pub fn holders(&self) -> Vec<String> {
+        self.loopdev.as_deref().map(loopdev::holders).unwrap_or_default()
+    }
+
+    /// Detach the loop device if it is free (else `Busy`, and nothing changes).
+    pub fn detach(&mut self) -> Result<(), ServeError> {
+        let Some(dev) = self.loopdev.clone() else { return Ok(()) };
+        let holders = loopdev::holders(&dev);
+        if !holders.is_empty() {
+            return Err(ServeError::Busy { dev, holders });
+        }
+        loopdev::detach(&dev).map_err(ServeError::Loop)?;
+        if loopdev::backing_file(&dev).is_some_and(|f| f == self.device_path()) {
+            // The kernel deferred the detach (autoclear): someone opened it meanwhile.
+            return Err(ServeError::Busy { dev, holders: vec!["open by another process".into()] });
+        }
+        self.loopdev = None;
+        Ok(())
+    }
+
+    /// Unmount FUSE and wait for the worker threads to finish. Refused (`Busy`, nothing
+    /// changes) while a process still has a file of the mount open.
+    pub fn unmount(&mut self) -> Result<(), ServeError> {
+        let Some(session) = self.session.take() else { return Ok(()) };
+        if is_our_mount(&self.dir) {
+            let c = std::ffi::CString::new(self.dir.as_os_str().as_encoded_bytes()).map_err(|_| {
+                ServeError::Options(format!("mount directory {}: contains a NUL byte", self.dir.display()))
+            })?;
+            // SAFETY: umount2 on a NUL-terminated path.
+            if unsafe { libc::umount2(c.as_ptr(), 0) } != 0 {
+                let e = std::io::Error::last_os_error();
+                self.session = Some(session);
+                return Err(if e.raw_os_error() == Some(libc::EBUSY) {
+                    ServeError::Busy {
+                        dev: self.dir.display().to_string(),
+                        holders: vec![format!("a process has {} open", self.device_path().display())],
+                    }
+                } else {
+                    ServeError::Mount { dir: self.dir.clone(), source: e }
+                });
+            }
+        }
+        // Unmounted: the kernel ends the connection and the worker threads return.
+        let _ = session.join();
+        Ok(())
+    }
+
+    /// Detach the FUSE mount from the directory tree without waiting for its users (only our
+    /// own mount: its source is `flashlab-sim:...`).
+    fn lazy_unmount(&self) {
+        if !is_our_mount(&self.dir) {
+            return;
+        }
+        if let Ok(c) = std::ffi::CString::new(self.dir.as_os_str().as_encoded_bytes()) {
+            // SAFETY: umount2 on a NUL-terminated path.
+            unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+        }
+    }
+
+    /// Ordered shutdown: detach the loop device (refused while it is busy), unmount FUSE.
+    /// Returns the final statistics.
+    pub fn stop(mut self) -> Result<Snapshot, Box<(Server, ServeError)>> {
+        if let Err(e) = self.detach().and_then(|()| self.unmount()) {
+            return Err(Box::new((self, e)));
+        }
+        Ok(self.dev.snapshot())
+    }
+
+    /// Shutdown that does not wait: detach (deferred by the kernel if busy) and lazily
+    /// unmount; I/O still in progress fails once the process exits.
+    pub fn force_stop(mut self) -> Snapshot {
+        if let Some(d) = self.loopdev.take() {
+            let _ = loopdev::detach(&d);
+        }
+        let snap = self.dev.snapshot();
+        self.lazy_unmount();
+        // Dropped without joining its threads: the process exit ends the connection.
+        drop(self.session.take());
+        snap
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(d) = self.loopdev.take() {
+            let _ = loopdev::detach(&d);
+        }
+        if self.session.is_some() {
+            self.lazy_unmount();
+            drop(self.session.take());
+        }
+    }
+}
+
+/// Whether `dir` is the mount point of a flashlab serve FUSE mount (source `flashlab-sim:...`).
+fn is_our_mount(dir: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string("/proc/self/mountinfo") else { return false };
+    let want = dir.to_string_lossy().replace(' ', "\\040");
+    text.lines().any(|l| {
+        let f: Vec<&str> = l.split(' ').collect();
+        let Some(dash) = f.iter().position(|x| *x == "-") else { return false };
+        f.get(4) == Some(&want.as_str()) && f.get(dash + 2).is_some_and(|src| src.starts_with("flashlab-sim:"))
+    })
+}

@@ -1,0 +1,189 @@
+//! Live statistics of a served device: latency histograms per operation (both the model's
+//! latency and the real time from arrival to reply), in-flight requests, power cuts, and the
+//! simulator's counters and state, rendered as the `stats.json` file and as the final report.
+
+use flashlab_measure::LatencyHistogram;
+use flashsim::{Counters, DeviceState, MAP_UNIT};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Read,
+    Write,
+    Trim,
+    Flush,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Read, Kind::Write, Kind::Trim, Kind::Flush];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Read => "read",
+            Kind::Write => "write",
+            Kind::Trim => "trim",
+            Kind::Flush => "flush",
+        }
+    }
+}
+
+/// Latencies of one kind of request.
+#[derive(Debug, Default, Clone)]
+pub struct OpLatency {
+    /// `done - submitted` on the simulator's clock.
+    pub model: LatencyHistogram,
+    /// Real time from the request's arrival in the server to its reply, in ns of real time.
+    pub real: LatencyHistogram,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Latencies {
+    ops: [OpLatency; 4],
+}
+
+impl Latencies {
+    pub fn record(&mut self, kind: Kind, model_ns: u64, real_ns: u64) {
+        let o = &mut self.ops[kind as usize];
+        o.model.record(model_ns);
+        o.real.record(real_ns);
+    }
+
+    pub fn get(&self, kind: Kind) -> &OpLatency {
+        &self.ops[kind as usize]
+    }
+}
+
+/// Power-cut bookkeeping shown in the stats.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct PowerStats {
+    pub volatile_cache: bool,
+    /// Unflushed bytes a power cut loses at most (the write buffer).
+    pub window_bytes: u64,
+    /// Unflushed bytes a power cut now would lose.
+    pub at_risk_bytes: u64,
+    pub power_cuts: u64,
+    pub lost_bytes: u64,
+    /// Off after `poweroff` (requests fail) until `poweron`.
+    pub powered_off: bool,
+}
+
+/// Everything the stats file shows, taken at one moment.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub profile: String,
+    pub size_bytes: u64,
+    pub time_scale: f64,
+    pub uptime_s: f64,
+    pub sim_now_ns: u64,
+    pub in_flight: u64,
+    pub max_in_flight: u64,
+    pub counters: Counters,
+    pub state: DeviceState,
+    pub power: PowerStats,
+    pub latencies: Latencies,
+}
+
+const PCTS: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 100.0];
+
+fn pct_json(h: &LatencyHistogram) -> Value {
+    let mut m = serde_json::Map::new();
+    m.insert("count".into(), json!(h.count()));
+    if !h.is_empty() {
+        m.insert("mean_us".into(), json!(h.mean() / 1000.0));
+        for (p, v) in h.percentiles(&PCTS) {
+            m.insert(format!("p{p}_us"), json!(v as f64 / 1000.0));
+        }
+    }
+    Value::Object(m)
+}
+
+impl Snapshot {
+    pub fn to_json(&self) -> Value {
+        let c = &self.counters;
+        let mut lat = serde_json::Map::new();
+        for k in Kind::ALL {
+            let o = self.latencies.get(k);
+            lat.insert(k.name().into(), json!({ "model": pct_json(&o.model), "real": pct_json(&o.real) }));
+        }
+        json!({
+            "profile": self.profile,
+            "size_bytes": self.size_bytes,
+            "time_scale": self.time_scale,
+            "uptime_s": self.uptime_s,
+            "sim_now_ns": self.sim_now_ns,
+            "in_flight": self.in_flight,
+            "max_in_flight": self.max_in_flight,
+            "host_read_bytes": c.host_read_bytes,
+            "host_write_bytes": c.host_write_bytes,
+            "host_trim_bytes": c.host_trim_bytes,
+            "nand_write_bytes": c.nand_units_programmed * MAP_UNIT,
+            "waf": c.write_amplification(),
+            "gc": {
+                "units_copied": c.gc_units_copied,
+                "victims_foreground": c.gc_victims_foreground,
+                "victims_background": c.gc_victims_background,
+                "erases": c.erases,
+            },
+            "free_blocks": self.state.free_blocks,
+            "total_blocks": self.state.total_blocks,
+            "counters": c,
+            "state": self.state,
+            "power": self.power,
+            "latency": lat,
+        })
+    }
+
+    /// The report printed when the server stops.
+    pub fn render_text(&self) -> String {
+        let c = &self.counters;
+        let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+        let mut s = format!(
+            "flashlab serve: final report ({}, {:.1} s real, time scale {})\n",
+            self.profile, self.uptime_s, self.time_scale
+        );
+        s += &format!(
+            "  host: read {:.1} MiB, written {:.1} MiB, trimmed {:.1} MiB, {} flushes\n",
+            mib(c.host_read_bytes),
+            mib(c.host_write_bytes),
+            mib(c.host_trim_bytes),
+            c.host_flushes
+        );
+        s += &format!(
+            "  NAND: programmed {:.1} MiB, WAF {:.2}, GC copied {} units, {} erases, free blocks {}/{}\n",
+            mib(c.nand_units_programmed * MAP_UNIT),
+            c.write_amplification(),
+            c.gc_units_copied,
+            c.erases,
+            self.state.free_blocks,
+            self.state.total_blocks
+        );
+        s += &format!("  max requests in flight: {}\n", self.max_in_flight);
+        for k in Kind::ALL {
+            let o = self.latencies.get(k);
+            if o.real.is_empty() {
+                continue;
+            }
+            let p = |h: &LatencyHistogram, q: f64| h.percentile(q) as f64 / 1000.0;
+            s += &format!(
+                "  {:<5} {:>8} reqs  model p50 {:>9.1} us p99 {:>9.1} us | real p50 {:>9.1} us p99 {:>9.1} us\n",
+                k.name(),
+                o.real.count(),
+                p(&o.model, 50.0),
+                p(&o.model, 99.0),
+                p(&o.real, 50.0),
+                p(&o.real, 99.0)
+            );
+        }
+        if self.power.volatile_cache || self.power.power_cuts > 0 {
+            s += &format!(
+                "  power cuts: {}, lost {:.1} KiB (volatile cache: {}, window {} KiB)\n",
+                self.power.power_cuts,
+                self.power.lost_bytes as f64 / 1024.0,
+                self.power.volatile_cache,
+                self.power.window_bytes / 1024
+            );
+        }
+        s
+    }
+}

@@ -1,0 +1,53 @@
+//! `flashlab serve`: parse the options, start the server (flashlab-serve), print where the
+//! device is, serve until Ctrl-C / SIGTERM, print the final report.
+
+use crate::cli::ServeArgs;
+use flashlab_lab::units::parse_cli_size;
+use flashlab_serve::teardown::{serve_until_signal, Ending};
+use flashlab_serve::{ServeOptions, Server};
+use std::sync::Arc;
+
+pub fn serve(a: &ServeArgs) -> Result<(), String> {
+    let profile = crate::target::sim_profile(&a.target)?;
+    let mut o = ServeOptions::new(profile, a.dir.clone());
+    o.size = a.size.as_deref().map(|s| parse_cli_size(s).map_err(|e| format!("--size {s}: {e}"))).transpose()?;
+    o.time_scale = a.time_scale;
+    o.backing = a.backing.clone();
+    o.overwrite_backing = a.overwrite_backing;
+    o.volatile_cache = a.volatile_cache;
+    o.attach = a.attach;
+    o.threads = a.threads;
+    o.seed = a.seed;
+    let say = |m: &str| eprintln!("flashlab serve: {m}");
+    let server = Server::start(&o, Arc::new(say)).map_err(|e| e.to_string())?;
+    let snap = server.snapshot();
+    println!(
+        "serving {} ({} bytes, time scale {}{}) at {}",
+        a.target,
+        snap.size_bytes,
+        a.time_scale,
+        if a.volatile_cache { ", volatile cache" } else { "" },
+        server.device_path().display()
+    );
+    println!(
+        "stats: {}   power cut: echo powercut > {}",
+        a.dir.join("stats.json").display(),
+        a.dir.join(".ctl").display()
+    );
+    if let Some(d) = server.loop_device() {
+        println!("attached {d}");
+    }
+    println!("ready (Ctrl-C or SIGTERM to stop)");
+    let ending = serve_until_signal(server, &say).map_err(|e| format!("signals: {e}"))?;
+    match ending {
+        Ending::Clean(s) => {
+            print!("{}", s.render_text());
+            println!("stopped cleanly");
+            Ok(())
+        }
+        Ending::Forced(s) => {
+            print!("{}", s.render_text());
+            Err("stopped by force: the loop device or the mount was still in use".into())
+        }
+    }
+}
