@@ -1,0 +1,224 @@
+//! A life run: the usage model drives the simulated system hour by hour for the whole
+//! duration, the trim policy is consulted every hour, battery and charger follow the day cycle,
+//! and a [`Sample`] is taken every sampling interval (a probe every few samples).
+
+use crate::policy::{Moment, Policy, DAY, HOUR};
+use crate::probe::{run_probe, ProbeConfig};
+use crate::series::{default_pe_cycles, project, Sample};
+use crate::sim_adapter::Sim;
+use crate::usage::Usage;
+use crate::workload::{AppStats, Workload};
+use flashlab_measure::LatencyHistogram;
+use flashsim::{Counters, Ns, Profile};
+use serde::Serialize;
+
+#[derive(Debug, Clone)]
+pub struct LifeConfig {
+    pub policy: Policy,
+    pub duration_ns: Ns,
+    pub seed: u64,
+    /// Take a sample every this many days (at the end of the day).
+    pub sample_days: u32,
+    /// Run the probe at every this many samples (0 = never); the last sample always has one.
+    pub probe_every: u32,
+    /// P/E-cycle budget per block (`None`: by the profile's cell type).
+    pub pe_cycles: Option<u32>,
+    /// The probe's size (`None`: sized for the device, [`ProbeConfig::for_device`]).
+    pub probe: Option<ProbeConfig>,
+}
+
+impl LifeConfig {
+    pub fn new(policy: Policy, duration_ns: Ns, seed: u64) -> LifeConfig {
+        LifeConfig { policy, duration_ns, seed, sample_days: 1, probe_every: 7, pe_cycles: None, probe: None }
+    }
+}
+
+/// What a run produced: its parameters, the time series and the totals.
+#[derive(Debug, Clone, Serialize)]
+pub struct LifeResult {
+    pub workload: String,
+    pub policy: String,
+    pub profile: String,
+    pub seed: u64,
+    pub days: f64,
+    pub pe_cycles: u32,
+    pub probe: ProbeConfig,
+    pub samples: Vec<Sample>,
+    pub app: AppStats,
+    /// Virtual seconds of the whole run.
+    pub virtual_s: f64,
+}
+
+impl LifeResult {
+    pub fn last(&self) -> &Sample {
+        self.samples.last().expect("a run has at least one sample")
+    }
+    /// The last sample that has a probe.
+    pub fn last_probe(&self) -> Option<&crate::probe::ProbeResult> {
+        self.samples.iter().rev().find_map(|s| s.probe.as_ref())
+    }
+}
+
+/// Samples the device and filesystem; shared with trace replay.
+pub struct Sampler {
+    pub pe: u32,
+    pub probe: ProbeConfig,
+    pub seed: u64,
+    pub prev: Counters,
+    pub fstrims: u64,
+    pub trimmed_bytes: u64,
+    pub count: u64,
+}
+
+impl Sampler {
+    pub fn new(sim: &Sim, pe_cycles: Option<u32>, probe: Option<ProbeConfig>, max_fill: f64, seed: u64) -> Sampler {
+        let cell = format!("{:?}", sim.profile().nand.cell).to_lowercase();
+        Sampler {
+            pe: pe_cycles.unwrap_or_else(|| default_pe_cycles(&cell)),
+            probe: probe.unwrap_or_else(|| ProbeConfig::for_device(sim, max_fill)),
+            seed,
+            prev: sim.counters(),
+            fstrims: 0,
+            trimmed_bytes: 0,
+            count: 0,
+        }
+    }
+
+    pub fn sample(
+        &mut self,
+        sim: &Sim,
+        day: f64,
+        with_probe: bool,
+        lat: Option<(&LatencyHistogram, &LatencyHistogram)>,
+    ) -> Result<Sample, String> {
+        let c = sim.counters();
+        let st = sim.state();
+        let d = c.since(&self.prev);
+        self.prev = c;
+        self.count += 1;
+        let probe =
+            if with_probe { Some(run_probe(sim, &self.probe, self.seed.wrapping_add(self.count))?) } else { None };
+        let valid = st.valid_units * flashsim::MAP_UNIT;
+        let (lifetime, worst, ptbw) =
+            project(day, st.wear.mean_erases, st.wear.max_erases, self.pe, c.host_write_bytes);
+        let p99 = |h: &LatencyHistogram| (!h.is_empty()).then(|| h.percentile(99.0) as f64 / 1e3);
+        Ok(Sample {
+            day,
+            host_write_bytes: c.host_write_bytes,
+            nand_write_bytes: c.nand_units_programmed * flashsim::MAP_UNIT,
+            waf: c.write_amplification(),
+            waf_interval: d.write_amplification(),
+            fs_used_bytes: sim.fs_used(),
+            fs_capacity_bytes: sim.fs_capacity(),
+            device_valid_bytes: valid,
+            logical_bytes: sim.logical_bytes(),
+            deleted_valid_bytes: valid.saturating_sub(sim.fs_used()),
+            free_blocks: st.free_blocks,
+            total_blocks: st.total_blocks,
+            erases_mean: st.wear.mean_erases,
+            erases_max: st.wear.max_erases,
+            erases_min: st.wear.min_erases,
+            fstrims: self.fstrims,
+            trimmed_bytes: self.trimmed_bytes,
+            app_write_p99_us: lat.and_then(|(w, _)| p99(w)),
+            fsync_p99_us: lat.and_then(|(_, f)| p99(f)),
+            probe,
+            lifetime_years: lifetime,
+            lifetime_years_worst_block: worst,
+            tbw_tb: c.host_write_bytes as f64 / 1e12,
+            projected_tbw_tb: ptbw,
+        })
+    }
+}
+
+/// Run `usage` on a new device of `profile` under `cfg`. `progress` gets the fraction done.
+pub fn run_life(
+    profile: &Profile,
+    usage: &Usage,
+    cfg: &LifeConfig,
+    mut progress: impl FnMut(f64),
+) -> Result<LifeResult, String> {
+    let mut sim = Sim::new(profile, cfg.seed, cfg.policy.mount_discard());
+    let mut work = Workload::new(usage, cfg.seed);
+    work.setup(&mut sim).map_err(|e| format!("base data (day 0): {e}"))?;
+    let mut sampler = Sampler::new(&sim, cfg.pe_cycles, cfg.probe, usage.keep_fill, cfg.seed);
+    let day_cycle = &usage.day;
+    let days = cfg.duration_ns.div_ceil(DAY).max(1);
+    let sessions = u64::from(day_cycle.sessions);
+    let active_ns = u64::from(day_cycle.active_hours()) * HOUR;
+    let first_session = u64::from(day_cycle.active_start_h) * HOUR;
+    let mut battery: f64 = 100.0;
+    let mut last_io: Ns = sim.now();
+    let mut last_trim: Option<Ns> = None;
+    let start: Ns = 0;
+    let mut samples = Vec::new();
+    let mut lat = LatencyHistogram::new();
+    let mut fsync_lat = LatencyHistogram::new();
+    let mut day_lat = LatencyHistogram::new();
+    for day in 0..days {
+        let day_start = day * DAY;
+        let mut next_session = 0u64;
+        for hour in 0..24u32 {
+            let tick_start = day_start + u64::from(hour) * HOUR;
+            let tick_end = tick_start + HOUR;
+            while next_session < sessions {
+                let at = day_start + first_session + next_session * active_ns / sessions;
+                if at >= tick_end {
+                    break;
+                }
+                sim.idle_until(at);
+                work.session(&mut sim).map_err(|e| format!("day {day}: {e}"))?;
+                last_io = sim.now();
+                next_session += 1;
+            }
+            sim.idle_until(tick_end);
+            let charging = day_cycle.charging_at(hour);
+            battery = if charging {
+                (battery + day_cycle.charge_pct_per_h).min(100.0)
+            } else {
+                (battery - day_cycle.drain_pct_per_h).max(0.0)
+            };
+            let day_end_p99 = if hour == 23 {
+                let (w, f) = work.take_latency();
+                day_lat.clear();
+                day_lat.merge(&w);
+                lat.merge(&w);
+                fsync_lat.merge(&f);
+                (!day_lat.is_empty()).then(|| day_lat.percentile(99.0))
+            } else {
+                None
+            };
+            let now = tick_end.max(sim.now());
+            let m = Moment { now, last_io, last_trim, battery_pct: battery, charging, day_end_p99 };
+            if cfg.policy.wants_fstrim(&m, start) {
+                sim.idle_until(now);
+                let bytes = sim.fstrim().map_err(|e| format!("day {day}: fstrim: {e}"))?;
+                last_trim = Some(now);
+                sampler.fstrims += 1;
+                sampler.trimmed_bytes += bytes;
+            }
+        }
+        let last = day + 1 == days;
+        if (day + 1) % u64::from(cfg.sample_days.max(1)) == 0 || last {
+            let n = samples.len() as u64 + 1;
+            let with_probe = last || (cfg.probe_every > 0 && n % u64::from(cfg.probe_every) == 0) || n == 1;
+            let s = sampler.sample(&sim, (day + 1) as f64, with_probe, Some((&lat, &fsync_lat)))?;
+            lat.clear();
+            fsync_lat.clear();
+            samples.push(s);
+        }
+        progress((day + 1) as f64 / days as f64);
+    }
+    Ok(LifeResult {
+        workload: usage.name.clone(),
+        policy: cfg.policy.name(),
+        profile: profile.name.clone(),
+        seed: cfg.seed,
+        days: days as f64,
+        pe_cycles: sampler.pe,
+        probe: sampler.probe,
+        samples,
+        app: work.stats,
+        virtual_s: sim.now() as f64 / 1e9,
+    })
+}
