@@ -11,12 +11,15 @@
 //!   report.
 //! * [`sim_adapter`]: every call into the simulated system, in one place.
 
+pub mod duration;
 pub mod policy;
 pub mod presets;
 pub mod probe;
+pub mod report;
 pub mod runner;
 pub mod series;
 pub mod sim_adapter;
+pub mod table;
 pub mod traces;
 pub mod usage;
 pub mod usage_toml;

@@ -28,6 +28,7 @@ fn main() {
         Command::Sim(SimCommand::Waf(a)) => cmd::sim_waf::waf(a),
         Command::Doctor(a) => cmd::doctor::doctor(a),
         Command::Report(a) => cmd::report::report(a),
+        Command::Life(a) => cmd::life::life(a),
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");

@@ -3,6 +3,7 @@
 pub mod age;
 pub mod doctor;
 pub mod fill;
+pub mod life;
 pub mod profiles;
 pub mod report;
 pub mod run;
