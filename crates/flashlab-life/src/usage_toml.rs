@@ -113,7 +113,9 @@ fn line_of(text: &str, table: &str, key: &str, nth: usize) -> Option<usize> {
             section = l.trim_matches(|c| c == '[' || c == ']').trim().to_string();
             continue;
         }
-        let in_table = section == table || section.starts_with(&format!("{table}."));
+        let in_table = section == table
+            || section.starts_with(&format!("{table}."))
+            || (!section.is_empty() && table.starts_with(&format!("{section}.")));
         if !in_table {
             continue;
         }
@@ -139,7 +141,15 @@ fn to_error(source: &str, text: &str, e: toml::de::Error) -> UsageError {
         let line_text =
             text[..s].rsplit('\n').next().unwrap_or("").to_string() + text[s..].split('\n').next().unwrap_or("");
         let key = line_text.split_once('=')?.0.trim().trim_start_matches('{').trim();
-        (!key.is_empty() && !key.starts_with('[') && !key.starts_with('#')).then(|| key.to_string())
+        if key.is_empty() || key.starts_with('[') || key.starts_with('#') {
+            return None;
+        }
+        // The table the line is in: the last `[header]` above it.
+        let table = text[..s].lines().rev().map(str::trim).find(|l| l.starts_with('[')).map(|h| h.trim_matches(['[', ']']).trim());
+        Some(match table {
+            Some(t) => format!("{t}.{key}"),
+            None => key.to_string(),
+        })
     });
     UsageError { source: source.to_string(), line, field, message: e.message().trim().to_string() }
 }
@@ -319,11 +329,11 @@ charging_hours = "22-8"
 
         let bad = GOOD.replace("sessions = 4", "sessions = \"four\"");
         let e = parse_usage("t.toml", &bad).unwrap_err();
-        assert_eq!(e.line, Some(11), "{e}");
+        assert_eq!((e.line, e.field.as_deref()), (Some(10), Some("day.sessions")), "{e}");
 
         let bad = GOOD.replace("charging_hours = \"22-8\"", "charging_hours = \"night\"");
         let e = parse_usage("t.toml", &bad).unwrap_err();
-        assert_eq!((e.line, e.field.as_deref()), (Some(12), Some("day.charging_hours")), "{e}");
+        assert_eq!((e.line, e.field.as_deref()), (Some(11), Some("day.charging_hours")), "{e}");
 
         let bad = GOOD.replace("keep_fill", "keep_full");
         let e = parse_usage("t.toml", &bad).unwrap_err();

@@ -5,7 +5,7 @@
 //! /dev/sdb add                 0 /dev/sdb add
 //! /dev/sdb open                0 /dev/sdb open
 //! /dev/sdb write 0 4096        120 /dev/sdb write 0 4096
-//! /dev/sdb wait 0 5000         ...
+//! /dev/sdb wait 5000 0         ...
 //! /dev/sdb sync 0 0            9000 /dev/sdb close
 //! /dev/sdb close
 //! ```
@@ -91,7 +91,7 @@ mod tests {
 
     #[test]
     fn v2_with_waits() {
-        let t = "fio version 2 iolog\n/dev/x add\n/dev/x open\n/dev/x write 0 4096\n/dev/x wait 0 1500\n\
+        let t = "fio version 2 iolog\n/dev/x add\n/dev/x open\n/dev/x write 0 4096\n/dev/x wait 1500 0\n\
                  /dev/x read 8192 8192\n/dev/x trim 0 4096\n/dev/x sync 0 0\n/dev/x close\n";
         let ops = parse("t.log", t).unwrap();
         assert_eq!(ops.len(), 4);
