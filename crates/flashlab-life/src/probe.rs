@@ -36,6 +36,7 @@ impl ProbeConfig {
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct ProbeResult {
     pub rand_write_mbs: f64,
+    pub mean_us: f64,
     pub p50_us: f64,
     pub p99_us: f64,
     /// Host and NAND bytes the probe wrote on its copy of the system.
@@ -47,6 +48,7 @@ pub fn run_probe(sim: &Sim, cfg: &ProbeConfig, seed: u64) -> Result<ProbeResult,
     let r = sim.probe(cfg.span, cfg.bytes, seed).map_err(|e| format!("probe: {e}"))?;
     Ok(ProbeResult {
         rand_write_mbs: r.bytes as f64 / (r.elapsed_ns.max(1) as f64 / 1e9) / 1e6,
+        mean_us: r.latency.mean() / 1e3,
         p50_us: r.latency.percentile(50.0) as f64 / 1e3,
         p99_us: r.latency.percentile(99.0) as f64 / 1e3,
         probe_host_bytes: r.host_bytes,

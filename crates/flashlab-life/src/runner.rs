@@ -101,7 +101,8 @@ impl Sampler {
         let valid = st.valid_units * flashsim::MAP_UNIT;
         let (lifetime, worst, ptbw) =
             project(day, st.wear.mean_erases, st.wear.max_erases, self.pe, c.host_write_bytes);
-        let p99 = |h: &LatencyHistogram| (!h.is_empty()).then(|| h.percentile(99.0) as f64 / 1e3);
+        let pct = |h: &LatencyHistogram, p: f64| (!h.is_empty()).then(|| h.percentile(p) as f64 / 1e3);
+        let mean = |h: &LatencyHistogram| (!h.is_empty()).then(|| h.mean() / 1e3);
         Ok(Sample {
             day,
             host_write_bytes: c.host_write_bytes,
@@ -120,8 +121,11 @@ impl Sampler {
             erases_min: st.wear.min_erases,
             fstrims: self.fstrims,
             trimmed_bytes: self.trimmed_bytes,
-            app_write_p99_us: lat.and_then(|(w, _)| p99(w)),
-            fsync_p99_us: lat.and_then(|(_, f)| p99(f)),
+            app_write_p99_us: lat.and_then(|(w, _)| pct(w, 99.0)),
+            app_write_p999_us: lat.and_then(|(w, _)| pct(w, 99.9)),
+            app_write_mean_us: lat.and_then(|(w, _)| mean(w)),
+            fsync_p99_us: lat.and_then(|(_, f)| pct(f, 99.0)),
+            fsync_mean_us: lat.and_then(|(_, f)| mean(f)),
             probe,
             lifetime_years: lifetime,
             lifetime_years_worst_block: worst,
@@ -154,7 +158,9 @@ pub fn run_life(
     let mut samples = Vec::new();
     let mut lat = LatencyHistogram::new();
     let mut fsync_lat = LatencyHistogram::new();
-    let mut day_lat = LatencyHistogram::new();
+    // The last probe's mean latency until the policy has seen it, and the first probe's.
+    let mut probe_mean: Option<Ns> = None;
+    let mut first_probe_mean: Option<Ns> = None;
     for day in 0..days {
         let day_start = day * DAY;
         let mut next_session = 0u64;
@@ -178,18 +184,21 @@ pub fn run_life(
             } else {
                 (battery - day_cycle.drain_pct_per_h).max(0.0)
             };
-            let day_end_p99 = if hour == 23 {
+            if hour == 23 {
                 let (w, f) = work.take_latency();
-                day_lat.clear();
-                day_lat.merge(&w);
                 lat.merge(&w);
                 fsync_lat.merge(&f);
-                (!day_lat.is_empty()).then(|| day_lat.percentile(99.0))
-            } else {
-                None
-            };
+            }
             let now = tick_end.max(sim.now());
-            let m = Moment { now, last_io, last_trim, battery_pct: battery, charging, day_end_p99 };
+            let m = Moment {
+                now,
+                last_io,
+                last_trim,
+                battery_pct: battery,
+                charging,
+                probe_mean_ns: probe_mean.take(),
+                first_probe_mean_ns: first_probe_mean,
+            };
             if cfg.policy.wants_fstrim(&m, start) {
                 sim.idle_until(now);
                 let bytes = sim.fstrim().map_err(|e| format!("day {day}: fstrim: {e}"))?;
@@ -203,6 +212,11 @@ pub fn run_life(
             let n = samples.len() as u64 + 1;
             let with_probe = last || (cfg.probe_every > 0 && n % u64::from(cfg.probe_every) == 0) || n == 1;
             let s = sampler.sample(&sim, (day + 1) as f64, with_probe, Some((&lat, &fsync_lat)))?;
+            if let Some(p) = s.probe {
+                let ns = (p.mean_us * 1e3) as Ns;
+                probe_mean = Some(ns);
+                first_probe_mean.get_or_insert(ns);
+            }
             lat.clear();
             fsync_lat.clear();
             samples.push(s);

@@ -47,7 +47,10 @@ pub struct Sample {
     pub trimmed_bytes: u64,
     /// 99th percentile of the applications' small writes and of fsync over the interval, us.
     pub app_write_p99_us: Option<f64>,
+    pub app_write_p999_us: Option<f64>,
+    pub app_write_mean_us: Option<f64>,
     pub fsync_p99_us: Option<f64>,
+    pub fsync_mean_us: Option<f64>,
     pub probe: Option<ProbeResult>,
     /// Projected lifetime in years from the mean and the maximum erase count (None before
     /// any erase).

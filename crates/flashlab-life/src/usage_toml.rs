@@ -145,7 +145,12 @@ fn to_error(source: &str, text: &str, e: toml::de::Error) -> UsageError {
             return None;
         }
         // The table the line is in: the last `[header]` above it.
-        let table = text[..s].lines().rev().map(str::trim).find(|l| l.starts_with('[')).map(|h| h.trim_matches(['[', ']']).trim());
+        let table = text[..s]
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| l.starts_with('['))
+            .map(|h| h.trim_matches(['[', ']']).trim());
         Some(match table {
             Some(t) => format!("{t}.{key}"),
             None => key.to_string(),

@@ -168,10 +168,13 @@ impl Workload {
         // Room the filesystem keeps free whatever the user does (ext4's reserved blocks are
         // not modelled; 1 % stands for them).
         let reserve = sim.fs_capacity() / 100;
-        let mut budget = self.share(0, self.usage.daily_write);
-        while budget > 0 {
-            let size = self.draw_size().min(budget.div_ceil(4096) * 4096);
-            budget -= size.min(budget);
+        // New files: while this session's share of the daily volume is not used up. A file
+        // may be larger than what is left (a video, an app update): the excess is borrowed from
+        // the next sessions, so bursts happen and the daily volume still holds on average.
+        self.carry[0] += self.usage.daily_write as f64 / f64::from(self.usage.day.sessions);
+        while self.carry[0] >= 4096.0 {
+            let size = self.draw_size();
+            self.carry[0] -= size as f64;
             while sim.fs_used() + size > keep {
                 match self.user.pop_front() {
                     Some(f) => self.delete(sim, &f)?,
