@@ -139,7 +139,7 @@ pub fn fmt_dur(ns: Ns) -> String {
     for (unit, n) in
         [("d", DAY), ("h", HOUR), ("m", 60_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1000)]
     {
-        if ns >= n && ns % n == 0 {
+        if ns >= n && ns.is_multiple_of(n) {
             return format!("{}{unit}", ns / n);
         }
     }

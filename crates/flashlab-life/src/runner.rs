@@ -210,7 +210,7 @@ pub fn run_life(
         let last = day + 1 == days;
         if (day + 1) % u64::from(cfg.sample_days.max(1)) == 0 || last {
             let n = samples.len() as u64 + 1;
-            let with_probe = last || (cfg.probe_every > 0 && n % u64::from(cfg.probe_every) == 0) || n == 1;
+            let with_probe = last || (cfg.probe_every > 0 && n.is_multiple_of(u64::from(cfg.probe_every))) || n == 1;
             let s = sampler.sample(&sim, (day + 1) as f64, with_probe, Some((&lat, &fsync_lat)))?;
             if let Some(p) = s.probe {
                 let ns = (p.mean_us * 1e3) as Ns;

@@ -52,7 +52,7 @@ pub fn replay(
     let take =
         |sim: &mut Sim, sampler: &mut Sampler, lat: &mut LatencyHistogram, samples: &mut Vec<_>, at: Ns, last: bool| {
             let k = samples.len() as u64 + 1;
-            let with_probe = last || (cfg.probe_every > 0 && k % u64::from(cfg.probe_every) == 0);
+            let with_probe = last || (cfg.probe_every > 0 && k.is_multiple_of(u64::from(cfg.probe_every)));
             let s = sampler.sample(sim, at as f64 / crate::policy::DAY as f64, with_probe, Some((&*lat, &none)))?;
             lat.clear();
             samples.push(s);
