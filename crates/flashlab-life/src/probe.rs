@@ -39,6 +39,10 @@ pub struct ProbeResult {
     pub mean_us: f64,
     pub p50_us: f64,
     pub p99_us: f64,
+    /// 99.9th percentile and maximum: where garbage-collection stalls show when they hit
+    /// fewer than 1 % of the writes.
+    pub p999_us: f64,
+    pub max_us: f64,
     /// Host and NAND bytes the probe wrote on its copy of the system.
     pub probe_host_bytes: u64,
     pub probe_nand_bytes: u64,
@@ -51,6 +55,8 @@ pub fn run_probe(sim: &Sim, cfg: &ProbeConfig, seed: u64) -> Result<ProbeResult,
         mean_us: r.latency.mean() / 1e3,
         p50_us: r.latency.percentile(50.0) as f64 / 1e3,
         p99_us: r.latency.percentile(99.0) as f64 / 1e3,
+        p999_us: r.latency.percentile(99.9) as f64 / 1e3,
+        max_us: r.latency.max() as f64 / 1e3,
         probe_host_bytes: r.host_bytes,
         probe_nand_bytes: r.nand_bytes,
     })

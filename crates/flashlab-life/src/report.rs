@@ -53,7 +53,7 @@ pub fn charts(runs: &[LifeResult]) -> Result<Vec<(String, String, String)>, Stri
             "The random-write probe (4 KiB, QD1, on a copy of the device) and the applications' own small writes.",
             vec![
                 panel(runs, "probe random write", "MB/s", false, |s| s.probe.map(|p| p.rand_write_mbs)),
-                panel(runs, "probe random write p99", "us", true, |s| s.probe.map(|p| p.p99_us)),
+                panel(runs, "probe random write p99.9", "us", true, |s| s.probe.map(|p| p.p999_us)),
                 panel(runs, "application small-write p99", "us", true, |s| s.app_write_p99_us),
                 panel(runs, "WAF over each interval", "NAND / host", false, |s| Some(s.waf_interval)),
             ],

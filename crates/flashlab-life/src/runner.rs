@@ -57,6 +57,19 @@ impl LifeResult {
     pub fn last_probe(&self) -> Option<&crate::probe::ProbeResult> {
         self.samples.iter().rev().find_map(|s| s.probe.as_ref())
     }
+
+    /// The probes of the run's last four weeks, averaged (one probe is one moment; a few
+    /// say how the device is at the end): (MB/s, p99 us, p99.9 us, how many).
+    pub fn final_probes(&self) -> Option<(f64, f64, f64, usize)> {
+        let from = self.days - 28.0;
+        let ps: Vec<_> = self.samples.iter().filter(|s| s.day > from).filter_map(|s| s.probe).collect();
+        if ps.is_empty() {
+            return None;
+        }
+        let n = ps.len() as f64;
+        let mean = |f: &dyn Fn(&crate::probe::ProbeResult) -> f64| ps.iter().map(f).sum::<f64>() / n;
+        Some((mean(&|p| p.rand_write_mbs), mean(&|p| p.p99_us), mean(&|p| p.p999_us), ps.len()))
+    }
 }
 
 /// Samples the device and filesystem; shared with trace replay.

@@ -68,6 +68,7 @@ pub fn run_table(r: &LifeResult) -> String {
         ("WAF", ""),
         ("rand write", "MB/s"),
         ("rand write p99", "us"),
+        ("p99.9", "us"),
         ("app write p99", "us"),
         ("erases", "mean/max"),
         ("fstrims", ""),
@@ -86,6 +87,7 @@ pub fn run_table(r: &LifeResult) -> String {
                 format!("{:.2}", s.waf),
                 opt(s.probe.map(|p| p.rand_write_mbs)),
                 opt(s.probe.map(|p| p.p99_us)),
+                opt(s.probe.map(|p| p.p999_us)),
                 opt(s.app_write_p99_us),
                 format!("{}/{}", sig(s.erases_mean), s.erases_max),
                 s.fstrims.to_string(),
@@ -95,12 +97,14 @@ pub fn run_table(r: &LifeResult) -> String {
     render(&cols, &rows)
 }
 
-/// The end of each run, one row per policy.
+/// The end of each run, one row per policy; the probe columns average the last four weeks'
+/// probes ([`LifeResult::final_probes`]).
 pub fn compare_table(runs: &[LifeResult]) -> String {
     let cols = [
         ("policy", ""),
         ("rand write", "MB/s"),
         ("rand write p99", "us"),
+        ("p99.9", "us"),
         ("WAF", ""),
         ("device valid", "%"),
         ("erases", "min/mean/max"),
@@ -113,11 +117,12 @@ pub fn compare_table(runs: &[LifeResult]) -> String {
         .iter()
         .map(|r| {
             let s = r.last();
-            let p = r.last_probe();
+            let p = r.final_probes();
             vec![
                 r.policy.clone(),
-                opt(p.map(|p| p.rand_write_mbs)),
-                opt(p.map(|p| p.p99_us)),
+                opt(p.map(|p| p.0)),
+                opt(p.map(|p| p.1)),
+                opt(p.map(|p| p.2)),
                 format!("{:.2}", s.waf),
                 pct(s.device_valid_bytes, s.logical_bytes),
                 format!("{}/{}/{}", s.erases_min, sig(s.erases_mean), s.erases_max),
