@@ -32,12 +32,13 @@ fn panel(runs: &[LifeResult], title: &str, y: &str, log_y: bool, f: impl Fn(&Sam
     }
 }
 
-/// The charts: (stem, caption, SVG).
-pub fn charts(runs: &[LifeResult]) -> Result<Vec<(String, String, String)>, String> {
+/// The charts: (stem, title, caption, SVG).
+pub fn charts(runs: &[LifeResult]) -> Result<Vec<(String, String, String, String)>, String> {
     let pct = |a: u64, b: u64| Some(100.0 * a as f64 / b.max(1) as f64);
-    let specs: Vec<(&str, &str, Vec<Panel>)> = vec![
+    let specs: Vec<(&str, &str, &str, Vec<Panel>)> = vec![
         (
             "life-space",
+            "Space over time",
             "What the filesystem uses and what the device holds as valid: the gap is deleted data nobody trimmed.",
             vec![
                 panel(runs, "filesystem used", "% of capacity", false, |s| pct(s.fs_used_bytes, s.fs_capacity_bytes)),
@@ -50,6 +51,7 @@ pub fn charts(runs: &[LifeResult]) -> Result<Vec<(String, String, String)>, Stri
         ),
         (
             "life-performance",
+            "Performance over time",
             "The random-write probe (4 KiB, QD1, on a copy of the device) and the applications' own small writes.",
             vec![
                 panel(runs, "probe random write", "MB/s", false, |s| s.probe.map(|p| p.rand_write_mbs)),
@@ -60,6 +62,7 @@ pub fn charts(runs: &[LifeResult]) -> Result<Vec<(String, String, String)>, Stri
         ),
         (
             "life-wear",
+            "Wear over time",
             "Wear: write amplification since new, erase counts, and the lifetime projected from the P/E budget.",
             vec![
                 panel(runs, "WAF since new", "NAND / host", false, |s| Some(s.waf)),
@@ -70,9 +73,9 @@ pub fn charts(runs: &[LifeResult]) -> Result<Vec<(String, String, String)>, Stri
         ),
     ];
     let mut out = Vec::new();
-    for (stem, caption, panels) in specs {
-        let chart = Chart { stem: stem.into(), title: caption.into(), panels, cols: 2, panel_height: 260 };
-        out.push((stem.to_string(), caption.to_string(), render_svg(&chart)?));
+    for (stem, title, caption, panels) in specs {
+        let chart = Chart { stem: stem.into(), title: title.into(), panels, cols: 2, panel_height: 260 };
+        out.push((stem.to_string(), title.to_string(), caption.to_string(), render_svg(&chart)?));
     }
     Ok(out)
 }
@@ -100,10 +103,10 @@ pub fn html(title: &str, runs: &[LifeResult], table: &str) -> Result<String, Str
         ));
     }
     h.push_str(&format!("<pre>{}</pre>\n", esc(table)));
-    for (stem, caption, svg) in charts(runs)? {
+    for (stem, title, caption, svg) in charts(runs)? {
         let svg = svg.trim_start();
         let svg = if svg.starts_with("<?xml") { svg.split_once("?>").map_or(svg, |x| x.1) } else { svg };
-        h.push_str(&format!("<h2 id=\"{stem}\">{}</h2>\n{}\n", esc(&caption), svg.trim()));
+        h.push_str(&format!("<h2 id=\"{stem}\">{}</h2>\n<p>{}</p>\n{}\n", esc(&title), esc(&caption), svg.trim()));
     }
     h.push_str("</body></html>\n");
     Ok(h)

@@ -114,10 +114,15 @@ impl Sim {
 
     /// The random-write probe, on a copy of this system so that it neither wears the device nor
     /// moves its counters: a `span`-byte file written sequentially (512 KiB requests), then
-    /// `bytes` of 4 KiB random writes at queue depth 1 inside it, then the file deleted.
+    /// `bytes` of 4 KiB random writes at queue depth 1 inside it. When the filesystem is too
+    /// full for the file, it is made smaller (half the free space); below 1 MiB it is an error.
     pub fn probe(&self, span: u64, bytes: u64, seed: u64) -> Result<ProbeRun, SimError> {
         const NAME: &str = "flashlab-life-probe.tmp";
         const BS: u64 = 4096;
+        let span = span.min(self.fs_free() / 2 / BS * BS);
+        if span < 1 << 20 {
+            return Err(format!("the filesystem has {} bytes free, too little for the probe's file", self.fs_free()));
+        }
         let mut s = self.clone();
         let before = s.counters();
         s.create(NAME, span)?;

@@ -96,7 +96,9 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
     let r0 = &runs[0];
     let last = r0.last();
     if runs.len() > 1 {
-        println!("rand write columns: mean of the probes of the last 28 days; erases per block; lifetime and TBW projected");
+        println!(
+            "rand write columns: mean of the probes of the last 28 days; erases per block; lifetime and TBW projected"
+        );
     }
     println!(
         "probe: {} MiB file, {} MiB of 4 KiB random writes at QD1, on a copy of the device (not counted in WAF/wear); \
