@@ -3,7 +3,7 @@
 //! and a [`Sample`] is taken every sampling interval (a probe every few samples).
 
 use crate::policy::{Moment, Policy, DAY, HOUR};
-use crate::probe::{run_probe, ProbeConfig};
+use crate::probe::{run_probe, ProbeConfig, ProbeResult};
 use crate::series::{default_pe_cycles, project, Sample};
 use crate::sim_adapter::Sim;
 use crate::usage::Usage;
@@ -81,6 +81,7 @@ pub struct Sampler {
     pub fstrims: u64,
     pub trimmed_bytes: u64,
     pub count: u64,
+    pub probes: u64,
 }
 
 impl Sampler {
@@ -94,14 +95,22 @@ impl Sampler {
             fstrims: 0,
             trimmed_bytes: 0,
             count: 0,
+            probes: 0,
         }
     }
 
+    /// Run the probe now (on a copy of `sim`).
+    pub fn probe_now(&mut self, sim: &Sim) -> Result<ProbeResult, String> {
+        self.probes += 1;
+        run_probe(sim, &self.probe, self.seed.wrapping_add(self.probes))
+    }
+
+    /// A sample of `sim` now, with the probe result of the interval if one ran.
     pub fn sample(
         &mut self,
         sim: &Sim,
         day: f64,
-        with_probe: bool,
+        probe: Option<ProbeResult>,
         lat: Option<(&LatencyHistogram, &LatencyHistogram)>,
     ) -> Result<Sample, String> {
         let c = sim.counters();
@@ -109,8 +118,6 @@ impl Sampler {
         let d = c.since(&self.prev);
         self.prev = c;
         self.count += 1;
-        let probe =
-            if with_probe { Some(run_probe(sim, &self.probe, self.seed.wrapping_add(self.count))?) } else { None };
         let valid = st.valid_units * flashsim::MAP_UNIT;
         let (lifetime, worst, ptbw) =
             project(day, st.wear.mean_erases, st.wear.max_erases, self.pe, c.host_write_bytes);
@@ -174,9 +181,17 @@ pub fn run_life(
     // The last probe's mean latency until the policy has seen it, and the first probe's.
     let mut probe_mean: Option<Ns> = None;
     let mut first_probe_mean: Option<Ns> = None;
+    let mut probe: Option<ProbeResult> = None;
     for day in 0..days {
         let day_start = day * DAY;
         let mut next_session = 0u64;
+        // Does today's sample get a probe? It runs at noon, away from the policies' night-time
+        // trims, so that every policy is probed at the same distance from its own.
+        let last = day + 1 == days;
+        let sampled = (day + 1) % u64::from(cfg.sample_days.max(1)) == 0 || last;
+        let n = samples.len() as u64 + 1;
+        let probe_today =
+            sampled && (last || n == 1 || (cfg.probe_every > 0 && n.is_multiple_of(u64::from(cfg.probe_every))));
         for hour in 0..24u32 {
             let tick_start = day_start + u64::from(hour) * HOUR;
             let tick_end = tick_start + HOUR;
@@ -191,6 +206,13 @@ pub fn run_life(
                 next_session += 1;
             }
             sim.idle_until(tick_end);
+            if probe_today && hour == 12 {
+                let p = sampler.probe_now(&sim)?;
+                let ns = (p.mean_us * 1e3) as Ns;
+                probe_mean = Some(ns);
+                first_probe_mean.get_or_insert(ns);
+                probe = Some(p);
+            }
             let charging = day_cycle.charging_at(hour);
             battery = if charging {
                 (battery + day_cycle.charge_pct_per_h).min(100.0)
@@ -220,16 +242,8 @@ pub fn run_life(
                 sampler.trimmed_bytes += bytes;
             }
         }
-        let last = day + 1 == days;
-        if (day + 1) % u64::from(cfg.sample_days.max(1)) == 0 || last {
-            let n = samples.len() as u64 + 1;
-            let with_probe = last || (cfg.probe_every > 0 && n.is_multiple_of(u64::from(cfg.probe_every))) || n == 1;
-            let s = sampler.sample(&sim, (day + 1) as f64, with_probe, Some((&lat, &fsync_lat)))?;
-            if let Some(p) = s.probe {
-                let ns = (p.mean_us * 1e3) as Ns;
-                probe_mean = Some(ns);
-                first_probe_mean.get_or_insert(ns);
-            }
+        if sampled {
+            let s = sampler.sample(&sim, (day + 1) as f64, probe.take(), Some((&lat, &fsync_lat)))?;
             lat.clear();
             fsync_lat.clear();
             samples.push(s);

@@ -53,7 +53,8 @@ pub fn replay(
         |sim: &mut Sim, sampler: &mut Sampler, lat: &mut LatencyHistogram, samples: &mut Vec<_>, at: Ns, last: bool| {
             let k = samples.len() as u64 + 1;
             let with_probe = last || (cfg.probe_every > 0 && k.is_multiple_of(u64::from(cfg.probe_every)));
-            let s = sampler.sample(sim, at as f64 / crate::policy::DAY as f64, with_probe, Some((&*lat, &none)))?;
+            let probe = if with_probe { Some(sampler.probe_now(sim)?) } else { None };
+            let s = sampler.sample(sim, at as f64 / crate::policy::DAY as f64, probe, Some((&*lat, &none)))?;
             lat.clear();
             samples.push(s);
             Ok::<(), String>(())
