@@ -46,6 +46,9 @@ pub enum Command {
     /// Expose a simulated device as a file in a FUSE mount (and a loop block device with
     /// --attach), answering each request when the model says it completes.
     Serve(ServeArgs),
+    /// Months of use in seconds: a usage model (or a block trace) on a simulated device under a
+    /// trim policy, with performance, WAF, wear and lifetime over time.
+    Life(LifeArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -350,4 +353,58 @@ pub struct ServeArgs {
     pub seed: u64,
     /// An empty directory to mount on; the device appears as DIR/device.
     pub dir: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct LifeArgs {
+    /// The simulated device: `sim:PROFILE` (a built-in profile or a profile TOML file).
+    #[arg(long, default_value = "sim:emmc-16g")]
+    pub target: String,
+    /// Usage model: a preset (light-phone, heavy-phone, sbc-desktop, logger, anandtech-10g) or
+    /// a usage TOML file (docs/life.md).
+    #[arg(long, default_value = "light-phone")]
+    pub usage: String,
+    /// Multiply the usage's volumes and file sizes by this (e.g. to run a phone model on a
+    /// small test device).
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+    /// Trim policy: none, discard, fstrim[:INTERVAL] (weekly, daily), android, on-notice[:LATENCY].
+    #[arg(long, default_value = "none")]
+    pub policy: String,
+    /// Run every policy (none, weekly fstrim, android, discard, on-notice) from the same seed
+    /// and print one table.
+    #[arg(long)]
+    pub compare_policies: bool,
+    /// Virtual time to simulate: 12months, 1y, 30d, 6w, 48h.
+    #[arg(long, default_value = "12months")]
+    pub duration: String,
+    /// Replay this block trace instead of the usage model (blkparse text, fio iolog v2/v3, or
+    /// MSR Cambridge CSV).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// The trace's format: blkparse, iolog or msr [default: detected from its first line].
+    #[arg(long, value_name = "FORMAT")]
+    pub trace_format: Option<String>,
+    /// Replay the trace back to back (each request when the previous completes) instead of at
+    /// its timestamps.
+    #[arg(long)]
+    pub compress_time: bool,
+    /// P/E-cycle budget per block for the lifetime projection [default: by cell type: SLC
+    /// 100000, MLC 3000, TLC 1000, QLC 300].
+    #[arg(long, value_name = "N")]
+    pub pe_cycles: Option<u32>,
+    /// Days between samples (a trace replay samples every hour of trace time instead).
+    #[arg(long, default_value_t = 1)]
+    pub sample_days: u32,
+    /// Run the random-write probe at every Nth sample (and the last).
+    #[arg(long, default_value_t = 7)]
+    pub probe_every: u32,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the results (parameters and every sample of every run) as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write an HTML report with charts of the time series to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }

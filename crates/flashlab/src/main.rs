@@ -32,6 +32,7 @@ fn main() {
         Command::Breakdown(a) => cmd::breakdown::breakdown(a),
         Command::Sqlite(a) => cmd::sqlite::sqlite(a),
         Command::Serve(a) => cmd::serve::serve(a),
+        Command::Life(a) => cmd::life::life(a),
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");

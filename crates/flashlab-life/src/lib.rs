@@ -1,0 +1,26 @@
+//! flashlab-life: months of device use in seconds (`flashlab life`, issue 10).
+//!
+//! * [`usage`], [`usage_toml`], [`presets`]: the usage model — daily write volume, file-size
+//!   mix, churn, fsync, fill level, reads, the day (sessions, idle, charging) — its TOML format
+//!   and the built-in presets; [`workload`] turns it into file operations.
+//! * [`policy`]: trim policies (none, discard, periodic fstrim, Android idle maintenance,
+//!   fstrim when the user notices).
+//! * [`traces`]: block-trace replay (blkparse text, fio iolog v2/v3, MSR Cambridge CSV).
+//! * [`runner`]: the run itself; [`probe`]: the periodic random-write probe; [`series`]: the
+//!   samples and the lifetime projection; [`table`] and [`report`]: text tables and the HTML
+//!   report.
+//! * [`sim_adapter`]: every call into the simulated system, in one place.
+
+pub mod duration;
+pub mod policy;
+pub mod presets;
+pub mod probe;
+pub mod report;
+pub mod runner;
+pub mod series;
+pub mod sim_adapter;
+pub mod table;
+pub mod traces;
+pub mod usage;
+pub mod usage_toml;
+pub mod workload;

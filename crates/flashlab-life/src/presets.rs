@@ -1,0 +1,50 @@
+//! The built-in usage presets (TOML files under `presets/`, each commented with what it models)
+//! and looking a usage up by preset name or file.
+
+use crate::usage::Usage;
+use crate::usage_toml::parse_usage;
+
+/// Name and TOML text of every preset.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("light-phone", include_str!("../presets/light-phone.toml")),
+    ("heavy-phone", include_str!("../presets/heavy-phone.toml")),
+    ("sbc-desktop", include_str!("../presets/sbc-desktop.toml")),
+    ("logger", include_str!("../presets/logger.toml")),
+    ("anandtech-10g", include_str!("../presets/anandtech-10g.toml")),
+];
+
+pub fn preset(name: &str) -> Option<Usage> {
+    PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, t)| parse_usage(&format!("preset {n}"), t).expect("built-in presets parse (tested)"))
+}
+
+/// A preset by name, else a usage TOML file.
+pub fn resolve(what: &str) -> Result<Usage, String> {
+    if let Some(u) = preset(what) {
+        return Ok(u);
+    }
+    let path = std::path::Path::new(what);
+    if !path.exists() {
+        let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+        return Err(format!("usage '{what}': not a preset ({}) nor a file", names.join(", ")));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{what}: {e}"))?;
+    parse_usage(what, &text).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_parse_and_are_named() {
+        for (name, text) in PRESETS {
+            let u = parse_usage(name, text).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(&u.name, name);
+            assert!(!u.description.is_empty());
+        }
+        assert!(resolve("no-such-preset").unwrap_err().contains("light-phone"));
+    }
+}

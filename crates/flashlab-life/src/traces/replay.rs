@@ -1,0 +1,119 @@
+//! Replaying a parsed trace on a new simulated device. Timestamps honoured: each request
+//! arrives at its trace time (requests overlap and queue as they did). Compressed
+//! (`--compress-time`): each request is issued when the previous one completes, so idle gaps
+//! vanish (and with them the device's idle-time garbage collection).
+//!
+//! Offsets past the device's end are folded into it (modulo its capacity, kept whole), so a
+//! trace of a larger disk still lands on the simulated one; how many were folded is reported.
+//! Samples are taken every `sample_ns` of virtual time and at the end.
+
+use super::TraceOp;
+use crate::runner::{LifeResult, Sampler};
+use crate::sim_adapter::Sim;
+use crate::workload::AppStats;
+use flashlab_measure::LatencyHistogram;
+use flashsim::{Ns, Op, Profile};
+
+#[derive(Debug, Clone)]
+pub struct ReplayConfig {
+    pub compress_time: bool,
+    pub sample_ns: Ns,
+    /// A probe at every this many samples (0 = only at the end).
+    pub probe_every: u32,
+    pub seed: u64,
+    pub pe_cycles: Option<u32>,
+}
+
+/// What the replay did besides the samples.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct ReplayStats {
+    pub requests: u64,
+    pub folded: u64,
+}
+
+pub fn replay(
+    profile: &Profile,
+    name: &str,
+    ops: &[TraceOp],
+    cfg: &ReplayConfig,
+    mut progress: impl FnMut(f64),
+) -> Result<(LifeResult, ReplayStats), String> {
+    let mut sim = Sim::new(profile, cfg.seed, false)?;
+    let mut sampler = Sampler::new(&sim, cfg.pe_cycles, None, 0.0, cfg.seed);
+    let cap = sim.logical_bytes();
+    let mut stats = ReplayStats::default();
+    let mut samples = Vec::new();
+    let mut lat = LatencyHistogram::new();
+    let none = LatencyHistogram::new();
+    let mut next_sample = cfg.sample_ns.max(1);
+    let mut prev_done: Ns = 0;
+    let mut app = AppStats::default();
+    let n = ops.len().max(1);
+    let take =
+        |sim: &mut Sim, sampler: &mut Sampler, lat: &mut LatencyHistogram, samples: &mut Vec<_>, at: Ns, last: bool| {
+            let k = samples.len() as u64 + 1;
+            let with_probe = last || (cfg.probe_every > 0 && k.is_multiple_of(u64::from(cfg.probe_every)));
+            let probe = if with_probe { Some(sampler.probe_now(sim)?) } else { None };
+            let s = sampler.sample(sim, at as f64 / crate::policy::DAY as f64, probe, Some((&*lat, &none)))?;
+            lat.clear();
+            samples.push(s);
+            Ok::<(), String>(())
+        };
+    for (i, o) in ops.iter().enumerate() {
+        let t = if cfg.compress_time { prev_done.max(sim.now()) } else { o.t_ns };
+        while t >= next_sample {
+            sim.idle_until(next_sample);
+            take(&mut sim, &mut sampler, &mut lat, &mut samples, next_sample, false)?;
+            next_sample += cfg.sample_ns.max(1);
+        }
+        let (off, len) = if o.op == Op::Flush {
+            (0, 0)
+        } else {
+            let len = o.len.min(cap) / 512 * 512;
+            let len = len.max(512);
+            let mut off = o.offset / 512 * 512;
+            if off + len > cap {
+                stats.folded += 1;
+                off = (off % cap) / 512 * 512;
+                if off + len > cap {
+                    off = cap - len;
+                }
+            }
+            (off, len)
+        };
+        let c = sim.block_io(t, o.op, off, len).map_err(|e| format!("trace {name}, request {}: {e}", i + 1))?;
+        match o.op {
+            Op::Write => {
+                lat.record(c.latency());
+                app.write_bytes += len;
+            }
+            Op::Read => app.read_bytes += len,
+            Op::Flush => app.fsyncs += 1,
+            Op::Trim => {}
+        }
+        prev_done = c.done;
+        stats.requests += 1;
+        if i % 4096 == 0 {
+            progress(i as f64 / n as f64);
+        }
+    }
+    let end = sim.now();
+    take(&mut sim, &mut sampler, &mut lat, &mut samples, end.max(1), true)?;
+    progress(1.0);
+    let days = end as f64 / crate::policy::DAY as f64;
+    Ok((
+        LifeResult {
+            workload: format!("trace {name}"),
+            policy: "trace (its own discards only)".into(),
+            profile: profile.name.clone(),
+            seed: cfg.seed,
+            days,
+            pe_cycles: sampler.pe,
+            probe: sampler.probe,
+            samples,
+            app,
+            virtual_s: end as f64 / 1e9,
+        },
+        stats,
+    ))
+}

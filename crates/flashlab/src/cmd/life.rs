@@ -1,0 +1,143 @@
+//! `flashlab life`: months of use on a simulated device in seconds (the work is in
+//! flashlab-life; this parses the options, runs, prints the tables and writes the files).
+
+use crate::cli::LifeArgs;
+use crate::progress::Progress;
+use crate::report::output::write_json;
+use crate::target::sim_profile;
+use flashlab_life::duration::parse_duration;
+use flashlab_life::policy::{Policy, HOUR};
+use flashlab_life::runner::{run_life, LifeConfig, LifeResult};
+use flashlab_life::traces::{self, replay::ReplayConfig, Format};
+use flashlab_life::{presets, report, table};
+use serde_json::json;
+use std::time::Instant;
+
+pub fn life(a: &LifeArgs) -> Result<(), String> {
+    let profile = sim_profile(&a.target)?;
+    let duration = parse_duration(&a.duration).map_err(|e| format!("--duration: {e}"))?;
+    if !(a.scale.is_finite() && a.scale > 0.0 && a.scale <= 1000.0) {
+        return Err(format!("--scale: must be in (0, 1000], got {}", a.scale));
+    }
+    if a.sample_days == 0 {
+        return Err("--sample-days: must be at least 1".into());
+    }
+    let wall = Instant::now();
+    let bar = Progress::new("life");
+    let (runs, usage_json, extra): (Vec<LifeResult>, serde_json::Value, String) = if let Some(path) = &a.trace {
+        if a.compare_policies || a.policy != "none" {
+            return Err(
+                "--policy and --compare-policies apply to the usage model; a trace brings its own discards".into()
+            );
+        }
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+        let format = match &a.trace_format {
+            Some(f) => Format::parse(f)?,
+            None => Format::detect(&text),
+        };
+        let ops = traces::parse(&name, &text, format).map_err(|e| e.to_string())?;
+        let cfg = ReplayConfig {
+            compress_time: a.compress_time,
+            sample_ns: HOUR,
+            probe_every: a.probe_every,
+            seed: a.seed,
+            pe_cycles: a.pe_cycles,
+        };
+        println!(
+            "flashlab life on {} ({}), trace {name} ({format:?}, {} requests, {}), seed {}",
+            a.target,
+            profile.description,
+            ops.len(),
+            if a.compress_time { "time compressed" } else { "timestamps honoured" },
+            a.seed
+        );
+        let (r, stats) = traces::replay::replay(&profile, &name, &ops, &cfg, |f| bar.set(f, "replay"))?;
+        let extra =
+            format!("{} requests replayed, {} folded into the device's capacity\n", stats.requests, stats.folded);
+        (vec![r], json!({"trace": name, "format": format!("{format:?}").to_lowercase(), "replay": stats}), extra)
+    } else {
+        let mut usage = presets::resolve(&a.usage)?;
+        if a.scale != 1.0 {
+            usage = usage.scaled(a.scale);
+        }
+        let policies = if a.compare_policies { Policy::all() } else { vec![Policy::parse(&a.policy)?] };
+        println!(
+            "flashlab life on {} ({}), usage {} ({}){}, {} ({} days), seed {}",
+            a.target,
+            profile.description,
+            usage.name,
+            usage.description,
+            if a.scale != 1.0 { format!(" scaled x{}", a.scale) } else { String::new() },
+            a.duration,
+            duration.div_ceil(flashlab_life::policy::DAY),
+            a.seed
+        );
+        let mut runs = Vec::new();
+        let n = policies.len();
+        for (i, p) in policies.into_iter().enumerate() {
+            let mut cfg = LifeConfig::new(p, duration, a.seed);
+            cfg.sample_days = a.sample_days;
+            cfg.probe_every = a.probe_every;
+            cfg.pe_cycles = a.pe_cycles;
+            let label = format!("policy {}", p.name());
+            runs.push(run_life(&profile, &usage, &cfg, |f| bar.set((i as f64 + f) / n as f64, &label))?);
+        }
+        (runs, serde_json::to_value(&usage).map_err(|e| e.to_string())?, String::new())
+    };
+    bar.finish();
+    let text = if runs.len() > 1 {
+        table::compare_table(&runs)
+    } else {
+        format!("policy {}\n{}", runs[0].policy, table::run_table(&runs[0]))
+    };
+    print!("{text}");
+    print!("{extra}");
+    let r0 = &runs[0];
+    let last = r0.last();
+    if runs.len() > 1 {
+        println!(
+            "rand write columns: mean of the probes of the last 28 days; erases per block; lifetime and TBW projected"
+        );
+    }
+    println!(
+        "probe: {} MiB file, {} MiB of 4 KiB random writes at QD1, on a copy of the device (not counted in WAF/wear); \
+         lifetime from {} P/E cycles; MB/s = 10^6 B/s",
+        r0.probe.span >> 20,
+        r0.probe.bytes >> 20,
+        r0.pe_cycles
+    );
+    if runs.len() == 1 {
+        println!(
+            "after {} days: host wrote {:.1} GB, WAF {:.2}, lifetime {} years (worst block {}), projected TBW {} TB",
+            last.day,
+            last.host_write_bytes as f64 / 1e9,
+            last.waf,
+            last.lifetime_years.map_or("-".into(), table::sig),
+            last.lifetime_years_worst_block.map_or("-".into(), table::sig),
+            last.projected_tbw_tb.map_or("-".into(), table::sig),
+        );
+    }
+    println!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
+    let doc = json!({
+        "flashlab_version": env!("CARGO_PKG_VERSION"),
+        "command": "life",
+        "target": a.target,
+        "profile": {"name": profile.name, "description": profile.description, "calibration": profile.calibration},
+        "seed": a.seed,
+        "duration": a.duration,
+        "usage": usage_json,
+        "runs": runs,
+    });
+    if let Some(path) = &a.json {
+        write_json(path, &doc)?;
+        println!("results written to {}", path.display());
+    }
+    if let Some(path) = &a.report {
+        let title = format!("flashlab life: {} on {}", r0.workload, a.target);
+        let page = report::html(&title, &runs, &text)?;
+        flashlab_report::write_atomic(path, page.as_bytes()).map_err(|e| e.to_string())?;
+        println!("report written to {}", path.display());
+    }
+    Ok(())
+}
