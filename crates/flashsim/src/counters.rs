@@ -80,6 +80,19 @@ pub struct Wear {
     pub mean_erases: f64,
 }
 
+impl Wear {
+    /// Minimum, maximum and mean of per-block erase counts.
+    pub fn of(erase_counts: &[u32]) -> Wear {
+        let (mut min, mut max, mut sum) = (u32::MAX, 0, 0u64);
+        for &e in erase_counts {
+            min = min.min(e);
+            max = max.max(e);
+            sum += u64::from(e);
+        }
+        Wear { min_erases: min, max_erases: max, mean_erases: sum as f64 / erase_counts.len().max(1) as f64 }
+    }
+}
+
 /// A snapshot of the device's state beside its counters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct DeviceState {

@@ -95,6 +95,39 @@ impl OpenPage {
     pub(crate) fn new() -> OpenPage {
         OpenPage { lpn: [INVALID; MAX_UPP], tag: [0; MAX_UPP], len: 0, ready: 0 }
     }
+
+    /// Add a unit whose data is in the controller at `ready`; returns its slot.
+    #[inline]
+    pub(crate) fn push(&mut self, lpn: u32, tag: u64, ready: Ns) -> usize {
+        let slot = self.len as usize;
+        self.lpn[slot] = lpn;
+        self.tag[slot] = tag;
+        self.len += 1;
+        self.ready = self.ready.max(ready);
+        slot
+    }
+
+    /// Empty the page after its program.
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+        self.ready = 0;
+        // Slots past the page size are never used and stay INVALID: reset the whole array (a
+        // few vector stores, where a slice fill of a run-time length calls memset).
+        self.lpn = [INVALID; MAX_UPP];
+    }
+}
+
+/// The tag of the buffered unit that `l2p` value `v` (BUFFERED | slot) points at.
+#[inline]
+pub(crate) fn buffered_tag(open: &[OpenPage], v: u32) -> u64 {
+    let i = (v & !BUFFERED) as usize;
+    open[i / MAX_UPP].tag[i % MAX_UPP]
+}
+
+/// Heap bytes of a vector (for the memory accounting).
+pub(crate) fn heap_bytes<T>(v: &Vec<T>) -> u64 {
+    (v.capacity() * std::mem::size_of::<T>()) as u64
 }
 
 /// Where a logical unit's data is.
@@ -231,10 +264,7 @@ impl Ftl {
         let tags = self.tags.as_ref().expect("content tracking is off");
         match self.l2p[lpn as usize] {
             UNMAPPED => None,
-            v if v & BUFFERED != 0 => {
-                let i = (v & !BUFFERED) as usize;
-                Some(self.open[i / MAX_UPP].tag[i % MAX_UPP])
-            }
+            v if v & BUFFERED != 0 => Some(buffered_tag(&self.open, v)),
             ppa => Some(tags[ppa as usize]),
         }
     }
@@ -271,14 +301,9 @@ impl Ftl {
     /// Put a unit into open page `op`; returns true when the page is full.
     #[inline]
     fn append(&mut self, op: usize, lpn: u32, tag: u64, ready: Ns) -> bool {
-        let page = &mut self.open[op];
-        let slot = page.len as usize;
-        page.lpn[slot] = lpn;
-        page.tag[slot] = tag;
-        page.len += 1;
-        page.ready = page.ready.max(ready);
+        let slot = self.open[op].push(lpn, tag, ready);
         self.l2p[lpn as usize] = BUFFERED | (op * MAX_UPP + slot) as u32;
-        page.len == self.geo.units_per_page
+        self.open[op].len == self.geo.units_per_page
     }
 
     /// A host write of one unit whose data is in the controller at `at`; returns when the
@@ -417,12 +442,7 @@ impl Ftl {
         if op < self.host_streams as usize {
             self.buffer.release_at(done, len);
         }
-        let page_state = &mut self.open[op];
-        page_state.len = 0;
-        page_state.ready = 0;
-        // Slots past `upp` are never used and stay INVALID: reset the whole array (a few
-        // vector stores, where a slice fill of a run-time length calls memset).
-        page_state.lpn = [INVALID; MAX_UPP];
+        self.open[op].clear();
         if self.next_page[block as usize] == self.geo.pages_per_block {
             self.state[block as usize] = BlockState::Closed;
             self.victims.insert(block, self.valid[block as usize], self.counters.host_units_written);
@@ -640,13 +660,6 @@ impl Ftl {
     }
 
     pub fn state(&self) -> DeviceState {
-        let n = self.erase_count.len() as f64;
-        let (mut min, mut max, mut sum) = (u32::MAX, 0, 0u64);
-        for &e in &self.erase_count {
-            min = min.min(e);
-            max = max.max(e);
-            sum += u64::from(e);
-        }
         DeviceState {
             free_blocks: self.free.iter().map(|f| f.len() as u64).sum(),
             total_blocks: u64::from(self.geo.blocks()),
@@ -654,28 +667,25 @@ impl Ftl {
             logical_units: u64::from(self.logical_units),
             physical_units: self.geo.physical_units(),
             slc_cached_units: self.slc_used,
-            wear: Wear { min_erases: min, max_erases: max, mean_erases: sum as f64 / n },
+            wear: Wear::of(&self.erase_count),
         }
     }
 
     /// Bytes of heap the FTL holds for its mapping and bookkeeping (the flat arrays, free
     /// lists, victim index and, when on, content tags), for the memory budget of issue 2.
     pub fn memory_bytes(&self) -> u64 {
-        fn vec<T>(v: &Vec<T>) -> u64 {
-            (v.capacity() * std::mem::size_of::<T>()) as u64
-        }
-        let free: u64 = self.free.iter().map(|f| (f.capacity() * 4) as u64).sum::<u64>() + vec(&self.free);
-        vec(&self.l2p)
-            + vec(&self.p2l)
-            + self.tags.as_ref().map_or(0, vec)
-            + vec(&self.valid)
-            + vec(&self.erase_count)
-            + vec(&self.state)
-            + vec(&self.next_page)
+        let free: u64 = self.free.iter().map(|f| (f.capacity() * 4) as u64).sum::<u64>() + heap_bytes(&self.free);
+        heap_bytes(&self.l2p)
+            + heap_bytes(&self.p2l)
+            + self.tags.as_ref().map_or(0, heap_bytes)
+            + heap_bytes(&self.valid)
+            + heap_bytes(&self.erase_count)
+            + heap_bytes(&self.state)
+            + heap_bytes(&self.next_page)
             + free
-            + vec(&self.active)
-            + vec(&self.open)
-            + vec(&self.next_die)
+            + heap_bytes(&self.active)
+            + heap_bytes(&self.open)
+            + heap_bytes(&self.next_die)
             + self.victims.memory_bytes()
             + self.buffer.memory_bytes()
             + self.map.as_ref().map_or(0, MapCache::memory_bytes)

@@ -20,7 +20,7 @@
 
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
-use crate::ftl::{Location, OpenPage, BUFFERED, INVALID, MAX_UPP, UNMAPPED};
+use crate::ftl::{buffered_tag, heap_bytes, Location, OpenPage, BUFFERED, INVALID, MAX_UPP, UNMAPPED};
 use crate::nand::{Geometry, Nand, NandTiming};
 use crate::profile::{Profile, MAP_UNIT};
 use crate::timeline::Ns;
@@ -171,10 +171,7 @@ impl HybridFtl {
         let tags = self.tags.as_ref().expect("content tracking is off");
         match self.l2p[lpn as usize] {
             UNMAPPED => None,
-            v if v & BUFFERED != 0 => {
-                let i = (v & !BUFFERED) as usize;
-                Some(self.open[i / MAX_UPP].tag[i % MAX_UPP])
-            }
+            v if v & BUFFERED != 0 => Some(buffered_tag(&self.open, v)),
             _ => Some(tags[self.ppa_of(lpn).expect("on NAND") as usize]),
         }
     }
@@ -235,14 +232,9 @@ impl HybridFtl {
     /// Put a unit into open page `op`; returns true when the page is full.
     #[inline]
     fn append(&mut self, op: usize, lpn: u32, tag: u64, ready: Ns) -> bool {
-        let page = &mut self.open[op];
-        let slot = page.len as usize;
-        page.lpn[slot] = lpn;
-        page.tag[slot] = tag;
-        page.len += 1;
-        page.ready = page.ready.max(ready);
+        let slot = self.open[op].push(lpn, tag, ready);
         self.l2p[lpn as usize] = BUFFERED | (op * MAX_UPP + slot) as u32;
-        page.len == self.upp
+        self.open[op].len == self.upp
     }
 
     /// A host write of one unit whose data is in the controller at `at`; returns when the
@@ -309,10 +301,7 @@ impl HybridFtl {
         self.buffer.release_at(done, len);
         self.counters.nand_page_programs += 1;
         self.counters.nand_units_programmed += u64::from(self.upp);
-        let page = &mut self.open[op];
-        page.len = 0;
-        page.ready = 0;
-        page.lpn = [INVALID; MAX_UPP];
+        self.open[op].clear();
         placed
     }
 
@@ -399,10 +388,7 @@ impl HybridFtl {
             let lpn = base + i;
             let tag = match self.l2p[lpn as usize] {
                 UNMAPPED => continue,
-                v if v & BUFFERED != 0 => {
-                    let k = (v & !BUFFERED) as usize;
-                    self.open[k / MAX_UPP].tag[k % MAX_UPP]
-                }
+                v if v & BUFFERED != 0 => buffered_tag(&self.open, v),
                 _ => self.tags.as_ref().map_or(0, |t| t[self.ppa_of(lpn).expect("on NAND") as usize]),
             };
             self.drop_copy(lpn);
@@ -605,13 +591,6 @@ impl HybridFtl {
     }
 
     pub fn state(&self) -> DeviceState {
-        let n = self.erase_count.len() as f64;
-        let (mut min, mut max, mut sum) = (u32::MAX, 0, 0u64);
-        for &e in &self.erase_count {
-            min = min.min(e);
-            max = max.max(e);
-            sum += u64::from(e);
-        }
         let live: u64 = self.data_live.iter().map(|&v| u64::from(v)).sum();
         let logged: u64 = self.valid.iter().map(|&v| u64::from(v)).sum();
         DeviceState {
@@ -621,24 +600,21 @@ impl HybridFtl {
             logical_units: u64::from(self.logical_units),
             physical_units: self.geo.physical_units(),
             slc_cached_units: 0,
-            wear: Wear { min_erases: min, max_erases: max, mean_erases: sum as f64 / n },
+            wear: Wear::of(&self.erase_count),
         }
     }
 
     pub fn memory_bytes(&self) -> u64 {
-        fn vec<T>(v: &Vec<T>) -> u64 {
-            (v.capacity() * std::mem::size_of::<T>()) as u64
-        }
         let free: u64 = self.free.iter().map(|f| (f.capacity() * 4) as u64).sum();
-        vec(&self.l2p)
-            + vec(&self.p2l)
-            + self.tags.as_ref().map_or(0, vec)
-            + vec(&self.data)
-            + vec(&self.data_live)
-            + vec(&self.kind)
-            + vec(&self.valid)
-            + vec(&self.dirty)
-            + vec(&self.erase_count)
+        heap_bytes(&self.l2p)
+            + heap_bytes(&self.p2l)
+            + self.tags.as_ref().map_or(0, heap_bytes)
+            + heap_bytes(&self.data)
+            + heap_bytes(&self.data_live)
+            + heap_bytes(&self.kind)
+            + heap_bytes(&self.valid)
+            + heap_bytes(&self.dirty)
+            + heap_bytes(&self.erase_count)
             + free
             + (self.rw_full.capacity() * 4) as u64
             + self.buffer.memory_bytes()
