@@ -30,7 +30,7 @@ pub fn sqlite(a: &SqliteArgs) -> Result<(), String> {
         let serve = a.target == "serve" || a.target.starts_with("serve:");
         if serve && !std::path::Path::new(&a.target).is_dir() {
             return Err(format!(
-                "--target {}: give the directory of a filesystem on the serve device instead (flashlab serve --attach, mkfs on the loop device, mount it): its device counts then come from the simulator's counters; or give sim:PROFILE",
+                "--target {}: serve devices are not supported as a target name: run flashlab serve --attach, make a filesystem on its loop device, mount it and give that directory (its device counts then come from the simulator's counters); or give sim:PROFILE",
                 a.target
             ));
         }
