@@ -7,6 +7,8 @@
 //! * [`vfs_recorder`]: the recording VFS every run goes through (opens, writes, syncs,
 //!   truncates, deletes as SQLite asked for them).
 //! * [`kernel_counters`]: the block device under a directory and its `/sys/.../stat` counters.
+//! * [`serve_counters`]: a directory on a `flashlab serve` device (its loop device's backing
+//!   file is the serve mount's `device`): the simulator's own counters from `stats.json`.
 //! * [`replay`] and [`sim_adapter`]: the recorded log replayed on a simulated device through a
 //!   page-cache model, in virtual time (a model, labelled so).
 //! * [`results`]: per-configuration results, the table, the JSON document.
@@ -14,7 +16,9 @@
 //!
 //! On a directory target, device counts come from the kernel's counters sampled around each
 //! configuration (everything on that device counts, so an idle baseline is measured and
-//! reported). On `sim:PROFILE`, SQLite runs in a scratch directory (the system's temporary
+//! reported). When that device is a flashlab serve device, the device columns are the
+//! simulator's counters instead (the loop device's kernel counters are kept beside them).
+//! On `sim:PROFILE`, SQLite runs in a scratch directory (the system's temporary
 //! directory) and its log is replayed on a fresh simulated device per configuration.
 
 pub mod config;
@@ -22,6 +26,7 @@ pub mod error;
 pub mod kernel_counters;
 pub mod replay;
 pub mod results;
+pub mod serve_counters;
 pub mod signals;
 pub mod sim_adapter;
 pub mod vfs_recorder;
@@ -33,6 +38,7 @@ pub use results::{render_table, Report};
 
 use kernel_counters::{BlockDevice, DiskDelta};
 use results::{Baseline, ConfigResult, DeviceCounts, VfsCounts};
+use serve_counters::{ServeDevice, SimCounters};
 use std::path::PathBuf;
 use std::time::Duration;
 use vfs_recorder::RecordingVfs;
@@ -90,8 +96,20 @@ fn run_dir(
     let where_ = kernel_counters::dir_device(dir)?;
     let mut notes = Vec::new();
     let device: Option<BlockDevice> = where_.device.clone();
-    let counts_from = match &device {
-        Some(d) => {
+    let serve: Option<ServeDevice> = match &device {
+        Some(d) => serve_counters::detect(d)?,
+        None => None,
+    };
+    let counts_from = match (&device, &serve) {
+        (Some(d), Some(s)) => format!(
+            "simulator counters of the serve device (flashlab serve, profile {}, {}: a fresh snapshot at each read) under {} (ext4 or whatever is mounted on it), sampled before each configuration's transactions (after a syncfs) and after them (after fsyncing the database files); every process's I/O to {} is counted; the loop columns are {}'s kernel counters over the same interval",
+            s.profile,
+            s.stats_path.display(),
+            d.name,
+            d.name,
+            d.stat_path.display()
+        ),
+        (Some(d), None) => {
             if !d.sends_flushes() {
                 notes.push(format!(
                     "{} reports a write-through cache: the kernel sends it no flushes, so flush counts are 0",
@@ -105,7 +123,7 @@ fn run_dir(
                 d.name
             )
         }
-        None => {
+        (None, _) => {
             notes.push(format!(
                 "{} has no block device of its own ({}): there are no kernel counters to read, only what SQLite asked of the VFS is shown",
                 dir.display(),
@@ -117,15 +135,16 @@ fn run_dir(
     let baseline = match &device {
         Some(d) if !opts.baseline.is_zero() => {
             syncfs_quiet(dir);
-            let a = d.read()?;
+            let a = sample(d, serve.as_ref())?;
             let t = std::time::Instant::now();
             std::thread::sleep(opts.baseline);
-            let b = d.read()?.since(&a);
+            let b = sample(d, serve.as_ref())?;
+            let (dev, _) = interval(&a, &b);
             Some(Baseline {
                 seconds: t.elapsed().as_secs_f64(),
-                write_requests: b.write_ios,
-                write_bytes: b.write_bytes,
-                flushes: b.flush_ios,
+                write_requests: dev.write_requests,
+                write_bytes: dev.write_bytes,
+                flushes: dev.flushes,
             })
         }
         _ => None,
@@ -133,18 +152,21 @@ fn run_dir(
     let vfs = RecordingVfs::register()?;
     let mut results = Vec::new();
     for (mode, sync) in configs(wl) {
-        let mut samples: Vec<kernel_counters::DiskStat> = Vec::new();
+        let mut samples: Vec<Sample> = Vec::new();
         let run = workload::run_config(dir, &vfs, wl, mode, sync, &mut |_phase| {
             if let Some(d) = &device {
-                samples.push(d.read()?);
+                samples.push(sample(d, serve.as_ref())?);
             }
             Ok(())
         })?;
-        let dev = match samples.as_slice() {
-            [a, b] => Some(delta_counts(b.since(a))),
-            _ => None,
+        let (dev, kernel) = match samples.as_slice() {
+            [a, b] => {
+                let (dev, kernel) = interval(a, b);
+                (Some(dev), kernel)
+            }
+            _ => (None, None),
         };
-        let r = ConfigResult::new(
+        let mut r = ConfigResult::new(
             wl,
             mode,
             sync,
@@ -157,6 +179,7 @@ fn run_dir(
             baseline.as_ref(),
             run.integrity,
         );
+        r.kernel_device = kernel;
         progress(&format!("{mode}/{sync}: {:.0} tx/s", r.tx_per_s.unwrap_or(0.0)));
         results.push(r);
     }
@@ -181,10 +204,16 @@ fn run_dir(
         "the device columns cover the transactions, closing the database (WAL's final checkpoint) and an fsync of the files left; tx/s and latencies cover the transactions only"
             .into(),
     );
+    if serve.is_some() {
+        notes.push(
+            "dev = requests as the simulated device received them; the loop columns also count each empty flush the kernel sends (an fsync with no journal commit to do) as a 0-byte write, so loop wr/tx can exceed dev wr/tx while bytes and flushes agree; tx/s and latencies are real time with the device's modeled latencies"
+                .into(),
+        );
+    }
     Ok(Report {
         sqlite_version: sqlite_version().to_string(),
         target: dir.display().to_string(),
-        kind: "directory",
+        kind: if serve.is_some() { "serve" } else { "directory" },
         counts_from,
         filesystem: Some(where_.filesystem),
         baseline,
@@ -192,6 +221,28 @@ fn run_dir(
         notes,
         configs: results,
     })
+}
+
+/// One reading of the counters: the kernel's, and the simulator's on a serve device.
+struct Sample {
+    kernel: kernel_counters::DiskStat,
+    sim: Option<SimCounters>,
+}
+
+fn sample(d: &BlockDevice, serve: Option<&ServeDevice>) -> Result<Sample, Error> {
+    let kernel = d.read()?;
+    let sim = serve.map(|s| s.read()).transpose()?;
+    Ok(Sample { kernel, sim })
+}
+
+/// The device counts of an interval (the simulator's on a serve device, else the kernel's) and,
+/// on a serve device, the kernel's beside them.
+fn interval(a: &Sample, b: &Sample) -> (DeviceCounts, Option<DeviceCounts>) {
+    let kernel = delta_counts(b.kernel.since(&a.kernel));
+    match (&a.sim, &b.sim) {
+        (Some(sa), Some(sb)) => (sb.since(sa), Some(kernel)),
+        _ => (kernel, None),
+    }
 }
 
 fn syncfs_quiet(dir: &std::path::Path) {

@@ -1,6 +1,7 @@
 //! Results of `flashlab sqlite`: per configuration, throughput, commit latency percentiles, the
-//! SQLite-level operations the VFS recorded, and what reached the device (kernel counters or
-//! the simulated device's); the terminal table and the JSON document.
+//! SQLite-level operations the VFS recorded, and what reached the device (kernel counters, the
+//! simulated device's, or on a `flashlab serve` device the simulator's own counters beside the
+//! loop device's kernel counters); the terminal table and the JSON document.
 
 use crate::config::{JournalMode, SyncMode, Workload};
 use crate::vfs_recorder::{Event, Mark};
@@ -139,6 +140,9 @@ pub struct ConfigResult {
     pub measured_s: f64,
     pub vfs: VfsCounts,
     pub device: Option<DeviceCounts>,
+    /// On a flashlab serve device: the loop device's kernel counters over the same interval
+    /// (`device` then holds the simulator's counters).
+    pub kernel_device: Option<DeviceCounts>,
     /// On a real device: what the idle baseline predicts for this interval's length.
     pub background_expected: Option<Baseline>,
     pub per_tx: PerTx,
@@ -196,6 +200,7 @@ impl ConfigResult {
             measured_s,
             vfs,
             device,
+            kernel_device: None,
             background_expected,
             per_tx,
             integrity_check,
@@ -208,7 +213,7 @@ impl ConfigResult {
 pub struct Report {
     pub sqlite_version: String,
     pub target: String,
-    /// "directory" or "simulated".
+    /// "directory", "serve" (a directory on a flashlab serve device) or "simulated".
     pub kind: &'static str,
     /// Where the device counts come from, in words.
     pub counts_from: String,
@@ -290,7 +295,8 @@ pub fn render_table(r: &Report) -> String {
             b.write_bytes as f64 / 1024.0 / b.seconds
         );
     }
-    let sim = r.kind == "simulated";
+    let sim = r.kind != "directory";
+    let kernel = r.configs.iter().any(|c| c.kernel_device.is_some());
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut head: Vec<String> = [
         "mode",
@@ -312,6 +318,9 @@ pub fn render_table(r: &Report) -> String {
     .to_vec();
     if sim {
         head.extend(["NAND KiB/tx", "WAF"].map(String::from));
+    }
+    if kernel {
+        head.extend(["loop wr/tx", "loop KiB/tx", "loop flush/tx"].map(String::from));
     }
     rows.push(head);
     for c in &r.configs {
@@ -336,6 +345,13 @@ pub fn render_table(r: &Report) -> String {
             row.push(opt(p.nand_write_bytes.map(|b| b / 1024.0)));
             row.push(opt(c.device.and_then(|d| d.waf)));
         }
+        if kernel {
+            let per = |x: u64| x as f64 / c.transactions as f64;
+            let k = c.kernel_device;
+            row.push(opt(k.map(|d| per(d.write_requests))));
+            row.push(opt(k.map(|d| per(d.write_bytes) / 1024.0)));
+            row.push(opt(k.and_then(|d| d.flushes.map(per))));
+        }
         rows.push(row);
     }
     s.push_str(&columns(&rows));
@@ -343,6 +359,9 @@ pub fn render_table(r: &Report) -> String {
         s,
         "vfs = what SQLite asked the VFS for; dev = what reached the device; amp = device bytes / row bytes"
     );
+    if kernel {
+        let _ = writeln!(s, "loop = the loop device's kernel counters over the same interval (dev = the simulator's)");
+    }
     for n in &r.notes {
         let _ = writeln!(s, "note: {n}");
     }
@@ -396,8 +415,8 @@ mod tests {
             nand_write_bytes: Some(16384),
             waf: Some(2.0),
         };
-        for kind in ["directory", "simulated"] {
-            let c = ConfigResult::new(
+        for kind in ["directory", "simulated", "serve"] {
+            let mut c = ConfigResult::new(
                 &wl,
                 JournalMode::Wal,
                 SyncMode::Full,
@@ -412,6 +431,9 @@ mod tests {
             );
             assert_eq!(c.per_tx.amplification, Some(2048.0 / 100.0));
             assert_eq!(c.tx_per_s, Some(1000.0));
+            if kind == "serve" {
+                c.kernel_device = Some(dev);
+            }
             let r = Report {
                 sqlite_version: "3".into(),
                 target: "t".into(),
@@ -428,6 +450,8 @@ mod tests {
             let head = lines.iter().position(|l| l.starts_with("mode")).unwrap();
             let words = |l: &str| l.split("  ").filter(|w| !w.trim().is_empty()).count();
             assert_eq!(words(lines[head]), words(lines[head + 1]), "{kind}:\n{text}");
+            assert_eq!(text.contains("loop flush/tx"), kind == "serve", "{text}");
+            assert_eq!(text.contains("WAF"), kind != "directory", "{text}");
         }
     }
 

@@ -30,7 +30,7 @@ pub fn sqlite(a: &SqliteArgs) -> Result<(), String> {
         let serve = a.target == "serve" || a.target.starts_with("serve:");
         if serve && !std::path::Path::new(&a.target).is_dir() {
             return Err(format!(
-                "--target {}: serve devices are not supported by flashlab sqlite yet; give a directory or sim:PROFILE",
+                "--target {}: serve devices are not supported as a target name: run flashlab serve --attach, make a filesystem on its loop device, mount it and give that directory (its device counts then come from the simulator's counters); or give sim:PROFILE",
                 a.target
             ));
         }

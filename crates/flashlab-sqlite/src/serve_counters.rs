@@ -1,0 +1,202 @@
+//! The simulator's own counters when a directory's filesystem sits on a `flashlab serve`
+//! device: the directory's block device is a loop device whose backing file is `DIR/device` of
+//! a flashlab serve FUSE mount (source `flashlab-sim:PROFILE` in /proc/self/mountinfo), and
+//! `DIR/stats.json` holds the simulated device's counters.
+//!
+//! Freshness: flashlab serve regenerates `stats.json` at every open (after letting the
+//! simulated device do its idle-time work up to the present) and serves it without the page
+//! cache, so every [`ServeDevice::read`] is a snapshot taken at that moment. The counters move
+//! when a request is submitted to the model, before the request is answered: once an fsync
+//! has returned, everything it waited for is counted.
+
+use crate::error::Error;
+use crate::kernel_counters::BlockDevice;
+use crate::results::DeviceCounts;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// A flashlab serve device found under a directory.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServeDevice {
+    /// The serve mount directory (`SERVEDIR`).
+    pub mount_dir: PathBuf,
+    pub stats_path: PathBuf,
+    /// The simulated profile's name (from the mount's source `flashlab-sim:PROFILE`).
+    pub profile: String,
+    /// The loop device (`loop3`).
+    pub loop_device: String,
+}
+
+/// The simulator counters flashlab sqlite uses, from one read of stats.json.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SimCounters {
+    pub host_writes: u64,
+    pub host_write_bytes: u64,
+    pub host_flushes: u64,
+    pub host_trims: u64,
+    pub host_units_written: u64,
+    pub nand_units_programmed: u64,
+}
+
+impl SimCounters {
+    /// Parse stats.json's text; `what` names the file for errors.
+    pub fn parse(text: &str, what: &str) -> Result<SimCounters, String> {
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("{what}: not JSON (line {}): {e}", e.line()))?;
+        let c = v.get("counters").ok_or_else(|| format!("{what}: no field 'counters'"))?;
+        let field = |name: &str| {
+            c.get(name)
+                .and_then(|x| x.as_u64())
+                .ok_or_else(|| format!("{what}: field 'counters.{name}' missing or not a count"))
+        };
+        Ok(SimCounters {
+            host_writes: field("host_writes")?,
+            host_write_bytes: field("host_write_bytes")?,
+            host_flushes: field("host_flushes")?,
+            host_trims: field("host_trims")?,
+            host_units_written: field("host_units_written")?,
+            nand_units_programmed: field("nand_units_programmed")?,
+        })
+    }
+
+    /// What the simulated device saw between `earlier` and `self`; WAF is NAND units
+    /// programmed per host unit written in the interval (`None` when no host unit was written).
+    pub fn since(&self, earlier: &SimCounters) -> DeviceCounts {
+        let d = |a: u64, b: u64| a.saturating_sub(b);
+        let host_units = d(self.host_units_written, earlier.host_units_written);
+        let nand_units = d(self.nand_units_programmed, earlier.nand_units_programmed);
+        DeviceCounts {
+            write_requests: d(self.host_writes, earlier.host_writes),
+            write_bytes: d(self.host_write_bytes, earlier.host_write_bytes),
+            flushes: Some(d(self.host_flushes, earlier.host_flushes)),
+            discards: Some(d(self.host_trims, earlier.host_trims)),
+            nand_write_bytes: Some(nand_units * flashsim::MAP_UNIT),
+            waf: (host_units > 0).then(|| nand_units as f64 / host_units as f64),
+        }
+    }
+}
+
+impl ServeDevice {
+    /// A fresh snapshot of the simulator's counters.
+    pub fn read(&self) -> Result<SimCounters, Error> {
+        let text = std::fs::read_to_string(&self.stats_path)
+            .map_err(|source| Error::Io { path: self.stats_path.clone(), source })?;
+        SimCounters::parse(&text, &self.stats_path.display().to_string())
+            .map_err(|msg| Error::Target { path: self.stats_path.clone(), msg })
+    }
+}
+
+/// Undo /proc/self/mountinfo's octal escapes (`\040` for a space).
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+            let v = b[i + 1..i + 4].iter().fold(0u32, |a, c| a * 8 + (c - b'0') as u32);
+            if v <= 255 {
+                out.push(v as u8);
+                i += 4;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The profile name of the flashlab serve mount at `dir`, from mountinfo's text.
+fn serve_mount_profile(mountinfo: &str, dir: &Path) -> Option<String> {
+    mountinfo.lines().find_map(|l| {
+        let f: Vec<&str> = l.split(' ').collect();
+        let dash = f.iter().position(|x| *x == "-")?;
+        if Path::new(&unescape(f.get(4)?)) != dir {
+            return None;
+        }
+        f.get(dash + 2)?.strip_prefix("flashlab-sim:").map(unescape)
+    })
+}
+
+/// The flashlab serve device under `dev`, if `dev` is a loop device bound to the `device`
+/// file of a flashlab serve mount. An error only when it is one but its stats.json cannot be
+/// read or parsed.
+pub fn detect(dev: &BlockDevice) -> Result<Option<ServeDevice>, Error> {
+    if !dev.disk.starts_with("loop") {
+        return Ok(None);
+    }
+    let Ok(backing) = std::fs::read_to_string(format!("/sys/block/{}/loop/backing_file", dev.disk)) else {
+        return Ok(None);
+    };
+    let backing = PathBuf::from(backing.trim_end_matches('\n'));
+    if backing.file_name().is_none_or(|n| n != "device") {
+        return Ok(None);
+    }
+    let Some(mount_dir) = backing.parent() else { return Ok(None) };
+    let Ok(mountinfo) = std::fs::read_to_string("/proc/self/mountinfo") else { return Ok(None) };
+    let Some(profile) = serve_mount_profile(&mountinfo, mount_dir) else { return Ok(None) };
+    let s = ServeDevice {
+        mount_dir: mount_dir.to_path_buf(),
+        stats_path: mount_dir.join("stats.json"),
+        profile,
+        loop_device: dev.disk.clone(),
+    };
+    s.read()?;
+    Ok(Some(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STATS: &str = r#"{"profile":"toy","counters":{"host_writes":10,"host_write_bytes":40960,
+        "host_flushes":3,"host_trims":1,"host_units_written":10,"nand_units_programmed":12,"erases":0}}"#;
+
+    #[test]
+    fn parses_and_subtracts() {
+        let a = SimCounters::parse(STATS, "stats.json").unwrap();
+        assert_eq!(a.host_flushes, 3);
+        let b = SimCounters {
+            host_writes: 14,
+            host_write_bytes: 40960 + 8192,
+            host_flushes: 5,
+            host_trims: 1,
+            host_units_written: 12,
+            nand_units_programmed: 18,
+        };
+        let d = b.since(&a);
+        assert_eq!((d.write_requests, d.write_bytes, d.flushes, d.discards), (4, 8192, Some(2), Some(0)));
+        assert_eq!(d.nand_write_bytes, Some(6 * flashsim::MAP_UNIT));
+        assert_eq!(d.waf, Some(3.0));
+        assert_eq!(a.since(&a).waf, None, "no host unit written: no WAF");
+    }
+
+    #[test]
+    fn bad_stats_name_the_field() {
+        let e = SimCounters::parse("{\"counters\":{\"host_writes\":1}}", "S/stats.json").unwrap_err();
+        assert!(e.contains("S/stats.json") && e.contains("counters.host_write_bytes"), "{e}");
+        assert!(SimCounters::parse("{", "f").unwrap_err().contains("not JSON"));
+        assert!(SimCounters::parse("{}", "f").unwrap_err().contains("'counters'"));
+    }
+
+    #[test]
+    fn finds_serve_mounts_in_mountinfo() {
+        let mi = "36 25 0:40 / /tmp/a\\040b rw,nosuid - fuse.flashlab flashlab-sim:toy rw\n\
+                  37 25 0:41 / /tmp/c rw - fuse.other other rw\n";
+        assert_eq!(serve_mount_profile(mi, Path::new("/tmp/a b")), Some("toy".into()));
+        assert_eq!(serve_mount_profile(mi, Path::new("/tmp/c")), None);
+        assert_eq!(serve_mount_profile(mi, Path::new("/tmp/x")), None);
+    }
+
+    #[test]
+    fn other_devices_are_not_serve_devices() {
+        let dev = |disk: &str| BlockDevice {
+            name: disk.into(),
+            disk: disk.into(),
+            stat_path: PathBuf::from(format!("/sys/block/{disk}/stat")),
+            write_cache: None,
+        };
+        assert!(detect(&dev("vda")).unwrap().is_none());
+        assert!(detect(&dev("loop-not-a-device")).unwrap().is_none(), "no backing_file: not a serve device");
+    }
+}
