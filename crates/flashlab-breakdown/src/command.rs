@@ -43,9 +43,6 @@ pub fn sim_profile(spec: &str) -> Result<Profile, BreakdownError> {
     Profile::from_toml(&path.display().to_string(), &text).map_err(|e| BreakdownError::Bad(e.to_string()))
 }
 
-/// The serve path is not in this version: said in every report.
-const NO_SERVE: &str = "the serve path (splitting D2C into the emulator's device-side parts) is not implemented yet";
-
 /// Run the breakdown; `progress` hears each job as it starts.
 pub fn run(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, BreakdownError> {
     if o.ios == 0 {
@@ -92,7 +89,11 @@ pub fn run(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, Breakd
             crate::join::TOLERANCE_NS as f64 / 1000.0
         ),
         "submit→Q: system call to bio queued; Q2D: block layer until issued to the driver (includes I2D); D2C: driver + device; C→user: completion to the reap call returning".into(),
-        NO_SERVE.into(),
+        if jobs.iter().any(|j| j.serve.is_some()) {
+            "flashlab serve device: D2C split with the server's stats.json read before and after each job (means; the requests serve answered in that window). serve answers at the model's completion, which includes the profile's simulated host stack (host_submit + host_complete), so that sits inside D2C too; FUSE+loop overhead = D2C mean − the whole simulated latency mean, on the real clock (simulated time ÷ time scale)".into()
+        } else {
+            "not a loop device over a flashlab serve mount: D2C is not split further".into()
+        },
     ];
     Ok(Report::measured(o.target.clone(), target.describe(), &jobs, notes))
 }
@@ -119,7 +120,6 @@ fn run_model(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, Brea
             h.queue_depth
         ));
     }
-    notes.push(NO_SERVE.into());
     let desc = format!("{} — {}", profile.name, profile.description);
     Ok(Report::model(o.target.clone(), desc, &jobs, notes))
 }

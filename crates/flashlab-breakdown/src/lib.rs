@@ -20,7 +20,8 @@
 //! [`events`] (the event format files and the per-CPU binary buffers), [`join`] (events ↔
 //! user requests), [`stats`] (per-phase percentiles and shares), [`target`] (what to run on
 //! and its sectors), [`run_real`] (the traced run), [`sim_model`] and [`sim_adapter`] (the
-//! model), [`report`] (tables, JSON) and [`chart`] (the stacked-bar SVG).
+//! model), [`serve_split`] (D2C split into the emulator's parts on a `flashlab serve` loop
+//! device), [`report`] (tables, JSON) and [`chart`] (the stacked-bar SVG).
 
 pub mod chart;
 pub mod command;
@@ -29,6 +30,7 @@ pub mod events;
 pub mod join;
 pub mod report;
 pub mod run_real;
+pub mod serve_split;
 pub mod sim_adapter;
 pub mod sim_model;
 pub mod stats;

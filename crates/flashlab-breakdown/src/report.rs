@@ -62,6 +62,9 @@ pub struct JobReport {
     pub software_share_excl_queue: f64,
     #[serde(flatten)]
     pub breakdown: Breakdown,
+    /// Measured on a flashlab serve loop device: D2C split into the emulator's parts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serve: Option<crate::serve_split::ServeSplit>,
 }
 
 impl JobReport {
@@ -108,6 +111,7 @@ impl Report {
                     software_share_excl_queue: j.breakdown.share_except(crate::run_real::DEVICE_PHASE)
                         - j.breakdown.phases[1].share,
                     breakdown: j.breakdown.clone(),
+                    serve: j.serve.clone(),
                 }
             })
             .collect();
@@ -141,6 +145,7 @@ impl Report {
                     software_share_excl_queue: j.breakdown.share_except(crate::sim_model::DEVICE_PHASE)
                         - j.breakdown.phases[1].share,
                     breakdown: j.breakdown.clone(),
+                    serve: None,
                 }
             })
             .collect();
@@ -217,21 +222,52 @@ impl Report {
                 self.phase_names[1],
                 j.software_share_excl_queue * 100.0
             );
+            if let Some(v) = &j.serve {
+                s += &format!(
+                    "  D2C on the serve device ({}, means over {} requests serve answered, µs): D2C {} (p50 {}) = sim host stack {} + sim queue {} + sim device {} + FUSE+loop overhead {}; the simulated latency ({}) is {:.1}% of D2C\n",
+                    v.profile,
+                    v.serve_requests,
+                    us(v.d2c_mean_ns),
+                    us(v.d2c_p50_ns as f64),
+                    us(v.sim_host_ns),
+                    us(v.sim_queue_mean_ns),
+                    us(v.sim_device_mean_ns),
+                    us(v.fuse_loop_overhead_mean_ns),
+                    us(v.sim_latency_mean_ns),
+                    v.sim_share_of_d2c * 100.0
+                );
+            }
         }
         s
     }
 
-    /// The summary table: one line per job, phase means and the software share.
+    /// The summary table: one line per job, phase means and the software share; on a serve
+    /// device, D2C's split (simulated latency, of it simulated device service, and the FUSE+loop
+    /// overhead) right after D2C.
     pub fn render_summary(&self) -> String {
+        let serve = self.jobs.iter().any(|j| j.serve.is_some());
         let mut s = format!("{:<22}", "job");
-        for n in &self.phase_names {
+        for (i, n) in self.phase_names.iter().enumerate() {
             s += &format!(" {:>13}", n);
+            if serve && i == self.device_phase {
+                s += &format!(" {:>9} {:>9} {:>9}", "sim lat", "sim dev", "FUSE+loop");
+            }
         }
         s += &format!(" {:>10} {:>9} {:>9}\n", "total µs", "software", "w/o queue");
         for j in &self.jobs {
             s += &format!("{:<22}", j.key_name());
-            for p in &j.breakdown.phases {
+            for (i, p) in j.breakdown.phases.iter().enumerate() {
                 s += &format!(" {:>13}", us(p.dist.mean_ns));
+                if serve && i == self.device_phase {
+                    let v = j.serve.as_ref();
+                    let f = |x: fn(&crate::serve_split::ServeSplit) -> f64| v.map(|v| us(x(v))).unwrap_or("-".into());
+                    s += &format!(
+                        " {:>9} {:>9} {:>9}",
+                        f(|v| v.sim_latency_mean_ns),
+                        f(|v| v.sim_device_mean_ns),
+                        f(|v| v.fuse_loop_overhead_mean_ns)
+                    );
+                }
             }
             s += &format!(
                 " {:>10} {:>8.1}% {:>8.1}%\n",

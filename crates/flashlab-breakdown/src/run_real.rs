@@ -9,6 +9,7 @@
 
 use crate::events::BlockEvent;
 use crate::join::{join, UserIo, TOLERANCE_NS};
+use crate::serve_split::{detect, read_stats, split, ServeSplit};
 use crate::stats::Breakdown;
 use crate::target::RealTarget;
 use crate::tracefs::{find_tracefs, load_layouts, DrainStats, TraceSession};
@@ -143,6 +144,8 @@ pub struct RealJob {
     pub inserted: u64,
     pub drain: DrainStats,
     pub breakdown: Breakdown,
+    /// On a flashlab serve device: D2C split into the emulator's parts.
+    pub serve: Option<ServeSplit>,
 }
 
 /// Options of a traced run.
@@ -171,16 +174,19 @@ pub fn breakdown_real(
     let session = TraceSession::start(&root, layouts, t.disk.kernel_dev(), buffer_kb)?;
     let mut events: Vec<BlockEvent> = Vec::new();
     let mut out = Vec::new();
+    let serve = detect(&t.disk);
     for (i, &key) in jobs.iter().enumerate() {
         progress(&format!("{} {} QD{}", key.rw_name(), crate::report::size_name(key.bs), key.iodepth));
         events.clear();
         session.drain(&mut events)?; // anything left from before
         events.clear();
+        let before = serve.as_ref().map(|s| read_stats(&s.stats)).transpose()?;
         session.on()?;
         let samples = run_loop(t, key, o.ios, o.engine, o.seed.wrapping_add(i as u64));
         session.off()?;
         let samples = samples?;
         let drain = session.drain(&mut events)?;
+        let after = serve.as_ref().map(|s| read_stats(&s.stats)).transpose()?;
         let users: Vec<UserIo> = samples
             .iter()
             .map(|s| UserIo {
@@ -202,8 +208,12 @@ pub fn breakdown_real(
             consistent,
             inserted,
             drain,
+            serve: None,
             breakdown: Breakdown::from_rows(PHASES, &rows),
         });
+        if let (Some(b), Some(a), Some(job)) = (&before, &after, out.last_mut()) {
+            job.serve = Some(split(b, a, key.dir, &job.breakdown.phases[DEVICE_PHASE].dist)?);
+        }
     }
     session.close()?;
     Ok((out, root.display().to_string()))

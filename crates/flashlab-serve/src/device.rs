@@ -9,7 +9,7 @@ use crate::clock::SimClock;
 use crate::powercut::{PowerCut, PowerModel};
 use crate::stats::{Kind, Latencies, PowerStats, Snapshot};
 use crate::store::Store;
-use flashsim::{Device, Ns, Op, Request, SECTOR};
+use flashsim::{Completion, Device, Ns, Op, Request, SECTOR};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -30,6 +30,8 @@ pub struct ServedDevice {
     size: u64,
     profile: String,
     volatile: bool,
+    /// The profile's simulated host-stack costs (submit, complete), in simulated ns.
+    host_stack: (Ns, Ns),
     inner: Mutex<Inner>,
     latencies: Mutex<Latencies>,
     in_flight: AtomicU64,
@@ -55,11 +57,14 @@ impl ServedDevice {
     pub fn new(dev: Device, store: Store, clock: SimClock, volatile: bool) -> ServedDevice {
         let window = if volatile { u64::from(dev.profile().ftl.write_buffer_kib) * 1024 } else { 0 };
         let profile = dev.profile().name.clone();
+        let us = |u: f64| (u * 1000.0).round() as Ns;
+        let host_stack = (us(dev.profile().host.host_submit_us), us(dev.profile().host.host_complete_us));
         ServedDevice {
             clock,
             size: store.size(),
             profile,
             volatile,
+            host_stack,
             inner: Mutex::new(Inner {
                 dev,
                 store,
@@ -83,8 +88,8 @@ impl ServedDevice {
         &self.clock
     }
 
-    /// Submit under the lock with `f` doing the data part; returns the completion time.
-    fn submit<T>(&self, req: &Request, f: impl FnOnce(&mut Inner) -> io::Result<T>) -> io::Result<(Ns, Ns, T)> {
+    /// Submit under the lock with `f` doing the data part; returns the model's completion.
+    fn submit<T>(&self, req: &Request, f: impl FnOnce(&mut Inner) -> io::Result<T>) -> io::Result<(Completion, T)> {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         if self.off.load(Ordering::Relaxed) {
             return Err(io::Error::from_raw_os_error(libc::EIO));
@@ -93,14 +98,15 @@ impl ServedDevice {
         g.last = now;
         let c = g.dev.submit(now, req).map_err(|_| einval())?;
         let out = f(&mut g)?;
-        Ok((c.submitted, c.done, out))
+        Ok((c, out))
     }
 
-    /// Sleep until the modeled completion and record the latencies.
-    fn complete(&self, kind: Kind, arrival: Instant, submitted: Ns, done: Ns) {
-        self.clock.sleep_until(done);
+    /// Sleep until the modeled completion (`done`, which includes the profile's simulated
+    /// host-stack costs) and record the latencies and the model's parts of it.
+    fn complete(&self, kind: Kind, arrival: Instant, c: &Completion) {
+        self.clock.sleep_until(c.done);
         let real = arrival.elapsed().as_nanos() as u64;
-        self.latencies.lock().unwrap_or_else(|p| p.into_inner()).record(kind, done - submitted, real);
+        self.latencies.lock().unwrap_or_else(|p| p.into_inner()).record(kind, c, self.host_stack.0, real);
     }
 
     fn enter(&self) -> InFlight<'_> {
@@ -119,8 +125,8 @@ impl ServedDevice {
         }
         let _f = self.enter();
         let req = aligned(Op::Read, offset, len as u64);
-        let (sub, done, ()) = self.submit(&req, |g| g.store.read(offset, &mut buf[..len]))?;
-        self.complete(Kind::Read, arrival, sub, done);
+        let (c, ()) = self.submit(&req, |g| g.store.read(offset, &mut buf[..len]))?;
+        self.complete(Kind::Read, arrival, &c);
         Ok(len)
     }
 
@@ -136,12 +142,12 @@ impl ServedDevice {
         }
         let _f = self.enter();
         let req = aligned(Op::Write, offset, len);
-        let (sub, done, ()) = self.submit(&req, |g| {
+        let (c, ()) = self.submit(&req, |g| {
             let Inner { store, power, .. } = g;
             power.before_write(store, offset, len)?;
             store.write(offset, data)
         })?;
-        self.complete(Kind::Write, arrival, sub, done);
+        self.complete(Kind::Write, arrival, &c);
         Ok(data.len())
     }
 
@@ -155,12 +161,12 @@ impl ServedDevice {
         let len = len.min(self.size - offset);
         let _f = self.enter();
         let req = aligned(Op::Trim, offset, len);
-        let (sub, done, ()) = self.submit(&req, |g| {
+        let (c, ()) = self.submit(&req, |g| {
             g.store.zero(offset, len)?;
             g.power.trimmed(offset, len);
             Ok(())
         })?;
-        self.complete(Kind::Trim, arrival, sub, done);
+        self.complete(Kind::Trim, arrival, &c);
         Ok(())
     }
 
@@ -175,12 +181,12 @@ impl ServedDevice {
         }
         let _f = self.enter();
         let req = aligned(Op::Write, offset, len);
-        let (sub, done, ()) = self.submit(&req, |g| {
+        let (c, ()) = self.submit(&req, |g| {
             let Inner { store, power, .. } = g;
             power.before_write(store, offset, len)?;
             store.zero(offset, len)
         })?;
-        self.complete(Kind::Write, arrival, sub, done);
+        self.complete(Kind::Write, arrival, &c);
         Ok(())
     }
 
@@ -190,12 +196,12 @@ impl ServedDevice {
         let arrival = Instant::now();
         let _f = self.enter();
         let req = Request::new(Op::Flush, 0, 0);
-        let (sub, done, ()) = self.submit(&req, |g| {
+        let (c, ()) = self.submit(&req, |g| {
             // Writes that arrived before the flush are persisted by it.
             g.power.flushed();
             g.store.sync()
         })?;
-        self.complete(Kind::Flush, arrival, sub, done);
+        self.complete(Kind::Flush, arrival, &c);
         Ok(())
     }
 
@@ -256,6 +262,8 @@ impl ServedDevice {
                 lost_bytes: g.lost_bytes,
                 powered_off: self.is_off(),
             },
+            host_submit_ns: self.host_stack.0,
+            host_complete_ns: self.host_stack.1,
             latencies,
         }
     }

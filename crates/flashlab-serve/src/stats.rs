@@ -1,9 +1,10 @@
-//! Live statistics of a served device: latency histograms per operation (both the model's
-//! latency and the real time from arrival to reply), in-flight requests, power cuts, and the
-//! simulator's counters and state, rendered as the `stats.json` file and as the final report.
+//! Live statistics of a served device: latency histograms per operation (the model's latency,
+//! its device-side parts — queue wait and device service — and the real time from arrival to
+//! reply), in-flight requests, power cuts, and the simulator's counters and state, rendered as
+//! the `stats.json` file and as the final report.
 
 use flashlab_measure::LatencyHistogram;
-use flashsim::{Counters, DeviceState, MAP_UNIT};
+use flashsim::{Completion, Counters, DeviceState, Ns, MAP_UNIT};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -31,8 +32,14 @@ impl Kind {
 /// Latencies of one kind of request.
 #[derive(Debug, Default, Clone)]
 pub struct OpLatency {
-    /// `done - submitted` on the simulator's clock.
+    /// `done - submitted` on the simulator's clock: the whole simulated latency, including the
+    /// profile's simulated host-stack costs (serve answers at `done`).
     pub model: LatencyHistogram,
+    /// `device_done - device_start`: device service (command overhead, bus, NAND, waits for
+    /// busy dies) as the simulator accounts it.
+    pub device: LatencyHistogram,
+    /// `device_start - submitted - host_submit`: waiting for a device command slot.
+    pub queue: LatencyHistogram,
     /// Real time from the request's arrival in the server to its reply, in ns of real time.
     pub real: LatencyHistogram,
 }
@@ -43,9 +50,13 @@ pub struct Latencies {
 }
 
 impl Latencies {
-    pub fn record(&mut self, kind: Kind, model_ns: u64, real_ns: u64) {
+    /// Record one request: its model completion `c`, the profile's host submit cost
+    /// `host_submit` (simulated ns) and the real time from arrival to reply.
+    pub fn record(&mut self, kind: Kind, c: &Completion, host_submit: Ns, real_ns: u64) {
         let o = &mut self.ops[kind as usize];
-        o.model.record(model_ns);
+        o.model.record(c.done - c.submitted);
+        o.device.record(c.device_done - c.device_start);
+        o.queue.record((c.device_start - c.submitted).saturating_sub(host_submit));
         o.real.record(real_ns);
     }
 
@@ -81,6 +92,9 @@ pub struct Snapshot {
     pub counters: Counters,
     pub state: DeviceState,
     pub power: PowerStats,
+    /// The profile's simulated host-stack costs per request (part of `model`), simulated ns.
+    pub host_submit_ns: Ns,
+    pub host_complete_ns: Ns,
     pub latencies: Latencies,
 }
 
@@ -89,6 +103,8 @@ const PCTS: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 100.0];
 fn pct_json(h: &LatencyHistogram) -> Value {
     let mut m = serde_json::Map::new();
     m.insert("count".into(), json!(h.count()));
+    // Exact, so a reader can take the mean of the requests between two snapshots.
+    m.insert("sum_ns".into(), json!(h.sum() as u64));
     if !h.is_empty() {
         m.insert("mean_us".into(), json!(h.mean() / 1000.0));
         for (p, v) in h.percentiles(&PCTS) {
@@ -104,7 +120,15 @@ impl Snapshot {
         let mut lat = serde_json::Map::new();
         for k in Kind::ALL {
             let o = self.latencies.get(k);
-            lat.insert(k.name().into(), json!({ "model": pct_json(&o.model), "real": pct_json(&o.real) }));
+            lat.insert(
+                k.name().into(),
+                json!({
+                    "model": pct_json(&o.model),
+                    "device": pct_json(&o.device),
+                    "queue": pct_json(&o.queue),
+                    "real": pct_json(&o.real),
+                }),
+            );
         }
         json!({
             "profile": self.profile,
@@ -130,6 +154,7 @@ impl Snapshot {
             "counters": c,
             "state": self.state,
             "power": self.power,
+            "host_stack": { "submit_us": self.host_submit_ns as f64 / 1000.0, "complete_us": self.host_complete_ns as f64 / 1000.0 },
             "latency": lat,
         })
     }
@@ -185,5 +210,26 @@ impl Snapshot {
             );
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_the_model_parts() {
+        let mut l = Latencies::default();
+        let c = Completion { submitted: 1_000, device_start: 51_000, device_done: 151_000, done: 181_000 };
+        // Host submit 40 µs: 10 µs of the 50 µs before the device started was queueing.
+        l.record(Kind::Read, &c, 40_000, 300_000);
+        let o = l.get(Kind::Read);
+        assert_eq!(o.model.sum(), 180_000);
+        assert_eq!(o.device.sum(), 100_000);
+        assert_eq!(o.queue.sum(), 10_000);
+        assert_eq!(o.real.sum(), 300_000);
+        let j = pct_json(&o.device);
+        assert_eq!(j["count"], 1);
+        assert_eq!(j["sum_ns"], 100_000);
     }
 }
