@@ -29,50 +29,14 @@ pub struct ServeDevice {
     pub source: String,
 }
 
-/// Undo mountinfo's octal escapes (`\040` for a space).
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
-            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The mount source of mount point `dir` in a mountinfo text, if `dir` is a mount point.
-pub fn mount_source(mountinfo: &str, dir: &Path) -> Option<String> {
-    mountinfo.lines().rev().find_map(|l| {
-        let f: Vec<&str> = l.split(' ').collect();
-        let dash = f.iter().position(|x| *x == "-")?;
-        let src = f.get(dash + 2)?;
-        (Path::new(&unescape(f.get(4)?)) == dir).then(|| unescape(src))
-    })
-}
-
 /// Whether `disk` is a loop device bound to the `device` file of a flashlab serve FUSE mount
 /// (mount source `flashlab-sim:...`, as serve names its mounts).
 pub fn detect(disk: &Disk) -> Option<ServeDevice> {
     if disk.partition.is_some() || !disk.name.starts_with("loop") {
         return None;
     }
-    let bf = std::fs::read_to_string(format!("/sys/block/{}/loop/backing_file", disk.name)).ok()?;
-    let backing = PathBuf::from(bf.trim_end_matches('\n'));
-    if backing.file_name()? != "device" {
-        return None;
-    }
-    let dir = backing.parent()?;
-    let source = mount_source(&std::fs::read_to_string("/proc/self/mountinfo").ok()?, dir)?;
-    if !source.starts_with("flashlab-sim:") {
-        return None;
-    }
-    Some(ServeDevice { stats: dir.join("stats.json"), backing, source })
+    let m = flashlab_serve::mounts::behind_loop(&disk.name)?;
+    Some(ServeDevice { stats: m.stats(), backing: m.device(), source: m.source() })
 }
 
 /// Running sums of one operation in a stats snapshot (simulated ns).
@@ -247,14 +211,5 @@ mod tests {
         assert!(e.contains("line 2"), "{e}");
         let e = parse_stats("x", &STATS.replace("\"sum_ns\": 0}}}", "\"sum_ns\": -1}}}")).unwrap_err().to_string();
         assert!(e.contains("latency.write.queue.sum_ns"), "{e}");
-    }
-
-    #[test]
-    fn finds_the_mount_source() {
-        let mi = "36 35 98:0 / /mnt1 rw,noatime master:1 - ext3 /dev/root rw\n\
-                  40 22 0:45 / /tmp/my\\040dir rw - fuse.flashlab flashlab-sim:emmc-16g rw,user_id=0\n";
-        assert_eq!(mount_source(mi, Path::new("/tmp/my dir")).as_deref(), Some("flashlab-sim:emmc-16g"));
-        assert_eq!(mount_source(mi, Path::new("/mnt1")).as_deref(), Some("/dev/root"));
-        assert_eq!(mount_source(mi, Path::new("/tmp")), None);
     }
 }

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod device;
 pub mod fs;
 pub mod loopdev;
+pub mod mounts;
 pub mod powercut;
 pub mod stats;
 pub mod store;
@@ -132,7 +133,7 @@ impl Server {
         let fs = fs::ServeFs::new(dev.clone(), Box::new(move |m: &str| fs_log(m)));
         let mut config = Config::default();
         config.mount_options = vec![
-            MountOption::FSName(format!("flashlab-sim:{}", opts.profile.name)),
+            MountOption::FSName(format!("{}{}", mounts::SOURCE_PREFIX, opts.profile.name)),
             MountOption::Subtype("flashlab".into()),
             MountOption::NoAtime,
         ];
@@ -200,7 +201,7 @@ impl Server {
     /// changes) while a process still has a file of the mount open.
     pub fn unmount(&mut self) -> Result<(), ServeError> {
         let Some(session) = self.session.take() else { return Ok(()) };
-        if is_our_mount(&self.dir) {
+        if mounts::mounted_at(&self.dir).is_some() {
             let c = std::ffi::CString::new(self.dir.as_os_str().as_encoded_bytes()).map_err(|_| {
                 ServeError::Options(format!("mount directory {}: contains a NUL byte", self.dir.display()))
             })?;
@@ -226,7 +227,7 @@ impl Server {
     /// Detach the FUSE mount from the directory tree without waiting for its users (only our
     /// own mount: its source is `flashlab-sim:...`).
     fn lazy_unmount(&self) {
-        if !is_our_mount(&self.dir) {
+        if mounts::mounted_at(&self.dir).is_none() {
             return;
         }
         if let Ok(c) = std::ffi::CString::new(self.dir.as_os_str().as_encoded_bytes()) {
@@ -268,15 +269,4 @@ impl Drop for Server {
             drop(self.session.take());
         }
     }
-}
-
-/// Whether `dir` is the mount point of a flashlab serve FUSE mount (source `flashlab-sim:...`).
-fn is_our_mount(dir: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string("/proc/self/mountinfo") else { return false };
-    let want = dir.to_string_lossy().replace(' ', "\\040");
-    text.lines().any(|l| {
-        let f: Vec<&str> = l.split(' ').collect();
-        let Some(dash) = f.iter().position(|x| *x == "-") else { return false };
-        f.get(4) == Some(&want.as_str()) && f.get(dash + 2).is_some_and(|src| src.starts_with("flashlab-sim:"))
-    })
 }

@@ -1,6 +1,7 @@
 //! The loop block device over the served file: attach with direct I/O and 4 KiB sectors,
 //! detach, and find what still holds it (mounts, device-mapper holders, exclusive openers).
 
+use flashlab_real::blockdev::parse_mountinfo;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -72,11 +73,8 @@ pub fn holders(dev: &str) -> Vec<String> {
         Err(_) => (u32::MAX, u32::MAX),
     };
     if let Ok(text) = std::fs::read_to_string("/proc/self/mountinfo") {
-        for line in text.lines() {
-            let f: Vec<&str> = line.split(' ').collect();
-            if f.len() > 4 && f[2] == format!("{major}:{minor}") {
-                why.push(format!("mounted at {}", unescape(f[4])));
-            }
+        for m in parse_mountinfo(&text).into_iter().filter(|m| (m.major, m.minor) == (major, minor)) {
+            why.push(format!("mounted at {}", m.mount_point));
         }
     }
     if let Ok(rd) = std::fs::read_dir(sys_dir(dev).join("holders")) {
@@ -99,32 +97,9 @@ pub fn holders(dev: &str) -> Vec<String> {
     why
 }
 
-/// mountinfo escapes spaces and friends as `\040`.
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
-            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn unescapes_mountinfo_paths() {
-        assert_eq!(unescape(r"/mnt/a\040b"), "/mnt/a b");
-        assert_eq!(unescape("/plain"), "/plain");
-    }
 
     #[test]
     fn no_such_loop_device_has_no_backing_file() {

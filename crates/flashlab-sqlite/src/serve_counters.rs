@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::kernel_counters::BlockDevice;
 use crate::results::DeviceCounts;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A flashlab serve device found under a directory.
 #[derive(Debug, Clone, Serialize)]
@@ -86,38 +86,6 @@ impl ServeDevice {
     }
 }
 
-/// Undo /proc/self/mountinfo's octal escapes (`\040` for a space).
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
-            let v = b[i + 1..i + 4].iter().fold(0u32, |a, c| a * 8 + (c - b'0') as u32);
-            if v <= 255 {
-                out.push(v as u8);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The profile name of the flashlab serve mount at `dir`, from mountinfo's text.
-fn serve_mount_profile(mountinfo: &str, dir: &Path) -> Option<String> {
-    mountinfo.lines().find_map(|l| {
-        let f: Vec<&str> = l.split(' ').collect();
-        let dash = f.iter().position(|x| *x == "-")?;
-        if Path::new(&unescape(f.get(4)?)) != dir {
-            return None;
-        }
-        f.get(dash + 2)?.strip_prefix("flashlab-sim:").map(unescape)
-    })
-}
-
 /// The flashlab serve device under `dev`, if `dev` is a loop device bound to the `device`
 /// file of a flashlab serve mount. An error only when it is one but its stats.json cannot be
 /// read or parsed.
@@ -125,22 +93,8 @@ pub fn detect(dev: &BlockDevice) -> Result<Option<ServeDevice>, Error> {
     if !dev.disk.starts_with("loop") {
         return Ok(None);
     }
-    let Ok(backing) = std::fs::read_to_string(format!("/sys/block/{}/loop/backing_file", dev.disk)) else {
-        return Ok(None);
-    };
-    let backing = PathBuf::from(backing.trim_end_matches('\n'));
-    if backing.file_name().is_none_or(|n| n != "device") {
-        return Ok(None);
-    }
-    let Some(mount_dir) = backing.parent() else { return Ok(None) };
-    let Ok(mountinfo) = std::fs::read_to_string("/proc/self/mountinfo") else { return Ok(None) };
-    let Some(profile) = serve_mount_profile(&mountinfo, mount_dir) else { return Ok(None) };
-    let s = ServeDevice {
-        mount_dir: mount_dir.to_path_buf(),
-        stats_path: mount_dir.join("stats.json"),
-        profile,
-        loop_device: dev.disk.clone(),
-    };
+    let Some(m) = flashlab_serve::mounts::behind_loop(&dev.disk) else { return Ok(None) };
+    let s = ServeDevice { stats_path: m.stats(), mount_dir: m.dir, profile: m.profile, loop_device: dev.disk.clone() };
     s.read()?;
     Ok(Some(s))
 }
@@ -177,15 +131,6 @@ mod tests {
         assert!(e.contains("S/stats.json") && e.contains("counters.host_write_bytes"), "{e}");
         assert!(SimCounters::parse("{", "f").unwrap_err().contains("not JSON"));
         assert!(SimCounters::parse("{}", "f").unwrap_err().contains("'counters'"));
-    }
-
-    #[test]
-    fn finds_serve_mounts_in_mountinfo() {
-        let mi = "36 25 0:40 / /tmp/a\\040b rw,nosuid - fuse.flashlab flashlab-sim:toy rw\n\
-                  37 25 0:41 / /tmp/c rw - fuse.other other rw\n";
-        assert_eq!(serve_mount_profile(mi, Path::new("/tmp/a b")), Some("toy".into()));
-        assert_eq!(serve_mount_profile(mi, Path::new("/tmp/c")), None);
-        assert_eq!(serve_mount_profile(mi, Path::new("/tmp/x")), None);
     }
 
     #[test]
