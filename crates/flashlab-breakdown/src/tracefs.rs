@@ -293,34 +293,19 @@ pub fn lost_from_stats(text: &str) -> u64 {
         .sum()
 }
 
-/// Start (once per process) a thread that on SIGINT or SIGTERM tears down every live tracing
-/// instance, removes the files flashlab created (`flashlab_real::cleanup::Cleanup::global`),
-/// runs `extra` (e.g. detaching a loop device) and exits with 128 + the signal number.
+/// Install flashlab-real's SIGINT/SIGTERM handler (it removes the files flashlab created and
+/// exits with 128 + the signal number) with a first step that tears down every live tracing
+/// instance.
 pub fn install_signal_handlers() -> std::io::Result<()> {
-    static DONE: OnceLock<()> = OnceLock::new();
-    if DONE.get().is_some() {
-        return Ok(());
-    }
-    let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM])?;
-    let _ = DONE.set(());
-    std::thread::Builder::new().name("flashlab-breakdown-cleanup".into()).spawn(move || {
-        if let Some(sig) = signals.forever().next() {
-            let dirs: Vec<PathBuf> = live().lock().unwrap_or_else(|p| p.into_inner()).clone();
-            for d in &dirs {
-                for e in teardown(d) {
-                    eprintln!("flashlab: tracing cleanup: {e}");
-                }
+    flashlab_real::cleanup::install_signal_handlers_with(|| {
+        let dirs: Vec<PathBuf> = live().lock().unwrap_or_else(|p| p.into_inner()).clone();
+        for d in &dirs {
+            for e in teardown(d) {
+                eprintln!("flashlab: tracing cleanup: {e}");
             }
-            let failed = flashlab_real::cleanup::Cleanup::global().remove_all();
-            for (p, e) in failed {
-                eprintln!("flashlab: could not remove {}: {e}", p.display());
-            }
-            let name = if sig == signal_hook::consts::SIGINT { "SIGINT" } else { "SIGTERM" };
-            eprintln!("flashlab: {name}: tracing stopped and removed ({} instance(s))", dirs.len());
-            std::process::exit(128 + sig);
         }
-    })?;
-    Ok(())
+        eprintln!("flashlab: tracing stopped and removed ({} instance(s))", dirs.len());
+    })
 }
 
 #[cfg(test)]

@@ -95,6 +95,14 @@ impl Cleanup {
 /// [`Cleanup::global`] and exits with 128 + the signal number (130 / 143), saying on stderr
 /// what it removed. Later calls do nothing.
 pub fn install_signal_handlers() -> std::io::Result<()> {
+    install_signal_handlers_with(|| {})
+}
+
+/// [`install_signal_handlers`], running `before` on the signal thread before the files are
+/// removed: a command that holds other resources (tracing instances) releases them there, and
+/// one whose work keeps creating files waits there until it is between two steps. The first
+/// install of a process decides; later calls (and their `before`) do nothing.
+pub fn install_signal_handlers_with(before: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
     static DONE: OnceLock<()> = OnceLock::new();
     if DONE.get().is_some() {
         return Ok(());
@@ -103,6 +111,7 @@ pub fn install_signal_handlers() -> std::io::Result<()> {
     let _ = DONE.set(());
     std::thread::Builder::new().name("flashlab-cleanup".into()).spawn(move || {
         if let Some(sig) = signals.forever().next() {
+            before();
             let c = Cleanup::global();
             let n = c.paths().len();
             let failed = c.remove_all();
