@@ -472,9 +472,6 @@ impl F2fs {
         len: u64,
     ) -> Result<Completion, SysError> {
         self.check_id(id)?;
-        if len == 0 {
-            return Err(FsError::Empty.into());
-        }
         self.tick(d, t)?;
         let (b0, b1) = (off / FS_BLOCK, (off + len).div_ceil(FS_BLOCK));
         match op {

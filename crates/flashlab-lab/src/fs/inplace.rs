@@ -217,9 +217,6 @@ impl InPlace {
         len: u64,
     ) -> Result<Completion, SysError> {
         self.file(id)?;
-        if len == 0 {
-            return Err(FsError::Empty.into());
-        }
         self.tick(d, t)?;
         if op == Op::Write {
             let end = off + len;

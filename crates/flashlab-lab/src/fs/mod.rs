@@ -159,6 +159,9 @@ impl Fs {
         off: u64,
         len: u64,
     ) -> Result<Completion, SysError> {
+        if len == 0 {
+            return Err(FsError::Empty.into());
+        }
         let name = self.id_names.get(id.0 as usize).map_or("", String::as_str);
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
