@@ -1,11 +1,9 @@
 //! `flashlab breakdown` from the command line: the model path's text and JSON (phases adding up,
 //! labelled as a model), and one-line errors for bad options and targets.
 
-use std::process::Command;
+mod common;
 
-fn flashlab(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).output().expect("run flashlab")
-}
+use common::flashlab;
 
 #[test]
 fn model_breakdown_text_and_json() {

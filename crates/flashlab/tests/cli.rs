@@ -2,34 +2,13 @@
 //! promised fields, the same seed gives the same table, and bad input is one clear error with
 //! a non-zero exit (never a panic).
 
+mod common;
+
+use common::{fails, flashlab, ok};
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn flashlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).output().expect("run flashlab")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = flashlab(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "flashlab {args:?} failed: {stderr}");
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Runs that must fail: exit code 1, one `flashlab: error:` line naming `what`, no panic.
-fn fails(args: &[&str], what: &str) {
-    let out = flashlab(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "flashlab {args:?}: {stderr}");
-    assert!(stderr.starts_with("flashlab: error:"), "{stderr}");
-    assert!(stderr.contains(what), "flashlab {args:?}: expected '{what}' in: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-}
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("flashlab-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::scratch("cli", name)
 }
 
 #[test]

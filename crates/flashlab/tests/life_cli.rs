@@ -2,32 +2,13 @@
 //! series) and HTML report, `--compare-policies` prints one row per policy, a trace replays,
 //! and bad input (usage TOML, trace, options) is one clear error naming file, line and field.
 
+mod common;
+
+use common::{fails, ok};
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn flashlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).output().expect("run flashlab")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = flashlab(args);
-    assert!(out.status.success(), "flashlab {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails(args: &[&str], what: &str) {
-    let out = flashlab(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "flashlab {args:?}: {stderr}");
-    assert!(stderr.starts_with("flashlab: error:"), "{stderr}");
-    assert!(stderr.contains(what), "flashlab {args:?}: expected '{what}' in: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-}
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("flashlab-life-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::scratch("life-cli", name)
 }
 
 const TOY: &[&str] = &["--target", "sim:toy", "--usage", "light-phone", "--scale", "0.016", "--duration", "20d"];

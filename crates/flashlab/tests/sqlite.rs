@@ -1,13 +1,12 @@
 //! `flashlab sqlite` as a user runs it: the table and JSON on a simulated target, one clear
 //! error per bad option, and no database file left behind after Ctrl-C.
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-fn flashlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).output().expect("run flashlab")
-}
+use common::flashlab;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 fn fresh_dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("flashlab-sqlite-cli-{tag}-{}", std::process::id()));
