@@ -14,14 +14,14 @@ use std::time::Duration;
 
 /// Where a command runs.
 pub enum Target {
-    Sim(Profile),
+    Sim(Box<Profile>),
     Dir(PathBuf),
     Block(PathBuf),
 }
 
 pub fn resolve(target: &str) -> Result<Target, String> {
     if target.starts_with("sim:") {
-        return sim_profile(target).map(Target::Sim);
+        return sim_profile(target).map(|p| Target::Sim(Box::new(p)));
     }
     let path = PathBuf::from(target);
     let meta = std::fs::metadata(&path).map_err(|e| {
