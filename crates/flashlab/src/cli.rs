@@ -62,13 +62,8 @@ pub struct CommonArgs {
     /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// The simulated filesystem and mount options, `plain|ext4|f2fs[,discard][,nobarrier]...`
-    /// [default: the profile's [system] table, else plain].
-    #[arg(long, value_name = "FS[,OPTION...]")]
-    pub fs: Option<String>,
-    /// Mount the simulated filesystem with online discard (deletes are trimmed at once).
-    #[arg(long)]
-    pub discard: bool,
+    #[command(flatten)]
+    pub sim_fs: SimFsArgs,
     /// Write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -78,6 +73,18 @@ pub struct CommonArgs {
     /// Bytes each random four-corner test transfers [default: the protocol's, else 16MiB].
     #[arg(long, value_name = "SIZE")]
     pub rand_io: Option<String>,
+}
+
+/// The simulated filesystem of a run on `sim:PROFILE` (ignored on real targets).
+#[derive(Args, Debug, Clone, Default)]
+pub struct SimFsArgs {
+    /// The simulated filesystem and mount options, `plain|ext4|f2fs[,discard][,nobarrier]...`
+    /// [default: the profile's [system] table, else plain].
+    #[arg(long, value_name = "FS[,OPTION...]")]
+    pub fs: Option<String>,
+    /// Mount the simulated filesystem with online discard (deletes are trimmed at once).
+    #[arg(long)]
+    pub discard: bool,
 }
 
 /// How flashlab does I/O on a real target (ignored on simulated ones).
@@ -146,11 +153,8 @@ pub struct RunArgs {
     pub real: RealArgs,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// The simulated filesystem, `plain|ext4|f2fs[,OPTION...]` [default: the profile's].
-    #[arg(long, value_name = "FS[,OPTION...]")]
-    pub fs: Option<String>,
-    #[arg(long)]
-    pub discard: bool,
+    #[command(flatten)]
+    pub sim_fs: SimFsArgs,
     /// `normal` (fio-style text) or `json` (fio's JSON, plus the device's counters).
     #[arg(long, default_value = "normal")]
     pub output_format: String,
@@ -310,12 +314,8 @@ pub struct SqliteArgs {
     /// Seed for the workload's choices and the simulated device.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// The simulated filesystem, `plain|ext4|f2fs[,OPTION...]` [default: the profile's].
-    #[arg(long, value_name = "FS[,OPTION...]")]
-    pub fs: Option<String>,
-    /// Mount the simulated filesystem with online discard.
-    #[arg(long)]
-    pub discard: bool,
+    #[command(flatten)]
+    pub sim_fs: SimFsArgs,
     /// Write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,

@@ -52,7 +52,7 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
     };
     let (result, profile_json, clock) = match resolve(&args.target)? {
         Target::Sim(profile) => {
-            let cfg = super::fs_config(args.fs.as_deref(), args.discard, &profile, &args.target)?;
+            let cfg = super::fs_config(&args.sim_fs, &profile, &args.target)?;
             let mut sys = SimSystem::with_fs(&profile, args.seed, cfg);
             print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile, &sys));
             let result = run_protocol(&mut sys, proto, &fc, &mut progress)?;
@@ -60,7 +60,7 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
             (result, p, format!("virtual time {:.1} s", sys.now as f64 / 1e9))
         }
         Target::Dir(dir) => {
-            if args.discard {
+            if args.sim_fs.discard {
                 return Err(
                     "--discard applies to simulated targets; on a real filesystem online discard is a mount option"
                         .into(),
@@ -102,7 +102,7 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
         "target": args.target,
         "profile": profile_json,
         "seed": args.seed,
-        "discard": args.discard,
+        "discard": args.sim_fs.discard,
         "protocol": result.protocol,
         "steps": result.steps,
         "log": result.log,

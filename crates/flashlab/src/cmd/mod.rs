@@ -15,26 +15,26 @@ pub mod sim_waf;
 pub mod sqlite;
 pub mod wsat;
 
-use crate::cli::CommonArgs;
+use crate::cli::{CommonArgs, SimFsArgs};
 use flashlab_lab::fs::FsConfig;
 use flashlab_lab::system::SimSystem;
 use flashsim::Profile;
 
 /// The simulated filesystem of a run: `--fs` if given, else the profile's `[system]` table;
 /// `--discard` adds online discard to either.
-pub fn fs_config(fs: Option<&str>, discard: bool, profile: &Profile, source: &str) -> Result<FsConfig, String> {
-    let mut cfg = match fs {
+pub fn fs_config(a: &SimFsArgs, profile: &Profile, source: &str) -> Result<FsConfig, String> {
+    let mut cfg = match &a.fs {
         Some(spec) => FsConfig::parse(spec).map_err(|e| format!("--fs: {e}"))?,
         None => FsConfig::from_profile(profile, source)?,
     };
-    cfg.discard |= discard;
+    cfg.discard |= a.discard;
     Ok(cfg)
 }
 
 /// The simulated system a command runs on, from the common options.
 pub fn system(args: &CommonArgs) -> Result<(Profile, SimSystem), String> {
     let profile = crate::target::sim_profile(&args.target)?;
-    let cfg = fs_config(args.fs.as_deref(), args.discard, &profile, &args.target)?;
+    let cfg = fs_config(&args.sim_fs, &profile, &args.target)?;
     let sys = SimSystem::with_fs(&profile, args.seed, cfg);
     Ok((profile, sys))
 }

@@ -51,7 +51,7 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     if names_own {
         eprintln!("note: the job file's filename/directory options are ignored on a simulated target");
     }
-    let cfg = super::fs_config(a.fs.as_deref(), a.discard, &profile, a.target.as_deref().unwrap_or("sim:"))?;
+    let cfg = super::fs_config(&a.sim_fs, &profile, a.target.as_deref().unwrap_or("sim:"))?;
     let mut sys = SimSystem::with_fs(&profile, a.seed, cfg);
     let groups = jf.run_groups();
     let mut results: Vec<(JobResult, String, u64, u32)> = Vec::new();
