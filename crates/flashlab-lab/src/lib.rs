@@ -5,6 +5,8 @@
 //! * [`engine`]: the closed-loop engine that runs fio-style jobs ([`offsets`] says where each
 //!   I/O goes), measuring with `flashlab-measure`.
 //! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as `age`.
+//! * [`sim_run`]: a protocol on a simulated device, settings in, results document out — the
+//!   one way every front end (`age`, `bench`, `sweep`, the Python package) runs one.
 //! * [`experiments`]: runs directly on a device (`sim waf`, `fill`, `wsat`).
 //! * [`units`]: sizes and durations as the command line reads them; [`rng`]: seeded randomness.
 
@@ -17,6 +19,7 @@ pub mod offsets;
 pub mod profiles;
 pub mod protocol;
 pub mod rng;
+pub mod sim_run;
 pub mod sim_steps;
 pub mod simfs;
 pub mod system;

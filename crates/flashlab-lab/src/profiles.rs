@@ -23,6 +23,30 @@ pub fn builtin(name: &str) -> Option<&'static str> {
     BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// The names of the built-in profiles, comma-separated (for error messages).
+pub fn names() -> String {
+    BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
+
+/// A profile's TOML text and the name errors should give it: `spec` is a built-in name or a
+/// path to a `.toml` file (without the `sim:` of a target).
+pub fn text(spec: &str) -> Result<(String, String), String> {
+    if let Some(text) = builtin(spec) {
+        return Ok((format!("built-in profile {spec}"), text.to_string()));
+    }
+    if spec.ends_with(".toml") || spec.contains('/') {
+        let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
+        return Ok((spec.to_string(), text));
+    }
+    Err(format!("unknown profile '{spec}'; built-in profiles: {} (or give a path to a .toml file)", names()))
+}
+
+/// Parse and validate the profile `spec` names (see [`text`]).
+pub fn load(spec: &str) -> Result<flashsim::Profile, String> {
+    let (source, text) = text(spec)?;
+    flashsim::Profile::from_toml(&source, &text).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

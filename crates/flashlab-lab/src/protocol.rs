@@ -173,6 +173,19 @@ impl Protocol {
         fc
     }
 
+    /// A built-in protocol by name, or a protocol TOML file.
+    pub fn load(spec: &str) -> Result<Protocol, String> {
+        if let Some(p) = Protocol::builtin(spec) {
+            return Ok(p);
+        }
+        if std::path::Path::new(spec).exists() {
+            let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
+            return Protocol::from_toml(spec, &text);
+        }
+        let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+        Err(format!("protocol '{spec}': not a built-in protocol ({}) nor a file", names.join(", ")))
+    }
+
     pub fn builtin(name: &str) -> Option<Protocol> {
         BUILTIN
             .iter()

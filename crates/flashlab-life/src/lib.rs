@@ -9,8 +9,10 @@
 //! * [`runner`]: the run itself; [`probe`]: the periodic random-write probe; [`series`]: the
 //!   samples and the lifetime projection; [`table`] and [`report`]: text tables and the HTML
 //!   report.
+//! * [`document`]: the results document of a run.
 //! * [`sim_adapter`]: every call into the simulated system, in one place.
 
+pub mod document;
 pub mod duration;
 pub mod policy;
 pub mod presets;

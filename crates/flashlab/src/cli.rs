@@ -49,6 +49,9 @@ pub enum Command {
     /// Months of use in seconds: a usage model (or a block trace) on a simulated device under a
     /// trim policy, with performance, WAF, wear and lifetime over time.
     Life(LifeArgs),
+    /// Many simulated runs from a sweep file (axes: profiles, profile fields, filesystems,
+    /// protocols or usage models, trim policies, seeds), in parallel, resumable, into one table.
+    Sweep(SweepArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -407,4 +410,27 @@ pub struct LifeArgs {
     /// Write an HTML report with charts of the time series to this file.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// The sweep file (docs/sweep.md).
+    #[arg(value_name = "SWEEP.toml")]
+    pub spec: PathBuf,
+    /// The directory for results.csv, results.parquet and cases/ (a re-run skips the cases
+    /// already there).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Threads [default: one per core].
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+    /// Run the cases as tasks on the Ray cluster at this address (`auto`, `ray://HOST:10001`,
+    /// or `local` for a Ray instance started for this sweep), through the flashlab Python
+    /// package.
+    #[arg(long, value_name = "ADDRESS")]
+    pub ray: Option<String>,
+    /// The Python interpreter that has the flashlab package and ray, for --ray
+    /// [default: $FLASHLAB_PYTHON, else python3].
+    #[arg(long, value_name = "PYTHON")]
+    pub python: Option<PathBuf>,
 }

@@ -66,16 +66,9 @@ pub fn sim_profile(target: &str) -> Result<Profile, String> {
             names()
         ));
     };
-    if let Some(text) = profiles::builtin(spec) {
-        return Profile::from_toml(&format!("built-in profile {spec}"), text).map_err(|e| e.to_string());
-    }
-    if spec.ends_with(".toml") || spec.contains('/') {
-        let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
-        return Profile::from_toml(spec, &text).map_err(|e| e.to_string());
-    }
-    Err(format!("unknown profile '{spec}'; built-in profiles: {} (or give a path to a .toml file)", names()))
+    profiles::load(spec)
 }
 
 pub fn names() -> String {
-    profiles::BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+    profiles::names()
 }

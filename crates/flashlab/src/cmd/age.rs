@@ -5,32 +5,14 @@ use crate::progress::Progress;
 use crate::report::output::write_json;
 use crate::report::table::{sig, Table};
 use crate::target::{real_options, resolve, Target};
-use flashlab_lab::fourcorner::FourCornerConfig;
-use flashlab_lab::protocol::ProtocolTarget;
-use flashlab_lab::protocol::{run_protocol, Protocol, ProtocolResult};
-use flashlab_lab::system::SimSystem;
+use flashlab_lab::protocol::{block_multiple, run_protocol, Protocol, ProtocolResult, ProtocolTarget};
+use flashlab_lab::sim_run::{self, four_corner_config, SimProtocolRun};
 use flashlab_lab::units::parse_cli_size;
 use flashlab_real::dir_target::DirTarget;
-use serde_json::json;
 use std::time::Instant;
 
 pub fn age(args: &AgeArgs) -> Result<(), String> {
-    let proto = match Protocol::builtin(&args.protocol) {
-        Some(p) => p,
-        None if std::path::Path::new(&args.protocol).exists() => {
-            let text = std::fs::read_to_string(&args.protocol).map_err(|e| format!("{}: {e}", args.protocol))?;
-            Protocol::from_toml(&args.protocol, &text)?
-        }
-        None => {
-            let names: Vec<&str> = flashlab_lab::protocol::BUILTIN.iter().map(|(n, _)| *n).collect();
-            return Err(format!(
-                "protocol '{}': not a built-in protocol ({}) nor a file",
-                args.protocol,
-                names.join(", ")
-            ));
-        }
-    };
-    run(&args.common, &proto)
+    run(&args.common, &Protocol::load(&args.protocol)?)
 }
 
 pub fn bench(args: &CommonArgs) -> Result<(), String> {
@@ -38,26 +20,23 @@ pub fn bench(args: &CommonArgs) -> Result<(), String> {
 }
 
 fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
-    let mut fc = proto.four_corner(&FourCornerConfig { seed: args.seed, ..Default::default() });
-    if let Some(r) = &args.rand_io {
-        fc.rand_io = parse_cli_size(r)
-            .and_then(flashlab_lab::protocol::block_multiple)
-            .map_err(|e| format!("--rand-io: {e}"))?;
-    }
-    let proto = &Protocol { four_corner_span: None, four_corner_rand_io: None, ..proto.clone() };
+    let rand_io = match &args.rand_io {
+        Some(r) => Some(parse_cli_size(r).and_then(block_multiple).map_err(|e| format!("--rand-io: {e}"))?),
+        None => None,
+    };
+    let fc = four_corner_config(proto, args.seed, rand_io)?;
     let wall = Instant::now();
     let bar = Progress::new(&proto.name);
     let mut progress = |i: usize, n: usize, what: &str, f: f64| {
         bar.set(((i - 1) as f64 + f) / n as f64, &format!("step {i}/{n}: {what}"))
     };
-    let (result, profile_json, clock) = match resolve(&args.target)? {
+    let (result, doc, clock) = match resolve(&args.target)? {
         Target::Sim(profile) => {
-            let cfg = super::fs_config(&args.sim_fs, &profile, &args.target)?;
-            let mut sys = SimSystem::with_fs(&profile, args.seed, cfg);
-            print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile, &sys));
-            let result = run_protocol(&mut sys, proto, &fc, &mut progress)?;
-            let p = json!({"name": profile.name, "description": profile.description, "calibration": profile.calibration, "filesystem": sys.fs.config().label()});
-            (result, p, format!("virtual time {:.1} s", sys.now as f64 / 1e9))
+            let fs = super::fs_config(&args.sim_fs, &profile, &args.target)?;
+            print!("{}", super::banner_fs(&format!("protocol '{}'", proto.name), args, &profile, &fs));
+            let r = SimProtocolRun { target: &args.target, profile: &profile, fs, protocol: proto, seed: args.seed, rand_io };
+            let out = sim_run::run(&r, &mut progress)?;
+            (out.result, out.document, format!("virtual time {:.1} s", out.system.now as f64 / 1e9))
         }
         Target::Dir(dir) => {
             if args.sim_fs.discard {
@@ -78,8 +57,10 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
             flashlab_real::cleanup::install_signal_handlers().map_err(|e| format!("signal handlers: {e}"))?;
             let mut target = DirTarget::new(&dir, opts).map_err(|e| e.to_string())?;
             target.idle_override = idle;
+            let proto = &Protocol { four_corner_span: None, four_corner_rand_io: None, ..proto.clone() };
             let result = run_protocol(&mut target, proto, &fc, &mut progress)?;
-            (result, serde_json::Value::Null, format!("real time {:.1} s", target.clock_s()))
+            let doc = sim_run::document(&args.target, serde_json::Value::Null, args.seed, false, &result);
+            (result, doc, format!("real time {:.1} s", target.clock_s()))
         }
         Target::Block(dev) => {
             return Err(format!(
@@ -96,17 +77,6 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
         flashlab_jobs::units::format_size_iec(fc.span)
     );
     println!("{clock}; wall time {:.1} s", wall.elapsed().as_secs_f64());
-    let doc = json!({
-        "flashlab_version": env!("CARGO_PKG_VERSION"),
-        "command": "age",
-        "target": args.target,
-        "profile": profile_json,
-        "seed": args.seed,
-        "discard": args.sim_fs.discard,
-        "protocol": result.protocol,
-        "steps": result.steps,
-        "log": result.log,
-    });
     if let Some(path) = &args.json {
         write_json(path, &doc)?;
         println!("results written to {}", path.display());

@@ -119,16 +119,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
         );
     }
     println!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
-    let doc = json!({
-        "flashlab_version": env!("CARGO_PKG_VERSION"),
-        "command": "life",
-        "target": a.target,
-        "profile": {"name": profile.name, "description": profile.description, "calibration": profile.calibration},
-        "seed": a.seed,
-        "duration": a.duration,
-        "usage": usage_json,
-        "runs": runs,
-    });
+    let doc = flashlab_life::document::life_document(&a.target, &profile, a.seed, &a.duration, usage_json, &runs);
     if let Some(path) = &a.json {
         write_json(path, &doc)?;
         println!("results written to {}", path.display());

@@ -13,6 +13,7 @@ pub mod run_real;
 pub mod serve;
 pub mod sim_waf;
 pub mod sqlite;
+pub mod sweep;
 pub mod wsat;
 
 use crate::cli::{CommonArgs, SimFsArgs};
@@ -41,7 +42,11 @@ pub fn system(args: &CommonArgs) -> Result<(Profile, SimSystem), String> {
 
 /// The header line every simulated run prints.
 pub fn banner(what: &str, args: &CommonArgs, profile: &Profile, sys: &SimSystem) -> String {
-    let cfg = sys.fs.config();
+    banner_fs(what, args, profile, sys.fs.config())
+}
+
+/// [`banner`] before the system is made.
+pub fn banner_fs(what: &str, args: &CommonArgs, profile: &Profile, cfg: &FsConfig) -> String {
     let discard = if cfg.discard { "online discard" } else { "no online discard" };
     format!(
         "flashlab {what} on {} ({}), seed {}, filesystem {} ({discard})\n",

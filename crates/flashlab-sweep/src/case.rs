@@ -1,0 +1,190 @@
+//! One case of a sweep: its settings resolved (profile with its overrides, filesystem, what
+//! runs) and run through the library, as the `age`/`bench` and `life` commands run theirs.
+//! Resolving is cheap and done for every case before any runs, so bad input fails at once.
+
+use crate::spec::{Case, Param, Spec};
+use flashlab_lab::fs::FsConfig;
+use flashlab_lab::protocol::Protocol;
+use flashlab_lab::sim_run::{self, SimProtocolRun};
+use flashlab_lab::units::parse_cli_size;
+use flashlab_life::policy::Policy;
+use flashlab_life::runner::{run_life, LifeConfig};
+use flashlab_life::usage::Usage;
+use flashsim::Profile;
+use serde_json::Value;
+
+/// What a case runs.
+#[derive(Debug, Clone)]
+pub enum Work {
+    /// A protocol (`age`, `four-corner`...) with the bytes of each random four-corner test.
+    Protocol { protocol: Protocol, rand_io: Option<u64> },
+    /// Months of use (`flashlab life`) under a trim policy.
+    Life { usage: Box<Usage>, policy: Policy, duration: String, duration_ns: u64, sample_days: u32, probe_every: u32 },
+}
+
+/// A case ready to run.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub index: usize,
+    /// `sim:PROFILE`, as the document names the target.
+    pub target: String,
+    pub profile: Profile,
+    pub fs: FsConfig,
+    pub seed: u64,
+    pub work: Work,
+}
+
+/// Resolve a case's settings; errors name the sweep file, the case and the setting.
+pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
+    let here = |key: &str| format!("{}: case {} ('{key}')", spec.source, case.index);
+    let string = |key: &str| -> Result<Option<String>, String> {
+        match case.get(key) {
+            None => Ok(None),
+            Some(Param::Str(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(format!("{}: expected a string, got {}", here(key), other.text())),
+        }
+    };
+    let uint = |key: &str, default: u64| -> Result<u64, String> {
+        match case.get(key) {
+            None => Ok(default),
+            Some(Param::Int(i)) if *i >= 0 => Ok(*i as u64),
+            Some(other) => Err(format!("{}: expected a whole number >= 0, got {}", here(key), other.text())),
+        }
+    };
+    let seed = uint("seed", 1)?;
+    // The profile: its TOML, the dotted overrides and the filesystem over it, then parsed and
+    // validated as any profile file is.
+    let profile_spec = string("profile")?.unwrap_or_else(|| flashlab_lab::profiles::DEFAULT.to_string());
+    let resolved = if flashlab_lab::profiles::builtin(&profile_spec).is_some() {
+        profile_spec.clone()
+    } else {
+        spec.path(&profile_spec).display().to_string()
+    };
+    let (_, text) = flashlab_lab::profiles::text(&resolved).map_err(|e| format!("{}: {e}", here("profile")))?;
+    let mut table: toml::Table = toml::from_str(&text).map_err(|e| format!("{}: {e}", here("profile")))?;
+    let mut changed = Vec::new();
+    if let Some(fs) = string("fs")? {
+        FsConfig::parse(&fs).map_err(|e| format!("{}: {e}", here("fs")))?;
+        let (kind, options) = fs.split_once(',').unwrap_or((&fs, ""));
+        let mut system = toml::Table::new();
+        system.insert("filesystem".into(), toml::Value::String(kind.trim().to_string()));
+        system.insert("options".into(), toml::Value::String(options.to_string()));
+        table.insert("system".into(), toml::Value::Table(system));
+        changed.push(format!("fs={fs}"));
+    }
+    for (key, value) in &case.settings {
+        if key.contains('.') {
+            set_dotted(&mut table, key, value.to_toml()).map_err(|e| format!("{}: {e}", here(key)))?;
+            changed.push(format!("{key}={}", value.text()));
+        }
+    }
+    let source = if changed.is_empty() {
+        format!("{} (profile {profile_spec})", here("profile"))
+    } else {
+        format!("{} (profile {profile_spec} with {})", here("profile"), changed.join(", "))
+    };
+    let text = toml::to_string(&table).map_err(|e| format!("{source}: {e}"))?;
+    let profile = Profile::from_toml(&source, &text).map_err(|e| e.to_string())?;
+    let fs = FsConfig::from_profile(&profile, &source)?;
+    let work = match (string("protocol")?, string("usage")?, string("job")?) {
+        (_, Some(_), Some(_)) | (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            return Err(format!("{}: case {}: give one of protocol, usage and job", spec.source, case.index))
+        }
+        (_, _, Some(_)) => {
+            return Err(format!(
+                "{}: fio job files are not a sweep setting yet (use a protocol or a usage)",
+                here("job")
+            ))
+        }
+        (_, Some(u), None) => {
+            let what = if flashlab_life::presets::preset(&u).is_some() { u.clone() } else { spec.path(&u).display().to_string() };
+            let mut usage = flashlab_life::presets::resolve(&what).map_err(|e| format!("{}: {e}", here("usage")))?;
+            let scale = match case.get("scale") {
+                None => 1.0,
+                Some(Param::Float(f)) => *f,
+                Some(Param::Int(i)) => *i as f64,
+                Some(other) => return Err(format!("{}: expected a number, got {}", here("scale"), other.text())),
+            };
+            if !(scale.is_finite() && scale > 0.0 && scale <= 1000.0) {
+                return Err(format!("{}: must be in (0, 1000], got {scale}", here("scale")));
+            }
+            if scale != 1.0 {
+                usage = usage.scaled(scale);
+            }
+            let policy = Policy::parse(&string("policy")?.unwrap_or_else(|| "none".into()))
+                .map_err(|e| format!("{}: {e}", here("policy")))?;
+            let duration = string("duration")?.unwrap_or_else(|| "12months".into());
+            let duration_ns = flashlab_life::duration::parse_duration(&duration)
+                .map_err(|e| format!("{}: {e}", here("duration")))?;
+            let sample_days = uint("sample_days", 1)?;
+            if sample_days == 0 || sample_days > 3650 {
+                return Err(format!("{}: must be from 1 to 3650", here("sample_days")));
+            }
+            let probe_every = uint("probe_every", 7)?.min(u64::from(u32::MAX)) as u32;
+            Work::Life { usage: Box::new(usage), policy, duration, duration_ns, sample_days: sample_days as u32, probe_every }
+        }
+        (p, None, None) => {
+            let name = p.unwrap_or_else(|| "four-corner".into());
+            let what = if Protocol::builtin(&name).is_some() { name.clone() } else { spec.path(&name).display().to_string() };
+            let protocol = Protocol::load(&what).map_err(|e| format!("{}: {e}", here("protocol")))?;
+            let rand_io = match string("rand_io")? {
+                Some(s) => Some(
+                    parse_cli_size(&s)
+                        .and_then(flashlab_lab::protocol::block_multiple)
+                        .map_err(|e| format!("{}: {e}", here("rand_io")))?,
+                ),
+                None => None,
+            };
+            Work::Protocol { protocol, rand_io }
+        }
+    };
+    for (key, _) in &case.settings {
+        let life_only = ["policy", "duration", "scale", "sample_days", "probe_every"].contains(&key.as_str());
+        if life_only && matches!(work, Work::Protocol { .. }) {
+            return Err(format!("{}: applies to life runs (usage = ...), not to a protocol", here(key)));
+        }
+        if key == "rand_io" && matches!(work, Work::Life { .. }) {
+            return Err(format!("{}: applies to protocols, not to life runs", here(key)));
+        }
+    }
+    Ok(Prepared { index: case.index, target: format!("sim:{profile_spec}"), profile, fs, seed, work })
+}
+
+/// Set `a.b.c` in a profile table; tables on the way are made when missing.
+fn set_dotted(table: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), String> {
+    let parts: Vec<&str> = key.split('.').collect();
+    let (last, path) = parts.split_last().expect("split gives one part at least");
+    let mut t = table;
+    for p in path {
+        let entry = t.entry(p.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = entry.as_table_mut().ok_or_else(|| format!("'{p}' in '{key}' is a value, not a table of the profile"))?;
+    }
+    t.insert(last.to_string(), value);
+    Ok(())
+}
+
+/// Run a prepared case; the document is the one the `age` or `life` command writes.
+pub fn run(p: &Prepared) -> Result<Value, String> {
+    match &p.work {
+        Work::Protocol { protocol, rand_io } => {
+            let r = SimProtocolRun {
+                target: &p.target,
+                profile: &p.profile,
+                fs: p.fs.clone(),
+                protocol,
+                seed: p.seed,
+                rand_io: *rand_io,
+            };
+            Ok(sim_run::run(&r, &mut |_, _, _, _| {})?.document)
+        }
+        Work::Life { usage, policy, duration, duration_ns, sample_days, probe_every } => {
+            let mut cfg = LifeConfig::new(*policy, *duration_ns, p.seed);
+            cfg.sample_days = *sample_days;
+            cfg.probe_every = *probe_every;
+            // The filesystem is the profile's [system] table, which the `fs` setting rewrote.
+            let r = run_life(&p.profile, usage, &cfg, |_| {})?;
+            let usage_json = serde_json::to_value(usage.as_ref()).map_err(|e| e.to_string())?;
+            Ok(flashlab_life::document::life_document(&p.target, &p.profile, p.seed, duration, usage_json, &[r]))
+        }
+    }
+}

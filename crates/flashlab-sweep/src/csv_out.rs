@@ -1,0 +1,26 @@
+//! `results.csv`: the table as CSV, a header row of column names (settings named as in the
+//! sweep file), numbers in their shortest exact decimal form, empty cells where a case has no
+//! such number.
+
+use crate::table::Table;
+
+pub fn csv_bytes(t: &Table) -> Result<Vec<u8>, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = vec!["case".into()];
+    header.extend(t.settings.iter().map(|(n, _)| n.clone()));
+    header.extend(t.metrics.iter().cloned());
+    if t.any_error {
+        header.push("error".into());
+    }
+    w.write_record(&header).map_err(|e| e.to_string())?;
+    for r in &t.rows {
+        let mut rec: Vec<String> = vec![r.case.to_string()];
+        rec.extend(r.settings.iter().map(|v| v.as_ref().map_or(String::new(), |p| p.text())));
+        rec.extend(r.metrics.iter().map(|v| v.map_or(String::new(), |x| x.to_string())));
+        if t.any_error {
+            rec.push(r.error.clone().unwrap_or_default());
+        }
+        w.write_record(&rec).map_err(|e| e.to_string())?;
+    }
+    w.into_inner().map_err(|e| e.to_string())
+}

@@ -1,0 +1,93 @@
+//! The sweep's table: one row per case — its index, the value of each varying setting, the
+//! headline numbers of its results — built from the stored case documents only, so every
+//! backend (threads, Ray) and every resumed run writes the same table.
+
+use crate::headline::headline;
+use crate::spec::{Param, Spec};
+use crate::store;
+use serde_json::Value;
+use std::path::Path;
+
+/// The type of a settings column: the narrowest that holds every value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ColumnType {
+    Int,
+    Float,
+    Bool,
+    Text,
+}
+
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// The varying settings, named as in the sweep file, with their types.
+    pub settings: Vec<(String, ColumnType)>,
+    pub metrics: Vec<String>,
+    pub rows: Vec<Row>,
+    /// Whether any case failed (the table then has an `error` column).
+    pub any_error: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub case: usize,
+    pub settings: Vec<Option<Param>>,
+    pub metrics: Vec<Option<f64>>,
+    pub error: Option<String>,
+}
+
+/// Build the table from `out/cases/`; every case must be finished.
+pub fn build(out: &Path, spec: &Spec) -> Result<Table, String> {
+    let mut metrics: Vec<String> = Vec::new();
+    let mut raw: Vec<(usize, Vec<Option<Param>>, Vec<(String, Option<f64>)>, Option<String>)> = Vec::new();
+    for case in &spec.cases {
+        let doc = store::finished(out, spec, case).ok_or_else(|| {
+            format!("case {} has no results in {}", case.index, store::case_path(out, spec, case.index).display())
+        })?;
+        let error = doc.get("error").and_then(Value::as_str).map(str::to_string);
+        let h = headline(&doc);
+        for (name, _) in &h {
+            if !metrics.contains(name) {
+                metrics.push(name.clone());
+            }
+        }
+        let settings = spec.columns.iter().map(|c| case.get(c).cloned()).collect();
+        raw.push((case.index, settings, h, error));
+    }
+    let settings = spec
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let vals = raw.iter().filter_map(|r| r.1[i].as_ref());
+            (name.clone(), column_type(vals))
+        })
+        .collect();
+    let any_error = raw.iter().any(|r| r.3.is_some());
+    let rows = raw
+        .into_iter()
+        .map(|(case, settings, h, error)| {
+            let metrics = metrics.iter().map(|m| h.iter().find(|(n, _)| n == m).and_then(|(_, v)| *v)).collect();
+            Row { case, settings, metrics, error }
+        })
+        .collect();
+    Ok(Table { settings, metrics, rows, any_error })
+}
+
+fn column_type<'a>(vals: impl Iterator<Item = &'a Param>) -> ColumnType {
+    let mut t: Option<ColumnType> = None;
+    for v in vals {
+        let this = match v {
+            Param::Int(_) => ColumnType::Int,
+            Param::Float(_) => ColumnType::Float,
+            Param::Bool(_) => ColumnType::Bool,
+            Param::Str(_) => ColumnType::Text,
+        };
+        t = Some(match (t, this) {
+            (None, x) => x,
+            (Some(a), b) if a == b => a,
+            (Some(ColumnType::Int), ColumnType::Float) | (Some(ColumnType::Float), ColumnType::Int) => ColumnType::Float,
+            _ => ColumnType::Text,
+        });
+    }
+    t.unwrap_or(ColumnType::Text)
+}
