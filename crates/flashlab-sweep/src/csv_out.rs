@@ -6,13 +6,7 @@ use crate::table::Table;
 
 pub fn csv_bytes(t: &Table) -> Result<Vec<u8>, String> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header: Vec<String> = vec!["case".into()];
-    header.extend(t.settings.iter().map(|(n, _)| n.clone()));
-    header.extend(t.metrics.iter().cloned());
-    if t.any_error {
-        header.push("error".into());
-    }
-    w.write_record(&header).map_err(|e| e.to_string())?;
+    w.write_record(t.columns()).map_err(|e| e.to_string())?;
     for r in &t.rows {
         let mut rec: Vec<String> = vec![r.case.to_string()];
         rec.extend(r.settings.iter().map(|v| v.as_ref().map_or(String::new(), |p| p.text())));

@@ -91,3 +91,34 @@ fn column_type<'a>(vals: impl Iterator<Item = &'a Param>) -> ColumnType {
     }
     t.unwrap_or(ColumnType::Text)
 }
+
+impl Table {
+    /// Every column name, in table order: `case`, the settings, the metrics, `error` if any.
+    pub fn columns(&self) -> Vec<String> {
+        let mut c = vec!["case".to_string()];
+        c.extend(self.settings.iter().map(|(n, _)| n.clone()));
+        c.extend(self.metrics.iter().cloned());
+        if self.any_error {
+            c.push("error".into());
+        }
+        c
+    }
+
+    /// `{"columns": [...], "rows": [[...], ...]}`, values typed, null where missing.
+    pub fn to_json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let mut v = vec![Value::from(r.case)];
+                v.extend(r.settings.iter().map(|p| p.as_ref().map_or(Value::Null, Param::to_json)));
+                v.extend(r.metrics.iter().map(|m| m.map_or(Value::Null, Value::from)));
+                if self.any_error {
+                    v.push(r.error.as_deref().map_or(Value::Null, Value::from));
+                }
+                Value::Array(v)
+            })
+            .collect();
+        serde_json::json!({"columns": self.columns(), "rows": rows})
+    }
+}
