@@ -18,7 +18,7 @@ pub fn esc(s: &str) -> String {
     o
 }
 
-const CSS: &str = r#"
+pub(crate) const CSS: &str = r#"
 :root { color-scheme: light; }
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0 auto; padding: 16px 24px 40px; max-width: 1500px; color: #1a1a1a; background: #fff; line-height: 1.4; }
 h1 { font-size: 1.6em; margin: 0.2em 0 0.3em; }
@@ -41,7 +41,7 @@ footer { margin-top: 2em; font-size: 12px; color: #555; }
 code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.92em; }
 "#;
 
-fn table(t: &Table, class: &str) -> String {
+pub(crate) fn table(t: &Table, class: &str) -> String {
     let mut h = format!("<table{}>\n", if class.is_empty() { String::new() } else { format!(" class=\"{class}\"") });
     if !t.caption.is_empty() {
         h.push_str(&format!("<caption>{}</caption>\n", esc(&t.caption)));
@@ -71,7 +71,7 @@ fn table(t: &Table, class: &str) -> String {
 }
 
 /// plotters' SVG, ready to sit inside HTML: no XML prolog, labelled for screen readers.
-fn inline_svg(svg: &str, label: &str) -> String {
+pub(crate) fn inline_svg(svg: &str, label: &str) -> String {
     let s = svg.trim_start();
     let s = if s.starts_with("<?xml") { s.split_once("?>").map(|x| x.1).unwrap_or(s).trim_start() } else { s };
     match s.strip_prefix("<svg") {

@@ -10,12 +10,13 @@
 //! `wsat --json` and `run --output-format json` write (and fio's own JSON). Several files side
 //! by side are drawn as several series of the same charts. Charts are drawn with plotters' SVG
 //! backend; the HTML holds them inline, with inline CSS and no script, link or web font, so it
-//! needs no network to be viewed.
+//! needs no network to be viewed. [`sweep`] draws a sweep's table (`flashlab report DIR`).
 
 pub mod chart;
 mod html;
 pub mod input;
 mod sections;
+pub mod sweep;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

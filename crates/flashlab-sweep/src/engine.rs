@@ -48,9 +48,11 @@ pub fn run_case(spec: &Spec, index: usize) -> Result<Value, String> {
     Ok(store::case_document(case, run(&p)))
 }
 
-/// Write `results.csv` and `results.parquet` from the stored documents of every case.
+/// Write `results.csv` and `results.parquet` from the stored documents of every case, and the
+/// sweep file's text as `sweep.toml` (what `flashlab report DIR` reads the table with).
 pub fn write_tables(out: &Path, spec: &Spec) -> Result<(PathBuf, PathBuf), String> {
     let t = table::build(out, spec)?;
+    store::write_atomic(&out.join(crate::report::SPEC_FILE), spec.text.as_bytes())?;
     let csv = out.join("results.csv");
     let parquet = out.join("results.parquet");
     store::write_atomic(&csv, &crate::csv_out::csv_bytes(&t)?)?;

@@ -18,13 +18,15 @@
 //! * [`spec`]: the sweep file and its expansion into cases; [`case`]: one case resolved and
 //!   run; [`headline`]: a case's numbers for the table.
 //! * [`store`]: the case documents on disk (atomic, resumable); [`table`], [`csv_out`],
-//!   [`parquet_out`]: the table and its two formats; [`engine`]: the local parallel run.
+//!   [`parquet_out`]: the table and its two formats; [`engine`]: the local parallel run;
+//!   [`report`]: the sweep's charts.
 
 pub mod case;
 pub mod csv_out;
 pub mod engine;
 pub mod headline;
 pub mod parquet_out;
+pub mod report;
 pub mod spec;
 pub mod store;
 pub mod table;

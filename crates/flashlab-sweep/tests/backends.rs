@@ -38,7 +38,7 @@ fn one_and_two_threads_write_the_same_files() {
     assert_eq!((s1.threads, s2.threads), (1, 2));
     assert_eq!((s1.ran, s2.ran, s1.failed, s2.failed), (24, 24, 0, 0));
     let (fa, fb) = (files(&a), files(&b));
-    assert_eq!(fa.len(), 24 + 2, "24 case documents and two tables");
+    assert_eq!(fa.len(), 24 + 3, "24 case documents, two tables and the sweep file");
     for ((pa, ba), (pb, bb)) in fa.iter().zip(&fb) {
         assert_eq!(pa, pb);
         assert!(ba == bb, "{} differs between 1 and 2 threads", pa.display());
@@ -68,4 +68,12 @@ fn one_and_two_threads_write_the_same_files() {
         rows.iter().any(|r| r[spare] == "0.1" && r[fs] == "plain" && r[gc] != "0"),
         "the smallest spare must make GC copy something"
     );
+
+    // The report: a chart per varying setting, heatmaps over the first two.
+    let r = flashlab_sweep::report::sweep_report(&a).unwrap();
+    let stems: Vec<&str> = r.charts.iter().map(|(s, _)| s.as_str()).collect();
+    for s in ["axis-ftl_spare_factor", "axis-fs", "axis-seed", "heat-gc_units_copied"] {
+        assert!(stems.contains(&s), "no chart {s} in {stems:?}");
+    }
+    assert!(r.html.contains("24 cases") && !r.html.contains("<script"));
 }

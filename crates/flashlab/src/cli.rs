@@ -175,7 +175,8 @@ pub struct RunArgs {
 #[derive(Args, Debug)]
 pub struct ReportArgs {
     /// Results files written by flashlab (`--json`, or `run --output-format json`); several
-    /// files are drawn side by side.
+    /// files are drawn side by side. Or one `flashlab sweep` directory (`--out DIR`): a chart
+    /// per setting against each metric, and heatmaps for two settings.
     #[arg(required = true, value_name = "RESULTS.json")]
     pub files: Vec<PathBuf>,
     /// The HTML file to write.

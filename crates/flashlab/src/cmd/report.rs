@@ -6,6 +6,16 @@ use flashlab_report::{render_report, render_report_values, write_outputs};
 use std::path::Path;
 
 pub fn report(a: &ReportArgs) -> Result<(), String> {
+    if let [dir] = a.files.as_slice() {
+        if dir.is_dir() {
+            // A `flashlab sweep` directory: charts per setting and heatmaps.
+            let r = flashlab_sweep::report::sweep_report(dir)?;
+            for p in write_outputs(&r, Some(&a.output), a.svg.as_deref()).map_err(|e| e.to_string())? {
+                println!("wrote {}", p.display());
+            }
+            return Ok(());
+        }
+    }
     let mut inputs = Vec::new();
     for f in &a.files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
