@@ -4,6 +4,7 @@
 //!   F2FS-like; [`simfs`] is the extent allocator) on it and the virtual clock.
 //! * [`engine`]: the closed-loop engine that runs fio-style jobs ([`offsets`] says where each
 //!   I/O goes), measuring with `flashlab-measure`.
+//! * [`jobfile_run`]: an fio job file on a simulated system (`flashlab run`, sweeps).
 //! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as `age`.
 //! * [`sim_run`]: a protocol on a simulated device, settings in, results document out — the
 //!   one way every front end (`age`, `bench`, `sweep`, the Python package) runs one.
@@ -15,6 +16,7 @@ pub mod engine;
 pub mod experiments;
 pub mod fourcorner;
 pub mod fs;
+pub mod jobfile_run;
 pub mod offsets;
 pub mod profiles;
 pub mod protocol;

@@ -20,6 +20,8 @@ pub enum Work {
     Protocol { protocol: Protocol, rand_io: Option<u64> },
     /// Months of use (`flashlab life`) under a trim policy.
     Life { usage: Box<Usage>, policy: Policy, duration: String, duration_ns: u64, sample_days: u32, probe_every: u32 },
+    /// An fio job file, as `flashlab run` runs it on a simulated device.
+    Job { file: String, jobs: Box<flashlab_jobs::JobFile> },
 }
 
 /// A case ready to run.
@@ -90,11 +92,13 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
         (_, Some(_), Some(_)) | (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             return Err(format!("{}: case {}: give one of protocol, usage and job", spec.source, case.index))
         }
-        (_, _, Some(_)) => {
-            return Err(format!(
-                "{}: fio job files are not a sweep setting yet (use a protocol or a usage)",
-                here("job")
-            ))
+        (_, _, Some(j)) => {
+            let path = spec.path(&j);
+            let jobs = flashlab_jobs::parse_jobfile_path(&path).map_err(|e| format!("{}: {e}", here("job")))?;
+            if jobs.jobs.is_empty() {
+                return Err(format!("{}: {}: no jobs", here("job"), path.display()));
+            }
+            Work::Job { file: path.display().to_string(), jobs: Box::new(jobs) }
         }
         (_, Some(u), None) => {
             let what = if flashlab_life::presets::preset(&u).is_some() { u.clone() } else { spec.path(&u).display().to_string() };
@@ -143,8 +147,11 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
         if life_only && matches!(work, Work::Protocol { .. }) {
             return Err(format!("{}: applies to life runs (usage = ...), not to a protocol", here(key)));
         }
-        if key == "rand_io" && matches!(work, Work::Life { .. }) {
-            return Err(format!("{}: applies to protocols, not to life runs", here(key)));
+        if life_only && matches!(work, Work::Job { .. }) {
+            return Err(format!("{}: applies to life runs (usage = ...), not to a job file", here(key)));
+        }
+        if key == "rand_io" && !matches!(work, Work::Protocol { .. }) {
+            return Err(format!("{}: applies to protocols only", here(key)));
         }
     }
     Ok(Prepared { index: case.index, target: format!("sim:{profile_spec}"), profile, fs, seed, work })
@@ -185,6 +192,13 @@ pub fn run(p: &Prepared) -> Result<Value, String> {
             let r = run_life(&p.profile, usage, &cfg, |_| {})?;
             let usage_json = serde_json::to_value(usage.as_ref()).map_err(|e| e.to_string())?;
             Ok(flashlab_life::document::life_document(&p.target, &p.profile, p.seed, duration, usage_json, &[r]))
+        }
+        Work::Job { file, jobs } => {
+            let mut sys = flashlab_lab::system::SimSystem::with_fs(&p.profile, p.seed, p.fs.clone());
+            let runs = flashlab_lab::jobfile_run::run_jobfile(&mut sys, jobs, p.seed, file, &mut |_, _, _| {})?;
+            let secs = runs.iter().map(|r| r.0.job_runtime_ns).sum::<u64>() / 1_000_000_000;
+            // Timestamp 0: the same case gives the same document.
+            Ok(flashlab_lab::jobfile_run::fio_document(&runs, &jobs.jobs[0].percentile_list, 0, secs))
         }
     }
 }

@@ -10,6 +10,8 @@
 //!   (`rand_write_mbs`, `rand_write_p99_us`, `rand_write_p999_us`), `app_write_p99_us`,
 //!   `fsync_p99_us`, `waf`, `deleted_valid_gb`, `erases_mean`, `erases_max`, `lifetime_years`,
 //!   `host_written_gb`, `fstrims`.
+//! * A job file (fio's JSON): for each job, by its name, `JOB.read_iops`, `JOB.read_mbs`,
+//!   `JOB.read_clat_p99_us` and the same for `write`; then the device's `waf`.
 
 use serde_json::Value;
 
@@ -62,6 +64,19 @@ pub fn headline(doc: &Value) -> Vec<(String, Option<f64>)> {
             out.push(("lifetime_years".into(), num(&last, &["lifetime_years"])));
             out.push(("host_written_gb".into(), num(&last, &["host_write_bytes"]).map(|b| b / 1e9)));
             out.push(("fstrims".into(), num(&last, &["fstrims"])));
+        }
+        _ if doc.get("jobs").is_some() => {
+            let jobs = doc.get("jobs").and_then(Value::as_array).cloned().unwrap_or_default();
+            for j in &jobs {
+                let name = j.get("jobname").and_then(Value::as_str).unwrap_or("job").replace(' ', "_");
+                for d in ["read", "write"] {
+                    out.push((format!("{name}.{d}_iops"), num(j, &[d, "iops"])));
+                    out.push((format!("{name}.{d}_mbs"), num(j, &[d, "bw_bytes"]).map(|b| b / 1e6)));
+                    out.push((format!("{name}.{d}_clat_p99_us"), num(j, &[d, "clat_ns", "percentile", "99.000000"]).map(|n| n / 1e3)));
+                }
+            }
+            let last = jobs.last().cloned().unwrap_or(Value::Null);
+            out.push(("waf".into(), num(&last, &["flashlab_device", "write_amplification"])));
         }
         _ => {}
     }

@@ -15,7 +15,7 @@
 //! profile TOML file), `seed`, `fs` (`plain|ext4|f2fs[,option...]`, the profile's `[system]`
 //! table otherwise), any dotted profile field (`ftl.gc_policy`, `system.filesystem`...), and
 //! what runs: `protocol` (a built-in protocol or a protocol TOML file; `rand_io` sets the bytes
-//! of each random four-corner test), `job` (an fio job file), or `usage` (a life run: a usage
+//! of each random four-corner test), `job` (an fio job file, run as `flashlab run` runs it), or `usage` (a life run: a usage
 //! preset or file, with `policy`, `duration`, `scale`, `sample_days`, `probe_every`).
 //! Relative paths are read from the sweep file's directory. Every column of the results table
 //! is named as the key is written in the file.

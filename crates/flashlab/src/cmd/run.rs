@@ -8,11 +8,10 @@ use crate::progress::Progress;
 use crate::report::fio_text::job_text;
 use crate::report::output::{write_atomic, write_json};
 use crate::target::{resolve, Target};
-use flashlab_jobs::{parse_jobfile_path, Job, JobFile};
-use flashlab_lab::engine::{run_jobs, JobSpec};
+use flashlab_jobs::{parse_jobfile_path, JobFile};
+use flashlab_lab::jobfile_run::{fio_document, run_jobfile};
 use flashlab_lab::system::SimSystem;
-use flashlab_measure::{fio_json, JobResult, RunMeta};
-use flashsim::Op;
+use flashlab_measure::JobResult;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub fn run(a: &RunArgs) -> Result<(), String> {
@@ -53,33 +52,10 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     }
     let cfg = super::fs_config(&a.sim_fs, &profile, a.target.as_deref().unwrap_or("sim:"))?;
     let mut sys = SimSystem::with_fs(&profile, a.seed, cfg);
-    let groups = jf.run_groups();
-    let mut results: Vec<(JobResult, String, u64, u32)> = Vec::new();
     let bar = Progress::new("run");
-    for (g, group) in groups.iter().enumerate() {
-        let mut specs = Vec::new();
-        for &ji in group {
-            let job = &jf.jobs[ji];
-            for n in 0..job.numjobs.max(1) {
-                specs.push(spec(
-                    &mut sys,
-                    job,
-                    g as u32,
-                    n,
-                    a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)),
-                    &a.jobfile.display().to_string(),
-                )?);
-            }
-        }
-        let res =
-            run_jobs(&mut sys, &specs, |f| bar.set((g as f64 + f) / groups.len() as f64, &format!("group {}", g + 1)))
-                .map_err(|e| e.to_string())?;
-        let device = serde_json::to_value(sys.device_report()).map_err(|e| e.to_string())?;
-        for (mut r, s) in res.into_iter().zip(&specs) {
-            r.extra = Some(device.clone());
-            results.push((r, s.rw.fio_name().to_string(), s.bs_write.max(s.bs_read), s.iodepth));
-        }
-    }
+    let results = run_jobfile(&mut sys, &jf, a.seed, &a.jobfile.display().to_string(), &mut |g, n, f| {
+        bar.set((g as f64 + f) / n as f64, &format!("group {}", g + 1))
+    })?;
     bar.finish();
     let d = sys.device_report();
     let device_line = format!(
@@ -107,10 +83,7 @@ fn emit(
     let percentiles = jf.jobs[0].percentile_list.clone();
     if json || a.report.is_some() {
         let ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
-        let mut meta = RunMeta::new(format!("flashlab-{}", env!("CARGO_PKG_VERSION")), ms);
-        meta.elapsed_s = sys_secs;
-        let jobs: Vec<JobResult> = results.iter().map(|r| r.0.clone()).collect();
-        let doc = fio_json(&jobs, &percentiles, &meta);
+        let doc = fio_document(results, &percentiles, ms, sys_secs);
         if let Some(p) = &a.report {
             super::report::write_for(p, &a.jobfile.display().to_string(), doc.clone())?;
         }
@@ -156,69 +129,3 @@ fn emit(
     Ok(())
 }
 
-/// Resolve a job against the simulated system: create (and for reads lay out) its file.
-fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name: &str) -> Result<JobSpec, String> {
-    let here = format!("{file_name}:{}: job '{}'", job.line, job.name);
-    let size =
-        job.size.or(job.filesize).map(|s| s.resolve(sys.fs.capacity())).ok_or_else(|| {
-            format!("{here}: no size= (flashlab needs the size of the job's file on a simulated device)")
-        })?;
-    if job.rw == flashlab_jobs::Rw::TrimWrite && (job.bs_trim != job.bs_write || job.is_random()) {
-        return Err(format!("{here}: rw=trimwrite needs one block size for trims and writes"));
-    }
-    for (name, b) in [("bs (read)", job.bs_read), ("bs (write)", job.bs_write), ("bs (trim)", job.bs_trim)] {
-        if b == 0 || b % flashsim::SECTOR != 0 {
-            return Err(format!("{here}: {name} = {b} is not a multiple of the {}-byte sector", flashsim::SECTOR));
-        }
-    }
-    let offset = job.offset.resolve(size);
-    let bs = job.max_bs();
-    if offset + bs > size {
-        return Err(format!("{here}: offset {offset} leaves no room for a {bs}-byte block in a {size}-byte file"));
-    }
-    let name = format!("{}.{n}.0", job.name);
-    let existing = sys.file_id(&name).filter(|&id| sys.file_size(id).is_some_and(|s| s >= size));
-    let file = match existing {
-        Some(id) => id,
-        None => {
-            if sys.file_id(&name).is_some() {
-                sys.delete(&name).map_err(|e| e.to_string())?;
-            }
-            let f = sys.create(&name, size).map_err(|e| format!("{here}: {e}"))?;
-            if job.rw.has_reads() {
-                // fio lays out a file before reading it; so does flashlab (not measured).
-                let mut off = 0;
-                while off < size {
-                    let len = (1u64 << 20).min(size - off);
-                    let c = sys.io(sys.now, f, Op::Write, off, len).map_err(|e| e.to_string())?;
-                    sys.now = c.done;
-                    off += len;
-                }
-            }
-            f
-        }
-    };
-    let (bs_read, bs_write, bs_trim) = (job.bs_read, job.bs_write, job.bs_trim);
-    Ok(JobSpec {
-        name: job.name.clone(),
-        groupid: group,
-        rw: job.rw,
-        rwmixread: job.rwmixread,
-        bs_read,
-        bs_write,
-        bs_trim,
-        file,
-        offset,
-        span: (size - offset) / bs * bs,
-        iodepth: job.iodepth.max(1),
-        io_limit: job.io_size,
-        number_ios: job.number_ios,
-        runtime_ns: job.runtime_ns,
-        time_based: job.time_based,
-        ramp_ns: job.ramp_time_ns,
-        fsync_every: if job.fsync > 0 { job.fsync } else { job.fdatasync },
-        random_map: true,
-        seed: job.randseed.unwrap_or(seed),
-        interval_ns: 500_000_000,
-    })
-}

@@ -1,0 +1,121 @@
+//! An fio job file on a simulated system, as `flashlab run` and a sweep's `job` cases run it:
+//! each job gets its own file on the simulated filesystem (fio's `jobname.N.0`), laid out
+//! first when the job reads; stonewalled groups run one after another, the jobs of a group
+//! side by side. The document is fio's JSON with the device's counters in each job.
+
+use crate::engine::{run_jobs, JobSpec};
+use crate::system::SimSystem;
+use flashlab_jobs::{Job, JobFile};
+use flashlab_measure::{fio_json, JobResult, RunMeta};
+use flashsim::Op;
+use serde_json::Value;
+
+/// Each job's result with its direction (fio's name), largest block size and queue depth.
+pub type JobRun = (JobResult, String, u64, u32);
+
+/// Run every job of `jf` on `sys`; `progress` gets (group, groups, fraction of the group).
+pub fn run_jobfile(
+    sys: &mut SimSystem,
+    jf: &JobFile,
+    seed: u64,
+    file_name: &str,
+    progress: &mut dyn FnMut(usize, usize, f64),
+) -> Result<Vec<JobRun>, String> {
+    if jf.jobs.is_empty() {
+        return Err(format!("{file_name}: no jobs"));
+    }
+    let groups = jf.run_groups();
+    let mut results: Vec<JobRun> = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        let mut specs = Vec::new();
+        for &ji in group {
+            let job = &jf.jobs[ji];
+            for n in 0..job.numjobs.max(1) {
+                specs.push(spec(sys, job, g as u32, n, seed.wrapping_add(ji as u64 * 1000 + u64::from(n)), file_name)?);
+            }
+        }
+        let res = run_jobs(sys, &specs, |f| progress(g, groups.len(), f)).map_err(|e| e.to_string())?;
+        let device = serde_json::to_value(sys.device_report()).map_err(|e| e.to_string())?;
+        for (mut r, s) in res.into_iter().zip(&specs) {
+            r.extra = Some(device.clone());
+            results.push((r, s.rw.fio_name().to_string(), s.bs_write.max(s.bs_read), s.iodepth));
+        }
+    }
+    Ok(results)
+}
+
+/// fio's JSON of a run: `timestamp_ms` is when it ended (a sweep gives 0, so that the same
+/// case gives the same bytes), `elapsed_s` how long its jobs ran.
+pub fn fio_document(results: &[JobRun], percentiles: &[f64], timestamp_ms: u64, elapsed_s: u64) -> Value {
+    let mut meta = RunMeta::new(format!("flashlab-{}", env!("CARGO_PKG_VERSION")), timestamp_ms);
+    meta.elapsed_s = elapsed_s;
+    let jobs: Vec<JobResult> = results.iter().map(|r| r.0.clone()).collect();
+    fio_json(&jobs, percentiles, &meta)
+}
+
+/// Resolve a job against the simulated system: create (and for reads lay out) its file.
+fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name: &str) -> Result<JobSpec, String> {
+    let here = format!("{file_name}:{}: job '{}'", job.line, job.name);
+    let size =
+        job.size.or(job.filesize).map(|s| s.resolve(sys.fs.capacity())).ok_or_else(|| {
+            format!("{here}: no size= (flashlab needs the size of the job's file on a simulated device)")
+        })?;
+    if job.rw == flashlab_jobs::Rw::TrimWrite && (job.bs_trim != job.bs_write || job.is_random()) {
+        return Err(format!("{here}: rw=trimwrite needs one block size for trims and writes"));
+    }
+    for (name, b) in [("bs (read)", job.bs_read), ("bs (write)", job.bs_write), ("bs (trim)", job.bs_trim)] {
+        if b == 0 || b % flashsim::SECTOR != 0 {
+            return Err(format!("{here}: {name} = {b} is not a multiple of the {}-byte sector", flashsim::SECTOR));
+        }
+    }
+    let offset = job.offset.resolve(size);
+    let bs = job.max_bs();
+    if offset + bs > size {
+        return Err(format!("{here}: offset {offset} leaves no room for a {bs}-byte block in a {size}-byte file"));
+    }
+    let name = format!("{}.{n}.0", job.name);
+    let existing = sys.file_id(&name).filter(|&id| sys.file_size(id).is_some_and(|s| s >= size));
+    let file = match existing {
+        Some(id) => id,
+        None => {
+            if sys.file_id(&name).is_some() {
+                sys.delete(&name).map_err(|e| e.to_string())?;
+            }
+            let f = sys.create(&name, size).map_err(|e| format!("{here}: {e}"))?;
+            if job.rw.has_reads() {
+                // fio lays out a file before reading it; so does flashlab (not measured).
+                let mut off = 0;
+                while off < size {
+                    let len = (1u64 << 20).min(size - off);
+                    let c = sys.io(sys.now, f, Op::Write, off, len).map_err(|e| e.to_string())?;
+                    sys.now = c.done;
+                    off += len;
+                }
+            }
+            f
+        }
+    };
+    let (bs_read, bs_write, bs_trim) = (job.bs_read, job.bs_write, job.bs_trim);
+    Ok(JobSpec {
+        name: job.name.clone(),
+        groupid: group,
+        rw: job.rw,
+        rwmixread: job.rwmixread,
+        bs_read,
+        bs_write,
+        bs_trim,
+        file,
+        offset,
+        span: (size - offset) / bs * bs,
+        iodepth: job.iodepth.max(1),
+        io_limit: job.io_size,
+        number_ios: job.number_ios,
+        runtime_ns: job.runtime_ns,
+        time_based: job.time_based,
+        ramp_ns: job.ramp_time_ns,
+        fsync_every: if job.fsync > 0 { job.fsync } else { job.fdatasync },
+        random_map: true,
+        seed: job.randseed.unwrap_or(seed),
+        interval_ns: 500_000_000,
+    })
+}
