@@ -40,7 +40,10 @@ pub fn four_corner_config(protocol: &Protocol, seed: u64, rand_io: Option<u64>) 
 }
 
 /// Run it. `progress` gets (step, steps, what, fraction of the step).
-pub fn run(r: &SimProtocolRun, progress: &mut dyn FnMut(usize, usize, &str, f64)) -> Result<SimProtocolOutcome, String> {
+pub fn run(
+    r: &SimProtocolRun,
+    progress: &mut dyn FnMut(usize, usize, &str, f64),
+) -> Result<SimProtocolOutcome, String> {
     let fc = four_corner_config(r.protocol, r.seed, r.rand_io)?;
     // The settings are resolved into `fc`; the protocol's own must not apply twice.
     let proto = Protocol { four_corner_span: None, four_corner_rand_io: None, ..r.protocol.clone() };
@@ -54,7 +57,8 @@ pub fn run(r: &SimProtocolRun, progress: &mut dyn FnMut(usize, usize, &str, f64)
 pub fn protocol_document(r: &SimProtocolRun, sys: &SimSystem, result: &ProtocolResult) -> Value {
     let p = r.profile;
     let cfg = sys.fs.config();
-    let profile = json!({"name": p.name, "description": p.description, "calibration": p.calibration, "filesystem": cfg.label()});
+    let profile =
+        json!({"name": p.name, "description": p.description, "calibration": p.calibration, "filesystem": cfg.label()});
     document(r.target, profile, r.seed, cfg.discard, result)
 }
 

@@ -6,7 +6,14 @@ use flashsim::Profile;
 use serde_json::{json, Value};
 
 /// `usage` is the usage model (or, for a trace replay, what was replayed).
-pub fn life_document(target: &str, profile: &Profile, seed: u64, duration: &str, usage: Value, runs: &[LifeResult]) -> Value {
+pub fn life_document(
+    target: &str,
+    profile: &Profile,
+    seed: u64,
+    duration: &str,
+    usage: Value,
+    runs: &[LifeResult],
+) -> Value {
     json!({
         "flashlab_version": env!("CARGO_PKG_VERSION"),
         "command": "life",

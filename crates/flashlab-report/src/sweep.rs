@@ -38,7 +38,8 @@ fn levels(vals: &[String]) -> Vec<String> {
 
 /// (mean, min, max) of a metric over the rows where `pick` holds.
 fn stats(m: &[Option<f64>], pick: impl Fn(usize) -> bool) -> Option<(f64, f64, f64)> {
-    let v: Vec<f64> = m.iter().enumerate().filter(|(i, _)| pick(*i)).filter_map(|(_, x)| *x).filter(|x| x.is_finite()).collect();
+    let v: Vec<f64> =
+        m.iter().enumerate().filter(|(i, _)| pick(*i)).filter_map(|(_, x)| *x).filter(|x| x.is_finite()).collect();
     if v.is_empty() {
         return None;
     }
@@ -63,10 +64,8 @@ fn heatmap(t: &SweepTable, a: usize, b: usize, metric: usize) -> Option<String> 
     let (bn, bv) = &t.settings[b];
     let (mn, m) = &t.metrics[metric];
     let (la, lb) = (levels(av), levels(bv));
-    let cells: Vec<Vec<Option<f64>>> = lb
-        .iter()
-        .map(|y| la.iter().map(|x| stats(m, |i| av[i] == *x && bv[i] == *y).map(|s| s.0)).collect())
-        .collect();
+    let cells: Vec<Vec<Option<f64>>> =
+        lb.iter().map(|y| la.iter().map(|x| stats(m, |i| av[i] == *x && bv[i] == *y).map(|s| s.0)).collect()).collect();
     let all: Vec<f64> = cells.iter().flatten().filter_map(|x| *x).collect();
     if all.is_empty() {
         return None;
@@ -87,7 +86,12 @@ fn heatmap(t: &SweepTable, a: usize, b: usize, metric: usize) -> Option<String> 
     );
     for (r, row) in cells.iter().enumerate() {
         let y = top + ch * r as f64;
-        s.push_str(&format!("<text x=\"{:.0}\" y=\"{:.0}\" font-size=\"13\" text-anchor=\"end\">{}</text>\n", left - 6.0, y + ch / 2.0 + 4.0, esc(&lb[r])));
+        s.push_str(&format!(
+            "<text x=\"{:.0}\" y=\"{:.0}\" font-size=\"13\" text-anchor=\"end\">{}</text>\n",
+            left - 6.0,
+            y + ch / 2.0 + 4.0,
+            esc(&lb[r])
+        ));
         for (c, v) in row.iter().enumerate() {
             let x = left + cw * c as f64;
             let (fill, text, ink) = match v {
@@ -107,9 +111,18 @@ fn heatmap(t: &SweepTable, a: usize, b: usize, metric: usize) -> Option<String> 
     }
     let yb = top + ch * lb.len() as f64 + 18.0;
     for (c, x) in la.iter().enumerate() {
-        s.push_str(&format!("<text x=\"{:.1}\" y=\"{yb:.0}\" font-size=\"13\" text-anchor=\"middle\">{}</text>\n", left + cw * (c as f64 + 0.5), esc(x)));
+        s.push_str(&format!(
+            "<text x=\"{:.1}\" y=\"{yb:.0}\" font-size=\"13\" text-anchor=\"middle\">{}</text>\n",
+            left + cw * (c as f64 + 0.5),
+            esc(x)
+        ));
     }
-    s.push_str(&format!("<text x=\"{:.0}\" y=\"{:.0}\" font-size=\"13\" text-anchor=\"middle\">{}</text>\n</svg>\n", left + cw * la.len() as f64 / 2.0, yb + 20.0, esc(an)));
+    s.push_str(&format!(
+        "<text x=\"{:.0}\" y=\"{:.0}\" font-size=\"13\" text-anchor=\"middle\">{}</text>\n</svg>\n",
+        left + cw * la.len() as f64 / 2.0,
+        yb + 20.0,
+        esc(an)
+    ));
     Some(s)
 }
 
@@ -159,7 +172,13 @@ pub fn render_sweep(t: &SweepTable) -> Result<Report, ReportError> {
         if panels.is_empty() {
             continue;
         }
-        let chart = Chart { stem: format!("axis-{}", stem(name)), title: format!("Each metric against {name}"), panels, cols: 3, panel_height: 220 };
+        let chart = Chart {
+            stem: format!("axis-{}", stem(name)),
+            title: format!("Each metric against {name}"),
+            panels,
+            cols: 3,
+            panel_height: 220,
+        };
         let svg = chart::render_svg(&chart).map_err(e)?;
         let mut columns = vec![(name.clone(), String::new())];
         columns.extend(metrics.iter().map(|&m| (t.metrics[m].0.clone(), "mean (min–max)".to_string())));
@@ -179,7 +198,10 @@ pub fn render_sweep(t: &SweepTable) -> Result<Report, ReportError> {
                 sections.push((
                     format!("heat-{}", stem(mn)),
                     format!("{mn}: {} × {}", t.settings[a].0, t.settings[b].0),
-                    format!("The mean of {mn} for each pair of values{}; darker is larger.", if varying.len() > 2 { ", over the other settings" } else { "" }),
+                    format!(
+                        "The mean of {mn} for each pair of values{}; darker is larger.",
+                        if varying.len() > 2 { ", over the other settings" } else { "" }
+                    ),
                     svg,
                     Vec::new(),
                 ));
@@ -197,16 +219,30 @@ pub fn render_sweep(t: &SweepTable) -> Result<Report, ReportError> {
         if omitted > 0 { format!(" {omitted} metrics that do not vary, or past the first {MAX_METRICS}, are not drawn (results.csv has them all).") } else { String::new() }
     ));
     h.push_str("<nav><p class=\"caption\">Charts: ");
-    h.push_str(&sections.iter().map(|s| format!("<a href=\"#{}\">{}</a>", esc(&s.0), esc(&s.1))).collect::<Vec<_>>().join(" · "));
+    h.push_str(
+        &sections
+            .iter()
+            .map(|s| format!("<a href=\"#{}\">{}</a>", esc(&s.0), esc(&s.1)))
+            .collect::<Vec<_>>()
+            .join(" · "),
+    );
     h.push_str("</p></nav>\n</header>\n<main>\n");
     for (stem, title, caption, svg, tables) in &sections {
-        h.push_str(&format!("<section id=\"{}\">\n<h2>{}</h2>\n<p class=\"caption\">{}</p>\n", esc(stem), esc(title), esc(caption)));
+        h.push_str(&format!(
+            "<section id=\"{}\">\n<h2>{}</h2>\n<p class=\"caption\">{}</p>\n",
+            esc(stem),
+            esc(title),
+            esc(caption)
+        ));
         h.push_str(&format!("<figure class=\"chart\" style=\"margin:0\">\n{}\n</figure>\n", inline_svg(svg, title)));
         for tb in tables {
             h.push_str(&table(tb, ""));
         }
         h.push_str("</section>\n");
     }
-    h.push_str(&format!("</main>\n<footer>Made by flashlab-report {}.</footer>\n</body>\n</html>\n", env!("CARGO_PKG_VERSION")));
+    h.push_str(&format!(
+        "</main>\n<footer>Made by flashlab-report {}.</footer>\n</body>\n</html>\n",
+        env!("CARGO_PKG_VERSION")
+    ));
     Ok(Report { html: h, charts: sections.into_iter().map(|s| (s.0, s.3)).collect() })
 }

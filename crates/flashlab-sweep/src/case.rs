@@ -101,7 +101,11 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
             Work::Job { file: path.display().to_string(), jobs: Box::new(jobs) }
         }
         (_, Some(u), None) => {
-            let what = if flashlab_life::presets::preset(&u).is_some() { u.clone() } else { spec.path(&u).display().to_string() };
+            let what = if flashlab_life::presets::preset(&u).is_some() {
+                u.clone()
+            } else {
+                spec.path(&u).display().to_string()
+            };
             let mut usage = flashlab_life::presets::resolve(&what).map_err(|e| format!("{}: {e}", here("usage")))?;
             let scale = match case.get("scale") {
                 None => 1.0,
@@ -118,18 +122,26 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
             let policy = Policy::parse(&string("policy")?.unwrap_or_else(|| "none".into()))
                 .map_err(|e| format!("{}: {e}", here("policy")))?;
             let duration = string("duration")?.unwrap_or_else(|| "12months".into());
-            let duration_ns = flashlab_life::duration::parse_duration(&duration)
-                .map_err(|e| format!("{}: {e}", here("duration")))?;
+            let duration_ns =
+                flashlab_life::duration::parse_duration(&duration).map_err(|e| format!("{}: {e}", here("duration")))?;
             let sample_days = uint("sample_days", 1)?;
             if sample_days == 0 || sample_days > 3650 {
                 return Err(format!("{}: must be from 1 to 3650", here("sample_days")));
             }
             let probe_every = uint("probe_every", 7)?.min(u64::from(u32::MAX)) as u32;
-            Work::Life { usage: Box::new(usage), policy, duration, duration_ns, sample_days: sample_days as u32, probe_every }
+            Work::Life {
+                usage: Box::new(usage),
+                policy,
+                duration,
+                duration_ns,
+                sample_days: sample_days as u32,
+                probe_every,
+            }
         }
         (p, None, None) => {
             let name = p.unwrap_or_else(|| "four-corner".into());
-            let what = if Protocol::builtin(&name).is_some() { name.clone() } else { spec.path(&name).display().to_string() };
+            let what =
+                if Protocol::builtin(&name).is_some() { name.clone() } else { spec.path(&name).display().to_string() };
             let protocol = Protocol::load(&what).map_err(|e| format!("{}: {e}", here("protocol")))?;
             let rand_io = match string("rand_io")? {
                 Some(s) => Some(

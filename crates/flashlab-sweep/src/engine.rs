@@ -43,7 +43,8 @@ pub fn prepare_all(spec: &Spec) -> Result<Vec<Prepared>, String> {
 /// Run case `index` of `spec` and return the document to store (an error of the run is kept
 /// in the document; an error resolving the case is returned).
 pub fn run_case(spec: &Spec, index: usize) -> Result<Value, String> {
-    let case = spec.cases.get(index).ok_or_else(|| format!("case {index}: the sweep has {} cases", spec.cases.len()))?;
+    let case =
+        spec.cases.get(index).ok_or_else(|| format!("case {index}: the sweep has {} cases", spec.cases.len()))?;
     let p = prepare(spec, case)?;
     Ok(store::case_document(case, run(&p)))
 }
@@ -70,7 +71,8 @@ pub fn run_sweep(spec: &Spec, out: &Path, threads: usize, progress: ProgressFn) 
         let p = out.join(name);
         std::fs::OpenOptions::new().create(true).append(true).open(&p).map_err(|e| format!("{}: {e}", p.display()))?;
     }
-    let todo: Vec<&Prepared> = prepared.iter().filter(|p| store::finished(out, spec, &spec.cases[p.index]).is_none()).collect();
+    let todo: Vec<&Prepared> =
+        prepared.iter().filter(|p| store::finished(out, spec, &spec.cases[p.index]).is_none()).collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("flashlab-sweep-{i}"))

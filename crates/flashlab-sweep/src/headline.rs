@@ -51,7 +51,8 @@ pub fn headline(doc: &Value) -> Vec<(String, Option<f64>)> {
         }
         Some("life") => {
             let run = doc.get("runs").and_then(|r| r.get(0)).cloned().unwrap_or(Value::Null);
-            let last = run.get("samples").and_then(Value::as_array).and_then(|s| s.last()).cloned().unwrap_or(Value::Null);
+            let last =
+                run.get("samples").and_then(Value::as_array).and_then(|s| s.last()).cloned().unwrap_or(Value::Null);
             out.push(("rand_write_mbs".into(), num(&last, &["probe", "rand_write_mbs"])));
             out.push(("rand_write_p99_us".into(), num(&last, &["probe", "p99_us"])));
             out.push(("rand_write_p999_us".into(), num(&last, &["probe", "p999_us"])));
@@ -72,7 +73,10 @@ pub fn headline(doc: &Value) -> Vec<(String, Option<f64>)> {
                 for d in ["read", "write"] {
                     out.push((format!("{name}.{d}_iops"), num(j, &[d, "iops"])));
                     out.push((format!("{name}.{d}_mbs"), num(j, &[d, "bw_bytes"]).map(|b| b / 1e6)));
-                    out.push((format!("{name}.{d}_clat_p99_us"), num(j, &[d, "clat_ns", "percentile", "99.000000"]).map(|n| n / 1e3)));
+                    out.push((
+                        format!("{name}.{d}_clat_p99_us"),
+                        num(j, &[d, "clat_ns", "percentile", "99.000000"]).map(|n| n / 1e3),
+                    ));
                 }
             }
             let last = jobs.last().cloned().unwrap_or(Value::Null);

@@ -18,20 +18,32 @@ pub fn is_sweep_dir(dir: &Path) -> bool {
 /// The report of the sweep in `out`.
 pub fn sweep_report(out: &Path) -> Result<Report, String> {
     let path = out.join(SPEC_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e} (not a sweep directory?)", path.display()))?;
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("{}: {e} (not a sweep directory?)", path.display()))?;
     let spec = Spec::parse(&path.display().to_string(), &text, out)?;
     let t = table::build(out, &spec)?;
     let title = text
         .lines()
-        .find_map(|l| l.trim().strip_prefix("name").and_then(|r| r.trim().strip_prefix('=')).map(|v| v.trim().trim_matches('"').to_string()))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("name")
+                .and_then(|r| r.trim().strip_prefix('='))
+                .map(|v| v.trim().trim_matches('"').to_string())
+        })
         .unwrap_or_else(|| out.display().to_string());
     let settings = t
         .settings
         .iter()
         .enumerate()
-        .map(|(i, (name, _))| (name.clone(), t.rows.iter().map(|r| r.settings[i].as_ref().map_or(String::new(), |p| p.text())).collect()))
+        .map(|(i, (name, _))| {
+            (name.clone(), t.rows.iter().map(|r| r.settings[i].as_ref().map_or(String::new(), |p| p.text())).collect())
+        })
         .collect();
-    let metrics =
-        t.metrics.iter().enumerate().map(|(i, name)| (name.clone(), t.rows.iter().map(|r| r.metrics[i]).collect())).collect();
+    let metrics = t
+        .metrics
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (name.clone(), t.rows.iter().map(|r| r.metrics[i]).collect()))
+        .collect();
     render_sweep(&SweepTable { title, settings, metrics }).map_err(|e| e.to_string())
 }

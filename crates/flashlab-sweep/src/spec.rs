@@ -139,11 +139,13 @@ impl Spec {
                 None => format!("{source}: {}", e.message().trim()),
             }
         })?;
-        let at = |span: Option<std::ops::Range<usize>>| span.map_or(String::new(), |s| format!(":{}", line_of(text, s.start)));
+        let at = |span: Option<std::ops::Range<usize>>| {
+            span.map_or(String::new(), |s| format!(":{}", line_of(text, s.start)))
+        };
         let scalar = |key: &str, item: &Item, span: Option<std::ops::Range<usize>>| -> Result<Param, String> {
-            item.as_value().and_then(Param::from_toml).ok_or_else(|| {
-                format!("{source}{}: '{key}': expected a string, number or boolean", at(span.clone()))
-            })
+            item.as_value()
+                .and_then(Param::from_toml)
+                .ok_or_else(|| format!("{source}{}: '{key}': expected a string, number or boolean", at(span.clone())))
         };
         let check_key = |key: &str, span: Option<std::ops::Range<usize>>| -> Result<(), String> {
             if KEYS.contains(&key) || (key.contains('.') && !key.starts_with('.') && !key.ends_with('.')) {
@@ -180,7 +182,10 @@ impl Spec {
                             .iter()
                             .map(|v| {
                                 Param::from_toml(v).ok_or_else(|| {
-                                    format!("{source}{}: axis '{k}': expected strings, numbers or booleans", at(kspan.clone()))
+                                    format!(
+                                        "{source}{}: axis '{k}': expected strings, numbers or booleans",
+                                        at(kspan.clone())
+                                    )
                                 })
                             })
                             .collect::<Result<Vec<_>, _>>()?;
@@ -282,7 +287,8 @@ mod tests {
 
     #[test]
     fn explicit_cases_cross_the_axes() {
-        let s = parse("[[case]]\nfs = \"ext4\"\n[[case]]\nfs = \"f2fs\"\npolicy = \"none\"\n[axes]\nseed = [1, 2]\n").unwrap();
+        let s = parse("[[case]]\nfs = \"ext4\"\n[[case]]\nfs = \"f2fs\"\npolicy = \"none\"\n[axes]\nseed = [1, 2]\n")
+            .unwrap();
         assert_eq!(s.columns, ["fs", "policy", "seed"]);
         assert_eq!(s.cases.len(), 4);
         assert_eq!(s.cases[2].get("fs"), Some(&Param::Str("f2fs".into())));

@@ -68,7 +68,8 @@ pub fn store(out: &Path, spec: &Spec, index: usize, doc: &Value) -> Result<(), S
 /// Store a case's document as [`serialize`] wrote it (a remote worker's, byte for byte),
 /// after checking that it is this sweep's case `index`.
 pub fn store_text(out: &Path, spec: &Spec, index: usize, text: &str) -> Result<(), String> {
-    let case = spec.cases.get(index).ok_or_else(|| format!("case {index}: the sweep has {} cases", spec.cases.len()))?;
+    let case =
+        spec.cases.get(index).ok_or_else(|| format!("case {index}: the sweep has {} cases", spec.cases.len()))?;
     let doc: Value = serde_json::from_str(text).map_err(|e| format!("case {index}: not a results document: {e}"))?;
     let tag = doc.get(CASE_KEY).ok_or_else(|| format!("case {index}: the document has no '{CASE_KEY}'"))?;
     if tag.get("settings") != Some(&case.settings_json()) {

@@ -35,10 +35,13 @@ pub struct Row {
     pub error: Option<String>,
 }
 
+/// A case's row before the metric columns are known: index, settings, headline, error.
+type RawRow = (usize, Vec<Option<Param>>, Vec<(String, Option<f64>)>, Option<String>);
+
 /// Build the table from `out/cases/`; every case must be finished.
 pub fn build(out: &Path, spec: &Spec) -> Result<Table, String> {
     let mut metrics: Vec<String> = Vec::new();
-    let mut raw: Vec<(usize, Vec<Option<Param>>, Vec<(String, Option<f64>)>, Option<String>)> = Vec::new();
+    let mut raw: Vec<RawRow> = Vec::new();
     for case in &spec.cases {
         let doc = store::finished(out, spec, case).ok_or_else(|| {
             format!("case {} has no results in {}", case.index, store::case_path(out, spec, case.index).display())
@@ -85,7 +88,9 @@ fn column_type<'a>(vals: impl Iterator<Item = &'a Param>) -> ColumnType {
         t = Some(match (t, this) {
             (None, x) => x,
             (Some(a), b) if a == b => a,
-            (Some(ColumnType::Int), ColumnType::Float) | (Some(ColumnType::Float), ColumnType::Int) => ColumnType::Float,
+            (Some(ColumnType::Int), ColumnType::Float) | (Some(ColumnType::Float), ColumnType::Int) => {
+                ColumnType::Float
+            }
             _ => ColumnType::Text,
         });
     }

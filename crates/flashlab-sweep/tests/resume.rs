@@ -9,7 +9,8 @@ use std::time::SystemTime;
 
 fn spec() -> Spec {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let text = "protocol = \"small-age.toml\"\nprofile = \"toy\"\n[axes]\nfs = [\"plain\", \"ext4\"]\nseed = [1, 2, 3]\n";
+    let text =
+        "protocol = \"small-age.toml\"\nprofile = \"toy\"\n[axes]\nfs = [\"plain\", \"ext4\"]\nseed = [1, 2, 3]\n";
     Spec::parse("resume.toml", text, &dir).unwrap()
 }
 

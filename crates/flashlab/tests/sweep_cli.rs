@@ -39,7 +39,11 @@ fn an_interrupted_sweep_resumes_without_redoing_finished_cases() {
     let root = scratch("sweep-resume", "");
     let _c = Cleanup(root.clone());
     let spec = root.join("age.toml");
-    std::fs::write(&spec, "protocol = \"age-small\"\nprofile = \"toy\"\n[axes]\nfs = [\"plain\", \"ext4\"]\nseed = [1, 2, 3, 4, 5, 6]\n").unwrap();
+    std::fs::write(
+        &spec,
+        "protocol = \"age-small\"\nprofile = \"toy\"\n[axes]\nfs = [\"plain\", \"ext4\"]\nseed = [1, 2, 3, 4, 5, 6]\n",
+    )
+    .unwrap();
     let (out, whole) = (root.join("out"), root.join("whole"));
     let spec_s = spec.to_str().unwrap();
 
@@ -102,7 +106,10 @@ fn python_with_ray() -> Result<String, String> {
     if o.status.success() {
         Ok(py)
     } else {
-        Err(format!("{py} cannot import flashlab and ray: {}", String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("")))
+        Err(format!(
+            "{py} cannot import flashlab and ray: {}",
+            String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("")
+        ))
     }
 }
 
@@ -134,7 +141,7 @@ fn one_thread_two_threads_and_ray_write_the_same_tables() {
     assert!(text.contains("24 cases (24 run on Ray"), "{text}");
     for f in ["results.csv", "results.parquet"] {
         let a = std::fs::read(dirs[0].join(f)).unwrap();
-        assert_eq!(a.len() > 100, true, "{f} is too small");
+        assert!(a.len() > 100, "{f} is too small");
         for d in &dirs[1..] {
             assert!(a == std::fs::read(d.join(f)).unwrap(), "{f}: {} differs from 1 thread", d.display());
         }

@@ -42,7 +42,12 @@ pub fn sweep(a: &SweepArgs) -> Result<(), String> {
         if s.failed > 0 { format!(", {} failed: see the error column", s.failed) } else { String::new() },
         s.wall_s
     );
-    println!("results: {} and {}; each case's results in {}/cases/", s.csv.display(), s.parquet.display(), a.out.display());
+    println!(
+        "results: {} and {}; each case's results in {}/cases/",
+        s.csv.display(),
+        s.parquet.display(),
+        a.out.display()
+    );
     Ok(())
 }
 
@@ -63,7 +68,9 @@ fn ray(a: &SweepArgs, spec: &Spec, address: &str) -> Result<(), String> {
         .arg(&a.out)
         .args(["--address", address])
         .status()
-        .map_err(|e| format!("--ray: cannot start {}: {e} (install the Python package: docs/sweep.md)", python.display()))?;
+        .map_err(|e| {
+            format!("--ray: cannot start {}: {e} (install the Python package: docs/sweep.md)", python.display())
+        })?;
     if !status.success() {
         return Err(format!(
             "--ray: {} -m flashlab.ray_sweep {} failed ({status}); is the flashlab Python package with ray installed there? (docs/sweep.md)",
