@@ -34,7 +34,14 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
         Target::Sim(profile) => {
             let fs = super::fs_config(&args.sim_fs, &profile, &args.target)?;
             print!("{}", super::banner_fs(&format!("protocol '{}'", proto.name), args, &profile, &fs));
-            let r = SimProtocolRun { target: &args.target, profile: &profile, fs, protocol: proto, seed: args.seed, rand_io };
+            let r = SimProtocolRun {
+                target: &args.target,
+                profile: &profile,
+                fs,
+                protocol: proto,
+                seed: args.seed,
+                rand_io,
+            };
             let out = sim_run::run(&r, &mut progress)?;
             (out.result, out.document, format!("virtual time {:.1} s", out.system.now as f64 / 1e9))
         }
