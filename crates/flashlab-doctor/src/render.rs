@@ -130,6 +130,19 @@ fn device(out: &mut String, st: &Style, d: &Device) {
         f.scheduler.as_deref().unwrap_or("unknown"),
         f.write_cache.as_deref().unwrap_or("unknown"),
     );
+    if let Some(p) = &f.part {
+        let _ = writeln!(out, "  part: {}", p.line());
+        if p.ufs_life_time_a.is_some() || p.ufs_life_time_b.is_some() || p.ufs_pre_eol.is_some() {
+            let h = |v: Option<u8>| v.map(|v| format!("0x{v:02X}")).unwrap_or_else(|| "unknown".into());
+            let _ = writeln!(
+                out,
+                "  UFS life_time_estimation: {} {} · eol_info: {}",
+                h(p.ufs_life_time_a),
+                h(p.ufs_life_time_b),
+                h(p.ufs_pre_eol)
+            );
+        }
+    }
     if let Some(h) = &f.emmc {
         let _ = writeln!(
             out,

@@ -1,6 +1,7 @@
 //! Whether anything trims: systemd's `fstrim.timer`, a cron/anacron/periodic fstrim entry, or
 //! Android's idle maintenance. (Online `discard` is a mount option; see the rules.)
 
+use crate::android_maint;
 use crate::tree::{ReadError, Tree};
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +46,14 @@ pub struct TrimSchedule {
     pub android_idle_maintenance: bool,
     /// Android: `Last maintenance:` from `dumpsys mount`, when captured.
     pub android_last_maintenance: Option<String>,
+    /// Android: days from the last maintenance to when the system was inspected, when both are
+    /// known.
+    #[serde(default)]
+    pub android_maintenance_age_days: Option<f64>,
+    /// Android: the last maintenance is older than [`crate::android_maint::STALE_DAYS`], so idle
+    /// maintenance is not counted as trimming anything.
+    #[serde(default)]
+    pub android_maintenance_stale: bool,
 }
 
 impl TrimSchedule {
@@ -249,7 +258,7 @@ pub fn android_last_maintenance(tree: &Tree) -> Option<String> {
     })
 }
 
-pub fn schedule(tree: &Tree, android: bool) -> TrimSchedule {
+pub fn schedule(tree: &Tree, android: Option<&AndroidInfo>) -> TrimSchedule {
     let (fstrim_timer, timer_enabled_by) = timer(tree);
     // A capture by scripts/capture-adb.sh says whether systemd was running.
     let captured = tree.read("doctor/capture.txt").ok().and_then(|t| {
@@ -266,13 +275,20 @@ pub fn schedule(tree: &Tree, android: bool) -> TrimSchedule {
     } else {
         captured
     };
+    // Idle maintenance trims from Android 4.3 (API 18) on; an unknown version is given the
+    // benefit of the doubt.
+    let idle_maintenance = android.is_some_and(|a| a.sdk.is_none_or(|s| s >= android_maint::FIRST_SDK_WITH_FSTRIM));
+    let last = if android.is_some() { android_last_maintenance(tree) } else { None };
+    let age = if idle_maintenance { android_maint::age_days(last.as_deref(), android_maint::observed_at(tree)) } else { None };
     TrimSchedule {
         fstrim_timer,
         timer_enabled_by,
         systemd_running,
         cron: cron(tree),
-        android_idle_maintenance: android,
-        android_last_maintenance: if android { android_last_maintenance(tree) } else { None },
+        android_idle_maintenance: idle_maintenance,
+        android_last_maintenance: last,
+        android_maintenance_age_days: age,
+        android_maintenance_stale: age.is_some_and(|d| d > android_maint::STALE_DAYS),
     }
 }
 
