@@ -49,6 +49,10 @@ pub enum Command {
     /// Months of use in seconds: a usage model (or a block trace) on a simulated device under a
     /// trim policy, with performance, WAF, wear and lifetime over time.
     Life(LifeArgs),
+    /// Run flashlab on an Android phone over adb: push the static ARM binary, run bench, fill,
+    /// age or a job file there, pull the results back; or inspect the phone's storage (doctor).
+    #[command(subcommand)]
+    Phone(crate::phone::cli::PhoneCommand),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -73,6 +77,9 @@ pub struct CommonArgs {
     /// Bytes each random four-corner test transfers [default: the protocol's, else 16MiB].
     #[arg(long, value_name = "SIZE")]
     pub rand_io: Option<String>,
+    /// Size of the four-corner test file [default: the protocol's, else 100MiB].
+    #[arg(long, value_name = "SIZE")]
+    pub span: Option<String>,
 }
 
 /// The simulated filesystem of a run on `sim:PROFILE` (ignored on real targets).
@@ -105,6 +112,10 @@ pub struct RealArgs {
     /// Write zeros instead of data that does not compress or dedupe (fio's zero_buffers).
     #[arg(long)]
     pub zero_buffers: bool,
+    /// Put the files of a protocol's fill steps into this directory instead of the target (e.g.
+    /// a phone's shared storage, written buffered where O_DIRECT is refused).
+    #[arg(long, value_name = "DIR")]
+    pub fill_dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

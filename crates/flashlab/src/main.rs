@@ -3,6 +3,7 @@
 
 mod cli;
 mod cmd;
+mod phone;
 mod progress;
 mod report;
 mod target;
@@ -33,6 +34,7 @@ fn main() {
         Command::Sqlite(a) => cmd::sqlite::sqlite(a),
         Command::Serve(a) => cmd::serve::serve(a),
         Command::Life(a) => cmd::life::life(a),
+        Command::Phone(c) => phone::run(c),
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");

@@ -44,6 +44,11 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
             .and_then(flashlab_lab::protocol::block_multiple)
             .map_err(|e| format!("--rand-io: {e}"))?;
     }
+    if let Some(sp) = &args.span {
+        fc.span = parse_cli_size(sp)
+            .and_then(flashlab_lab::protocol::block_multiple)
+            .map_err(|e| format!("--span: {e}"))?;
+    }
     let proto = &Protocol { four_corner_span: None, four_corner_rand_io: None, ..proto.clone() };
     let wall = Instant::now();
     let bar = Progress::new(&proto.name);
@@ -78,6 +83,11 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
             flashlab_real::cleanup::install_signal_handlers().map_err(|e| format!("signal handlers: {e}"))?;
             let mut target = DirTarget::new(&dir, opts).map_err(|e| e.to_string())?;
             target.idle_override = idle;
+            if let Some(fd) = &args.real.fill_dir {
+                if let Some(note) = target.set_fill_dir(fd).map_err(|e| e.to_string())? {
+                    eprintln!("note: {note}");
+                }
+            }
             let result = run_protocol(&mut target, proto, &fc, &mut progress)?;
             (result, serde_json::Value::Null, format!("real time {:.1} s", target.clock_s()))
         }
