@@ -38,7 +38,11 @@ export PATH="$TOOLS/venv/bin:$PATH"
 CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_STRIP=true \
     cargo zigbuild --release --locked --target "$TARGET" -p flashlab
 
-BIN="target/$TARGET/release/flashlab"
+BIN="${CARGO_TARGET_DIR:-target}/$TARGET/release/flashlab"
+if ! command -v file >/dev/null 2>&1; then
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq file >/dev/null
+fi
 desc=$(file -b "$BIN")
 echo "$BIN: $desc"
 case "$desc" in
