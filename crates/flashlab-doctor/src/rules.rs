@@ -190,6 +190,36 @@ pub fn device_findings(ctx: &Context, d: &DeviceFacts) -> Vec<Finding> {
             _ => {}
         }
     }
+    if let Some(p) = d.part.as_ref().filter(|p| p.ufs_life_time_a.is_some() || p.ufs_life_time_b.is_some()) {
+        // The UFS health descriptor uses the eMMC scale (JESD220: bDeviceLifeTimeEstA/B).
+        let range = |v: Option<u8>| match v {
+            Some(v @ 1..=10) => format!("{}–{} %", (v - 1) as u32 * 10, v as u32 * 10),
+            Some(11) => "exceeded".to_string(),
+            Some(v) => format!("0x{v:02X}?"),
+            None => "unknown".to_string(),
+        };
+        let worst = [p.ufs_life_time_a, p.ufs_life_time_b].iter().flatten().filter(|v| (1..=11).contains(*v)).max().copied();
+        if let Some(w) = worst {
+            let sev = if w >= 10 || p.ufs_pre_eol == Some(3) {
+                Severity::Alarm
+            } else if w >= 8 || p.ufs_pre_eol == Some(2) {
+                Severity::Warn
+            } else {
+                Severity::Ok
+            };
+            let mut x = f(
+                "ufs-life",
+                sev,
+                n,
+                format!("UFS life used: estimate A {}, estimate B {}", range(p.ufs_life_time_a), range(p.ufs_life_time_b)),
+                "the device's own estimate of how much of its rated program/erase endurance is used (health descriptor); near the end writes slow down, then the device turns read-only",
+            );
+            if sev != Severity::Ok {
+                x = x.fix("back up now and plan a replacement; meanwhile cut writes");
+            }
+            out.push(x);
+        }
+    }
     if d.rotational == Some(true) && (d.class.is_flash() || matches!(d.class, DeviceClass::Virtio | DeviceClass::Xen)) {
         let vm = matches!(d.class, DeviceClass::Virtio | DeviceClass::Xen);
         let why = if vm {

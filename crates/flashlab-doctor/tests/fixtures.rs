@@ -154,7 +154,12 @@ fn android_with_ext4_data_and_fuse_storage() {
         .problems
         .iter()
         .any(|p| p.path == "/sys/block/sda/device/unique_id" && p.reason.contains("Permission denied")));
-    assert_eq!((r.summary.alarm, r.summary.warn), (0, 1));
+    // The UFS health descriptor: estimate A 80–90 % used is a warning.
+    let p = d.facts.part.as_ref().unwrap();
+    assert_eq!((p.interface.as_str(), p.ufs_life_time_a, p.ufs_pre_eol), ("UFS 3.1", Some(9), Some(1)));
+    assert_eq!(sev(&r, "sda", "ufs-life"), Severity::Warn);
+    assert!(r.finding("sda", "ufs-life").unwrap().summary.contains("80–90 %"));
+    assert_eq!((r.summary.alarm, r.summary.warn), (0, 2));
 }
 
 #[test]

@@ -8,6 +8,10 @@ use flashlab_serve::{ServeOptions, Server};
 use std::sync::Arc;
 
 pub fn serve(a: &ServeArgs) -> Result<(), String> {
+    // SAFETY: geteuid has no preconditions.
+    if flashlab_real::android::is_android() && unsafe { libc::geteuid() } != 0 {
+        return Err("serve needs to mount FUSE (/dev/fuse), which Android allows only to root: run it from a root shell (adb root, su) or on a Linux host".into());
+    }
     let profile = crate::target::sim_profile(&a.target)?;
     let mut o = ServeOptions::new(profile, a.dir.clone());
     o.size = a.size.as_deref().map(|s| parse_cli_size(s).map_err(|e| format!("--size {s}: {e}"))).transpose()?;
