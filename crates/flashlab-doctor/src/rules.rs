@@ -198,7 +198,8 @@ pub fn device_findings(ctx: &Context, d: &DeviceFacts) -> Vec<Finding> {
             Some(v) => format!("0x{v:02X}?"),
             None => "unknown".to_string(),
         };
-        let worst = [p.ufs_life_time_a, p.ufs_life_time_b].iter().flatten().filter(|v| (1..=11).contains(*v)).max().copied();
+        let worst =
+            [p.ufs_life_time_a, p.ufs_life_time_b].iter().flatten().filter(|v| (1..=11).contains(*v)).max().copied();
         if let Some(w) = worst {
             let sev = if w >= 10 || p.ufs_pre_eol == Some(3) {
                 Severity::Alarm
@@ -674,10 +675,7 @@ fn trim_findings(ctx: &Context, fs: &Filesystem, devs: &[&DeviceFacts], disk: &s
     match support {
         Some(_) => {
             let sev = if full { Severity::Alarm } else { Severity::Warn };
-            out.push(
-                f("no-trim", sev, mp, summary, why)
-                .fix(fix),
-            );
+            out.push(f("no-trim", sev, mp, summary, why).fix(fix));
         }
         None => {
             out.push(

@@ -279,7 +279,11 @@ pub fn schedule(tree: &Tree, android: Option<&AndroidInfo>) -> TrimSchedule {
     // benefit of the doubt.
     let idle_maintenance = android.is_some_and(|a| a.sdk.is_none_or(|s| s >= android_maint::FIRST_SDK_WITH_FSTRIM));
     let last = if android.is_some() { android_last_maintenance(tree) } else { None };
-    let age = if idle_maintenance { android_maint::age_days(last.as_deref(), android_maint::observed_at(tree)) } else { None };
+    let age = if idle_maintenance {
+        android_maint::age_days(last.as_deref(), android_maint::observed_at(tree))
+    } else {
+        None
+    };
     TrimSchedule {
         fstrim_timer,
         timer_enabled_by,

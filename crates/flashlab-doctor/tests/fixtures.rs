@@ -276,7 +276,10 @@ fn emmc_part_from_the_card_fields() {
     let p = r.device("mmcblk0").unwrap().facts.part.clone().unwrap();
     assert_eq!(p.interface, "eMMC 5.1");
     assert_eq!(p.manufacturer.as_deref(), Some("Samsung (0x15)"));
-    assert_eq!((p.product.as_deref(), p.revision.as_deref(), p.date.as_deref()), (Some("HAG4a2"), Some("0.3"), Some("11/2019")));
+    assert_eq!(
+        (p.product.as_deref(), p.revision.as_deref(), p.date.as_deref()),
+        (Some("HAG4a2"), Some("0.3"), Some("11/2019"))
+    );
     assert!(r.device("mmcblk1").unwrap().facts.part.is_none(), "SD cards are not eMMC parts");
 }
 

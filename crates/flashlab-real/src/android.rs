@@ -55,8 +55,14 @@ pub fn request_trim() -> Result<String, String> {
             Ok(())
         } else {
             let err = String::from_utf8_lossy(&out.stderr);
-            let msg = err.lines().chain(String::from_utf8_lossy(&out.stdout).lines()).next().unwrap_or("").trim().to_string();
-            Err(format!("sm {} failed ({}{})", args.join(" "), out.status, if msg.is_empty() { String::new() } else { format!(": {msg}") }))
+            let msg =
+                err.lines().chain(String::from_utf8_lossy(&out.stdout).lines()).next().unwrap_or("").trim().to_string();
+            Err(format!(
+                "sm {} failed ({}{})",
+                args.join(" "),
+                out.status,
+                if msg.is_empty() { String::new() } else { format!(": {msg}") }
+            ))
         }
     };
     match run(&["fstrim"]) {

@@ -333,7 +333,10 @@ impl DirTarget {
             Some(d) => format!(" in {}{}", d.display(), if self.fill_direct { "" } else { " (buffered)" }),
             None => String::new(),
         };
-        Ok(format!("wrote {written} bytes of fill files in {files} files{at}; {} bytes free{full}", free_bytes(&place)?))
+        Ok(format!(
+            "wrote {written} bytes of fill files in {files} files{at}; {} bytes free{full}",
+            free_bytes(&place)?
+        ))
     }
 
     /// 4 KiB random writes over a new fill file; see [`ProtocolTarget::random_writes`].

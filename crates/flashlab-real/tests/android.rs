@@ -40,7 +40,12 @@ fn android_engine_default_and_trim_requests() {
     let _ = std::fs::remove_file(d.path().join("sm.log"));
     fake_sm(d.path(), "[ \"$1\" = fstrim ] && { echo 'Error: java.lang.SecurityException' >&2; exit 255; }\nexit 0");
     let r = request_trim().unwrap();
-    assert!(r.contains("sm fstrim failed") && r.contains("SecurityException") && r.contains("ran `sm idle-maint run` instead"), "{r}");
+    assert!(
+        r.contains("sm fstrim failed")
+            && r.contains("SecurityException")
+            && r.contains("ran `sm idle-maint run` instead"),
+        "{r}"
+    );
     assert_eq!(std::fs::read_to_string(d.path().join("sm.log")).unwrap(), "fstrim\nidle-maint run\n");
     // Neither works.
     fake_sm(d.path(), "exit 1");
@@ -72,7 +77,9 @@ fn fill_files_go_to_the_fill_directory_and_are_removed() {
     assert!(shared.entries().is_empty(), "removed with the target: {:?}", shared.entries());
     assert!(c.paths().is_empty());
     // Not a directory: a clear error.
-    let mut t = DirTarget::with_cleanup(work.path(), RealOptions { engine: EngineKind::Psync, ..RealOptions::default() }, c).unwrap();
+    let mut t =
+        DirTarget::with_cleanup(work.path(), RealOptions { engine: EngineKind::Psync, ..RealOptions::default() }, c)
+            .unwrap();
     let e = t.set_fill_dir(&work.path().join("nope")).unwrap_err().to_string();
     assert!(e.contains("fill directory") && e.contains("nope"), "{e}");
     let _ = std::fs::remove_dir_all(work.path());

@@ -32,9 +32,10 @@ fn arm_binary() -> PathBuf {
 }
 
 fn qemu() -> Option<String> {
-    ["qemu-aarch64-static", "qemu-aarch64"].into_iter().map(str::to_string).find(|q| {
-        Command::new(q).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
-    })
+    ["qemu-aarch64-static", "qemu-aarch64"]
+        .into_iter()
+        .map(str::to_string)
+        .find(|q| Command::new(q).arg("--version").output().map(|o| o.status.success()).unwrap_or(false))
 }
 
 /// What the test needs, or `None` after printing SKIPPED.

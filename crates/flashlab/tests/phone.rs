@@ -84,9 +84,7 @@ impl Phone {
     /// Every recorded adb call, as argument lists.
     fn calls(&self) -> Vec<Vec<String>> {
         let t = std::fs::read_to_string(self.dir.join("calls.log")).unwrap_or_default();
-        t.lines()
-            .map(|l| l.split('\u{1f}').filter(|s| !s.is_empty()).map(str::to_string).collect())
-            .collect()
+        t.lines().map(|l| l.split('\u{1f}').filter(|s| !s.is_empty()).map(str::to_string).collect()).collect()
     }
 }
 
@@ -143,7 +141,10 @@ fn fill_plan_uses_shared_storage_and_removes_it() {
     let o = ph.run(&["phone", "fill", "--dry-run", "--binary", bin, "--leave-free", "2GiB"]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
-    assert!(out.contains("shell 'mkdir /data/local/tmp/flashlab /data/local/tmp/flashlab/work /sdcard/flashlab-fill'"), "{out}");
+    assert!(
+        out.contains("shell 'mkdir /data/local/tmp/flashlab /data/local/tmp/flashlab/work /sdcard/flashlab-fill'"),
+        "{out}"
+    );
     assert!(out.contains("push HOST_TMP/phone-fill.toml /data/local/tmp/flashlab/phone-fill.toml"), "{out}");
     assert!(out.contains("age --protocol /data/local/tmp/flashlab/phone-fill.toml --target /data/local/tmp/flashlab/work --fill-dir /sdcard/flashlab-fill --ioengine psync"), "{out}");
     assert!(out.contains("shell 'rm -rf /data/local/tmp/flashlab /sdcard/flashlab-fill'"), "{out}");
@@ -154,7 +155,10 @@ fn device_selection_errors_are_clear() {
     let bin = env!("CARGO_BIN_EXE_flashlab");
     for (devices, want) in [
         ("List of devices attached\n\n", "no device attached"),
-        ("List of devices attached\nAAA\tdevice\nBBB\tdevice\n", "several devices attached (AAA device, BBB device): choose one with -s SERIAL"),
+        (
+            "List of devices attached\nAAA\tdevice\nBBB\tdevice\n",
+            "several devices attached (AAA device, BBB device): choose one with -s SERIAL",
+        ),
         ("List of devices attached\nAAA\tunauthorized\n", "no usable device: AAA unauthorized"),
     ] {
         let ph = Phone::new("sel", devices);
@@ -179,8 +183,18 @@ fn bench_runs_pulls_renders_and_cleans_up() {
     let remote = ph.remote_dir();
     let o = ph
         .command(&[
-            "phone", "bench", "--binary", env!("CARGO_BIN_EXE_flashlab"), "--remote-dir", &remote, "--span", "8MiB",
-            "--rand-io", "1MiB", "--json", json.to_str().unwrap(),
+            "phone",
+            "bench",
+            "--binary",
+            env!("CARGO_BIN_EXE_flashlab"),
+            "--remote-dir",
+            &remote,
+            "--span",
+            "8MiB",
+            "--rand-io",
+            "1MiB",
+            "--json",
+            json.to_str().unwrap(),
         ])
         .env("FLASHLAB_PROGRESS", "lines")
         .output()
@@ -213,7 +227,14 @@ fn failure_on_the_phone_still_cleans_up() {
     let ph = Phone::new("fail", "List of devices attached\n0A1B2C3D\tdevice\n");
     let remote = ph.remote_dir();
     let o = ph.run(&[
-        "phone", "bench", "--binary", env!("CARGO_BIN_EXE_flashlab"), "--remote-dir", &remote, "--ioengine", "nosuch",
+        "phone",
+        "bench",
+        "--binary",
+        env!("CARGO_BIN_EXE_flashlab"),
+        "--remote-dir",
+        &remote,
+        "--ioengine",
+        "nosuch",
     ]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
@@ -241,8 +262,20 @@ fn ctrl_c_stops_the_phone_side_and_cleans_up() {
     std::fs::write(&proto, "name = \"idle\"\n[[step]]\nkind = \"four-corner\"\nlabel = \"new\"\n[[step]]\nkind = \"idle\"\nduration = \"1h\"\n[[step]]\nkind = \"four-corner\"\nlabel = \"after idle\"\n").unwrap();
     let child = ph
         .command(&[
-            "phone", "age", "--binary", env!("CARGO_BIN_EXE_flashlab"), "--remote-dir", &remote, "--protocol",
-            proto.to_str().unwrap(), "--idle", "10m", "--span", "4MiB", "--rand-io", "256KiB",
+            "phone",
+            "age",
+            "--binary",
+            env!("CARGO_BIN_EXE_flashlab"),
+            "--remote-dir",
+            &remote,
+            "--protocol",
+            proto.to_str().unwrap(),
+            "--idle",
+            "10m",
+            "--span",
+            "4MiB",
+            "--rand-io",
+            "256KiB",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -294,8 +327,22 @@ fn fill_procedure_writes_to_shared_storage_and_removes_it() {
     };
     let leave = format!("{}KiB", (free - (24 << 20)) / 1024);
     let o = ph.run(&[
-        "phone", "fill", "--binary", env!("CARGO_BIN_EXE_flashlab"), "--remote-dir", &remote, "--shared-dir", &shared,
-        "--leave-free", &leave, "--file-size", "4MiB", "--span", "4MiB", "--rand-io", "256KiB",
+        "phone",
+        "fill",
+        "--binary",
+        env!("CARGO_BIN_EXE_flashlab"),
+        "--remote-dir",
+        &remote,
+        "--shared-dir",
+        &shared,
+        "--leave-free",
+        &leave,
+        "--file-size",
+        "4MiB",
+        "--span",
+        "4MiB",
+        "--rand-io",
+        "256KiB",
     ]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");

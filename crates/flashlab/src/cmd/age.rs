@@ -45,9 +45,8 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
             .map_err(|e| format!("--rand-io: {e}"))?;
     }
     if let Some(sp) = &args.span {
-        fc.span = parse_cli_size(sp)
-            .and_then(flashlab_lab::protocol::block_multiple)
-            .map_err(|e| format!("--span: {e}"))?;
+        fc.span =
+            parse_cli_size(sp).and_then(flashlab_lab::protocol::block_multiple).map_err(|e| format!("--span: {e}"))?;
     }
     let proto = &Protocol { four_corner_span: None, four_corner_rand_io: None, ..proto.clone() };
     let wall = Instant::now();

@@ -94,7 +94,13 @@ impl Adb {
         if !o.status.success() {
             let err = String::from_utf8_lossy(&o.stderr);
             let why = err.lines().chain(out.lines()).find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-            return Err(format!("{} {} failed ({}){}", self.program, args.join(" "), o.status, if why.is_empty() { String::new() } else { format!(": {why}") }));
+            return Err(format!(
+                "{} {} failed ({}){}",
+                self.program,
+                args.join(" "),
+                o.status,
+                if why.is_empty() { String::new() } else { format!(": {why}") }
+            ));
         }
         Ok(out)
     }

@@ -21,7 +21,8 @@ impl Device {
     /// From `getprop` output and `id -u`.
     pub fn describe(serial: &str, getprop: &str, uid: &str) -> Result<Device, String> {
         let props = flashlab_doctor::trim::parse_props(getprop);
-        let get = |k: &str| props.iter().rev().find(|(pk, _)| pk == k).map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
+        let get =
+            |k: &str| props.iter().rev().find(|(pk, _)| pk == k).map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
         let abi = get("ro.product.cpu.abi")
             .ok_or_else(|| format!("device {serial}: getprop has no ro.product.cpu.abi (is it an Android device?)"))?;
         let model = match (get("ro.product.manufacturer"), get("ro.product.model")) {
@@ -75,9 +76,12 @@ pub fn choose(adb: &Adb, serial: Option<&str>) -> Result<String, String> {
         None => match ready.as_slice() {
             [one] => Ok(one.serial.clone()),
             [] if all.is_empty() => {
-                Err("no device attached: connect the phone by USB with USB debugging on (adb devices lists none)".into())
+                Err("no device attached: connect the phone by USB with USB debugging on (adb devices lists none)"
+                    .into())
             }
-            [] => Err(format!("no usable device: {} (unlock the phone and accept the USB debugging prompt)", list(&all))),
+            [] => {
+                Err(format!("no usable device: {} (unlock the phone and accept the USB debugging prompt)", list(&all)))
+            }
             _ => Err(format!("several devices attached ({}): choose one with -s SERIAL", list(&all))),
         },
     }

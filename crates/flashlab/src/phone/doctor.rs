@@ -47,7 +47,8 @@ pub fn doctor(a: &DoctorArgs) -> Result<(), String> {
         eprintln!("captured tree saved to {} (flashlab doctor --root {} reads it again)", s.display(), s.display());
     }
     let text = if a.json {
-        let mut s = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot write the report as JSON: {e}"))?;
+        let mut s =
+            serde_json::to_string_pretty(&report).map_err(|e| format!("cannot write the report as JSON: {e}"))?;
         s.push('\n');
         s
     } else {

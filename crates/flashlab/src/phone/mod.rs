@@ -74,7 +74,8 @@ fn on_phone(on: &RunOnPhone, make: impl FnOnce(std::path::PathBuf) -> Result<Pla
     if on.dry_run {
         println!("adb calls of flashlab phone {} (the first three were made):", plan.what);
         for call in plan.adb_calls(&adb, "HOST_TMP", &format!("HOST_TMP/{}", plan::RESULTS)) {
-            let words: Vec<&str> = std::iter::once(adb.program.as_str()).chain(call.iter().map(String::as_str)).collect();
+            let words: Vec<&str> =
+                std::iter::once(adb.program.as_str()).chain(call.iter().map(String::as_str)).collect();
             println!("  {}", adb::join(&words));
         }
         return Ok(());
@@ -104,7 +105,11 @@ fn on_phone(on: &RunOnPhone, make: impl FnOnce(std::path::PathBuf) -> Result<Pla
         println!("results written to {}", p.display());
     }
     if let Some(p) = &on.report {
-        crate::cmd::report::write_for(p, &format!("{} {}", plan.what, dev.model.as_deref().unwrap_or(&dev.serial)), doc)?;
+        crate::cmd::report::write_for(
+            p,
+            &format!("{} {}", plan.what, dev.model.as_deref().unwrap_or(&dev.serial)),
+            doc,
+        )?;
     }
     Ok(())
 }

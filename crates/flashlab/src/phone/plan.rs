@@ -173,7 +173,8 @@ pub fn fill(a: &FillArgs, binary: PathBuf) -> Result<Plan, String> {
     let mut p = base("fill", &a.bench.on, binary);
     p.extra_dir = Some(a.shared_dir.trim_end_matches('/').to_string());
     p.generated.push(("phone-fill.toml".into(), text));
-    let mut v = vec!["age".to_string(), "--protocol".into(), p.remote("phone-fill.toml"), "--target".into(), p.remote("work")];
+    let mut v =
+        vec!["age".to_string(), "--protocol".into(), p.remote("phone-fill.toml"), "--target".into(), p.remote("work")];
     v.extend(["--fill-dir".to_string(), a.shared_dir.trim_end_matches('/').to_string()]);
     io_args(&a.bench.on, &mut v);
     sizes(&a.bench, &mut v);
@@ -188,9 +189,8 @@ pub fn age(a: &AgeArgs, binary: PathBuf) -> Result<Plan, String> {
     let proto = if builtin {
         a.protocol.clone()
     } else {
-        let text = std::fs::read_to_string(&a.protocol).map_err(|e| {
-            format!("protocol '{}': not a built-in protocol nor a readable file ({e})", a.protocol)
-        })?;
+        let text = std::fs::read_to_string(&a.protocol)
+            .map_err(|e| format!("protocol '{}': not a built-in protocol nor a readable file ({e})", a.protocol))?;
         flashlab_lab::protocol::Protocol::from_toml(&a.protocol, &text)?;
         p.generated.push(("protocol.toml".into(), text));
         p.remote("protocol.toml")

@@ -61,7 +61,10 @@ pub fn execute(adb: &Adb, plan: &Plan, local_results: &Path) -> Result<(), Strin
             Err(format!("interrupted: flashlab on the phone was stopped and {} removed", plan.remote_dir))
         }
         (Err(e), Ok(_)) => Err(format!("{e}\n(removed {} from the phone)", dirs(plan))),
-        (Err(e), Err(c)) => Err(format!("{e}\nremoving the run's files from the phone failed too: {c}; remove them by hand: adb shell {}", plan.cleanup_command())),
+        (Err(e), Err(c)) => Err(format!(
+            "{e}\nremoving the run's files from the phone failed too: {c}; remove them by hand: adb shell {}",
+            plan.cleanup_command()
+        )),
     }
 }
 
@@ -160,10 +163,7 @@ fn stream(adb: &Adb, plan: &Plan, stop: &AtomicBool) -> Result<(), String> {
         return Ok(());
     }
     if !status.success() {
-        return Err(format!(
-            "flashlab {} on the phone failed ({status}); its messages are above",
-            plan.what
-        ));
+        return Err(format!("flashlab {} on the phone failed ({status}); its messages are above", plan.what));
     }
     Ok(())
 }
