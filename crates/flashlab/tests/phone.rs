@@ -383,3 +383,33 @@ fn doctor_over_adb_flags_the_pixel_like_phone() {
     let pushed = ph.calls().into_iter().find(|c| c.get(2).map(String::as_str) == Some("push")).unwrap();
     assert!(pushed[4].ends_with("flashlab-doctor/capture.sh"), "{pushed:?}");
 }
+
+/// `phone run`: the job file is pushed, runs in the work directory, and its fio JSON comes back
+/// as a per-job table.
+#[test]
+fn run_pushes_the_job_file_and_renders_its_jobs() {
+    let ph = Phone::new("run", "List of devices attached\n0A1B2C3D\tdevice\n");
+    let remote = ph.remote_dir();
+    let job = ph.dir.join("small.fio");
+    std::fs::write(&job, "[global]\nsize=4m\nbs=4k\nio_size=1m\n[w]\nrw=randwrite\n[r]\nstonewall\nrw=randread\n")
+        .unwrap();
+    let o = ph.run(&[
+        "phone",
+        "run",
+        "--binary",
+        env!("CARGO_BIN_EXE_flashlab"),
+        "--remote-dir",
+        &remote,
+        job.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let w = out.lines().find(|l| l.starts_with("w ")).unwrap_or_else(|| panic!("no job w: {out}"));
+    let cells: Vec<&str> = w.split_whitespace().collect();
+    assert_eq!(cells[1], "0", "w does not read: {w}");
+    assert!(cells[3].parse::<f64>().unwrap() > 0.0, "w writes: {w}");
+    let r = out.lines().find(|l| l.starts_with("r ")).unwrap_or_else(|| panic!("no job r: {out}"));
+    assert!(r.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap() > 0.0, "r reads: {r}");
+    assert!(ph.calls().iter().any(|c| c.iter().any(|w| w.ends_with("/job.fio"))));
+    assert!(!Path::new(&remote).exists());
+}
