@@ -73,3 +73,21 @@ pub fn request_trim() -> Result<String, String> {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uring_errors_in_words() {
+        let e = |n| explain_uring_error(&std::io::Error::from_raw_os_error(n));
+        assert!(e(libc::ENOSYS).contains("the kernel has no io_uring"));
+        assert!(e(libc::EACCES).contains("SELinux"));
+        let eperm = e(libc::EPERM);
+        match seccomp_mode() {
+            Some(2) => assert!(eperm.contains("seccomp filter"), "{eperm}"),
+            _ => assert!(eperm.contains("io_uring_disabled"), "{eperm}"),
+        }
+        assert!(e(libc::EINVAL).starts_with("io_uring_setup: "));
+    }
+}
