@@ -413,3 +413,8 @@ fn run_pushes_the_job_file_and_renders_its_jobs() {
     assert!(ph.calls().iter().any(|c| c.iter().any(|w| w.ends_with("/job.fio"))));
     assert!(!Path::new(&remote).exists());
 }
+
+#[test]
+fn fill_dir_is_refused_on_a_simulated_target() {
+    common::fails(&["bench", "--target", "sim:toy", "--fill-dir", "/tmp"], "--fill-dir applies to a directory target");
+}

@@ -56,6 +56,11 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
     };
     let (result, profile_json, clock) = match resolve(&args.target)? {
         Target::Sim(profile) => {
+            if args.real.fill_dir.is_some() {
+                return Err(
+                    "--fill-dir applies to a directory target; a simulated device fills its own filesystem".into()
+                );
+            }
             let cfg = super::fs_config(&args.sim_fs, &profile, &args.target)?;
             let mut sys = SimSystem::with_fs(&profile, args.seed, cfg);
             print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile, &sys));
