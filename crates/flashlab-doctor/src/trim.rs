@@ -232,6 +232,16 @@ pub fn android(tree: &Tree, mount_points: &[&str], sources: &[&str]) -> Option<A
     let android_mounts = mount_points.contains(&"/data")
         && (sources.iter().any(|s| s.starts_with("/dev/block/"))
             || mount_points.iter().any(|m| *m == "/apex" || *m == "/metadata" || *m == "/vendor"));
+    // Live on Android (flashlab run from adb shell): the properties come from `getprop`.
+    if tree.live && android_mounts && by.is_none() {
+        if let Some(t) = live_command("getprop", &[]) {
+            let p = parse_props(&t);
+            if !p.is_empty() {
+                props.extend(p);
+                by = Some("getprop".to_string());
+            }
+        }
+    }
     if by.is_none() && !android_mounts {
         return None;
     }
@@ -249,9 +259,19 @@ pub fn android(tree: &Tree, mount_points: &[&str], sources: &[&str]) -> Option<A
     })
 }
 
-/// `Last maintenance:` from a captured `dumpsys mount`.
+/// The output of a command of the live system, when it runs and succeeds.
+fn live_command(program: &str, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new(program).args(args).stdin(std::process::Stdio::null()).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `Last maintenance:` from a captured `dumpsys mount` (live: from running it).
 pub fn android_last_maintenance(tree: &Tree) -> Option<String> {
-    let t = tree.read("doctor/dumpsys-mount.txt").ok()?;
+    let t = match tree.read("doctor/dumpsys-mount.txt") {
+        Ok(t) => t,
+        Err(_) if tree.live => live_command("dumpsys", &["mount"])?,
+        Err(_) => return None,
+    };
     t.lines().find_map(|l| {
         let l = l.trim();
         l.strip_prefix("Last maintenance:").map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
