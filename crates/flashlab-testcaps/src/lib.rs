@@ -33,6 +33,7 @@
 //! `mkfs.ext4`), or `all`. `FLASHLAB_SKIP_FIO=1` is kept as another way to say `fio`.
 //! `.ci/run` never sets either.
 
+use std::io::Write;
 use std::path::Path;
 
 /// The environment variable that lists the capabilities whose tests may be skipped.
@@ -132,7 +133,8 @@ pub fn test_name() -> String {
 ///
 /// - All there: returns `true`.
 /// - Some missing, and every missing one named in `FLASHLAB_TEST_SKIP` (or `all`): prints
-///   `SKIPPED <test>: <why>` on stderr and returns `false`; the test should return.
+///   `SKIPPED <test>: <why>` on stderr (uncaptured: it shows in a normal `cargo test` run) and
+///   returns `false`; the test should return.
 /// - Otherwise panics, naming each missing capability, why it is missing, and the variable.
 #[must_use = "a false return means the test must return without testing anything"]
 pub fn require(caps: &[Cap]) -> bool {
@@ -152,7 +154,9 @@ fn decide(test: &str, caps: &[Cap], what: &str) -> bool {
         Verdict::Run => true,
         Verdict::Skip(why) => {
             let part = if what.is_empty() { String::new() } else { format!(" ({what})") };
-            eprintln!("SKIPPED {test}{part}: {why}");
+            // Straight to the stderr handle, not eprintln!: libtest captures the print macros of
+            // a passing test, and a skip must be seen in a normal `cargo test` run.
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}{part}: {why}");
             false
         }
         Verdict::Fail(msg) => {
