@@ -137,6 +137,7 @@ pub fn test_name() -> String {
 ///   returns `false`; the test should return.
 /// - Otherwise panics, naming each missing capability, why it is missing, and the variable.
 #[must_use = "a false return means the test must return without testing anything"]
+#[track_caller]
 pub fn require(caps: &[Cap]) -> bool {
     decide(&test_name(), caps, "")
 }
@@ -144,10 +145,12 @@ pub fn require(caps: &[Cap]) -> bool {
 /// Like [`require`], for one part of a test that can run without the rest (`what` names the
 /// part, e.g. "the io_uring runs"): `false` means skip just that part, as asked.
 #[must_use = "a false return means the part must not run"]
+#[track_caller]
 pub fn require_for(what: &str, caps: &[Cap]) -> bool {
     decide(&test_name(), caps, what)
 }
 
+#[track_caller]
 fn decide(test: &str, caps: &[Cap], what: &str) -> bool {
     let missing: Vec<(Cap, String)> = caps.iter().filter_map(|c| c.check().err().map(|why| (*c, why))).collect();
     match verdict(&missing, skip_requested) {
