@@ -240,7 +240,7 @@ fn live_system_describes_the_root_filesystem() {
     assert!(r.source.live);
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
     // The last line mounted on / is the one in effect (fields: id parent maj:min root mount_point ... - type source options).
-    let root_line = mountinfo.lines().filter(|l| l.split(' ').nth(4) == Some("/")).last().expect("/ in mountinfo");
+    let root_line = mountinfo.lines().rfind(|l| l.split(' ').nth(4) == Some("/")).expect("/ in mountinfo");
     let after = root_line.split(" - ").nth(1).unwrap();
     let mut f = after.split(' ');
     let (fs_type, source) = (f.next().unwrap(), f.next().unwrap());
@@ -251,6 +251,7 @@ fn live_system_describes_the_root_filesystem() {
         )
     });
     assert_eq!((root.fs_type.as_str(), root.source.as_str()), (fs_type, source), "{root_line}");
+    // SAFETY: struct statvfs is plain data; all zeros is a valid value.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: statvfs on a NUL-terminated path into a zeroed struct.
     assert_eq!(unsafe { libc::statvfs(c"/".as_ptr(), &mut st) }, 0);

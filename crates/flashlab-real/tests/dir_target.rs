@@ -131,6 +131,7 @@ fn check_fstrim_detail(dir: &Path, detail: &str) {
 /// (where the kernel's FITRIM works).
 fn trims(dir: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
+    // SAFETY: struct statfs is plain data; all zeros is a valid value.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: statfs on a NUL-terminated path into a zeroed struct.
@@ -221,6 +222,7 @@ fn fstrim_trims_deleted_data_on_ext4_on_a_loop_device() {
 #[test]
 fn fstrim_without_fitrim_says_why() {
     let shm = Path::new("/dev/shm");
+    // SAFETY: struct statfs is plain data; all zeros is a valid value.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     // SAFETY: statfs on a NUL-terminated path into a zeroed struct.
     let rc = unsafe { libc::statfs(c"/dev/shm".as_ptr(), &mut st) };
