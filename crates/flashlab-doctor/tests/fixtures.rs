@@ -320,10 +320,48 @@ fn missing_tree_reports_that_nothing_could_be_read() {
     let _ = render_text(&r, false);
 }
 
+/// The live system: the report describes what this machine actually has. The root
+/// filesystem's type and source are read here from /proc/self/mountinfo independently of the
+/// doctor's parser, its size from statvfs, its disk's size from sysfs; `/` gets one TRIM
+/// verdict and the JSON round-trips.
 #[test]
-fn live_system_runs() {
+fn live_system_describes_the_root_filesystem() {
     let r = flashlab_doctor::inspect_live();
     assert!(r.source.live);
-    let _ = render_text(&r, false);
-    let _ = serde_json::to_string(&r).unwrap();
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    // The last line mounted on / is the one in effect (fields: id parent maj:min root mount_point ... - type source options).
+    let root_line = mountinfo.lines().rfind(|l| l.split(' ').nth(4) == Some("/")).expect("/ in mountinfo");
+    let after = root_line.split(" - ").nth(1).unwrap();
+    let mut f = after.split(' ');
+    let (fs_type, source) = (f.next().unwrap(), f.next().unwrap());
+    let root = r.filesystems.iter().find(|f| f.mount_point == "/").unwrap_or_else(|| {
+        panic!(
+            "no / in the live report; filesystems: {:?}",
+            r.filesystems.iter().map(|f| &f.mount_point).collect::<Vec<_>>()
+        )
+    });
+    assert_eq!((root.fs_type.as_str(), root.source.as_str()), (fs_type, source), "{root_line}");
+    // SAFETY: struct statvfs is plain data; all zeros is a valid value.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: statvfs on a NUL-terminated path into a zeroed struct.
+    assert_eq!(unsafe { libc::statvfs(c"/".as_ptr(), &mut st) }, 0);
+    let usage = root.usage.as_ref().unwrap_or_else(|| panic!("no usage for /: {:?}", root.usage_unknown));
+    assert_eq!(usage.size_bytes, st.f_blocks as u64 * st.f_frsize as u64, "{usage:?}");
+    let verdicts: Vec<&str> = root
+        .findings
+        .iter()
+        .map(|f| f.id.as_str())
+        .filter(|id| ["trim-ok", "no-trim", "trim-unknown"].contains(id))
+        .collect();
+    assert_eq!(verdicts.len(), 1, "one TRIM verdict for /: {verdicts:?}; findings:\n{}", list(&r));
+    if let Some(b) = &root.block {
+        let sectors = std::fs::read_to_string(format!("/sys/block/{}/size", b.disk)).unwrap();
+        let dev = r.devices.iter().find(|d| d.facts.name == b.disk).unwrap_or_else(|| panic!("no device {}", b.disk));
+        assert_eq!(dev.facts.size_bytes, Some(sectors.trim().parse::<u64>().unwrap() * 512), "{}", b.disk);
+    }
+    let text = render_text(&r, false);
+    assert!(text.contains(fs_type), "{text}");
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["filesystems"].as_array().unwrap().len(), r.filesystems.len());
+    well_formed(&r);
 }

@@ -111,6 +111,8 @@ struct Live {
     offsets: [Offsets; 3],
     issued_bytes: u64,
     issued_ios: u64,
+    /// trimwrite: the next request is the trim of a block (then its write).
+    trim_next: bool,
     writes_since_sync: u32,
     in_flight: u32,
     stopped: bool,
@@ -164,6 +166,7 @@ pub fn run_jobs_observed(
                 offsets,
                 issued_bytes: 0,
                 issued_ios: 0,
+                trim_next: true,
                 writes_since_sync: 0,
                 in_flight: 0,
                 stopped: false,
@@ -211,11 +214,9 @@ pub fn run_jobs_observed(
             Rw::ReadWrite | Rw::RandRw => u8::from(l.rng.below(100) >= u64::from(s.rwmixread)),
             // fio's trimwrite: trim a block, then write the same block (both sequential).
             Rw::TrimWrite => {
-                if l.issued_ios.is_multiple_of(2) {
-                    2
-                } else {
-                    1
-                }
+                let d = if l.trim_next { 2 } else { 1 };
+                l.trim_next = !l.trim_next;
+                d
             }
         };
         let bs = s.bs(ddir(dir));
@@ -223,8 +224,12 @@ pub fn run_jobs_observed(
         let len = bs.min(s.span - off);
         let op = [Op::Read, Op::Write, Op::Trim][dir as usize];
         let c = sys.io(t, s.file, op, s.offset + off, len)?;
-        l.issued_bytes += len;
-        l.issued_ios += 1;
+        // As fio (HOWTO, rw=trimwrite): io_size=64K trims 64K and writes the same 64K, so a
+        // block's trim and write count once against io_size and number_ios.
+        if !(s.rw == Rw::TrimWrite && dir == 2) {
+            l.issued_bytes += len;
+            l.issued_ios += 1;
+        }
         if dir == 1 {
             l.writes_since_sync += 1;
         }
