@@ -15,13 +15,14 @@ use std::process::Command;
 
 const TARGET: &str = "aarch64-unknown-linux-musl";
 
+/// A missing capability fails the test unless FLASHLAB_TEST_SKIP names it (flashlab-testcaps).
 fn skip(cap: &str, test: &str, why: &str) -> bool {
-    let list = std::env::var("FLASHLAB_TEST_SKIP").unwrap_or_default();
-    if list.split(',').any(|c| c.trim() == cap || c.trim() == "all") {
-        println!("SKIPPED {test}: {why}");
+    if flashlab_testcaps::skip_requested(cap) {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr().lock(), "SKIPPED {test}: {why}");
         return true;
     }
-    panic!("{test}: {why} (set FLASHLAB_TEST_SKIP={cap} to skip)");
+    panic!("{test}: {why} (set {}={cap} to skip)", flashlab_testcaps::SKIP_VAR);
 }
 
 fn arm_binary() -> PathBuf {
