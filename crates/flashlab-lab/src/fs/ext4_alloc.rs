@@ -14,11 +14,17 @@
 //!   `ext4_mb_normalize_request`); what the file does not use is preallocated to it and given
 //!   back when the file is closed — the model takes only what the file uses.
 //! * **Buddy search.** A power-of-two request is placed in the buddy system (`CR_POWER2_ALIGNED`):
-//!   in each group, from the group of the last stream allocation on, the smallest free buddy
-//!   of at least the request's order, the lowest such; a buddy of order *k* is aligned to 2^k
-//!   blocks from the group's start and is free but not part of a larger free buddy. Otherwise
-//!   (or when no group has one) the first free run in group order long enough for the
-//!   normalized request, then for the request, then any free run (the file is split).
+//!   in each group, from the group of the last stream allocation on (group 0 at mount), the
+//!   smallest free buddy of at least the request's order, the lowest such; a buddy of order
+//!   *k* is aligned to 2^k blocks from the group's start and is free but not part of a larger
+//!   free buddy. Data never goes to the first group of a flex group at this stage. Otherwise
+//!   (or when no group has one) the first free run long enough for the normalized request
+//!   (`CR_GOAL_LEN_FAST`), then the same over every group, loading them (`CR_GOAL_LEN_SLOW`),
+//!   then for the request, then any free run (the file is split). The two cheap stages skip
+//!   groups whose buddy the kernel has not loaded yet (no allocation there since mount),
+//!   unless mke2fs left them `BLOCK_UNINIT` or they start a flex group.
+//! * A request bigger than its normalized size is served a normalized size at a time, each
+//!   piece continuing where the last ended when that is free.
 //! * Extents never cross a group boundary; one writeback maps at most 2048 blocks
 //!   (`MAX_WRITEPAGES_EXTENT_LEN`), so bigger requests are split.
 //!
@@ -35,6 +41,8 @@ pub const STREAM_REQUEST: u64 = 16;
 pub const GROUP_PREALLOC: u64 = 512;
 /// Largest extent one writeback maps (`MAX_WRITEPAGES_EXTENT_LEN`).
 pub const MAX_REQUEST: u64 = 2048;
+/// Groups whose bitmaps one search prefetches (`mb_prefetch`).
+const PREFETCH: u64 = 32;
 /// Largest buddy order for 4 KiB blocks (`MB_NUM_ORDERS` = block bits + 2 orders).
 const MAX_ORDER: u32 = 13;
 
@@ -42,7 +50,13 @@ const MAX_ORDER: u32 = 13;
 /// and the locality group's window.
 #[derive(Debug, Clone, Default)]
 pub struct Mballoc {
-    last_group: Option<u64>,
+    /// Group of the last stream allocation (`s_mb_last_group`: 0 at mount).
+    last_group: u64,
+    /// Groups whose buddy the kernel has loaded (allocated in since mount, or prefetched).
+    loaded: Vec<bool>,
+    /// Groups the previous search prefetched: loaded once the next search ends (the
+    /// bitmap reads complete in the background; `ext4_mb_prefetch_fini`).
+    prefetched: Vec<u64>,
     /// Within one `alloc` call: no run as long as the request was found, so the rest of the
     /// call takes free runs as they come (what `CR_ANY_FREE` ends with) without searching again.
     fragmented: bool,
@@ -185,7 +199,7 @@ impl Mballoc {
             }
         }
         self.drop_window(a);
-        let (ws, wl) = self.place(a, l, GROUP_PREALLOC, GROUP_PREALLOC, goal);
+        let (ws, wl) = self.place(a, l, GROUP_PREALLOC, GROUP_PREALLOC, goal, false);
         if wl < want {
             // No window fits the request: the file takes what was found.
             return (ws, wl);
@@ -204,27 +218,48 @@ impl Mballoc {
                 return (goal, want);
             }
         }
-        let norm = normalized(end).max(want);
-        let (s, len) = self.place(a, l, norm, want, goal);
-        self.last_group = Some(l.group_of(s));
+        let norm = normalized(end);
+        let (s, len) = self.place(a, l, norm, want.min(norm), goal, true);
+        self.last_group = l.group_of(s);
         (s, len.min(want))
     }
 
     /// Find room for a request normalized to `norm` blocks of which `want` are needed: a
     /// buddy, then a first fit of `norm`, of `want`, then the first free run. Returns
     /// (start, blocks available there, at most `norm`).
-    fn place(&mut self, a: &mut Allocator, l: &Layout, norm: u64, want: u64, goal: u64) -> (u64, u64) {
-        let first = self.last_group.unwrap_or_else(|| l.group_of(goal));
+    fn place(&mut self, a: &mut Allocator, l: &Layout, norm: u64, want: u64, goal: u64, stream: bool) -> (u64, u64) {
+        let first = if stream { self.last_group.min(l.groups - 1) } else { l.group_of(goal) };
+        let r = self.search(a, l, norm, want, first);
+        if self.loaded.len() < l.groups as usize {
+            self.loaded.resize(l.groups as usize, false);
+        }
+        self.loaded[l.group_of(r.0) as usize] = true;
+        for g in std::mem::take(&mut self.prefetched) {
+            self.loaded[g as usize] = true;
+        }
+        self.prefetched = (0..l.groups.min(PREFETCH)).map(|i| (first + i) % l.groups).collect();
+        r
+    }
+
+    fn search(&mut self, a: &mut Allocator, l: &Layout, norm: u64, want: u64, first: u64) -> (u64, u64) {
         let order = (norm.is_power_of_two() && norm >= 4).then(|| norm.trailing_zeros()).filter(|&o| o <= MAX_ORDER);
         let groups = (0..l.groups).map(|i| (first + i) % l.groups);
         if self.fragmented {
             return Self::any(a, l, norm, groups);
         }
+        let flex_first = |g: u64| l.flex > 1 && g % l.flex == 0;
+        let cheap =
+            |g: u64| self.loaded.get(g as usize).copied().unwrap_or(false) || l.block_uninit(g) || flex_first(g);
         if let Some(order) = order {
-            for g in groups.clone() {
+            for g in groups.clone().filter(|&g| cheap(g) && !(l.flex >= 4 && flex_first(g))) {
                 if let Some((s, _)) = buddy_in(a, l.group_start(g), l.group_end(g), order) {
                     return (s, norm);
                 }
+            }
+        }
+        for g in groups.clone().filter(|&g| cheap(g)) {
+            if let Some(s) = first_fit(a, l.group_start(g), l.group_end(g), norm) {
+                return (s, norm);
             }
         }
         for len in [norm, want] {
@@ -260,9 +295,9 @@ mod tests {
         // 128 MiB `mkfs.ext4 -b 4096 -g 8192` image, without its journal and last backup).
         let text = "Block count: 32768\nBlock size: 4096\nBlocks per group: 8192\nInodes per group: 8192\nFlex block group size: 16\n\
 Group 0: (Blocks 0-8191)\n Group descriptors at 1-1\n Block bitmap at 65\n Inode bitmap at 69\n Inode table at 73-584\n Free blocks: 2127-8191\n Free inodes: 12-8192\n\
-Group 1: (Blocks 8192-16383)\n Block bitmap at 66\n Inode bitmap at 70\n Inode table at 585-1096\n Free blocks: 8257-16383\n\
+Group 1: (Blocks 8192-16383) [INODE_UNINIT, BLOCK_UNINIT]\n Block bitmap at 66\n Inode bitmap at 70\n Inode table at 585-1096\n Free blocks: 8257-16383\n\
 Group 2: (Blocks 16384-24575)\n Block bitmap at 67\n Inode bitmap at 71\n Inode table at 1097-1608\n Free blocks: 16384-24575\n\
-Group 3: (Blocks 24576-32767)\n Block bitmap at 68\n Inode bitmap at 72\n Inode table at 1609-2120\n Free blocks: 24576-32767\n";
+Group 3: (Blocks 24576-32767) [BLOCK_UNINIT]\n Block bitmap at 68\n Inode bitmap at 72\n Inode table at 1609-2120\n Free blocks: 24576-32767\n";
         let l = Layout::from_dumpe2fs("t", text, Some((0, 0))).unwrap();
         let mut a = Allocator::new(l.blocks * FS_BLOCK);
         for (s, n) in l.static_ranges() {

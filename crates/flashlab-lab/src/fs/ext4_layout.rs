@@ -36,6 +36,19 @@ pub fn default_journal_blocks(blocks: u64) -> u64 {
     }
 }
 
+/// What a block of the static layout is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    /// Superblocks, group descriptors, reserved GDT blocks and whatever else mke2fs used that
+    /// is not a bitmap or an inode table (the root directory and lost+found among it).
+    Super,
+    Bitmap,
+    InodeTable,
+    Journal,
+    /// Anything the filesystem allocates: file data, directories, extent blocks.
+    Data,
+}
+
 /// One block group's metadata blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Group {
@@ -56,6 +69,10 @@ pub struct Layout {
     /// First inode number a new file gets (the image's first free inode).
     pub first_free_ino: u64,
     group: Vec<Group>,
+    /// Groups mke2fs left `BLOCK_UNINIT` (nothing allocated in them yet).
+    block_uninit: Vec<bool>,
+    /// The blocks of the directory new files go in, when it exists already (an image's root).
+    pub root_dir: Vec<u64>,
     /// First block of the primary group descriptors.
     gdt_start: u64,
     /// Blocks in use when the filesystem was made (start, blocks), journal excluded.
@@ -88,6 +105,7 @@ impl Layout {
             fixed.push((flex_start(flex), in_flex(flex) * (2 + itable_blocks)));
         }
         fixed.retain(|&(s, l)| s + l <= blocks);
+        let block_uninit = (0..groups).map(|g| g % GROUPS_PER_FLEX != 0).collect();
         Layout {
             blocks,
             groups,
@@ -97,6 +115,8 @@ impl Layout {
             flex: GROUPS_PER_FLEX,
             first_free_ino: 12,
             group,
+            block_uninit,
+            root_dir: Vec::new(),
             gdt_start: 1,
             fixed,
             journal: None,
@@ -124,6 +144,11 @@ impl Layout {
     pub fn inode_block(&self, ino: u64) -> u64 {
         let idx = (ino - 1) % self.inodes_per_group;
         self.group[self.inode_group(ino) as usize].inode_table + idx * self.inode_size / FS_BLOCK
+    }
+
+    /// Whether mke2fs left `group` `BLOCK_UNINIT`.
+    pub fn block_uninit(&self, group: u64) -> bool {
+        self.block_uninit.get(group as usize).copied().unwrap_or(false)
     }
 
     pub fn group_of(&self, block: u64) -> u64 {
@@ -168,6 +193,29 @@ impl Layout {
         self.group_start(g.min(self.groups - 1))
     }
 
+    /// What block `b` holds, as far as the static layout says (file data, directories and
+    /// extent blocks all being [`BlockKind::Data`]).
+    pub fn block_kind(&self, b: u64) -> BlockKind {
+        if let Some((s, l)) = self.journal {
+            if b >= s && b < s + l {
+                return BlockKind::Journal;
+            }
+        }
+        let itable = self.inodes_per_group * self.inode_size / FS_BLOCK;
+        for g in &self.group {
+            if b == g.block_bitmap || b == g.inode_bitmap {
+                return BlockKind::Bitmap;
+            }
+            if b >= g.inode_table && b < g.inode_table + itable {
+                return BlockKind::InodeTable;
+            }
+        }
+        if self.fixed.iter().any(|&(s, l)| b >= s && b < s + l) {
+            return BlockKind::Super;
+        }
+        BlockKind::Data
+    }
+
     /// Read a layout from `dumpe2fs` output of a freshly made image (4 KiB blocks). `source`
     /// names the text in errors. Every block the image does not list as free is taken as
     /// static metadata (superblocks, descriptors, bitmaps, inode tables, root directory,
@@ -201,6 +249,7 @@ impl Layout {
             s.trim().parse::<u64>().map_err(|_| format!("{source}:{line}: '{}' is not a block number", s.trim()))
         };
         let mut cur: Option<[Option<u64>; 3]> = None;
+        let mut block_uninit = Vec::with_capacity(groups as usize);
         let push = |group: &mut Vec<Group>, cur: &mut Option<[Option<u64>; 3]>, line: usize| -> Result<(), String> {
             if let Some(c) = cur.take() {
                 match c {
@@ -218,6 +267,7 @@ impl Layout {
             if l.starts_with("Group ") && l.contains("(Blocks") {
                 push(&mut group, &mut cur, n)?;
                 cur = Some([None; 3]);
+                block_uninit.push(l.contains("BLOCK_UNINIT"));
             }
             let first = |rest: &str| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("").to_string();
             if let Some(c) = cur.as_mut() {
@@ -309,6 +359,8 @@ impl Layout {
             flex: flex.max(1),
             first_free_ino: first_free_ino.unwrap_or(12).max(12),
             group,
+            block_uninit,
+            root_dir: Vec::new(),
             gdt_start: gdt_start.unwrap_or(1),
             fixed,
             journal,
@@ -391,9 +443,15 @@ Group 3: (Blocks 24576-32767) csum 0xf29f [INODE_UNINIT, ITABLE_ZEROED]
         assert_eq!(l.inode_block(12), 73);
         assert_eq!(l.journal(), Some((16384, 4096)));
         assert_eq!(l.first_free_ino, 12);
+        assert!(l.block_uninit(1) && !l.block_uninit(2));
         assert_eq!(l.file_goal(12), 8192);
         let used: u64 = l.static_ranges().iter().map(|r| r.1).sum();
         assert_eq!(used, 2127 + 65 + 65);
+        assert_eq!(l.block_kind(1), BlockKind::Super);
+        assert_eq!(l.block_kind(66), BlockKind::Bitmap);
+        assert_eq!(l.block_kind(600), BlockKind::InodeTable);
+        assert_eq!(l.block_kind(17000), BlockKind::Journal);
+        assert_eq!(l.block_kind(9000), BlockKind::Data);
     }
 
     #[test]

@@ -59,6 +59,8 @@ struct Ext4 {
     /// Extents freed in the running transaction (bytes): reusable after its commit.
     pending_free: Vec<(u64, u64)>,
     dir_blocks: Vec<u64>,
+    /// How many of `dir_blocks` the layout gave (static blocks, outside the tiling check).
+    given_dir_blocks: usize,
     live_files: u64,
     /// Static metadata and journal (block ranges), for the tiling check.
     fixed: Vec<(u64, u64)>,
@@ -102,22 +104,22 @@ impl InPlace {
                     .then(|| alloc.take_contiguous(layout.journal_goal() * FS_BLOCK, jblocks * FS_BLOCK))
                     .flatten(),
             };
-            let journal = jstart
-                .map(|start| {
-                    fixed.push((start / FS_BLOCK, jblocks));
-                    Journal::new(start, jblocks)
-                });
+            let journal = jstart.map(|start| {
+                fixed.push((start / FS_BLOCK, jblocks));
+                Journal::new(start, jblocks)
+            });
             Ext4 {
-                layout,
                 journal,
                 dirty: Vec::new(),
                 tid: 1,
                 next_commit: cfg.commit_interval_ns,
                 pending_free: Vec::new(),
-                dir_blocks: Vec::new(),
+                given_dir_blocks: layout.root_dir.len(),
+                dir_blocks: layout.root_dir.clone(),
                 live_files: 0,
                 fixed,
                 mb: Mballoc::default(),
+                layout,
             }
         });
         InPlace { cfg: cfg.clone(), alloc, files: Vec::new(), ext4 }
@@ -131,9 +133,34 @@ impl InPlace {
     /// count as free (an allocation that needs them forces the commit).
     pub fn free_bytes(&self) -> u64 {
         self.alloc.free_bytes()
-            + self.ext4.as_ref().map_or(0, |e| {
-                e.pending_free.iter().map(|&(_, l)| l).sum::<u64>() + e.mb.window_blocks() * FS_BLOCK
-            })
+            + self
+                .ext4
+                .as_ref()
+                .map_or(0, |e| e.pending_free.iter().map(|&(_, l)| l).sum::<u64>() + e.mb.window_blocks() * FS_BLOCK)
+    }
+
+    /// ext4's directory blocks (block numbers; empty on `plain`).
+    pub fn dir_blocks(&self) -> &[u64] {
+        self.ext4.as_ref().map_or(&[], |e| e.dir_blocks.as_slice())
+    }
+
+    /// Free space as statfs sees it (the small-file window counts as free, as the kernel's
+    /// on-disk bitmaps show preallocated blocks), merged runs in bytes: (offset, length).
+    pub fn free_space(&self) -> Vec<(u64, u64)> {
+        let mut v = self.alloc.free_extents();
+        if let Some(e4) = &self.ext4 {
+            v.extend(e4.pending_free.iter().copied());
+            v.extend(e4.mb.window().map(|(s, l)| (s * FS_BLOCK, l * FS_BLOCK)));
+        }
+        v.sort_unstable();
+        let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
+        for (s, l) in v {
+            match out.last_mut() {
+                Some(p) if p.0 + p.1 == s => p.1 += l,
+                _ => out.push((s, l)),
+            }
+        }
+        out
     }
 
     /// The journal region, if this is ext4 with a journal: (device offset, bytes).
@@ -171,7 +198,8 @@ impl InPlace {
         let ok = match &mut self.ext4 {
             None => self.alloc.alloc(need, have, &mut f.f.extents),
             Some(e4) => {
-                let goal = f.f.extents.last().map_or_else(|| e4.layout.file_goal(f.ino), |e| (e.dev_off + e.len) / FS_BLOCK);
+                let goal =
+                    f.f.extents.last().map_or_else(|| e4.layout.file_goal(f.ino), |e| (e.dev_off + e.len) / FS_BLOCK);
                 let end = wanted.div_ceil(FS_BLOCK).max(f.f.size.div_ceil(FS_BLOCK));
                 e4.mb.alloc(&mut self.alloc, &e4.layout, need / FS_BLOCK, end, goal, have, &mut f.f.extents)
             }
@@ -449,7 +477,7 @@ impl InPlace {
         }
         if let Some(e4) = &self.ext4 {
             ranges.extend(e4.fixed.iter().map(|&(s, l)| (s * FS_BLOCK, l * FS_BLOCK)));
-            ranges.extend(e4.dir_blocks.iter().map(|&b| (b * FS_BLOCK, FS_BLOCK)));
+            ranges.extend(e4.dir_blocks[e4.given_dir_blocks..].iter().map(|&b| (b * FS_BLOCK, FS_BLOCK)));
             ranges.extend(e4.pending_free.iter().copied());
             ranges.extend(e4.mb.window().map(|(s, l)| (s * FS_BLOCK, l * FS_BLOCK)));
         }
