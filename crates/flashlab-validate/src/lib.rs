@@ -175,7 +175,7 @@ fn placement(sys: &SimSystem, kernel: &[(String, Vec<(u64, u64, u64)>)]) -> Plac
         if &m == kx {
             p.same_extents += 1;
         }
-        if p.sample.len() < 12 {
+        if p.sample.len() < 12 && m != *kx {
             let blocks = |v: &[(u64, u64, u64)]| v.iter().map(|e| (e.1 / FS_BLOCK, e.2 / FS_BLOCK)).collect();
             p.sample.push((name.clone(), blocks(&m), blocks(kx)));
         }

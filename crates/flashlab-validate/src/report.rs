@@ -26,7 +26,8 @@ pub struct Placement {
     pub same_extents: u64,
     pub model_extents_per_file: f64,
     pub kernel_extents_per_file: f64,
-    /// The first files' extents (start block, blocks) on each side: (name, model, kernel).
+    /// The first files placed differently: extents (start block, blocks) on each side as
+    /// (name, model, kernel).
     pub sample: Vec<(String, Vec<(u64, u64)>, Vec<(u64, u64)>)>,
 }
 

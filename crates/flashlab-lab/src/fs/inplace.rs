@@ -35,7 +35,10 @@ use flashsim::{Completion, Ns, Op, SECTOR};
 /// Extents an ext4 inode holds itself; beyond that, leaf blocks of this many extents each.
 const INODE_EXTENTS: usize = 4;
 const EXTENTS_PER_LEAF: usize = 340;
-const DIR_ENTRIES_PER_BLOCK: u64 = 128;
+/// Bytes of one directory entry: 8 bytes of header and the name, rounded up to 4.
+fn dirent_bytes(name: &str) -> u64 {
+    (8 + name.len() as u64).div_ceil(4) * 4
+}
 
 #[derive(Debug, Clone)]
 struct IFile {
@@ -45,6 +48,8 @@ struct IFile {
     ino: u64,
     /// The transaction that last took this file's metadata.
     txn: u64,
+    /// Bytes of its directory entry.
+    dirent: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -61,7 +66,8 @@ struct Ext4 {
     dir_blocks: Vec<u64>,
     /// How many of `dir_blocks` the layout gave (static blocks, outside the tiling check).
     given_dir_blocks: usize,
-    live_files: u64,
+    /// Bytes of directory entries in use (".", "..", and the files').
+    dir_bytes: u64,
     /// Static metadata and journal (block ranges), for the tiling check.
     fixed: Vec<(u64, u64)>,
     mb: Mballoc,
@@ -116,7 +122,7 @@ impl InPlace {
                 pending_free: Vec::new(),
                 given_dir_blocks: layout.root_dir.len(),
                 dir_blocks: layout.root_dir.clone(),
-                live_files: 0,
+                dir_bytes: 24 + if layout.root_dir.is_empty() { 0 } else { dirent_bytes("lost+found") },
                 fixed,
                 mb: Mballoc::default(),
                 layout,
@@ -235,7 +241,13 @@ impl InPlace {
         debug_assert_eq!(id as usize, self.files.len());
         let first_ino = self.ext4.as_ref().map_or(12, |e| e.layout.first_free_ino);
         let ino = first_ino + u64::from(id);
-        self.files.push(Some(IFile { f: File { size, extents: Vec::new() }, leaves: Vec::new(), ino, txn: 0 }));
+        self.files.push(Some(IFile {
+            f: File { size, extents: Vec::new() },
+            leaves: Vec::new(),
+            ino,
+            txn: 0,
+            dirent: dirent_bytes(name),
+        }));
         if let Err(e) = self.grow(d, t, id, name, size) {
             self.files[id as usize] = None;
             return Err(e);
@@ -244,7 +256,8 @@ impl InPlace {
             let g = e4.layout.inode_group(ino);
             e4.dirty.push(e4.layout.inode_bitmap(g));
             e4.dirty.push(e4.layout.descriptor_block(g));
-            if e4.live_files >= e4.dir_blocks.len() as u64 * DIR_ENTRIES_PER_BLOCK {
+            let entry = dirent_bytes(name);
+            if e4.dir_bytes + entry > e4.dir_blocks.len() as u64 * FS_BLOCK {
                 // Directory blocks start at the directory's group (the flex group's first).
                 let goal = e4.dir_blocks.last().map_or_else(|| e4.layout.group_start(0), |&b| b + 1);
                 if let Some(b) = e4.mb.alloc_meta(&mut self.alloc, &e4.layout, goal) {
@@ -252,7 +265,7 @@ impl InPlace {
                     e4.dir_blocks.push(b);
                 }
             }
-            e4.live_files += 1;
+            e4.dir_bytes += entry;
             if let Some(&b) = e4.dir_blocks.last() {
                 e4.dirty.push(b);
             }
@@ -407,7 +420,7 @@ impl InPlace {
                 e4.dirty.push(e4.layout.inode_block(f.ino));
                 e4.dirty.push(e4.layout.inode_bitmap(g));
                 e4.dirty.push(e4.layout.descriptor_block(g));
-                e4.live_files = e4.live_files.saturating_sub(1);
+                e4.dir_bytes = e4.dir_bytes.saturating_sub(f.dirent);
                 if let Some(&b) = e4.dir_blocks.get((u64::from(id) % e4.dir_blocks.len().max(1) as u64) as usize) {
                     e4.dirty.push(b);
                 }
