@@ -1,9 +1,9 @@
 //! Replays a recorded SQLite file-operation log (`vfs_recorder.rs`) on a simulated system, in
 //! virtual time, through a small page-cache model. The rules:
 //!
-//! - Each named SQLite file (db, `-journal`, `-wal`) is one simulated file, allocated when first
-//!   written, sized generously: the largest end offset that path ever reaches in the log,
-//!   rounded up to 4 KiB. Files SQLite opens without a name (temporary files) are ignored: they
+//! - Each named SQLite file (db, `-journal`, `-wal`) is one simulated file, created when first
+//!   written back and allocated as its blocks are written back (as ext4's delayed allocation
+//!   does at writeback). Files SQLite opens without a name (temporary files) are ignored: they
 //!   are unlinked at once and live in the page cache.
 //! - `xWrite` dirties the 4 KiB blocks it touches (a 4104-byte journal record or a 4120-byte
 //!   WAL frame touches two or three); nothing reaches the device yet.
@@ -94,7 +94,10 @@ impl Replayer<'_> {
             return Ok(());
         }
         if !f.allocated {
-            self.sim.create(path, f.size)?;
+            // Allocated as it is written back, not at its final size: on ext4 each writeback
+            // that appends (a WAL frame, a journal record) allocates blocks then, dirtying the
+            // block bitmap and group descriptor in that commit.
+            self.sim.create(path, 0)?;
             f.allocated = true;
         }
         let runs = runs(&f.dirty);

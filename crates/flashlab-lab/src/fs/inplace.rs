@@ -9,7 +9,8 @@
 //!   from a real image.
 //! * Metadata blocks dirtied: the block bitmap and group descriptor of every group an
 //!   allocation or free touches; the inode-table block of the file on every size change and
-//!   every write (mtime, no `lazytime`); the inode bitmap on create and delete; a directory
+//!   write that moves its mtime (no `lazytime`; the clock ticks every
+//!   `timestamp_granularity_ns`, a jiffy); the inode bitmap on create and delete; a directory
 //!   block on create/delete (all files in one directory, 128 entries a block); extent-tree
 //!   leaf blocks once a file has more than the 4 extents its inode holds (340 per leaf).
 //! * Dirty blocks go to the running transaction; it commits (ordered mode: data is already on
@@ -50,6 +51,8 @@ struct IFile {
     txn: u64,
     /// Bytes of its directory entry.
     dirent: u64,
+    /// The timestamp tick of its last mtime update.
+    mtime_tick: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -247,6 +250,7 @@ impl InPlace {
             ino,
             txn: 0,
             dirent: dirent_bytes(name),
+            mtime_tick: u64::MAX,
         }));
         if let Err(e) = self.grow(d, t, id, name, size) {
             self.files[id as usize] = None;
@@ -292,9 +296,15 @@ impl InPlace {
             let end = off + len;
             self.grow(d, t, id, name, end)?;
             let f = self.files[id as usize].as_mut().expect("checked");
+            let grew = end > f.f.size;
             f.f.size = f.f.size.max(end);
             if let Some(e4) = &mut self.ext4 {
-                touch_inode(e4, f); // mtime (and size)
+                // Size, or mtime when the coarse clock ticked since the last update.
+                let tick = t / self.cfg.timestamp_granularity_ns.max(1);
+                if grew || tick != f.mtime_tick {
+                    f.mtime_tick = tick;
+                    touch_inode(e4, f);
+                }
             }
             d.c.user_write_bytes += len;
         }
