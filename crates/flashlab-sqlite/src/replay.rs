@@ -10,8 +10,9 @@
 //! - `xSync` writes the file's dirty blocks back (contiguous blocks as one request, up to
 //!   512 KiB, all queued at once), then flushes the device's cache.
 //! - `xTruncate` drops dirty blocks past the new end; truncating to 0 frees the file's blocks
-//!   (deleting the simulated file, trimmed if mounted with discard; it is reallocated when
-//!   written again).
+//!   (the simulated file is truncated: its blocks freed, trimmed if mounted with discard, and
+//!   allocated again when written; on a model that cannot truncate it is deleted and made
+//!   again).
 //! - `xDelete` drops the file's dirty blocks (they are never written) and deletes it; with
 //!   SQLite's `syncDir` flag the directory fsync costs one flush.
 //! - The workload's "write back everything" mark writes back every dirty block of every file,
@@ -19,6 +20,8 @@
 //!   measured interval, an fsync of each remaining database file and of the directory after it
 //!   (the real device may see one flush per fsync there, the model one in all), so writes the
 //!   page cache held back (synchronous=OFF) count too.
+//! - `xFileSize` is an fstat: it reads the file's timestamps, so (multigrain timestamps, Linux
+//!   6.13+) the file's next write takes a fine-grained time and dirties its inode.
 //! - The WAL index (`-shm`) is shared memory: SQLite never writes or syncs it through the VFS,
 //!   and the model does not write it (the kernel may write its dirty pages back on a real
 //!   filesystem).
@@ -109,6 +112,18 @@ impl Replayer<'_> {
         self.sim.write_runs(path, &runs)
     }
 
+    /// Truncate to 0: the file keeps its inode and name where the model can truncate.
+    fn truncate(&mut self, path: &str) -> Result<(), Error> {
+        let allocated = self.files.get(path).is_some_and(|f| f.allocated);
+        if allocated && self.sim.truncate_to_zero(path)? {
+            if let Some(f) = self.files.get_mut(path) {
+                f.dirty.clear();
+            }
+            return Ok(());
+        }
+        self.free(path)
+    }
+
     fn free(&mut self, path: &str) -> Result<(), Error> {
         if let Some(f) = self.files.get_mut(path) {
             f.dirty.clear();
@@ -167,6 +182,13 @@ pub fn replay_with(
         }
         match e {
             Event::Open { .. } | Event::Close { .. } | Event::ShmMap { .. } => {}
+            Event::Stat { file } => {
+                if let Some(p) = path_of(file)? {
+                    if r.files.get(p).is_some_and(|f| f.allocated) {
+                        r.sim.stat(p);
+                    }
+                }
+            }
             Event::Write { file, off, len } => {
                 if let Some(p) = path_of(file)? {
                     let f = r.files.get_mut(p).expect("sized above");
@@ -187,7 +209,7 @@ pub fn replay_with(
                     let f = r.files.get_mut(p).expect("sized above");
                     f.dirty.retain(|&b| b < keep);
                     if *size == 0 {
-                        r.free(p)?;
+                        r.truncate(p)?;
                     }
                 }
             }

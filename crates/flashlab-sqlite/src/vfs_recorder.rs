@@ -85,6 +85,10 @@ pub enum Event {
         path: String,
         sync_dir: bool,
     },
+    /// SQLite asked for the file's size (`xFileSize`: an fstat, which reads its timestamps).
+    Stat {
+        file: u32,
+    },
     /// A region of the WAL index (`-shm`) was mapped.
     ShmMap {
         file: u32,
@@ -472,7 +476,11 @@ unsafe extern "C" fn f_sync(f: *mut ffi::sqlite3_file, flags: c_int) -> c_int {
 }
 
 unsafe extern "C" fn f_file_size(f: *mut ffi::sqlite3_file, out: *mut ffi::sqlite3_int64) -> c_int {
-    forward!(f, xFileSize, ffi::SQLITE_IOERR_FSTAT, out)
+    let rc = forward!(f, xFileSize, ffi::SQLITE_IOERR_FSTAT, out);
+    if rc == ffi::SQLITE_OK {
+        record(f, |file| Event::Stat { file });
+    }
+    rc
 }
 
 unsafe extern "C" fn f_lock(f: *mut ffi::sqlite3_file, l: c_int) -> c_int {

@@ -107,6 +107,8 @@ impl Files {
 #[derive(Debug, Default)]
 pub struct KernelRun {
     pub events: Vec<BlockEvent>,
+    /// Wall time the measured part took.
+    pub wall_ns: u64,
     /// Extents of the files left, by name (FIEMAP: logical, physical, length in bytes).
     pub extents: Vec<(String, Vec<(u64, u64, u64)>)>,
 }
@@ -164,7 +166,9 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
     syncfs(&img.mnt)?;
     let s = session(img)?;
     s.on()?;
+    let t0 = std::time::Instant::now();
     let r = script.measured.iter().try_for_each(|op| files.apply(op));
+    let wall_ns = t0.elapsed().as_nanos() as u64;
     let events = stop_and_drain(&s);
     s.close()?;
     r?;
@@ -182,5 +186,5 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
     for n in names {
         extents.push((n.clone(), crate::fiemap::extents(&files.path(&n))?));
     }
-    Ok(KernelRun { events, extents })
+    Ok(KernelRun { events, wall_ns, extents })
 }

@@ -114,6 +114,8 @@ pub struct Options {
     pub image_dir: std::path::PathBuf,
     /// The simulated device under the model (only its timing matters here).
     pub model_profile: String,
+    /// The model's timestamp tick in its virtual time (None: the kernel's jiffy, 4 ms).
+    pub tick_ns: Option<u64>,
 }
 
 impl Options {
@@ -129,6 +131,7 @@ impl Options {
             seed: 1,
             image_dir: std::path::PathBuf::from("/dev/shm"),
             model_profile: "toy".into(),
+            tick_ns: None,
         }
     }
 

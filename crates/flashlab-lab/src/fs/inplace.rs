@@ -9,7 +9,7 @@
 //!   from a real image.
 //! * Metadata blocks dirtied: the block bitmap and group descriptor of every group an
 //!   allocation or free touches; the inode-table block of the file on every size change and
-//!   write that moves its mtime (no `lazytime`; the clock ticks every
+//!   write that moves its mtime (no `lazytime`; the coarse clock ticks every
 //!   `timestamp_granularity_ns`, a jiffy); the inode bitmap on create and delete; a directory
 //!   block on create/delete (all files in one directory, 128 entries a block); extent-tree
 //!   leaf blocks once a file has more than the 4 extents its inode holds (340 per leaf).
@@ -53,6 +53,8 @@ struct IFile {
     dirent: u64,
     /// The timestamp tick of its last mtime update.
     mtime_tick: u64,
+    /// Its timestamps were read since that update.
+    queried: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -251,6 +253,7 @@ impl InPlace {
             txn: 0,
             dirent: dirent_bytes(name),
             mtime_tick: u64::MAX,
+            queried: false,
         }));
         if let Err(e) = self.grow(d, t, id, name, size) {
             self.files[id as usize] = None;
@@ -301,8 +304,9 @@ impl InPlace {
             if let Some(e4) = &mut self.ext4 {
                 // Size, or mtime when the coarse clock ticked since the last update.
                 let tick = t / self.cfg.timestamp_granularity_ns.max(1);
-                if grew || tick != f.mtime_tick {
+                if grew || tick != f.mtime_tick || f.queried {
                     f.mtime_tick = tick;
+                    f.queried = false;
                     touch_inode(e4, f);
                 }
             }
@@ -463,9 +467,55 @@ impl InPlace {
     }
 
     /// Commit whatever is pending and flush (`sync`).
+    /// Commit what is pending; flush only when there was nothing to commit (a commit flushes
+    /// already, as `ext4_sync_fs` skips its barrier then).
     pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, SysError> {
+        let pending = self.ext4.as_ref().is_some_and(|e| !(e.dirty.is_empty() && e.pending_free.is_empty()));
         let c = self.commit(d, t)?;
+        if pending {
+            return Ok(c.done);
+        }
         Ok(c.done.max(d.flush(t)?.done))
+    }
+
+    /// File `id`'s timestamps were read (stat): since Linux 6.13 (multigrain timestamps) the
+    /// next write then takes a fine-grained time, so it changes mtime and dirties the inode
+    /// even within the same jiffy.
+    pub fn stat(&mut self, id: u32) {
+        if let Some(Some(f)) = self.files.get_mut(id as usize) {
+            f.queried = true;
+        }
+    }
+
+    /// Truncate file `id` to 0 bytes: its blocks are freed (reusable after the commit, as on
+    /// delete), the inode and the freed groups' bitmaps and descriptors are dirtied; the file,
+    /// its inode and its directory entry stay.
+    pub fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
+        self.file(id)?;
+        let f = self.files[id as usize].as_mut().expect("checked");
+        let mut freed: Vec<(u64, u64)> = f.f.extents.drain(..).map(|e| (e.dev_off, e.len)).collect();
+        freed.extend(f.leaves.drain(..).map(|b| (b * FS_BLOCK, FS_BLOCK)));
+        f.f.size = 0;
+        match &mut self.ext4 {
+            None => {
+                for (s, l) in freed {
+                    if self.cfg.discard {
+                        d.trim(t, s, l)?;
+                    }
+                    self.alloc.release(s, l);
+                }
+            }
+            Some(e4) => {
+                for &(s, l) in &freed {
+                    dirty_groups(e4, s, l);
+                }
+                e4.pending_free.extend(freed);
+                let f = self.files[id as usize].as_mut().expect("checked");
+                f.txn = 0;
+                touch_inode(e4, f);
+            }
+        }
+        Ok(())
     }
 
     /// fstrim: commit (releasing pending frees), then discard every free extent.
