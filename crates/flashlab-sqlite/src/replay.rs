@@ -22,6 +22,8 @@
 //!   page cache held back (synchronous=OFF) count too.
 //! - `xFileSize` is an fstat: it reads the file's timestamps, so (multigrain timestamps, Linux
 //!   6.13+) the file's next write takes a fine-grained time and dirties its inode.
+//! - `xRead` of a file written since it was last read updates its atime (`relatime`, the
+//!   default mount option), dirtying its inode.
 //! - The WAL index (`-shm`) is shared memory: SQLite never writes or syncs it through the VFS,
 //!   and the model does not write it (the kernel may write its dirty pages back on a real
 //!   filesystem).
@@ -182,10 +184,14 @@ pub fn replay_with(
         }
         match e {
             Event::Open { .. } | Event::Close { .. } | Event::ShmMap { .. } => {}
-            Event::Stat { file } => {
+            Event::Stat { file } | Event::Read { file } => {
                 if let Some(p) = path_of(file)? {
                     if r.files.get(p).is_some_and(|f| f.allocated) {
-                        r.sim.stat(p);
+                        if matches!(e, Event::Read { .. }) {
+                            r.sim.read_atime(p);
+                        } else {
+                            r.sim.stat(p);
+                        }
                     }
                 }
             }

@@ -99,6 +99,11 @@ impl SimAdapter {
         }
     }
 
+    /// Someone read the file (atime, as `relatime` updates it).
+    pub fn read_atime(&mut self, name: &str) {
+        self.sys.fs.read_atime(name);
+    }
+
     /// Someone read the file's timestamps (fstat).
     pub fn stat(&mut self, name: &str) {
         self.sys.fs.stat(name);

@@ -55,6 +55,8 @@ struct IFile {
     mtime_tick: u64,
     /// Its timestamps were read since that update.
     queried: bool,
+    /// It was written since its atime was last updated (`relatime` updates it on the next read).
+    atime_stale: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -254,6 +256,7 @@ impl InPlace {
             dirent: dirent_bytes(name),
             mtime_tick: u64::MAX,
             queried: false,
+            atime_stale: false,
         }));
         if let Err(e) = self.grow(d, t, id, name, size) {
             self.files[id as usize] = None;
@@ -304,6 +307,7 @@ impl InPlace {
             if let Some(e4) = &mut self.ext4 {
                 // Size, or mtime when the coarse clock ticked since the last update.
                 let tick = t / self.cfg.timestamp_granularity_ns.max(1);
+                f.atime_stale = true;
                 if grew || tick != f.mtime_tick || f.queried {
                     f.mtime_tick = tick;
                     f.queried = false;
@@ -484,6 +488,18 @@ impl InPlace {
     pub fn stat(&mut self, id: u32) {
         if let Some(Some(f)) = self.files.get_mut(id as usize) {
             f.queried = true;
+        }
+    }
+
+    /// File `id` was read: `relatime` updates its atime (dirtying the inode) when it was
+    /// modified since the last update.
+    pub fn read_atime(&mut self, id: u32) {
+        let Some(e4) = &mut self.ext4 else { return };
+        if let Some(Some(f)) = self.files.get_mut(id as usize) {
+            if f.atime_stale {
+                f.atime_stale = false;
+                touch_inode(e4, f);
+            }
         }
     }
 

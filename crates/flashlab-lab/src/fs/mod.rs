@@ -207,6 +207,15 @@ impl Fs {
         }
     }
 
+    /// Someone read from `name` through the page cache: with `relatime` (the default) ext4
+    /// updates its atime when the file changed since the last access, dirtying the inode.
+    /// Unknown names are ignored.
+    pub fn read_atime(&mut self, name: &str) {
+        if let (Some(&id), Model::InPlace(m)) = (self.names.get(name), &mut self.model) {
+            m.read_atime(id.0);
+        }
+    }
+
     /// Truncate `name` to 0 bytes, keeping the file. False (nothing done) on a model without
     /// truncation (F2FS): the caller deletes the file instead.
     pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, SysError> {
