@@ -110,7 +110,7 @@ pub struct KernelRun {
     /// Wall time the measured part took.
     pub wall_ns: u64,
     /// Extents of the files left, by name (FIEMAP: logical, physical, length in bytes).
-    pub extents: Vec<(String, Vec<(u64, u64, u64)>)>,
+    pub extents: Vec<(String, crate::fiemap::FileExtents)>,
 }
 
 /// Keep the calling thread on one CPU while it lives: ext4 keeps one small-file window per

@@ -179,7 +179,7 @@ fn compare_f(m: f64, k: f64) -> Option<f64> {
     (k > 0.0).then(|| (m - k) / k)
 }
 
-fn placement(sys: &SimSystem, kernel: &[(String, Vec<(u64, u64, u64)>)]) -> Placement {
+fn placement(sys: &SimSystem, kernel: &[(String, fiemap::FileExtents)]) -> Placement {
     let mut p = Placement {
         files: 0,
         same_start: 0,

@@ -138,10 +138,10 @@ impl Options {
     /// Check the numbers.
     pub fn check(&self) -> Result<(), Error> {
         let bad = |option, msg: String| Err(Error::Option { option, msg });
-        if self.image_bytes < 32 << 20 || self.image_bytes % (4 << 20) != 0 || self.image_bytes > 16 << 30 {
+        if self.image_bytes < 32 << 20 || !self.image_bytes.is_multiple_of(4 << 20) || self.image_bytes > 16 << 30 {
             return bad("--size", format!("{}: give a multiple of 4 MiB from 32 MiB to 16 GiB", self.image_bytes));
         }
-        if !(8..=32768).contains(&self.blocks_per_group) || self.blocks_per_group % 8 != 0 {
+        if !(8..=32768).contains(&self.blocks_per_group) || !self.blocks_per_group.is_multiple_of(8) {
             return bad("--blocks-per-group", format!("{}: give a multiple of 8 up to 32768", self.blocks_per_group));
         }
         if !(1..=95).contains(&self.fill_percent) {

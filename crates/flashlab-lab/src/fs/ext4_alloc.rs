@@ -280,7 +280,7 @@ impl Mballoc {
             }
         }
         let longest: Vec<u64> = (0..l.groups).map(|g| self.longest(a, l, g)).collect();
-        let flex_first = |g: u64| l.flex > 1 && g % l.flex == 0;
+        let flex_first = |g: u64| l.flex > 1 && g.is_multiple_of(l.flex);
         let cheap =
             |g: u64| self.loaded.get(g as usize).copied().unwrap_or(false) || l.block_uninit(g) || flex_first(g);
         if let Some(order) = order {

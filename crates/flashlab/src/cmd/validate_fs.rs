@@ -1,5 +1,5 @@
 //! `flashlab validate-fs`: parse the options, run flashlab-validate, print the table, write the
-//! JSON (its output file is created before the run, so a bad path fails at once).
+//! JSON (its directory is checked before the run, so a bad path fails at once).
 
 use crate::cli::ValidateFsArgs;
 use crate::report::output::write_atomic;
@@ -17,7 +17,11 @@ pub fn validate_fs(a: &ValidateFsArgs) -> Result<(), String> {
     o.seed = a.seed;
     o.check().map_err(|e| e.to_string())?;
     if let Some(p) = &a.json {
-        write_atomic(p, b"").map_err(|e| format!("--json {}: {e}", p.display()))?;
+        // Fail before the run, not after it, when the JSON cannot be written there.
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        if !dir.is_dir() {
+            return Err(format!("--json {}: {} is not a directory", p.display(), dir.display()));
+        }
     }
     let report = flashlab_validate::run(&o).map_err(|e| e.to_string())?;
     print!("{}", report.render_text());
