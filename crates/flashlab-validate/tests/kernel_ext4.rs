@@ -19,8 +19,13 @@ fn skip_listed(cap: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// One kernel-side run at a time: file timestamps tick in wall time, so how often ext4's fsync
+/// commits depends on how fast the kernel runs, and runs sharing two cores slow each other.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Run `workload`, or `None` when a missing capability is listed in FLASHLAB_TEST_SKIP.
 fn run(test: &str, workload: &str, tweak: impl FnOnce(&mut Options)) -> Option<Report> {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let mut o = Options::new(Workload::parse(workload).unwrap(), Mount::Default);
     tweak(&mut o);
     match flashlab_validate::run(&o) {
