@@ -35,6 +35,7 @@ fn main() {
         Command::Serve(a) => cmd::serve::serve(a),
         Command::Life(a) => cmd::life::life(a),
         Command::Phone(c) => phone::run(c),
+        Command::ValidateFs(a) => cmd::validate_fs::validate_fs(a),
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");

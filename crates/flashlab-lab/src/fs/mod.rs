@@ -7,6 +7,7 @@
 pub mod config;
 pub mod counters;
 pub mod disk;
+pub mod ext4_alloc;
 pub mod ext4_layout;
 pub mod f2fs;
 pub mod inplace;
@@ -62,6 +63,14 @@ impl Fs {
             FsKind::Ext4 => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
             FsKind::F2fs => Model::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
         };
+        Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), model, counters: FsCounters::default(), trace: None }
+    }
+
+    /// The ext4 model over the blocks of a real image's `layout` (from
+    /// [`ext4_layout::Layout::from_dumpe2fs`]), so it allocates where the kernel would on it.
+    pub fn ext4_on(capacity: u64, mut cfg: FsConfig, layout: ext4_layout::Layout) -> Fs {
+        cfg.kind = FsKind::Ext4;
+        let model = Model::InPlace(Box::new(inplace::InPlace::with_layout(capacity, &cfg, Some(layout))));
         Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), model, counters: FsCounters::default(), trace: None }
     }
 
@@ -188,6 +197,35 @@ impl Fs {
         self.names.remove(name);
         self.id_names[id.0 as usize].clear();
         Ok(())
+    }
+
+    /// Someone read `name`'s timestamps (stat): on ext4 its next write takes a fine-grained
+    /// time and dirties its inode (multigrain timestamps). Unknown names are ignored.
+    pub fn stat(&mut self, name: &str) {
+        if let (Some(&id), Model::InPlace(m)) = (self.names.get(name), &mut self.model) {
+            m.stat(id.0);
+        }
+    }
+
+    /// Someone read from `name` through the page cache: with `relatime` (the default) ext4
+    /// updates its atime when the file changed since the last access, dirtying the inode.
+    /// Unknown names are ignored.
+    pub fn read_atime(&mut self, name: &str) {
+        if let (Some(&id), Model::InPlace(m)) = (self.names.get(name), &mut self.model) {
+            m.read_atime(id.0);
+        }
+    }
+
+    /// Truncate `name` to 0 bytes, keeping the file. False (nothing done) on a model without
+    /// truncation (F2FS): the caller deletes the file instead.
+    pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, SysError> {
+        let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        match &mut self.model {
+            Model::InPlace(m) => m.truncate_to_zero(&mut d, t, id.0)?,
+            Model::Log(_) => return Ok(false),
+        }
+        Ok(true)
     }
 
     pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), SysError> {
