@@ -25,6 +25,7 @@
 pub mod job;
 pub mod options;
 pub mod parse;
+pub mod limits;
 pub mod units;
 
 pub use job::{IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};

@@ -106,6 +106,31 @@ pub struct DirStats {
     pub iops_stat: RateStats,
 }
 
+/// Most intervals one direction keeps (see [`DirStats::record_interval`]).
+pub const MAX_INTERVALS: usize = 4096;
+
+/// Merge the older half of `ivs` pairwise: bytes, I/Os, latency sums and durations add, the
+/// maximum latency is the larger one, the end is the later one.
+fn decimate(ivs: &mut Vec<Interval>) {
+    let half = ivs.len() / 2;
+    let mut out = Vec::with_capacity(ivs.len());
+    let mut it = ivs[..half].chunks(2);
+    for c in &mut it {
+        let mut m = c[0];
+        if let Some(b) = c.get(1) {
+            m.end_ns = b.end_ns;
+            m.duration_ns += b.duration_ns;
+            m.bytes += b.bytes;
+            m.ios += b.ios;
+            m.lat_ns_sum += b.lat_ns_sum;
+            m.lat_ns_max = m.lat_ns_max.max(b.lat_ns_max);
+        }
+        out.push(m);
+    }
+    out.extend_from_slice(&ivs[half..]);
+    *ivs = out;
+}
+
 impl DirStats {
     /// Empty statistics.
     pub fn new() -> Self {
@@ -131,12 +156,20 @@ impl DirStats {
 
     /// Close a sampling interval: keep it in [`intervals`](Self::intervals) and add its
     /// bandwidth and IOPS samples (when non-empty, as fio) to the summaries.
+    ///
+    /// The series is bounded: at [`MAX_INTERVALS`] the older half is merged pairwise (each
+    /// interval keeps its own end and duration, so the series stays exact, only coarser), so
+    /// a long run keeps a few thousand intervals instead of one per window of the whole run.
+    /// The summaries see every interval.
     pub fn record_interval(&mut self, iv: Interval) {
         if let Some(bw) = iv.bw_kib_per_sec() {
             self.bw_stat.add(bw);
         }
         if let Some(iops) = iv.iops() {
             self.iops_stat.add(iops);
+        }
+        if self.intervals.len() >= MAX_INTERVALS {
+            decimate(&mut self.intervals);
         }
         self.intervals.push(iv);
     }

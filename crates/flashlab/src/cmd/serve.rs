@@ -39,15 +39,17 @@ pub fn serve(a: &ServeArgs) -> Result<(), String> {
     }
     println!("ready (Ctrl-C or SIGTERM to stop)");
     let ending = serve_until_signal(server, &say).map_err(|e| format!("signals: {e}"))?;
+    // flashlab's signal policy: the exit status is 128 + the signal, after the cleanup.
     match ending {
-        Ending::Clean(s) => {
+        Ending::Clean(s, sig) => {
             print!("{}", s.render_text());
             println!("stopped cleanly");
-            Ok(())
+            std::process::exit(128 + sig)
         }
-        Ending::Forced(s) => {
+        Ending::Forced(s, sig) => {
             print!("{}", s.render_text());
-            Err("stopped by force: the loop device or the mount was still in use".into())
+            eprintln!("flashlab: error: stopped by force: the loop device or the mount was still in use");
+            std::process::exit(128 + sig)
         }
     }
 }
