@@ -22,9 +22,15 @@ pub enum Ending {
     Forced(Snapshot, i32),
 }
 
-/// Serve until a handled signal, then shut down in order. `say` prints progress messages.
-pub fn serve_until_signal(server: Server, say: &dyn Fn(&str)) -> std::io::Result<Ending> {
-    let mut signals = Signals::new(HANDLED_SIGNALS)?;
+/// The handled signals, caught from now on: call before the server starts (and before it
+/// says it is ready), so a signal at any moment ends in the ordered teardown.
+pub fn catch_signals() -> std::io::Result<Signals> {
+    Signals::new(HANDLED_SIGNALS)
+}
+
+/// Serve until a handled signal (caught by `signals`, from [`catch_signals`]), then shut down
+/// in order. `say` prints progress messages.
+pub fn serve_until_signal(server: Server, mut signals: Signals, say: &dyn Fn(&str)) -> std::io::Result<Ending> {
     // Wait for the first signal.
     let sig = signals.forever().next().unwrap_or(signal_hook::consts::SIGTERM);
     say(&format!("{} received: stopping", signal_name(sig)));
