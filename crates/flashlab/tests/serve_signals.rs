@@ -158,3 +158,39 @@ fn a_raw_opener_closing_after_sigterm_lets_serve_stop() {
     assert!(!mounted(&dir), "still mounted at {}", dir.display());
     assert!(bound_to(&dev).is_none_or(|b| !b.contains("flashlab-serve-rel-opener")), "{dev} still attached");
 }
+
+/// A device that goes away under a running job (here: the FUSE server behind the loop device
+/// is killed): the job fails with one error naming the device and the offset, exit 1, within
+/// seconds — no panic, no hang, no retry loop.
+#[test]
+fn a_job_on_a_device_that_dies_fails_cleanly() {
+    if !capable("a_job_on_a_device_that_dies_fails_cleanly") {
+        return;
+    }
+    let b = base("dies");
+    let (child, dev) = start(&b);
+    let dir = b.join("fuse");
+    let mut g = Guard { child: Some(child), dir: dir.clone(), dev: dev.clone() };
+    let job = b.join("job.fio");
+    std::fs::write(&job, "[w]\nrw=randwrite\nbs=4k\nsize=64m\ndirect=1\ntime_based\nruntime=60\n").unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_flashlab"))
+        .args(["run", job.to_str().unwrap(), "--target", &dev, "--destroy-data", "--ioengine", "psync"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    // The device goes away: SIGKILL of the server.
+    g.child.as_mut().unwrap().kill().unwrap();
+    let _ = g.child.as_mut().unwrap().wait();
+    g.child = None;
+    let t = Instant::now();
+    let out = run.wait_with_output().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(20), "the job took {:?} to notice", t.elapsed());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("flashlab: error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains(&dev) && errors[0].contains("offset"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
