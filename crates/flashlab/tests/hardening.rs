@@ -254,3 +254,43 @@ fn thinktime_stalls_the_simulated_job() {
     std::fs::write(&job, "[t]\nrw=randread\nsize=1m\nthinktime=10\nthinktime_spin=20\n").unwrap();
     one_line_error(&["run", job.to_str().unwrap(), "--target", "sim:toy"], 1, "thinktime_spin");
 }
+
+/// fio itself on the same job file and directory: think time stretches the runtime alike
+/// (capability `fio` of FLASHLAB_TEST_SKIP).
+#[test]
+fn thinktime_on_a_real_file_matches_fio() {
+    let test = "thinktime_on_a_real_file_matches_fio";
+    if Command::new("fio").arg("--version").output().is_err() {
+        let skip = std::env::var("FLASHLAB_TEST_SKIP").unwrap_or_default();
+        if skip.split(',').any(|s| s.trim() == "fio" || s.trim() == "all") {
+            println!("SKIPPED {test}: fio is not installed");
+            return;
+        }
+        panic!("{test}: needs capability 'fio' (fio is not installed; FLASHLAB_TEST_SKIP=fio skips it)");
+    }
+    let dir = scratch("hard", "think-real");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = scratch("hard", "think-real.fio");
+    // 60 reads, a 2 ms think after every 3: 20 thinks, at least 40 ms.
+    std::fs::write(&job, "[t]\nrw=randread\nbs=4k\nsize=4m\nnumber_ios=60\nthinktime=2ms\nthinktime_blocks=3\nioengine=psync\n")
+        .unwrap();
+    let fio = Command::new("fio")
+        .args(["--output-format=json", &format!("--directory={}", dir.display()), job.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(fio.status.success(), "fio: {}", String::from_utf8_lossy(&fio.stderr));
+    let fio_json: serde_json::Value = serde_json::from_slice(&fio.stdout).unwrap();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        std::fs::remove_file(e.unwrap().path()).unwrap();
+    }
+    let out = flashlab(&["run", job.to_str().unwrap(), "--target", dir.to_str().unwrap(), "--output-format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ours: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (f, o) = (fio_json["jobs"][0]["job_runtime"].as_f64().unwrap(), ours["jobs"][0]["job_runtime"].as_f64().unwrap());
+    assert_eq!(ours["jobs"][0]["read"]["total_ios"].as_u64(), Some(60));
+    println!("runtime with thinktime: fio {f} ms, flashlab {o} ms");
+    assert!(f >= 40.0 && o >= 40.0, "fio {f} ms, flashlab {o} ms: 20 thinks of 2 ms");
+    assert!(o <= f * 1.5 + 10.0 && f <= o * 1.5 + 10.0, "fio {f} ms vs flashlab {o} ms");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
