@@ -294,3 +294,28 @@ fn thinktime_on_a_real_file_matches_fio() {
     assert!(o <= f * 1.5 + 10.0 && f <= o * 1.5 + 10.0, "fio {f} ms vs flashlab {o} ms");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// ---- 6: memory bounded over simulated time ----
+
+/// Peak resident memory (KiB) of `flashlab ARGS`, from wait4's rusage.
+fn peak_rss_kib(args: &[&str]) -> i64 {
+    let child = Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).stdout(Stdio::null()).spawn().unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 on our own child's pid.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
+    assert_eq!(r, child.id() as i32);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "flashlab {args:?}: status {status}");
+    ru.ru_maxrss
+}
+
+#[test]
+fn a_simulated_year_of_life_runs_in_the_memory_of_a_month() {
+    let life = |d: &'static str| ["life", "--target", "sim:toy", "--usage", "light-phone", "--scale", "0.016", "--duration", d];
+    let month = peak_rss_kib(&life("30d"));
+    let year = peak_rss_kib(&life("1y"));
+    // Every file the usage model ever created used to keep a slot (and its name) in the
+    // filesystem's tables: 14.5 MB after a month, 27.8 MB after a year, 37 MB after two.
+    println!("peak RSS: 30 days {month} KiB, 1 year {year} KiB");
+    assert!(year < month + 6 * 1024, "a year took {year} KiB, a month {month} KiB");
+}

@@ -177,9 +177,16 @@ impl InPlace {
     }
 
     pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), SysError> {
-        debug_assert_eq!(id as usize, self.files.len());
+        debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
         let ino = FIRST_INO + u64::from(id);
-        self.files.push(Some(IFile { f: File { size, extents: Vec::new() }, leaves: Vec::new(), ino, txn: 0 }));
+        let file = Some(IFile { f: File { size, extents: Vec::new() }, leaves: Vec::new(), ino, txn: 0 });
+        // A deleted file's id is reused (as ext4 reuses inode numbers): the table stays as
+        // large as the most files alive at once, not as all files ever created.
+        if id as usize == self.files.len() {
+            self.files.push(file);
+        } else {
+            self.files[id as usize] = file;
+        }
         if let Err(e) = self.grow(d, t, id, name, size) {
             self.files[id as usize] = None;
             return Err(e);
