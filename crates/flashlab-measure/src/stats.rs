@@ -361,6 +361,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn interval_series_is_bounded_and_keeps_every_byte() {
+        let mut d = DirStats::new();
+        let n = 1_000_000u64;
+        for i in 0..n {
+            d.record_interval(Interval {
+                end_ns: (i + 1) * 500,
+                duration_ns: 500,
+                bytes: 4096,
+                ios: 1,
+                lat_ns_sum: 100,
+                lat_ns_max: i,
+            });
+        }
+        assert!(d.intervals.len() <= MAX_INTERVALS, "{} intervals kept", d.intervals.len());
+        assert_eq!(d.intervals.iter().map(|iv| iv.bytes).sum::<u64>(), 4096 * n);
+        assert_eq!(d.intervals.iter().map(|iv| iv.duration_ns).sum::<u64>(), 500 * n);
+        assert_eq!(d.intervals.last().unwrap().end_ns, 500 * n);
+        assert!(d.intervals.windows(2).all(|w| w[0].end_ns + w[1].duration_ns == w[1].end_ns), "contiguous");
+        assert_eq!(d.intervals.iter().map(|iv| iv.lat_ns_max).max(), Some(n - 1));
+        assert_eq!(d.bw_stat.samples(), n);
+    }
+
+    #[test]
     fn interval_rates_truncate_like_fio() {
         let iv = Interval {
             end_ns: 500_000_000,

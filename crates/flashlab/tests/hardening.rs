@@ -249,6 +249,13 @@ fn thinktime_stalls_the_simulated_job() {
     // Every 10 completed I/Os: about 20 stalls, 19..=20 ms of thinking.
     let blocks = runtime_ms(&run("thinktime=1ms\nthinktime_blocks=10\n"));
     assert!(blocks >= none + 18.0 && blocks < every, "thinktime_blocks=10: {blocks} ms (none {none}, every {every})");
+    // Think times of days: the engine does not walk every 500 ms window across them.
+    let job = scratch("hard", "think-days.fio");
+    std::fs::write(&job, "[t]\nrw=randread\nbs=4k\nsize=16m\nnumber_ios=20\nthinktime=30d\n").unwrap();
+    let out = within(Duration::from_secs(20), &["run", job.to_str().unwrap(), "--target", "sim:toy", "--output-format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["jobs"][0]["job_runtime"].as_f64().unwrap() >= 19.0 * 30.0 * 86_400e3, "{}", v["jobs"][0]["job_runtime"]);
     // A spin longer than the think time is refused, naming the option.
     let job = scratch("hard", "spin.fio");
     std::fs::write(&job, "[t]\nrw=randread\nsize=1m\nthinktime=10\nthinktime_spin=20\n").unwrap();
