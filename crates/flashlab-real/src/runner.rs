@@ -318,7 +318,8 @@ fn run_with<E: IoEngine>(
 
     loop {
         // Issue until every slot is busy or the job is done.
-        if !stopped && !free.is_empty() && !(thinks && since_think >= job.thinktime_blocks) {
+        let think_due = thinks && since_think >= job.thinktime_blocks;
+        if !stopped && !free.is_empty() && !think_due {
             let now = Instant::now();
             while let Some(&slot) = free.last() {
                 if thinks && since_think >= job.thinktime_blocks {

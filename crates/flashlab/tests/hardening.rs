@@ -307,6 +307,7 @@ fn thinktime_on_a_real_file_matches_fio() {
 // ---- 6: memory bounded over simulated time ----
 
 /// Peak resident memory (KiB) of `flashlab ARGS`, from wait4's rusage.
+#[allow(clippy::zombie_processes)] // reaped by wait4, which also returns its rusage
 fn peak_rss_kib(args: &[&str]) -> i64 {
     let child = Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).stdout(Stdio::null()).spawn().unwrap();
     let mut status = 0;
