@@ -42,7 +42,8 @@ fn copy_tree(from: &Path, to: &Path) {
 fn base() -> &'static PathBuf {
     static B: OnceLock<PathBuf> = OnceLock::new();
     B.get_or_init(|| {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/flashlab-doctor/tests/fixtures/ubuntu-sbc-emmc");
+        let src =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/flashlab-doctor/tests/fixtures/ubuntu-sbc-emmc");
         let dst = std::env::temp_dir().join(format!("flashlab-fuzz-sysfs-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dst);
         copy_tree(&src, &dst);

@@ -23,9 +23,9 @@
 //! ```
 
 pub mod job;
+pub mod limits;
 pub mod options;
 pub mod parse;
-pub mod limits;
 pub mod units;
 
 pub use job::{IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};

@@ -105,7 +105,9 @@ fn published_numbers(source: &str, table: &str, fields: &[(&str, Option<f64>)]) 
     for (field, v) in fields {
         if let Some(v) = v {
             if !(v.is_finite() && *v > 0.0 && *v <= 1e12) {
-                return Err(format!("{source}: {table} field '{field}': {v} is not a published measurement (a number > 0 and <= 1e12)"));
+                return Err(format!(
+                    "{source}: {table} field '{field}': {v} is not a published measurement (a number > 0 and <= 1e12)"
+                ));
             }
         }
     }

@@ -97,8 +97,12 @@ impl Cleanup {
 /// The signals every flashlab command handles the same way: clean up what flashlab created,
 /// then exit with 128 + the signal number (130, 143, 129, 131), as a shell reports a signal.
 /// A second signal while the cleanup runs exits at once with that status.
-pub const HANDLED_SIGNALS: [i32; 4] =
-    [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP, signal_hook::consts::SIGQUIT];
+pub const HANDLED_SIGNALS: [i32; 4] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
+];
 
 /// The name of a handled signal (`SIGINT`), for messages.
 pub fn signal_name(sig: i32) -> &'static str {

@@ -33,7 +33,8 @@ fn within<T: Send + 'static>(limit: Duration, what: &str, f: impl FnOnce() -> T 
 #[test]
 fn log_ticks_terminate_and_stay_small_on_extreme_ranges() {
     for (lo, hi) in [(5e-324, 1.7e308), (5e-324, 1.0), (1.0, 1.7e308), (f64::MIN_POSITIVE, f64::MAX), (1.0, 10.0)] {
-        let (major, minor) = within(Duration::from_secs(2), &format!("log_ticks({lo:e}, {hi:e})"), move || log_ticks(lo, hi));
+        let (major, minor) =
+            within(Duration::from_secs(2), &format!("log_ticks({lo:e}, {hi:e})"), move || log_ticks(lo, hi));
         assert!(major.len() + minor.len() <= 100, "{lo}..{hi}: {} ticks", major.len() + minor.len());
         assert!(!major.is_empty(), "{lo}..{hi}: no labelled tick");
         assert!(major.iter().all(|v| v.is_finite() && *v > 0.0));
@@ -64,7 +65,9 @@ fn every_fixture_with_extreme_numbers_renders_in_seconds() {
             let t = Instant::now();
             let what = format!("{name} with every number {x:e}");
             let r = within(Duration::from_secs(10), &what, move || {
-                render_report_values(&[("extreme.json".to_string(), v)]).map(|r| r.html.len()).map_err(|e| e.to_string())
+                render_report_values(&[("extreme.json".to_string(), v)])
+                    .map(|r| r.html.len())
+                    .map_err(|e| e.to_string())
             });
             // An error naming the file is fine; a hang or a panic is not.
             if let Err(e) = &r {

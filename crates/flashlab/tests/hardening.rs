@@ -99,8 +99,11 @@ fn trace_with_a_gap_of_decades_replays_in_seconds() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // A gap beyond 100 years is refused, naming the trace.
     let long = scratch("hard", "gap-long.iolog3");
-    std::fs::write(&long, format!("fio version 3 iolog\n10 /dev/sdb write 0 4096\n{} /dev/sdb write 8192 4096\n", gap_us * 2))
-        .unwrap();
+    std::fs::write(
+        &long,
+        format!("fio version 3 iolog\n10 /dev/sdb write 0 4096\n{} /dev/sdb write 8192 4096\n", gap_us * 2),
+    )
+    .unwrap();
     one_line_error(&["life", "--target", "sim:toy", "--trace", long.to_str().unwrap()], 1, "gap-long.iolog3");
     // Sector numbers that would wrap at 512 bytes each are refused too.
     let wrap = scratch("hard", "wrap.blkparse");
@@ -124,11 +127,8 @@ fn job_names_stay_inside_the_target_directory() {
         std::fs::write(f, b"the user's").unwrap();
     }
     let job = scratch("hard", "names.fio");
-    std::fs::write(
-        &job,
-        format!("[global]\nrw=write\nbs=4k\nsize=64k\n[{}]\n[../escape]\n", outside_abs.display()),
-    )
-    .unwrap();
+    std::fs::write(&job, format!("[global]\nrw=write\nbs=4k\nsize=64k\n[{}]\n[../escape]\n", outside_abs.display()))
+        .unwrap();
     let out = flashlab(&["run", job.to_str().unwrap(), "--target", target.to_str().unwrap(), "--ioengine", "psync"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut outside: Vec<String> =
@@ -196,7 +196,11 @@ fn unwritable_outputs_fail_before_the_run() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{stderr}");
         assert!(stderr.contains(flag) && stderr.contains("/nonexistent-flashlab-dir"), "{stderr}");
-        assert!(out.stdout.is_empty(), "{cmd} {flag}: the run started before the check: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            out.stdout.is_empty(),
+            "{cmd} {flag}: the run started before the check: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     }
     let dir = scratch("hard", "a-directory");
     std::fs::create_dir_all(&dir).unwrap();
@@ -252,7 +256,10 @@ fn thinktime_stalls_the_simulated_job() {
     // Think times of days: the engine does not walk every 500 ms window across them.
     let job = scratch("hard", "think-days.fio");
     std::fs::write(&job, "[t]\nrw=randread\nbs=4k\nsize=16m\nnumber_ios=20\nthinktime=30d\n").unwrap();
-    let out = within(Duration::from_secs(20), &["run", job.to_str().unwrap(), "--target", "sim:toy", "--output-format", "json"]);
+    let out = within(
+        Duration::from_secs(20),
+        &["run", job.to_str().unwrap(), "--target", "sim:toy", "--output-format", "json"],
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["jobs"][0]["job_runtime"].as_f64().unwrap() >= 19.0 * 30.0 * 86_400e3, "{}", v["jobs"][0]["job_runtime"]);
@@ -280,8 +287,11 @@ fn thinktime_on_a_real_file_matches_fio() {
     std::fs::create_dir_all(&dir).unwrap();
     let job = scratch("hard", "think-real.fio");
     // 60 reads, a 2 ms think after every 3: 20 thinks, at least 40 ms.
-    std::fs::write(&job, "[t]\nrw=randread\nbs=4k\nsize=4m\nnumber_ios=60\nthinktime=2ms\nthinktime_blocks=3\nioengine=psync\n")
-        .unwrap();
+    std::fs::write(
+        &job,
+        "[t]\nrw=randread\nbs=4k\nsize=4m\nnumber_ios=60\nthinktime=2ms\nthinktime_blocks=3\nioengine=psync\n",
+    )
+    .unwrap();
     let fio = Command::new("fio")
         .args(["--output-format=json", &format!("--directory={}", dir.display()), job.to_str().unwrap()])
         .output()
@@ -294,7 +304,8 @@ fn thinktime_on_a_real_file_matches_fio() {
     let out = flashlab(&["run", job.to_str().unwrap(), "--target", dir.to_str().unwrap(), "--output-format", "json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let ours: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let (f, o) = (fio_json["jobs"][0]["job_runtime"].as_f64().unwrap(), ours["jobs"][0]["job_runtime"].as_f64().unwrap());
+    let (f, o) =
+        (fio_json["jobs"][0]["job_runtime"].as_f64().unwrap(), ours["jobs"][0]["job_runtime"].as_f64().unwrap());
     assert_eq!(ours["jobs"][0]["read"]["total_ios"].as_u64(), Some(60));
     println!("runtime with thinktime: fio {f} ms, flashlab {o} ms");
     assert!(f >= 40.0 && o >= 40.0, "fio {f} ms, flashlab {o} ms: 20 thinks of 2 ms");
@@ -321,7 +332,9 @@ fn peak_rss_kib(args: &[&str]) -> i64 {
 
 #[test]
 fn a_simulated_year_of_life_runs_in_the_memory_of_a_month() {
-    let life = |d: &'static str| ["life", "--target", "sim:toy", "--usage", "light-phone", "--scale", "0.016", "--duration", d];
+    let life = |d: &'static str| {
+        ["life", "--target", "sim:toy", "--usage", "light-phone", "--scale", "0.016", "--duration", d]
+    };
     let month = peak_rss_kib(&life("30d"));
     let year = peak_rss_kib(&life("1y"));
     // Every file the usage model ever created used to keep a slot (and its name) in the

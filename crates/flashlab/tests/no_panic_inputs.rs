@@ -17,8 +17,27 @@ const RESULTS: &str = include_str!("../../flashlab-report/tests/fixtures/wsat-to
 
 /// Tokens a mutation puts in place of a value: huge, tiny, negative, non-finite, odd.
 const TOKENS: &[&str] = &[
-    "0", "-1", "18446744073709551615", "1e308", "-1e308", "5e-324", "nan", "inf", "\"\"", "\"x\"", "[]", "{}",
-    "4294967296", "0.0", "true", "=", "[", "\"16e\"", "\"1y\"", "\u{0}", "999999999999999999999999",
+    "0",
+    "-1",
+    "18446744073709551615",
+    "1e308",
+    "-1e308",
+    "5e-324",
+    "nan",
+    "inf",
+    "\"\"",
+    "\"x\"",
+    "[]",
+    "{}",
+    "4294967296",
+    "0.0",
+    "true",
+    "=",
+    "[",
+    "\"16e\"",
+    "\"1y\"",
+    "\u{0}",
+    "999999999999999999999999",
 ];
 
 /// `seed` with some lines changed: a value replaced by a token, a line dropped or doubled.

@@ -94,9 +94,15 @@ pub fn parse(file: &str, text: &str, format: Format) -> Result<Vec<TraceOp>, Tra
     // lengths stay far below where offset + length could wrap.
     let span = ops.last().map_or(0, |o| o.t_ns);
     if span > flashlab_jobs::limits::MAX_DURATION_NS {
-        return Err(err(file, 0, format!("the trace spans {} s: more than flashlab's limit of 100 years", span / 1_000_000_000)));
+        return Err(err(
+            file,
+            0,
+            format!("the trace spans {} s: more than flashlab's limit of 100 years", span / 1_000_000_000),
+        ));
     }
-    if let Some(o) = ops.iter().find(|o| o.offset > flashlab_jobs::limits::MAX_BYTES || o.len > flashlab_jobs::limits::MAX_BYTES) {
+    if let Some(o) =
+        ops.iter().find(|o| o.offset > flashlab_jobs::limits::MAX_BYTES || o.len > flashlab_jobs::limits::MAX_BYTES)
+    {
         return Err(err(
             file,
             0,
