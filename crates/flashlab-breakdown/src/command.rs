@@ -45,8 +45,12 @@ pub fn sim_profile(spec: &str) -> Result<Profile, BreakdownError> {
 
 /// Run the breakdown; `progress` hears each job as it starts.
 pub fn run(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, BreakdownError> {
-    if o.ios == 0 {
-        return Err(BreakdownError::Bad("--ios: must be at least 1".into()));
+    if o.ios == 0 || o.ios > flashlab_jobs::limits::MAX_IOS {
+        return Err(BreakdownError::Bad(format!(
+            "--ios {}: must be 1..={} (docs/reliability.md)",
+            o.ios,
+            flashlab_jobs::limits::MAX_IOS
+        )));
     }
     if o.jobs.is_empty() {
         return Err(BreakdownError::Bad("no jobs: --rw, --bs and --iodepth must each name at least one".into()));

@@ -99,6 +99,21 @@ impl CalibrationReport {
     }
 }
 
+/// A published number is a positive, finite measurement: NaN, infinity, zero or a negative
+/// value would make every relative error meaningless (and a NaN error compares as "fine").
+fn published_numbers(source: &str, table: &str, fields: &[(&str, Option<f64>)]) -> Result<(), String> {
+    for (field, v) in fields {
+        if let Some(v) = v {
+            if !(v.is_finite() && *v > 0.0 && *v <= 1e12) {
+                return Err(format!(
+                    "{source}: {table} field '{field}': {v} is not a published measurement (a number > 0 and <= 1e12)"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl CalibrationSpec {
     /// The `[calibrate]` table of `profile`; errors name the profile (`source`) and the field.
     pub fn of(profile: &Profile, source: &str) -> Result<CalibrationSpec, String> {
@@ -117,6 +132,15 @@ impl CalibrationSpec {
                 if Protocol::builtin(name).is_none() {
                     return Err(format!("{source}: [calibrate] field 'protocol': no built-in protocol '{name}'"));
                 }
+                for r in &spec.row {
+                    let fields = [
+                        ("seq_read_mbs", r.seq_read_mbs),
+                        ("seq_write_mbs", r.seq_write_mbs),
+                        ("rand_read_mbs", r.rand_read_mbs),
+                        ("rand_write_mbs", r.rand_write_mbs),
+                    ];
+                    published_numbers(source, &format!("[[calibrate.row]] '{}'", r.label), &fields)?;
+                }
             }
             "vendor" => {
                 let v = spec.vendor.as_ref().ok_or_else(|| {
@@ -127,6 +151,16 @@ impl CalibrationSpec {
                         parse_cli_size(s).map_err(|e| format!("{source}: [calibrate.vendor] field '{field}': {e}"))?;
                     }
                 }
+                published_numbers(
+                    source,
+                    "[calibrate.vendor]",
+                    &[
+                        ("seq_read_mbs", v.seq_read_mbs),
+                        ("seq_write_mbs", v.seq_write_mbs),
+                        ("rand_read_iops", v.rand_read_iops),
+                        ("rand_write_iops", v.rand_write_iops),
+                    ],
+                )?;
                 if v.iodepth == Some(0) {
                     return Err(format!("{source}: [calibrate.vendor] field 'iodepth': must be at least 1"));
                 }

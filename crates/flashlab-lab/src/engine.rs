@@ -45,6 +45,11 @@ pub struct JobSpec {
     pub seed: u64,
     /// Bandwidth sampling interval (fio's default `log_avg_msec` is 500 ms).
     pub interval_ns: u64,
+    /// fio's `thinktime`: the job issues `thinktime_blocks` I/Os, lets them complete, then
+    /// stalls this long before it issues again (0 = never). On the
+    /// simulated clock `thinktime_spin` is the same as sleeping, so it is not separate here.
+    pub thinktime_ns: u64,
+    pub thinktime_blocks: u32,
 }
 
 impl JobSpec {
@@ -72,6 +77,8 @@ impl JobSpec {
             random_map: true,
             seed: 1,
             interval_ns: 500_000_000,
+            thinktime_ns: 0,
+            thinktime_blocks: 1,
         }
     }
 
@@ -81,6 +88,12 @@ impl JobSpec {
             Ddir::Write => self.bs_write,
             Ddir::Trim => self.bs_trim,
         }
+    }
+
+    /// fio's think time is due: `thinktime_blocks` I/Os were issued since the last one, so
+    /// the job issues nothing more until they completed and it has thought.
+    fn must_think(&self, l: &Live) -> bool {
+        self.thinktime_ns > 0 && l.since_think >= self.thinktime_blocks.max(1)
     }
 
     fn budget(&self) -> Option<u64> {
@@ -97,6 +110,8 @@ impl JobSpec {
 enum Kind {
     Dir(u8),
     Sync,
+    /// The end of a think time (not an I/O).
+    Think,
 }
 
 /// An I/O in flight: (done, sequence number for a stable order, job, kind, bytes, submitted).
@@ -124,6 +139,8 @@ struct Live {
     win_lat_sum: [u64; 3],
     win_lat_max: [u64; 3],
     last_done: Ns,
+    /// I/Os issued since the last think time.
+    since_think: u32,
 }
 
 /// One completed I/O, as an observer of [`run_jobs_observed`] sees it.
@@ -178,6 +195,7 @@ pub fn run_jobs_observed(
                 win_lat_sum: [0; 3],
                 win_lat_max: [0; 3],
                 last_done: start,
+                since_think: 0,
             }
         })
         .collect();
@@ -238,7 +256,11 @@ pub fn run_jobs_observed(
 
     for (j, s) in specs.iter().enumerate() {
         for _ in 0..s.iodepth.max(1) {
+            if s.must_think(&live[j]) {
+                break;
+            }
             if let Some((done, kind, bytes)) = issue(sys, j, start, &mut live[j], s)? {
+                live[j].since_think += 1;
                 live[j].in_flight += 1;
                 events.push(Reverse((done, seq, j, kind, bytes, start)));
                 seq += 1;
@@ -249,13 +271,29 @@ pub fn run_jobs_observed(
     while let Some(Reverse((t, _, j, kind, bytes, submitted))) = events.pop() {
         let s = &specs[j];
         let l = &mut live[j];
+        if kind == Kind::Think {
+            // Thought: fill the queue again.
+            l.since_think = 0;
+            for _ in 0..s.iodepth.max(1) {
+                if s.must_think(l) {
+                    break;
+                }
+                if let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? {
+                    l.since_think += 1;
+                    l.in_flight += 1;
+                    events.push(Reverse((done, seq, j, kind, bytes, t)));
+                    seq += 1;
+                }
+            }
+            continue;
+        }
         l.in_flight -= 1;
         l.last_done = l.last_done.max(t);
         observe(
             Completed {
                 job: j,
                 dir: match kind {
-                    Kind::Sync => None,
+                    Kind::Sync | Kind::Think => None,
                     Kind::Dir(d) => Some(ddir(d)),
                 },
                 bytes,
@@ -267,10 +305,16 @@ pub fn run_jobs_observed(
         if t >= l.measure_from {
             while t >= l.win_start + s.interval_ns {
                 close_window(l, s, s.interval_ns);
+                // An idle gap (think time, a trace's pause): one empty window for all of it,
+                // not one per interval (a simulated year is 63 million 500 ms windows).
+                let empty = (t - l.win_start) / s.interval_ns;
+                if empty > 1 {
+                    close_window(l, s, empty * s.interval_ns);
+                }
             }
             let lat = t - submitted;
             match kind {
-                Kind::Sync => l.result.sync.record(lat),
+                Kind::Sync | Kind::Think => l.result.sync.record(lat),
                 Kind::Dir(d) => {
                     l.result.dir_mut(ddir(d)).record_io(bytes, lat, lat);
                     l.win_bytes[d as usize] += bytes;
@@ -280,7 +324,14 @@ pub fn run_jobs_observed(
                 }
             }
         }
-        if let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? {
+        if s.must_think(l) {
+            // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
+            if l.in_flight == 0 && !l.stopped {
+                events.push(Reverse((t.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, t)));
+                seq += 1;
+            }
+        } else if let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? {
+            l.since_think += 1;
             l.in_flight += 1;
             events.push(Reverse((done, seq, j, kind, bytes, t)));
             seq += 1;

@@ -70,7 +70,11 @@ pub fn sim_profile(target: &str) -> Result<Profile, String> {
         return Profile::from_toml(&format!("built-in profile {spec}"), text).map_err(|e| e.to_string());
     }
     if spec.ends_with(".toml") || spec.contains('/') {
-        let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
+        let text = flashlab_jobs::limits::read_text(
+            std::path::Path::new(spec),
+            "profile",
+            flashlab_jobs::limits::MAX_TEXT_INPUT,
+        )?;
         return Profile::from_toml(spec, &text).map_err(|e| e.to_string());
     }
     Err(format!("unknown profile '{spec}'; built-in profiles: {} (or give a path to a .toml file)", names()))

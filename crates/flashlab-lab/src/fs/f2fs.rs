@@ -411,13 +411,15 @@ impl F2fs {
     }
 
     pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), SysError> {
-        debug_assert_eq!(id as usize, self.files.len());
+        debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
         self.tick(d, t)?;
         let n = size.div_ceil(FS_BLOCK);
         let nodes = nodes_for(n);
         let need = n + nodes as u64;
         if self.valid_blocks + self.reserved_blocks + need > self.user_blocks {
-            self.files.push(None);
+            if id as usize == self.files.len() {
+                self.files.push(None);
+            }
             return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes() }.into());
         }
         self.reserved_blocks += need;
@@ -426,7 +428,12 @@ impl F2fs {
             f.nodes.push(Node { addr: NONE, nid: self.next_nid, dirty: false });
             self.next_nid += 1;
         }
-        self.files.push(Some(f));
+        // A deleted file's id is reused: the table stays as large as the most files alive at once.
+        if id as usize == self.files.len() {
+            self.files.push(Some(f));
+        } else {
+            self.files[id as usize] = Some(f);
+        }
         for ni in 0..nodes {
             self.mark_node_dirty(id, ni);
         }
@@ -791,6 +798,8 @@ impl F2fs {
             }
             self.mark_nat(n.nid);
         }
+        // The id is reused by a later create: no dirty-node entry may outlive the file.
+        self.dirty_list.retain(|&(i, _)| i != id);
         Ok(())
     }
 

@@ -245,10 +245,10 @@ impl InPlace {
     }
 
     pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), SysError> {
-        debug_assert_eq!(id as usize, self.files.len());
+        debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
         let first_ino = self.ext4.as_ref().map_or(12, |e| e.layout.first_free_ino);
         let ino = first_ino + u64::from(id);
-        self.files.push(Some(IFile {
+        let file = Some(IFile {
             f: File { size, extents: Vec::new() },
             leaves: Vec::new(),
             ino,
@@ -257,7 +257,14 @@ impl InPlace {
             mtime_tick: u64::MAX,
             queried: false,
             atime_stale: false,
-        }));
+        });
+        // A deleted file's id is reused (as ext4 reuses inode numbers): the table stays as
+        // large as the most files alive at once, not as all files ever created.
+        if id as usize == self.files.len() {
+            self.files.push(file);
+        } else {
+            self.files[id as usize] = file;
+        }
         if let Err(e) = self.grow(d, t, id, name, size) {
             self.files[id as usize] = None;
             return Err(e);

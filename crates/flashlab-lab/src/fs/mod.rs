@@ -50,6 +50,8 @@ pub struct Fs {
     names: BTreeMap<String, FileId>,
     /// Name of each file id (empty once deleted).
     id_names: Vec<String>,
+    /// Ids of deleted files, reused by the next creates.
+    free_ids: Vec<u32>,
     model: Model,
     counters: FsCounters,
     trace: Option<Vec<disk::Traced>>,
@@ -63,7 +65,15 @@ impl Fs {
             FsKind::Ext4 => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
             FsKind::F2fs => Model::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
         };
-        Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), model, counters: FsCounters::default(), trace: None }
+        Fs {
+            cfg,
+            names: BTreeMap::new(),
+            id_names: Vec::new(),
+            free_ids: Vec::new(),
+            model,
+            counters: FsCounters::default(),
+            trace: None,
+        }
     }
 
     /// The ext4 model over the blocks of a real image's `layout` (from
@@ -140,7 +150,9 @@ impl Fs {
         if self.names.contains_key(name) {
             return Err(FsError::Exists(name.to_string()).into());
         }
-        let id = self.id_names.len() as u32;
+        // Ids of deleted files are reused, so the per-file tables of the models stay as large as
+        // the most files alive at once (life creates and deletes files for simulated years).
+        let id = self.free_ids.pop().unwrap_or(self.id_names.len() as u32);
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         let r = match &mut self.model {
             Model::InPlace(m) => m.create(&mut d, t, id, name, size),
@@ -148,12 +160,19 @@ impl Fs {
         };
         match r {
             Ok(()) => {
-                self.id_names.push(name.to_string());
+                if id as usize == self.id_names.len() {
+                    self.id_names.push(name.to_string());
+                } else {
+                    self.id_names[id as usize] = name.to_string();
+                }
                 self.names.insert(name.to_string(), FileId(id));
                 Ok(FileId(id))
             }
             Err(e) => {
-                self.id_names.push(String::new());
+                if id as usize == self.id_names.len() {
+                    self.id_names.push(String::new());
+                }
+                self.free_ids.push(id);
                 Err(e)
             }
         }
@@ -195,7 +214,10 @@ impl Fs {
             Model::Log(m) => m.delete(&mut d, t, id.0)?,
         }
         self.names.remove(name);
-        self.id_names[id.0 as usize].clear();
+        // Free the name (not just clear it): life creates and deletes files for simulated
+        // years, and a kept allocation per deleted file made memory grow with simulated time.
+        self.id_names[id.0 as usize] = String::new();
+        self.free_ids.push(id.0);
         Ok(())
     }
 

@@ -18,7 +18,11 @@ pub fn age(args: &AgeArgs) -> Result<(), String> {
     let proto = match Protocol::builtin(&args.protocol) {
         Some(p) => p,
         None if std::path::Path::new(&args.protocol).exists() => {
-            let text = std::fs::read_to_string(&args.protocol).map_err(|e| format!("{}: {e}", args.protocol))?;
+            let text = flashlab_jobs::limits::read_text(
+                std::path::Path::new(&args.protocol),
+                "protocol",
+                flashlab_jobs::limits::MAX_TEXT_INPUT,
+            )?;
             Protocol::from_toml(&args.protocol, &text)?
         }
         None => {

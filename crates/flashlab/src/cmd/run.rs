@@ -1,5 +1,6 @@
 //! `flashlab run JOBFILE`: an fio job file on a simulated system. Each job gets its own file
-//! on the simulated filesystem (fio's `jobname.N.0`), laid out first when the job reads;
+//! on the simulated filesystem (its `filename=`, else fio's `jobname.N.0`; the same name is
+//! the same file), laid out first when the job reads and the file is new or too small;
 //! stonewalled groups run one after another, the jobs of a group side by side.
 
 use super::run_real::{run_real, Place};
@@ -48,9 +49,6 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
             return emit(a, &jf, json, &results, d.display().to_string(), None);
         }
     };
-    if names_own {
-        eprintln!("note: the job file's filename/directory options are ignored on a simulated target");
-    }
     let cfg = super::fs_config(&a.sim_fs, &profile, a.target.as_deref().unwrap_or("sim:"))?;
     let mut sys = SimSystem::with_fs(&profile, a.seed, cfg);
     let groups = jf.run_groups();
@@ -176,7 +174,14 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
     if offset + bs > size {
         return Err(format!("{here}: offset {offset} leaves no room for a {bs}-byte block in a {size}-byte file"));
     }
-    let name = format!("{}.{n}.0", job.name);
+    // fio's semantics: `filename=` names the file, and the same name is the same file (a fill
+    // job and a randwrite job on one file share it; clones of a job share it too); without it
+    // the file is `NAME.JOBNUM.0`, in `directory=` when given.
+    let name = match (&job.filename, &job.directory) {
+        (Some(f), _) => f.clone(),
+        (None, Some(d)) => format!("{d}/{}.{n}.0", super::run_real::job_file_stem(&job.name)),
+        (None, None) => format!("{}.{n}.0", job.name),
+    };
     let existing = sys.file_id(&name).filter(|&id| sys.file_size(id).is_some_and(|s| s >= size));
     let file = match existing {
         Some(id) => id,
@@ -220,5 +225,7 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         random_map: true,
         seed: job.randseed.unwrap_or(seed),
         interval_ns: 500_000_000,
+        thinktime_ns: job.thinktime_ns,
+        thinktime_blocks: job.thinktime_blocks,
     })
 }

@@ -8,8 +8,11 @@ use flashlab_lab::experiments::wsat::run_wsat;
 use serde_json::json;
 
 pub fn wsat(a: &WsatArgs) -> Result<(), String> {
-    if !(a.times > 0.0 && a.times.is_finite()) {
-        return Err(format!("--times must be positive, got {}", a.times));
+    if !(a.times > 0.0 && a.times <= 1000.0) {
+        return Err(format!("--times must be in (0, 1000] capacities, got {}", a.times));
+    }
+    if a.intervals == 0 || a.intervals > 100_000 {
+        return Err(format!("--intervals {}: must be 1..=100000", a.intervals));
     }
     let (profile, mut sys) = super::system(&a.common)?;
     print!("{}", super::banner("wsat", &a.common, &profile, &sys));
