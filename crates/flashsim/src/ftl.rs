@@ -243,7 +243,7 @@ impl Ftl {
             busy_ceiling: crate::nand::us(profile.busy_ceiling_ms() * 1000.0),
             page_cost: {
                 let t = NandTiming::from_profile(profile);
-                t.t_read + t.t_prog + u64::from(geo.units_per_page) * t.unit_xfer
+                t.t_read + t.t_prog + 2 * u64::from(geo.units_per_page) * t.unit_xfer
             },
             counters: Counters::default(),
         }

@@ -98,6 +98,14 @@ pub struct HybridFtl {
     cur_l: u32,
     cur_dst: u32,
     cur_page: u32,
+    /// The sequential log being closed a few pages per command (partial merge; NIL when
+    /// none): its logical block, its block, the next page to fill.
+    cl_l: u32,
+    cl_block: u32,
+    cl_page: u32,
+    /// Units of the sequential log's open page that closing copied in (not host writes: they
+    /// hold no write-buffer slot).
+    sw_extra: u32,
     /// Most merge pages one command carries, and the busy-time ceiling of a command.
     pages_per_command: u32,
     busy_ceiling: Ns,
@@ -150,11 +158,15 @@ impl HybridFtl {
             cur_l: NIL,
             cur_dst: NIL,
             cur_page: 0,
+            cl_l: NIL,
+            cl_block: NIL,
+            cl_page: 0,
+            sw_extra: 0,
             pages_per_command: profile.gc_pages_per_command(),
             busy_ceiling: crate::nand::us(profile.busy_ceiling_ms() * 1000.0),
             page_cost: {
                 let t = NandTiming::from_profile(profile);
-                t.t_read + t.t_prog + u64::from(geo.units_per_page) * t.unit_xfer
+                t.t_read + t.t_prog + 2 * u64::from(geo.units_per_page) * t.unit_xfer
             },
             counters: Counters::default(),
         }
@@ -287,7 +299,13 @@ impl HybridFtl {
                 if self.cur_l == l {
                     at = self.finish_cur(at);
                 }
-                at = self.close_sw(at);
+                if self.cl_l == l {
+                    at = self.finish_closing(at);
+                }
+                // A new run over the same block: its partial merge cannot wait, since the new
+                // log will become the block's data.
+                let defer = self.sw.is_none_or(|s| s.lblock != l);
+                at = self.close_sw_deferred(at, defer);
                 let die = l % self.geo.dies;
                 let (block, ready) = self.take_block(die, at, Kind::Log);
                 at = ready.max(at);
@@ -315,7 +333,7 @@ impl HybridFtl {
     }
 
     /// Record the units of open page `op`, just programmed at physical unit `base`.
-    fn place_open(&mut self, op: usize, base: u32, done: Ns) -> u32 {
+    fn place_open(&mut self, op: usize, base: u32, done: Ns, host_units: u32) -> u32 {
         let len = self.open[op].len;
         let mut placed = 0;
         for s in 0..len as usize {
@@ -332,7 +350,7 @@ impl HybridFtl {
             placed += 1;
         }
         self.valid[self.geo.block_of(base) as usize] += placed;
-        self.buffer.release_at(done, len);
+        self.buffer.release_at(done, host_units);
         self.counters.nand_page_programs += 1;
         self.counters.nand_units_programmed += u64::from(self.upp);
         self.open[op].clear();
@@ -378,7 +396,8 @@ impl HybridFtl {
         let page = self.rw_next_page;
         self.rw_next_page += 1;
         let done = self.nand.program(self.geo.die_of_block(b), start);
-        self.place_open(RW, b * self.upb + page * self.upp, done);
+        let len = self.open[RW].len;
+        self.place_open(RW, b * self.upb + page * self.upp, done, len);
         done
     }
 
@@ -387,7 +406,9 @@ impl HybridFtl {
         let s = self.sw.expect("sequential log open");
         let start = at.max(self.open[SW].ready);
         let done = self.nand.program(self.geo.die_of_block(s.block), start);
-        self.place_open(SW, s.block * self.upb + s.next_page * self.upp, done);
+        let host = self.open[SW].len - self.sw_extra;
+        self.sw_extra = 0;
+        self.place_open(SW, s.block * self.upb + s.next_page * self.upp, done, host);
         let s = self.sw.as_mut().expect("sequential log open");
         s.next_page += 1;
         // A padded page ends the run: later units of this page go to the random logs.
@@ -484,11 +505,20 @@ impl HybridFtl {
     /// install it as the data block; or, when a unit it skipped still lives only in the old
     /// data block, fall back to a full merge. Returns when done.
     fn close_sw(&mut self, at: Ns) -> Ns {
+        self.close_sw_deferred(at, false)
+    }
+
+    /// [`HybridFtl::close_sw`]; with `defer`, the partial merge's copies are left to the
+    /// following commands ([`HybridFtl::command_gc`]) instead of this one.
+    fn close_sw_deferred(&mut self, at: Ns, defer: bool) -> Ns {
         let Some(_) = self.sw else {
             return at;
         };
         let mut t = at;
         if self.open[SW].len > 0 {
+            // Complete the open page from the block's other copies first (a read-modify-write
+            // of one page), so that no unit of it is left behind in the old data block.
+            self.fill_sw_page(t);
             t = self.program_sw(t);
         }
         let s = self.sw.take().expect("sequential log open");
@@ -506,6 +536,15 @@ impl HybridFtl {
             }
             return done;
         }
+        if defer && s.next_page < self.geo.pages_per_block {
+            if self.cl_l != NIL {
+                t = self.finish_closing(t);
+            }
+            self.cl_l = l;
+            self.cl_block = s.block;
+            self.cl_page = s.next_page;
+            return t;
+        }
         let die = self.geo.die_of_block(s.block);
         let mut done = t;
         for page in s.next_page..self.geo.pages_per_block {
@@ -520,9 +559,43 @@ impl HybridFtl {
         done
     }
 
+    /// Fill the rest of the sequential log's open page with the latest copies of the units at
+    /// those offsets (unmapped ones stay empty).
+    fn fill_sw_page(&mut self, at: Ns) {
+        let s = self.sw.expect("sequential log open");
+        let first = s.lblock * self.upb + s.next_page * self.upp;
+        let mut lpn = first + self.open[SW].len;
+        while lpn < first + self.upp {
+            let (tag, ready) = match self.l2p[lpn as usize] {
+                UNMAPPED => {
+                    self.open[SW].push(INVALID, 0, at);
+                    self.sw_extra += 1;
+                    lpn += 1;
+                    continue;
+                }
+                v if v & BUFFERED != 0 => (buffered_tag(&self.open, v), at),
+                _ => {
+                    let ppa = self.ppa_of(lpn).expect("on NAND");
+                    let tag = self.tags.as_ref().map_or(0, |t| t[ppa as usize]);
+                    let die = self.geo.die_of_block(self.geo.block_of(ppa));
+                    self.counters.nand_page_reads += 1;
+                    (tag, self.nand.read(die, at, 1))
+                }
+            };
+            self.drop_copy(lpn);
+            self.append(SW, lpn, tag, ready);
+            self.sw_extra += 1;
+            self.counters.gc_units_copied += 1;
+            lpn += 1;
+        }
+    }
+
     /// Gather every live unit of logical block `l` into a fresh block and install it.
     fn full_merge(&mut self, l: u32, at: Ns) -> Ns {
         let mut at = at;
+        if self.cl_l == l {
+            at = self.finish_closing(at);
+        }
         if self.cur_l == l {
             // A paced merge of this block is under way: complete it, then merge only what
             // reached the logs since.
@@ -643,16 +716,20 @@ impl HybridFtl {
     pub fn background(&mut self, from: Ns, until: Ns) {
         let mut t = from;
         while t < until {
-            if self.job_victim == NIL {
-                let Some(victim) = self.rw_full.pop_front() else {
-                    break;
-                };
-                self.start_job(victim);
+            let before = (self.job_victim, self.job_slots_left(), self.cl_l, self.cl_page);
+            if self.cl_l != NIL {
+                t = t.max(self.advance_closing(t, u32::MAX, until).0);
             }
-            let before = (self.job_victim, self.job_slots_left());
-            let (end, _) = self.advance(t, u64::MAX, u32::MAX, until, true);
-            t = t.max(end);
-            if (self.job_victim, self.job_slots_left()) == before {
+            if self.job_victim == NIL {
+                if let Some(victim) = self.rw_full.pop_front() {
+                    self.start_job(victim);
+                }
+            }
+            if self.job_victim != NIL {
+                let (end, _) = self.advance(t, u64::MAX, u32::MAX, until, true);
+                t = t.max(end);
+            }
+            if (self.job_victim, self.job_slots_left(), self.cl_l, self.cl_page) == before {
                 // Nothing more fits before the window ends.
                 break;
             }
@@ -708,12 +785,70 @@ impl HybridFtl {
     /// command that started at `start`: its share of the paced merge, at most the profile's
     /// pages per command and never past the busy-time ceiling. Returns when it is done.
     pub fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
-        if self.job_victim == NIL {
-            return at;
-        }
-        let quota = (self.job_slots_left() * u64::from(units)).div_ceil(self.rw_units_left());
         let deadline = start + self.busy_ceiling;
-        self.advance(at, quota, self.pages_per_command, deadline, false).0
+        let mut end = at;
+        let mut budget = self.pages_per_command;
+        // Pace to be done with a quarter of the active log to spare: a command that hits the
+        // ceiling leaves its share to the next ones, and they need room to catch up.
+        let left = self.rw_units_left().saturating_sub(u64::from(self.upb / 4)).max(1);
+        if self.cl_l != NIL {
+            // The partial merge of a closed sequential log goes first, paced like the random
+            // logs' merge (all merge work must be done before the logs run out).
+            let pages = u64::from(self.geo.pages_per_block - self.cl_page);
+            let quota = (pages * u64::from(units)).div_ceil(left).min(u64::from(budget)) as u32;
+            let (e, n) = self.advance_closing(at, quota, deadline);
+            end = end.max(e);
+            budget -= n.min(budget);
+        }
+        if self.job_victim == NIL || budget == 0 {
+            return end;
+        }
+        let quota = (self.job_slots_left() * u64::from(units)).div_ceil(left);
+        end.max(self.advance(at, quota, budget, deadline, false).0)
+    }
+
+    /// Latest time any die is busy until: a merge page reads from any die and programs on one.
+    fn dies_free_at(&self) -> Ns {
+        (0..self.geo.dies).map(|d| self.nand.die_free_at(d)).max().unwrap_or(0)
+    }
+
+    /// Up to `pages` pages of the pending partial merge from `at`, none that would end past
+    /// `deadline`; the block is installed once complete. Returns (end, pages programmed).
+    fn advance_closing(&mut self, at: Ns, pages: u32, deadline: Ns) -> (Ns, u32) {
+        let mut end = at;
+        let mut programmed = 0;
+        while self.cl_l != NIL && programmed < pages {
+            let (l, b, page) = (self.cl_l, self.cl_block, self.cl_page);
+            if page == self.geo.pages_per_block {
+                self.install(l, b);
+                self.cl_l = NIL;
+                break;
+            }
+            let base = l * self.upb + page * self.upp;
+            let empty = self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED);
+            if !empty {
+                let die = self.geo.die_of_block(b);
+                if end.max(self.dies_free_at()) + self.page_cost > deadline {
+                    break;
+                }
+                let (r, _) = self.gather(l, page, at);
+                let done = self.nand.program(die, r);
+                self.move_page(l, page, b, done);
+                end = end.max(done);
+                programmed += 1;
+            }
+            self.cl_page = page + 1;
+        }
+        (end, programmed)
+    }
+
+    /// Complete the pending partial merge, whatever it costs; returns when done.
+    fn finish_closing(&mut self, at: Ns) -> Ns {
+        let mut end = at;
+        while self.cl_l != NIL {
+            end = end.max(self.advance_closing(end, u32::MAX, Ns::MAX).0);
+        }
+        end
     }
 
     /// Walk up to `slots` page slots of the paced merge from `at`, programming at most `pages`
@@ -734,6 +869,9 @@ impl HybridFtl {
                     walked += ppb;
                     continue;
                 }
+                if self.cl_l == l {
+                    end = end.max(self.finish_closing(end));
+                }
                 if self.sw.is_some_and(|s| s.lblock == l) {
                     end = end.max(self.close_sw(end));
                     if !self.has_log_units(l) {
@@ -742,7 +880,7 @@ impl HybridFtl {
                     }
                 }
                 let die = l % self.geo.dies;
-                if end.max(self.nand.die_free_at(die)) + self.page_cost + self.nand.timing.t_erase > deadline {
+                if end.max(self.dies_free_at()) + self.page_cost + self.nand.timing.t_erase > deadline {
                     self.job_next -= 1;
                     break;
                 }
@@ -757,7 +895,7 @@ impl HybridFtl {
             let empty = self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED);
             if !empty {
                 let die = self.geo.die_of_block(dst);
-                if end.max(self.nand.die_free_at(die)) + self.page_cost > deadline {
+                if end.max(self.dies_free_at()) + self.page_cost > deadline {
                     break;
                 }
                 let (r, _) = self.gather(l, page, at);
