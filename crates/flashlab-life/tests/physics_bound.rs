@@ -35,7 +35,7 @@ fn profile(i: usize) -> Profile {
             q.nand.pages_per_block = ppb.min(p.nand.pages_per_block);
             q.nand.blocks_per_plane = bpp.min(p.nand.blocks_per_plane);
             q.ftl.gc_pages_per_command = None;
-            q.ftl.slc_cache_mib = q.ftl.slc_cache_mib.min((physical_bytes(&q) / 4 >> 20) as u32);
+            q.ftl.slc_cache_mib = q.ftl.slc_cache_mib.min(((physical_bytes(&q) / 4) >> 20) as u32);
             if physical_bytes(&q) <= MAX_BYTES && q.validate(name).is_ok() {
                 return q;
             }
