@@ -5,7 +5,7 @@
 use crate::engine::{run_jobs_observed, JobSpec};
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
-use flashlab_measure::LatencyHistogram;
+use flashlab_measure::{LatencyHistogram, LatencySummary};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -15,7 +15,12 @@ pub struct FillDecile {
     pub p50_us: f64,
     pub p90_us: f64,
     pub p99_us: f64,
+    /// p99.9 and p99.99 (clamped to the exact range: max >= p99.99 >= p99.9 >= p99).
+    pub p999_us: f64,
+    pub p9999_us: f64,
+    /// Exact largest and mean latency of the slice.
     pub max_us: f64,
+    pub mean_us: f64,
     pub mbs: f64,
     /// Device write amplification within this slice.
     pub write_amplification: f64,
@@ -53,12 +58,16 @@ pub fn run_fill(
             let secs = (c.done - slice_start) as f64 / 1e9;
             let bytes = done_bytes - slice * deciles.len() as u64;
             let now = sys.dev.counters();
+            let l = LatencySummary::of(&hist);
             deciles.push(FillDecile {
                 filled_pct: (done_bytes * 100 / size) as u32,
-                p50_us: hist.percentile(50.0) as f64 / 1e3,
-                p90_us: hist.percentile(90.0) as f64 / 1e3,
-                p99_us: hist.percentile(99.0) as f64 / 1e3,
-                max_us: hist.max() as f64 / 1e3,
+                p50_us: l.p50_us,
+                p90_us: l.p90_us,
+                p99_us: l.p99_us,
+                p999_us: l.p999_us,
+                p9999_us: l.p9999_us,
+                max_us: l.max_us,
+                mean_us: l.mean_us,
                 mbs: if secs > 0.0 { bytes as f64 / secs / 1e6 } else { 0.0 },
                 write_amplification: now.since(&counters).write_amplification(),
             });

@@ -18,7 +18,9 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
         ("p50", "us"),
         ("p90", "us"),
         ("p99", "us"),
+        ("p99.9", "us"),
         ("max", "us"),
+        ("mean", "us"),
         ("write", "MB/s"),
         ("WAF", ""),
     ]);
@@ -28,7 +30,9 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
             sig(d.p50_us, 3),
             sig(d.p90_us, 3),
             sig(d.p99_us, 3),
+            sig(d.p999_us, 3),
             sig(d.max_us, 3),
+            sig(d.mean_us, 3),
             sig(d.mbs, 3),
             format!("{:.2}", d.write_amplification),
         ]);
