@@ -26,6 +26,18 @@ pub fn of(cmd: &Command) -> Vec<(&'static str, Option<&Path>)> {
         Command::Breakdown(a) => vec![("--json", a.json.as_deref()), ("--chart", a.chart.as_deref())],
         Command::Sqlite(a) => vec![("--json", a.json.as_deref())],
         Command::Life(a) => vec![("--json", a.json.as_deref()), ("--report", a.report.as_deref())],
+        Command::Phone(p) => {
+            use crate::phone::cli::PhoneCommand as P;
+            let on = match p {
+                P::Bench(b) => Some(&b.on),
+                P::Fill(f) => Some(&f.bench.on),
+                P::Age(a) => Some(&a.bench.on),
+                P::Run(r) => Some(&r.on),
+                P::Devices(_) | P::Doctor(_) => None,
+            };
+            on.map_or_else(Vec::new, |o| vec![("--json", o.json.as_deref()), ("--report", o.report.as_deref())])
+        }
+        Command::ValidateFs(a) => vec![("--json", a.json.as_deref())],
         Command::Profiles(_) | Command::Doctor(_) | Command::Serve(_) | Command::Sim(SimCommand::Waf(_)) => Vec::new(),
     }
 }
