@@ -6,6 +6,7 @@
 //!   I/O goes), measuring with `flashlab-measure`.
 //! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as `age`.
 //! * [`experiments`]: runs directly on a device (`sim waf`, `fill`, `wsat`).
+//! * [`precondition`]: the device's history before a run (fresh, used, steady).
 //! * [`units`]: sizes and durations as the command line reads them; [`rng`]: seeded randomness.
 
 pub mod calibrate;
@@ -14,6 +15,7 @@ pub mod experiments;
 pub mod fourcorner;
 pub mod fs;
 pub mod offsets;
+pub mod precondition;
 pub mod profiles;
 pub mod protocol;
 pub mod rng;
