@@ -196,6 +196,15 @@ impl Allocator {
         self.free.insert(s, l);
     }
 
+    /// The free runs inside [lo, hi) (bytes), clipped to it, in address order.
+    pub fn free_runs(&self, lo: u64, hi: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let before = self.free.range(..lo).next_back().filter(|(&s, &l)| s + l > lo);
+        before.into_iter().chain(self.free.range(lo..hi)).filter_map(move |(&s, &l)| {
+            let (a, b) = (s.max(lo), (s + l).min(hi));
+            (b > a).then_some((a, b - a))
+        })
+    }
+
     /// The free extents (what fstrim trims).
     pub fn free_extents(&self) -> Vec<(u64, u64)> {
         self.free.iter().map(|(&s, &l)| (s, l)).collect()

@@ -120,6 +120,16 @@ impl Replayer<'_> {
 
 /// Replay `events` on `sim`. The log must hold the measure marks.
 pub fn replay(events: &[Event], sim: &mut SimAdapter) -> Result<Replay, Error> {
+    replay_with(events, sim, &mut |_, _| {})
+}
+
+/// [`replay`], calling `at_mark` with each mark when the replay reaches it (before the mark's
+/// own work), so a caller can start and stop recording the simulated requests there.
+pub fn replay_with(
+    events: &[Event],
+    sim: &mut SimAdapter,
+    at_mark: &mut dyn FnMut(Mark, &mut SimAdapter),
+) -> Result<Replay, Error> {
     // Generous sizes: the furthest any write to a path reaches.
     let mut handles: HashMap<u32, Option<String>> = HashMap::new();
     let mut files: BTreeMap<String, SimFile> = BTreeMap::new();
@@ -149,6 +159,9 @@ pub fn replay(events: &[Event], sim: &mut SimAdapter) -> Result<Replay, Error> {
     let mut start_counters = None;
     let (mut tx_begin, mut first_begin, mut last_end) = (0, None, 0);
     for e in events {
+        if let Event::Mark(m) = e {
+            at_mark(*m, r.sim);
+        }
         match e {
             Event::Open { .. } | Event::Close { .. } | Event::ShmMap { .. } => {}
             Event::Write { file, off, len } => {

@@ -40,6 +40,22 @@ impl SimAdapter {
         Ok(SimAdapter { sys, ids: HashMap::new() })
     }
 
+    /// An adapter over a system the caller made (a filesystem model over a real image's
+    /// layout, say).
+    pub fn with_system(sys: SimSystem) -> SimAdapter {
+        SimAdapter { sys, ids: HashMap::new() }
+    }
+
+    /// The simulated system (to read or record what it did).
+    pub fn system_mut(&mut self) -> &mut SimSystem {
+        &mut self.sys
+    }
+
+    /// The simulated system, the adapter done with.
+    pub fn into_system(self) -> SimSystem {
+        self.sys
+    }
+
     pub fn profile_name(&self) -> &str {
         &self.sys.dev.profile().name
     }

@@ -7,6 +7,7 @@
 pub mod config;
 pub mod counters;
 pub mod disk;
+pub mod ext4_alloc;
 pub mod ext4_layout;
 pub mod f2fs;
 pub mod inplace;
@@ -62,6 +63,14 @@ impl Fs {
             FsKind::Ext4 => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
             FsKind::F2fs => Model::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
         };
+        Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), model, counters: FsCounters::default(), trace: None }
+    }
+
+    /// The ext4 model over the blocks of a real image's `layout` (from
+    /// [`ext4_layout::Layout::from_dumpe2fs`]), so it allocates where the kernel would on it.
+    pub fn ext4_on(capacity: u64, mut cfg: FsConfig, layout: ext4_layout::Layout) -> Fs {
+        cfg.kind = FsKind::Ext4;
+        let model = Model::InPlace(Box::new(inplace::InPlace::with_layout(capacity, &cfg, Some(layout))));
         Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), model, counters: FsCounters::default(), trace: None }
     }
 
