@@ -15,8 +15,8 @@
 use crate::engine::{run_jobs, JobSpec};
 use crate::fourcorner::FourCornerConfig;
 use crate::fs::FsConfig;
+use crate::precondition::Precondition;
 use crate::protocol::{run_protocol, Protocol};
-use crate::system::SimSystem;
 use crate::units::parse_cli_size;
 use flashlab_jobs::Rw;
 use flashsim::Profile;
@@ -32,6 +32,10 @@ pub struct CalibrationSpec {
     /// The protocol a `protocol` procedure runs (a built-in name); default `age`.
     #[serde(default)]
     pub protocol: Option<String>,
+    /// The device's history before the procedure (`fresh`, `used`, `steady`); default fresh.
+    /// The profile's comments say why the published numbers imply it.
+    #[serde(default)]
+    pub precondition: Precondition,
     #[serde(default)]
     pub row: Vec<RowSpec>,
     #[serde(default)]
@@ -86,6 +90,8 @@ pub struct CalibrationReport {
     pub procedure: String,
     /// The simulated filesystem the procedure ran on (the profile's `[system]`).
     pub filesystem: String,
+    /// The device's history before the procedure.
+    pub precondition: Precondition,
     pub cells: Vec<Cell>,
 }
 
@@ -154,7 +160,7 @@ pub fn calibrate(
     mut progress: impl FnMut(&str, f64),
 ) -> Result<CalibrationReport, String> {
     let fs = FsConfig::from_profile(profile, &profile.name)?;
-    let mut sys = SimSystem::with_fs(profile, seed, fs);
+    let (mut sys, _) = crate::precondition::system(profile, seed, fs, spec.precondition)?;
     let mut cells = Vec::new();
     match spec.procedure.as_str() {
         "protocol" => {
@@ -205,6 +211,7 @@ pub fn calibrate(
     }
     Ok(CalibrationReport {
         filesystem: sys.fs.config().label(),
+        precondition: spec.precondition,
         profile: profile.name.clone(),
         source: spec.source.clone(),
         procedure: spec.procedure.clone(),

@@ -116,7 +116,7 @@ pub struct RealArgs {
 pub struct AgeArgs {
     #[command(flatten)]
     pub common: CommonArgs,
-    /// Protocol: a built-in name (age, age-small, four-corner) or a protocol TOML file.
+    /// Protocol: a built-in name (age, age-thin, age-small, four-corner) or a protocol TOML file.
     #[arg(long, default_value = "age")]
     pub protocol: String,
 }

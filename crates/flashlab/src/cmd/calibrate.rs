@@ -32,7 +32,13 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<(), String> {
         let wall = Instant::now();
         let r = run(&profile, &spec, a.seed, |what, f| bar.set(f, what))?;
         bar.finish();
-        println!("{name}: {} (procedure '{}')", spec.source, spec.procedure);
+        println!(
+            "{name}: {} (procedure '{}'{}, device {})",
+            spec.source,
+            spec.procedure,
+            spec.protocol.as_deref().map(|p| format!(" {p}")).unwrap_or_default(),
+            spec.precondition
+        );
         let mut t = Table::new(&[("row", ""), ("metric", ""), ("published", ""), ("simulated", ""), ("error", "%")]);
         for c in &r.cells {
             t.row(vec![
