@@ -36,6 +36,11 @@ pub struct CalibrationSpec {
     /// The profile's comments say why the published numbers imply it.
     #[serde(default)]
     pub precondition: Precondition,
+    /// The free knobs fitted to the published cells, as dotted paths into the profile
+    /// (`nand.t_prog_us`): `calibrate` varies them for its leave-one-out error
+    /// ([`crate::calibrate_loo`]).
+    #[serde(default)]
+    pub knobs: Vec<String>,
     #[serde(default)]
     pub row: Vec<RowSpec>,
     #[serde(default)]
@@ -165,7 +170,14 @@ pub fn calibrate(
     match spec.procedure.as_str() {
         "protocol" => {
             let name = spec.protocol.as_deref().unwrap_or("age");
-            let proto = Protocol::builtin(name).ok_or_else(|| format!("no built-in protocol '{name}'"))?;
+            let mut proto = Protocol::builtin(name).ok_or_else(|| format!("no built-in protocol '{name}'"))?;
+            // Steps after the last compared row cannot change it: stop there.
+            let last = proto.steps.iter().rposition(|s| {
+                matches!(s, crate::protocol::Step::FourCorner { label } if spec.row.iter().any(|r| &r.label == label))
+            });
+            if let Some(last) = last {
+                proto.steps.truncate(last + 1);
+            }
             let fc = FourCornerConfig { seed, ..FourCornerConfig::default() };
             let r =
                 run_protocol(&mut sys, &proto, &fc, |i, n, what, f| progress(what, ((i - 1) as f64 + f) / n as f64))?;

@@ -10,6 +10,7 @@
 //! * [`units`]: sizes and durations as the command line reads them; [`rng`]: seeded randomness.
 
 pub mod calibrate;
+pub mod calibrate_loo;
 pub mod engine;
 pub mod experiments;
 pub mod fourcorner;

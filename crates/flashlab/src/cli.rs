@@ -249,6 +249,9 @@ pub struct CalibrateArgs {
     /// Write the comparison as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Skip the leave-one-out fits (one simulation per knob setting).
+    #[arg(long)]
+    pub no_loo: bool,
 }
 
 #[derive(Args, Debug)]

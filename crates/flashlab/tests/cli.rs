@@ -120,6 +120,21 @@ fn precondition_flag_sets_the_device_history() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("fresh, used or steady"));
 }
 
+/// `calibrate` prints the leave-one-out prediction and error beside the in-sample error.
+#[test]
+fn calibrate_prints_leave_one_out_errors() {
+    let out = ok(&["calibrate", "sd-card"]);
+    assert!(out.contains("LOO error") && out.contains("leave-one-out: each cell predicted"), "{out}");
+    let row = out.lines().find(|l| l.contains("rand write IOPS")).unwrap();
+    assert_eq!(
+        row.split_whitespace().filter(|w| w.ends_with('%') || w.starts_with('+') || w.starts_with('-')).count(),
+        2,
+        "{row}"
+    );
+    let out = ok(&["calibrate", "sd-card", "--no-loo"]);
+    assert!(!out.contains("leave-one-out"), "{out}");
+}
+
 #[test]
 fn bad_input_is_one_clear_error() {
     fails(&["age", "--target", "sim:nosuch"], "unknown profile 'nosuch'");
