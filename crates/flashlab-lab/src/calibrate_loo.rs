@@ -66,7 +66,7 @@ fn scaled(text: &str, source: &str, path: &str, factor: f64) -> Result<String, S
             table = table.get_mut(key).and_then(toml::Value::as_table_mut).ok_or_else(bad)?;
         }
     }
-    Ok(toml::to_string(&v).map_err(|e| e.to_string())?)
+    toml::to_string(&v).map_err(|e| e.to_string())
 }
 
 fn msle(r: &CalibrationReport, skip: Option<usize>) -> f64 {
