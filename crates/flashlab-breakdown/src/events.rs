@@ -525,7 +525,7 @@ format:
                 nr_sector: 8,
                 write: false,
                 read: true,
-                flags: 0
+                flags: flags::SYNC
             }
         );
         assert_eq!((out[1].kind, out[1].ts), (Kind::Issue, 1_001_500));

@@ -209,7 +209,13 @@ fn plain_fsync_is_one_flush_and_no_metadata() {
 
 #[test]
 fn ext4_journal_checkpoints_and_periodic_commits() {
-    let mut s = sys("ext4");
+    // Every write in a clock tick of its own (a 1 ns tick), so every overwrite dirties the
+    // inode and every fsync commits: the journal fills fast enough to test its checkpoints.
+    // With the default 4 ms jiffy most fsyncs of this run have nothing to commit.
+    let profile = Profile::from_toml("toy.toml", TOY).unwrap();
+    let mut cfg = FsConfig::parse("ext4").unwrap();
+    cfg.timestamp_granularity_ns = 1;
+    let mut s = SimSystem::with_fs(&profile, 1, cfg);
     let id = s.create("db", 8 * MIB).unwrap();
     write_all(&mut s, id, 8 * MIB);
     s.sync().unwrap();
@@ -357,7 +363,11 @@ fn files_grow_when_written_past_the_end() {
 fn fsync_frequency_drives_filesystem_write_amplification() {
     let profile = Profile::from_toml("toy.toml", TOY).unwrap();
     let waf = |spec: &str, every: u64| {
-        let r = overwrite_waf(&profile, FsConfig::parse(spec).unwrap(), 32 * MIB, 4000, every, 1).unwrap();
+        // A 1 ns clock tick: every overwrite moves mtime and dirties the inode, the case where
+        // fsync frequency matters most (the default 4 ms jiffy spares most commits).
+        let mut cfg = FsConfig::parse(spec).unwrap();
+        cfg.timestamp_granularity_ns = 1;
+        let r = overwrite_waf(&profile, cfg, 32 * MIB, 4000, every, 1).unwrap();
         eprintln!(
             "{spec:<8} fsync every {every:>2}: fs WAF {:.2}, device WAF {:.2}, {:.0} IOPS",
             r.fs_write_amplification, r.device_write_amplification, r.iops

@@ -78,7 +78,7 @@ impl VfsCounts {
                 }
                 Event::ShmMap { .. } => c.shm_maps += 1,
                 Event::Mark(Mark::WritebackAll) => c.writeback_all += 1,
-                Event::Close { .. } | Event::Mark(_) => {}
+                Event::Close { .. } | Event::Stat { .. } | Event::Read { .. } | Event::Mark(_) => {}
             }
         }
         c

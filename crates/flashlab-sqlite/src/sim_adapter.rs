@@ -111,6 +111,21 @@ impl SimAdapter {
         }
     }
 
+    /// Someone read the file (atime, as `relatime` updates it).
+    pub fn read_atime(&mut self, name: &str) {
+        self.sys.fs.read_atime(name);
+    }
+
+    /// Someone read the file's timestamps (fstat).
+    pub fn stat(&mut self, name: &str) {
+        self.sys.fs.stat(name);
+    }
+
+    /// Truncate a file to 0 bytes, keeping it; false when the model cannot (delete it then).
+    pub fn truncate_to_zero(&mut self, name: &str) -> Result<bool, Error> {
+        self.sys.truncate_to_zero(name).map_err(|e| Error::Sim(format!("truncate {name}: {e}")))
+    }
+
     /// Delete a file (trimmed if the filesystem is mounted with discard).
     pub fn delete(&mut self, name: &str) -> Result<(), Error> {
         self.ids.remove(name);

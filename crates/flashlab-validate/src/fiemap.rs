@@ -34,8 +34,11 @@ struct Request {
     extents: [Extent; BATCH],
 }
 
-/// The extents of the file at `path`: (logical offset, physical offset, length), bytes.
-pub fn extents(path: &Path) -> Result<Vec<(u64, u64, u64)>, Error> {
+/// A file's extents: (logical offset, physical offset, length), bytes.
+pub type FileExtents = Vec<(u64, u64, u64)>;
+
+/// The extents of the file at `path`.
+pub fn extents(path: &Path) -> Result<FileExtents, Error> {
     let f = std::fs::File::open(path).map_err(Error::io(path))?;
     let mut out = Vec::new();
     let mut start = 0u64;

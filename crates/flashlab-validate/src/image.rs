@@ -103,7 +103,17 @@ impl Image {
         )?;
         let dump = run_tool("dumpe2fs", &[&p], "e2fsprogs")?;
         let jstat = run_tool("debugfs", &["-R", "stat <8>", &p], "e2fsprogs")?;
-        let journal = journal_from_debugfs(&jstat);
+        let Some(journal) = journal_from_debugfs(&jstat) else {
+            return Err(Error::Option {
+                option: "--size",
+                msg: format!(
+                    "{} bytes: mkfs.ext4 split this image's journal into several extents (it does on a single-group image); the model needs it in one: use at least two groups ({} bytes)",
+                    o.image_bytes,
+                    2 * o.blocks_per_group * 4096
+                ),
+            });
+        };
+        let journal = Some(journal);
         img.layout = Layout::from_dumpe2fs(&format!("dumpe2fs {p}"), &dump, journal).map_err(Error::Parse)?;
         img.layout.root_dir = img.dir_blocks("/")?;
         let dev = run_tool("losetup", &["-f", "--show", &p], "util-linux").map_err(|e| match e {

@@ -107,12 +107,50 @@ impl Files {
 #[derive(Debug, Default)]
 pub struct KernelRun {
     pub events: Vec<BlockEvent>,
+    /// Wall time the measured part took.
+    pub wall_ns: u64,
     /// Extents of the files left, by name (FIEMAP: logical, physical, length in bytes).
-    pub extents: Vec<(String, Vec<(u64, u64, u64)>)>,
+    pub extents: Vec<(String, crate::fiemap::FileExtents)>,
+}
+
+/// Keep the calling thread on one CPU while it lives: ext4 keeps one small-file window per
+/// CPU, so a thread that migrates spreads small files over several (the model has one).
+pub struct Pinned(Option<libc::cpu_set_t>);
+
+impl Pinned {
+    pub fn to_current_cpu() -> Pinned {
+        // SAFETY: sched_getaffinity/sched_setaffinity on this thread with sets we own;
+        // sched_getcpu has no preconditions.
+        unsafe {
+            let mut old: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut old) != 0 {
+                return Pinned(None);
+            }
+            let cpu = libc::sched_getcpu().max(0) as usize;
+            let mut one: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut one);
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
+                return Pinned(None);
+            }
+            Pinned(Some(old))
+        }
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        if let Some(old) = &self.0 {
+            // SAFETY: restoring the affinity read in `to_current_cpu`.
+            unsafe {
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), old);
+            }
+        }
+    }
 }
 
 /// Run `script` in the image's mount point (setup untraced, then the measured part traced).
 pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> {
+    let _pin = Pinned::to_current_cpu();
     let mut data = vec![0u8; WRITE_CHUNK as usize];
     let mut x = seed | 1;
     for b in data.iter_mut() {
@@ -128,7 +166,9 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
     syncfs(&img.mnt)?;
     let s = session(img)?;
     s.on()?;
+    let t0 = std::time::Instant::now();
     let r = script.measured.iter().try_for_each(|op| files.apply(op));
+    let wall_ns = t0.elapsed().as_nanos() as u64;
     let events = stop_and_drain(&s);
     s.close()?;
     r?;
@@ -146,5 +186,5 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
     for n in names {
         extents.push((n.clone(), crate::fiemap::extents(&files.path(&n))?));
     }
-    Ok(KernelRun { events, extents })
+    Ok(KernelRun { events, wall_ns, extents })
 }

@@ -54,25 +54,52 @@ pub fn run(o: &Options) -> Result<Report, Error> {
     let layout = img.layout.clone();
     let capacity = layout.blocks * FS_BLOCK;
     let mut notes = Vec::new();
-    let (kernel_reqs, model_trace, sys, kernel_extents) = match o.workload {
+    // File timestamps tick in wall time (a jiffy), the model runs in its device's virtual
+    // time: the model is run a second time with its tick scaled so that as many ticks pass
+    // per operation as passed on the kernel (a write dirties the inode only in a new tick).
+    let pace = |virt: u64, wall: u64| -> Options {
+        let mut o2 = o.clone();
+        let jiffy = model_run::fs_config(o.mount).timestamp_granularity_ns;
+        o2.tick_ns = Some((jiffy as f64 * virt as f64 / wall.max(1) as f64).max(1.0) as u64);
+        o2
+    };
+    let (kernel_reqs, model_trace, sys, kernel_extents, paced) = match o.workload {
         Workload::Sqlite(mode) => {
-            let (events, log) = sqlite_run::run_kernel(o, &img, mode)?;
-            let (trace, sys) = sqlite_run::run_model(o, &layout, &log)?;
-            (requests::from_kernel(&events), trace, sys, None)
+            let (events, log, wall) = sqlite_run::run_kernel(o, &img, mode)?;
+            let (_, virt, _) = sqlite_run::run_model(o, &layout, &log)?;
+            let o2 = pace(virt, wall);
+            let (trace, _, sys) = sqlite_run::run_model(&o2, &layout, &log)?;
+            (requests::from_kernel(&events), trace, sys, None, (o2.tick_ns, virt, wall))
         }
         _ => {
             let free = model_run::system(o, &layout)?.fs.free_bytes();
             let script = ops::script(o, free);
             let k = kernel_run::run(&img, &script, o.seed)?;
-            let m = model_run::run(o, &layout, &script)?;
-            (requests::from_kernel(&k.events), m.trace, m.system, Some(k.extents))
+            let virt = model_run::run(o, &layout, &script)?.virtual_ns;
+            let o2 = pace(virt, k.wall_ns);
+            let m = model_run::run(&o2, &layout, &script)?;
+            (requests::from_kernel(&k.events), m.trace, m.system, Some(k.extents), (o2.tick_ns, virt, k.wall_ns))
         }
     };
+    notes.push(format!(
+        "the model's timestamp tick was scaled to {:.1} µs of its virtual time so that it ticks as often per operation as the kernel's 4 ms jiffy did (the measured part took {:.1} ms of virtual time on the model, {:.1} ms of wall time on the kernel)",
+        paced.0.unwrap_or(0) as f64 / 1e3,
+        paced.1 as f64 / 1e6,
+        paced.2 as f64 / 1e6
+    ));
     img.unmount()?;
     let dump = img.dumpe2fs()?;
     let kernel_dirs = img.dir_blocks("/")?;
     let model_reqs = requests::from_model(&model_trace, img.max_request);
     let model_dirs = sys.fs.inplace().map(|i| i.dir_blocks().to_vec()).unwrap_or_default();
+    if let Ok(n) = std::env::var("FLASHLAB_VALIDATE_DUMP").map(|v| v.parse::<usize>().unwrap_or(0)) {
+        for (side, reqs, dirs) in [("kernel", &kernel_reqs, &kernel_dirs), ("model", &model_reqs, &model_dirs)] {
+            let c = Classifier::new(&layout, dirs);
+            for r in reqs.iter().skip(n).take(60) {
+                eprintln!("{side} {:?} {} {} +{}", r.op, c.class(r).name(), r.offset / FS_BLOCK, r.bytes / FS_BLOCK);
+            }
+        }
+    }
     let km = tally(&kernel_reqs, &Classifier::new(&layout, &kernel_dirs), capacity);
     let mm = tally(&model_reqs, &Classifier::new(&layout, &model_dirs), capacity);
     let classes = rows(&mm, &km);
@@ -152,7 +179,7 @@ fn compare_f(m: f64, k: f64) -> Option<f64> {
     (k > 0.0).then(|| (m - k) / k)
 }
 
-fn placement(sys: &SimSystem, kernel: &[(String, Vec<(u64, u64, u64)>)]) -> Placement {
+fn placement(sys: &SimSystem, kernel: &[(String, fiemap::FileExtents)]) -> Placement {
     let mut p = Placement {
         files: 0,
         same_start: 0,
@@ -175,7 +202,7 @@ fn placement(sys: &SimSystem, kernel: &[(String, Vec<(u64, u64, u64)>)]) -> Plac
         if &m == kx {
             p.same_extents += 1;
         }
-        if p.sample.len() < 12 {
+        if p.sample.len() < 12 && m != *kx {
             let blocks = |v: &[(u64, u64, u64)]| v.iter().map(|e| (e.1 / FS_BLOCK, e.2 / FS_BLOCK)).collect();
             p.sample.push((name.clone(), blocks(&m), blocks(kx)));
         }

@@ -39,7 +39,11 @@ pub fn system(o: &Options, layout: &Layout) -> Result<SimSystem, Error> {
             ),
         });
     }
-    Ok(SimSystem { dev, fs: Fs::ext4_on(bytes, fs_config(o.mount), layout.clone()), now: 0 })
+    let mut cfg = fs_config(o.mount);
+    if let Some(t) = o.tick_ns {
+        cfg.timestamp_granularity_ns = t.max(1);
+    }
+    Ok(SimSystem { dev, fs: Fs::ext4_on(bytes, cfg, layout.clone()), now: 0 })
 }
 
 fn err(op: &FileOp) -> impl FnOnce(flashlab_lab::system::SysError) -> Error + '_ {
@@ -77,6 +81,8 @@ pub fn apply(s: &mut SimSystem, op: &FileOp) -> Result<(), Error> {
 #[derive(Debug)]
 pub struct ModelRun {
     pub trace: Vec<Traced>,
+    /// Virtual time the measured part took.
+    pub virtual_ns: u64,
     pub system: SimSystem,
 }
 
@@ -88,9 +94,10 @@ pub fn run(o: &Options, layout: &Layout, script: &Script) -> Result<ModelRun, Er
     }
     s.sync().map_err(|e| Error::Model(e.to_string()))?;
     s.fs.set_trace(true);
+    let t0 = s.now;
     for op in &script.measured {
         apply(&mut s, op)?;
     }
     let trace = s.fs.set_trace(false);
-    Ok(ModelRun { trace, system: s })
+    Ok(ModelRun { trace, virtual_ns: s.now - t0, system: s })
 }

@@ -114,6 +114,8 @@ pub struct Options {
     pub image_dir: std::path::PathBuf,
     /// The simulated device under the model (only its timing matters here).
     pub model_profile: String,
+    /// The model's timestamp tick in its virtual time (None: the kernel's jiffy, 4 ms).
+    pub tick_ns: Option<u64>,
 }
 
 impl Options {
@@ -129,16 +131,17 @@ impl Options {
             seed: 1,
             image_dir: std::path::PathBuf::from("/dev/shm"),
             model_profile: "toy".into(),
+            tick_ns: None,
         }
     }
 
     /// Check the numbers.
     pub fn check(&self) -> Result<(), Error> {
         let bad = |option, msg: String| Err(Error::Option { option, msg });
-        if self.image_bytes < 32 << 20 || self.image_bytes % (4 << 20) != 0 || self.image_bytes > 16 << 30 {
+        if self.image_bytes < 32 << 20 || !self.image_bytes.is_multiple_of(4 << 20) || self.image_bytes > 16 << 30 {
             return bad("--size", format!("{}: give a multiple of 4 MiB from 32 MiB to 16 GiB", self.image_bytes));
         }
-        if !(8..=32768).contains(&self.blocks_per_group) || self.blocks_per_group % 8 != 0 {
+        if !(8..=32768).contains(&self.blocks_per_group) || !self.blocks_per_group.is_multiple_of(8) {
             return bad("--blocks-per-group", format!("{}: give a multiple of 8 up to 32768", self.blocks_per_group));
         }
         if !(1..=95).contains(&self.fill_percent) {

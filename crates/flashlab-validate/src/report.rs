@@ -5,6 +5,9 @@ use crate::freemap::{bin_label, FreeMap, BINS};
 use serde::Serialize;
 use std::fmt::Write;
 
+/// Runs of blocks: (first block, blocks).
+pub type BlockRuns = Vec<(u64, u64)>;
+
 /// Free-space maps after the workload, model beside kernel.
 #[derive(Debug, Clone, Serialize)]
 pub struct FreeMaps {
@@ -26,8 +29,9 @@ pub struct Placement {
     pub same_extents: u64,
     pub model_extents_per_file: f64,
     pub kernel_extents_per_file: f64,
-    /// The first files' extents (start block, blocks) on each side: (name, model, kernel).
-    pub sample: Vec<(String, Vec<(u64, u64)>, Vec<(u64, u64)>)>,
+    /// The first files placed differently: extents (start block, blocks) on each side as
+    /// (name, model, kernel).
+    pub sample: Vec<(String, BlockRuns, BlockRuns)>,
 }
 
 /// Per SQLite transaction (synchronous=FULL, one insert each).

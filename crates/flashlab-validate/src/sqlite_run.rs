@@ -23,9 +23,9 @@ pub fn workload(o: &Options, mode: JournalMode) -> Result<Workload, Error> {
     Ok(Workload::new(vec![mode], vec![SyncMode::Full], o.transactions, 1, Shape::Insert, 100, o.seed)?)
 }
 
-/// SQLite on the kernel's ext4: the traced block events of the measured interval and the
-/// recorded file operations.
-pub fn run_kernel(o: &Options, img: &Image, mode: JournalMode) -> Result<(Vec<BlockEvent>, Vec<Event>), Error> {
+/// SQLite on the kernel's ext4: the traced block events of the measured interval, the
+/// recorded file operations and the interval's wall time.
+pub fn run_kernel(o: &Options, img: &Image, mode: JournalMode) -> Result<(Vec<BlockEvent>, Vec<Event>, u64), Error> {
     let wl = workload(o, mode)?;
     let vfs = RecordingVfs::register()?;
     let s = session(img)?;
@@ -44,20 +44,25 @@ pub fn run_kernel(o: &Options, img: &Image, mode: JournalMode) -> Result<(Vec<Bl
     s.close()?;
     let run = run?;
     let events = events.ok_or_else(|| Error::Model("the SQLite run never reached its end mark".into()))??;
-    Ok((events, run.events))
+    Ok((events, run.events, run.measured_wall_ns))
 }
 
 /// The recorded operations replayed on the model over `layout`: its requests between the
-/// measure marks, and the system afterwards.
-pub fn run_model(o: &Options, layout: &Layout, log: &[Event]) -> Result<(Vec<Traced>, SimSystem), Error> {
+/// measure marks, the virtual time between them, and the system afterwards.
+pub fn run_model(o: &Options, layout: &Layout, log: &[Event]) -> Result<(Vec<Traced>, u64, SimSystem), Error> {
     let mut sim = SimAdapter::with_system(system(o, layout)?);
     let mut trace = Vec::new();
+    let (mut t0, mut t1) = (0, 0);
     replay_with(log, &mut sim, &mut |m, sim| match m {
         Mark::MeasureStart => {
+            t0 = sim.now();
             sim.system_mut().fs.set_trace(true);
         }
-        Mark::MeasureEnd => trace = sim.system_mut().fs.set_trace(false),
+        Mark::MeasureEnd => {
+            t1 = sim.now();
+            trace = sim.system_mut().fs.set_trace(false);
+        }
         _ => {}
     })?;
-    Ok((trace, sim.into_system()))
+    Ok((trace, t1.saturating_sub(t0), sim.into_system()))
 }

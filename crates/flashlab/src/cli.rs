@@ -49,6 +49,36 @@ pub enum Command {
     /// Months of use in seconds: a usage model (or a block trace) on a simulated device under a
     /// trim policy, with performance, WAF, wear and lifetime over time.
     Life(LifeArgs),
+    /// Run one workload on flashlab's ext4 model and on the kernel's ext4 (loop device on
+    /// tmpfs, block tracepoints; needs root) and compare what reaches the device, per class.
+    ValidateFs(ValidateFsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateFsArgs {
+    /// fill, randwrite-fsync, sqlite-delete, sqlite-truncate, sqlite-persist, sqlite-wal, age-fill.
+    #[arg(long)]
+    pub workload: String,
+    /// Mount options: default (data=ordered), nobarrier or discard.
+    #[arg(long, default_value = "default")]
+    pub mount: String,
+    /// Image size (a multiple of 4 MiB).
+    #[arg(long, default_value = "128M")]
+    pub size: String,
+    /// fill: how full the filesystem gets, in percent.
+    #[arg(long, default_value_t = 80)]
+    pub fill: u64,
+    /// randwrite-fsync: 4 KiB overwrites.
+    #[arg(long, default_value_t = 400)]
+    pub writes: u64,
+    /// SQLite: transactions.
+    #[arg(long, default_value_t = 100)]
+    pub transactions: u64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the comparison as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -33,6 +33,7 @@ fn main() {
         Command::Sqlite(a) => cmd::sqlite::sqlite(a),
         Command::Serve(a) => cmd::serve::serve(a),
         Command::Life(a) => cmd::life::life(a),
+        Command::ValidateFs(a) => cmd::validate_fs::validate_fs(a),
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");

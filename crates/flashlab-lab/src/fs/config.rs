@@ -56,6 +56,11 @@ pub struct FsConfig {
     pub nobarrier: bool,
     /// ext4: jbd2 commit interval (`commit=`, 5 s).
     pub commit_interval_ns: Ns,
+    /// ext4: the clock file timestamps are taken from ticks this often (the kernel's coarse
+    /// clock, one jiffy: 4 ms at CONFIG_HZ=250). A write dirties the inode for its mtime only
+    /// when the tick moved since the last one, so an fsync after an overwrite in the same tick
+    /// has no metadata to commit.
+    pub timestamp_granularity_ns: Ns,
     /// ext4: journal size in bytes; `None` = mke2fs's default for the filesystem size.
     pub journal_bytes: Option<u64>,
     /// ext4: checkpoint the journal when this fraction of it is in use (jbd2 starts when less
@@ -92,6 +97,7 @@ impl FsConfig {
             discard: false,
             nobarrier: false,
             commit_interval_ns: 5 * SEC,
+            timestamp_granularity_ns: 4_000_000,
             journal_bytes: None,
             journal_checkpoint_fraction: 0.75,
             writeback_interval_ns: 30 * SEC,

@@ -5,7 +5,7 @@
 //!   the first block of its inode's group (with `flex_bg` of 4 or more groups, the second group
 //!   of the flex group: [`Layout::file_goal`]). If the run at the goal is free for the whole
 //!   request, it is taken there.
-//! * **Small files share a window.** A file smaller than 16 blocks (`mb_stream_req`, 64 KiB)
+//! * **Small files share a window.** A file of at most 16 blocks (`mb_stream_req`, 64 KiB)
 //!   is allocated from the locality group's preallocation: a window of 512 blocks
 //!   (`mb_group_prealloc`) taken once and handed out in order, so small files are packed
 //!   side by side. A new window is taken when the current one cannot hold the request.
@@ -35,7 +35,7 @@
 use super::ext4_layout::Layout;
 use crate::simfs::{Allocator, Extent, FS_BLOCK};
 
-/// Files smaller than this many blocks use the locality group's window (`mb_stream_req`).
+/// Files of at most this many blocks use the locality group's window (`mb_stream_req`).
 pub const STREAM_REQUEST: u64 = 16;
 /// The locality group's preallocation window in blocks (`mb_group_prealloc`).
 pub const GROUP_PREALLOC: u64 = 512;
@@ -54,12 +54,17 @@ pub struct Mballoc {
     last_group: u64,
     /// Groups whose buddy the kernel has loaded (allocated in since mount, or prefetched).
     loaded: Vec<bool>,
+    /// Per group: the longest free run and the allocator's change count it was measured at.
+    longest: Vec<(u32, u64)>,
     /// Groups the previous search prefetched: loaded once the next search ends (the
     /// bitmap reads complete in the background; `ext4_mb_prefetch_fini`).
     prefetched: Vec<u64>,
     /// Within one `alloc` call: no run as long as the request was found, so the rest of the
     /// call takes free runs as they come (what `CR_ANY_FREE` ends with) without searching again.
     fragmented: bool,
+    /// In a fragmented call: the free runs, largest first (ties in group order from the
+    /// search's first group), consumed in order.
+    frag_runs: Vec<(u64, u64)>,
     /// The locality group's window, [next, end) in blocks; held out of the free map.
     lg: Option<(u64, u64)>,
 }
@@ -160,10 +165,11 @@ impl Mballoc {
         let mut got = 0;
         let mut goal = goal.min(l.blocks.saturating_sub(1));
         self.fragmented = false;
+        self.frag_runs.clear();
         while got < need {
             let want = (need - got).min(MAX_REQUEST);
             let (start, len) =
-                if end < STREAM_REQUEST { self.small(a, l, want, goal) } else { self.stream(a, l, want, end, goal) };
+                if end <= STREAM_REQUEST { self.small(a, l, want, goal) } else { self.stream(a, l, want, end, goal) };
             a.reserve(start * FS_BLOCK, len * FS_BLOCK);
             let off = file_off + got * FS_BLOCK;
             match extents.last_mut() {
@@ -241,48 +247,97 @@ impl Mballoc {
         r
     }
 
+    /// The longest free run in group `g` (cached until the group changes).
+    fn longest(&mut self, a: &mut Allocator, l: &Layout, g: u64) -> u64 {
+        if a.changes(0) == 0 && self.longest.is_empty() {
+            a.count_changes(l.blocks_per_group * FS_BLOCK);
+        }
+        if self.longest.len() < l.groups as usize {
+            self.longest = vec![(u32::MAX, 0); l.groups as usize];
+        }
+        let c = a.changes(l.group_start(g) * FS_BLOCK);
+        let (seen, len) = self.longest[g as usize];
+        if seen == c {
+            return len;
+        }
+        let len = runs_in(a, l.group_start(g), l.group_end(g)).map(|r| r.1).max().unwrap_or(0);
+        self.longest[g as usize] = (c, len);
+        len
+    }
+
     fn search(&mut self, a: &mut Allocator, l: &Layout, norm: u64, want: u64, first: u64) -> (u64, u64) {
         let order = (norm.is_power_of_two() && norm >= 4).then(|| norm.trailing_zeros()).filter(|&o| o <= MAX_ORDER);
         let groups = (0..l.groups).map(|i| (first + i) % l.groups);
         if self.fragmented {
-            return Self::any(a, l, norm, groups);
+            // Runs are taken largest first while none holds the rest of the request; once one
+            // does, the rest is a request like any other.
+            match self.frag_runs.last() {
+                Some(&(_, len)) if len < want => return self.any(a, l, norm, first),
+                _ => {
+                    self.fragmented = false;
+                    self.frag_runs.clear();
+                }
+            }
         }
-        let flex_first = |g: u64| l.flex > 1 && g % l.flex == 0;
+        let longest: Vec<u64> = (0..l.groups).map(|g| self.longest(a, l, g)).collect();
+        let flex_first = |g: u64| l.flex > 1 && g.is_multiple_of(l.flex);
         let cheap =
             |g: u64| self.loaded.get(g as usize).copied().unwrap_or(false) || l.block_uninit(g) || flex_first(g);
         if let Some(order) = order {
-            for g in groups.clone().filter(|&g| cheap(g) && !(l.flex >= 4 && flex_first(g))) {
+            for g in
+                groups.clone().filter(|&g| cheap(g) && !(l.flex >= 4 && flex_first(g)) && longest[g as usize] >= norm)
+            {
                 if let Some((s, _)) = buddy_in(a, l.group_start(g), l.group_end(g), order) {
                     return (s, norm);
                 }
             }
         }
-        for g in groups.clone().filter(|&g| cheap(g)) {
+        for g in groups.clone().filter(|&g| cheap(g) && longest[g as usize] >= norm) {
             if let Some(s) = first_fit(a, l.group_start(g), l.group_end(g), norm) {
                 return (s, norm);
             }
         }
         for len in [norm, want] {
-            for g in groups.clone() {
+            for g in groups.clone().filter(|&g| longest[g as usize] >= len) {
                 if let Some(s) = first_fit(a, l.group_start(g), l.group_end(g), len) {
                     return (s, len);
                 }
             }
         }
         self.fragmented = true;
-        Self::any(a, l, norm, groups)
+        self.frag_runs.clear();
+        self.any(a, l, norm, first)
     }
 
-    /// Anything: the largest run of the first group that has free space.
-    fn any(a: &Allocator, l: &Layout, norm: u64, groups: impl Iterator<Item = u64>) -> (u64, u64) {
-        for g in groups {
-            if let Some((s, len)) =
-                runs_in(a, l.group_start(g), l.group_end(g)).max_by_key(|&(s, len)| (len, u64::MAX - s))
-            {
-                return (s, len.min(norm));
+    /// What is left: the largest free run, then the next largest, ... (`CR_BEST_AVAIL_LEN` and
+    /// `CR_ANY_FREE` on a nearly full filesystem), up to `norm` blocks of it. The largest
+    /// runs are listed a few dozen at a time (ties in group order from `first`).
+    fn any(&mut self, a: &Allocator, l: &Layout, norm: u64, first: u64) -> (u64, u64) {
+        const TOP: usize = 64;
+        loop {
+            while let Some((s, len)) = self.frag_runs.pop() {
+                if let Some((fs, fl)) = runs_in(a, s, s + len).next() {
+                    if fl > norm {
+                        self.frag_runs.push((fs + norm, fl - norm));
+                    }
+                    return (fs, fl.min(norm));
+                }
             }
+            let mut runs: Vec<(u64, u64, u64)> = Vec::new(); // (len, group order, start)
+            for i in 0..l.groups {
+                let g = (first + i) % l.groups;
+                runs.extend(runs_in(a, l.group_start(g), l.group_end(g)).map(|(s, len)| (len, i, s)));
+            }
+            assert!(!runs.is_empty(), "free bytes accounted but no free run");
+            let order =
+                |x: &(u64, u64, u64), y: &(u64, u64, u64)| y.0.cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2));
+            if runs.len() > TOP {
+                runs.select_nth_unstable_by(TOP, order);
+                runs.truncate(TOP);
+            }
+            runs.sort_unstable_by(order);
+            self.frag_runs = runs.into_iter().rev().map(|(len, _, s)| (s, len)).collect();
         }
-        unreachable!("free bytes accounted but no free run")
     }
 }
 

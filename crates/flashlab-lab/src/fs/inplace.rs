@@ -9,7 +9,8 @@
 //!   from a real image.
 //! * Metadata blocks dirtied: the block bitmap and group descriptor of every group an
 //!   allocation or free touches; the inode-table block of the file on every size change and
-//!   every write (mtime, no `lazytime`); the inode bitmap on create and delete; a directory
+//!   write that moves its mtime (no `lazytime`; the coarse clock ticks every
+//!   `timestamp_granularity_ns`, a jiffy); the inode bitmap on create and delete; a directory
 //!   block on create/delete (all files in one directory, 128 entries a block); extent-tree
 //!   leaf blocks once a file has more than the 4 extents its inode holds (340 per leaf).
 //! * Dirty blocks go to the running transaction; it commits (ordered mode: data is already on
@@ -35,7 +36,10 @@ use flashsim::{Completion, Ns, Op, SECTOR};
 /// Extents an ext4 inode holds itself; beyond that, leaf blocks of this many extents each.
 const INODE_EXTENTS: usize = 4;
 const EXTENTS_PER_LEAF: usize = 340;
-const DIR_ENTRIES_PER_BLOCK: u64 = 128;
+/// Bytes of one directory entry: 8 bytes of header and the name, rounded up to 4.
+fn dirent_bytes(name: &str) -> u64 {
+    (8 + name.len() as u64).div_ceil(4) * 4
+}
 
 #[derive(Debug, Clone)]
 struct IFile {
@@ -45,6 +49,14 @@ struct IFile {
     ino: u64,
     /// The transaction that last took this file's metadata.
     txn: u64,
+    /// Bytes of its directory entry.
+    dirent: u64,
+    /// The timestamp tick of its last mtime update.
+    mtime_tick: u64,
+    /// Its timestamps were read since that update.
+    queried: bool,
+    /// It was written since its atime was last updated (`relatime` updates it on the next read).
+    atime_stale: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -61,7 +73,8 @@ struct Ext4 {
     dir_blocks: Vec<u64>,
     /// How many of `dir_blocks` the layout gave (static blocks, outside the tiling check).
     given_dir_blocks: usize,
-    live_files: u64,
+    /// Bytes of directory entries in use (".", "..", and the files').
+    dir_bytes: u64,
     /// Static metadata and journal (block ranges), for the tiling check.
     fixed: Vec<(u64, u64)>,
     mb: Mballoc,
@@ -116,7 +129,7 @@ impl InPlace {
                 pending_free: Vec::new(),
                 given_dir_blocks: layout.root_dir.len(),
                 dir_blocks: layout.root_dir.clone(),
-                live_files: 0,
+                dir_bytes: 24 + if layout.root_dir.is_empty() { 0 } else { dirent_bytes("lost+found") },
                 fixed,
                 mb: Mballoc::default(),
                 layout,
@@ -235,7 +248,16 @@ impl InPlace {
         debug_assert_eq!(id as usize, self.files.len());
         let first_ino = self.ext4.as_ref().map_or(12, |e| e.layout.first_free_ino);
         let ino = first_ino + u64::from(id);
-        self.files.push(Some(IFile { f: File { size, extents: Vec::new() }, leaves: Vec::new(), ino, txn: 0 }));
+        self.files.push(Some(IFile {
+            f: File { size, extents: Vec::new() },
+            leaves: Vec::new(),
+            ino,
+            txn: 0,
+            dirent: dirent_bytes(name),
+            mtime_tick: u64::MAX,
+            queried: false,
+            atime_stale: false,
+        }));
         if let Err(e) = self.grow(d, t, id, name, size) {
             self.files[id as usize] = None;
             return Err(e);
@@ -244,7 +266,8 @@ impl InPlace {
             let g = e4.layout.inode_group(ino);
             e4.dirty.push(e4.layout.inode_bitmap(g));
             e4.dirty.push(e4.layout.descriptor_block(g));
-            if e4.live_files >= e4.dir_blocks.len() as u64 * DIR_ENTRIES_PER_BLOCK {
+            let entry = dirent_bytes(name);
+            if e4.dir_bytes + entry > e4.dir_blocks.len() as u64 * FS_BLOCK {
                 // Directory blocks start at the directory's group (the flex group's first).
                 let goal = e4.dir_blocks.last().map_or_else(|| e4.layout.group_start(0), |&b| b + 1);
                 if let Some(b) = e4.mb.alloc_meta(&mut self.alloc, &e4.layout, goal) {
@@ -252,7 +275,7 @@ impl InPlace {
                     e4.dir_blocks.push(b);
                 }
             }
-            e4.live_files += 1;
+            e4.dir_bytes += entry;
             if let Some(&b) = e4.dir_blocks.last() {
                 e4.dirty.push(b);
             }
@@ -279,9 +302,17 @@ impl InPlace {
             let end = off + len;
             self.grow(d, t, id, name, end)?;
             let f = self.files[id as usize].as_mut().expect("checked");
+            let grew = end > f.f.size;
             f.f.size = f.f.size.max(end);
             if let Some(e4) = &mut self.ext4 {
-                touch_inode(e4, f); // mtime (and size)
+                // Size, or mtime when the coarse clock ticked since the last update.
+                let tick = t / self.cfg.timestamp_granularity_ns.max(1);
+                f.atime_stale = true;
+                if grew || tick != f.mtime_tick || f.queried {
+                    f.mtime_tick = tick;
+                    f.queried = false;
+                    touch_inode(e4, f);
+                }
             }
             d.c.user_write_bytes += len;
         }
@@ -407,7 +438,7 @@ impl InPlace {
                 e4.dirty.push(e4.layout.inode_block(f.ino));
                 e4.dirty.push(e4.layout.inode_bitmap(g));
                 e4.dirty.push(e4.layout.descriptor_block(g));
-                e4.live_files = e4.live_files.saturating_sub(1);
+                e4.dir_bytes = e4.dir_bytes.saturating_sub(f.dirent);
                 if let Some(&b) = e4.dir_blocks.get((u64::from(id) % e4.dir_blocks.len().max(1) as u64) as usize) {
                     e4.dirty.push(b);
                 }
@@ -440,9 +471,67 @@ impl InPlace {
     }
 
     /// Commit whatever is pending and flush (`sync`).
+    /// Commit what is pending; flush only when there was nothing to commit (a commit flushes
+    /// already, as `ext4_sync_fs` skips its barrier then).
     pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, SysError> {
+        let pending = self.ext4.as_ref().is_some_and(|e| !(e.dirty.is_empty() && e.pending_free.is_empty()));
         let c = self.commit(d, t)?;
+        if pending {
+            return Ok(c.done);
+        }
         Ok(c.done.max(d.flush(t)?.done))
+    }
+
+    /// File `id`'s timestamps were read (stat): since Linux 6.13 (multigrain timestamps) the
+    /// next write then takes a fine-grained time, so it changes mtime and dirties the inode
+    /// even within the same jiffy.
+    pub fn stat(&mut self, id: u32) {
+        if let Some(Some(f)) = self.files.get_mut(id as usize) {
+            f.queried = true;
+        }
+    }
+
+    /// File `id` was read: `relatime` updates its atime (dirtying the inode) when it was
+    /// modified since the last update.
+    pub fn read_atime(&mut self, id: u32) {
+        let Some(e4) = &mut self.ext4 else { return };
+        if let Some(Some(f)) = self.files.get_mut(id as usize) {
+            if f.atime_stale {
+                f.atime_stale = false;
+                touch_inode(e4, f);
+            }
+        }
+    }
+
+    /// Truncate file `id` to 0 bytes: its blocks are freed (reusable after the commit, as on
+    /// delete), the inode and the freed groups' bitmaps and descriptors are dirtied; the file,
+    /// its inode and its directory entry stay.
+    pub fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
+        self.file(id)?;
+        let f = self.files[id as usize].as_mut().expect("checked");
+        let mut freed: Vec<(u64, u64)> = f.f.extents.drain(..).map(|e| (e.dev_off, e.len)).collect();
+        freed.extend(f.leaves.drain(..).map(|b| (b * FS_BLOCK, FS_BLOCK)));
+        f.f.size = 0;
+        match &mut self.ext4 {
+            None => {
+                for (s, l) in freed {
+                    if self.cfg.discard {
+                        d.trim(t, s, l)?;
+                    }
+                    self.alloc.release(s, l);
+                }
+            }
+            Some(e4) => {
+                for &(s, l) in &freed {
+                    dirty_groups(e4, s, l);
+                }
+                e4.pending_free.extend(freed);
+                let f = self.files[id as usize].as_mut().expect("checked");
+                f.txn = 0;
+                touch_inode(e4, f);
+            }
+        }
+        Ok(())
     }
 
     /// fstrim: commit (releasing pending frees), then discard every free extent.

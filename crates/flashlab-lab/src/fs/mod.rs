@@ -199,6 +199,35 @@ impl Fs {
         Ok(())
     }
 
+    /// Someone read `name`'s timestamps (stat): on ext4 its next write takes a fine-grained
+    /// time and dirties its inode (multigrain timestamps). Unknown names are ignored.
+    pub fn stat(&mut self, name: &str) {
+        if let (Some(&id), Model::InPlace(m)) = (self.names.get(name), &mut self.model) {
+            m.stat(id.0);
+        }
+    }
+
+    /// Someone read from `name` through the page cache: with `relatime` (the default) ext4
+    /// updates its atime when the file changed since the last access, dirtying the inode.
+    /// Unknown names are ignored.
+    pub fn read_atime(&mut self, name: &str) {
+        if let (Some(&id), Model::InPlace(m)) = (self.names.get(name), &mut self.model) {
+            m.read_atime(id.0);
+        }
+    }
+
+    /// Truncate `name` to 0 bytes, keeping the file. False (nothing done) on a model without
+    /// truncation (F2FS): the caller deletes the file instead.
+    pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, SysError> {
+        let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        match &mut self.model {
+            Model::InPlace(m) => m.truncate_to_zero(&mut d, t, id.0)?,
+            Model::Log(_) => return Ok(false),
+        }
+        Ok(true)
+    }
+
     pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), SysError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {

@@ -13,6 +13,7 @@ pub mod run_real;
 pub mod serve;
 pub mod sim_waf;
 pub mod sqlite;
+pub mod validate_fs;
 pub mod wsat;
 
 use crate::cli::{CommonArgs, SimFsArgs};
