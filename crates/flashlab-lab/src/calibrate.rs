@@ -15,8 +15,8 @@
 use crate::engine::{run_jobs, JobSpec};
 use crate::fourcorner::FourCornerConfig;
 use crate::fs::FsConfig;
+use crate::precondition::Precondition;
 use crate::protocol::{run_protocol, Protocol};
-use crate::system::SimSystem;
 use crate::units::parse_cli_size;
 use flashlab_jobs::Rw;
 use flashsim::Profile;
@@ -32,6 +32,15 @@ pub struct CalibrationSpec {
     /// The protocol a `protocol` procedure runs (a built-in name); default `age`.
     #[serde(default)]
     pub protocol: Option<String>,
+    /// The device's history before the procedure (`fresh`, `used`, `steady`); default fresh.
+    /// The profile's comments say why the published numbers imply it.
+    #[serde(default)]
+    pub precondition: Precondition,
+    /// The free knobs fitted to the published cells, as dotted paths into the profile
+    /// (`nand.t_prog_us`): `calibrate` varies them for its leave-one-out error
+    /// ([`crate::calibrate_loo`]).
+    #[serde(default)]
+    pub knobs: Vec<String>,
     #[serde(default)]
     pub row: Vec<RowSpec>,
     #[serde(default)]
@@ -86,6 +95,8 @@ pub struct CalibrationReport {
     pub procedure: String,
     /// The simulated filesystem the procedure ran on (the profile's `[system]`).
     pub filesystem: String,
+    /// The device's history before the procedure.
+    pub precondition: Precondition,
     pub cells: Vec<Cell>,
 }
 
@@ -188,12 +199,19 @@ pub fn calibrate(
     mut progress: impl FnMut(&str, f64),
 ) -> Result<CalibrationReport, String> {
     let fs = FsConfig::from_profile(profile, &profile.name)?;
-    let mut sys = SimSystem::with_fs(profile, seed, fs);
+    let (mut sys, _) = crate::precondition::system(profile, seed, fs, spec.precondition)?;
     let mut cells = Vec::new();
     match spec.procedure.as_str() {
         "protocol" => {
             let name = spec.protocol.as_deref().unwrap_or("age");
-            let proto = Protocol::builtin(name).ok_or_else(|| format!("no built-in protocol '{name}'"))?;
+            let mut proto = Protocol::builtin(name).ok_or_else(|| format!("no built-in protocol '{name}'"))?;
+            // Steps after the last compared row cannot change it: stop there.
+            let last = proto.steps.iter().rposition(|s| {
+                matches!(s, crate::protocol::Step::FourCorner { label } if spec.row.iter().any(|r| &r.label == label))
+            });
+            if let Some(last) = last {
+                proto.steps.truncate(last + 1);
+            }
             let fc = FourCornerConfig { seed, ..FourCornerConfig::default() };
             let r =
                 run_protocol(&mut sys, &proto, &fc, |i, n, what, f| progress(what, ((i - 1) as f64 + f) / n as f64))?;
@@ -239,6 +257,7 @@ pub fn calibrate(
     }
     Ok(CalibrationReport {
         filesystem: sys.fs.config().label(),
+        precondition: spec.precondition,
         profile: profile.name.clone(),
         source: spec.source.clone(),
         procedure: spec.procedure.clone(),

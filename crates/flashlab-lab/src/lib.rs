@@ -6,14 +6,17 @@
 //!   I/O goes), measuring with `flashlab-measure`.
 //! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as `age`.
 //! * [`experiments`]: runs directly on a device (`sim waf`, `fill`, `wsat`).
+//! * [`precondition`]: the device's history before a run (fresh, used, steady).
 //! * [`units`]: sizes and durations as the command line reads them; [`rng`]: seeded randomness.
 
 pub mod calibrate;
+pub mod calibrate_loo;
 pub mod engine;
 pub mod experiments;
 pub mod fourcorner;
 pub mod fs;
 pub mod offsets;
+pub mod precondition;
 pub mod profiles;
 pub mod protocol;
 pub mod rng;

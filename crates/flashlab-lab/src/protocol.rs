@@ -46,6 +46,7 @@ pub fn block_multiple(bytes: u64) -> Result<u64, String> {
 
 pub const BUILTIN: &[(&str, &str)] = &[
     ("age", include_str!("../protocols/age.toml")),
+    ("age-thin", include_str!("../protocols/age-thin.toml")),
     ("four-corner", include_str!("../protocols/four-corner.toml")),
     ("age-small", include_str!("../protocols/age-small.toml")),
 ];

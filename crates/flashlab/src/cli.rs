@@ -122,6 +122,11 @@ pub struct SimFsArgs {
     /// Mount the simulated filesystem with online discard (deletes are trimmed at once).
     #[arg(long)]
     pub discard: bool,
+    /// The simulated device's history before the run: fresh (factory state, nothing mapped),
+    /// used (every logical block written once, never trimmed) or steady (SNIA purge, then
+    /// write saturation to steady state).
+    #[arg(long, value_name = "STATE", default_value = "fresh")]
+    pub precondition: flashlab_lab::precondition::Precondition,
 }
 
 /// How flashlab does I/O on a real target (ignored on simulated ones).
@@ -152,7 +157,7 @@ pub struct RealArgs {
 pub struct AgeArgs {
     #[command(flatten)]
     pub common: CommonArgs,
-    /// Protocol: a built-in name (age, age-small, four-corner) or a protocol TOML file.
+    /// Protocol: a built-in name (age, age-thin, age-small, four-corner) or a protocol TOML file.
     #[arg(long, default_value = "age")]
     pub protocol: String,
 }
@@ -285,6 +290,9 @@ pub struct CalibrateArgs {
     /// Write the comparison as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Skip the leave-one-out fits (one simulation per knob setting).
+    #[arg(long)]
+    pub no_loo: bool,
 }
 
 #[derive(Args, Debug)]

@@ -149,6 +149,52 @@ fn fill_and_wsat_on_a_small_device() {
     assert!(last[2] < first[2], "no write cliff: {} IOPS fresh, {} after twice the capacity\n{out}", first[2], last[2]);
 }
 
+/// `--precondition` reaches the device and the results document: on a used device the write
+/// cliff is there from the first interval (GC copies live data at once), on a fresh one not.
+#[test]
+fn precondition_flag_sets_the_device_history() {
+    let mut first_waf = vec![];
+    for pre in ["fresh", "used"] {
+        let json = scratch(&format!("wsat-{pre}.json"));
+        let out = ok(&[
+            "wsat",
+            "--target",
+            "sim:toy",
+            "--times",
+            "0.5",
+            "--intervals",
+            "5",
+            "--precondition",
+            pre,
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(out.contains(&format!("device {pre}")), "{out}");
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(doc["precondition"]["precondition"], pre);
+        first_waf.push(doc["result"]["intervals"][0]["write_amplification"].as_f64().unwrap());
+    }
+    assert!(first_waf[0] < 1.01 && first_waf[1] > 1.2, "WAF of the first tenth of a capacity: {first_waf:?}");
+    let out = flashlab(&["bench", "--target", "sim:toy", "--precondition", "old"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fresh, used or steady"));
+}
+
+/// `calibrate` prints the leave-one-out prediction and error beside the in-sample error.
+#[test]
+fn calibrate_prints_leave_one_out_errors() {
+    let out = ok(&["calibrate", "sd-card"]);
+    assert!(out.contains("LOO error") && out.contains("leave-one-out: each cell predicted"), "{out}");
+    let row = out.lines().find(|l| l.contains("rand write IOPS")).unwrap();
+    assert_eq!(
+        row.split_whitespace().filter(|w| w.ends_with('%') || w.starts_with('+') || w.starts_with('-')).count(),
+        2,
+        "{row}"
+    );
+    let out = ok(&["calibrate", "sd-card", "--no-loo"]);
+    assert!(!out.contains("leave-one-out"), "{out}");
+}
+
 #[test]
 fn bad_input_is_one_clear_error() {
     fails(&["age", "--target", "sim:nosuch"], "unknown profile 'nosuch'");

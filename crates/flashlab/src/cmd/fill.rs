@@ -8,8 +8,11 @@ use flashlab_lab::experiments::fill::run_fill;
 use serde_json::json;
 
 pub fn fill(a: &FillArgs) -> Result<(), String> {
-    let (profile, mut sys) = super::system(&a.common)?;
+    let (profile, mut sys, pre) = super::system(&a.common)?;
     print!("{}", super::banner("fill", &a.common, &profile, &sys));
+    if pre.precondition != flashlab_lab::precondition::Precondition::Fresh {
+        println!("{}", pre.summary());
+    }
     let bar = Progress::new("fill");
     let r = run_fill(&mut sys, a.iodepth.max(1), a.common.seed, |f| bar.set(f, "")).map_err(|e| e.to_string())?;
     bar.finish();
@@ -39,7 +42,8 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
     }
     print!("{}", t.render());
     println!("4 KiB random writes at QD{}, each block of {} bytes once; percentiles per tenth of the fill; MB/s = 10^6 bytes/s", a.iodepth, r.bytes);
-    let doc = json!({"command": "fill", "target": a.common.target, "seed": a.common.seed, "result": r});
+    let doc =
+        json!({"command": "fill", "target": a.common.target, "seed": a.common.seed, "precondition": pre, "result": r});
     if let Some(p) = &a.common.json {
         write_json(p, &doc)?;
     }
