@@ -122,6 +122,8 @@ pub struct FillArgs {
     pub common: CommonArgs,
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub iodepth: u32,
+    #[command(flatten)]
+    pub fill: crate::cmd::fill_args::FillOptions,
 }
 
 #[derive(Args, Debug)]

@@ -220,5 +220,6 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         random_map: true,
         seed: job.randseed.unwrap_or(seed),
         interval_ns: 500_000_000,
+        layer: flashlab_lab::stack::LayerCost::ZERO,
     })
 }
