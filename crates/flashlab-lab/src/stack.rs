@@ -19,8 +19,8 @@
 //!
 //! * `fuse`: the FUSE round trip as measured on this machine with flashlab's own FUSE server
 //!   (`bench/fuse-cost.sh`: fio 4 KiB QD1 on `flashlab serve`'s device file on the zero-latency
-//!   profile, minus the same on tmpfs), scaled to a 2016 phone core (docs/fill.md says by how
-//!   much and why).
+//!   profile, minus the same on tmpfs: 11.5 µs), scaled to a 2016 phone core (×4: docs/fill.md
+//!   and docs/breakdown.md say why).
 //! * `sdcardfs`, `esdfs`: an in-kernel pass-through: one more VFS call, measured the same way
 //!   on an overlayfs mount over tmpfs (this kernel has neither sdcardfs nor esdfs; overlayfs is
 //!   the in-kernel stacking file system it has), scaled alike.
@@ -65,14 +65,15 @@ pub enum SharedLayer {
 }
 
 /// FUSE round trip per request on a 2016 phone core: this machine's measured 4 KiB QD1
-/// round trip (docs/fill.md, `bench/fuse-cost.sh`: 14.4 µs, split as the request path and the
-/// reply path) times the phone scale factor [`PHONE_2016_CPU_SCALE`].
-const FUSE_SUBMIT_NS: Ns = 34_000;
-const FUSE_COMPLETE_NS: Ns = 24_000;
-/// In-kernel pass-through (overlayfs measured on tmpfs: 0.6 µs per 4 KiB write here, times
-/// the scale factor): one more VFS call, no context switch.
-const KERNEL_PASS_SUBMIT_NS: Ns = 1_500;
-const KERNEL_PASS_COMPLETE_NS: Ns = 1_000;
+/// round trip (`bench/fuse-cost.sh`: 11.5 µs over tmpfs's p50, docs/fill.md) times
+/// [`PHONE_2016_CPU_SCALE`], split evenly between the request path (to the daemon) and the reply
+/// path (back to the caller).
+const FUSE_SUBMIT_NS: Ns = 23_000;
+const FUSE_COMPLETE_NS: Ns = 23_000;
+/// In-kernel pass-through: overlayfs over tmpfs measured 0.43 µs above tmpfs per 4 KiB write
+/// here, times the scale factor: one more VFS call, no context switch.
+const KERNEL_PASS_SUBMIT_NS: Ns = 1_000;
+const KERNEL_PASS_COMPLETE_NS: Ns = 700;
 
 /// How many times longer a 2016 phone core (Snapdragon 820/821 Kryo, 2.15 GHz) takes than this
 /// machine's core for the same kernel code path. docs/breakdown.md gives the source and the

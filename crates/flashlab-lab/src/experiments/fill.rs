@@ -155,78 +155,89 @@ pub fn run_fill_named(
             crate::simfs::FsError::NoSpace { name: name.to_string(), wanted: 4096, free: sys.fs.free_bytes() }.into()
         );
     }
-    let file = sys.create(name, size)?;
-    let layout_bytes = match spec.layout {
-        Layout::Allocate => 0,
-        Layout::Write => {
-            lay_out(sys, file, size, spec)?;
-            size
-        }
-    };
-    let mut job = JobSpec::on_file("fill", Rw::RandWrite, 4096, file, size);
-    job.iodepth = spec.iodepth.max(1);
-    job.seed = spec.seed;
-    job.random_map = spec.random_map;
-    job.fsync_every = spec.fsync_every;
-    job.layer = spec.layer;
-    // Bandwidth windows are not reported here; a long window keeps idle days cheap.
-    job.interval_ns = 3_600_000_000_000;
     let sessions = u64::from(spec.sessions.max(1));
-    let session_bytes = size.div_ceil(sessions);
     let mut sl = Slices::new(sys, size);
-    let mut durable = Durable::new(spec.fsync_every);
     let mut fstrims = Vec::new();
     let mut last_trim: Option<Ns> = None;
-    let mut next_session_end = session_bytes;
-    run_jobs_hooked(sys, &[job], &mut progress, |c, sys| {
-        sl.busy(&c);
-        if !durable.complete(&c, &mut sl.hist) {
-            return Ok(None);
+    let (mut planned, mut layout_bytes) = (0u64, 0u64);
+    for k in 0..sessions {
+        // One fio run per session, each on a new file of its share of the fill (the last takes
+        // what is left): a driver that reports along the way runs fio chunk by chunk.
+        let left = size - planned;
+        let share = if k + 1 == sessions { left } else { (left / (sessions - k)) / 4096 * 4096 };
+        let share = share.min(sys.fs.free_bytes() / 4096 * 4096);
+        if share == 0 {
+            break;
         }
-        sl.account(sys, durable.bytes);
-        let done_bytes = durable.bytes;
-        if done_bytes >= next_session_end && done_bytes < size {
-            next_session_end += session_bytes;
-            // End of a session: the device idles (its background GC runs), and the system's
-            // trim policy may run fstrim in the idle time. Requests still in flight finish first.
-            let from = c.done.max(sys.now).max(sys.dev.busy_until());
-            let to = from + spec.gap_ns;
-            sys.now = from;
-            if let Some(at) = spec.trim.fstrim_in_idle(from - t0, to - t0, last_trim.map(|l| l - t0)) {
-                sys.idle(t0 + at - from);
-                let bytes = sys.fstrim()?;
-                last_trim = Some(t0 + at);
-                sl.fstrims += 1;
-                fstrims.push(FstrimEvent {
-                    at_s: at as f64 / 1e9,
-                    filled_pct: done_bytes as f64 * 100.0 / size as f64,
-                    bytes,
-                });
-            }
-            if to > sys.now {
-                sys.idle(to - sys.now);
-            }
-            sl.last_done = sys.now;
-            return Ok(Some(sys.now));
+        planned += share;
+        let fname = if sessions == 1 { name.to_string() } else { format!("{name}.{k}") };
+        let file = sys.create(&fname, share)?;
+        if spec.layout == Layout::Write {
+            lay_out(sys, file, share, spec)?;
+            layout_bytes += share;
         }
-        Ok(None)
-    })?;
-    // The writes after the last fsync (fio issues none at the end): one more makes them durable.
-    if durable.pending() {
-        let t = sys.now.max(sys.dev.busy_until());
-        let done = sys.fsync(t, file)?;
-        sys.now = sys.now.max(done);
-        let c = Completed { job: 0, dir: None, bytes: 0, submitted: t, done };
-        sl.busy(&c);
-        durable.complete(&c, &mut sl.hist);
-        sl.account(sys, durable.bytes);
+        let mut job = JobSpec::on_file("fill", Rw::RandWrite, 4096, file, share);
+        job.iodepth = spec.iodepth.max(1);
+        job.seed = spec.seed.wrapping_add(k);
+        job.random_map = spec.random_map;
+        job.fsync_every = spec.fsync_every;
+        job.layer = spec.layer;
+        // Bandwidth windows are not reported here; a long window keeps idle days cheap.
+        job.interval_ns = 3_600_000_000_000;
+        let mut durable = Durable::new(spec.fsync_every);
+        let base = sl.done_bytes;
+        run_jobs_hooked(
+            sys,
+            &[job],
+            |f| progress((base as f64 + f * share as f64) / size as f64),
+            |c, sys| {
+                sl.busy(&c);
+                if durable.complete(&c, &mut sl.hist) {
+                    sl.account(sys, base + durable.bytes);
+                }
+                Ok(None)
+            },
+        )?;
+        // The writes after the last fsync (fio issues none at the end): one more makes them
+        // durable.
+        if durable.pending() {
+            let t = sys.now.max(sys.dev.busy_until());
+            let done = sys.fsync(t, file)?;
+            sys.now = sys.now.max(done);
+            let c = Completed { job: 0, dir: None, bytes: 0, submitted: t, done };
+            sl.busy(&c);
+            durable.complete(&c, &mut sl.hist);
+            sl.account(sys, base + durable.bytes);
+        }
+        if k + 1 == sessions {
+            break;
+        }
+        // Between sessions the device idles (its background GC runs) and the system's trim
+        // policy may run fstrim.
+        let from = sys.now.max(sys.dev.busy_until());
+        let to = from + spec.gap_ns;
+        if let Some(at) = spec.trim.fstrim_in_idle(from - t0, to - t0, last_trim.map(|l| l - t0)) {
+            sys.idle(t0 + at - from);
+            let bytes = sys.fstrim()?;
+            last_trim = Some(t0 + at);
+            sl.fstrims += 1;
+            fstrims.push(FstrimEvent {
+                at_s: at as f64 / 1e9,
+                filled_pct: sl.done_bytes as f64 * 100.0 / size as f64,
+                bytes,
+            });
+        }
+        if to > sys.now {
+            sys.idle(to - sys.now);
+        }
+        sl.last_done = sys.now;
     }
-    let deciles = sl.deciles;
+    sl.finish(sys);
     Ok(FillResult {
-        bytes: size,
+        bytes: sl.done_bytes,
         layout_bytes,
         spec: spec.clone(),
-        deciles,
+        deciles: sl.deciles,
         fstrims,
         virtual_s: (sys.now - t0) as f64 / 1e9,
         device: sys.device_report(),
@@ -236,7 +247,9 @@ pub fn run_fill_named(
 /// fio's layout of a new file under `overwrite=1`: the whole file written sequentially (1 MiB
 /// requests, QD1), through the same layer as the job.
 fn lay_out(sys: &mut SimSystem, file: FileId, size: u64, spec: &FillSpec) -> Result<(), SysError> {
-    let mut job = JobSpec::on_file("layout", Rw::Write, 1 << 20, file, size);
+    // The largest power of two up to 1 MiB that divides the file, so no request runs past it.
+    let bs = (1u64 << 20).min(1 << size.trailing_zeros());
+    let mut job = JobSpec::on_file("layout", Rw::Write, bs, file, size);
     job.layer = spec.layer;
     job.interval_ns = 3_600_000_000_000;
     run_jobs_hooked(sys, &[job], |_| {}, |_, _| Ok(None))?;
@@ -390,6 +403,8 @@ struct Slices {
     busy_ns: u64,
     last_done: Ns,
     fstrims: u32,
+    /// Durable write bytes so far.
+    done_bytes: u64,
 }
 
 impl Slices {
@@ -403,6 +418,7 @@ impl Slices {
             busy_ns: 0,
             last_done: sys.now,
             fstrims: 0,
+            done_bytes: 0,
         }
     }
 
@@ -414,16 +430,31 @@ impl Slices {
 
     /// Close the tenth if `done_bytes` of durable writes reach its end.
     fn account(&mut self, sys: &SimSystem, done_bytes: u64) {
+        self.done_bytes = done_bytes;
         let n = self.deciles.len() as u64;
         if done_bytes < self.slice * (n + 1) && done_bytes < self.size {
             return;
         }
+        self.close(sys);
+    }
+
+    /// Close the last tenth if writes are left in it (a fill that came out smaller than
+    /// planned: the filesystem's own metadata took some of the space).
+    fn finish(&mut self, sys: &SimSystem) {
+        if self.hist.count() > 0 {
+            self.close(sys);
+        }
+    }
+
+    fn close(&mut self, sys: &SimSystem) {
+        let done_bytes = self.done_bytes;
+        let n = self.deciles.len() as u64;
         let bytes = done_bytes - (self.slice * n).min(done_bytes);
         let now = sys.dev.counters();
         let state = sys.dev.state();
         let h = &self.hist;
         self.deciles.push(FillDecile {
-            filled_pct: (done_bytes * 100 / self.size) as u32,
+            filled_pct: ((done_bytes * 100 / self.size) as u32).min(100),
             p50_us: h.percentile(50.0) as f64 / 1e3,
             p90_us: h.percentile(90.0) as f64 / 1e3,
             p99_us: h.percentile(99.0) as f64 / 1e3,
