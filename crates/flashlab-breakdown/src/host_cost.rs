@@ -41,7 +41,8 @@ impl HostCost {
     pub fn from_report_file(path: &Path, cpu_scale: f64) -> Result<HostCost, BreakdownError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| BreakdownError::Bad(format!("--host-cost {}: {e}", path.display())))?;
-        HostCost::from_report_json(&text, cpu_scale).map_err(|e| BreakdownError::Bad(format!("--host-cost {}: {e}", path.display())))
+        HostCost::from_report_json(&text, cpu_scale)
+            .map_err(|e| BreakdownError::Bad(format!("--host-cost {}: {e}", path.display())))
     }
 
     pub fn from_report_json(text: &str, cpu_scale: f64) -> Result<HostCost, String> {
