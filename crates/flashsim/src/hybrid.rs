@@ -86,6 +86,23 @@ pub struct HybridFtl {
     buffer: WriteBuffer,
     volatile_buffer: bool,
     log_blocks: usize,
+    /// The random log being emptied a little per host command (NIL when none): the logical
+    /// blocks with units in it when the job started, the next of them to merge, and per
+    /// logical block the job that listed it (so each is listed once).
+    job_victim: u32,
+    job_lblocks: Vec<u32>,
+    job_next: usize,
+    job_mark: Vec<u32>,
+    job_epoch: u32,
+    /// The full merge in progress (NIL when none): logical block, destination, next page.
+    cur_l: u32,
+    cur_dst: u32,
+    cur_page: u32,
+    /// Most merge pages one command carries, and the busy-time ceiling of a command.
+    pages_per_command: u32,
+    busy_ceiling: Ns,
+    /// Conservative time of one merge page (read, transfer, program), to stop at the ceiling.
+    page_cost: Ns,
     pub counters: Counters,
 }
 
@@ -125,6 +142,20 @@ impl HybridFtl {
             buffer: WriteBuffer::new(f.write_buffer_kib / (MAP_UNIT / 1024) as u32),
             volatile_buffer: f.write_buffer_volatile,
             log_blocks: f.log_blocks as usize,
+            job_victim: NIL,
+            job_lblocks: Vec::with_capacity(upb as usize),
+            job_next: 0,
+            job_mark: vec![0; lblocks as usize],
+            job_epoch: 0,
+            cur_l: NIL,
+            cur_dst: NIL,
+            cur_page: 0,
+            pages_per_command: profile.gc_pages_per_command(),
+            busy_ceiling: crate::nand::us(profile.busy_ceiling_ms() * 1000.0),
+            page_cost: {
+                let t = NandTiming::from_profile(profile);
+                t.t_read + t.t_prog + u64::from(geo.units_per_page) * t.unit_xfer
+            },
             counters: Counters::default(),
         }
     }
@@ -253,6 +284,9 @@ impl HybridFtl {
         let sequential = match self.sw {
             Some(s) if s.lblock == l && s.next_off == off => true,
             _ if off == 0 => {
+                if self.cur_l == l {
+                    at = self.finish_cur(at);
+                }
                 at = self.close_sw(at);
                 let die = l % self.geo.dies;
                 let (block, ready) = self.take_block(die, at, Kind::Log);
@@ -314,6 +348,11 @@ impl HybridFtl {
                 self.rw_full.push_back(self.rw_active);
                 self.rw_active = NIL;
             }
+            // The log space ran out before the paced merge finished: this command must finish
+            // it (the only unbounded foreground work, besides closing the sequential log).
+            if self.job_victim != NIL {
+                start = start.max(self.finish_job(start, false));
+            }
             while self.rw_full.len() >= self.log_blocks {
                 let victim = self.rw_full.pop_front().expect("non-empty");
                 start = start.max(self.merge_log(victim, start, false));
@@ -324,6 +363,12 @@ impl HybridFtl {
             self.rw_active = b;
             self.rw_next_page = 0;
             start = start.max(ready);
+            // The new log is the last one allowed: start emptying the oldest, a little per
+            // host command, so that it is free by the time this one is full.
+            if self.log_blocks >= 2 && self.rw_full.len() + 1 >= self.log_blocks {
+                let victim = self.rw_full.pop_front().expect("non-empty");
+                self.start_job(victim);
+            }
         }
         if self.open[RW].len == 0 {
             // A merge took every unit of the page.
@@ -478,6 +523,14 @@ impl HybridFtl {
     /// Gather every live unit of logical block `l` into a fresh block and install it.
     fn full_merge(&mut self, l: u32, at: Ns) -> Ns {
         let mut at = at;
+        if self.cur_l == l {
+            // A paced merge of this block is under way: complete it, then merge only what
+            // reached the logs since.
+            at = self.finish_cur(at);
+            if !self.has_log_units(l) {
+                return at;
+            }
+        }
         if self.sw.is_some_and(|s| s.lblock == l) {
             // Closing the sequential log completes the block, except for units rewritten
             // after the log passed them: those are still in the random logs.
@@ -521,6 +574,12 @@ impl HybridFtl {
         } else {
             self.counters.gc_victims_foreground += 1;
         }
+        self.release_empty_logs();
+        done
+    }
+
+    /// Release the full random logs that merges emptied.
+    fn release_empty_logs(&mut self) {
         let mut i = 0;
         while i < self.rw_full.len() {
             let b = self.rw_full[i];
@@ -531,7 +590,6 @@ impl HybridFtl {
                 i += 1;
             }
         }
-        done
     }
 
     pub fn trim_unit(&mut self, lpn: u32) {
@@ -579,15 +637,200 @@ impl HybridFtl {
         done
     }
 
-    /// Idle time: merge the full random logs, oldest first, while the window lasts.
+    /// Idle time: carry on with the paced merge, then merge the full random logs, oldest
+    /// first, a page at a time while the window lasts (a page started inside the window
+    /// completes past it).
     pub fn background(&mut self, from: Ns, until: Ns) {
         let mut t = from;
         while t < until {
-            let Some(victim) = self.rw_full.pop_front() else {
+            if self.job_victim == NIL {
+                let Some(victim) = self.rw_full.pop_front() else {
+                    break;
+                };
+                self.start_job(victim);
+            }
+            let before = (self.job_victim, self.job_slots_left());
+            let (end, _) = self.advance(t, u64::MAX, u32::MAX, until, true);
+            t = t.max(end);
+            if (self.job_victim, self.job_slots_left()) == before {
+                // Nothing more fits before the window ends.
                 break;
-            };
-            t = self.merge_log(victim, t, true);
+            }
         }
+    }
+
+    /// Start emptying random log `victim` step by step: list the logical blocks it holds
+    /// units of.
+    fn start_job(&mut self, victim: u32) {
+        debug_assert_eq!(self.job_victim, NIL);
+        self.job_epoch = self.job_epoch.wrapping_add(1);
+        if self.job_epoch == 0 {
+            self.job_mark.fill(0);
+            self.job_epoch = 1;
+        }
+        self.job_lblocks.clear();
+        let base = victim * self.upb;
+        for ppa in base..base + self.upb {
+            let lpn = self.p2l[ppa as usize];
+            if lpn != INVALID {
+                let (l, _) = self.lblock(lpn);
+                if self.job_mark[l as usize] != self.job_epoch {
+                    self.job_mark[l as usize] = self.job_epoch;
+                    self.job_lblocks.push(l);
+                }
+            }
+        }
+        self.job_victim = victim;
+        self.job_next = 0;
+    }
+
+    /// Page slots the paced merge still has to walk (each listed block's pages; empty ones
+    /// cost no NAND time).
+    fn job_slots_left(&self) -> u64 {
+        if self.job_victim == NIL {
+            return 0;
+        }
+        let ppb = u64::from(self.geo.pages_per_block);
+        let cur = if self.cur_l == NIL { 0 } else { ppb - u64::from(self.cur_page) };
+        (self.job_lblocks.len() - self.job_next) as u64 * ppb + cur
+    }
+
+    /// Host units the random logs take before they run out: what is left of the active log.
+    fn rw_units_left(&self) -> u64 {
+        if self.rw_active == NIL {
+            return u64::from(self.upb);
+        }
+        let pages = u64::from(self.geo.pages_per_block - self.rw_next_page);
+        (pages * u64::from(self.upp)).saturating_sub(u64::from(self.open[RW].len)).max(1)
+    }
+
+    /// The merge work a host write command of `units` units carries, starting at `at` for a
+    /// command that started at `start`: its share of the paced merge, at most the profile's
+    /// pages per command and never past the busy-time ceiling. Returns when it is done.
+    pub fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
+        if self.job_victim == NIL {
+            return at;
+        }
+        let quota = (self.job_slots_left() * u64::from(units)).div_ceil(self.rw_units_left());
+        let deadline = start + self.busy_ceiling;
+        self.advance(at, quota, self.pages_per_command, deadline, false).0
+    }
+
+    /// Walk up to `slots` page slots of the paced merge from `at`, programming at most `pages`
+    /// pages and starting none that would end past `deadline`. Returns (end, pages programmed).
+    fn advance(&mut self, at: Ns, slots: u64, pages: u32, deadline: Ns, background: bool) -> (Ns, u32) {
+        let mut end = at;
+        let (mut walked, mut programmed) = (0u64, 0u32);
+        while walked < slots && programmed < pages && self.job_victim != NIL {
+            if self.cur_l == NIL {
+                if self.job_next == self.job_lblocks.len() {
+                    self.end_job(background);
+                    break;
+                }
+                let l = self.job_lblocks[self.job_next];
+                self.job_next += 1;
+                let ppb = u64::from(self.geo.pages_per_block);
+                if !self.victim_holds(l) {
+                    walked += ppb;
+                    continue;
+                }
+                if self.sw.is_some_and(|s| s.lblock == l) {
+                    end = end.max(self.close_sw(end));
+                    if !self.has_log_units(l) {
+                        walked += ppb;
+                        continue;
+                    }
+                }
+                let die = l % self.geo.dies;
+                if end.max(self.nand.die_free_at(die)) + self.page_cost + self.nand.timing.t_erase > deadline {
+                    self.job_next -= 1;
+                    break;
+                }
+                let (dst, ready) = self.take_block(die, end, Kind::Log);
+                end = end.max(ready);
+                self.cur_l = l;
+                self.cur_dst = dst;
+                self.cur_page = 0;
+            }
+            let (l, dst, page) = (self.cur_l, self.cur_dst, self.cur_page);
+            let base = l * self.upb + page * self.upp;
+            let empty = self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED);
+            if !empty {
+                let die = self.geo.die_of_block(dst);
+                if end.max(self.nand.die_free_at(die)) + self.page_cost > deadline {
+                    break;
+                }
+                let (r, _) = self.gather(l, page, at);
+                let done = self.nand.program(die, r);
+                self.move_page(l, page, dst, done);
+                end = end.max(done);
+                programmed += 1;
+            }
+            walked += 1;
+            self.cur_page += 1;
+            if self.cur_page == self.geo.pages_per_block {
+                self.install(l, dst);
+                self.cur_l = NIL;
+            }
+        }
+        (end, programmed)
+    }
+
+    /// Complete the full merge in progress, whatever it costs; returns when done.
+    fn finish_cur(&mut self, at: Ns) -> Ns {
+        let mut end = at;
+        while self.cur_l != NIL {
+            let (l, dst, page) = (self.cur_l, self.cur_dst, self.cur_page);
+            let (r, n) = self.gather(l, page, at);
+            if n > 0 {
+                let done = self.nand.program(self.geo.die_of_block(dst), r);
+                self.move_page(l, page, dst, done);
+                end = end.max(done);
+            }
+            self.cur_page += 1;
+            if self.cur_page == self.geo.pages_per_block {
+                self.install(l, dst);
+                self.cur_l = NIL;
+            }
+        }
+        end
+    }
+
+    /// Complete the paced merge, whatever it costs; returns when done.
+    fn finish_job(&mut self, at: Ns, background: bool) -> Ns {
+        let mut end = at;
+        while self.job_victim != NIL {
+            end = end.max(self.advance(end, u64::MAX, u32::MAX, Ns::MAX, background).0);
+        }
+        end
+    }
+
+    /// Every listed block is merged: the victim is empty; release it, and any other random
+    /// log the merges emptied.
+    fn end_job(&mut self, background: bool) {
+        let victim = self.job_victim;
+        debug_assert_eq!(self.valid[victim as usize], 0);
+        self.job_victim = NIL;
+        self.release(victim);
+        if background {
+            self.counters.gc_victims_background += 1;
+        } else {
+            self.counters.gc_victims_foreground += 1;
+        }
+        self.release_empty_logs();
+    }
+
+    /// Does the paced merge's victim still hold a unit of logical block `l`?
+    fn victim_holds(&self, l: u32) -> bool {
+        let base = (self.job_victim * self.upb) as usize;
+        let (lo, hi) = (l * self.upb, (l + 1) * self.upb);
+        self.p2l[base..base + self.upb as usize].iter().any(|&lpn| lpn != INVALID && lpn >= lo && lpn < hi)
+    }
+
+    /// Has logical block `l` units in log blocks (not in its data block, not buffered)?
+    fn has_log_units(&self, l: u32) -> bool {
+        let range = (l * self.upb) as usize..((l + 1) * self.upb) as usize;
+        self.l2p[range].iter().any(|&v| v != UNMAPPED && v != DATA && v & BUFFERED == 0)
     }
 
     pub fn state(&self) -> DeviceState {
@@ -617,6 +860,8 @@ impl HybridFtl {
             + heap_bytes(&self.erase_count)
             + free
             + (self.rw_full.capacity() * 4) as u64
+            + heap_bytes(&self.job_lblocks)
+            + heap_bytes(&self.job_mark)
             + self.buffer.memory_bytes()
     }
 
