@@ -7,6 +7,7 @@
 //! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as `age`.
 //! * [`experiments`]: runs directly on a device (`sim waf`, `fill`, `wsat`).
 //! * [`stack`]: the system stack above the filesystem (shared-storage layer, trim policy).
+//! * [`precondition`]: the device's history before a run (fresh, used, steady).
 //! * [`units`]: sizes and durations as the command line reads them; [`rng`]: seeded randomness.
 
 pub mod calibrate;
@@ -15,6 +16,7 @@ pub mod experiments;
 pub mod fourcorner;
 pub mod fs;
 pub mod offsets;
+pub mod precondition;
 pub mod profiles;
 pub mod protocol;
 pub mod rng;

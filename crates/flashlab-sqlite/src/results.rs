@@ -218,6 +218,9 @@ pub struct Report {
     /// Where the device counts come from, in words.
     pub counts_from: String,
     pub filesystem: Option<String>,
+    /// The simulated device's history before each run (`--precondition`); none on a real device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<flashlab_lab::precondition::Precondition>,
     pub baseline: Option<Baseline>,
     pub workload: Workload,
     pub notes: Vec<String>,
@@ -440,6 +443,7 @@ mod tests {
                 kind,
                 counts_from: "x".into(),
                 filesystem: None,
+                precondition: None,
                 baseline: None,
                 workload: wl.clone(),
                 notes: vec![],

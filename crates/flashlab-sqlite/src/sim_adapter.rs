@@ -28,6 +28,18 @@ impl SimAdapter {
         SimAdapter { sys: SimSystem::with_fs(profile, seed, fs), ids: HashMap::new() }
     }
 
+    /// A simulated system whose device went through `precondition` before the filesystem was
+    /// made on it.
+    pub fn prepared(
+        profile: &Profile,
+        seed: u64,
+        fs: FsConfig,
+        precondition: flashlab_lab::precondition::Precondition,
+    ) -> Result<SimAdapter, Error> {
+        let (sys, _) = flashlab_lab::precondition::system(profile, seed, fs, precondition).map_err(Error::Sim)?;
+        Ok(SimAdapter { sys, ids: HashMap::new() })
+    }
+
     pub fn profile_name(&self) -> &str {
         &self.sys.dev.profile().name
     }

@@ -85,6 +85,11 @@ pub struct SimFsArgs {
     /// Mount the simulated filesystem with online discard (deletes are trimmed at once).
     #[arg(long)]
     pub discard: bool,
+    /// The simulated device's history before the run: fresh (factory state, nothing mapped),
+    /// used (every logical block written once, never trimmed) or steady (SNIA purge, then
+    /// write saturation to steady state).
+    #[arg(long, value_name = "STATE", default_value = "fresh")]
+    pub precondition: flashlab_lab::precondition::Precondition,
 }
 
 /// How flashlab does I/O on a real target (ignored on simulated ones).

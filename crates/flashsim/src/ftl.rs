@@ -7,6 +7,8 @@
 //! is in one of three places: unmapped (reads as zeros), in an open page of the controller's
 //! buffer (`l2p` has the `BUFFERED` bit and the slot), or on NAND (`l2p` is the physical unit).
 
+mod bulk;
+
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
 use crate::mapcache::MapCache;

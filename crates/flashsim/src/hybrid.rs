@@ -18,6 +18,8 @@
 //! logs in the background. Units are 4 KiB; a write is buffered in controller RAM until its
 //! program unit (page x planes) is full, as in the page-mapped FTL.
 
+mod bulk;
+
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
 use crate::ftl::{buffered_tag, heap_bytes, Location, OpenPage, BUFFERED, INVALID, MAX_UPP, UNMAPPED};

@@ -113,6 +113,12 @@ impl Mapping {
         each!(self, f => f.check_invariants())
     }
 
+    /// Map every logical unit as one sequential pass over a new device would (device
+    /// history set up in bulk: no NAND time, no counters).
+    pub fn map_all_sequential(&mut self) -> Result<(), String> {
+        each!(self, f => f.map_all_sequential())
+    }
+
     pub fn track_content(&mut self) {
         each!(self, f => f.track_content())
     }

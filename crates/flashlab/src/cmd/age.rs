@@ -6,9 +6,9 @@ use crate::report::output::write_json;
 use crate::report::table::{sig, Table};
 use crate::target::{real_options, resolve, Target};
 use flashlab_lab::fourcorner::FourCornerConfig;
+use flashlab_lab::precondition::Precondition;
 use flashlab_lab::protocol::ProtocolTarget;
 use flashlab_lab::protocol::{run_protocol, Protocol, ProtocolResult};
-use flashlab_lab::system::SimSystem;
 use flashlab_lab::units::parse_cli_size;
 use flashlab_real::dir_target::DirTarget;
 use serde_json::json;
@@ -52,12 +52,15 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
     };
     let (result, profile_json, clock) = match resolve(&args.target)? {
         Target::Sim(profile) => {
-            let cfg = super::fs_config(&args.sim_fs, &profile, &args.target)?;
-            let mut sys = SimSystem::with_fs(&profile, args.seed, cfg);
+            let (mut sys, pre) = super::sim_system(&args.sim_fs, &profile, args.seed, &args.target)?;
             print!("{}", super::banner(&format!("protocol '{}'", proto.name), args, &profile, &sys));
+            if pre.precondition != Precondition::Fresh {
+                println!("{}", pre.summary());
+            }
+            let start = sys.now;
             let result = run_protocol(&mut sys, proto, &fc, &mut progress)?;
-            let p = json!({"name": profile.name, "description": profile.description, "calibration": profile.calibration, "filesystem": sys.fs.config().label()});
-            (result, p, format!("virtual time {:.1} s", sys.now as f64 / 1e9))
+            let p = json!({"name": profile.name, "description": profile.description, "calibration": profile.calibration, "filesystem": sys.fs.config().label(), "precondition": pre});
+            (result, p, format!("virtual time {:.1} s", (sys.now - start) as f64 / 1e9))
         }
         Target::Dir(dir) => {
             if args.sim_fs.discard {
@@ -103,6 +106,7 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
         "profile": profile_json,
         "seed": args.seed,
         "discard": args.sim_fs.discard,
+        "precondition": args.sim_fs.precondition,
         "protocol": result.protocol,
         "steps": result.steps,
         "log": result.log,

@@ -8,19 +8,19 @@ use crate::report::output::write_json;
 use crate::report::table::{sig, Table};
 use flashlab_lab::experiments::fill::{run_fill, run_phone_procedure, FillDecile, FillResult, Layout, TestRun};
 use flashlab_lab::stack::{Stack, TrimPolicy};
-use flashlab_lab::system::SimSystem;
 use serde_json::json;
 
 pub fn fill(a: &FillArgs) -> Result<(), String> {
     let profile = crate::target::sim_profile(&a.common.target)?;
     let stack = Stack::from_profile(&profile, &a.common.target)?;
     let r = a.fill.resolve(a.iodepth.max(1), a.common.seed, stack)?;
-    let mut cfg = super::fs_config(&a.common.sim_fs, &profile, &a.common.target)?;
-    if r.stack.trim == TrimPolicy::Discard {
-        cfg.discard = true;
-    }
-    let mut sys = SimSystem::with_fs(&profile, a.common.seed, cfg);
+    let mut fs_args = a.common.sim_fs.clone();
+    fs_args.discard |= r.stack.trim == TrimPolicy::Discard;
+    let (mut sys, pre) = super::sim_system(&fs_args, &profile, a.common.seed, &a.common.target)?;
     print!("{}", super::banner("fill", &a.common, &profile, &sys));
+    if pre.precondition != flashlab_lab::precondition::Precondition::Fresh {
+        println!("{}", pre.summary());
+    }
     println!("system stack: {}", r.stack.label());
     let bar = Progress::new("fill");
     let spec = &r.spec;
@@ -45,7 +45,7 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
             );
             print_sessions(&f);
             json!({"command": "fill", "procedure": "fill", "target": a.common.target, "seed": a.common.seed,
-                   "filesystem": sys.fs.config().label(), "stack": r.stack, "result": f})
+                   "filesystem": sys.fs.config().label(), "stack": r.stack, "precondition": pre, "result": f})
         }
         Procedure::Phone => {
             let p = run_phone_procedure(&mut sys, spec, r.test_bytes, |what, x| bar.set(x, what))
@@ -64,7 +64,7 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
             print_sessions(&p.fill);
             println!("MB/s = 10^6 bytes/s over busy time; WAF = NAND writes / host writes within the row");
             json!({"command": "fill", "procedure": "phone", "target": a.common.target, "seed": a.common.seed,
-                   "filesystem": sys.fs.config().label(), "stack": r.stack, "result": p.fill,
+                   "filesystem": sys.fs.config().label(), "stack": r.stack, "precondition": pre, "result": p.fill,
                    "data_before": p.before, "data_after": p.after, "test_bytes": p.test_bytes})
         }
     };

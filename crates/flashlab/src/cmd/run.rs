@@ -51,8 +51,7 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     if names_own {
         eprintln!("note: the job file's filename/directory options are ignored on a simulated target");
     }
-    let cfg = super::fs_config(&a.sim_fs, &profile, a.target.as_deref().unwrap_or("sim:"))?;
-    let mut sys = SimSystem::with_fs(&profile, a.seed, cfg);
+    let (mut sys, pre) = super::sim_system(&a.sim_fs, &profile, a.seed, a.target.as_deref().unwrap_or("sim:"))?;
     let groups = jf.run_groups();
     let mut results: Vec<(JobResult, String, u64, u32)> = Vec::new();
     let bar = Progress::new("run");
@@ -74,7 +73,8 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         let res =
             run_jobs(&mut sys, &specs, |f| bar.set((g as f64 + f) / groups.len() as f64, &format!("group {}", g + 1)))
                 .map_err(|e| e.to_string())?;
-        let device = serde_json::to_value(sys.device_report()).map_err(|e| e.to_string())?;
+        let mut device = serde_json::to_value(sys.device_report()).map_err(|e| e.to_string())?;
+        device["precondition"] = serde_json::to_value(&pre).map_err(|e| e.to_string())?;
         for (mut r, s) in res.into_iter().zip(&specs) {
             r.extra = Some(device.clone());
             results.push((r, s.rw.fio_name().to_string(), s.bs_write.max(s.bs_read), s.iodepth));
@@ -86,8 +86,12 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         "device: write amplification {:.2}, {} host bytes written, {} NAND units programmed, {} erases, {} of {} blocks free",
         d.write_amplification, d.counters.host_write_bytes, d.counters.nand_units_programmed, d.counters.erases, d.state.free_blocks, d.state.total_blocks
     );
+    let history = match a.sim_fs.precondition {
+        flashlab_lab::precondition::Precondition::Fresh => String::new(),
+        p => format!(", device {}", p.describe()),
+    };
     let what = format!(
-        "{} ({}); times are simulated",
+        "{} ({}){history}; times are simulated",
         a.target.clone().unwrap_or_else(|| format!("sim:{}", flashlab_lab::profiles::DEFAULT)),
         profile.description
     );
