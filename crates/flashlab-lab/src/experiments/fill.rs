@@ -169,9 +169,9 @@ pub fn run_fill_named(
         if share == 0 {
             break;
         }
-        planned += share;
         let fname = if sessions == 1 { name.to_string() } else { format!("{name}.{k}") };
-        let file = sys.create(&fname, share)?;
+        let (file, share) = create_what_fits(sys, &fname, share)?;
+        planned += share;
         if spec.layout == Layout::Write {
             lay_out(sys, file, share, spec)?;
             layout_bytes += share;
@@ -242,6 +242,23 @@ pub fn run_fill_named(
         virtual_s: (sys.now - t0) as f64 / 1e9,
         device: sys.device_report(),
     })
+}
+
+/// Create `name` with up to `size` bytes: what the filesystem reports free also has to hold the
+/// file's own metadata (F2FS: a node block per 1018 data blocks), so a file of exactly the free
+/// space may not fit; then the size shrinks by 1/256 at a time, as a fill that stops at ENOSPC.
+fn create_what_fits(sys: &mut SimSystem, name: &str, size: u64) -> Result<(FileId, u64), SysError> {
+    let mut size = size;
+    for _ in 0..16 {
+        match sys.create(name, size) {
+            Ok(f) => return Ok((f, size)),
+            Err(SysError::Fs(crate::simfs::FsError::NoSpace { .. })) if size > 1 << 20 => {
+                size = (size - size / 256) / 4096 * 4096;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((sys.create(name, size)?, size))
 }
 
 /// fio's layout of a new file under `overwrite=1`: the whole file written sequentially (1 MiB
