@@ -25,7 +25,7 @@ use crate::fs::FileId;
 use crate::stack::{LayerCost, TrimPolicy};
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
-use flashlab_measure::LatencyHistogram;
+use flashlab_measure::{LatencyHistogram, LatencySummary};
 use flashsim::Ns;
 use serde::Serialize;
 
@@ -97,7 +97,10 @@ pub struct FillDecile {
     pub p50_us: f64,
     pub p90_us: f64,
     pub p99_us: f64,
+    /// p99.9 and p99.99 (clamped to the exact range: max >= p99.99 >= p99.9 >= p99).
     pub p999_us: f64,
+    pub p9999_us: f64,
+    /// Exact largest and mean latency of the slice.
     pub max_us: f64,
     pub mean_us: f64,
     /// Writes in this slice.
@@ -351,14 +354,15 @@ fn test_run(
         durable.complete(&Completed { job: 0, dir: None, bytes: 0, submitted: t, done }, &mut h);
     }
     let secs = (sys.now - t0) as f64 / 1e9;
+    let l = LatencySummary::of(&h);
     Ok(TestRun {
         label: label.to_string(),
-        p50_us: h.percentile(50.0) as f64 / 1e3,
-        p90_us: h.percentile(90.0) as f64 / 1e3,
-        p99_us: h.percentile(99.0) as f64 / 1e3,
-        p999_us: h.percentile(99.9) as f64 / 1e3,
-        max_us: h.max() as f64 / 1e3,
-        mean_us: h.mean() / 1e3,
+        p50_us: l.p50_us,
+        p90_us: l.p90_us,
+        p99_us: l.p99_us,
+        p999_us: l.p999_us,
+        max_us: l.max_us,
+        mean_us: l.mean_us,
         writes: h.count(),
         mbs: if secs > 0.0 { durable.bytes as f64 / secs / 1e6 } else { 0.0 },
         write_amplification: sys.dev.counters().since(&before).write_amplification(),
@@ -469,16 +473,17 @@ impl Slices {
         let bytes = done_bytes - (self.slice * n).min(done_bytes);
         let now = sys.dev.counters();
         let state = sys.dev.state();
-        let h = &self.hist;
+        let l = LatencySummary::of(&self.hist);
         self.deciles.push(FillDecile {
             filled_pct: ((done_bytes * 100 / self.size) as u32).min(100),
-            p50_us: h.percentile(50.0) as f64 / 1e3,
-            p90_us: h.percentile(90.0) as f64 / 1e3,
-            p99_us: h.percentile(99.0) as f64 / 1e3,
-            p999_us: h.percentile(99.9) as f64 / 1e3,
-            max_us: h.max() as f64 / 1e3,
-            mean_us: h.mean() / 1e3,
-            writes: h.count(),
+            p50_us: l.p50_us,
+            p90_us: l.p90_us,
+            p99_us: l.p99_us,
+            p999_us: l.p999_us,
+            p9999_us: l.p9999_us,
+            max_us: l.max_us,
+            mean_us: l.mean_us,
+            writes: self.hist.count(),
             mbs: if self.busy_ns > 0 { bytes as f64 / (self.busy_ns as f64 / 1e9) / 1e6 } else { 0.0 },
             write_amplification: now.since(&self.counters).write_amplification(),
             fstrims: self.fstrims,

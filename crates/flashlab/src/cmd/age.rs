@@ -94,7 +94,7 @@ fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
     bar.finish();
     print!("{}", render(&result));
     println!(
-        "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the {} file; WAF = NAND writes / host writes since new (simulated devices).",
+        "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the {} file; rw = random-write latency; WAF = NAND writes / host writes since new (simulated devices).",
         flashlab_jobs::units::format_size_iec(fc.rand_io),
         flashlab_jobs::units::format_size_iec(fc.span)
     );
@@ -129,8 +129,10 @@ pub fn render(r: &ProtocolResult) -> String {
         ("seq write", "MB/s"),
         ("rand read", "MB/s"),
         ("rand write", "MB/s"),
-        ("rand write p50", "us"),
-        ("rand write p99", "us"),
+        ("rw p50", "ms"),
+        ("rw p99", "ms"),
+        ("rw p99.9", "ms"),
+        ("rw max", "ms"),
         ("WAF", ""),
         ("free blocks", ""),
     ]);
@@ -141,8 +143,10 @@ pub fn render(r: &ProtocolResult) -> String {
             sig(s.seq_write_mbs, 3),
             sig(s.rand_read_mbs, 3),
             sig(s.rand_write_mbs, 3),
-            sig(s.rand_write_p50_us, 3),
-            sig(s.rand_write_p99_us, 3),
+            sig(s.rand_write_p50_us / 1e3, 3),
+            sig(s.rand_write_p99_us / 1e3, 3),
+            sig(s.rand_write_p999_us / 1e3, 3),
+            sig(s.rand_write_max_us / 1e3, 3),
             s.device.as_ref().map_or("-".into(), |d| format!("{:.2}", d.write_amplification)),
             s.device.as_ref().map_or("-".into(), |d| d.state.free_blocks.to_string()),
         ]);
