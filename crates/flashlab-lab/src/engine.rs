@@ -50,6 +50,9 @@ pub struct JobSpec {
     /// simulated clock `thinktime_spin` is the same as sleeping, so it is not separate here.
     pub thinktime_ns: u64,
     pub thinktime_blocks: u32,
+    /// A layer between the job and the filesystem that each request crosses on the way in and
+    /// on the way out (a FUSE daemon's round trip; see [`crate::stack`]); zero by default.
+    pub layer: crate::stack::LayerCost,
 }
 
 impl JobSpec {
@@ -79,6 +82,7 @@ impl JobSpec {
             interval_ns: 500_000_000,
             thinktime_ns: 0,
             thinktime_blocks: 1,
+            layer: crate::stack::LayerCost::ZERO,
         }
     }
 
@@ -165,10 +169,27 @@ pub fn run_jobs(sys: &mut SimSystem, specs: &[JobSpec], progress: impl FnMut(f64
 pub fn run_jobs_observed(
     sys: &mut SimSystem,
     specs: &[JobSpec],
-    mut progress: impl FnMut(f64),
+    progress: impl FnMut(f64),
     mut observe: impl FnMut(Completed, &SimSystem),
 ) -> Result<Vec<JobResult>, SysError> {
+    run_jobs_hooked(sys, specs, progress, |c, sys| {
+        observe(c, sys);
+        Ok(None)
+    })
+}
+
+/// [`run_jobs_observed`] with a hook that may act on the system between requests (an fstrim,
+/// an idle period): it gets the completed I/O and the system, and returns `Some(t)` to hold
+/// every job's next request until virtual time `t` (the work it did meanwhile), or `None`.
+pub fn run_jobs_hooked(
+    sys: &mut SimSystem,
+    specs: &[JobSpec],
+    mut progress: impl FnMut(f64),
+    mut hook: impl FnMut(Completed, &mut SimSystem) -> Result<Option<Ns>, SysError>,
+) -> Result<Vec<JobResult>, SysError> {
     let start = sys.now;
+    // No request is issued before this (moved by the hook).
+    let mut not_before: Ns = start;
     let mut live: Vec<Live> = specs
         .iter()
         .map(|s| {
@@ -220,10 +241,11 @@ pub fn run_jobs_observed(
             return Ok(None);
         }
         let _ = j;
+        let t_in = t + s.layer.submit_ns;
         if s.fsync_every > 0 && l.writes_since_sync >= s.fsync_every {
             l.writes_since_sync = 0;
-            let done = sys.fsync(t, s.file)?;
-            return Ok(Some((done, Kind::Sync, 0)));
+            let done = sys.fsync(t_in, s.file)?;
+            return Ok(Some((done + s.layer.complete_ns, Kind::Sync, 0)));
         }
         let dir: u8 = match s.rw {
             Rw::Read | Rw::RandRead => 0,
@@ -241,7 +263,7 @@ pub fn run_jobs_observed(
         let off = l.offsets[dir as usize].next(s.span, bs);
         let len = bs.min(s.span - off);
         let op = [Op::Read, Op::Write, Op::Trim][dir as usize];
-        let c = sys.io(t, s.file, op, s.offset + off, len)?;
+        let c = sys.io(t_in, s.file, op, s.offset + off, len)?;
         // As fio (HOWTO, rw=trimwrite): io_size=64K trims 64K and writes the same 64K, so a
         // block's trim and write count once against io_size and number_ios.
         if !(s.rw == Rw::TrimWrite && dir == 2) {
@@ -251,7 +273,7 @@ pub fn run_jobs_observed(
         if dir == 1 {
             l.writes_since_sync += 1;
         }
-        Ok(Some((c.done, Kind::Dir(dir), len)))
+        Ok(Some((c.done + s.layer.complete_ns, Kind::Dir(dir), len)))
     };
 
     for (j, s) in specs.iter().enumerate() {
@@ -289,7 +311,7 @@ pub fn run_jobs_observed(
         }
         l.in_flight -= 1;
         l.last_done = l.last_done.max(t);
-        observe(
+        let hold = hook(
             Completed {
                 job: j,
                 dir: match kind {
@@ -301,7 +323,10 @@ pub fn run_jobs_observed(
                 done: t,
             },
             sys,
-        );
+        )?;
+        if let Some(h) = hold {
+            not_before = not_before.max(h);
+        }
         if t >= l.measure_from {
             while t >= l.win_start + s.interval_ns {
                 close_window(l, s, s.interval_ns);
@@ -324,16 +349,17 @@ pub fn run_jobs_observed(
                 }
             }
         }
+        let at = t.max(not_before);
         if s.must_think(l) {
             // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
             if l.in_flight == 0 && !l.stopped {
-                events.push(Reverse((t.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, t)));
+                events.push(Reverse((at.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, at)));
                 seq += 1;
             }
-        } else if let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? {
+        } else if let Some((done, kind, bytes)) = issue(sys, j, at, l, s)? {
             l.since_think += 1;
             l.in_flight += 1;
-            events.push(Reverse((done, seq, j, kind, bytes, t)));
+            events.push(Reverse((done, seq, j, kind, bytes, at)));
             seq += 1;
         }
         let frac = specs

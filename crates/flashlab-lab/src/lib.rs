@@ -6,6 +6,7 @@
 //!   I/O goes), measuring with `flashlab-measure`.
 //! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as `age`.
 //! * [`experiments`]: runs directly on a device (`sim waf`, `fill`, `wsat`).
+//! * [`stack`]: the system stack above the filesystem (shared-storage layer, trim policy).
 //! * [`precondition`]: the device's history before a run (fresh, used, steady).
 //! * [`units`]: sizes and durations as the command line reads them; [`rng`]: seeded randomness.
 
@@ -22,5 +23,6 @@ pub mod protocol;
 pub mod rng;
 pub mod sim_steps;
 pub mod simfs;
+pub mod stack;
 pub mod system;
 pub mod units;

@@ -13,6 +13,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("ufs-3.1", include_str!("../../../profiles/ufs-3.1.toml")),
     ("nvme-gen3", include_str!("../../../profiles/nvme-gen3.toml")),
     ("sd-card", include_str!("../../../profiles/sd-card.toml")),
+    ("pixel-2016", include_str!("../../../profiles/pixel-2016.toml")),
+    ("motoz-2016", include_str!("../../../profiles/motoz-2016.toml")),
     ("toy", include_str!("../../../profiles/toy.toml")),
 ];
 

@@ -168,6 +168,8 @@ pub struct FillArgs {
     pub common: CommonArgs,
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub iodepth: u32,
+    #[command(flatten)]
+    pub fill: crate::cmd::fill_args::FillOptions,
 }
 
 #[derive(Args, Debug)]
@@ -330,6 +332,15 @@ pub struct BreakdownArgs {
     /// Write the stacked-bar chart to this file (.svg, or .html for a page with the table).
     #[arg(long, value_name = "FILE")]
     pub chart: Option<PathBuf>,
+    /// On sim:PROFILE: the model's host costs from this measured breakdown (the `--json` of a
+    /// run on a zero-latency device, e.g. a loop device over tmpfs; bench/host-cost.sh), its
+    /// QD1 medians times --cpu-scale, instead of the profile's constants.
+    #[arg(long, value_name = "FILE")]
+    pub host_cost: Option<PathBuf>,
+    /// How many times slower the target's CPU runs the block stack than this machine's
+    /// (docs/breakdown.md: phone classes and their source).
+    #[arg(long, default_value_t = 1.0, value_name = "X")]
+    pub cpu_scale: f64,
 }
 
 #[derive(Args, Debug)]

@@ -740,9 +740,12 @@ impl Ftl {
         end
     }
 
-    /// Write everything in controller RAM to NAND (partial pages are padded); returns when all
-    /// of it, and every program already in flight, has completed. A power-loss-protected
-    /// buffer needs no draining.
+    /// Write the host data in controller RAM to NAND (partial pages are padded); returns when
+    /// all of it, and every program already in flight, has completed. A power-loss-protected
+    /// buffer needs no draining. Pages GC is assembling are not padded: their data is still in
+    /// the victim block, so no host write depends on them — and padding them at every flush
+    /// made GC consume more pages than it freed under an fsync-per-write load until no die had
+    /// a free page left (a panic on a full device).
     pub fn flush(&mut self, at: Ns) -> Ns {
         if !self.volatile_buffer {
             return at;
@@ -758,12 +761,6 @@ impl Ftl {
                 let die = self.next_die[s];
                 self.next_die[s] = if die + 1 == self.geo.dies { 0 } else { die + 1 };
                 done = done.max(self.program_open(s, die, s as u32, at));
-            }
-        }
-        for die in 0..self.geo.dies {
-            let op = (self.host_streams + die) as usize;
-            if self.open[op].len > 0 {
-                done = done.max(self.program_open(op, die, self.gc_frontier, at));
             }
         }
         done

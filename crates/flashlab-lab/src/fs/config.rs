@@ -144,6 +144,9 @@ impl FsConfig {
                 "nobarrier" | "barrier=0" => self.nobarrier = true,
                 "barrier" => self.nobarrier = false,
                 "ipu" if self.kind == FsKind::F2fs => self.ipu = true,
+                // Accepted, without effect on the model (docs/filesystems.md): inline data only
+                // changes files below ~3.4 KiB, which the workloads here never create.
+                "inline_data" | "noinline_data" if self.kind == FsKind::F2fs => {}
                 "noipu" if self.kind == FsKind::F2fs => self.ipu = false,
                 other => {
                     return Err(format!(
@@ -159,6 +162,17 @@ impl FsConfig {
                     "adaptive" => false,
                     _ => return Err(format!("option mode={m}: expected mode=adaptive or mode=lfs")),
                 }
+            }
+            // The model's idle-time cleaner is F2FS's background GC: `on` is what it does.
+            Some(("background_gc", "on")) if self.kind == FsKind::F2fs => {}
+            Some(("background_gc", v)) if self.kind == FsKind::F2fs => {
+                return Err(format!("option background_gc={v}: only background_gc=on is modelled"))
+            }
+            // The model keeps four logs (hot, warm, cold data; one node log): with 6 active logs
+            // F2FS splits nodes by temperature too, which the model folds into its node log.
+            Some(("active_logs", "2" | "4" | "6")) if self.kind == FsKind::F2fs => {}
+            Some(("active_logs", v)) if self.kind == FsKind::F2fs => {
+                return Err(format!("option active_logs={v}: expected 2, 4 or 6"))
             }
             Some(("barrier", "1")) => self.nobarrier = false,
             Some(("barrier", "0")) => self.nobarrier = true,

@@ -5,6 +5,7 @@ pub mod breakdown;
 pub mod calibrate;
 pub mod doctor;
 pub mod fill;
+pub mod fill_args;
 pub mod life;
 pub mod profiles;
 pub mod report;

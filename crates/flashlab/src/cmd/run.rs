@@ -231,5 +231,6 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         interval_ns: 500_000_000,
         thinktime_ns: job.thinktime_ns,
         thinktime_blocks: job.thinktime_blocks,
+        layer: flashlab_lab::stack::LayerCost::ZERO,
     })
 }
