@@ -24,6 +24,8 @@ pub struct Options {
     pub span: u64,
     pub engine: EngineKind,
     pub seed: u64,
+    /// On `sim:PROFILE`: host costs measured on this machine (scaled) instead of the profile's.
+    pub host_cost: Option<crate::host_cost::HostCost>,
 }
 
 /// A profile from `sim:NAME` (built-in) or `sim:FILE.toml`.
@@ -45,8 +47,12 @@ pub fn sim_profile(spec: &str) -> Result<Profile, BreakdownError> {
 
 /// Run the breakdown; `progress` hears each job as it starts.
 pub fn run(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, BreakdownError> {
-    if o.ios == 0 {
-        return Err(BreakdownError::Bad("--ios: must be at least 1".into()));
+    if o.ios == 0 || o.ios > flashlab_jobs::limits::MAX_IOS {
+        return Err(BreakdownError::Bad(format!(
+            "--ios {}: must be 1..={} (docs/reliability.md)",
+            o.ios,
+            flashlab_jobs::limits::MAX_IOS
+        )));
     }
     if o.jobs.is_empty() {
         return Err(BreakdownError::Bad("no jobs: --rw, --bs and --iodepth must each name at least one".into()));
@@ -99,7 +105,11 @@ pub fn run(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, Breakd
 }
 
 fn run_model(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, BreakdownError> {
-    let profile = sim_profile(&o.target)?;
+    let mut profile = sim_profile(&o.target)?;
+    if let Some(h) = &o.host_cost {
+        profile.host.host_submit_us = h.submit_ns() / 1000.0;
+        profile.host.host_complete_us = h.complete_ns() / 1000.0;
+    }
     let mut jobs = Vec::new();
     for &key in &o.jobs {
         progress(&format!("{} {} QD{}", key.rw_name(), crate::report::size_name(key.bs), key.iodepth));
@@ -112,7 +122,19 @@ fn run_model(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, Brea
         o.span >> 20,
         o.seed
     )];
-    if let Some(h) = host {
+    if let (Some(h), Some(c)) = (host, &o.host_cost) {
+        notes.push(format!(
+            "model: host submit {:.1} µs and host complete {:.1} µs per request are this machine's block stack measured on {} (medians at QD1 over {} jobs: submit→Q + Q2D {:.2} µs, C→user {:.2} µs) times the CPU scale {}; queue wait is waiting for one of the device's {} command slot(s), not software; device is command handling, bus and NAND (including waits for busy dies)",
+            h.host_submit_ns as f64 / 1000.0,
+            h.host_complete_ns as f64 / 1000.0,
+            c.measured_on,
+            c.jobs,
+            c.measured_submit_ns / 1000.0,
+            c.measured_complete_ns / 1000.0,
+            c.cpu_scale,
+            h.queue_depth
+        ));
+    } else if let Some(h) = host {
         notes.push(format!(
             "model: host submit {} µs and host complete {} µs per request are the profile's host costs; queue wait is waiting for one of the device's {} command slot(s); device is command handling, bus and NAND (including waits for busy dies)",
             h.host_submit_ns as f64 / 1000.0,

@@ -65,6 +65,46 @@ pub struct BlockEvent {
     /// `R`, `W`, `D` (discard), `F` (flush), `N` (none) and modifiers, as blktrace prints them.
     pub write: bool,
     pub read: bool,
+    /// The other `rwbs` letters as [`flags`] bits (preflush, FUA, discard, flush, sync, meta).
+    pub flags: u8,
+}
+
+/// Bits of [`BlockEvent::flags`], decoded from the `rwbs` string as `blk_fill_rwbs` writes it:
+/// an optional `F` (PREFLUSH), the operation (`W`, `R`, `D` discard, `F` flush, `N`), then
+/// `F` (FUA), `A`, `S` (sync), `M` (metadata).
+pub mod flags {
+    pub const PREFLUSH: u8 = 1;
+    pub const FUA: u8 = 2;
+    pub const DISCARD: u8 = 4;
+    /// The request is a cache flush (operation `F`).
+    pub const FLUSH: u8 = 8;
+    pub const SYNC: u8 = 16;
+    pub const META: u8 = 32;
+
+    /// The bits of one `rwbs` string.
+    pub fn from_rwbs(rwbs: &[u8]) -> u8 {
+        let mut f = 0;
+        let mut rest = rwbs;
+        // A leading F is PREFLUSH when another operation letter follows it.
+        if rest.len() >= 2 && rest[0] == b'F' && matches!(rest[1], b'W' | b'R' | b'D' | b'F' | b'N') {
+            f |= PREFLUSH;
+            rest = &rest[1..];
+        }
+        match rest.first() {
+            Some(b'F') => f |= FLUSH,
+            Some(b'D') => f |= DISCARD,
+            _ => {}
+        }
+        for &c in rest.iter().skip(1) {
+            match c {
+                b'F' => f |= FUA,
+                b'S' => f |= SYNC,
+                b'M' => f |= META,
+                _ => {}
+            }
+        }
+        f
+    }
 }
 
 /// The kernel's dev_t encoding in trace events.
@@ -309,12 +349,24 @@ fn decode_record(rec: &[u8], l: &EventLayout, ts: u64) -> Option<BlockEvent> {
         nr_sector: rd(rec, l.nr_sector.0, l.nr_sector.1)? as u32,
         write: rwbs.contains(&b'W'),
         read: rwbs.contains(&b'R'),
+        flags: flags::from_rwbs(rwbs),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rwbs_flags() {
+        use super::flags::*;
+        assert_eq!(from_rwbs(b"FF"), PREFLUSH | FLUSH);
+        assert_eq!(from_rwbs(b"FWFSM"), PREFLUSH | FUA | SYNC | META);
+        assert_eq!(from_rwbs(b"WS"), SYNC);
+        assert_eq!(from_rwbs(b"D"), DISCARD);
+        assert_eq!(from_rwbs(b"F"), FLUSH);
+        assert_eq!(from_rwbs(b"RAM"), META);
+    }
 
     /// `events/block/block_rq_issue/format` as this kernel (6.18) prints it.
     const ISSUE_FORMAT: &str = "name: block_rq_issue
@@ -465,7 +517,16 @@ format:
         assert_eq!(st, PageStats { events: 3, other: 1, missed: false });
         assert_eq!(
             out[0],
-            BlockEvent { kind: Kind::Queue, ts: 1_000_000, dev, sector: 800, nr_sector: 8, write: false, read: true }
+            BlockEvent {
+                kind: Kind::Queue,
+                ts: 1_000_000,
+                dev,
+                sector: 800,
+                nr_sector: 8,
+                write: false,
+                read: true,
+                flags: flags::SYNC
+            }
         );
         assert_eq!((out[1].kind, out[1].ts), (Kind::Issue, 1_001_500));
         assert_eq!(out[2].ts, 1_001_600 + (1 << 28) + 7);

@@ -176,7 +176,7 @@ mod tests {
     const DEV: u32 = 7 << 20;
 
     fn ev(kind: Kind, ts: u64, sector: u64, nr: u32, write: bool) -> BlockEvent {
-        BlockEvent { kind, ts, dev: DEV, sector, nr_sector: nr, write, read: !write }
+        BlockEvent { kind, ts, dev: DEV, sector, nr_sector: nr, write, read: !write, flags: 0 }
     }
 
     fn user(dir: Dir, submit: u64, done: u64, sector: u64, n: u64) -> UserIo {

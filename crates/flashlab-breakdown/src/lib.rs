@@ -18,7 +18,7 @@
 //!
 //! Modules: [`command`] (the command as a library call), [`tracefs`] (finding tracefs, a private tracing instance and its guard),
 //! [`events`] (the event format files and the per-CPU binary buffers), [`join`] (events ↔
-//! user requests), [`stats`] (per-phase percentiles and shares), [`target`] (what to run on
+//! user requests), [`host_cost`] (measured host costs for the model), [`stats`] (per-phase percentiles and shares), [`target`] (what to run on
 //! and its sectors), [`run_real`] (the traced run), [`sim_model`] and [`sim_adapter`] (the
 //! model), [`serve_split`] (D2C split into the emulator's parts on a `flashlab serve` loop
 //! device), [`report`] (tables, JSON) and [`chart`] (the stacked-bar SVG).
@@ -27,6 +27,7 @@ pub mod chart;
 pub mod command;
 pub mod error;
 pub mod events;
+pub mod host_cost;
 pub mod join;
 pub mod report;
 pub mod run_real;

@@ -9,6 +9,9 @@ use crate::stats::Breakdown;
 use crate::JobKey;
 use serde::Serialize;
 
+/// The queueing phase in both phase lists: Q2D (measured) and queue wait (model).
+pub const QUEUE_PHASE: usize = 1;
+
 /// `4KiB`, `128KiB`, `1MiB`.
 pub fn size_name(b: u64) -> String {
     if b >= 1 << 20 && b.is_multiple_of(1 << 20) {
@@ -55,11 +58,12 @@ pub struct JobReport {
     /// Measured only: events lost by the trace buffer (non-zero: raise the buffer or lower --ios).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace_events_lost: Option<u64>,
-    /// Share of the total that is not the device phase (D2C / device).
+    /// Share of the total spent in the host's software: every phase but the device's (D2C /
+    /// device) and the queueing phase (Q2D / queue wait).
     pub software_share: f64,
-    /// The same without the queueing phase (Q2D / queue wait), which at depth is mostly
-    /// waiting for the device rather than CPU time in the stack.
-    pub software_share_excl_queue: f64,
+    /// Share of the total spent queued (Q2D / queue wait): at depth mostly waiting behind other
+    /// requests for the device, which is not software cost.
+    pub queue_share: f64,
     #[serde(flatten)]
     pub breakdown: Breakdown,
     /// Measured on a flashlab serve loop device: D2C split into the emulator's parts.
@@ -107,9 +111,8 @@ impl Report {
                     consistent: j.consistent,
                     inserted: Some(j.inserted),
                     trace_events_lost: Some(j.drain.lost),
-                    software_share: j.breakdown.share_except(crate::run_real::DEVICE_PHASE),
-                    software_share_excl_queue: j.breakdown.share_except(crate::run_real::DEVICE_PHASE)
-                        - j.breakdown.phases[1].share,
+                    software_share: j.breakdown.share_except(crate::run_real::DEVICE_PHASE) - j.breakdown.phases[QUEUE_PHASE].share,
+                    queue_share: j.breakdown.phases[QUEUE_PHASE].share,
                     breakdown: j.breakdown.clone(),
                     serve: j.serve.clone(),
                 }
@@ -141,9 +144,8 @@ impl Report {
                     consistent: j.exact,
                     inserted: None,
                     trace_events_lost: None,
-                    software_share: j.breakdown.share_except(crate::sim_model::DEVICE_PHASE),
-                    software_share_excl_queue: j.breakdown.share_except(crate::sim_model::DEVICE_PHASE)
-                        - j.breakdown.phases[1].share,
+                    software_share: j.breakdown.share_except(crate::sim_model::DEVICE_PHASE) - j.breakdown.phases[QUEUE_PHASE].share,
+                    queue_share: j.breakdown.phases[QUEUE_PHASE].share,
                     breakdown: j.breakdown.clone(),
                     serve: None,
                 }
@@ -216,11 +218,12 @@ impl Report {
                 100.0
             );
             s += &format!(
-                "  software (all but {}): {:.1}% of the latency; without {} (mostly waiting for the device at depth): {:.1}%\n",
+                "  software (all but {} and {}): {:.1}% of the latency; queued ({}: waiting, not software): {:.1}%\n",
                 self.phase_names[self.device_phase],
+                self.phase_names[QUEUE_PHASE],
                 j.software_share * 100.0,
-                self.phase_names[1],
-                j.software_share_excl_queue * 100.0
+                self.phase_names[QUEUE_PHASE],
+                j.queue_share * 100.0
             );
             if let Some(v) = &j.serve {
                 s += &format!(
@@ -253,7 +256,7 @@ impl Report {
                 s += &format!(" {:>9} {:>9} {:>9}", "sim lat", "sim dev", "FUSE+loop");
             }
         }
-        s += &format!(" {:>10} {:>9} {:>9}\n", "total µs", "software", "w/o queue");
+        s += &format!(" {:>10} {:>9} {:>9}\n", "total µs", "software", "queued");
         for j in &self.jobs {
             s += &format!("{:<22}", j.key_name());
             for (i, p) in j.breakdown.phases.iter().enumerate() {
@@ -273,7 +276,7 @@ impl Report {
                 " {:>10} {:>8.1}% {:>8.1}%\n",
                 us(j.breakdown.total.mean_ns),
                 j.software_share * 100.0,
-                j.software_share_excl_queue * 100.0
+                j.queue_share * 100.0
             );
         }
         s

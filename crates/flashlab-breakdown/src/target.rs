@@ -245,7 +245,7 @@ fn fiemap(file: &File, path: &Path, span: u64) -> Result<Vec<Extent>, BreakdownE
             extents: [FiemapExtent::default(); 256],
         });
         // SAFETY: FS_IOC_FIEMAP fills the struct we own, up to extent_count extents.
-        let r = unsafe { libc::ioctl(file.as_raw_fd(), FS_IOC_FIEMAP, &mut *fm as *mut Fiemap) };
+        let r = unsafe { libc::ioctl(file.as_raw_fd(), FS_IOC_FIEMAP as _, &mut *fm as *mut Fiemap) };
         if r != 0 {
             let e = std::io::Error::last_os_error();
             return Err(BreakdownError::Bad(format!(

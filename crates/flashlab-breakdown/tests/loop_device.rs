@@ -1,6 +1,6 @@
-//! Acceptance: a traced breakdown on a loop device over a file in /tmp (root and tracefs
-//! needed; skipped with the reason otherwise). Checks that most requests are joined with their
-//! block events, that their phases are in order (each ≥ −tolerance, so they add up to the
+//! Acceptance: a traced breakdown on a loop device over a file in /tmp (root, tracefs and
+//! loop devices needed: fails naming what is missing, unless FLASHLAB_TEST_SKIP names it).
+//! Checks that most requests are joined with their block events, that their phases are in order (each ≥ −tolerance, so they add up to the
 //! measured total with no phase negative beyond the tolerance), that every phase has its
 //! percentiles, and that the tracing instance is gone afterwards.
 
@@ -9,7 +9,8 @@ use flashlab_breakdown::run_real::{breakdown_real, RealOptions, PHASES};
 use flashlab_breakdown::target::open_block;
 use flashlab_breakdown::tracefs::{find_tracefs, load_layouts, TraceSession, DEFAULT_ROOTS};
 use flashlab_breakdown::{job_matrix, Dir};
-use flashlab_real::engine::{probe_io_uring, EngineKind};
+use flashlab_real::engine::EngineKind;
+use flashlab_testcaps::Cap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -49,24 +50,17 @@ impl Drop for LoopDev {
     }
 }
 
-fn tracefs_or_skip() -> Option<PathBuf> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        println!("skipped: not root (tracing block events and losetup need root)");
+/// The tracefs root, once the machine is known to have root, tracefs and `more`
+/// (flashlab_testcaps); `None` when FLASHLAB_TEST_SKIP asked to skip. From here on,
+/// breakdown's own tracefs code failing to find or read it is a failure.
+fn tracefs_or_skip(more: &[Cap]) -> Option<PathBuf> {
+    if !flashlab_testcaps::require(&[&[Cap::Root, Cap::Tracefs], more].concat()) {
         return None;
     }
     let roots: Vec<&Path> = DEFAULT_ROOTS.iter().map(Path::new).collect();
-    let root = match find_tracefs(&roots) {
-        Ok(r) => r,
-        Err(e) => {
-            println!("skipped: {e}");
-            return None;
-        }
-    };
-    if let Err(e) = load_layouts(&root) {
-        println!("skipped: {e}");
-        return None;
-    }
+    let root =
+        find_tracefs(&roots).unwrap_or_else(|e| panic!("tracefs is mounted, but breakdown did not find it: {e}"));
+    load_layouts(&root).unwrap_or_else(|e| panic!("breakdown could not read the block event layouts: {e}"));
     Some(root)
 }
 
@@ -84,16 +78,15 @@ fn instances(root: &Path) -> Vec<String> {
 
 #[test]
 fn loop_device_breakdown() {
-    let Some(root) = tracefs_or_skip() else { return };
-    let lo = match LoopDev::new("run", 64 << 20) {
-        Ok(l) => l,
-        Err(e) => {
-            println!("skipped: {e}");
-            return;
-        }
-    };
+    let Some(root) = tracefs_or_skip(&[Cap::Loop]) else { return };
+    // The machine has loop devices (checked above): losetup failing here is a failure.
+    let lo = LoopDev::new("run", 64 << 20).unwrap_or_else(|e| panic!("{e}"));
     let target = open_block(&lo.dev, true, 32 << 20).unwrap();
-    let engine = if probe_io_uring().is_ok() { EngineKind::IoUring } else { EngineKind::Psync };
+    let engine = if flashlab_testcaps::require_for("the io_uring runs at QD1 and QD32", &[Cap::IoUring]) {
+        EngineKind::IoUring
+    } else {
+        EngineKind::Psync
+    };
     let depths: &[u32] = if engine == EngineKind::IoUring { &[1, 32] } else { &[1] };
     let jobs = job_matrix(&[Dir::Read, Dir::Write], &[4096], depths);
     let ios = 600;
@@ -142,7 +135,7 @@ fn loop_device_breakdown() {
 
 #[test]
 fn session_is_torn_down_on_drop() {
-    let Some(root) = tracefs_or_skip() else { return };
+    let Some(root) = tracefs_or_skip(&[]) else { return };
     let layouts = load_layouts(&root).unwrap();
     let s = TraceSession::start(&root, layouts, 0, 1024).unwrap();
     let dir = s.dir().to_path_buf();

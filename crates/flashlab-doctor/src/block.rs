@@ -421,6 +421,10 @@ pub struct DeviceFacts {
     pub write_cache: Option<String>,
     pub discard: Discard,
     pub emmc: Option<EmmcHealth>,
+    /// The storage part and its interface version (eMMC CID fields and EXT_CSD revision, UFS
+    /// descriptors), where sysfs has them.
+    #[serde(default)]
+    pub part: Option<crate::part::StoragePart>,
     /// `sys/block/NAME` was present.
     pub in_sysfs: bool,
 }
@@ -505,6 +509,7 @@ impl DeviceFacts {
             }
         }
         let mut emmc = None;
+        let mut ufs_host = None;
         match class {
             DeviceClass::Mmc => {
                 class = match opt("type").as_deref() {
@@ -528,7 +533,9 @@ impl DeviceFacts {
                 }
             }
             DeviceClass::Scsi => {
-                let link = sysfs_link(tree, name).unwrap_or_default().to_ascii_lowercase();
+                let raw_link = sysfs_link(tree, name).unwrap_or_default();
+                ufs_host = crate::part::ufs_host_dir(&raw_link);
+                let link = raw_link.to_ascii_lowercase();
                 class = if link.contains("ufs") {
                     DeviceClass::Ufs
                 } else if link.contains("usb") {
@@ -544,6 +551,11 @@ impl DeviceFacts {
             }
             _ => {}
         }
+        let part = match class {
+            DeviceClass::Emmc if in_sysfs => Some(crate::part::emmc(tree, name)),
+            DeviceClass::Ufs => ufs_host.map(|h| crate::part::ufs(tree, &h)),
+            _ => None,
+        };
         let class_label = match (class, rotational) {
             (DeviceClass::Scsi | DeviceClass::Sata, Some(true)) => {
                 format!("{} (rotational: a hard disk)", class.label())
@@ -562,6 +574,7 @@ impl DeviceFacts {
             write_cache,
             discard,
             emmc,
+            part,
             in_sysfs,
         }
     }

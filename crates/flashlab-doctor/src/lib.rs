@@ -11,8 +11,10 @@
 //! findings) and [`render`] (the text report). Nothing here needs root, writes anything or
 //! panics on bad input: what cannot be read becomes "unknown" and a [`Problem`] saying why.
 
+pub mod android_maint;
 pub mod block;
 pub mod mounts;
+pub mod part;
 pub mod render;
 pub mod rules;
 pub mod trim;
@@ -258,7 +260,7 @@ fn inspect_tree(tree: &Tree) -> Report {
     let mps: Vec<&str> = parsed.entries.iter().map(|e| e.mount_point.as_str()).collect();
     let srcs: Vec<&str> = parsed.entries.iter().map(|e| e.source.as_str()).collect();
     let android = trim::android(tree, &mps, &srcs);
-    let sched = trim::schedule(tree, android.is_some());
+    let sched = trim::schedule(tree, android.as_ref());
 
     // Usage source.
     let (df, usage_from) = if tree.live {
@@ -448,7 +450,10 @@ fn inspect_tree(tree: &Tree) -> Report {
                 f.trimmed_by.push(format!("cron: {at}"));
             }
         }
-        if sched.android_idle_maintenance && !f.mount_point.starts_with("/mnt/media_rw/") {
+        if sched.android_idle_maintenance
+            && !sched.android_maintenance_stale
+            && !f.mount_point.starts_with("/mnt/media_rw/")
+        {
             f.trimmed_by.push("Android idle maintenance".to_string());
         }
     }

@@ -130,6 +130,19 @@ fn device(out: &mut String, st: &Style, d: &Device) {
         f.scheduler.as_deref().unwrap_or("unknown"),
         f.write_cache.as_deref().unwrap_or("unknown"),
     );
+    if let Some(p) = f.part.as_ref().filter(|p| !p.from.is_empty()) {
+        let _ = writeln!(out, "  part: {}", p.line());
+        if p.ufs_life_time_a.is_some() || p.ufs_life_time_b.is_some() || p.ufs_pre_eol.is_some() {
+            let h = |v: Option<u8>| v.map(|v| format!("0x{v:02X}")).unwrap_or_else(|| "unknown".into());
+            let _ = writeln!(
+                out,
+                "  UFS life_time_estimation: {} {} · eol_info: {}",
+                h(p.ufs_life_time_a),
+                h(p.ufs_life_time_b),
+                h(p.ufs_pre_eol)
+            );
+        }
+    }
     if let Some(h) = &f.emmc {
         let _ = writeln!(
             out,
@@ -235,7 +248,14 @@ pub fn render_text(r: &Report, color: bool) -> String {
     if t.android_idle_maintenance {
         trim.push_str("; Android idle maintenance: yes");
         if let Some(l) = &t.android_last_maintenance {
-            trim.push_str(&format!(" (last {l})"));
+            trim.push_str(&format!(" (last {l}"));
+            if let Some(d) = t.android_maintenance_age_days {
+                trim.push_str(&format!(", {d:.0} days before this inspection"));
+                if t.android_maintenance_stale {
+                    trim.push_str(": stale, not counted as trimming");
+                }
+            }
+            trim.push(')');
         }
     }
     let _ = writeln!(out, "Trim schedule: {trim}");

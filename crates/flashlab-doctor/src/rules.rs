@@ -190,6 +190,37 @@ pub fn device_findings(ctx: &Context, d: &DeviceFacts) -> Vec<Finding> {
             _ => {}
         }
     }
+    if let Some(p) = d.part.as_ref().filter(|p| p.ufs_life_time_a.is_some() || p.ufs_life_time_b.is_some()) {
+        // The UFS health descriptor uses the eMMC scale (JESD220: bDeviceLifeTimeEstA/B).
+        let range = |v: Option<u8>| match v {
+            Some(v @ 1..=10) => format!("{}–{} %", (v - 1) as u32 * 10, v as u32 * 10),
+            Some(11) => "exceeded".to_string(),
+            Some(v) => format!("0x{v:02X}?"),
+            None => "unknown".to_string(),
+        };
+        let worst =
+            [p.ufs_life_time_a, p.ufs_life_time_b].iter().flatten().filter(|v| (1..=11).contains(*v)).max().copied();
+        if let Some(w) = worst {
+            let sev = if w >= 10 || p.ufs_pre_eol == Some(3) {
+                Severity::Alarm
+            } else if w >= 8 || p.ufs_pre_eol == Some(2) {
+                Severity::Warn
+            } else {
+                Severity::Ok
+            };
+            let mut x = f(
+                "ufs-life",
+                sev,
+                n,
+                format!("UFS life used: estimate A {}, estimate B {}", range(p.ufs_life_time_a), range(p.ufs_life_time_b)),
+                "the device's own estimate of how much of its rated program/erase endurance is used (health descriptor); near the end writes slow down, then the device turns read-only",
+            );
+            if sev != Severity::Ok {
+                x = x.fix("back up now and plan a replacement; meanwhile cut writes");
+            }
+            out.push(x);
+        }
+    }
     if d.rotational == Some(true) && (d.class.is_flash() || matches!(d.class, DeviceClass::Virtio | DeviceClass::Xen)) {
         let vm = matches!(d.class, DeviceClass::Virtio | DeviceClass::Xen);
         let why = if vm {
@@ -370,9 +401,9 @@ pub fn filesystem_findings(ctx: &Context, fs: &Filesystem, devices: &[Device], s
     if !nob.is_empty() {
         let caches: Vec<&str> = devs.iter().filter_map(|d| d.write_cache.as_deref()).collect();
         let (sev, cache_note) = if caches.contains(&"write back") {
-            (Severity::Alarm, "the device has a volatile write cache (write back)")
+            (Severity::Alarm, "the device reports a volatile write cache (write back): nothing protects its contents from a power loss")
         } else if !caches.is_empty() && caches.len() == devs.len() && caches.iter().all(|c| *c == "write through") {
-            (Severity::Info, "the device reports a write-through cache, so little is at stake until that changes")
+            (Severity::Info, "the device reports a write-through cache (no volatile cache, or one with power-loss protection), so little is at stake until that changes")
         } else {
             (Severity::Warn, "whether the device has a volatile write cache is unknown")
         };
@@ -609,30 +640,42 @@ fn trim_findings(ctx: &Context, fs: &Filesystem, devs: &[&DeviceFacts], disk: &s
     }
     let full = fs.usage.as_ref().map(|u| pct_shown(u.used_pct) >= USAGE_WARN).unwrap_or(false);
     let why = "without TRIM the device believes every block ever written still holds data: free blocks run out, garbage collection copies more, writes slow down and the flash wears faster";
-    let fix = if android {
+    let public_volume = mp.starts_with("/mnt/media_rw/");
+    let fix = if android && public_volume {
         "Android trims internal storage only: for an SD card, adopt it as internal storage, or trim it on a PC (sudo fstrim -v MOUNTPOINT)".to_string()
+    } else if android {
+        "leave the phone idle on its charger overnight so idle maintenance runs; to trim now: adb shell sm idle-maint run (Android 10+), or adb shell sm fstrim".to_string()
     } else {
         enable_trim(ctx, mp)
     };
-    let what = match ctx.sched.fstrim_timer {
-        TimerState::Enabled => "fstrim.timer is enabled but systemd is not running here",
-        TimerState::Masked => "fstrim.timer is masked",
-        TimerState::Disabled => "fstrim.timer is not enabled",
-        TimerState::NotInstalled => "no fstrim.timer",
+    let android_what;
+    let what = if android && !public_volume {
+        android_what = match (ctx.sched.android_idle_maintenance, ctx.sched.android_maintenance_age_days) {
+            (false, _) => "and Android before 4.3 has no idle-maintenance fstrim".to_string(),
+            (true, Some(d)) => format!(
+                "and Android idle maintenance last ran {} ({d:.0} days before this inspection)",
+                ctx.sched.android_last_maintenance.as_deref().unwrap_or("?")
+            ),
+            (true, None) => "and Android idle maintenance is not known to run".to_string(),
+        };
+        android_what.as_str()
+    } else {
+        match ctx.sched.fstrim_timer {
+            TimerState::Enabled => "fstrim.timer is enabled but systemd is not running here",
+            TimerState::Masked => "fstrim.timer is masked",
+            TimerState::Disabled => "fstrim.timer is not enabled",
+            TimerState::NotInstalled => "no fstrim.timer",
+        }
+    };
+    let summary = if android && !public_volume {
+        format!("nothing trims it: no discard option, {what}")
+    } else {
+        format!("nothing trims it: no discard option, {what}, no cron/anacron fstrim entry")
     };
     match support {
         Some(_) => {
             let sev = if full { Severity::Alarm } else { Severity::Warn };
-            out.push(
-                f(
-                    "no-trim",
-                    sev,
-                    mp,
-                    format!("nothing trims it: no discard option, {what}, no cron/anacron fstrim entry"),
-                    why,
-                )
-                .fix(fix),
-            );
+            out.push(f("no-trim", sev, mp, summary, why).fix(fix));
         }
         None => {
             out.push(
@@ -769,8 +812,12 @@ pub fn system_findings(
         ));
     }
     if ctx.sched.android_idle_maintenance {
-        let last =
+        let mut last =
             ctx.sched.android_last_maintenance.as_deref().map(|l| format!("; last run: {l}")).unwrap_or_default();
+        if let Some(d) = ctx.sched.android_maintenance_age_days {
+            last.push_str(&format!(" ({d:.0} days before this inspection"));
+            last.push_str(if ctx.sched.android_maintenance_stale { ": not trimming in practice)" } else { ")" });
+        }
         out.push(
             f(
                 "android-idle-maint",

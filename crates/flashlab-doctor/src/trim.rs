@@ -1,6 +1,7 @@
 //! Whether anything trims: systemd's `fstrim.timer`, a cron/anacron/periodic fstrim entry, or
 //! Android's idle maintenance. (Online `discard` is a mount option; see the rules.)
 
+use crate::android_maint;
 use crate::tree::{ReadError, Tree};
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +46,14 @@ pub struct TrimSchedule {
     pub android_idle_maintenance: bool,
     /// Android: `Last maintenance:` from `dumpsys mount`, when captured.
     pub android_last_maintenance: Option<String>,
+    /// Android: days from the last maintenance to when the system was inspected, when both are
+    /// known.
+    #[serde(default)]
+    pub android_maintenance_age_days: Option<f64>,
+    /// Android: the last maintenance is older than [`crate::android_maint::STALE_DAYS`], so idle
+    /// maintenance is not counted as trimming anything.
+    #[serde(default)]
+    pub android_maintenance_stale: bool,
 }
 
 impl TrimSchedule {
@@ -223,6 +232,16 @@ pub fn android(tree: &Tree, mount_points: &[&str], sources: &[&str]) -> Option<A
     let android_mounts = mount_points.contains(&"/data")
         && (sources.iter().any(|s| s.starts_with("/dev/block/"))
             || mount_points.iter().any(|m| *m == "/apex" || *m == "/metadata" || *m == "/vendor"));
+    // Live on Android (flashlab run from adb shell): the properties come from `getprop`.
+    if tree.live && android_mounts && by.is_none() {
+        if let Some(t) = live_command("getprop", &[]) {
+            let p = parse_props(&t);
+            if !p.is_empty() {
+                props.extend(p);
+                by = Some("getprop".to_string());
+            }
+        }
+    }
     if by.is_none() && !android_mounts {
         return None;
     }
@@ -240,16 +259,26 @@ pub fn android(tree: &Tree, mount_points: &[&str], sources: &[&str]) -> Option<A
     })
 }
 
-/// `Last maintenance:` from a captured `dumpsys mount`.
+/// The output of a command of the live system, when it runs and succeeds.
+fn live_command(program: &str, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new(program).args(args).stdin(std::process::Stdio::null()).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `Last maintenance:` from a captured `dumpsys mount` (live: from running it).
 pub fn android_last_maintenance(tree: &Tree) -> Option<String> {
-    let t = tree.read("doctor/dumpsys-mount.txt").ok()?;
+    let t = match tree.read("doctor/dumpsys-mount.txt") {
+        Ok(t) => t,
+        Err(_) if tree.live => live_command("dumpsys", &["mount"])?,
+        Err(_) => return None,
+    };
     t.lines().find_map(|l| {
         let l = l.trim();
         l.strip_prefix("Last maintenance:").map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
     })
 }
 
-pub fn schedule(tree: &Tree, android: bool) -> TrimSchedule {
+pub fn schedule(tree: &Tree, android: Option<&AndroidInfo>) -> TrimSchedule {
     let (fstrim_timer, timer_enabled_by) = timer(tree);
     // A capture by scripts/capture-adb.sh says whether systemd was running.
     let captured = tree.read("doctor/capture.txt").ok().and_then(|t| {
@@ -266,13 +295,24 @@ pub fn schedule(tree: &Tree, android: bool) -> TrimSchedule {
     } else {
         captured
     };
+    // Idle maintenance trims from Android 4.3 (API 18) on; an unknown version is given the
+    // benefit of the doubt.
+    let idle_maintenance = android.is_some_and(|a| a.sdk.is_none_or(|s| s >= android_maint::FIRST_SDK_WITH_FSTRIM));
+    let last = if android.is_some() { android_last_maintenance(tree) } else { None };
+    let age = if idle_maintenance {
+        android_maint::age_days(last.as_deref(), android_maint::observed_at(tree))
+    } else {
+        None
+    };
     TrimSchedule {
         fstrim_timer,
         timer_enabled_by,
         systemd_running,
         cron: cron(tree),
-        android_idle_maintenance: android,
-        android_last_maintenance: if android { android_last_maintenance(tree) } else { None },
+        android_idle_maintenance: idle_maintenance,
+        android_last_maintenance: last,
+        android_maintenance_age_days: age,
+        android_maintenance_stale: age.is_some_and(|d| d > android_maint::STALE_DAYS),
     }
 }
 

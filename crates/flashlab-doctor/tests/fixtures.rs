@@ -154,7 +154,12 @@ fn android_with_ext4_data_and_fuse_storage() {
         .problems
         .iter()
         .any(|p| p.path == "/sys/block/sda/device/unique_id" && p.reason.contains("Permission denied")));
-    assert_eq!((r.summary.alarm, r.summary.warn), (0, 1));
+    // The UFS health descriptor: estimate A 80–90 % used is a warning.
+    let p = d.facts.part.as_ref().unwrap();
+    assert_eq!((p.interface.as_str(), p.ufs_life_time_a, p.ufs_pre_eol), ("UFS 3.1", Some(9), Some(1)));
+    assert_eq!(sev(&r, "sda", "ufs-life"), Severity::Warn);
+    assert!(r.finding("sda", "ufs-life").unwrap().summary.contains("80–90 %"));
+    assert_eq!((r.summary.alarm, r.summary.warn), (0, 2));
 }
 
 #[test]
@@ -191,6 +196,91 @@ fn android_with_f2fs_data_discard_and_nobarrier() {
     assert!(r.device("mmcblk1").unwrap().facts.emmc.is_none(), "SD cards have no eMMC life-time fields");
     assert_eq!(sev(&r, "mmcblk0", "emmc-life"), Severity::Ok);
     assert_eq!(r.summary.alarm, 1);
+}
+
+/// A Pixel-like phone (Android 13, UFS 2.1, ext4 /data under metadata encryption, FUSE shared
+/// storage without passthrough), 87 % full, whose idle maintenance last ran 37 days before the
+/// capture: FUSE, fullness and "nothing trims it" are all flagged.
+#[test]
+fn pixel_like_ext4_fuse_87_percent_full_and_stale_maintenance() {
+    let r = fixture("pixel-ext4-fuse");
+    well_formed(&r);
+    let a = r.android.as_ref().unwrap();
+    assert_eq!((a.model.as_deref(), a.sdk), (Some("Google Pixel 4a"), Some(33)));
+    let data = r.filesystem("/data").unwrap();
+    assert_eq!(data.fs_type, "ext4");
+    assert_eq!(data.block.as_ref().unwrap().chain, vec!["dm-5", "sda"]);
+    assert!(data.stacked_over_by.contains(&"/storage/emulated".to_string()));
+
+    assert_eq!(sev(&r, "/data", "fuse-over"), Severity::Warn, "FUSE shared storage without passthrough");
+    assert_eq!(sev(&r, "/data", "usage-warn"), Severity::Warn);
+    assert!(r.finding("/data", "usage-warn").unwrap().summary.starts_with("87 % used"));
+    // Idle maintenance last ran 2026-01-22, the capture is of 2026-02-28: 37 days.
+    let age = r.trim.android_maintenance_age_days.unwrap();
+    assert!((age - 37.7).abs() < 0.1, "{age}");
+    assert!(r.trim.android_maintenance_stale);
+    assert!(data.trimmed_by.is_empty(), "{:?}", data.trimmed_by);
+    let nt = r.finding("/data", "no-trim").unwrap();
+    assert_eq!(nt.severity, Severity::Alarm, "no discard, no working schedule, 87 % full");
+    assert!(nt.summary.contains("no discard option") && nt.summary.contains("38 days"), "{}", nt.summary);
+    assert!(nt.fix.as_deref().unwrap().contains("sm idle-maint run"));
+    absent(&r, "/data", "trim-ok");
+    absent(&r, "/data", "nobarrier");
+    // /metadata has online discard: trimmed whatever the maintenance does.
+    assert_eq!(sev(&r, "/metadata", "trim-ok"), Severity::Ok);
+    assert!(r.finding("system", "android-idle-maint").unwrap().summary.contains("not trimming in practice"));
+
+    let d = r.device("sda").unwrap();
+    assert_eq!(d.facts.class, DeviceClass::Ufs);
+    let p = d.facts.part.as_ref().expect("UFS descriptors were captured");
+    assert_eq!(p.interface, "UFS 2.1");
+    assert_eq!((p.manufacturer.as_deref(), p.product.as_deref()), (Some("MICRON"), Some("MT128GASAO4U21")));
+    assert_eq!(p.ufs_life_time_a, None, "the health descriptor was denied");
+    assert!(r.problems.iter().any(|x| x.path.ends_with("health_descriptor/life_time_estimation_a")));
+    assert!(render_text(&r, false).contains("part: UFS 2.1 · MICRON \"MT128GASAO4U21\""));
+}
+
+/// A Moto Z-like phone (Android 8.0, UFS 2.0 on a 3.18 kernel without UFS descriptors in sysfs,
+/// F2FS /data with nobarrier and without discard, esdfs shared storage), 91 % full, idle
+/// maintenance 53 days before the capture.
+#[test]
+fn motoz_like_f2fs_nobarrier_esdfs_91_percent_full() {
+    let r = fixture("motoz-f2fs-esdfs");
+    well_formed(&r);
+    let data = r.filesystem("/data").unwrap();
+    assert_eq!(data.fs_type, "f2fs");
+    assert_eq!(data.block.as_ref().unwrap().node, "sda30");
+    let nob = r.finding("/data", "nobarrier").unwrap();
+    assert_eq!(nob.severity, Severity::Alarm, "nobarrier over a volatile write cache");
+    assert!(nob.why.contains("power loss"), "{}", nob.why);
+    assert_eq!(sev(&r, "/data", "usage-alarm"), Severity::Alarm);
+    assert!(r.finding("/data", "usage-alarm").unwrap().summary.starts_with("91 % used"));
+    assert_eq!(sev(&r, "/data", "no-trim"), Severity::Alarm);
+    assert!(r.finding("/data", "no-trim").unwrap().summary.contains("53 days"));
+    let st = r.finding("/data", "stacked-over").unwrap();
+    assert_eq!(st.severity, Severity::Info);
+    assert!(st.summary.starts_with("esdfs over this filesystem"), "{}", st.summary);
+    absent(&r, "/data", "fuse-over");
+    absent(&r, "/data", "online-discard");
+    let d = r.device("sda").unwrap();
+    assert_eq!(d.facts.class, DeviceClass::Ufs);
+    let p = d.facts.part.as_ref().unwrap();
+    assert_eq!(p.interface, "UFS", "no descriptors on this kernel: the version is unknown");
+    assert!(p.from.is_empty());
+    assert_eq!(d.facts.model.as_deref(), Some("SAMSUNG KLUCG4J1ED-B0C1"));
+}
+
+#[test]
+fn emmc_part_from_the_card_fields() {
+    let r = fixture("android-f2fs-nobarrier");
+    let p = r.device("mmcblk0").unwrap().facts.part.clone().unwrap();
+    assert_eq!(p.interface, "eMMC 5.1");
+    assert_eq!(p.manufacturer.as_deref(), Some("Samsung (0x15)"));
+    assert_eq!(
+        (p.product.as_deref(), p.revision.as_deref(), p.date.as_deref()),
+        (Some("HAG4a2"), Some("0.3"), Some("11/2019"))
+    );
+    assert!(r.device("mmcblk1").unwrap().facts.part.is_none(), "SD cards are not eMMC parts");
 }
 
 #[test]
@@ -230,10 +320,48 @@ fn missing_tree_reports_that_nothing_could_be_read() {
     let _ = render_text(&r, false);
 }
 
+/// The live system: the report describes what this machine actually has. The root
+/// filesystem's type and source are read here from /proc/self/mountinfo independently of the
+/// doctor's parser, its size from statvfs, its disk's size from sysfs; `/` gets one TRIM
+/// verdict and the JSON round-trips.
 #[test]
-fn live_system_runs() {
+fn live_system_describes_the_root_filesystem() {
     let r = flashlab_doctor::inspect_live();
     assert!(r.source.live);
-    let _ = render_text(&r, false);
-    let _ = serde_json::to_string(&r).unwrap();
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    // The last line mounted on / is the one in effect (fields: id parent maj:min root mount_point ... - type source options).
+    let root_line = mountinfo.lines().rfind(|l| l.split(' ').nth(4) == Some("/")).expect("/ in mountinfo");
+    let after = root_line.split(" - ").nth(1).unwrap();
+    let mut f = after.split(' ');
+    let (fs_type, source) = (f.next().unwrap(), f.next().unwrap());
+    let root = r.filesystems.iter().find(|f| f.mount_point == "/").unwrap_or_else(|| {
+        panic!(
+            "no / in the live report; filesystems: {:?}",
+            r.filesystems.iter().map(|f| &f.mount_point).collect::<Vec<_>>()
+        )
+    });
+    assert_eq!((root.fs_type.as_str(), root.source.as_str()), (fs_type, source), "{root_line}");
+    // SAFETY: struct statvfs is plain data; all zeros is a valid value.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: statvfs on a NUL-terminated path into a zeroed struct.
+    assert_eq!(unsafe { libc::statvfs(c"/".as_ptr(), &mut st) }, 0);
+    let usage = root.usage.as_ref().unwrap_or_else(|| panic!("no usage for /: {:?}", root.usage_unknown));
+    assert_eq!(usage.size_bytes, st.f_blocks as u64 * st.f_frsize as u64, "{usage:?}");
+    let verdicts: Vec<&str> = root
+        .findings
+        .iter()
+        .map(|f| f.id.as_str())
+        .filter(|id| ["trim-ok", "no-trim", "trim-unknown"].contains(id))
+        .collect();
+    assert_eq!(verdicts.len(), 1, "one TRIM verdict for /: {verdicts:?}; findings:\n{}", list(&r));
+    if let Some(b) = &root.block {
+        let sectors = std::fs::read_to_string(format!("/sys/block/{}/size", b.disk)).unwrap();
+        let dev = r.devices.iter().find(|d| d.facts.name == b.disk).unwrap_or_else(|| panic!("no device {}", b.disk));
+        assert_eq!(dev.facts.size_bytes, Some(sectors.trim().parse::<u64>().unwrap() * 512), "{}", b.disk);
+    }
+    let text = render_text(&r, false);
+    assert!(text.contains(fs_type), "{text}");
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["filesystems"].as_array().unwrap().len(), r.filesystems.len());
+    well_formed(&r);
 }

@@ -216,9 +216,15 @@ pub struct Job {
     pub stonewall: bool,
     /// Report all jobs of a group (and the clones of `numjobs`) as one (`group_reporting`).
     pub group_reporting: bool,
-    /// Idle time between an I/O's completion and the next issue (`thinktime=`; a bare
-    /// number is microseconds, as in fio). Default 0.
+    /// Think time (`thinktime=`; a bare number is microseconds, as in fio). Default 0. As
+    /// fio: the job issues `thinktime_blocks` I/Os (at most `iodepth` at a time), waits for
+    /// them to complete, then stalls this long before it issues again.
     pub thinktime_ns: u64,
+    /// The part of the think time spent busy (`thinktime_spin=`, fio: "pretend to spend CPU
+    /// time"); the rest is slept. At most `thinktime_ns`.
+    pub thinktime_spin_ns: u64,
+    /// I/Os between two think times (`thinktime_blocks=`, default 1).
+    pub thinktime_blocks: u32,
     /// How size suffixes were read for this job: 1024 (fio's default) or 1000.
     /// See [`crate::units`].
     pub kb_base: u32,
@@ -258,6 +264,8 @@ impl Default for Job {
             stonewall: false,
             group_reporting: false,
             thinktime_ns: 0,
+            thinktime_spin_ns: 0,
+            thinktime_blocks: 1,
             kb_base: KB_BASE_DEFAULT,
         }
     }

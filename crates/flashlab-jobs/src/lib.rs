@@ -23,6 +23,7 @@
 //! ```
 
 pub mod job;
+pub mod limits;
 pub mod options;
 pub mod parse;
 pub mod units;

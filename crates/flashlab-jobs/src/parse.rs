@@ -24,6 +24,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::job::{Job, Rw};
+use crate::limits;
 use crate::options::{self, OptionClass, OptionInfo};
 use crate::units::{self, SizeSpec, TimeUnit};
 
@@ -137,16 +138,11 @@ pub fn parse_jobfile_with_env(
 pub fn parse_jobfile_path(path: impl AsRef<Path>) -> Result<JobFile, JobFileError> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| JobFileError {
+    let text = crate::limits::read_text(path, "job file", crate::limits::MAX_TEXT_INPUT).map_err(|m| JobFileError {
         file: name.clone(),
         line: 0,
         option: None,
-        message: format!("cannot read the job file: {e}"),
-    })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        JobFileError { file: name.clone(), line, option: None, message: "not UTF-8 text".to_string() }
+        message: m.strip_prefix(&format!("{name}: ")).unwrap_or(&m).to_string(),
     })?;
     parse_jobfile(&name, &text)
 }
@@ -448,14 +444,33 @@ impl<'a> Parser<'a> {
 
     fn size(&mut self, o: &Opt, v: &str, kb_base: u32) -> Result<u64, String> {
         let b = units::parse_size(v, kb_base).map_err(|e| e.to_string())?;
+        Self::bounded_bytes(v, b)?;
         self.check_iec(o, v, kb_base);
         Ok(b)
     }
 
     fn size_spec(&mut self, o: &Opt, v: &str, kb_base: u32) -> Result<SizeSpec, String> {
         let s = units::parse_size_spec(v, kb_base).map_err(|e| e.to_string())?;
+        if let SizeSpec::Bytes(b) = s {
+            Self::bounded_bytes(v, b)?;
+        }
         self.check_iec(o, v, kb_base);
         Ok(s)
+    }
+
+    /// Sizes and offsets stay below [`limits::MAX_BYTES`], so offset + size never wraps.
+    fn bounded_bytes(v: &str, b: u64) -> Result<(), String> {
+        if b > limits::MAX_BYTES {
+            return Err(format!("'{v}' is {b} bytes: more than flashlab's limit of {} (1 PiB)", limits::MAX_BYTES));
+        }
+        Ok(())
+    }
+
+    fn bounded_time(v: &str, ns: u64) -> Result<u64, String> {
+        if ns > limits::MAX_DURATION_NS {
+            return Err(format!("'{v}': longer than flashlab's limit of 100 years"));
+        }
+        Ok(ns)
     }
 
     fn count(v: &str, kb_base: u32) -> Result<u64, String> {
@@ -595,6 +610,10 @@ impl<'a> Parser<'a> {
                 if n == 0 {
                     return Err(format!("{} must be at least 1", o.info.name));
                 }
+                let max = if o.info.name == "iodepth" { limits::MAX_IODEPTH } else { limits::MAX_NUMJOBS };
+                if n > max {
+                    return Err(format!("{} {n}: at most {max}", o.info.name));
+                }
                 if o.info.name == "iodepth" {
                     job.iodepth = n;
                 } else {
@@ -611,14 +630,21 @@ impl<'a> Parser<'a> {
             }
             "number_ios" => {
                 let n = Self::count(Self::need(o)?, kb)?;
+                if n > limits::MAX_IOS {
+                    return Err(format!("number_ios {n}: at most {}", limits::MAX_IOS));
+                }
                 job.number_ios = (n > 0).then_some(n);
             }
             "runtime" => {
-                let t = Self::time(Self::need(o)?, TimeUnit::Seconds)?;
+                let v = Self::need(o)?;
+                let t = Self::bounded_time(v, Self::time(v, TimeUnit::Seconds)?)?;
                 job.runtime_ns = (t > 0).then_some(t);
             }
             "time_based" => job.time_based = Self::flag(o)?,
-            "ramp_time" => job.ramp_time_ns = Self::time(Self::need(o)?, TimeUnit::Seconds)?,
+            "ramp_time" => {
+                let v = Self::need(o)?;
+                job.ramp_time_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Seconds)?)?
+            }
             "fsync" => job.fsync = Self::count_u32(Self::need(o)?, kb)?,
             "fdatasync" => job.fdatasync = Self::count_u32(Self::need(o)?, kb)?,
             "end_fsync" => job.end_fsync = self.boolean(o)?,
@@ -650,7 +676,21 @@ impl<'a> Parser<'a> {
             "ioengine" => job.ioengine = Some(Self::need(o)?.to_string()),
             "stonewall" => job.stonewall = Self::flag(o)?,
             "group_reporting" => job.group_reporting = Self::flag(o)?,
-            "thinktime" => job.thinktime_ns = Self::time(Self::need(o)?, TimeUnit::Microseconds)?,
+            "thinktime" => {
+                let v = Self::need(o)?;
+                job.thinktime_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?
+            }
+            "thinktime_spin" => {
+                let v = Self::need(o)?;
+                job.thinktime_spin_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?
+            }
+            "thinktime_blocks" => {
+                let n = Self::count_u32(Self::need(o)?, kb)?;
+                if n == 0 {
+                    return Err("thinktime_blocks must be at least 1".to_string());
+                }
+                job.thinktime_blocks = n;
+            }
             other => return Err(format!("internal: supported option '{other}' has no handler")),
         }
         Ok(())
@@ -660,6 +700,18 @@ impl<'a> Parser<'a> {
     fn finalize(&self, job: &mut Job, lines: &BTreeMap<&'static str, usize>) -> Result<(), JobFileError> {
         let at = |opt: &str| lines.get(opt).copied().unwrap_or(job.line);
         job.bs = job.max_bs();
+        if job.thinktime_spin_ns > job.thinktime_ns {
+            return Err(self.err(
+                at("thinktime_spin"),
+                Some("thinktime_spin"),
+                format!(
+                    "job '{}': thinktime_spin ({} us) is longer than thinktime ({} us); it is the busy part of the think time",
+                    job.name,
+                    job.thinktime_spin_ns / 1000,
+                    job.thinktime_ns / 1000
+                ),
+            ));
+        }
         if job.time_based && job.runtime_ns.is_none() {
             return Err(self.err(
                 at("time_based"),

@@ -15,8 +15,8 @@
 use crate::engine::{run_jobs, JobSpec};
 use crate::fourcorner::FourCornerConfig;
 use crate::fs::FsConfig;
+use crate::precondition::Precondition;
 use crate::protocol::{run_protocol, Protocol};
-use crate::system::SimSystem;
 use crate::units::parse_cli_size;
 use flashlab_jobs::Rw;
 use flashsim::Profile;
@@ -32,6 +32,15 @@ pub struct CalibrationSpec {
     /// The protocol a `protocol` procedure runs (a built-in name); default `age`.
     #[serde(default)]
     pub protocol: Option<String>,
+    /// The device's history before the procedure (`fresh`, `used`, `steady`); default fresh.
+    /// The profile's comments say why the published numbers imply it.
+    #[serde(default)]
+    pub precondition: Precondition,
+    /// The free knobs fitted to the published cells, as dotted paths into the profile
+    /// (`nand.t_prog_us`): `calibrate` varies them for its leave-one-out error
+    /// ([`crate::calibrate_loo`]).
+    #[serde(default)]
+    pub knobs: Vec<String>,
     #[serde(default)]
     pub row: Vec<RowSpec>,
     #[serde(default)]
@@ -86,6 +95,8 @@ pub struct CalibrationReport {
     pub procedure: String,
     /// The simulated filesystem the procedure ran on (the profile's `[system]`).
     pub filesystem: String,
+    /// The device's history before the procedure.
+    pub precondition: Precondition,
     pub cells: Vec<Cell>,
 }
 
@@ -97,6 +108,21 @@ impl CalibrationReport {
     pub fn cell(&self, row: &str, metric: &str) -> Option<&Cell> {
         self.cells.iter().find(|c| c.row == row && c.metric == metric)
     }
+}
+
+/// A published number is a positive, finite measurement: NaN, infinity, zero or a negative
+/// value would make every relative error meaningless (and a NaN error compares as "fine").
+fn published_numbers(source: &str, table: &str, fields: &[(&str, Option<f64>)]) -> Result<(), String> {
+    for (field, v) in fields {
+        if let Some(v) = v {
+            if !(v.is_finite() && *v > 0.0 && *v <= 1e12) {
+                return Err(format!(
+                    "{source}: {table} field '{field}': {v} is not a published measurement (a number > 0 and <= 1e12)"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 impl CalibrationSpec {
@@ -117,6 +143,15 @@ impl CalibrationSpec {
                 if Protocol::builtin(name).is_none() {
                     return Err(format!("{source}: [calibrate] field 'protocol': no built-in protocol '{name}'"));
                 }
+                for r in &spec.row {
+                    let fields = [
+                        ("seq_read_mbs", r.seq_read_mbs),
+                        ("seq_write_mbs", r.seq_write_mbs),
+                        ("rand_read_mbs", r.rand_read_mbs),
+                        ("rand_write_mbs", r.rand_write_mbs),
+                    ];
+                    published_numbers(source, &format!("[[calibrate.row]] '{}'", r.label), &fields)?;
+                }
             }
             "vendor" => {
                 let v = spec.vendor.as_ref().ok_or_else(|| {
@@ -127,6 +162,16 @@ impl CalibrationSpec {
                         parse_cli_size(s).map_err(|e| format!("{source}: [calibrate.vendor] field '{field}': {e}"))?;
                     }
                 }
+                published_numbers(
+                    source,
+                    "[calibrate.vendor]",
+                    &[
+                        ("seq_read_mbs", v.seq_read_mbs),
+                        ("seq_write_mbs", v.seq_write_mbs),
+                        ("rand_read_iops", v.rand_read_iops),
+                        ("rand_write_iops", v.rand_write_iops),
+                    ],
+                )?;
                 if v.iodepth == Some(0) {
                     return Err(format!("{source}: [calibrate.vendor] field 'iodepth': must be at least 1"));
                 }
@@ -154,12 +199,19 @@ pub fn calibrate(
     mut progress: impl FnMut(&str, f64),
 ) -> Result<CalibrationReport, String> {
     let fs = FsConfig::from_profile(profile, &profile.name)?;
-    let mut sys = SimSystem::with_fs(profile, seed, fs);
+    let (mut sys, _) = crate::precondition::system(profile, seed, fs, spec.precondition)?;
     let mut cells = Vec::new();
     match spec.procedure.as_str() {
         "protocol" => {
             let name = spec.protocol.as_deref().unwrap_or("age");
-            let proto = Protocol::builtin(name).ok_or_else(|| format!("no built-in protocol '{name}'"))?;
+            let mut proto = Protocol::builtin(name).ok_or_else(|| format!("no built-in protocol '{name}'"))?;
+            // Steps after the last compared row cannot change it: stop there.
+            let last = proto.steps.iter().rposition(|s| {
+                matches!(s, crate::protocol::Step::FourCorner { label } if spec.row.iter().any(|r| &r.label == label))
+            });
+            if let Some(last) = last {
+                proto.steps.truncate(last + 1);
+            }
             let fc = FourCornerConfig { seed, ..FourCornerConfig::default() };
             let r =
                 run_protocol(&mut sys, &proto, &fc, |i, n, what, f| progress(what, ((i - 1) as f64 + f) / n as f64))?;
@@ -205,6 +257,7 @@ pub fn calibrate(
     }
     Ok(CalibrationReport {
         filesystem: sys.fs.config().label(),
+        precondition: spec.precondition,
         profile: profile.name.clone(),
         source: spec.source.clone(),
         procedure: spec.procedure.clone(),

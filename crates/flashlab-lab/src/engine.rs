@@ -45,6 +45,14 @@ pub struct JobSpec {
     pub seed: u64,
     /// Bandwidth sampling interval (fio's default `log_avg_msec` is 500 ms).
     pub interval_ns: u64,
+    /// fio's `thinktime`: the job issues `thinktime_blocks` I/Os, lets them complete, then
+    /// stalls this long before it issues again (0 = never). On the
+    /// simulated clock `thinktime_spin` is the same as sleeping, so it is not separate here.
+    pub thinktime_ns: u64,
+    pub thinktime_blocks: u32,
+    /// A layer between the job and the filesystem that each request crosses on the way in and
+    /// on the way out (a FUSE daemon's round trip; see [`crate::stack`]); zero by default.
+    pub layer: crate::stack::LayerCost,
 }
 
 impl JobSpec {
@@ -72,6 +80,9 @@ impl JobSpec {
             random_map: true,
             seed: 1,
             interval_ns: 500_000_000,
+            thinktime_ns: 0,
+            thinktime_blocks: 1,
+            layer: crate::stack::LayerCost::ZERO,
         }
     }
 
@@ -81,6 +92,12 @@ impl JobSpec {
             Ddir::Write => self.bs_write,
             Ddir::Trim => self.bs_trim,
         }
+    }
+
+    /// fio's think time is due: `thinktime_blocks` I/Os were issued since the last one, so
+    /// the job issues nothing more until they completed and it has thought.
+    fn must_think(&self, l: &Live) -> bool {
+        self.thinktime_ns > 0 && l.since_think >= self.thinktime_blocks.max(1)
     }
 
     fn budget(&self) -> Option<u64> {
@@ -97,6 +114,8 @@ impl JobSpec {
 enum Kind {
     Dir(u8),
     Sync,
+    /// The end of a think time (not an I/O).
+    Think,
 }
 
 /// An I/O in flight: (done, sequence number for a stable order, job, kind, bytes, submitted).
@@ -111,6 +130,8 @@ struct Live {
     offsets: [Offsets; 3],
     issued_bytes: u64,
     issued_ios: u64,
+    /// trimwrite: the next request is the trim of a block (then its write).
+    trim_next: bool,
     writes_since_sync: u32,
     in_flight: u32,
     stopped: bool,
@@ -122,6 +143,8 @@ struct Live {
     win_lat_sum: [u64; 3],
     win_lat_max: [u64; 3],
     last_done: Ns,
+    /// I/Os issued since the last think time.
+    since_think: u32,
 }
 
 /// One completed I/O, as an observer of [`run_jobs_observed`] sees it.
@@ -146,10 +169,27 @@ pub fn run_jobs(sys: &mut SimSystem, specs: &[JobSpec], progress: impl FnMut(f64
 pub fn run_jobs_observed(
     sys: &mut SimSystem,
     specs: &[JobSpec],
-    mut progress: impl FnMut(f64),
+    progress: impl FnMut(f64),
     mut observe: impl FnMut(Completed, &SimSystem),
 ) -> Result<Vec<JobResult>, SysError> {
+    run_jobs_hooked(sys, specs, progress, |c, sys| {
+        observe(c, sys);
+        Ok(None)
+    })
+}
+
+/// [`run_jobs_observed`] with a hook that may act on the system between requests (an fstrim,
+/// an idle period): it gets the completed I/O and the system, and returns `Some(t)` to hold
+/// every job's next request until virtual time `t` (the work it did meanwhile), or `None`.
+pub fn run_jobs_hooked(
+    sys: &mut SimSystem,
+    specs: &[JobSpec],
+    mut progress: impl FnMut(f64),
+    mut hook: impl FnMut(Completed, &mut SimSystem) -> Result<Option<Ns>, SysError>,
+) -> Result<Vec<JobResult>, SysError> {
     let start = sys.now;
+    // No request is issued before this (moved by the hook).
+    let mut not_before: Ns = start;
     let mut live: Vec<Live> = specs
         .iter()
         .map(|s| {
@@ -164,6 +204,7 @@ pub fn run_jobs_observed(
                 offsets,
                 issued_bytes: 0,
                 issued_ios: 0,
+                trim_next: true,
                 writes_since_sync: 0,
                 in_flight: 0,
                 stopped: false,
@@ -175,6 +216,7 @@ pub fn run_jobs_observed(
                 win_lat_sum: [0; 3],
                 win_lat_max: [0; 3],
                 last_done: start,
+                since_think: 0,
             }
         })
         .collect();
@@ -199,10 +241,11 @@ pub fn run_jobs_observed(
             return Ok(None);
         }
         let _ = j;
+        let t_in = t + s.layer.submit_ns;
         if s.fsync_every > 0 && l.writes_since_sync >= s.fsync_every {
             l.writes_since_sync = 0;
-            let done = sys.fsync(t, s.file)?;
-            return Ok(Some((done, Kind::Sync, 0)));
+            let done = sys.fsync(t_in, s.file)?;
+            return Ok(Some((done + s.layer.complete_ns, Kind::Sync, 0)));
         }
         let dir: u8 = match s.rw {
             Rw::Read | Rw::RandRead => 0,
@@ -211,29 +254,35 @@ pub fn run_jobs_observed(
             Rw::ReadWrite | Rw::RandRw => u8::from(l.rng.below(100) >= u64::from(s.rwmixread)),
             // fio's trimwrite: trim a block, then write the same block (both sequential).
             Rw::TrimWrite => {
-                if l.issued_ios.is_multiple_of(2) {
-                    2
-                } else {
-                    1
-                }
+                let d = if l.trim_next { 2 } else { 1 };
+                l.trim_next = !l.trim_next;
+                d
             }
         };
         let bs = s.bs(ddir(dir));
         let off = l.offsets[dir as usize].next(s.span, bs);
         let len = bs.min(s.span - off);
         let op = [Op::Read, Op::Write, Op::Trim][dir as usize];
-        let c = sys.io(t, s.file, op, s.offset + off, len)?;
-        l.issued_bytes += len;
-        l.issued_ios += 1;
+        let c = sys.io(t_in, s.file, op, s.offset + off, len)?;
+        // As fio (HOWTO, rw=trimwrite): io_size=64K trims 64K and writes the same 64K, so a
+        // block's trim and write count once against io_size and number_ios.
+        if !(s.rw == Rw::TrimWrite && dir == 2) {
+            l.issued_bytes += len;
+            l.issued_ios += 1;
+        }
         if dir == 1 {
             l.writes_since_sync += 1;
         }
-        Ok(Some((c.done, Kind::Dir(dir), len)))
+        Ok(Some((c.done + s.layer.complete_ns, Kind::Dir(dir), len)))
     };
 
     for (j, s) in specs.iter().enumerate() {
         for _ in 0..s.iodepth.max(1) {
+            if s.must_think(&live[j]) {
+                break;
+            }
             if let Some((done, kind, bytes)) = issue(sys, j, start, &mut live[j], s)? {
+                live[j].since_think += 1;
                 live[j].in_flight += 1;
                 events.push(Reverse((done, seq, j, kind, bytes, start)));
                 seq += 1;
@@ -244,13 +293,29 @@ pub fn run_jobs_observed(
     while let Some(Reverse((t, _, j, kind, bytes, submitted))) = events.pop() {
         let s = &specs[j];
         let l = &mut live[j];
+        if kind == Kind::Think {
+            // Thought: fill the queue again.
+            l.since_think = 0;
+            for _ in 0..s.iodepth.max(1) {
+                if s.must_think(l) {
+                    break;
+                }
+                if let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? {
+                    l.since_think += 1;
+                    l.in_flight += 1;
+                    events.push(Reverse((done, seq, j, kind, bytes, t)));
+                    seq += 1;
+                }
+            }
+            continue;
+        }
         l.in_flight -= 1;
         l.last_done = l.last_done.max(t);
-        observe(
+        let hold = hook(
             Completed {
                 job: j,
                 dir: match kind {
-                    Kind::Sync => None,
+                    Kind::Sync | Kind::Think => None,
                     Kind::Dir(d) => Some(ddir(d)),
                 },
                 bytes,
@@ -258,14 +323,23 @@ pub fn run_jobs_observed(
                 done: t,
             },
             sys,
-        );
+        )?;
+        if let Some(h) = hold {
+            not_before = not_before.max(h);
+        }
         if t >= l.measure_from {
             while t >= l.win_start + s.interval_ns {
                 close_window(l, s, s.interval_ns);
+                // An idle gap (think time, a trace's pause): one empty window for all of it,
+                // not one per interval (a simulated year is 63 million 500 ms windows).
+                let empty = (t - l.win_start) / s.interval_ns;
+                if empty > 1 {
+                    close_window(l, s, empty * s.interval_ns);
+                }
             }
             let lat = t - submitted;
             match kind {
-                Kind::Sync => l.result.sync.record(lat),
+                Kind::Sync | Kind::Think => l.result.sync.record(lat),
                 Kind::Dir(d) => {
                     l.result.dir_mut(ddir(d)).record_io(bytes, lat, lat);
                     l.win_bytes[d as usize] += bytes;
@@ -275,9 +349,17 @@ pub fn run_jobs_observed(
                 }
             }
         }
-        if let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? {
+        let at = t.max(not_before);
+        if s.must_think(l) {
+            // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
+            if l.in_flight == 0 && !l.stopped {
+                events.push(Reverse((at.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, at)));
+                seq += 1;
+            }
+        } else if let Some((done, kind, bytes)) = issue(sys, j, at, l, s)? {
+            l.since_think += 1;
             l.in_flight += 1;
-            events.push(Reverse((done, seq, j, kind, bytes, t)));
+            events.push(Reverse((done, seq, j, kind, bytes, at)));
             seq += 1;
         }
         let frac = specs

@@ -6,7 +6,7 @@ use crate::engine::{run_jobs, JobSpec};
 use crate::fs::FsCounters;
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
-use flashlab_measure::JobResult;
+use flashlab_measure::{JobResult, LatencySummary};
 use serde::Serialize;
 
 #[derive(Debug, Clone)]
@@ -40,6 +40,23 @@ pub struct FourCorner {
     pub rand_write_p50_us: f64,
     pub rand_write_p99_us: f64,
     pub rand_read_p50_us: f64,
+    /// Completion latency of each test, µs: exact mean and max, p99 and p99.9 (clamped to the
+    /// exact range, so max >= p99.9 >= p99). QD1, so mean x IOPS = 1 (Little's law).
+    pub rand_write_mean_us: f64,
+    pub rand_write_p999_us: f64,
+    pub rand_write_max_us: f64,
+    pub rand_read_mean_us: f64,
+    pub rand_read_p99_us: f64,
+    pub rand_read_p999_us: f64,
+    pub rand_read_max_us: f64,
+    pub seq_write_mean_us: f64,
+    pub seq_write_p99_us: f64,
+    pub seq_write_p999_us: f64,
+    pub seq_write_max_us: f64,
+    pub seq_read_mean_us: f64,
+    pub seq_read_p99_us: f64,
+    pub seq_read_p999_us: f64,
+    pub seq_read_max_us: f64,
     /// A simulated device after this run (counters cumulative since it was new); real
     /// targets have none.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,6 +109,8 @@ impl FourCorner {
     /// sequential read, random read, random write.
     pub fn from_runs(label: &str, runs: [JobResult; 4], device: Option<DeviceReport>) -> FourCorner {
         let [sw, sr, rr, rw] = runs;
+        let sum = |d: &flashlab_measure::DirStats| LatencySummary::of(&d.clat);
+        let (lsw, lsr, lrr, lrw) = (sum(&sw.write), sum(&sr.read), sum(&rr.read), sum(&rw.write));
         FourCorner {
             label: label.to_string(),
             seq_read_mbs: mbs(&sr, false),
@@ -100,9 +119,24 @@ impl FourCorner {
             rand_write_mbs: mbs(&rw, true),
             rand_read_iops: rr.read.iops(),
             rand_write_iops: rw.write.iops(),
-            rand_write_p50_us: rw.write.clat.percentile(50.0) as f64 / 1e3,
-            rand_write_p99_us: rw.write.clat.percentile(99.0) as f64 / 1e3,
-            rand_read_p50_us: rr.read.clat.percentile(50.0) as f64 / 1e3,
+            rand_write_p50_us: lrw.p50_us,
+            rand_write_p99_us: lrw.p99_us,
+            rand_read_p50_us: lrr.p50_us,
+            rand_write_mean_us: lrw.mean_us,
+            rand_write_p999_us: lrw.p999_us,
+            rand_write_max_us: lrw.max_us,
+            rand_read_mean_us: lrr.mean_us,
+            rand_read_p99_us: lrr.p99_us,
+            rand_read_p999_us: lrr.p999_us,
+            rand_read_max_us: lrr.max_us,
+            seq_write_mean_us: lsw.mean_us,
+            seq_write_p99_us: lsw.p99_us,
+            seq_write_p999_us: lsw.p999_us,
+            seq_write_max_us: lsw.max_us,
+            seq_read_mean_us: lsr.mean_us,
+            seq_read_p99_us: lsr.p99_us,
+            seq_read_p999_us: lsr.p999_us,
+            seq_read_max_us: lsr.max_us,
             device,
             filesystem: None,
             jobs: vec![sw, sr, rr, rw],

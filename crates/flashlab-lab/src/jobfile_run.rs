@@ -4,6 +4,7 @@
 //! side by side. The document is fio's JSON with the device's counters in each job.
 
 use crate::engine::{run_jobs, JobSpec};
+use crate::precondition::PreconditionReport;
 use crate::system::SimSystem;
 use flashlab_jobs::{Job, JobFile};
 use flashlab_measure::{fio_json, JobResult, RunMeta};
@@ -14,11 +15,13 @@ use serde_json::Value;
 pub type JobRun = (JobResult, String, u64, u32);
 
 /// Run every job of `jf` on `sys`; `progress` gets (group, groups, fraction of the group).
+/// `precondition`, when the device was preconditioned, goes into each job's device counters.
 pub fn run_jobfile(
     sys: &mut SimSystem,
     jf: &JobFile,
     seed: u64,
     file_name: &str,
+    precondition: Option<&PreconditionReport>,
     progress: &mut dyn FnMut(usize, usize, f64),
 ) -> Result<Vec<JobRun>, String> {
     if jf.jobs.is_empty() {
@@ -35,7 +38,10 @@ pub fn run_jobfile(
             }
         }
         let res = run_jobs(sys, &specs, |f| progress(g, groups.len(), f)).map_err(|e| e.to_string())?;
-        let device = serde_json::to_value(sys.device_report()).map_err(|e| e.to_string())?;
+        let mut device = serde_json::to_value(sys.device_report()).map_err(|e| e.to_string())?;
+        if let Some(pre) = precondition {
+            device["precondition"] = serde_json::to_value(pre).map_err(|e| e.to_string())?;
+        }
         for (mut r, s) in res.into_iter().zip(&specs) {
             r.extra = Some(device.clone());
             results.push((r, s.rw.fio_name().to_string(), s.bs_write.max(s.bs_read), s.iodepth));
@@ -73,7 +79,14 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
     if offset + bs > size {
         return Err(format!("{here}: offset {offset} leaves no room for a {bs}-byte block in a {size}-byte file"));
     }
-    let name = format!("{}.{n}.0", job.name);
+    // fio's semantics: `filename=` names the file, and the same name is the same file (a fill
+    // job and a randwrite job on one file share it; clones of a job share it too); without it
+    // the file is `NAME.JOBNUM.0`, in `directory=` when given.
+    let name = match (&job.filename, &job.directory) {
+        (Some(f), _) => f.clone(),
+        (None, Some(d)) => format!("{d}/{}.{n}.0", job_file_stem(&job.name)),
+        (None, None) => format!("{}.{n}.0", job.name),
+    };
     let existing = sys.file_id(&name).filter(|&id| sys.file_size(id).is_some_and(|s| s >= size));
     let file = match existing {
         Some(id) => id,
@@ -117,5 +130,14 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         random_map: true,
         seed: job.randseed.unwrap_or(seed),
         interval_ns: 500_000_000,
+        thinktime_ns: job.thinktime_ns,
+        thinktime_blocks: job.thinktime_blocks,
+        layer: crate::stack::LayerCost::ZERO,
     })
+}
+
+/// The job name as one file-name component: every '/' (and NUL) becomes '_', so a job named
+/// `[/abs/path]` or `[../x]` never names a file outside its directory.
+pub fn job_file_stem(name: &str) -> String {
+    name.chars().map(|c| if c == '/' || c == '\0' { '_' } else { c }).collect()
 }

@@ -9,20 +9,25 @@
 //! * [`sim_run`]: a protocol on a simulated device, settings in, results document out — the
 //!   one way every front end (`age`, `bench`, `sweep`, the Python package) runs one.
 //! * [`experiments`]: runs directly on a device (`sim waf`, `fill`, `wsat`).
+//! * [`stack`]: the system stack above the filesystem (shared-storage layer, trim policy).
+//! * [`precondition`]: the device's history before a run (fresh, used, steady).
 //! * [`units`]: sizes and durations as the command line reads them; [`rng`]: seeded randomness.
 
 pub mod calibrate;
+pub mod calibrate_loo;
 pub mod engine;
 pub mod experiments;
 pub mod fourcorner;
 pub mod fs;
 pub mod jobfile_run;
 pub mod offsets;
+pub mod precondition;
 pub mod profiles;
 pub mod protocol;
 pub mod rng;
 pub mod sim_run;
 pub mod sim_steps;
 pub mod simfs;
+pub mod stack;
 pub mod system;
 pub mod units;

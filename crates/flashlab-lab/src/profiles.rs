@@ -13,6 +13,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("ufs-3.1", include_str!("../../../profiles/ufs-3.1.toml")),
     ("nvme-gen3", include_str!("../../../profiles/nvme-gen3.toml")),
     ("sd-card", include_str!("../../../profiles/sd-card.toml")),
+    ("pixel-2016", include_str!("../../../profiles/pixel-2016.toml")),
+    ("motoz-2016", include_str!("../../../profiles/motoz-2016.toml")),
     ("toy", include_str!("../../../profiles/toy.toml")),
 ];
 
@@ -35,7 +37,8 @@ pub fn text(spec: &str) -> Result<(String, String), String> {
         return Ok((format!("built-in profile {spec}"), text.to_string()));
     }
     if spec.ends_with(".toml") || spec.contains('/') {
-        let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
+        let text =
+            flashlab_jobs::limits::read_text(std::path::Path::new(spec), "profile", flashlab_jobs::limits::MAX_TEXT_INPUT)?;
         return Ok((spec.to_string(), text));
     }
     Err(format!("unknown profile '{spec}'; built-in profiles: {} (or give a path to a .toml file)", names()))

@@ -46,6 +46,7 @@ pub fn block_multiple(bytes: u64) -> Result<u64, String> {
 
 pub const BUILTIN: &[(&str, &str)] = &[
     ("age", include_str!("../protocols/age.toml")),
+    ("age-thin", include_str!("../protocols/age-thin.toml")),
     ("four-corner", include_str!("../protocols/four-corner.toml")),
     ("age-small", include_str!("../protocols/age-small.toml")),
 ];
@@ -179,7 +180,11 @@ impl Protocol {
             return Ok(p);
         }
         if std::path::Path::new(spec).exists() {
-            let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
+            let text = flashlab_jobs::limits::read_text(
+                std::path::Path::new(spec),
+                "protocol",
+                flashlab_jobs::limits::MAX_TEXT_INPUT,
+            )?;
             return Protocol::from_toml(spec, &text);
         }
         let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();

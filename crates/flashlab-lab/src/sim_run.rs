@@ -4,6 +4,7 @@
 
 use crate::fourcorner::FourCornerConfig;
 use crate::fs::FsConfig;
+use crate::precondition::{Precondition, PreconditionReport};
 use crate::protocol::{block_multiple, run_protocol, Protocol, ProtocolResult};
 use crate::system::SimSystem;
 use flashsim::Profile;
@@ -20,6 +21,10 @@ pub struct SimProtocolRun<'a> {
     pub seed: u64,
     /// Bytes each random four-corner test transfers, over the protocol's own setting.
     pub rand_io: Option<u64>,
+    /// The four-corner file's size, over the protocol's own setting.
+    pub span: Option<u64>,
+    /// The device's history before the protocol starts.
+    pub precondition: Precondition,
 }
 
 /// What came out: the result, its document, and the system as the run left it.
@@ -28,13 +33,25 @@ pub struct SimProtocolOutcome {
     pub document: Value,
     pub four_corner: FourCornerConfig,
     pub system: SimSystem,
+    /// What the precondition did to the device before the protocol.
+    pub precondition: PreconditionReport,
+    /// Virtual time the protocol itself took (the precondition's excluded), in ns.
+    pub elapsed_ns: u64,
 }
 
 /// The four-corner settings of a run: the protocol's, then `rand_io` over them.
-pub fn four_corner_config(protocol: &Protocol, seed: u64, rand_io: Option<u64>) -> Result<FourCornerConfig, String> {
+pub fn four_corner_config(
+    protocol: &Protocol,
+    seed: u64,
+    rand_io: Option<u64>,
+    span: Option<u64>,
+) -> Result<FourCornerConfig, String> {
     let mut fc = protocol.four_corner(&FourCornerConfig { seed, ..Default::default() });
     if let Some(r) = rand_io {
         fc.rand_io = block_multiple(r).map_err(|e| format!("rand_io: {e}"))?;
+    }
+    if let Some(sp) = span {
+        fc.span = block_multiple(sp).map_err(|e| format!("span: {e}"))?;
     }
     Ok(fc)
 }
@@ -44,26 +61,42 @@ pub fn run(
     r: &SimProtocolRun,
     progress: &mut dyn FnMut(usize, usize, &str, f64),
 ) -> Result<SimProtocolOutcome, String> {
-    let fc = four_corner_config(r.protocol, r.seed, r.rand_io)?;
+    let fc = four_corner_config(r.protocol, r.seed, r.rand_io, r.span)?;
     // The settings are resolved into `fc`; the protocol's own must not apply twice.
     let proto = Protocol { four_corner_span: None, four_corner_rand_io: None, ..r.protocol.clone() };
-    let mut sys = SimSystem::with_fs(r.profile, r.seed, r.fs.clone());
+    let (mut sys, pre) = crate::precondition::system(r.profile, r.seed, r.fs.clone(), r.precondition)
+        .map_err(|e| format!("precondition: {e}"))?;
+    let start = sys.now;
     let result = run_protocol(&mut sys, &proto, &fc, progress)?;
-    let document = protocol_document(r, &sys, &result);
-    Ok(SimProtocolOutcome { result, document, four_corner: fc, system: sys })
+    let document = protocol_document(r, &sys, &pre, &result);
+    let elapsed_ns = sys.now - start;
+    Ok(SimProtocolOutcome { result, document, four_corner: fc, system: sys, precondition: pre, elapsed_ns })
 }
 
 /// The results document of a simulated protocol run (`flashlab age --json`).
-pub fn protocol_document(r: &SimProtocolRun, sys: &SimSystem, result: &ProtocolResult) -> Value {
+pub fn protocol_document(
+    r: &SimProtocolRun,
+    sys: &SimSystem,
+    pre: &PreconditionReport,
+    result: &ProtocolResult,
+) -> Value {
     let p = r.profile;
     let cfg = sys.fs.config();
-    let profile =
-        json!({"name": p.name, "description": p.description, "calibration": p.calibration, "filesystem": cfg.label()});
-    document(r.target, profile, r.seed, cfg.discard, result)
+    let profile = json!({"name": p.name, "description": p.description, "calibration": p.calibration,
+                         "filesystem": cfg.label(), "precondition": pre});
+    document(r.target, profile, r.seed, cfg.discard, Some(r.precondition), result)
 }
 
 /// The results document of a protocol run on any target; `profile` is null on real targets.
-pub fn document(target: &str, profile: Value, seed: u64, discard: bool, result: &ProtocolResult) -> Value {
+/// `precondition` is `None` on real targets (their history is their own).
+pub fn document(
+    target: &str,
+    profile: Value,
+    seed: u64,
+    discard: bool,
+    precondition: Option<Precondition>,
+    result: &ProtocolResult,
+) -> Value {
     json!({
         "flashlab_version": env!("CARGO_PKG_VERSION"),
         "command": "age",
@@ -71,6 +104,7 @@ pub fn document(target: &str, profile: Value, seed: u64, discard: bool, result: 
         "profile": profile,
         "seed": seed,
         "discard": discard,
+        "precondition": precondition,
         "protocol": result.protocol,
         "steps": result.steps,
         "log": result.log,

@@ -100,6 +100,10 @@ pub struct Allocator {
     free: BTreeMap<u64, u64>,
     free_bytes: u64,
     cursor: u64,
+    /// Change counters per bucket of `bucket` bytes (0: not kept), so a caller can cache what
+    /// it learnt about a region until the region changes.
+    bucket: u64,
+    changes: Vec<u32>,
 }
 
 impl Allocator {
@@ -110,11 +114,36 @@ impl Allocator {
         if capacity > 0 {
             free.insert(0, capacity);
         }
-        Allocator { capacity, free, free_bytes: capacity, cursor: 0 }
+        Allocator { capacity, free, free_bytes: capacity, cursor: 0, bucket: 0, changes: Vec::new() }
     }
 
     pub fn capacity(&self) -> u64 {
         self.capacity
+    }
+
+    /// Keep a change counter per `bucket` bytes from now on (see [`Allocator::changes`]).
+    pub fn count_changes(&mut self, bucket: u64) {
+        self.bucket = bucket.max(1);
+        self.changes = vec![0; self.capacity.div_ceil(self.bucket) as usize + 1];
+    }
+
+    /// How often the bucket holding byte `at` changed (0 if not counted).
+    pub fn changes(&self, at: u64) -> u32 {
+        if self.bucket == 0 {
+            return 0;
+        }
+        self.changes.get((at / self.bucket) as usize).copied().unwrap_or(0)
+    }
+
+    fn touch(&mut self, start: u64, len: u64) {
+        if self.bucket == 0 || len == 0 {
+            return;
+        }
+        for b in start / self.bucket..=(start + len - 1) / self.bucket {
+            if let Some(c) = self.changes.get_mut(b as usize) {
+                *c = c.wrapping_add(1);
+            }
+        }
     }
     pub fn free_bytes(&self) -> u64 {
         self.free_bytes
@@ -135,6 +164,7 @@ impl Allocator {
             self.free.insert(start + len, s + l - start - len);
         }
         self.free_bytes -= len;
+        self.touch(start, len);
         true
     }
 
@@ -173,6 +203,7 @@ impl Allocator {
             }
             got += take;
             self.cursor = start + take;
+            self.touch(start, take);
         }
         self.free_bytes -= need;
         true
@@ -181,6 +212,7 @@ impl Allocator {
     /// Return [start, start+len) to the free space.
     pub fn release(&mut self, start: u64, len: u64) {
         self.free_bytes += len;
+        self.touch(start, len);
         let (mut s, mut l) = (start, len);
         if let Some((&ps, &pl)) = self.free.range(..s).next_back() {
             if ps + pl == s {
@@ -194,6 +226,15 @@ impl Allocator {
             l += nl;
         }
         self.free.insert(s, l);
+    }
+
+    /// The free runs inside [lo, hi) (bytes), clipped to it, in address order.
+    pub fn free_runs(&self, lo: u64, hi: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let before = self.free.range(..lo).next_back().filter(|(&s, &l)| s + l > lo);
+        before.into_iter().chain(self.free.range(lo..hi)).filter_map(move |(&s, &l)| {
+            let (a, b) = (s.max(lo), (s + l).min(hi));
+            (b > a).then_some((a, b - a))
+        })
     }
 
     /// The free extents (what fstrim trims).

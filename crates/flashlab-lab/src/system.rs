@@ -115,6 +115,13 @@ impl SimSystem {
         Ok(())
     }
 
+    /// Truncate a file to 0 bytes (false when the filesystem model cannot: delete it then).
+    pub fn truncate_to_zero(&mut self, name: &str) -> Result<bool, SysError> {
+        let done = self.fs.truncate_to_zero(&mut self.dev, self.now, name)?;
+        self.now = self.now.max(self.dev.busy_until());
+        Ok(done)
+    }
+
     /// fstrim: trim the filesystem's free space; returns the bytes trimmed.
     pub fn fstrim(&mut self) -> Result<u64, SysError> {
         let (bytes, done) = self.fs.fstrim(&mut self.dev, self.now)?;

@@ -30,7 +30,7 @@ pub fn resolve(what: &str) -> Result<Usage, String> {
         let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
         return Err(format!("usage '{what}': not a preset ({}) nor a file", names.join(", ")));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{what}: {e}"))?;
+    let text = flashlab_jobs::limits::read_text(path, "usage file", flashlab_jobs::limits::MAX_TEXT_INPUT)?;
     parse_usage(what, &text).map_err(|e| e.to_string())
 }
 

@@ -4,7 +4,7 @@
 
 use crate::policy::{Moment, Policy, DAY, HOUR};
 use crate::probe::{run_probe, ProbeConfig, ProbeResult};
-use crate::series::{default_pe_cycles, project, Sample};
+use crate::series::{cycles_used, default_pe_cycles, project, Sample};
 use crate::sim_adapter::Sim;
 use crate::usage::Usage;
 use crate::workload::{AppStats, Workload};
@@ -119,8 +119,9 @@ impl Sampler {
         self.prev = c;
         self.count += 1;
         let valid = st.valid_units * flashsim::MAP_UNIT;
-        let (lifetime, worst, ptbw) =
-            project(day, st.wear.mean_erases, st.wear.max_erases, self.pe, c.host_write_bytes);
+        let nand_bytes = c.nand_units_programmed * flashsim::MAP_UNIT;
+        let used = cycles_used(nand_bytes, st.physical_units * flashsim::MAP_UNIT, st.wear.mean_erases);
+        let (lifetime, worst, ptbw) = project(day, used, st.wear.max_erases, self.pe, c.host_write_bytes);
         let pct = |h: &LatencyHistogram, p: f64| (!h.is_empty()).then(|| h.percentile(p) as f64 / 1e3);
         let mean = |h: &LatencyHistogram| (!h.is_empty()).then(|| h.mean() / 1e3);
         Ok(Sample {

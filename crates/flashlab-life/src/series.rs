@@ -1,10 +1,15 @@
 //! The time series a life run produces — one [`Sample`] per sampling interval — and the
 //! lifetime projection from wear.
 //!
-//! Lifetime: the run's blocks have been erased `mean` times on average in `elapsed`; with a
-//! budget of `pe_cycles` program/erase cycles per block and the same use, the device wears out
-//! after `elapsed x pe_cycles / mean` (wear levelling assumed to even the blocks out; the
-//! pessimistic `elapsed x pe_cycles / max` is given too). TBW: the host bytes written by then.
+//! Lifetime: the P/E cycles the run has used per block on average is what the NAND took —
+//! the bytes programmed over the physical bytes (a block programmed and not yet erased has
+//! used its cycle already) — and never less than the mean erase count. With a budget of
+//! `pe_cycles` per block and the same use, the device wears out after
+//! `elapsed x pe_cycles / used` (wear levelling assumed to even the blocks out; the pessimistic
+//! `elapsed x pe_cycles / max(max erases, used)` is given too). TBW: the host bytes written by
+//! then, which is at most physical bytes x pe_cycles / WAF of the run — the physical ceiling.
+//! (Counting erases alone lags the programs by up to a device's worth on a new device, and so
+//! projected up to hundreds of times more than the NAND can take.)
 
 use crate::probe::ProbeResult;
 use serde::Serialize;
@@ -61,15 +66,23 @@ pub struct Sample {
     pub projected_tbw_tb: Option<f64>,
 }
 
-/// (years from the mean, years from the max, projected TBW) for wear after `days`.
-pub fn project(days: f64, mean: f64, max: u32, pe: u32, host_bytes: u64) -> (Option<f64>, Option<f64>, Option<f64>) {
-    if mean <= 0.0 || days <= 0.0 {
+/// P/E cycles used per block on average: NAND bytes programmed over physical bytes, at least
+/// the mean erase count.
+pub fn cycles_used(nand_bytes: u64, physical_bytes: u64, mean_erases: f64) -> f64 {
+    (nand_bytes as f64 / physical_bytes.max(1) as f64).max(mean_erases)
+}
+
+/// (years from the mean, years from the worst block, projected TBW) after `days` in which each
+/// block used `used` P/E cycles on average ([`cycles_used`]) and the most erased block was
+/// erased `max` times.
+pub fn project(days: f64, used: f64, max: u32, pe: u32, host_bytes: u64) -> (Option<f64>, Option<f64>, Option<f64>) {
+    if used <= 0.0 || days <= 0.0 {
         return (None, None, None);
     }
     let years = days / 365.25;
-    let f = f64::from(pe) / mean;
-    let worst = (max > 0).then(|| years * f64::from(pe) / f64::from(max));
-    (Some(years * f), worst, Some(host_bytes as f64 * f / 1e12))
+    let f = f64::from(pe) / used;
+    let worst = years * f64::from(pe) / f64::from(max).max(used);
+    (Some(years * f), Some(worst), Some(host_bytes as f64 * f / 1e12))
 }
 
 #[cfg(test)]
@@ -84,6 +97,14 @@ mod tests {
         assert!((w.unwrap() - 75.0).abs() < 1e-9);
         assert!((tbw.unwrap() - 300.0).abs() < 1e-9);
         assert_eq!(project(10.0, 0.0, 0, 3000, 0), (None, None, None));
+        // Programs count before the erases: a new device written once over has used a cycle.
+        assert_eq!(cycles_used(1000, 1000, 0.0), 1.0);
+        assert_eq!(cycles_used(1000, 1000, 2.5), 2.5);
+        // With programs as wear, TBW is the physical ceiling: physical x pe / WAF.
+        let (host, nand, phys) = (4_000_000u64, 5_000_000u64, 1_000_000u64);
+        let (_, _, t) = project(1.0, cycles_used(nand, phys, 0.0), 0, 3000, host);
+        let ceiling = phys as f64 * 3000.0 / (nand as f64 / host as f64) / 1e12;
+        assert!((t.unwrap() - ceiling).abs() <= 1e-12 * ceiling);
         assert_eq!(default_pe_cycles("tlc"), 1000);
     }
 }

@@ -37,6 +37,12 @@
 //! `long double`; the two can only differ when that product lies within about 1e-19 of an
 //! integer without being one). `p ≤ 0` (which fio never evaluates: 0 ends its list) gives
 //! the smallest sample's bucket; `p ≥ 100` the largest's.
+//!
+//! Unlike fio, a percentile is clamped to the exact `[min, max]`: a bucket's midpoint can lie
+//! above the largest sample in it (or below the smallest), and a report that prints a p99
+//! above its max contradicts itself. The clamp only moves a value inside the bucket of the
+//! min or the max, towards the samples, so the error bound above still holds, and every
+//! percentile is at most `max()` and at least `min()` by construction.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -277,7 +283,8 @@ impl LatencyHistogram {
     }
 
     /// The `p`-th percentile (`p` in percent, e.g. 99.9) as fio computes it: the reported
-    /// value of the bucket holding the nearest-rank sample. 0 when empty.
+    /// value of the bucket holding the nearest-rank sample, clamped to `[min, max]` (see the
+    /// module documentation). 0 when empty.
     pub fn percentile(&self, p: f64) -> u64 {
         if self.n == 0 {
             return 0;
@@ -287,10 +294,16 @@ impl LatencyHistogram {
         for (idx, &c) in self.counts.iter().enumerate() {
             cum += c;
             if cum >= rank {
-                return plat_idx_to_val(idx);
+                return self.clamp(plat_idx_to_val(idx));
             }
         }
-        plat_idx_to_val(PLAT_NR - 1)
+        self.clamp(plat_idx_to_val(PLAT_NR - 1))
+    }
+
+    /// A bucket's reported value held inside the exact range of the samples.
+    #[inline]
+    fn clamp(&self, v: u64) -> u64 {
+        v.clamp(self.min, self.max)
     }
 
     /// Several percentiles at once, in the order given: `(p, value)` pairs. One pass over
@@ -310,7 +323,7 @@ impl LatencyHistogram {
             }
             cum += c;
             while next < order.len() && cum >= order[next].0 {
-                out[order[next].1].1 = plat_idx_to_val(idx);
+                out[order[next].1].1 = self.clamp(plat_idx_to_val(idx));
                 next += 1;
             }
         }
@@ -543,9 +556,14 @@ mod tests {
         h.record(u64::MAX);
         h.record(u64::MAX);
         assert_eq!(h.max(), u64::MAX);
-        assert_eq!(h.percentile(99.0), LAST_BUCKET_VALUE);
+        // Past the tracked range the bucket value is clamped to the exact samples.
+        assert_eq!(h.percentile(99.0), u64::MAX);
         assert_eq!(h.mean(), u64::MAX as f64);
         assert_eq!(h.stddev(), 0.0);
+        let mut h = LatencyHistogram::new();
+        h.record(MAX_TRACKED_NS + 5);
+        h.record(u64::MAX);
+        assert_eq!(h.percentile(50.0), MAX_TRACKED_NS + 5);
     }
 
     #[test]
@@ -619,13 +637,29 @@ mod tests {
                 };
                 let ok = candidates.iter().any(|&r| {
                     let exact = sorted[r - 1];
-                    // Exactly that sample's bucket value, hence within 1/128 of it.
-                    got == plat_idx_to_val(plat_val_to_idx(exact))
+                    // Exactly that sample's bucket value held inside [min, max], hence
+                    // within 1/128 of it.
+                    got == plat_idx_to_val(plat_val_to_idx(exact)).clamp(sorted[0], sorted[n - 1])
                         && got.abs_diff(exact) * 128 <= exact
                 });
                 prop_assert!(ok, "p={} rank={:?} got={} sorted={:?}", p, candidates, got,
                     candidates.iter().map(|&r| sorted[r - 1]).collect::<Vec<_>>());
             }
+        }
+
+        #[test]
+        fn percentiles_are_ordered_and_inside_min_max(values in prop::collection::vec(latency(), 1..400)) {
+            let mut h = LatencyHistogram::new();
+            for &v in &values {
+                h.record(v);
+            }
+            let ps = [0.0, 1.0, 50.0, 90.0, 99.0, 99.9, 99.99, 100.0];
+            let got = h.percentiles(&ps);
+            for w in got.windows(2) {
+                prop_assert!(w[0].1 <= w[1].1, "{:?}", got);
+            }
+            prop_assert!(got[0].1 >= h.min());
+            prop_assert!(got[ps.len() - 1].1 <= h.max(), "{:?} max {}", got, h.max());
         }
 
         #[test]

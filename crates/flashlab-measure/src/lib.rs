@@ -6,6 +6,7 @@
 //! * [`rate`]: [`RateStats`], per-interval bandwidth/IOPS samples summarised as fio does.
 //! * [`dist`]: [`LatencyBands`] and [`DepthDist`], fio's coarse latency bands and queue-depth
 //!   counters.
+//! * [`summary`]: [`LatencySummary`], the mean, p50…p99.99 and exact max every report prints.
 //! * [`stats`]: [`DirStats`] (read / write / trim), [`SyncStats`], [`JobResult`] — everything
 //!   one job measured.
 //! * [`fio_json`](mod@fio_json): [`fio_json()`] renders results as fio 3.x's
@@ -19,6 +20,7 @@ pub mod fio_json;
 pub mod histogram;
 pub mod rate;
 pub mod stats;
+pub mod summary;
 
 pub use dist::{DepthDist, LatencyBands};
 pub use fio_json::{
@@ -28,3 +30,4 @@ pub use fio_json::{
 pub use histogram::{plat_idx_to_val, plat_val_to_idx, LatencyHistogram};
 pub use rate::RateStats;
 pub use stats::{CpuUsage, Ddir, DirStats, Interval, JobResult, SyncStats};
+pub use summary::{LatencySummary, SUMMARY_PERCENTILES};

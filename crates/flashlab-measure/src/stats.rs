@@ -106,6 +106,31 @@ pub struct DirStats {
     pub iops_stat: RateStats,
 }
 
+/// Most intervals one direction keeps (see [`DirStats::record_interval`]).
+pub const MAX_INTERVALS: usize = 4096;
+
+/// Merge the older half of `ivs` pairwise: bytes, I/Os, latency sums and durations add, the
+/// maximum latency is the larger one, the end is the later one.
+fn decimate(ivs: &mut Vec<Interval>) {
+    let half = ivs.len() / 2;
+    let mut out = Vec::with_capacity(ivs.len());
+    let mut it = ivs[..half].chunks(2);
+    for c in &mut it {
+        let mut m = c[0];
+        if let Some(b) = c.get(1) {
+            m.end_ns = b.end_ns;
+            m.duration_ns += b.duration_ns;
+            m.bytes += b.bytes;
+            m.ios += b.ios;
+            m.lat_ns_sum += b.lat_ns_sum;
+            m.lat_ns_max = m.lat_ns_max.max(b.lat_ns_max);
+        }
+        out.push(m);
+    }
+    out.extend_from_slice(&ivs[half..]);
+    *ivs = out;
+}
+
 impl DirStats {
     /// Empty statistics.
     pub fn new() -> Self {
@@ -131,12 +156,20 @@ impl DirStats {
 
     /// Close a sampling interval: keep it in [`intervals`](Self::intervals) and add its
     /// bandwidth and IOPS samples (when non-empty, as fio) to the summaries.
+    ///
+    /// The series is bounded: at [`MAX_INTERVALS`] the older half is merged pairwise (each
+    /// interval keeps its own end and duration, so the series stays exact, only coarser), so
+    /// a long run keeps a few thousand intervals instead of one per window of the whole run.
+    /// The summaries see every interval.
     pub fn record_interval(&mut self, iv: Interval) {
         if let Some(bw) = iv.bw_kib_per_sec() {
             self.bw_stat.add(bw);
         }
         if let Some(iops) = iv.iops() {
             self.iops_stat.add(iops);
+        }
+        if self.intervals.len() >= MAX_INTERVALS {
+            decimate(&mut self.intervals);
         }
         self.intervals.push(iv);
     }
@@ -326,6 +359,29 @@ impl JobResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interval_series_is_bounded_and_keeps_every_byte() {
+        let mut d = DirStats::new();
+        let n = 1_000_000u64;
+        for i in 0..n {
+            d.record_interval(Interval {
+                end_ns: (i + 1) * 500,
+                duration_ns: 500,
+                bytes: 4096,
+                ios: 1,
+                lat_ns_sum: 100,
+                lat_ns_max: i,
+            });
+        }
+        assert!(d.intervals.len() <= MAX_INTERVALS, "{} intervals kept", d.intervals.len());
+        assert_eq!(d.intervals.iter().map(|iv| iv.bytes).sum::<u64>(), 4096 * n);
+        assert_eq!(d.intervals.iter().map(|iv| iv.duration_ns).sum::<u64>(), 500 * n);
+        assert_eq!(d.intervals.last().unwrap().end_ns, 500 * n);
+        assert!(d.intervals.windows(2).all(|w| w[0].end_ns + w[1].duration_ns == w[1].end_ns), "contiguous");
+        assert_eq!(d.intervals.iter().map(|iv| iv.lat_ns_max).max(), Some(n - 1));
+        assert_eq!(d.bw_stat.samples(), n);
+    }
 
     #[test]
     fn interval_rates_truncate_like_fio() {

@@ -64,6 +64,10 @@ pub struct DirTarget {
     cleanup: Cleanup,
     created: Instant,
     fill_files: Vec<PathBuf>,
+    /// Where `fill` steps put their files (default: `dir`), and whether with O_DIRECT there;
+    /// see [`DirTarget::set_fill_dir`].
+    fill_dir: Option<PathBuf>,
+    fill_direct: bool,
 }
 
 /// `struct fstrim_range` of <linux/fs.h>.
@@ -110,11 +114,13 @@ impl DirTarget {
         }
         let t = DirTarget {
             dir: dir.to_path_buf(),
-            opts,
+            opts: opts.clone(),
             idle_override: None,
             cleanup,
             created: Instant::now(),
             fill_files: Vec::new(),
+            fill_dir: None,
+            fill_direct: opts.direct,
         };
         let probe = t.own_new_file(PROBE_FILE)?;
         let r = open_file(&probe, t.opts.direct, true);
@@ -125,6 +131,47 @@ impl DirTarget {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Put the files of `fill` steps into `dir` instead (e.g. a phone's shared storage while the
+    /// four-corner runs on /data). With O_DIRECT asked for, a filesystem that refuses it there
+    /// (FUSE, as Android's /sdcard) gets buffered writes with an fsync per file instead; the
+    /// returned note says so.
+    pub fn set_fill_dir(&mut self, dir: &Path) -> Result<Option<String>, RealError> {
+        let md = std::fs::metadata(dir).map_err(|e| RealError::io(format!("fill directory {}", dir.display()), e))?;
+        if !md.is_dir() {
+            return Err(RealError::BadJob(format!("fill directory {}: not a directory", dir.display())));
+        }
+        let probe = dir.join(PROBE_FILE);
+        if probe.symlink_metadata().is_ok() && !self.cleanup.contains(&probe) {
+            return Err(RealError::Refused(format!("{}: already exists and was not created by this run; flashlab writes only files it creates (remove it if a previous run left it)", probe.display())));
+        }
+        self.cleanup.register(&probe);
+        let r = open_file(&probe, self.opts.direct, true);
+        let _ = self.cleanup.remove(&probe);
+        self.fill_dir = Some(dir.to_path_buf());
+        self.fill_direct = self.opts.direct;
+        match r {
+            Ok(_) => Ok(None),
+            Err(RealError::DirectUnsupported { .. }) => {
+                // Buffered, then: the probe must at least be creatable.
+                self.cleanup.register(&probe);
+                let r = open_file(&probe, false, true);
+                let _ = self.cleanup.remove(&probe);
+                r?;
+                self.fill_direct = false;
+                Ok(Some(format!(
+                    "the filesystem of {} does not take O_DIRECT (FUSE?): fill files there are written buffered, each ended by fsync",
+                    dir.display()
+                )))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Where fill files go.
+    fn fill_place(&self) -> &Path {
+        self.fill_dir.as_deref().unwrap_or(&self.dir)
     }
 
     /// The fill files that exist now.
@@ -153,6 +200,18 @@ impl DirTarget {
             .find(|n| self.dir.join(n).symlink_metadata().is_err())
             .expect("a free name");
         self.own_new_file(&name)
+    }
+
+    /// A new fill file in the fill directory (see [`DirTarget::set_fill_dir`]).
+    fn next_fill_path_in_place(&self) -> Result<PathBuf, RealError> {
+        let Some(dir) = self.fill_dir.as_deref() else { return self.next_fill_path() };
+        let name = (0..)
+            .map(|i| format!("{FILL_PREFIX}{i:05}"))
+            .find(|n| dir.join(n).symlink_metadata().is_err())
+            .expect("a free name");
+        let p = dir.join(name);
+        self.cleanup.register(&p);
+        Ok(p)
     }
 
     fn job(&self, name: &str, rw: Rw, bs: u64, span: u64) -> RealJob {
@@ -217,13 +276,14 @@ impl DirTarget {
         sizes: FileSizes,
         progress: &mut dyn FnMut(f64),
     ) -> Result<String, RealError> {
-        let start_free = self.free_bytes()?;
+        let place = self.fill_place().to_path_buf();
+        let start_free = free_bytes(&place)?;
         let target = start_free.saturating_sub(leave_free);
         let mut rng = Rng::new(sizes.seed);
         let (mut written, mut files, mut disk_full) = (0u64, 0usize, false);
         loop {
             let file_size = sizes.pick(&mut rng).max(4096) / 4096 * 4096;
-            let free = self.free_bytes()?;
+            let free = free_bytes(&place)?;
             // Never more than the space free at the start beyond `leave_free` (someone else
             // freeing space meanwhile must not make the fill grow).
             let size = free.saturating_sub(leave_free).min(file_size).min(target.saturating_sub(written)) / 4096 * 4096;
@@ -231,9 +291,9 @@ impl DirTarget {
             if size == 0 || (files > 0 && size < self.opts.fill_bs.min(sizes.min)) {
                 break;
             }
-            let path = self.next_fill_path()?;
+            let path = self.next_fill_path_in_place()?;
             self.fill_files.push(path.clone());
-            let f = match open_file(&path, self.opts.direct, true) {
+            let f = match open_file(&path, self.fill_direct, true) {
                 Ok(f) => f,
                 Err(RealError::Io { source, .. }) if source.raw_os_error() == Some(libc::ENOSPC) => {
                     disk_full = true;
@@ -243,6 +303,7 @@ impl DirTarget {
             };
             files += 1;
             let mut j = self.job(&format!("fill-{files}"), Rw::Write, self.opts.fill_bs, size);
+            j.direct = self.fill_direct;
             j.iodepth = self.opts.fill_iodepth;
             j.stop_on_enospc = true;
             j.end_fsync = true;
@@ -268,7 +329,14 @@ impl DirTarget {
         progress(1.0);
         let full =
             if disk_full { " (the filesystem filled up before that: stopped at ENOSPC, as expected)" } else { "" };
-        Ok(format!("wrote {written} bytes of fill files in {files} files; {} bytes free{full}", self.free_bytes()?))
+        let at = match &self.fill_dir {
+            Some(d) => format!(" in {}{}", d.display(), if self.fill_direct { "" } else { " (buffered)" }),
+            None => String::new(),
+        };
+        Ok(format!(
+            "wrote {written} bytes of fill files in {files} files{at}; {} bytes free{full}",
+            free_bytes(&place)?
+        ))
     }
 
     /// 4 KiB random writes over a new fill file; see [`ProtocolTarget::random_writes`].
@@ -394,6 +462,10 @@ impl ProtocolTarget for DirTarget {
     fn fstrim(&mut self) -> Result<String, String> {
         match self.fitrim().map_err(|e| e.to_string())? {
             Ok(bytes) => Ok(format!("Trimmed {bytes} bytes")),
+            Err(why) if crate::android::is_android() => match crate::android::request_trim() {
+                Ok(ran) => Ok(format!("FITRIM not done ({why}); {ran}")),
+                Err(e) => Ok(format!("fstrim skipped: {why}; asking Android failed too: {e}")),
+            },
             Err(why) => Ok(format!("fstrim skipped: {why}")),
         }
     }

@@ -12,10 +12,13 @@
 //! * [`cleanup`]: the registry of files flashlab created, removed on success, error and
 //!   SIGINT/SIGTERM.
 //! * [`blockdev`]: the safety checks before a raw block device is used.
+//! * [`android`]: Android detection, why io_uring is unavailable, and asking Android to trim
+//!   when FITRIM needs root.
 //!
 //! Safety rule: flashlab never writes outside the files it created, except a block device the
 //! user named with `destroy_data`.
 
+pub mod android;
 pub mod blockdev;
 pub mod buffers;
 pub mod cleanup;

@@ -77,6 +77,11 @@ pub struct RealJob {
     /// A write failing with ENOSPC ends the job normally (result's `error` = ENOSPC) instead of
     /// failing it: what a fill wants.
     pub stop_on_enospc: bool,
+    /// fio's `thinktime`: the job issues `thinktime_blocks` I/Os, waits for them to complete,
+    /// busy-waits `thinktime_spin`, then sleeps the rest of `thinktime`.
+    pub thinktime: Duration,
+    pub thinktime_spin: Duration,
+    pub thinktime_blocks: u32,
 }
 
 impl RealJob {
@@ -107,6 +112,9 @@ impl RealJob {
             pattern: DataPattern::Random,
             interval: Duration::from_millis(500),
             stop_on_enospc: false,
+            thinktime: Duration::ZERO,
+            thinktime_spin: Duration::ZERO,
+            thinktime_blocks: 1,
         }
     }
 
@@ -131,6 +139,9 @@ impl RealJob {
         j.end_fsync = job.end_fsync;
         j.direct = job.direct;
         j.seed = job.randseed.unwrap_or(seed);
+        j.thinktime = Duration::from_nanos(job.thinktime_ns);
+        j.thinktime_spin = Duration::from_nanos(job.thinktime_spin_ns);
+        j.thinktime_blocks = job.thinktime_blocks.max(1);
         j
     }
 
@@ -160,6 +171,8 @@ pub fn open_file(path: &Path, direct: bool, create: bool) -> Result<File, RealEr
     o.read(true).write(true).create_new(create).mode(0o644);
     let nofollow = if create { libc::O_NOFOLLOW } else { 0 };
     o.custom_flags(nofollow | if direct { libc::O_DIRECT } else { 0 });
+    // A new file is created under the cleanup gate: after a signal it is never created.
+    let _gate = create.then(crate::cleanup::creating);
     o.open(path).map_err(|e| {
         if direct && e.raw_os_error() == Some(libc::EINVAL) {
             RealError::DirectUnsupported { path: path.to_path_buf() }
@@ -299,12 +312,19 @@ fn run_with<E: IoEngine>(
     let cpu0 = thread_cpu();
     let start = Instant::now();
     let deadline = job.runtime.map(|r| start + job.ramp + r);
+    // fio's think time: at most `thinktime_blocks` I/Os between two think times.
+    let thinks = !job.thinktime.is_zero();
+    let mut since_think = 0u32;
 
     loop {
         // Issue until every slot is busy or the job is done.
-        if !stopped && !free.is_empty() {
+        let think_due = thinks && since_think >= job.thinktime_blocks;
+        if !stopped && !free.is_empty() && !think_due {
             let now = Instant::now();
             while let Some(&slot) = free.last() {
+                if thinks && since_think >= job.thinktime_blocks {
+                    break;
+                }
                 let over_time = deadline.is_some_and(|d| now >= d);
                 let over_bytes = budget.is_some_and(|b| issued_bytes >= b);
                 let over_ios = !job.time_based && job.number_ios.is_some_and(|n| issued_ios >= n);
@@ -349,6 +369,7 @@ fn run_with<E: IoEngine>(
                     }
                 };
                 eng.queue(req)?;
+                since_think += 1;
                 free.pop();
                 batch.push(slot);
             }
@@ -356,20 +377,36 @@ fn run_with<E: IoEngine>(
                 let n = batch.len() as u64;
                 result.depth.mark_depth(u64::from(eng.in_flight()), n);
                 result.depth.mark_submit(n);
+                // Completion latency starts before the submitting system call, for every engine:
+                // psync's pread does the I/O inside it, and io_uring can deliver a completion
+                // during io_uring_enter (task work runs on the syscall's return), which fio's
+                // clock, started after the call, reads as ~0.06 us (17.3 us with psync on the
+                // same device). slat is how long the call took (part of clat here).
                 let t0 = Instant::now();
                 eng.submit()?;
-                let (t, slat) = if sync_engine {
-                    (t0, 0)
-                } else {
-                    let t1 = Instant::now();
-                    (t1, t1.duration_since(t0).as_nanos() as u64)
-                };
+                let (t, slat) =
+                    if sync_engine { (t0, 0) } else { (t0, Instant::now().duration_since(t0).as_nanos() as u64) };
                 for &s in &batch {
                     slots[s as usize].submitted = Some(t);
                     slots[s as usize].slat_ns = slat;
                 }
                 batch.clear();
             }
+        }
+        if thinks && since_think >= job.thinktime_blocks && eng.in_flight() == 0 {
+            // fio's handle_thinktime: the queue has drained; spin, then sleep the rest.
+            since_think = 0;
+            if !stopped {
+                let t = Instant::now();
+                while t.elapsed() < job.thinktime_spin {
+                    std::hint::spin_loop();
+                }
+                let rest = job.thinktime.saturating_sub(t.elapsed());
+                if !rest.is_zero() {
+                    std::thread::sleep(rest);
+                }
+            }
+            continue;
         }
         if eng.in_flight() == 0 {
             break;
@@ -393,7 +430,8 @@ fn run_with<E: IoEngine>(
                 return Err(io_error(path, job, &s, errno));
             }
             let clat = s.submitted.map_or(0, |sub| t_done.duration_since(sub).as_nanos() as u64);
-            let lat = clat + s.slat_ns;
+            // clat already spans the submission (see above).
+            let lat = clat;
             if t_ns < ramp_ns {
                 continue;
             }

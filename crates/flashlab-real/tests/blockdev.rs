@@ -3,24 +3,13 @@
 use flashlab_real::blockdev::{check_block_device, open_block_device};
 use std::path::Path;
 
-/// The source of `/` in /proc/mounts, if it is a block device node.
-fn root_device() -> Option<String> {
-    let mounts = std::fs::read_to_string("/proc/mounts").ok()?;
-    let src = mounts
-        .lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .find(|f| f.len() > 2 && f[1] == "/")
-        .map(|f| f[0].to_string())?;
-    use std::os::unix::fs::FileTypeExt;
-    std::fs::metadata(&src).ok()?.file_type().is_block_device().then_some(src)
-}
-
 #[test]
 fn refuses_without_destroy_data_and_while_mounted() {
-    let Some(dev) = root_device() else {
-        eprintln!("SKIPPED refuses_without_destroy_data_and_while_mounted: the root filesystem is not on a block device node here");
+    // Needs `/` on a block device node (FLASHLAB_TEST_SKIP=rootdev skips it where it is not).
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::RootDev]) {
         return;
-    };
+    }
+    let dev = flashlab_testcaps::root_block_device().unwrap();
     eprintln!("root filesystem is on {dev}");
     let e = check_block_device(Path::new(&dev), false).unwrap_err().to_string();
     assert!(e.contains("--destroy-data") && e.contains(&dev), "{e}");

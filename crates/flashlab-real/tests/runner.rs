@@ -74,6 +74,9 @@ fn default_engine_choice_is_reported() {
     let (kind, note) = choose_engine(None).unwrap();
     eprintln!("default engine: {} ({})", kind.name(), note.as_deref().unwrap_or("io_uring probe ok"));
     assert_eq!(kind == EngineKind::Psync, note.is_some());
+    // The default follows what the kernel allows (checked independently of flashlab's probe).
+    let kernel_allows = flashlab_testcaps::Cap::IoUring.check();
+    assert_eq!(kind == EngineKind::IoUring, kernel_allows.is_ok(), "{kernel_allows:?}");
     assert_eq!(choose_engine(Some("psync")).unwrap().0, EngineKind::Psync);
     let e = choose_engine(Some("libaio")).unwrap_err().to_string();
     assert!(e.contains("libaio") && e.contains("psync"), "{e}");

@@ -236,6 +236,10 @@ fn draw_marker_px(area: &Area, (x, y): (i32, i32), s: Style) -> Result<(), Strin
     .map_err(err)
 }
 
+/// The largest and smallest magnitudes a y axis spans (beyond them a value is drawn at the edge).
+const Y_MAX: f64 = 1e300;
+const Y_MIN: f64 = 1e-300;
+
 /// The y range: from 0 for linear axes (bars start at zero), whole decades for log axes.
 fn y_range(p: &Panel) -> (f64, f64) {
     let ys = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.1)).filter(|y| y.is_finite());
@@ -244,8 +248,10 @@ fn y_range(p: &Panel) -> (f64, f64) {
         if pos.is_empty() {
             return (1.0, 10.0);
         }
-        let lo = pos.iter().cloned().fold(f64::INFINITY, f64::min);
-        let hi = pos.iter().cloned().fold(0.0, f64::max);
+        // Values outside 1e-300..1e300 are drawn at the edge: the rounding below (and the
+        // axis) must stay finite and non-zero.
+        let lo = pos.iter().cloned().fold(f64::INFINITY, f64::min).clamp(Y_MIN, Y_MAX);
+        let hi = pos.iter().cloned().fold(0.0, f64::max).clamp(Y_MIN, Y_MAX);
         // Round outwards to 1, 2 or 5 times a power of ten.
         let down = |v: f64| {
             let d = 10f64.powf(v.log10().floor());
@@ -262,7 +268,7 @@ fn y_range(p: &Panel) -> (f64, f64) {
         }
         (lo, hi)
     } else {
-        let hi = ys.fold(0.0, f64::max);
+        let hi = ys.fold(0.0, f64::max).min(Y_MAX);
         (0.0, if hi > 0.0 { hi * 1.15 } else { 1.0 })
     }
 }
@@ -299,8 +305,39 @@ pub fn fmt_num(v: f64) -> String {
     }
 }
 
+/// `p` with every point inside what the axes can draw: a value far outside the axis range
+/// (1.7e308 on a chart of MB/s) is drawn at the edge, not turned into a pixel coordinate that
+/// overflows; non-finite x values are dropped. The x range itself is kept finite and non-empty.
+fn drawable(p: &Panel, ylo: f64, yhi: f64) -> Panel {
+    let mut p = p.clone();
+    let span = (yhi - ylo).max(f64::MIN_POSITIVE);
+    let (ymin, ymax) = if p.log_y { (ylo / 10.0, yhi * 10.0) } else { (ylo - span, yhi + span) };
+    if let XAxis::Linear { lo, hi } = &mut p.x {
+        *lo = if lo.is_finite() { lo.clamp(-Y_MAX, Y_MAX) } else { 0.0 };
+        *hi = if hi.is_finite() { hi.clamp(-Y_MAX, Y_MAX) } else { *lo + 1.0 };
+        if *hi <= *lo {
+            *hi = *lo + lo.abs().max(1.0);
+        }
+    }
+    let (xmin, xmax) = match &p.x {
+        XAxis::Linear { lo, hi } => (lo - (hi - lo), hi + (hi - lo)),
+        XAxis::Categories(c) => (-1.0, c.len() as f64),
+    };
+    for s in &mut p.series {
+        s.points.retain(|q| q.0.is_finite());
+        for q in &mut s.points {
+            q.0 = q.0.clamp(xmin, xmax);
+            if q.1.is_finite() && (!p.log_y || q.1 > 0.0) {
+                q.1 = q.1.clamp(ymin, ymax);
+            }
+        }
+    }
+    p
+}
+
 fn draw_panel(root: &Area, area: &Area, p: &Panel) -> Result<(), String> {
     let (ylo, yhi) = y_range(p);
+    let p = &drawable(p, ylo, yhi);
     let mut b = ChartBuilder::on(area);
     b.caption(&p.title, font(16.0).color(&BLACK)).margin_left(8).margin_right(18).margin_top(4).margin_bottom(4);
     let x_area = match &p.x {
@@ -486,20 +523,31 @@ where
 /// Ticks of a log axis from `lo` to `hi`: (labelled, grid only). Labelled are 1, 2 and 5 times
 /// powers of ten, only the powers when that is too many, all of 1..9 when too few.
 pub fn log_ticks(lo: f64, hi: f64) -> (Vec<f64>, Vec<f64>) {
+    if !(lo > 0.0 && lo.is_finite() && hi.is_finite() && hi >= lo) {
+        return (Vec::new(), Vec::new());
+    }
+    // Whole decades by exponent (never by repeated multiplication, which stalls at 0 or inf
+    // for subnormal or huge ends); over many decades only every `stride`-th one, so the tick
+    // count stays small whatever the range (5e-324 .. 1.7e308 included).
+    let e0 = lo.log10().floor().max(-330.0) as i32;
+    let e1 = hi.log10().floor().min(310.0) as i32;
+    let stride = ((e1 - e0) / 9 + 1).max(1) as usize;
     let within = |mults: &[f64]| {
         let mut out = Vec::new();
-        let mut d = 10f64.powf(lo.log10().floor());
-        while d <= hi * 1.000001 {
+        for e in (e0..=e1).step_by(stride) {
+            let d = 10f64.powi(e);
             for m in mults {
                 let v = m * d;
-                if v >= lo * 0.999999 && v <= hi * 1.000001 {
+                if v.is_finite() && v > 0.0 && v >= lo * 0.999999 && v <= hi * 1.000001 {
                     out.push(v);
                 }
             }
-            d *= 10.0;
         }
         out
     };
+    if stride > 1 {
+        return (within(&[1.0]), Vec::new());
+    }
     let all = within(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
     let mut major = within(&[1.0, 2.0, 5.0]);
     if major.len() > 9 {

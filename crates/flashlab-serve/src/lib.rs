@@ -105,16 +105,29 @@ fn check_dir(dir: &Path) -> Result<(), ServeError> {
     Ok(())
 }
 
+/// Bounds of `--time-scale` (simulated seconds per real second) and `--threads`.
+pub const MIN_TIME_SCALE: f64 = 1e-3;
+pub const MAX_TIME_SCALE: f64 = 1e6;
+pub const MAX_THREADS: usize = 1024;
+
 impl Server {
     /// Mount the served device at `opts.dir` (and attach the loop device if asked).
     pub fn start(opts: &ServeOptions, log: Log) -> Result<Server, ServeError> {
-        if !(opts.time_scale.is_finite() && opts.time_scale > 0.0) {
-            return Err(ServeError::Options(format!("--time-scale {}: must be a number > 0", opts.time_scale)));
+        // 1e-300 would make every answer wait for ever (and overflow the clock's arithmetic).
+        if !(opts.time_scale >= MIN_TIME_SCALE && opts.time_scale <= MAX_TIME_SCALE) {
+            return Err(ServeError::Options(format!(
+                "--time-scale {}: must be between {MIN_TIME_SCALE} and {MAX_TIME_SCALE}",
+                opts.time_scale
+            )));
         }
-        if opts.threads == 0 {
-            return Err(ServeError::Options("--threads 0: at least one worker thread is needed".into()));
+        if opts.threads == 0 || opts.threads > MAX_THREADS {
+            return Err(ServeError::Options(format!("--threads {}: must be 1..={MAX_THREADS}", opts.threads)));
         }
         check_dir(&opts.dir)?;
+        // The absolute path: mountinfo lists mount points absolute, and the teardown finds the
+        // mount there (a relative DIR used to leave it mounted and the server hanging).
+        let dir = std::fs::canonicalize(&opts.dir)
+            .map_err(|e| ServeError::Options(format!("mount directory {}: {e}", opts.dir.display())))?;
         let dev = Device::new(&opts.profile, opts.seed);
         let capacity = dev.logical_bytes();
         let size = opts.size.unwrap_or(capacity);
@@ -140,10 +153,10 @@ impl Server {
         config.acl = SessionACL::Owner;
         config.n_threads = Some(opts.threads);
         config.clone_fd = true;
-        let session = Session::new(fs, &opts.dir, &config)
+        let session = Session::new(fs, &dir, &config)
             .and_then(|s| s.spawn())
-            .map_err(|source| ServeError::Mount { dir: opts.dir.clone(), source })?;
-        let mut server = Server { dev, session: Some(session), loopdev: None, dir: opts.dir.clone() };
+            .map_err(|source| ServeError::Mount { dir: dir.clone(), source })?;
+        let mut server = Server { dev, session: Some(session), loopdev: None, dir };
         if opts.attach {
             match loopdev::attach(&server.device_path()) {
                 Ok(d) => server.loopdev = Some(d),
@@ -184,6 +197,12 @@ impl Server {
     /// Detach the loop device if it is free (else `Busy`, and nothing changes).
     pub fn detach(&mut self) -> Result<(), ServeError> {
         let Some(dev) = self.loopdev.clone() else { return Ok(()) };
+        if loopdev::backing_file(&dev).is_none_or(|f| f != self.device_path()) {
+            // Already detached: a deferred detach (autoclear) completed when the last opener
+            // closed it. `losetup -d` again would fail for ever.
+            self.loopdev = None;
+            return Ok(());
+        }
         let holders = loopdev::holders(&dev);
         if !holders.is_empty() {
             return Err(ServeError::Busy { dev, holders });

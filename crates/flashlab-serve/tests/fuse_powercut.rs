@@ -1,6 +1,7 @@
 //! Through a real FUSE mount: the device file reads back what was written, fallocate punch
 //! hole trims, fsync flushes, and a power cut with a volatile cache loses exactly the unflushed
-//! writes (acceptance 2). Needs root and /dev/fuse; skips with a printed reason otherwise.
+//! writes (acceptance 2). Needs root and /dev/fuse; fails naming what is missing otherwise, unless
+//! FLASHLAB_TEST_SKIP names it (docs/testing.md).
 
 use flashlab_serve::{ServeOptions, Server};
 use flashsim::Profile;
@@ -10,15 +11,10 @@ use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-fn skip_reason() -> Option<String> {
-    // SAFETY: geteuid cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some("not root".into());
-    }
-    if !std::path::Path::new("/dev/fuse").exists() {
-        return Some("/dev/fuse missing".into());
-    }
-    None
+/// Root and /dev/fuse (flashlab_testcaps; FLASHLAB_TEST_SKIP=root,fuse skips these tests).
+fn machine_ready() -> bool {
+    use flashlab_testcaps::Cap;
+    flashlab_testcaps::require(&[Cap::Root, Cap::Fuse])
 }
 
 fn toy() -> Profile {
@@ -62,8 +58,7 @@ fn read(f: &std::fs::File, off: u64, len: usize) -> Vec<u8> {
 
 #[test]
 fn power_cut_loses_unflushed_keeps_flushed() {
-    if let Some(r) = skip_reason() {
-        println!("skipped: {r}");
+    if !machine_ready() {
         return;
     }
     let m = mount("powercut", true);
@@ -100,8 +95,7 @@ fn power_cut_loses_unflushed_keeps_flushed() {
 
 #[test]
 fn device_file_semantics_and_stats() {
-    if let Some(r) = skip_reason() {
-        println!("skipped: {r}");
+    if !machine_ready() {
         return;
     }
     let m = mount("semantics", false);

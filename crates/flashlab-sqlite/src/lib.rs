@@ -48,7 +48,14 @@ pub enum Target {
     /// A directory of a mounted filesystem.
     Dir(PathBuf),
     /// A simulated device: `spec` is how the user named it (`sim:emmc-16g`).
-    Sim { spec: String, profile: Box<flashsim::Profile>, seed: u64, fs: flashlab_lab::fs::FsConfig },
+    Sim {
+        spec: String,
+        profile: Box<flashsim::Profile>,
+        seed: u64,
+        fs: flashlab_lab::fs::FsConfig,
+        /// The simulated device's history before each configuration's run.
+        precondition: flashlab_lab::precondition::Precondition,
+    },
 }
 
 /// How to run (beyond the workload).
@@ -67,7 +74,9 @@ pub fn run(target: &Target, wl: &Workload, opts: &RunOptions, progress: &mut dyn
     signals::install().map_err(|source| Error::Io { path: PathBuf::from("(signal handlers)"), source })?;
     match target {
         Target::Dir(dir) => run_dir(dir, wl, opts, progress),
-        Target::Sim { spec, profile, seed, fs } => run_sim(spec, profile, *seed, fs, wl, progress),
+        Target::Sim { spec, profile, seed, fs, precondition } => {
+            run_sim(spec, profile, *seed, fs, *precondition, wl, progress)
+        }
     }
 }
 
@@ -216,6 +225,7 @@ fn run_dir(
         kind: if serve.is_some() { "serve" } else { "directory" },
         counts_from,
         filesystem: Some(where_.filesystem),
+        precondition: None,
         baseline,
         workload: wl.clone(),
         notes,
@@ -254,6 +264,7 @@ fn run_sim(
     profile: &flashsim::Profile,
     seed: u64,
     fs: &flashlab_lab::fs::FsConfig,
+    precondition: flashlab_lab::precondition::Precondition,
     wl: &Workload,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Report, Error> {
@@ -269,7 +280,7 @@ fn run_sim(
     let mut results = Vec::new();
     for (mode, sync) in configs(wl) {
         let run = workload::run_config(&scratch, &vfs, wl, mode, sync, &mut |_| Ok(()))?;
-        let mut sim = sim_adapter::SimAdapter::new(profile, seed, fs.clone());
+        let mut sim = sim_adapter::SimAdapter::prepared(profile, seed, fs.clone(), precondition)?;
         let rep = replay::replay(&run.events, &mut sim)?;
         let c = rep.counters;
         let dev = DeviceCounts {
@@ -307,6 +318,7 @@ fn run_sim(
             scratch.display()
         ),
         filesystem: Some(fs.label()),
+        precondition: Some(precondition),
         baseline: None,
         workload: wl.clone(),
         notes: vec![if fs.kind == flashlab_lab::fs::FsKind::Plain {

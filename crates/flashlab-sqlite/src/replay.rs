@@ -1,17 +1,18 @@
 //! Replays a recorded SQLite file-operation log (`vfs_recorder.rs`) on a simulated system, in
 //! virtual time, through a small page-cache model. The rules:
 //!
-//! - Each named SQLite file (db, `-journal`, `-wal`) is one simulated file, allocated when first
-//!   written, sized generously: the largest end offset that path ever reaches in the log,
-//!   rounded up to 4 KiB. Files SQLite opens without a name (temporary files) are ignored: they
+//! - Each named SQLite file (db, `-journal`, `-wal`) is one simulated file, created when first
+//!   written back and allocated as its blocks are written back (as ext4's delayed allocation
+//!   does at writeback). Files SQLite opens without a name (temporary files) are ignored: they
 //!   are unlinked at once and live in the page cache.
 //! - `xWrite` dirties the 4 KiB blocks it touches (a 4104-byte journal record or a 4120-byte
 //!   WAL frame touches two or three); nothing reaches the device yet.
 //! - `xSync` writes the file's dirty blocks back (contiguous blocks as one request, up to
 //!   512 KiB, all queued at once), then flushes the device's cache.
 //! - `xTruncate` drops dirty blocks past the new end; truncating to 0 frees the file's blocks
-//!   (deleting the simulated file, trimmed if mounted with discard; it is reallocated when
-//!   written again).
+//!   (the simulated file is truncated: its blocks freed, trimmed if mounted with discard, and
+//!   allocated again when written; on a model that cannot truncate it is deleted and made
+//!   again).
 //! - `xDelete` drops the file's dirty blocks (they are never written) and deletes it; with
 //!   SQLite's `syncDir` flag the directory fsync costs one flush.
 //! - The workload's "write back everything" mark writes back every dirty block of every file,
@@ -19,6 +20,10 @@
 //!   measured interval, an fsync of each remaining database file and of the directory after it
 //!   (the real device may see one flush per fsync there, the model one in all), so writes the
 //!   page cache held back (synchronous=OFF) count too.
+//! - `xFileSize` is an fstat: it reads the file's timestamps, so (multigrain timestamps, Linux
+//!   6.13+) the file's next write takes a fine-grained time and dirties its inode.
+//! - `xRead` of a file written since it was last read updates its atime (`relatime`, the
+//!   default mount option), dirtying its inode.
 //! - The WAL index (`-shm`) is shared memory: SQLite never writes or syncs it through the VFS,
 //!   and the model does not write it (the kernel may write its dirty pages back on a real
 //!   filesystem).
@@ -94,7 +99,10 @@ impl Replayer<'_> {
             return Ok(());
         }
         if !f.allocated {
-            self.sim.create(path, f.size)?;
+            // Allocated as it is written back, not at its final size: on ext4 each writeback
+            // that appends (a WAL frame, a journal record) allocates blocks then, dirtying the
+            // block bitmap and group descriptor in that commit.
+            self.sim.create(path, 0)?;
             f.allocated = true;
         }
         let runs = runs(&f.dirty);
@@ -104,6 +112,18 @@ impl Replayer<'_> {
             self.bytes += runs.iter().map(|r| r.1).sum::<u64>();
         }
         self.sim.write_runs(path, &runs)
+    }
+
+    /// Truncate to 0: the file keeps its inode and name where the model can truncate.
+    fn truncate(&mut self, path: &str) -> Result<(), Error> {
+        let allocated = self.files.get(path).is_some_and(|f| f.allocated);
+        if allocated && self.sim.truncate_to_zero(path)? {
+            if let Some(f) = self.files.get_mut(path) {
+                f.dirty.clear();
+            }
+            return Ok(());
+        }
+        self.free(path)
     }
 
     fn free(&mut self, path: &str) -> Result<(), Error> {
@@ -120,6 +140,16 @@ impl Replayer<'_> {
 
 /// Replay `events` on `sim`. The log must hold the measure marks.
 pub fn replay(events: &[Event], sim: &mut SimAdapter) -> Result<Replay, Error> {
+    replay_with(events, sim, &mut |_, _| {})
+}
+
+/// [`replay`], calling `at_mark` with each mark when the replay reaches it (before the mark's
+/// own work), so a caller can start and stop recording the simulated requests there.
+pub fn replay_with(
+    events: &[Event],
+    sim: &mut SimAdapter,
+    at_mark: &mut dyn FnMut(Mark, &mut SimAdapter),
+) -> Result<Replay, Error> {
     // Generous sizes: the furthest any write to a path reaches.
     let mut handles: HashMap<u32, Option<String>> = HashMap::new();
     let mut files: BTreeMap<String, SimFile> = BTreeMap::new();
@@ -149,8 +179,22 @@ pub fn replay(events: &[Event], sim: &mut SimAdapter) -> Result<Replay, Error> {
     let mut start_counters = None;
     let (mut tx_begin, mut first_begin, mut last_end) = (0, None, 0);
     for e in events {
+        if let Event::Mark(m) = e {
+            at_mark(*m, r.sim);
+        }
         match e {
             Event::Open { .. } | Event::Close { .. } | Event::ShmMap { .. } => {}
+            Event::Stat { file } | Event::Read { file } => {
+                if let Some(p) = path_of(file)? {
+                    if r.files.get(p).is_some_and(|f| f.allocated) {
+                        if matches!(e, Event::Read { .. }) {
+                            r.sim.read_atime(p);
+                        } else {
+                            r.sim.stat(p);
+                        }
+                    }
+                }
+            }
             Event::Write { file, off, len } => {
                 if let Some(p) = path_of(file)? {
                     let f = r.files.get_mut(p).expect("sized above");
@@ -171,7 +215,7 @@ pub fn replay(events: &[Event], sim: &mut SimAdapter) -> Result<Replay, Error> {
                     let f = r.files.get_mut(p).expect("sized above");
                     f.dirty.retain(|&b| b < keep);
                     if *size == 0 {
-                        r.free(p)?;
+                        r.truncate(p)?;
                     }
                 }
             }

@@ -78,7 +78,7 @@ impl VfsCounts {
                 }
                 Event::ShmMap { .. } => c.shm_maps += 1,
                 Event::Mark(Mark::WritebackAll) => c.writeback_all += 1,
-                Event::Close { .. } | Event::Mark(_) => {}
+                Event::Close { .. } | Event::Stat { .. } | Event::Read { .. } | Event::Mark(_) => {}
             }
         }
         c
@@ -218,6 +218,9 @@ pub struct Report {
     /// Where the device counts come from, in words.
     pub counts_from: String,
     pub filesystem: Option<String>,
+    /// The simulated device's history before each run (`--precondition`); none on a real device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<flashlab_lab::precondition::Precondition>,
     pub baseline: Option<Baseline>,
     pub workload: Workload,
     pub notes: Vec<String>,
@@ -440,6 +443,7 @@ mod tests {
                 kind,
                 counts_from: "x".into(),
                 filesystem: None,
+                precondition: None,
                 baseline: None,
                 workload: wl.clone(),
                 notes: vec![],

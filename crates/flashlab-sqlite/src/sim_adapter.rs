@@ -28,6 +28,34 @@ impl SimAdapter {
         SimAdapter { sys: SimSystem::with_fs(profile, seed, fs), ids: HashMap::new() }
     }
 
+    /// A simulated system whose device went through `precondition` before the filesystem was
+    /// made on it.
+    pub fn prepared(
+        profile: &Profile,
+        seed: u64,
+        fs: FsConfig,
+        precondition: flashlab_lab::precondition::Precondition,
+    ) -> Result<SimAdapter, Error> {
+        let (sys, _) = flashlab_lab::precondition::system(profile, seed, fs, precondition).map_err(Error::Sim)?;
+        Ok(SimAdapter { sys, ids: HashMap::new() })
+    }
+
+    /// An adapter over a system the caller made (a filesystem model over a real image's
+    /// layout, say).
+    pub fn with_system(sys: SimSystem) -> SimAdapter {
+        SimAdapter { sys, ids: HashMap::new() }
+    }
+
+    /// The simulated system (to read or record what it did).
+    pub fn system_mut(&mut self) -> &mut SimSystem {
+        &mut self.sys
+    }
+
+    /// The simulated system, the adapter done with.
+    pub fn into_system(self) -> SimSystem {
+        self.sys
+    }
+
     pub fn profile_name(&self) -> &str {
         &self.sys.dev.profile().name
     }
@@ -81,6 +109,21 @@ impl SimAdapter {
             }
             _ => self.sys.sync().map_err(|e| Error::Sim(format!("sync: {e}"))),
         }
+    }
+
+    /// Someone read the file (atime, as `relatime` updates it).
+    pub fn read_atime(&mut self, name: &str) {
+        self.sys.fs.read_atime(name);
+    }
+
+    /// Someone read the file's timestamps (fstat).
+    pub fn stat(&mut self, name: &str) {
+        self.sys.fs.stat(name);
+    }
+
+    /// Truncate a file to 0 bytes, keeping it; false when the model cannot (delete it then).
+    pub fn truncate_to_zero(&mut self, name: &str) -> Result<bool, Error> {
+        self.sys.truncate_to_zero(name).map_err(|e| Error::Sim(format!("truncate {name}: {e}")))
     }
 
     /// Delete a file (trimmed if the filesystem is mounted with discard).

@@ -85,6 +85,14 @@ pub enum Event {
         path: String,
         sync_dir: bool,
     },
+    /// SQLite read from the file (a read may update its atime: `relatime`).
+    Read {
+        file: u32,
+    },
+    /// SQLite asked for the file's size (`xFileSize`: an fstat, which reads its timestamps).
+    Stat {
+        file: u32,
+    },
     /// A region of the WAL index (`-shm`) was mapped.
     ShmMap {
         file: u32,
@@ -439,7 +447,11 @@ unsafe extern "C" fn f_close(f: *mut ffi::sqlite3_file) -> c_int {
 }
 
 unsafe extern "C" fn f_read(f: *mut ffi::sqlite3_file, buf: *mut c_void, n: c_int, off: ffi::sqlite3_int64) -> c_int {
-    forward!(f, xRead, ffi::SQLITE_IOERR_READ, buf, n, off)
+    let rc = forward!(f, xRead, ffi::SQLITE_IOERR_READ, buf, n, off);
+    if rc == ffi::SQLITE_OK || rc == ffi::SQLITE_IOERR_SHORT_READ {
+        record(f, |file| Event::Read { file });
+    }
+    rc
 }
 
 unsafe extern "C" fn f_write(
@@ -472,7 +484,11 @@ unsafe extern "C" fn f_sync(f: *mut ffi::sqlite3_file, flags: c_int) -> c_int {
 }
 
 unsafe extern "C" fn f_file_size(f: *mut ffi::sqlite3_file, out: *mut ffi::sqlite3_int64) -> c_int {
-    forward!(f, xFileSize, ffi::SQLITE_IOERR_FSTAT, out)
+    let rc = forward!(f, xFileSize, ffi::SQLITE_IOERR_FSTAT, out);
+    if rc == ffi::SQLITE_OK {
+        record(f, |file| Event::Stat { file });
+    }
+    rc
 }
 
 unsafe extern "C" fn f_lock(f: *mut ffi::sqlite3_file, l: c_int) -> c_int {

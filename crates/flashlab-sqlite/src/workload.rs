@@ -111,7 +111,10 @@ pub fn check_writable(dir: &Path) -> Result<(), Error> {
     let _gate = crate::signals::gate();
     let probe = db_path(dir).with_extension("probe");
     Cleanup::global().register(&probe);
-    let r = std::fs::OpenOptions::new().write(true).create_new(true).open(&probe);
+    let r = {
+        let _gate = flashlab_real::cleanup::creating();
+        std::fs::OpenOptions::new().write(true).create_new(true).open(&probe)
+    };
     let _ = Cleanup::global().remove(&probe);
     r.map(|_| ()).map_err(|e| err(format!("cannot create files here: {e}")))
 }

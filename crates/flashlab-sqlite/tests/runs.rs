@@ -148,6 +148,7 @@ fn simulated_target_wal_flushes_less_than_delete() {
         profile: Box::new(toy()),
         seed: 1,
         fs: flashlab_lab::fs::FsConfig::plain(true),
+        precondition: Default::default(),
     };
     let rep = run(&target, &wl, &RunOptions { baseline: Duration::ZERO }, &mut |_| {}).unwrap();
     assert_eq!(rep.kind, "simulated");

@@ -193,6 +193,8 @@ pub fn run(p: &Prepared) -> Result<Value, String> {
                 protocol,
                 seed: p.seed,
                 rand_io: *rand_io,
+                span: None,
+                precondition: flashlab_lab::precondition::Precondition::Fresh,
             };
             Ok(sim_run::run(&r, &mut |_, _, _, _| {})?.document)
         }
@@ -207,7 +209,7 @@ pub fn run(p: &Prepared) -> Result<Value, String> {
         }
         Work::Job { file, jobs } => {
             let mut sys = flashlab_lab::system::SimSystem::with_fs(&p.profile, p.seed, p.fs.clone());
-            let runs = flashlab_lab::jobfile_run::run_jobfile(&mut sys, jobs, p.seed, file, &mut |_, _, _| {})?;
+            let runs = flashlab_lab::jobfile_run::run_jobfile(&mut sys, jobs, p.seed, file, None, &mut |_, _, _| {})?;
             let secs = runs.iter().map(|r| r.0.job_runtime_ns).sum::<u64>() / 1_000_000_000;
             // Timestamp 0: the same case gives the same document.
             Ok(flashlab_lab::jobfile_run::fio_document(&runs, &jobs.jobs[0].percentile_list, 0, secs))

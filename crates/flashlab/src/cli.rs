@@ -52,6 +52,40 @@ pub enum Command {
     /// Many simulated runs from a sweep file (axes: profiles, profile fields, filesystems,
     /// protocols or usage models, trim policies, seeds), in parallel, resumable, into one table.
     Sweep(SweepArgs),
+    /// Run flashlab on an Android phone over adb: push the static ARM binary, run bench, fill,
+    /// age or a job file there, pull the results back; or inspect the phone's storage (doctor).
+    #[command(subcommand)]
+    Phone(crate::phone::cli::PhoneCommand),
+    /// Run one workload on flashlab's ext4 model and on the kernel's ext4 (loop device on
+    /// tmpfs, block tracepoints; needs root) and compare what reaches the device, per class.
+    ValidateFs(ValidateFsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateFsArgs {
+    /// fill, randwrite-fsync, sqlite-delete, sqlite-truncate, sqlite-persist, sqlite-wal, age-fill.
+    #[arg(long)]
+    pub workload: String,
+    /// Mount options: default (data=ordered), nobarrier or discard.
+    #[arg(long, default_value = "default")]
+    pub mount: String,
+    /// Image size (a multiple of 4 MiB).
+    #[arg(long, default_value = "128M")]
+    pub size: String,
+    /// fill: how full the filesystem gets, in percent.
+    #[arg(long, default_value_t = 80)]
+    pub fill: u64,
+    /// randwrite-fsync: 4 KiB overwrites.
+    #[arg(long, default_value_t = 400)]
+    pub writes: u64,
+    /// SQLite: transactions.
+    #[arg(long, default_value_t = 100)]
+    pub transactions: u64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the comparison as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -76,6 +110,9 @@ pub struct CommonArgs {
     /// Bytes each random four-corner test transfers [default: the protocol's, else 16MiB].
     #[arg(long, value_name = "SIZE")]
     pub rand_io: Option<String>,
+    /// Size of the four-corner test file [default: the protocol's, else 100MiB].
+    #[arg(long, value_name = "SIZE")]
+    pub span: Option<String>,
 }
 
 /// The simulated filesystem of a run on `sim:PROFILE` (ignored on real targets).
@@ -88,6 +125,11 @@ pub struct SimFsArgs {
     /// Mount the simulated filesystem with online discard (deletes are trimmed at once).
     #[arg(long)]
     pub discard: bool,
+    /// The simulated device's history before the run: fresh (factory state, nothing mapped),
+    /// used (every logical block written once, never trimmed) or steady (SNIA purge, then
+    /// write saturation to steady state).
+    #[arg(long, value_name = "STATE", default_value = "fresh")]
+    pub precondition: flashlab_lab::precondition::Precondition,
 }
 
 /// How flashlab does I/O on a real target (ignored on simulated ones).
@@ -108,13 +150,17 @@ pub struct RealArgs {
     /// Write zeros instead of data that does not compress or dedupe (fio's zero_buffers).
     #[arg(long)]
     pub zero_buffers: bool,
+    /// Put the files of a protocol's fill steps into this directory instead of the target (e.g.
+    /// a phone's shared storage, written buffered where O_DIRECT is refused).
+    #[arg(long, value_name = "DIR")]
+    pub fill_dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
 pub struct AgeArgs {
     #[command(flatten)]
     pub common: CommonArgs,
-    /// Protocol: a built-in name (age, age-small, four-corner) or a protocol TOML file.
+    /// Protocol: a built-in name (age, age-thin, age-small, four-corner) or a protocol TOML file.
     #[arg(long, default_value = "age")]
     pub protocol: String,
 }
@@ -125,6 +171,8 @@ pub struct FillArgs {
     pub common: CommonArgs,
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub iodepth: u32,
+    #[command(flatten)]
+    pub fill: crate::cmd::fill_args::FillOptions,
 }
 
 #[derive(Args, Debug)]
@@ -248,6 +296,9 @@ pub struct CalibrateArgs {
     /// Write the comparison as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Skip the leave-one-out fits (one simulation per knob setting).
+    #[arg(long)]
+    pub no_loo: bool,
 }
 
 #[derive(Args, Debug)]
@@ -285,6 +336,15 @@ pub struct BreakdownArgs {
     /// Write the stacked-bar chart to this file (.svg, or .html for a page with the table).
     #[arg(long, value_name = "FILE")]
     pub chart: Option<PathBuf>,
+    /// On sim:PROFILE: the model's host costs from this measured breakdown (the `--json` of a
+    /// run on a zero-latency device, e.g. a loop device over tmpfs; bench/host-cost.sh), its
+    /// QD1 medians times --cpu-scale, instead of the profile's constants.
+    #[arg(long, value_name = "FILE")]
+    pub host_cost: Option<PathBuf>,
+    /// How many times slower the target's CPU runs the block stack than this machine's
+    /// (docs/breakdown.md: phone classes and their source).
+    #[arg(long, default_value_t = 1.0, value_name = "X")]
+    pub cpu_scale: f64,
 }
 
 #[derive(Args, Debug)]

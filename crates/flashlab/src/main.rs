@@ -3,12 +3,39 @@
 
 mod cli;
 mod cmd;
+mod phone;
 mod progress;
 mod report;
 mod target;
 
-use clap::Parser;
+mod outputs;
+
+use clap::{CommandFactory, FromArgMatches};
 use cli::{Cli, Command, SimCommand};
+
+/// The command line, with usage errors on one line naming the flag (`flashlab: error:
+/// invalid value '-5' for '--ios <IOS>': ...`), exit status 2; negative numbers are read as
+/// values (and refused by the flag's parser) rather than as unknown options.
+fn parse_command_line() -> Cli {
+    fn negatives(c: clap::Command) -> clap::Command {
+        c.allow_negative_numbers(true).mut_subcommands(negatives)
+    }
+    let usage = |e: clap::Error| -> ! {
+        use clap::error::ErrorKind;
+        if matches!(
+            e.kind(),
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        ) {
+            e.exit()
+        }
+        let text = e.render().to_string();
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("bad command line");
+        eprintln!("flashlab: error: {} (see flashlab --help)", first.trim_start_matches("error: "));
+        std::process::exit(2)
+    };
+    let matches = negatives(Cli::command()).try_get_matches().unwrap_or_else(|e| usage(e));
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage(e))
+}
 
 fn main() {
     // Die quietly when the reader of our output goes away (`flashlab age | head`), as Unix
@@ -17,7 +44,18 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = parse_command_line();
+    if !matches!(cli.command, Command::Serve(_)) {
+        // One signal policy (serve has its own ordered teardown with the same signals).
+        if let Err(e) = flashlab_real::cleanup::install_signal_handlers() {
+            eprintln!("flashlab: error: installing the signal handlers: {e}");
+            std::process::exit(1);
+        }
+    }
+    if let Err(e) = report::output::check_outputs(&outputs::of(&cli.command)) {
+        eprintln!("flashlab: error: {e}");
+        std::process::exit(1);
+    }
     let result = match &cli.command {
         Command::Age(a) => cmd::age::age(a),
         Command::Bench(a) => cmd::age::bench(a),
@@ -34,6 +72,8 @@ fn main() {
         Command::Serve(a) => cmd::serve::serve(a),
         Command::Life(a) => cmd::life::life(a),
         Command::Sweep(a) => cmd::sweep::sweep(a),
+        Command::Phone(c) => phone::run(c),
+        Command::ValidateFs(a) => cmd::validate_fs::validate_fs(a),
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");

@@ -1,12 +1,19 @@
 //! Progress bars on the terminal (virtual progress for simulations), silent when standard
-//! error is not a terminal.
+//! error is not a terminal — unless `FLASHLAB_PROGRESS=lines`, which prints one line
+//! `flashlab-progress PCT% MESSAGE` to standard error whenever the whole percent changes (how
+//! `flashlab phone` streams progress from a phone over `adb shell`, which has no terminal).
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 
 pub struct Progress {
     bar: ProgressBar,
+    /// `FLASHLAB_PROGRESS=lines`: the last percent printed (-1: none yet), and the label.
+    lines: Option<(std::cell::Cell<i64>, String)>,
 }
+
+/// The prefix of a progress line (`FLASHLAB_PROGRESS=lines`).
+pub const LINE_PREFIX: &str = "flashlab-progress ";
 
 impl Progress {
     pub fn new(total_label: &str) -> Progress {
@@ -22,12 +29,22 @@ impl Progress {
         } else {
             ProgressBar::hidden()
         };
-        Progress { bar }
+        let lines = (!std::io::stderr().is_terminal()
+            && std::env::var("FLASHLAB_PROGRESS").is_ok_and(|v| v == "lines"))
+        .then(|| (std::cell::Cell::new(-1), total_label.to_string()));
+        Progress { bar, lines }
     }
 
     /// Overall fraction done and what is happening now.
     pub fn set(&self, fraction: f64, msg: &str) {
         self.bar.set_position((fraction.clamp(0.0, 1.0) * 1000.0) as u64);
+        if let Some((last, label)) = &self.lines {
+            let pct = (fraction.clamp(0.0, 1.0) * 100.0) as i64;
+            if pct != last.get() {
+                last.set(pct);
+                eprintln!("{LINE_PREFIX}{pct}% {label}: {msg}");
+            }
+        }
         if !msg.is_empty() {
             self.bar.set_message(msg.to_string());
         }

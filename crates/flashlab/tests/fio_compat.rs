@@ -7,7 +7,8 @@
 //!
 //! Needs fio on `PATH` (Debian: `apt-get install fio`). Written and checked against
 //! fio-3.33 (Debian 12 package 3.33-3). Without fio the test fails, unless
-//! `FLASHLAB_SKIP_FIO=1` is set, in which case it says it was skipped and passes.
+//! `FLASHLAB_TEST_SKIP=fio` (or the older `FLASHLAB_SKIP_FIO=1`) is set, in which case it says
+//! it was skipped and passes (flashlab_testcaps, docs/testing.md).
 
 use flashlab_measure::{fio_json_keypaths, json_key_paths, JsonKind, Presence};
 use serde_json::Value;
@@ -39,12 +40,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// `fio` on `PATH`, if any.
-fn find_fio() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join("fio")).find(|p| p.is_file())
 }
 
 fn job_file(dir: &Path) -> String {
@@ -106,16 +101,11 @@ fn u64_at(job: &Value, dir: &str, key: &str) -> u64 {
 
 #[test]
 fn fio_and_flashlab_json_have_the_promised_key_paths_with_the_same_types() {
-    let Some(fio) = find_fio() else {
-        if std::env::var("FLASHLAB_SKIP_FIO").as_deref() == Ok("1") {
-            eprintln!("fio_compat: SKIPPED — fio is not on PATH and FLASHLAB_SKIP_FIO=1");
-            return;
-        }
-        panic!(
-            "fio is not on PATH: install it (Debian/Ubuntu: `apt-get install fio`) to run the \
-             fio JSON compatibility test, or set FLASHLAB_SKIP_FIO=1 to skip it explicitly"
-        );
-    };
+    // Without fio this fails, unless FLASHLAB_TEST_SKIP=fio (or FLASHLAB_SKIP_FIO=1) asks to skip.
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
+        return;
+    }
+    let fio = flashlab_testcaps::on_path("fio").unwrap();
 
     let tmp = TempDir::new();
     let jobfile = tmp.0.join("compat.fio");

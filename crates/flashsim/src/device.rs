@@ -218,7 +218,9 @@ impl Device {
             Op::Write => {
                 c.host_writes += 1;
                 c.host_write_bytes += r.len;
-                self.write(cmd, r)
+                let data = self.write(cmd, r);
+                let units = ((r.offset + r.len).div_ceil(MAP_UNIT) - r.offset / MAP_UNIT) as u32;
+                self.ftl.command_gc(start, data, units)
             }
             Op::Trim => {
                 c.host_trims += 1;

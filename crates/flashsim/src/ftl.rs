@@ -7,6 +7,8 @@
 //! is in one of three places: unmapped (reads as zeros), in an open page of the controller's
 //! buffer (`l2p` has the `BUFFERED` bit and the slot), or on NAND (`l2p` is the physical unit).
 
+mod bulk;
+
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
 use crate::mapcache::MapCache;
@@ -175,6 +177,15 @@ pub struct Ftl {
     slc_capacity: u64,
     slc_used: u64,
     slc_prog: Ns,
+    /// Incremental GC per die: the victim being cleaned a page per step (NIL when none) and
+    /// its next page. Host write commands carry the steps ([`Ftl::command_gc`]).
+    job_victim: Vec<u32>,
+    job_page: Vec<u32>,
+    /// Most GC pages one command carries, the busy-time ceiling of a command, and a
+    /// conservative time of one GC page (read, transfer, program) to stop at the ceiling.
+    pages_per_command: u32,
+    busy_ceiling: Ns,
+    page_cost: Ns,
     pub counters: Counters,
 }
 
@@ -228,6 +239,14 @@ impl Ftl {
             slc_capacity: u64::from(f.slc_cache_mib) * 256,
             slc_used: 0,
             slc_prog: crate::nand::us(f.slc_t_prog_us),
+            job_victim: vec![NIL; geo.dies as usize],
+            job_page: vec![0; geo.dies as usize],
+            pages_per_command: profile.gc_pages_per_command(),
+            busy_ceiling: crate::nand::us(profile.busy_ceiling_ms() * 1000.0),
+            page_cost: {
+                let t = NandTiming::from_profile(profile);
+                t.t_read + t.t_prog + 2 * u64::from(geo.units_per_page) * t.unit_xfer
+            },
             counters: Counters::default(),
         }
     }
@@ -464,6 +483,10 @@ impl Ftl {
                 // victim with the fewest valid units. When even that one is full of valid data
                 // (the host's overwrites all hit other dies), this die is stuck for now.
                 let mut rounds = 0;
+                if self.free[die as usize].len() <= self.gc_min_free && self.job_victim[die as usize] != NIL {
+                    // The paced GC fell behind: this command finishes the victim.
+                    self.finish_job(die, at, false);
+                }
                 while self.free[die as usize].len() <= self.gc_min_free {
                     let fallback = rounds >= self.geo.blocks_per_die;
                     if !self.gc_one(die, at, false, fallback) {
@@ -487,6 +510,11 @@ impl Ftl {
                 self.state[b as usize] = BlockState::Open;
                 self.next_page[b as usize] = 0;
                 self.active[ai] = b;
+                // One more block taken and the die is down to its last spare one: start
+                // cleaning a victim, a few pages per host command, before the die runs out.
+                if !self.in_gc && self.free[die as usize].len() <= self.gc_min_free + 1 {
+                    self.start_job(die);
+                }
             }
         }
         let b = self.active[ai];
@@ -499,82 +527,103 @@ impl Ftl {
     /// with `fewest_valid`, the one with the fewest valid units. Background GC declines a victim
     /// with no invalid data. Returns false when there was nothing to clean.
     fn gc_one(&mut self, die: u32, at: Ns, background: bool, fewest_valid: bool) -> bool {
-        let clock = self.counters.host_units_written;
-        let chosen = if fewest_valid {
-            self.victims.select_fewest_valid(die, &self.valid)
-        } else {
-            self.victims.select(die, &self.valid, clock)
-        };
-        let Some(v) = chosen else {
+        let Some(v) = self.choose_victim(die, background || fewest_valid || self.greedy, fewest_valid) else {
             return false;
         };
-        let upb = self.geo.units_per_block;
-        // A victim full of valid data gains nothing: background GC, greedy and the fewest-valid
-        // choice (when even the emptiest block is full) decline it.
-        if (background || fewest_valid || self.greedy) && self.valid[v as usize] == upb {
-            self.victims.put_back(v, upb);
-            return false;
-        }
         self.in_gc = true;
-        self.state[v as usize] = BlockState::Victim;
-        let upp = self.geo.units_per_page;
-        let gc_op = (self.host_streams + die) as usize;
-        let end = (v + 1) * upb;
-        let upp_us = upp as usize;
         for page in 0..self.geo.pages_per_block {
             if self.valid[v as usize] == 0 {
                 break;
             }
-            let base = v * upb + page * upp;
-            let live = self.p2l[base as usize..(base + upp) as usize].iter().filter(|&&l| l != INVALID).count() as u32;
-            if live == 0 {
-                continue;
-            }
-            let ready = self.nand.read(die, at, live);
-            self.counters.nand_page_reads += 1;
-            // Move the page's valid units into GC's open page, programming it whenever it
-            // fills. Each unit: forget its old place, append it (the mapping then points into
-            // the open page until it is programmed).
-            let mut ppa = base;
-            while ppa < base + upp {
-                let full = {
-                    let Ftl { p2l, l2p, open, tags, .. } = self;
-                    let gc_page = &mut open[gc_op];
-                    let mut copied = 0;
-                    while ppa < base + upp && (gc_page.len as usize) < upp_us {
-                        let lpn = p2l[ppa as usize];
-                        if lpn != INVALID {
-                            let ahead = ppa + GC_PREFETCH;
-                            if ahead < end {
-                                let next = p2l[ahead as usize];
-                                if next != INVALID {
-                                    prefetch(l2p, next as usize);
-                                }
+            self.gc_copy_page(die, v, page, at);
+        }
+        self.finish_victim(die, v, at, background);
+        self.in_gc = false;
+        true
+    }
+
+    /// Take a victim on `die` out of the index and mark it; with `decline_full`, a victim full
+    /// of valid data (which gains nothing) is put back and `None` returned.
+    fn choose_victim(&mut self, die: u32, decline_full: bool, fewest_valid: bool) -> Option<u32> {
+        let clock = self.counters.host_units_written;
+        let v = if fewest_valid {
+            self.victims.select_fewest_valid(die, &self.valid)
+        } else {
+            self.victims.select(die, &self.valid, clock)
+        }?;
+        let upb = self.geo.units_per_block;
+        if decline_full && self.valid[v as usize] == upb {
+            self.victims.put_back(v, upb);
+            return None;
+        }
+        self.state[v as usize] = BlockState::Victim;
+        Some(v)
+    }
+
+    /// Copy the valid units of page `page` of victim `v` on `die` into GC's open page,
+    /// programming it whenever it fills; returns when the last of it is done (`at` if the
+    /// page held nothing).
+    fn gc_copy_page(&mut self, die: u32, v: u32, page: u32, at: Ns) -> Ns {
+        let upb = self.geo.units_per_block;
+        let upp = self.geo.units_per_page;
+        let gc_op = (self.host_streams + die) as usize;
+        let end = (v + 1) * upb;
+        let upp_us = upp as usize;
+        let base = v * upb + page * upp;
+        let live = self.p2l[base as usize..(base + upp) as usize].iter().filter(|&&l| l != INVALID).count() as u32;
+        if live == 0 {
+            return at;
+        }
+        let ready = self.nand.read(die, at, live);
+        let mut done = ready;
+        self.counters.nand_page_reads += 1;
+        // Move the page's valid units into GC's open page, programming it whenever it
+        // fills. Each unit: forget its old place, append it (the mapping then points into
+        // the open page until it is programmed).
+        let mut ppa = base;
+        while ppa < base + upp {
+            let full = {
+                let Ftl { p2l, l2p, open, tags, .. } = self;
+                let gc_page = &mut open[gc_op];
+                let mut copied = 0;
+                while ppa < base + upp && (gc_page.len as usize) < upp_us {
+                    let lpn = p2l[ppa as usize];
+                    if lpn != INVALID {
+                        let ahead = ppa + GC_PREFETCH;
+                        if ahead < end {
+                            let next = p2l[ahead as usize];
+                            if next != INVALID {
+                                prefetch(l2p, next as usize);
                             }
-                            p2l[ppa as usize] = INVALID;
-                            let slot = gc_page.len as usize;
-                            gc_page.lpn[slot] = lpn;
-                            gc_page.tag[slot] = tags.as_ref().map_or(0, |t| t[ppa as usize]);
-                            gc_page.len += 1;
-                            l2p[lpn as usize] = BUFFERED | (gc_op * MAX_UPP + slot) as u32;
-                            copied += 1;
                         }
-                        ppa += 1;
+                        p2l[ppa as usize] = INVALID;
+                        let slot = gc_page.len as usize;
+                        gc_page.lpn[slot] = lpn;
+                        gc_page.tag[slot] = tags.as_ref().map_or(0, |t| t[ppa as usize]);
+                        gc_page.len += 1;
+                        l2p[lpn as usize] = BUFFERED | (gc_op * MAX_UPP + slot) as u32;
+                        copied += 1;
                     }
-                    if copied > 0 {
-                        gc_page.ready = gc_page.ready.max(ready);
-                    }
-                    self.valid[v as usize] -= copied;
-                    self.counters.gc_units_copied += u64::from(copied);
-                    gc_page.len as usize == upp_us
-                };
-                if full {
-                    self.program_open(gc_op, die, self.gc_frontier, ready);
+                    ppa += 1;
                 }
+                if copied > 0 {
+                    gc_page.ready = gc_page.ready.max(ready);
+                }
+                self.valid[v as usize] -= copied;
+                self.counters.gc_units_copied += u64::from(copied);
+                gc_page.len as usize == upp_us
+            };
+            if full {
+                done = done.max(self.program_open(gc_op, die, self.gc_frontier, ready));
             }
         }
+        done
+    }
+
+    /// Victim `v` on `die` holds no valid data any more: erase it and return it to the free list.
+    fn finish_victim(&mut self, die: u32, v: u32, at: Ns, background: bool) -> Ns {
         debug_assert_eq!(self.valid[v as usize], 0);
-        self.nand.erase(die, at);
+        let done = self.nand.erase(die, at);
         self.erase_count[v as usize] += 1;
         self.state[v as usize] = BlockState::Free;
         self.next_page[v as usize] = 0;
@@ -585,13 +634,118 @@ impl Ftl {
         } else {
             self.counters.gc_victims_foreground += 1;
         }
-        self.in_gc = false;
-        true
+        done
     }
 
-    /// Write everything in controller RAM to NAND (partial pages are padded); returns when all
-    /// of it, and every program already in flight, has completed. A power-loss-protected
-    /// buffer needs no draining.
+    /// Choose the victim that `die`'s incremental GC cleans next (none when every candidate is
+    /// full of valid data: then the forced path decides, as before).
+    fn start_job(&mut self, die: u32) {
+        if self.job_victim[die as usize] != NIL {
+            return;
+        }
+        if let Some(v) = self.choose_victim(die, true, false) {
+            self.job_victim[die as usize] = v;
+            self.job_page[die as usize] = 0;
+        }
+    }
+
+    /// Pages of `die`'s victim still to visit.
+    fn job_pages_left(&self, die: u32) -> u64 {
+        u64::from(self.geo.pages_per_block - self.job_page[die as usize])
+    }
+
+    /// Host units the device takes before `die` must clean in the foreground: its free blocks
+    /// above the floor and the rest of its open host blocks, times the dies host pages are
+    /// striped over.
+    fn host_units_left(&self, die: u32) -> u64 {
+        let upb = u64::from(self.geo.units_per_block);
+        let above = (self.free[die as usize].len() as u64).saturating_sub(self.gc_min_free as u64);
+        let mut left = above * upb;
+        for f in 0..self.host_streams {
+            let b = self.active[(die * self.frontiers + f) as usize];
+            if b != NIL {
+                left += u64::from(self.geo.pages_per_block - self.next_page[b as usize]) * u64::from(self.geo.units_per_page);
+            }
+        }
+        (left * u64::from(self.geo.dies)).max(1)
+    }
+
+    /// Up to `pages` steps of `die`'s incremental GC from `at`, none starting a page that would
+    /// end past `deadline`; the victim is erased once empty. Returns (end, pages copied).
+    ///
+    /// Paced steps (`paced`) leave the die's last free block alone: the foreground path may need
+    /// it to finish the victim, since the victim's copies take space before it frees any.
+    fn advance(&mut self, die: u32, at: Ns, pages: u64, deadline: Ns, background: bool, paced: bool) -> (Ns, u64) {
+        let mut end = at;
+        let mut copied = 0;
+        self.in_gc = true;
+        while copied < pages {
+            let v = self.job_victim[die as usize];
+            if v == NIL || (paced && self.free[die as usize].len() <= 1) {
+                break;
+            }
+            let page = self.job_page[die as usize];
+            if page == self.geo.pages_per_block || self.valid[v as usize] == 0 {
+                // The erase keeps the die busy (later programs on it wait), not the command.
+                self.finish_victim(die, v, end, background);
+                self.job_victim[die as usize] = NIL;
+                break;
+            }
+            let upp = self.geo.units_per_page;
+            let base = (v * self.geo.units_per_block + page * upp) as usize;
+            let live = self.p2l[base..base + upp as usize].iter().any(|&l| l != INVALID);
+            if live {
+                if end.max(self.nand.die_free_at(die)) + self.page_cost > deadline {
+                    break;
+                }
+                end = end.max(self.gc_copy_page(die, v, page, at));
+                copied += 1;
+            }
+            self.job_page[die as usize] = page + 1;
+        }
+        self.in_gc = false;
+        (end, copied)
+    }
+
+    /// Clean `die`'s victim to the end, whatever it costs; returns when done.
+    fn finish_job(&mut self, die: u32, at: Ns, background: bool) -> Ns {
+        let mut end = at;
+        while self.job_victim[die as usize] != NIL {
+            end = end.max(self.advance(die, at, u64::MAX, Ns::MAX, background, false).0);
+        }
+        end
+    }
+
+    /// The GC work a host write command of `units` units carries, starting at `at` for a
+    /// command that started at `start`: on each die with a victim in progress, its share of
+    /// that victim (the pages left over the host units left before the die must clean in the
+    /// foreground), at most the profile's pages per command in all and never past the
+    /// busy-time ceiling. Returns when it is done.
+    pub fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
+        let deadline = start + self.busy_ceiling;
+        let mut budget = u64::from(self.pages_per_command);
+        let mut end = at;
+        for die in 0..self.geo.dies {
+            if budget == 0 {
+                break;
+            }
+            if self.job_victim[die as usize] == NIL {
+                continue;
+            }
+            let quota = (self.job_pages_left(die) * u64::from(units)).div_ceil(self.host_units_left(die)).min(budget);
+            let (e, n) = self.advance(die, at, quota, deadline, false, true);
+            end = end.max(e);
+            budget -= n.min(budget);
+        }
+        end
+    }
+
+    /// Write the host data in controller RAM to NAND (partial pages are padded); returns when
+    /// all of it, and every program already in flight, has completed. A power-loss-protected
+    /// buffer needs no draining. Pages GC is assembling are not padded: their data is still in
+    /// the victim block, so no host write depends on them — and padding them at every flush
+    /// made GC consume more pages than it freed under an fsync-per-write load until no die had
+    /// a free page left (a panic on a full device).
     pub fn flush(&mut self, at: Ns) -> Ns {
         if !self.volatile_buffer {
             return at;
@@ -609,12 +763,6 @@ impl Ftl {
                 done = done.max(self.program_open(s, die, s as u32, at));
             }
         }
-        for die in 0..self.geo.dies {
-            let op = (self.host_streams + die) as usize;
-            if self.open[op].len > 0 {
-                done = done.max(self.program_open(op, die, self.gc_frontier, at));
-            }
-        }
         done
     }
 
@@ -623,6 +771,10 @@ impl Ftl {
     /// the window runs to completion even past it (NAND operations are not preempted).
     pub fn background(&mut self, from: Ns, until: Ns) {
         for die in 0..self.geo.dies {
+            let t = self.nand.die_free_at(die).max(from);
+            if self.job_victim[die as usize] != NIL && t < until && self.free[die as usize].len() < self.bg_target {
+                self.finish_job(die, t, true);
+            }
             while self.free[die as usize].len() < self.bg_target {
                 let t = self.nand.die_free_at(die).max(from);
                 if t >= until || !self.gc_one(die, t, true, false) {
@@ -686,6 +838,8 @@ impl Ftl {
             + heap_bytes(&self.active)
             + heap_bytes(&self.open)
             + heap_bytes(&self.next_die)
+            + heap_bytes(&self.job_victim)
+            + heap_bytes(&self.job_page)
             + self.victims.memory_bytes()
             + self.buffer.memory_bytes()
             + self.map.as_ref().map_or(0, MapCache::memory_bytes)
@@ -739,7 +893,7 @@ impl Ftl {
             if *s == BlockState::Free && !in_free[b] {
                 return Err(format!("block {b} is free but in no free list"));
             }
-            if *s == BlockState::Victim {
+            if *s == BlockState::Victim && !self.job_victim.contains(&(b as u32)) {
                 return Err(format!("block {b} left in victim state"));
             }
         }

@@ -18,6 +18,8 @@
 //! logs in the background. Units are 4 KiB; a write is buffered in controller RAM until its
 //! program unit (page x planes) is full, as in the page-mapped FTL.
 
+mod bulk;
+
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
 use crate::ftl::{buffered_tag, heap_bytes, Location, OpenPage, BUFFERED, INVALID, MAX_UPP, UNMAPPED};
@@ -86,6 +88,31 @@ pub struct HybridFtl {
     buffer: WriteBuffer,
     volatile_buffer: bool,
     log_blocks: usize,
+    /// The random log being emptied a little per host command (NIL when none): the logical
+    /// blocks with units in it when the job started, the next of them to merge, and per
+    /// logical block the job that listed it (so each is listed once).
+    job_victim: u32,
+    job_lblocks: Vec<u32>,
+    job_next: usize,
+    job_mark: Vec<u32>,
+    job_epoch: u32,
+    /// The full merge in progress (NIL when none): logical block, destination, next page.
+    cur_l: u32,
+    cur_dst: u32,
+    cur_page: u32,
+    /// The sequential log being closed a few pages per command (partial merge; NIL when
+    /// none): its logical block, its block, the next page to fill.
+    cl_l: u32,
+    cl_block: u32,
+    cl_page: u32,
+    /// Units of the sequential log's open page that closing copied in (not host writes: they
+    /// hold no write-buffer slot).
+    sw_extra: u32,
+    /// Most merge pages one command carries, and the busy-time ceiling of a command.
+    pages_per_command: u32,
+    busy_ceiling: Ns,
+    /// Conservative time of one merge page (read, transfer, program), to stop at the ceiling.
+    page_cost: Ns,
     pub counters: Counters,
 }
 
@@ -125,6 +152,24 @@ impl HybridFtl {
             buffer: WriteBuffer::new(f.write_buffer_kib / (MAP_UNIT / 1024) as u32),
             volatile_buffer: f.write_buffer_volatile,
             log_blocks: f.log_blocks as usize,
+            job_victim: NIL,
+            job_lblocks: Vec::with_capacity(upb as usize),
+            job_next: 0,
+            job_mark: vec![0; lblocks as usize],
+            job_epoch: 0,
+            cur_l: NIL,
+            cur_dst: NIL,
+            cur_page: 0,
+            cl_l: NIL,
+            cl_block: NIL,
+            cl_page: 0,
+            sw_extra: 0,
+            pages_per_command: profile.gc_pages_per_command(),
+            busy_ceiling: crate::nand::us(profile.busy_ceiling_ms() * 1000.0),
+            page_cost: {
+                let t = NandTiming::from_profile(profile);
+                t.t_read + t.t_prog + 2 * u64::from(geo.units_per_page) * t.unit_xfer
+            },
             counters: Counters::default(),
         }
     }
@@ -253,7 +298,16 @@ impl HybridFtl {
         let sequential = match self.sw {
             Some(s) if s.lblock == l && s.next_off == off => true,
             _ if off == 0 => {
-                at = self.close_sw(at);
+                if self.cur_l == l {
+                    at = self.finish_cur(at);
+                }
+                if self.cl_l == l {
+                    at = self.finish_closing(at);
+                }
+                // A new run over the same block: its partial merge cannot wait, since the new
+                // log will become the block's data.
+                let defer = self.sw.is_none_or(|s| s.lblock != l);
+                at = self.close_sw_deferred(at, defer);
                 let die = l % self.geo.dies;
                 let (block, ready) = self.take_block(die, at, Kind::Log);
                 at = ready.max(at);
@@ -281,7 +335,7 @@ impl HybridFtl {
     }
 
     /// Record the units of open page `op`, just programmed at physical unit `base`.
-    fn place_open(&mut self, op: usize, base: u32, done: Ns) -> u32 {
+    fn place_open(&mut self, op: usize, base: u32, done: Ns, host_units: u32) -> u32 {
         let len = self.open[op].len;
         let mut placed = 0;
         for s in 0..len as usize {
@@ -298,7 +352,7 @@ impl HybridFtl {
             placed += 1;
         }
         self.valid[self.geo.block_of(base) as usize] += placed;
-        self.buffer.release_at(done, len);
+        self.buffer.release_at(done, host_units);
         self.counters.nand_page_programs += 1;
         self.counters.nand_units_programmed += u64::from(self.upp);
         self.open[op].clear();
@@ -314,6 +368,11 @@ impl HybridFtl {
                 self.rw_full.push_back(self.rw_active);
                 self.rw_active = NIL;
             }
+            // The log space ran out before the paced merge finished: this command must finish
+            // it (the only unbounded foreground work, besides closing the sequential log).
+            if self.job_victim != NIL {
+                start = start.max(self.finish_job(start, false));
+            }
             while self.rw_full.len() >= self.log_blocks {
                 let victim = self.rw_full.pop_front().expect("non-empty");
                 start = start.max(self.merge_log(victim, start, false));
@@ -324,6 +383,12 @@ impl HybridFtl {
             self.rw_active = b;
             self.rw_next_page = 0;
             start = start.max(ready);
+            // The new log is the last one allowed: start emptying the oldest, a little per
+            // host command, so that it is free by the time this one is full.
+            if self.log_blocks >= 2 && self.rw_full.len() + 1 >= self.log_blocks {
+                let victim = self.rw_full.pop_front().expect("non-empty");
+                self.start_job(victim);
+            }
         }
         if self.open[RW].len == 0 {
             // A merge took every unit of the page.
@@ -333,7 +398,8 @@ impl HybridFtl {
         let page = self.rw_next_page;
         self.rw_next_page += 1;
         let done = self.nand.program(self.geo.die_of_block(b), start);
-        self.place_open(RW, b * self.upb + page * self.upp, done);
+        let len = self.open[RW].len;
+        self.place_open(RW, b * self.upb + page * self.upp, done, len);
         done
     }
 
@@ -342,7 +408,9 @@ impl HybridFtl {
         let s = self.sw.expect("sequential log open");
         let start = at.max(self.open[SW].ready);
         let done = self.nand.program(self.geo.die_of_block(s.block), start);
-        self.place_open(SW, s.block * self.upb + s.next_page * self.upp, done);
+        let host = self.open[SW].len - self.sw_extra;
+        self.sw_extra = 0;
+        self.place_open(SW, s.block * self.upb + s.next_page * self.upp, done, host);
         let s = self.sw.as_mut().expect("sequential log open");
         s.next_page += 1;
         // A padded page ends the run: later units of this page go to the random logs.
@@ -439,11 +507,20 @@ impl HybridFtl {
     /// install it as the data block; or, when a unit it skipped still lives only in the old
     /// data block, fall back to a full merge. Returns when done.
     fn close_sw(&mut self, at: Ns) -> Ns {
+        self.close_sw_deferred(at, false)
+    }
+
+    /// [`HybridFtl::close_sw`]; with `defer`, the partial merge's copies are left to the
+    /// following commands ([`HybridFtl::command_gc`]) instead of this one.
+    fn close_sw_deferred(&mut self, at: Ns, defer: bool) -> Ns {
         let Some(_) = self.sw else {
             return at;
         };
         let mut t = at;
         if self.open[SW].len > 0 {
+            // Complete the open page from the block's other copies first (a read-modify-write
+            // of one page), so that no unit of it is left behind in the old data block.
+            self.fill_sw_page(t);
             t = self.program_sw(t);
         }
         let s = self.sw.take().expect("sequential log open");
@@ -461,6 +538,15 @@ impl HybridFtl {
             }
             return done;
         }
+        if defer && s.next_page < self.geo.pages_per_block {
+            if self.cl_l != NIL {
+                t = self.finish_closing(t);
+            }
+            self.cl_l = l;
+            self.cl_block = s.block;
+            self.cl_page = s.next_page;
+            return t;
+        }
         let die = self.geo.die_of_block(s.block);
         let mut done = t;
         for page in s.next_page..self.geo.pages_per_block {
@@ -475,9 +561,51 @@ impl HybridFtl {
         done
     }
 
+    /// Fill the rest of the sequential log's open page with the latest copies of the units at
+    /// those offsets (unmapped ones stay empty).
+    fn fill_sw_page(&mut self, at: Ns) {
+        let s = self.sw.expect("sequential log open");
+        let first = s.lblock * self.upb + s.next_page * self.upp;
+        let mut lpn = first + self.open[SW].len;
+        while lpn < first + self.upp {
+            let (tag, ready) = match self.l2p[lpn as usize] {
+                UNMAPPED => {
+                    self.open[SW].push(INVALID, 0, at);
+                    self.sw_extra += 1;
+                    lpn += 1;
+                    continue;
+                }
+                v if v & BUFFERED != 0 => (buffered_tag(&self.open, v), at),
+                _ => {
+                    let ppa = self.ppa_of(lpn).expect("on NAND");
+                    let tag = self.tags.as_ref().map_or(0, |t| t[ppa as usize]);
+                    let die = self.geo.die_of_block(self.geo.block_of(ppa));
+                    self.counters.nand_page_reads += 1;
+                    (tag, self.nand.read(die, at, 1))
+                }
+            };
+            self.drop_copy(lpn);
+            self.append(SW, lpn, tag, ready);
+            self.sw_extra += 1;
+            self.counters.gc_units_copied += 1;
+            lpn += 1;
+        }
+    }
+
     /// Gather every live unit of logical block `l` into a fresh block and install it.
     fn full_merge(&mut self, l: u32, at: Ns) -> Ns {
         let mut at = at;
+        if self.cl_l == l {
+            at = self.finish_closing(at);
+        }
+        if self.cur_l == l {
+            // A paced merge of this block is under way: complete it, then merge only what
+            // reached the logs since.
+            at = self.finish_cur(at);
+            if !self.has_log_units(l) {
+                return at;
+            }
+        }
         if self.sw.is_some_and(|s| s.lblock == l) {
             // Closing the sequential log completes the block, except for units rewritten
             // after the log passed them: those are still in the random logs.
@@ -521,6 +649,12 @@ impl HybridFtl {
         } else {
             self.counters.gc_victims_foreground += 1;
         }
+        self.release_empty_logs();
+        done
+    }
+
+    /// Release the full random logs that merges emptied.
+    fn release_empty_logs(&mut self) {
         let mut i = 0;
         while i < self.rw_full.len() {
             let b = self.rw_full[i];
@@ -531,7 +665,6 @@ impl HybridFtl {
                 i += 1;
             }
         }
-        done
     }
 
     pub fn trim_unit(&mut self, lpn: u32) {
@@ -579,15 +712,265 @@ impl HybridFtl {
         done
     }
 
-    /// Idle time: merge the full random logs, oldest first, while the window lasts.
+    /// Idle time: carry on with the paced merge, then merge the full random logs, oldest
+    /// first, a page at a time while the window lasts (a page started inside the window
+    /// completes past it).
     pub fn background(&mut self, from: Ns, until: Ns) {
         let mut t = from;
         while t < until {
-            let Some(victim) = self.rw_full.pop_front() else {
+            let before = (self.job_victim, self.job_slots_left(), self.cl_l, self.cl_page);
+            if self.cl_l != NIL {
+                t = t.max(self.advance_closing(t, u32::MAX, until).0);
+            }
+            if self.job_victim == NIL {
+                if let Some(victim) = self.rw_full.pop_front() {
+                    self.start_job(victim);
+                }
+            }
+            if self.job_victim != NIL {
+                let (end, _) = self.advance(t, u64::MAX, u32::MAX, until, true);
+                t = t.max(end);
+            }
+            if (self.job_victim, self.job_slots_left(), self.cl_l, self.cl_page) == before {
+                // Nothing more fits before the window ends.
                 break;
-            };
-            t = self.merge_log(victim, t, true);
+            }
         }
+    }
+
+    /// Start emptying random log `victim` step by step: list the logical blocks it holds
+    /// units of.
+    fn start_job(&mut self, victim: u32) {
+        debug_assert_eq!(self.job_victim, NIL);
+        self.job_epoch = self.job_epoch.wrapping_add(1);
+        if self.job_epoch == 0 {
+            self.job_mark.fill(0);
+            self.job_epoch = 1;
+        }
+        self.job_lblocks.clear();
+        let base = victim * self.upb;
+        for ppa in base..base + self.upb {
+            let lpn = self.p2l[ppa as usize];
+            if lpn != INVALID {
+                let (l, _) = self.lblock(lpn);
+                if self.job_mark[l as usize] != self.job_epoch {
+                    self.job_mark[l as usize] = self.job_epoch;
+                    self.job_lblocks.push(l);
+                }
+            }
+        }
+        self.job_victim = victim;
+        self.job_next = 0;
+    }
+
+    /// Page slots the paced merge still has to walk (each listed block's pages; empty ones
+    /// cost no NAND time).
+    fn job_slots_left(&self) -> u64 {
+        if self.job_victim == NIL {
+            return 0;
+        }
+        let ppb = u64::from(self.geo.pages_per_block);
+        let cur = if self.cur_l == NIL { 0 } else { ppb - u64::from(self.cur_page) };
+        (self.job_lblocks.len() - self.job_next) as u64 * ppb + cur
+    }
+
+    /// Host units the random logs take before they run out: what is left of the active log.
+    fn rw_units_left(&self) -> u64 {
+        if self.rw_active == NIL {
+            return u64::from(self.upb);
+        }
+        let pages = u64::from(self.geo.pages_per_block - self.rw_next_page);
+        (pages * u64::from(self.upp)).saturating_sub(u64::from(self.open[RW].len)).max(1)
+    }
+
+    /// The merge work a host write command of `units` units carries, starting at `at` for a
+    /// command that started at `start`: its share of the paced merge, at most the profile's
+    /// pages per command and never past the busy-time ceiling. Returns when it is done.
+    pub fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
+        let deadline = start + self.busy_ceiling;
+        let mut end = at;
+        let mut budget = self.pages_per_command;
+        // Pace to be done with a quarter of the active log to spare: a command that hits the
+        // ceiling leaves its share to the next ones, and they need room to catch up.
+        let left = self.rw_units_left().saturating_sub(u64::from(self.upb / 4)).max(1);
+        if self.cl_l != NIL {
+            // The partial merge of a closed sequential log goes first, paced like the random
+            // logs' merge (all merge work must be done before the logs run out).
+            let pages = u64::from(self.geo.pages_per_block - self.cl_page);
+            let quota = (pages * u64::from(units)).div_ceil(left).min(u64::from(budget)) as u32;
+            let (e, n) = self.advance_closing(at, quota, deadline);
+            end = end.max(e);
+            budget -= n.min(budget);
+        }
+        if self.job_victim == NIL || budget == 0 {
+            return end;
+        }
+        let quota = (self.job_slots_left() * u64::from(units)).div_ceil(left);
+        end.max(self.advance(at, quota, budget, deadline, false).0)
+    }
+
+    /// Latest time any die is busy until: a merge page reads from any die and programs on one.
+    fn dies_free_at(&self) -> Ns {
+        (0..self.geo.dies).map(|d| self.nand.die_free_at(d)).max().unwrap_or(0)
+    }
+
+    /// Up to `pages` pages of the pending partial merge from `at`, none that would end past
+    /// `deadline`; the block is installed once complete. Returns (end, pages programmed).
+    fn advance_closing(&mut self, at: Ns, pages: u32, deadline: Ns) -> (Ns, u32) {
+        let mut end = at;
+        let mut programmed = 0;
+        while self.cl_l != NIL && programmed < pages {
+            let (l, b, page) = (self.cl_l, self.cl_block, self.cl_page);
+            if page == self.geo.pages_per_block {
+                self.install(l, b);
+                self.cl_l = NIL;
+                break;
+            }
+            let base = l * self.upb + page * self.upp;
+            let empty = self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED);
+            if !empty {
+                let die = self.geo.die_of_block(b);
+                if end.max(self.dies_free_at()) + self.page_cost > deadline {
+                    break;
+                }
+                let (r, _) = self.gather(l, page, at);
+                let done = self.nand.program(die, r);
+                self.move_page(l, page, b, done);
+                end = end.max(done);
+                programmed += 1;
+            }
+            self.cl_page = page + 1;
+        }
+        (end, programmed)
+    }
+
+    /// Complete the pending partial merge, whatever it costs; returns when done.
+    fn finish_closing(&mut self, at: Ns) -> Ns {
+        let mut end = at;
+        while self.cl_l != NIL {
+            end = end.max(self.advance_closing(end, u32::MAX, Ns::MAX).0);
+        }
+        end
+    }
+
+    /// Walk up to `slots` page slots of the paced merge from `at`, programming at most `pages`
+    /// pages and starting none that would end past `deadline`. Returns (end, pages programmed).
+    fn advance(&mut self, at: Ns, slots: u64, pages: u32, deadline: Ns, background: bool) -> (Ns, u32) {
+        let mut end = at;
+        let (mut walked, mut programmed) = (0u64, 0u32);
+        while walked < slots && programmed < pages && self.job_victim != NIL {
+            if self.cur_l == NIL {
+                if self.job_next == self.job_lblocks.len() {
+                    self.end_job(background);
+                    break;
+                }
+                let l = self.job_lblocks[self.job_next];
+                self.job_next += 1;
+                let ppb = u64::from(self.geo.pages_per_block);
+                if !self.victim_holds(l) {
+                    walked += ppb;
+                    continue;
+                }
+                if self.cl_l == l {
+                    end = end.max(self.finish_closing(end));
+                }
+                if self.sw.is_some_and(|s| s.lblock == l) {
+                    end = end.max(self.close_sw(end));
+                    if !self.has_log_units(l) {
+                        walked += ppb;
+                        continue;
+                    }
+                }
+                let die = l % self.geo.dies;
+                if end.max(self.dies_free_at()) + self.page_cost + self.nand.timing.t_erase > deadline {
+                    self.job_next -= 1;
+                    break;
+                }
+                let (dst, ready) = self.take_block(die, end, Kind::Log);
+                end = end.max(ready);
+                self.cur_l = l;
+                self.cur_dst = dst;
+                self.cur_page = 0;
+            }
+            let (l, dst, page) = (self.cur_l, self.cur_dst, self.cur_page);
+            let base = l * self.upb + page * self.upp;
+            let empty = self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED);
+            if !empty {
+                let die = self.geo.die_of_block(dst);
+                if end.max(self.dies_free_at()) + self.page_cost > deadline {
+                    break;
+                }
+                let (r, _) = self.gather(l, page, at);
+                let done = self.nand.program(die, r);
+                self.move_page(l, page, dst, done);
+                end = end.max(done);
+                programmed += 1;
+            }
+            walked += 1;
+            self.cur_page += 1;
+            if self.cur_page == self.geo.pages_per_block {
+                self.install(l, dst);
+                self.cur_l = NIL;
+            }
+        }
+        (end, programmed)
+    }
+
+    /// Complete the full merge in progress, whatever it costs; returns when done.
+    fn finish_cur(&mut self, at: Ns) -> Ns {
+        let mut end = at;
+        while self.cur_l != NIL {
+            let (l, dst, page) = (self.cur_l, self.cur_dst, self.cur_page);
+            let (r, n) = self.gather(l, page, at);
+            if n > 0 {
+                let done = self.nand.program(self.geo.die_of_block(dst), r);
+                self.move_page(l, page, dst, done);
+                end = end.max(done);
+            }
+            self.cur_page += 1;
+            if self.cur_page == self.geo.pages_per_block {
+                self.install(l, dst);
+                self.cur_l = NIL;
+            }
+        }
+        end
+    }
+
+    /// Complete the paced merge, whatever it costs; returns when done.
+    fn finish_job(&mut self, at: Ns, background: bool) -> Ns {
+        let mut end = at;
+        while self.job_victim != NIL {
+            end = end.max(self.advance(end, u64::MAX, u32::MAX, Ns::MAX, background).0);
+        }
+        end
+    }
+
+    /// Every listed block is merged: the victim is empty; release it, and any other random
+    /// log the merges emptied.
+    fn end_job(&mut self, background: bool) {
+        let victim = self.job_victim;
+        debug_assert_eq!(self.valid[victim as usize], 0);
+        self.job_victim = NIL;
+        self.release(victim);
+        if background {
+            self.counters.gc_victims_background += 1;
+        } else {
+            self.counters.gc_victims_foreground += 1;
+        }
+        self.release_empty_logs();
+    }
+
+    /// Does the paced merge's victim still hold a unit of logical block `l`?
+    fn victim_holds(&self, l: u32) -> bool {
+        let base = (self.job_victim * self.upb) as usize;
+        let (lo, hi) = (l * self.upb, (l + 1) * self.upb);
+        self.p2l[base..base + self.upb as usize].iter().any(|&lpn| lpn != INVALID && lpn >= lo && lpn < hi)
+    }
+
+    /// Has logical block `l` units in log blocks (not in its data block, not buffered)?
+    fn has_log_units(&self, l: u32) -> bool {
+        let range = (l * self.upb) as usize..((l + 1) * self.upb) as usize;
+        self.l2p[range].iter().any(|&v| v != UNMAPPED && v != DATA && v & BUFFERED == 0)
     }
 
     pub fn state(&self) -> DeviceState {
@@ -617,6 +1000,8 @@ impl HybridFtl {
             + heap_bytes(&self.erase_count)
             + free
             + (self.rw_full.capacity() * 4) as u64
+            + heap_bytes(&self.job_lblocks)
+            + heap_bytes(&self.job_mark)
             + self.buffer.memory_bytes()
     }
 

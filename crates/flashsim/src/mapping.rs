@@ -85,6 +85,14 @@ impl Mapping {
         each!(self, f => f.read_units(lpn, n, at, chunk))
     }
 
+    /// The garbage-collection or merge work a host write command of `units` units carries:
+    /// the command started at `start` and its own data is in at `at`; returns when the
+    /// device is done with the command.
+    #[inline]
+    pub fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
+        each!(self, f => f.command_gc(start, at, units))
+    }
+
     pub fn flush(&mut self, at: Ns) -> Ns {
         each!(self, f => f.flush(at))
     }
@@ -103,6 +111,12 @@ impl Mapping {
 
     pub fn check_invariants(&self) -> Result<(), String> {
         each!(self, f => f.check_invariants())
+    }
+
+    /// Map every logical unit as one sequential pass over a new device would (device
+    /// history set up in bulk: no NAND time, no counters).
+    pub fn map_all_sequential(&mut self) -> Result<(), String> {
+        each!(self, f => f.map_all_sequential())
     }
 
     pub fn track_content(&mut self) {

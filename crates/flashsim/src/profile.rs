@@ -171,6 +171,17 @@ pub struct FtlConfig {
     /// GC copies go to their own frontier (true) or share host stream 0's (false).
     #[serde(default = "default_true")]
     pub separate_gc_frontier: bool,
+    /// Most NAND pages that foreground garbage collection (page mapping) or log-block merges
+    /// (hybrid mapping) copy while serving one host write command: controllers spread that work
+    /// over the commands (incremental GC, partial merges) instead of stalling one command for a
+    /// whole block. Default: one block's pages ([`Profile::gc_pages_per_command`]).
+    #[serde(default)]
+    pub gc_pages_per_command: Option<u32>,
+    /// The device's busy-time ceiling, ms: a command's device time (its own data plus the GC
+    /// it carries) stops taking on GC work at this bound. Default by interface class
+    /// ([`Profile::busy_ceiling_ms`]).
+    #[serde(default)]
+    pub busy_ceiling_ms: Option<f64>,
 }
 
 /// Host interface kind: decides the command queue and whether the bus is full duplex.
@@ -458,6 +469,14 @@ impl Profile {
         if f.map_cache_kib != 0 && (f.map_cache_kib < 4 || f.map_cache_kib > 1 << 20) {
             return Err(err("ftl.map_cache_kib", format!("must be 0 or 4..=1048576 KiB, got {}", f.map_cache_kib)));
         }
+        if self.ftl.gc_pages_per_command == Some(0) {
+            return Err(err("ftl.gc_pages_per_command", "must be at least 1".into()));
+        }
+        if let Some(c) = self.ftl.busy_ceiling_ms {
+            if !(c.is_finite() && c > 0.0 && c <= 1e6) {
+                return Err(err("ftl.busy_ceiling_ms", format!("must be in (0, 1e6] ms, got {c}")));
+            }
+        }
         if let Some(q) = self.host.queue_depth {
             if q == 0 || q > 65536 {
                 return Err(err("host.queue_depth", format!("must be 1..=65536, got {q}")));
@@ -473,6 +492,25 @@ impl Profile {
 
     pub fn queue_depth(&self) -> u32 {
         self.host.queue_depth.unwrap_or_else(|| self.host.interface.default_queue_depth())
+    }
+
+    /// `ftl.gc_pages_per_command`, or one block's pages when the profile does not say: a
+    /// controller then does at most one partial merge's worth of copying per command.
+    pub fn gc_pages_per_command(&self) -> u32 {
+        self.ftl.gc_pages_per_command.unwrap_or(self.nand.pages_per_block)
+    }
+
+    /// `ftl.busy_ceiling_ms`, or the interface class's write timeout when the profile does not
+    /// say: eMMC and SD 250 ms (the SD Physical Layer Simplified Specification 4.10, section
+    /// 4.6.2.2, gives 250 ms for a write's busy time of SDSC/SDHC cards; MultiMediaCard
+    /// timeouts are 10x the typical program time of the CSD's TAAC x R2W_FACTOR and the same
+    /// order); UFS and NVMe define no per-command write timeout, so the ceiling is the host's
+    /// I/O timeout, 30 s (Linux `sd` and `nvme` defaults).
+    pub fn busy_ceiling_ms(&self) -> f64 {
+        self.ftl.busy_ceiling_ms.unwrap_or(match self.host.interface {
+            Interface::Emmc | Interface::EmmcCq => 250.0,
+            Interface::Ufs | Interface::Nvme => 30_000.0,
+        })
     }
 }
 

@@ -169,7 +169,13 @@ fn idle_time_background_gc_shortens_the_next_burst() {
         "background GC did not reach its target of {target} free blocks per die in {idle} ns: {} free",
         a.dev.state().free_blocks
     );
-    assert_eq!(b.dev.counters().gc_victims_background, 0);
+    // Without a target above the floor, idle time at most completes the victim incremental GC
+    // had started (its copies may have taken a die below the floor): nothing beyond the floor.
+    assert!(
+        b.dev.state().free_blocks <= (min_free + 1) * dies,
+        "idle time without background GC reclaimed past the floor: {} free",
+        b.dev.state().free_blocks
+    );
 
     // A burst that fits in the space background GC reclaimed (less a block per die for the
     // open frontier), but is more than the device without it has before foreground GC.

@@ -77,8 +77,8 @@ pub fn run_waf(cfg: &WafConfig, mut progress: impl FnMut(f64)) -> Result<WafResu
     if !(cfg.trimmed >= 0.0 && cfg.trimmed < 1.0) {
         return Err(format!("--trimmed must be in [0, 1), got {}", cfg.trimmed));
     }
-    if !(cfg.passes > 0.0 && cfg.passes.is_finite()) {
-        return Err(format!("--passes must be positive, got {}", cfg.passes));
+    if !(cfg.passes > 0.0 && cfg.passes <= 1000.0) {
+        return Err(format!("--passes must be in (0, 1000], got {}", cfg.passes));
     }
     let profile = waf_profile(cfg)?;
     let mut dev = Device::new(&profile, cfg.seed);

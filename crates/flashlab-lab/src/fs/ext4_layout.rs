@@ -1,10 +1,15 @@
-//! Where ext4's static metadata lives, as mke2fs lays it out with its defaults (4 KiB blocks,
-//! 32768 blocks per group, one 256-byte inode per 16 KiB, `flex_bg` of 16 groups: the block
-//! bitmaps, inode bitmaps and inode tables of a flex group packed at its start), and the
-//! default journal size from mke2fs's table (`ext2fs_default_journal_size`).
+//! Where ext4's static metadata lives: block groups, the block and inode bitmaps, inode tables,
+//! group descriptors, the blocks mke2fs used (superblock and backups, reserved GDT blocks, the
+//! root directory) and the journal.
 //!
-//! Not modelled: backup superblocks and group descriptors (`sparse_super`), reserved GDT
-//! blocks, the smaller inode ratio mke2fs's `small` type uses below 512 MiB.
+//! Two ways to get one:
+//! * [`Layout::new`]: what mke2fs makes with its defaults (4 KiB blocks, 32768 blocks per group,
+//!   one 256-byte inode per 16 KiB, `flex_bg` of 16 groups: the block bitmaps, inode bitmaps
+//!   and inode tables of a flex group packed at its start), with the default journal size of
+//!   mke2fs's table (`ext2fs_default_journal_size`). Not modelled there: backup superblocks
+//!   (`sparse_super`), reserved GDT blocks, the smaller inode ratio of mke2fs's `small` type.
+//! * [`Layout::from_dumpe2fs`]: read from `dumpe2fs` of a real image, so the model and the
+//!   kernel start from the same blocks (what `flashlab validate-fs` does).
 
 use crate::simfs::FS_BLOCK;
 
@@ -14,7 +19,6 @@ pub const INODE_SIZE: u64 = 256;
 pub const GROUPS_PER_FLEX: u64 = 16;
 /// 64-byte group descriptors.
 pub const DESCRIPTORS_PER_BLOCK: u64 = FS_BLOCK / 64;
-const ITABLE_BLOCKS: u64 = INODES_PER_GROUP * INODE_SIZE / FS_BLOCK;
 
 /// mke2fs's default journal size in blocks for a filesystem of `blocks` 4 KiB blocks (0 = no
 /// journal: below 2048 blocks mke2fs makes none).
@@ -32,81 +36,335 @@ pub fn default_journal_blocks(blocks: u64) -> u64 {
     }
 }
 
-#[derive(Debug, Clone)]
+/// What a block of the static layout is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    /// Superblocks, group descriptors, reserved GDT blocks and whatever else mke2fs used that
+    /// is not a bitmap or an inode table (the root directory and lost+found among it).
+    Super,
+    Bitmap,
+    InodeTable,
+    Journal,
+    /// Anything the filesystem allocates: file data, directories, extent blocks.
+    Data,
+}
+
+/// One block group's metadata blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Group {
+    pub block_bitmap: u64,
+    pub inode_bitmap: u64,
+    pub inode_table: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
     pub blocks: u64,
     pub groups: u64,
-    gdt_blocks: u64,
+    pub blocks_per_group: u64,
+    pub inodes_per_group: u64,
+    pub inode_size: u64,
+    /// Groups per flex group (1 without `flex_bg`).
+    pub flex: u64,
+    /// First inode number a new file gets (the image's first free inode).
+    pub first_free_ino: u64,
+    group: Vec<Group>,
+    /// Groups mke2fs left `BLOCK_UNINIT` (nothing allocated in them yet).
+    block_uninit: Vec<bool>,
+    /// The blocks of the directory new files go in, when it exists already (an image's root).
+    pub root_dir: Vec<u64>,
+    /// First block of the primary group descriptors.
+    gdt_start: u64,
+    /// Blocks in use when the filesystem was made (start, blocks), journal excluded.
+    fixed: Vec<(u64, u64)>,
+    /// The journal's blocks (start, blocks), when the image says where it is.
+    journal: Option<(u64, u64)>,
 }
 
 impl Layout {
+    /// mke2fs's defaults for `blocks` 4 KiB blocks.
     pub fn new(blocks: u64) -> Layout {
         let groups = blocks.div_ceil(BLOCKS_PER_GROUP).max(1);
-        Layout { blocks, groups, gdt_blocks: groups.div_ceil(DESCRIPTORS_PER_BLOCK) }
-    }
-
-    fn flex_meta_start(&self, flex: u64) -> u64 {
-        let base = flex * GROUPS_PER_FLEX * BLOCKS_PER_GROUP;
-        if flex == 0 {
-            1 + self.gdt_blocks // superblock, group descriptors
-        } else {
-            base
+        let gdt_blocks = groups.div_ceil(DESCRIPTORS_PER_BLOCK);
+        let itable_blocks = INODES_PER_GROUP * INODE_SIZE / FS_BLOCK;
+        let flex_start = |flex: u64| if flex == 0 { 1 + gdt_blocks } else { flex * GROUPS_PER_FLEX * BLOCKS_PER_GROUP };
+        let in_flex = |flex: u64| GROUPS_PER_FLEX.min(groups - flex * GROUPS_PER_FLEX);
+        let group = (0..groups)
+            .map(|g| {
+                let (flex, i) = (g / GROUPS_PER_FLEX, g % GROUPS_PER_FLEX);
+                let s = flex_start(flex);
+                Group {
+                    block_bitmap: s + i,
+                    inode_bitmap: s + in_flex(flex) + i,
+                    inode_table: s + 2 * in_flex(flex) + i * itable_blocks,
+                }
+            })
+            .collect();
+        let mut fixed = vec![(0, 1 + gdt_blocks)];
+        for flex in 0..groups.div_ceil(GROUPS_PER_FLEX) {
+            fixed.push((flex_start(flex), in_flex(flex) * (2 + itable_blocks)));
+        }
+        fixed.retain(|&(s, l)| s + l <= blocks);
+        let block_uninit = (0..groups).map(|g| g % GROUPS_PER_FLEX != 0).collect();
+        Layout {
+            blocks,
+            groups,
+            blocks_per_group: BLOCKS_PER_GROUP,
+            inodes_per_group: INODES_PER_GROUP,
+            inode_size: INODE_SIZE,
+            flex: GROUPS_PER_FLEX,
+            first_free_ino: 12,
+            group,
+            block_uninit,
+            root_dir: Vec::new(),
+            gdt_start: 1,
+            fixed,
+            journal: None,
         }
     }
 
-    fn groups_in_flex(&self, flex: u64) -> u64 {
-        GROUPS_PER_FLEX.min(self.groups - flex * GROUPS_PER_FLEX)
-    }
-
     pub fn block_bitmap(&self, group: u64) -> u64 {
-        let flex = group / GROUPS_PER_FLEX;
-        self.flex_meta_start(flex) + group % GROUPS_PER_FLEX
+        self.group[group as usize].block_bitmap
     }
 
     pub fn inode_bitmap(&self, group: u64) -> u64 {
-        let flex = group / GROUPS_PER_FLEX;
-        self.flex_meta_start(flex) + self.groups_in_flex(flex) + group % GROUPS_PER_FLEX
-    }
-
-    fn inode_table(&self, group: u64) -> u64 {
-        let flex = group / GROUPS_PER_FLEX;
-        self.flex_meta_start(flex) + 2 * self.groups_in_flex(flex) + (group % GROUPS_PER_FLEX) * ITABLE_BLOCKS
+        self.group[group as usize].inode_bitmap
     }
 
     pub fn descriptor_block(&self, group: u64) -> u64 {
-        1 + group / DESCRIPTORS_PER_BLOCK
+        self.gdt_start + group / DESCRIPTORS_PER_BLOCK
     }
 
     /// Group of inode `ino` (inode numbers past the table wrap around).
     pub fn inode_group(&self, ino: u64) -> u64 {
-        ((ino - 1) / INODES_PER_GROUP) % self.groups
+        ((ino - 1) / self.inodes_per_group) % self.groups
     }
 
     /// The inode-table block holding inode `ino`.
     pub fn inode_block(&self, ino: u64) -> u64 {
-        let idx = (ino - 1) % INODES_PER_GROUP;
-        self.inode_table(self.inode_group(ino)) + idx * INODE_SIZE / FS_BLOCK
+        let idx = (ino - 1) % self.inodes_per_group;
+        self.group[self.inode_group(ino) as usize].inode_table + idx * self.inode_size / FS_BLOCK
+    }
+
+    /// Whether mke2fs left `group` `BLOCK_UNINIT`.
+    pub fn block_uninit(&self, group: u64) -> bool {
+        self.block_uninit.get(group as usize).copied().unwrap_or(false)
     }
 
     pub fn group_of(&self, block: u64) -> u64 {
-        (block / BLOCKS_PER_GROUP).min(self.groups - 1)
+        (block / self.blocks_per_group).min(self.groups - 1)
     }
 
-    /// Static metadata block ranges (start block, blocks) that fit in the filesystem.
+    /// First block of `group`.
+    pub fn group_start(&self, group: u64) -> u64 {
+        group * self.blocks_per_group
+    }
+
+    /// One past the last block of `group`.
+    pub fn group_end(&self, group: u64) -> u64 {
+        ((group + 1) * self.blocks_per_group).min(self.blocks)
+    }
+
+    /// Blocks in use on the new filesystem, journal excluded (start block, blocks).
     pub fn static_ranges(&self) -> Vec<(u64, u64)> {
-        let mut out = vec![(0, 1 + self.gdt_blocks)];
-        for flex in 0..self.groups.div_ceil(GROUPS_PER_FLEX) {
-            let n = self.groups_in_flex(flex);
-            out.push((self.flex_meta_start(flex), n * (2 + ITABLE_BLOCKS)));
-        }
-        out.retain(|&(s, l)| s + l <= self.blocks);
-        out
+        self.fixed.clone()
+    }
+
+    /// Where the image's journal is, if this layout was read from one.
+    pub fn journal(&self) -> Option<(u64, u64)> {
+        self.journal
     }
 
     /// Where mke2fs aims the journal: the start of the flex group holding the middle block.
     pub fn journal_goal(&self) -> u64 {
         let mid_group = self.group_of(self.blocks / 2);
-        (mid_group / GROUPS_PER_FLEX) * GROUPS_PER_FLEX * BLOCKS_PER_GROUP
+        (mid_group / self.flex) * self.flex * self.blocks_per_group
+    }
+
+    /// Where ext4 starts looking for a regular file's blocks when the file has none yet
+    /// (`ext4_inode_to_goal_block`): the first block of the inode's group; with flex groups
+    /// of 4 or more, the second group of the inode's flex group (the first is kept for
+    /// directories).
+    pub fn file_goal(&self, ino: u64) -> u64 {
+        let mut g = self.inode_group(ino);
+        if self.flex >= 4 {
+            g = g / self.flex * self.flex + 1;
+        }
+        self.group_start(g.min(self.groups - 1))
+    }
+
+    /// What block `b` holds, as far as the static layout says (file data, directories and
+    /// extent blocks all being [`BlockKind::Data`]).
+    pub fn block_kind(&self, b: u64) -> BlockKind {
+        if let Some((s, l)) = self.journal {
+            if b >= s && b < s + l {
+                return BlockKind::Journal;
+            }
+        }
+        let itable = self.inodes_per_group * self.inode_size / FS_BLOCK;
+        for g in &self.group {
+            if b == g.block_bitmap || b == g.inode_bitmap {
+                return BlockKind::Bitmap;
+            }
+            if b >= g.inode_table && b < g.inode_table + itable {
+                return BlockKind::InodeTable;
+            }
+        }
+        if self.fixed.iter().any(|&(s, l)| b >= s && b < s + l) {
+            return BlockKind::Super;
+        }
+        BlockKind::Data
+    }
+
+    /// Read a layout from `dumpe2fs` output of a freshly made image (4 KiB blocks). `source`
+    /// names the text in errors. Every block the image does not list as free is taken as
+    /// static metadata (superblocks, descriptors, bitmaps, inode tables, root directory,
+    /// lost+found); the journal is found by `journal` = (start, blocks) when the caller
+    /// knows it (from `debugfs -R 'stat <8>'`), else the largest used run outside the
+    /// groups' metadata is taken for it.
+    pub fn from_dumpe2fs(source: &str, text: &str, journal: Option<(u64, u64)>) -> Result<Layout, String> {
+        let field = |name: &str| -> Result<u64, String> {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(name) && l[name.len()..].starts_with(':'))
+                .ok_or_else(|| format!("{source}: no '{name}:' line"))?;
+            let v = line[name.len() + 1..].trim();
+            v.parse::<u64>().map_err(|_| format!("{source}: '{name}: {v}' is not a number"))
+        };
+        let bs = field("Block size")?;
+        if bs != FS_BLOCK {
+            return Err(format!("{source}: block size {bs}: the model needs 4096-byte blocks (mkfs.ext4 -b 4096)"));
+        }
+        let blocks = field("Block count")?;
+        let blocks_per_group = field("Blocks per group")?;
+        let inodes_per_group = field("Inodes per group")?;
+        let inode_size = field("Inode size").unwrap_or(INODE_SIZE);
+        let flex = field("Flex block group size").unwrap_or(1);
+        let groups = blocks.div_ceil(blocks_per_group);
+        let mut group = Vec::with_capacity(groups as usize);
+        let mut free: Vec<(u64, u64)> = Vec::new();
+        let mut gdt_start = None;
+        let mut first_free_ino = None;
+        let num = |s: &str, line: usize| -> Result<u64, String> {
+            s.trim().parse::<u64>().map_err(|_| format!("{source}:{line}: '{}' is not a block number", s.trim()))
+        };
+        let mut cur: Option<[Option<u64>; 3]> = None;
+        let mut block_uninit = Vec::with_capacity(groups as usize);
+        let push = |group: &mut Vec<Group>, cur: &mut Option<[Option<u64>; 3]>, line: usize| -> Result<(), String> {
+            if let Some(c) = cur.take() {
+                match c {
+                    [Some(b), Some(i), Some(t)] => {
+                        group.push(Group { block_bitmap: b, inode_bitmap: i, inode_table: t })
+                    }
+                    _ => return Err(format!("{source}:{line}: a group without its bitmaps and inode table")),
+                }
+            }
+            Ok(())
+        };
+        for (i, line) in text.lines().enumerate() {
+            let n = i + 1;
+            let l = line.trim();
+            if l.starts_with("Group ") && l.contains("(Blocks") {
+                push(&mut group, &mut cur, n)?;
+                cur = Some([None; 3]);
+                block_uninit.push(l.contains("BLOCK_UNINIT"));
+            }
+            let first = |rest: &str| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("").to_string();
+            if let Some(c) = cur.as_mut() {
+                if let Some(r) = l.strip_prefix("Block bitmap at ") {
+                    c[0] = Some(num(&first(r), n)?);
+                } else if let Some(r) = l.strip_prefix("Inode bitmap at ") {
+                    c[1] = Some(num(&first(r), n)?);
+                } else if let Some(r) = l.strip_prefix("Inode table at ") {
+                    c[2] = Some(num(&first(r), n)?);
+                }
+            }
+            if gdt_start.is_none() {
+                if let Some(p) = l.find("Group descriptors at ") {
+                    gdt_start = Some(num(&first(&l[p + "Group descriptors at ".len()..]), n)?);
+                }
+            }
+            let in_group = cur.is_some() || !group.is_empty();
+            if let Some(r) = l.strip_prefix("Free blocks: ").filter(|_| in_group) {
+                for part in r.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                    let (a, b) = part.split_once('-').unwrap_or((part, part));
+                    let (a, b) = (num(a, n)?, num(b, n)?);
+                    if b < a || b >= blocks {
+                        return Err(format!("{source}:{n}: free range {part} is outside the filesystem"));
+                    }
+                    free.push((a, b - a + 1));
+                }
+            }
+            if first_free_ino.is_none() && in_group {
+                if let Some(r) = l.strip_prefix("Free inodes: ") {
+                    if let Some(f) = r.split(',').next().filter(|s| !s.trim().is_empty()) {
+                        first_free_ino = Some(num(f.split('-').next().unwrap_or(""), n)?);
+                    }
+                }
+            }
+        }
+        push(&mut group, &mut cur, text.lines().count())?;
+        if group.len() as u64 != groups {
+            return Err(format!("{source}: {} groups listed, {groups} expected from the block count", group.len()));
+        }
+        // Used = the complement of the free list.
+        free.sort_unstable();
+        let mut used = Vec::new();
+        let mut pos = 0;
+        for &(s, l) in &free {
+            if s < pos {
+                return Err(format!("{source}: free ranges overlap at block {s}"));
+            }
+            if s > pos {
+                used.push((pos, s - pos));
+            }
+            pos = s + l;
+        }
+        if pos < blocks {
+            used.push((pos, blocks - pos));
+        }
+        let journal = journal.or_else(|| {
+            // The largest used run not holding any group's metadata.
+            let meta = |s: u64, l: u64| {
+                group
+                    .iter()
+                    .any(|g| [g.block_bitmap, g.inode_bitmap, g.inode_table].iter().any(|&b| b >= s && b < s + l))
+            };
+            used.iter()
+                .copied()
+                .filter(|&(s, l)| s > 0 && !meta(s, l))
+                .max_by_key(|&(_, l)| l)
+                .filter(|&(_, l)| l >= 1024)
+        });
+        let mut fixed = Vec::new();
+        for (s, l) in used {
+            match journal {
+                Some((js, jl)) if js >= s && js + jl <= s + l => {
+                    if js > s {
+                        fixed.push((s, js - s));
+                    }
+                    if js + jl < s + l {
+                        fixed.push((js + jl, s + l - js - jl));
+                    }
+                }
+                _ => fixed.push((s, l)),
+            }
+        }
+        Ok(Layout {
+            blocks,
+            groups,
+            blocks_per_group,
+            inodes_per_group,
+            inode_size,
+            flex: flex.max(1),
+            first_free_ino: first_free_ino.unwrap_or(12).max(12),
+            group,
+            block_uninit,
+            root_dir: Vec::new(),
+            gdt_start: gdt_start.unwrap_or(1),
+            fixed,
+            journal,
+        })
     }
 }
 
@@ -132,5 +390,78 @@ mod tests {
         }
         assert!(l.inode_block(1) >= l.inode_bitmap(l.groups.min(16) - 1));
         assert_eq!(l.block_bitmap(16), 16 * BLOCKS_PER_GROUP);
+        assert_eq!(l.file_goal(12), BLOCKS_PER_GROUP, "regular files start in the flex group's second group");
+    }
+
+    /// dumpe2fs of `mkfs.ext4 -b 4096 -g 8192` on 128 MiB (e2fsprogs 1.47), trimmed.
+    const DUMP: &str = "Block count:              32768
+Free blocks:              28000
+Free inodes:              32757
+Block size:               4096
+Blocks per group:         8192
+Inodes per group:         8192
+Inode size:\t          256
+Flex block group size:    16
+
+Group 0: (Blocks 0-8191) csum 0x8ebb [ITABLE_ZEROED]
+  Primary superblock at 0, Group descriptors at 1-1
+  Reserved GDT blocks at 2-64
+  Block bitmap at 65 (+65), csum 0x1f24abf9
+  Inode bitmap at 69 (+69), csum 0x902ef06f
+  Inode table at 73-584 (+73)
+  Free blocks: 2127-8191
+  Free inodes: 12-8192
+Group 1: (Blocks 8192-16383) csum 0x9725 [INODE_UNINIT, BLOCK_UNINIT, ITABLE_ZEROED]
+  Backup superblock at 8192, Group descriptors at 8193-8193
+  Reserved GDT blocks at 8194-8256
+  Block bitmap at 66 (bg #0 + 66), csum 0x00000000
+  Inode bitmap at 70 (bg #0 + 70), csum 0x00000000
+  Inode table at 585-1096 (bg #0 + 585)
+  Free blocks: 8257-16383
+  Free inodes: 8193-16384
+Group 2: (Blocks 16384-24575) csum 0x24e3 [INODE_UNINIT, ITABLE_ZEROED]
+  Block bitmap at 67 (bg #0 + 67), csum 0xf16f6fee
+  Inode bitmap at 71 (bg #0 + 71), csum 0x00000000
+  Inode table at 1097-1608 (bg #0 + 1097)
+  Free blocks: 20480-24575
+  Free inodes: 16385-24576
+Group 3: (Blocks 24576-32767) csum 0xf29f [INODE_UNINIT, ITABLE_ZEROED]
+  Backup superblock at 24576, Group descriptors at 24577-24577
+  Reserved GDT blocks at 24578-24640
+  Block bitmap at 68 (bg #0 + 68), csum 0x7cee6645
+  Inode bitmap at 72 (bg #0 + 72), csum 0x00000000
+  Inode table at 1609-2120 (bg #0 + 1609)
+  Free blocks: 24641-32767
+  Free inodes: 24577-32768
+";
+
+    #[test]
+    fn reads_dumpe2fs() {
+        let l = Layout::from_dumpe2fs("dump", DUMP, None).unwrap();
+        assert_eq!((l.blocks, l.groups, l.blocks_per_group, l.flex), (32768, 4, 8192, 16));
+        assert_eq!(l.block_bitmap(2), 67);
+        assert_eq!(l.inode_block(12), 73);
+        assert_eq!(l.journal(), Some((16384, 4096)));
+        assert_eq!(l.first_free_ino, 12);
+        assert!(l.block_uninit(1) && !l.block_uninit(2));
+        assert_eq!(l.file_goal(12), 8192);
+        let used: u64 = l.static_ranges().iter().map(|r| r.1).sum();
+        assert_eq!(used, 2127 + 65 + 65);
+        assert_eq!(l.block_kind(1), BlockKind::Super);
+        assert_eq!(l.block_kind(66), BlockKind::Bitmap);
+        assert_eq!(l.block_kind(600), BlockKind::InodeTable);
+        assert_eq!(l.block_kind(17000), BlockKind::Journal);
+        assert_eq!(l.block_kind(9000), BlockKind::Data);
+    }
+
+    #[test]
+    fn bad_dumps_name_the_problem() {
+        let e = Layout::from_dumpe2fs("d", &DUMP.replace("Block size:               4096", "Block size: 1024"), None)
+            .unwrap_err();
+        assert!(e.contains("4096"), "{e}");
+        let e = Layout::from_dumpe2fs("d", &DUMP.replace("Free blocks: 20480-24575", "Free blocks: 20480-x"), None)
+            .unwrap_err();
+        assert!(e.starts_with("d:") && e.contains("'x'"), "{e}");
+        assert!(Layout::from_dumpe2fs("d", "", None).unwrap_err().contains("Block size"));
     }
 }

@@ -95,6 +95,20 @@ fn nodes_for(blocks: u64) -> usize {
     1 + blocks.saturating_sub(ADDRS_PER_INODE).div_ceil(ADDRS_PER_BLOCK) as usize
 }
 
+/// The most data blocks one new file can have when `free` blocks are free: n + nodes_for(n)
+/// <= free.
+fn data_blocks_fitting(free: u64) -> u64 {
+    if free < 2 {
+        return 0;
+    }
+    // Each direct node adds ADDRS_PER_BLOCK data blocks: start from the estimate, step down.
+    let mut n = (free - 1).saturating_sub((free - 1).saturating_sub(ADDRS_PER_INODE).div_ceil(ADDRS_PER_BLOCK + 1));
+    while n > 0 && n + nodes_for(n) as u64 > free {
+        n -= 1;
+    }
+    n
+}
+
 #[derive(Debug, Clone)]
 pub struct F2fs {
     cfg: FsConfig,
@@ -205,9 +219,13 @@ impl F2fs {
         }
     }
 
-    /// Bytes the user can still allocate.
+    /// Bytes of file data the user can still allocate: the free user blocks less the node
+    /// blocks (inode and direct nodes) a file holding them needs, so that a file of this size
+    /// fits. (Counting the free blocks alone, a file of "all the free space" never fits: its
+    /// node blocks take space too. That made `fill --fs f2fs` fail on every profile.)
     pub fn free_bytes(&self) -> u64 {
-        self.user_blocks.saturating_sub(self.valid_blocks + self.reserved_blocks) * FS_BLOCK
+        let free = self.user_blocks.saturating_sub(self.valid_blocks + self.reserved_blocks);
+        data_blocks_fitting(free) * FS_BLOCK
     }
     /// Bytes the user can allocate on an empty filesystem.
     pub fn capacity(&self) -> u64 {
@@ -411,13 +429,15 @@ impl F2fs {
     }
 
     pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), SysError> {
-        debug_assert_eq!(id as usize, self.files.len());
+        debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
         self.tick(d, t)?;
         let n = size.div_ceil(FS_BLOCK);
         let nodes = nodes_for(n);
         let need = n + nodes as u64;
         if self.valid_blocks + self.reserved_blocks + need > self.user_blocks {
-            self.files.push(None);
+            if id as usize == self.files.len() {
+                self.files.push(None);
+            }
             return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes() }.into());
         }
         self.reserved_blocks += need;
@@ -426,7 +446,12 @@ impl F2fs {
             f.nodes.push(Node { addr: NONE, nid: self.next_nid, dirty: false });
             self.next_nid += 1;
         }
-        self.files.push(Some(f));
+        // A deleted file's id is reused: the table stays as large as the most files alive at once.
+        if id as usize == self.files.len() {
+            self.files.push(Some(f));
+        } else {
+            self.files[id as usize] = Some(f);
+        }
         for ni in 0..nodes {
             self.mark_node_dirty(id, ni);
         }
@@ -791,6 +816,8 @@ impl F2fs {
             }
             self.mark_nat(n.nid);
         }
+        // The id is reused by a later create: no dirty-node entry may outlive the file.
+        self.dirty_list.retain(|&(i, _)| i != id);
         Ok(())
     }
 
@@ -950,6 +977,16 @@ impl F2fs {
 mod tests {
     use super::*;
     use crate::fs::FsKind;
+
+    #[test]
+    fn a_file_of_all_free_bytes_fits_with_its_nodes() {
+        for free in [0, 1, 2, 900, 923, 924, 925, 2000, 1_000_000, 3_900_123] {
+            let n = data_blocks_fitting(free);
+            assert!(n == 0 || n + nodes_for(n) as u64 <= free, "{free}: {n}");
+            let m = n + 1;
+            assert!(m + nodes_for(m) as u64 > free, "{free}: {n} is not the most");
+        }
+    }
 
     #[test]
     fn node_geometry() {

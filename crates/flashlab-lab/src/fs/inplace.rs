@@ -2,11 +2,15 @@
 //! and `ext4` (the same data allocation plus ext4's metadata blocks and a jbd2 journal).
 //!
 //! ext4, as modelled:
-//! * Data is written in place; blocks are allocated next-fit when a file is created
-//!   (fallocate) or a write goes past what it holds.
+//! * Data is written in place; blocks are allocated when a file is created (fallocate) or a
+//!   write goes past what it holds: next-fit on `plain`, by ext4's multi-block allocator on
+//!   `ext4` (goals, the small-file window, normalized requests in the buddy system:
+//!   [`super::ext4_alloc`]), over the layout mke2fs makes ([`super::ext4_layout`]) or one read
+//!   from a real image.
 //! * Metadata blocks dirtied: the block bitmap and group descriptor of every group an
 //!   allocation or free touches; the inode-table block of the file on every size change and
-//!   every write (mtime, no `lazytime`); the inode bitmap on create and delete; a directory
+//!   write that moves its mtime (no `lazytime`; the coarse clock ticks every
+//!   `timestamp_granularity_ns`, a jiffy); the inode bitmap on create and delete; a directory
 //!   block on create/delete (all files in one directory, 128 entries a block); extent-tree
 //!   leaf blocks once a file has more than the 4 extents its inode holds (340 per leaf).
 //! * Dirty blocks go to the running transaction; it commits (ordered mode: data is already on
@@ -21,6 +25,7 @@
 //!   (standing in for the flusher writing the metadata home).
 
 use super::disk::{instant, later, Disk, Purpose};
+use super::ext4_alloc::Mballoc;
 use super::ext4_layout::{default_journal_blocks, Layout};
 use super::journal::Journal;
 use super::FsConfig;
@@ -31,9 +36,10 @@ use flashsim::{Completion, Ns, Op, SECTOR};
 /// Extents an ext4 inode holds itself; beyond that, leaf blocks of this many extents each.
 const INODE_EXTENTS: usize = 4;
 const EXTENTS_PER_LEAF: usize = 340;
-const DIR_ENTRIES_PER_BLOCK: u64 = 128;
-/// First inode number for user files (ext4's first non-reserved inode is 11, lost+found).
-const FIRST_INO: u64 = 12;
+/// Bytes of one directory entry: 8 bytes of header and the name, rounded up to 4.
+fn dirent_bytes(name: &str) -> u64 {
+    (8 + name.len() as u64).div_ceil(4) * 4
+}
 
 #[derive(Debug, Clone)]
 struct IFile {
@@ -43,6 +49,14 @@ struct IFile {
     ino: u64,
     /// The transaction that last took this file's metadata.
     txn: u64,
+    /// Bytes of its directory entry.
+    dirent: u64,
+    /// The timestamp tick of its last mtime update.
+    mtime_tick: u64,
+    /// Its timestamps were read since that update.
+    queried: bool,
+    /// It was written since its atime was last updated (`relatime` updates it on the next read).
+    atime_stale: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -57,9 +71,13 @@ struct Ext4 {
     /// Extents freed in the running transaction (bytes): reusable after its commit.
     pending_free: Vec<(u64, u64)>,
     dir_blocks: Vec<u64>,
-    live_files: u64,
+    /// How many of `dir_blocks` the layout gave (static blocks, outside the tiling check).
+    given_dir_blocks: usize,
+    /// Bytes of directory entries in use (".", "..", and the files').
+    dir_bytes: u64,
     /// Static metadata and journal (block ranges), for the tiling check.
     fixed: Vec<(u64, u64)>,
+    mb: Mballoc,
 }
 
 #[derive(Debug, Clone)]
@@ -73,34 +91,48 @@ pub struct InPlace {
 impl InPlace {
     /// `plain` (when `ext4` is false) or `ext4` over `capacity` bytes.
     pub fn new(capacity: u64, cfg: &FsConfig, ext4: bool) -> InPlace {
+        let layout = ext4.then(|| Layout::new(capacity / FS_BLOCK));
+        InPlace::with_layout(capacity, cfg, layout)
+    }
+
+    /// `ext4` over the blocks of `layout` (when given; `plain` without), the journal where the
+    /// layout says it is (or where mke2fs would put it).
+    pub fn with_layout(capacity: u64, cfg: &FsConfig, layout: Option<Layout>) -> InPlace {
         let mut alloc = Allocator::new(capacity);
-        let ext4 = ext4.then(|| {
+        let ext4 = layout.map(|layout| {
             let blocks = alloc.capacity() / FS_BLOCK;
-            let layout = Layout::new(blocks);
             let mut fixed = Vec::new();
             for (s, l) in layout.static_ranges() {
                 if alloc.reserve(s * FS_BLOCK, l * FS_BLOCK) {
                     fixed.push((s, l));
                 }
             }
-            let jblocks = cfg.journal_bytes.map_or_else(|| default_journal_blocks(blocks), |b| b / FS_BLOCK);
-            let journal = (jblocks >= 8)
-                .then(|| alloc.take_contiguous(layout.journal_goal() * FS_BLOCK, jblocks * FS_BLOCK))
-                .flatten()
-                .map(|start| {
-                    fixed.push((start / FS_BLOCK, jblocks));
-                    Journal::new(start, jblocks)
-                });
+            let jblocks = match layout.journal() {
+                Some((_, l)) => l,
+                None => cfg.journal_bytes.map_or_else(|| default_journal_blocks(blocks), |b| b / FS_BLOCK),
+            };
+            let jstart = match layout.journal() {
+                Some((s, l)) if l >= 8 => alloc.reserve(s * FS_BLOCK, l * FS_BLOCK).then_some(s * FS_BLOCK),
+                _ => (jblocks >= 8)
+                    .then(|| alloc.take_contiguous(layout.journal_goal() * FS_BLOCK, jblocks * FS_BLOCK))
+                    .flatten(),
+            };
+            let journal = jstart.map(|start| {
+                fixed.push((start / FS_BLOCK, jblocks));
+                Journal::new(start, jblocks)
+            });
             Ext4 {
-                layout,
                 journal,
                 dirty: Vec::new(),
                 tid: 1,
                 next_commit: cfg.commit_interval_ns,
                 pending_free: Vec::new(),
-                dir_blocks: Vec::new(),
-                live_files: 0,
+                given_dir_blocks: layout.root_dir.len(),
+                dir_blocks: layout.root_dir.clone(),
+                dir_bytes: 24 + if layout.root_dir.is_empty() { 0 } else { dirent_bytes("lost+found") },
                 fixed,
+                mb: Mballoc::default(),
+                layout,
             }
         });
         InPlace { cfg: cfg.clone(), alloc, files: Vec::new(), ext4 }
@@ -113,7 +145,35 @@ impl InPlace {
     /// Bytes free for new data. As ext4's statfs, blocks freed in the running transaction
     /// count as free (an allocation that needs them forces the commit).
     pub fn free_bytes(&self) -> u64 {
-        self.alloc.free_bytes() + self.ext4.as_ref().map_or(0, |e| e.pending_free.iter().map(|&(_, l)| l).sum())
+        self.alloc.free_bytes()
+            + self
+                .ext4
+                .as_ref()
+                .map_or(0, |e| e.pending_free.iter().map(|&(_, l)| l).sum::<u64>() + e.mb.window_blocks() * FS_BLOCK)
+    }
+
+    /// ext4's directory blocks (block numbers; empty on `plain`).
+    pub fn dir_blocks(&self) -> &[u64] {
+        self.ext4.as_ref().map_or(&[], |e| e.dir_blocks.as_slice())
+    }
+
+    /// Free space as statfs sees it (the small-file window counts as free, as the kernel's
+    /// on-disk bitmaps show preallocated blocks), merged runs in bytes: (offset, length).
+    pub fn free_space(&self) -> Vec<(u64, u64)> {
+        let mut v = self.alloc.free_extents();
+        if let Some(e4) = &self.ext4 {
+            v.extend(e4.pending_free.iter().copied());
+            v.extend(e4.mb.window().map(|(s, l)| (s * FS_BLOCK, l * FS_BLOCK)));
+        }
+        v.sort_unstable();
+        let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
+        for (s, l) in v {
+            match out.last_mut() {
+                Some(p) if p.0 + p.1 == s => p.1 += l,
+                _ => out.push((s, l)),
+            }
+        }
+        out
     }
 
     /// The journal region, if this is ext4 with a journal: (device offset, bytes).
@@ -148,7 +208,16 @@ impl InPlace {
         }
         let f = self.files[id as usize].as_mut().expect("caller checked");
         let first_new = f.f.extents.len().saturating_sub(1);
-        if !self.alloc.alloc(need, have, &mut f.f.extents) {
+        let ok = match &mut self.ext4 {
+            None => self.alloc.alloc(need, have, &mut f.f.extents),
+            Some(e4) => {
+                let goal =
+                    f.f.extents.last().map_or_else(|| e4.layout.file_goal(f.ino), |e| (e.dev_off + e.len) / FS_BLOCK);
+                let end = wanted.div_ceil(FS_BLOCK).max(f.f.size.div_ceil(FS_BLOCK));
+                e4.mb.alloc(&mut self.alloc, &e4.layout, need / FS_BLOCK, end, goal, have, &mut f.f.extents)
+            }
+        };
+        if !ok {
             return Err(FsError::NoSpace { name: name.to_string(), wanted, free: self.alloc.free_bytes() }.into());
         }
         if let Some(e4) = &mut self.ext4 {
@@ -160,12 +229,11 @@ impl InPlace {
             let leaves =
                 if f.f.extents.len() > INODE_EXTENTS { f.f.extents.len().div_ceil(EXTENTS_PER_LEAF) } else { 0 };
             while f.leaves.len() < leaves {
-                let mut one = Vec::with_capacity(1);
-                if !self.alloc.alloc(FS_BLOCK, 0, &mut one) {
+                let goal = f.f.extents.last().map_or(0, |e| (e.dev_off + e.len) / FS_BLOCK);
+                let Some(b) = e4.mb.alloc_meta(&mut self.alloc, &e4.layout, goal) else {
                     break; // the tree stays in fewer leaves: a model simplification on a full fs
-                }
-                let b = one[0].dev_off / FS_BLOCK;
-                dirty_groups(e4, one[0].dev_off, FS_BLOCK);
+                };
+                dirty_groups(e4, b * FS_BLOCK, FS_BLOCK);
                 f.leaves.push(b);
             }
             if let Some(&leaf) = f.leaves.last() {
@@ -177,9 +245,26 @@ impl InPlace {
     }
 
     pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), SysError> {
-        debug_assert_eq!(id as usize, self.files.len());
-        let ino = FIRST_INO + u64::from(id);
-        self.files.push(Some(IFile { f: File { size, extents: Vec::new() }, leaves: Vec::new(), ino, txn: 0 }));
+        debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
+        let first_ino = self.ext4.as_ref().map_or(12, |e| e.layout.first_free_ino);
+        let ino = first_ino + u64::from(id);
+        let file = Some(IFile {
+            f: File { size, extents: Vec::new() },
+            leaves: Vec::new(),
+            ino,
+            txn: 0,
+            dirent: dirent_bytes(name),
+            mtime_tick: u64::MAX,
+            queried: false,
+            atime_stale: false,
+        });
+        // A deleted file's id is reused (as ext4 reuses inode numbers): the table stays as
+        // large as the most files alive at once, not as all files ever created.
+        if id as usize == self.files.len() {
+            self.files.push(file);
+        } else {
+            self.files[id as usize] = file;
+        }
         if let Err(e) = self.grow(d, t, id, name, size) {
             self.files[id as usize] = None;
             return Err(e);
@@ -188,14 +273,16 @@ impl InPlace {
             let g = e4.layout.inode_group(ino);
             e4.dirty.push(e4.layout.inode_bitmap(g));
             e4.dirty.push(e4.layout.descriptor_block(g));
-            if e4.live_files >= e4.dir_blocks.len() as u64 * DIR_ENTRIES_PER_BLOCK {
-                let mut one = Vec::with_capacity(1);
-                if self.alloc.alloc(FS_BLOCK, 0, &mut one) {
-                    dirty_groups(e4, one[0].dev_off, FS_BLOCK);
-                    e4.dir_blocks.push(one[0].dev_off / FS_BLOCK);
+            let entry = dirent_bytes(name);
+            if e4.dir_bytes + entry > e4.dir_blocks.len() as u64 * FS_BLOCK {
+                // Directory blocks start at the directory's group (the flex group's first).
+                let goal = e4.dir_blocks.last().map_or_else(|| e4.layout.group_start(0), |&b| b + 1);
+                if let Some(b) = e4.mb.alloc_meta(&mut self.alloc, &e4.layout, goal) {
+                    dirty_groups(e4, b * FS_BLOCK, FS_BLOCK);
+                    e4.dir_blocks.push(b);
                 }
             }
-            e4.live_files += 1;
+            e4.dir_bytes += entry;
             if let Some(&b) = e4.dir_blocks.last() {
                 e4.dirty.push(b);
             }
@@ -222,9 +309,17 @@ impl InPlace {
             let end = off + len;
             self.grow(d, t, id, name, end)?;
             let f = self.files[id as usize].as_mut().expect("checked");
+            let grew = end > f.f.size;
             f.f.size = f.f.size.max(end);
             if let Some(e4) = &mut self.ext4 {
-                touch_inode(e4, f); // mtime (and size)
+                // Size, or mtime when the coarse clock ticked since the last update.
+                let tick = t / self.cfg.timestamp_granularity_ns.max(1);
+                f.atime_stale = true;
+                if grew || tick != f.mtime_tick || f.queried {
+                    f.mtime_tick = tick;
+                    f.queried = false;
+                    touch_inode(e4, f);
+                }
             }
             d.c.user_write_bytes += len;
         }
@@ -350,7 +445,7 @@ impl InPlace {
                 e4.dirty.push(e4.layout.inode_block(f.ino));
                 e4.dirty.push(e4.layout.inode_bitmap(g));
                 e4.dirty.push(e4.layout.descriptor_block(g));
-                e4.live_files = e4.live_files.saturating_sub(1);
+                e4.dir_bytes = e4.dir_bytes.saturating_sub(f.dirent);
                 if let Some(&b) = e4.dir_blocks.get((u64::from(id) % e4.dir_blocks.len().max(1) as u64) as usize) {
                     e4.dirty.push(b);
                 }
@@ -383,9 +478,67 @@ impl InPlace {
     }
 
     /// Commit whatever is pending and flush (`sync`).
+    /// Commit what is pending; flush only when there was nothing to commit (a commit flushes
+    /// already, as `ext4_sync_fs` skips its barrier then).
     pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, SysError> {
+        let pending = self.ext4.as_ref().is_some_and(|e| !(e.dirty.is_empty() && e.pending_free.is_empty()));
         let c = self.commit(d, t)?;
+        if pending {
+            return Ok(c.done);
+        }
         Ok(c.done.max(d.flush(t)?.done))
+    }
+
+    /// File `id`'s timestamps were read (stat): since Linux 6.13 (multigrain timestamps) the
+    /// next write then takes a fine-grained time, so it changes mtime and dirties the inode
+    /// even within the same jiffy.
+    pub fn stat(&mut self, id: u32) {
+        if let Some(Some(f)) = self.files.get_mut(id as usize) {
+            f.queried = true;
+        }
+    }
+
+    /// File `id` was read: `relatime` updates its atime (dirtying the inode) when it was
+    /// modified since the last update.
+    pub fn read_atime(&mut self, id: u32) {
+        let Some(e4) = &mut self.ext4 else { return };
+        if let Some(Some(f)) = self.files.get_mut(id as usize) {
+            if f.atime_stale {
+                f.atime_stale = false;
+                touch_inode(e4, f);
+            }
+        }
+    }
+
+    /// Truncate file `id` to 0 bytes: its blocks are freed (reusable after the commit, as on
+    /// delete), the inode and the freed groups' bitmaps and descriptors are dirtied; the file,
+    /// its inode and its directory entry stay.
+    pub fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
+        self.file(id)?;
+        let f = self.files[id as usize].as_mut().expect("checked");
+        let mut freed: Vec<(u64, u64)> = f.f.extents.drain(..).map(|e| (e.dev_off, e.len)).collect();
+        freed.extend(f.leaves.drain(..).map(|b| (b * FS_BLOCK, FS_BLOCK)));
+        f.f.size = 0;
+        match &mut self.ext4 {
+            None => {
+                for (s, l) in freed {
+                    if self.cfg.discard {
+                        d.trim(t, s, l)?;
+                    }
+                    self.alloc.release(s, l);
+                }
+            }
+            Some(e4) => {
+                for &(s, l) in &freed {
+                    dirty_groups(e4, s, l);
+                }
+                e4.pending_free.extend(freed);
+                let f = self.files[id as usize].as_mut().expect("checked");
+                f.txn = 0;
+                touch_inode(e4, f);
+            }
+        }
+        Ok(())
     }
 
     /// fstrim: commit (releasing pending frees), then discard every free extent.
@@ -420,8 +573,9 @@ impl InPlace {
         }
         if let Some(e4) = &self.ext4 {
             ranges.extend(e4.fixed.iter().map(|&(s, l)| (s * FS_BLOCK, l * FS_BLOCK)));
-            ranges.extend(e4.dir_blocks.iter().map(|&b| (b * FS_BLOCK, FS_BLOCK)));
+            ranges.extend(e4.dir_blocks[e4.given_dir_blocks..].iter().map(|&b| (b * FS_BLOCK, FS_BLOCK)));
             ranges.extend(e4.pending_free.iter().copied());
+            ranges.extend(e4.mb.window().map(|(s, l)| (s * FS_BLOCK, l * FS_BLOCK)));
         }
         check_tiling(ranges, self.alloc.capacity())
     }

@@ -7,6 +7,7 @@
 pub mod config;
 pub mod counters;
 pub mod disk;
+pub mod ext4_alloc;
 pub mod ext4_layout;
 pub mod f2fs;
 pub mod inplace;
@@ -49,6 +50,8 @@ pub struct Fs {
     names: BTreeMap<String, FileId>,
     /// Name of each file id (empty once deleted).
     id_names: Vec<String>,
+    /// Ids of deleted files, reused by the next creates.
+    free_ids: Vec<u32>,
     model: Model,
     counters: FsCounters,
     trace: Option<Vec<disk::Traced>>,
@@ -62,7 +65,23 @@ impl Fs {
             FsKind::Ext4 => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
             FsKind::F2fs => Model::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
         };
-        Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), model, counters: FsCounters::default(), trace: None }
+        Fs {
+            cfg,
+            names: BTreeMap::new(),
+            id_names: Vec::new(),
+            free_ids: Vec::new(),
+            model,
+            counters: FsCounters::default(),
+            trace: None,
+        }
+    }
+
+    /// The ext4 model over the blocks of a real image's `layout` (from
+    /// [`ext4_layout::Layout::from_dumpe2fs`]), so it allocates where the kernel would on it.
+    pub fn ext4_on(capacity: u64, mut cfg: FsConfig, layout: ext4_layout::Layout) -> Fs {
+        cfg.kind = FsKind::Ext4;
+        let model = Model::InPlace(Box::new(inplace::InPlace::with_layout(capacity, &cfg, Some(layout))));
+        Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), free_ids: Vec::new(), model, counters: FsCounters::default(), trace: None }
     }
 
     pub fn config(&self) -> &FsConfig {
@@ -131,7 +150,9 @@ impl Fs {
         if self.names.contains_key(name) {
             return Err(FsError::Exists(name.to_string()).into());
         }
-        let id = self.id_names.len() as u32;
+        // Ids of deleted files are reused, so the per-file tables of the models stay as large as
+        // the most files alive at once (life creates and deletes files for simulated years).
+        let id = self.free_ids.pop().unwrap_or(self.id_names.len() as u32);
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         let r = match &mut self.model {
             Model::InPlace(m) => m.create(&mut d, t, id, name, size),
@@ -139,12 +160,19 @@ impl Fs {
         };
         match r {
             Ok(()) => {
-                self.id_names.push(name.to_string());
+                if id as usize == self.id_names.len() {
+                    self.id_names.push(name.to_string());
+                } else {
+                    self.id_names[id as usize] = name.to_string();
+                }
                 self.names.insert(name.to_string(), FileId(id));
                 Ok(FileId(id))
             }
             Err(e) => {
-                self.id_names.push(String::new());
+                if id as usize == self.id_names.len() {
+                    self.id_names.push(String::new());
+                }
+                self.free_ids.push(id);
                 Err(e)
             }
         }
@@ -186,8 +214,40 @@ impl Fs {
             Model::Log(m) => m.delete(&mut d, t, id.0)?,
         }
         self.names.remove(name);
-        self.id_names[id.0 as usize].clear();
+        // Free the name (not just clear it): life creates and deletes files for simulated
+        // years, and a kept allocation per deleted file made memory grow with simulated time.
+        self.id_names[id.0 as usize] = String::new();
+        self.free_ids.push(id.0);
         Ok(())
+    }
+
+    /// Someone read `name`'s timestamps (stat): on ext4 its next write takes a fine-grained
+    /// time and dirties its inode (multigrain timestamps). Unknown names are ignored.
+    pub fn stat(&mut self, name: &str) {
+        if let (Some(&id), Model::InPlace(m)) = (self.names.get(name), &mut self.model) {
+            m.stat(id.0);
+        }
+    }
+
+    /// Someone read from `name` through the page cache: with `relatime` (the default) ext4
+    /// updates its atime when the file changed since the last access, dirtying the inode.
+    /// Unknown names are ignored.
+    pub fn read_atime(&mut self, name: &str) {
+        if let (Some(&id), Model::InPlace(m)) = (self.names.get(name), &mut self.model) {
+            m.read_atime(id.0);
+        }
+    }
+
+    /// Truncate `name` to 0 bytes, keeping the file. False (nothing done) on a model without
+    /// truncation (F2FS): the caller deletes the file instead.
+    pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, SysError> {
+        let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
+        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        match &mut self.model {
+            Model::InPlace(m) => m.truncate_to_zero(&mut d, t, id.0)?,
+            Model::Log(_) => return Ok(false),
+        }
+        Ok(true)
     }
 
     pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), SysError> {

@@ -24,6 +24,15 @@ struct SystemTable {
     nobarrier: bool,
     #[serde(default)]
     options: Option<String>,
+    // The rest of the stack, read by `crate::stack::Stack::from_profile`.
+    #[serde(default, rename = "shared_storage")]
+    _shared_storage: Option<toml::Value>,
+    #[serde(default, rename = "shared_storage_submit_us")]
+    _shared_storage_submit_us: Option<toml::Value>,
+    #[serde(default, rename = "shared_storage_complete_us")]
+    _shared_storage_complete_us: Option<toml::Value>,
+    #[serde(default, rename = "trim")]
+    _trim: Option<toml::Value>,
 }
 
 impl FsConfig {

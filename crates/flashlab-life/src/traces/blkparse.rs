@@ -77,7 +77,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<TraceOp>, TraceError> {
             continue;
         }
         let ops = if action == "D" { &mut d_ops } else { &mut q_ops };
-        ops.push(TraceOp { t_ns, op, offset: sector * 512, len: count * 512 });
+        ops.push(TraceOp { t_ns, op, offset: sector.saturating_mul(512), len: count.saturating_mul(512) });
     }
     Ok(if d_ops.is_empty() { q_ops } else { d_ops })
 }

@@ -90,6 +90,25 @@ pub fn parse(file: &str, text: &str, format: Format) -> Result<Vec<TraceOp>, Tra
     for o in &mut ops {
         o.t_ns -= t0;
     }
+    // Bounds (docs/reliability.md): a trace spans at most 100 years, and its offsets and
+    // lengths stay far below where offset + length could wrap.
+    let span = ops.last().map_or(0, |o| o.t_ns);
+    if span > flashlab_jobs::limits::MAX_DURATION_NS {
+        return Err(err(
+            file,
+            0,
+            format!("the trace spans {} s: more than flashlab's limit of 100 years", span / 1_000_000_000),
+        ));
+    }
+    if let Some(o) =
+        ops.iter().find(|o| o.offset > flashlab_jobs::limits::MAX_BYTES || o.len > flashlab_jobs::limits::MAX_BYTES)
+    {
+        return Err(err(
+            file,
+            0,
+            format!("a request at offset {} of {} bytes: beyond flashlab's limit of 1 PiB", o.offset, o.len),
+        ));
+    }
     Ok(ops)
 }
 

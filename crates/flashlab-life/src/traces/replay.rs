@@ -5,7 +5,8 @@
 //!
 //! Offsets past the device's end are folded into it (modulo its capacity, kept whole), so a
 //! trace of a larger disk still lands on the simulated one; how many were folded is reported.
-//! Samples are taken every `sample_ns` of virtual time and at the end.
+//! Samples are taken every `sample_ns` of virtual time in which requests arrive, at most two
+//! per gap between requests, and at the end.
 
 use super::TraceOp;
 use crate::runner::{LifeResult, Sampler};
@@ -61,10 +62,19 @@ pub fn replay(
         };
     for (i, o) in ops.iter().enumerate() {
         let t = if cfg.compress_time { prev_done.max(sim.now()) } else { o.t_ns };
-        while t >= next_sample {
+        let step = cfg.sample_ns.max(1);
+        if t >= next_sample {
             sim.idle_until(next_sample);
             take(&mut sim, &mut sampler, &mut lat, &mut samples, next_sample, false)?;
-            next_sample += cfg.sample_ns.max(1);
+            next_sample = next_sample.saturating_add(step);
+            // A gap in the trace: one more sample at its last boundary, not one per interval
+            // across it (a gap of years used to take hours of sampling).
+            if t >= next_sample {
+                let last = next_sample + (t - next_sample) / step * step;
+                sim.idle_until(last);
+                take(&mut sim, &mut sampler, &mut lat, &mut samples, last, false)?;
+                next_sample = last.saturating_add(step);
+            }
         }
         let (off, len) = if o.op == Op::Flush {
             (0, 0)

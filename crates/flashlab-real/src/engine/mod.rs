@@ -112,15 +112,22 @@ pub trait IoEngine {
 pub fn probe_io_uring() -> Result<(), String> {
     match io_uring::IoUring::new(4) {
         Ok(_) => Ok(()),
-        Err(e) => Err(format!("io_uring_setup: {e}")),
+        Err(e) => Err(crate::android::explain_uring_error(&e)),
     }
 }
 
 /// The engine to use for `--ioengine` (`None`: the default). The default is io_uring when
-/// [`probe_io_uring`] succeeds, psync otherwise, with a note saying why; asking for io_uring
+/// [`probe_io_uring`] succeeds, psync otherwise (and always on Android), with a note saying
+/// why; asking for io_uring
 /// explicitly where it does not work is an error.
 pub fn choose_engine(requested: Option<&str>) -> Result<(EngineKind, Option<String>), RealError> {
     match requested {
+        // Android blocks io_uring for most processes (a seccomp filter or SELinux; a trapping
+        // filter would kill the probe), so psync is the default there without probing.
+        None if crate::android::is_android() => Ok((
+            EngineKind::Psync,
+            Some("Android: using psync by default (io_uring is blocked for most Android processes; --ioengine io_uring tries it)".into()),
+        )),
         None => match probe_io_uring() {
             Ok(()) => Ok((EngineKind::IoUring, None)),
             Err(e) => {

@@ -8,8 +8,13 @@ pub struct TempDir(pub PathBuf);
 
 impl TempDir {
     pub fn new(tag: &str) -> TempDir {
+        TempDir::new_in(&std::env::temp_dir(), tag)
+    }
+
+    /// A unique directory under `parent`.
+    pub fn new_in(parent: &Path, tag: &str) -> TempDir {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
-        let d = std::env::temp_dir().join(format!("flashlab-real-{tag}-{}-{nanos}", std::process::id()));
+        let d = parent.join(format!("flashlab-real-{tag}-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         TempDir(d)
     }
@@ -37,16 +42,14 @@ impl Drop for TempDir {
     }
 }
 
-/// Whether io_uring works here; prints the probe's result either way.
+/// Whether to run the io_uring part of `test`: true where the kernel allows io_uring; where it
+/// does not, the test fails (flashlab_testcaps) unless FLASHLAB_TEST_SKIP=io_uring asked to skip
+/// that part, when this prints SKIPPED and returns false. flashlab's own probe must then agree.
 pub fn uring_ok(test: &str) -> bool {
-    match flashlab_real::engine::probe_io_uring() {
-        Ok(()) => {
-            eprintln!("{test}: io_uring probe: ok");
-            true
-        }
-        Err(e) => {
-            eprintln!("{test}: io_uring probe failed ({e}); skipping the io_uring part");
-            false
-        }
+    let run = flashlab_testcaps::require_for("the io_uring part", &[flashlab_testcaps::Cap::IoUring]);
+    if run {
+        flashlab_real::engine::probe_io_uring()
+            .unwrap_or_else(|e| panic!("{test}: the kernel allows io_uring but flashlab's probe failed: {e}"));
     }
+    run
 }

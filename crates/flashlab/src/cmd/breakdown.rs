@@ -43,6 +43,13 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<(), String> {
         span,
         engine,
         seed: a.seed,
+        host_cost: match &a.host_cost {
+            Some(p) if sim => Some(
+                flashlab_breakdown::host_cost::HostCost::from_report_file(p, a.cpu_scale).map_err(|e| e.to_string())?,
+            ),
+            Some(_) => return Err("--host-cost: only with --target sim:PROFILE (it replaces the model's host costs)".into()),
+            None => None,
+        },
     };
     let report = run(&o, &mut |job| eprintln!("running {job} ...")).map_err(|e| e.to_string())?;
     print!("{}", report.render_text());

@@ -5,6 +5,7 @@ use crate::cli::CalibrateArgs;
 use crate::progress::Progress;
 use crate::report::table::{sig, Table};
 use flashlab_lab::calibrate::{calibrate as run, CalibrationSpec};
+use flashlab_lab::calibrate_loo::leave_one_out;
 use flashlab_lab::profiles;
 use std::time::Instant;
 
@@ -32,29 +33,74 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<(), String> {
         let wall = Instant::now();
         let r = run(&profile, &spec, a.seed, |what, f| bar.set(f, what))?;
         bar.finish();
-        println!("{name}: {} (procedure '{}')", spec.source, spec.procedure);
-        let mut t = Table::new(&[("row", ""), ("metric", ""), ("published", ""), ("simulated", ""), ("error", "%")]);
-        for c in &r.cells {
+        let loo = if a.no_loo {
+            None
+        } else {
+            let text = profile_text(&target)?;
+            let bar = Progress::new(&format!("leave-one-out {name}"));
+            let l = leave_one_out(&text, name, a.seed, |f| bar.set(f, "fits"))?;
+            bar.finish();
+            l
+        };
+        println!(
+            "{name}: {} (procedure '{}'{}, device {})",
+            spec.source,
+            spec.procedure,
+            spec.protocol.as_deref().map(|p| format!(" {p}")).unwrap_or_default(),
+            spec.precondition
+        );
+        let mut t = Table::new(&[
+            ("row", ""),
+            ("metric", ""),
+            ("published", ""),
+            ("simulated", ""),
+            ("error", "%"),
+            ("left out", "predicted"),
+            ("LOO error", "%"),
+        ]);
+        for (i, c) in r.cells.iter().enumerate() {
+            let l = loo.as_ref().and_then(|l| l.cells.get(i));
             t.row(vec![
                 c.row.clone(),
                 c.metric.clone(),
                 sig(c.published, 3),
                 sig(c.simulated, 3),
                 format!("{:+.1}", c.error * 100.0),
+                l.map_or("-".into(), |l| sig(l.left_out, 3)),
+                l.map_or("-".into(), |l| format!("{:+.1}", l.left_out_error * 100.0)),
             ]);
         }
         print!("{}", t.render());
+        match &loo {
+            Some(l) => println!(
+                "leave-one-out: each cell predicted by the best of {} design points (the profile, and each of {} moved alone by x0.8 and x1.25) on the other cells; largest LOO error {:.1} %",
+                l.design_points,
+                l.knobs.join(", "),
+                l.worst_left_out() * 100.0
+            ),
+            None if a.no_loo => {}
+            None => println!("leave-one-out: the profile's [calibrate] table names no knobs"),
+        }
         println!(
             "largest error {:.1} %; simulated with seed {} in {:.1} s of wall time\n",
             r.worst() * 100.0,
             a.seed,
             wall.elapsed().as_secs_f64()
         );
-        reports.push(r);
+        reports.push(serde_json::json!({"calibration": r, "leave_one_out": loo}));
     }
     if let Some(path) = &a.json {
         let text = serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?;
         flashlab_report::write_atomic(path, text.as_bytes()).map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// The TOML text of `sim:NAME` or `sim:FILE.toml` (the leave-one-out fit edits it).
+fn profile_text(target: &str) -> Result<String, String> {
+    let spec = target.trim_start_matches("sim:");
+    match profiles::builtin(spec) {
+        Some(t) => Ok(t.to_string()),
+        None => std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}")),
+    }
 }

@@ -1,46 +1,160 @@
-//! `flashlab fill`: write latency percentiles while filling a new device with random writes.
+//! `flashlab fill`: write latency percentiles while filling a simulated system the way fio
+//! fills it, or the published phone procedure (test /data, fill the shared storage, test /data).
 
 use crate::cli::FillArgs;
+use crate::cmd::fill_args::Procedure;
 use crate::progress::Progress;
 use crate::report::output::write_json;
 use crate::report::table::{sig, Table};
-use flashlab_lab::experiments::fill::run_fill;
+use flashlab_lab::experiments::fill::{run_fill, run_phone_procedure, FillDecile, FillResult, Layout, TestRun};
+use flashlab_lab::stack::{Stack, TrimPolicy};
 use serde_json::json;
 
 pub fn fill(a: &FillArgs) -> Result<(), String> {
-    let (profile, mut sys) = super::system(&a.common)?;
+    let profile = crate::target::sim_profile(&a.common.target)?;
+    let stack = Stack::from_profile(&profile, &a.common.target)?;
+    let r = a.fill.resolve(a.iodepth.max(1), a.common.seed, stack)?;
+    let mut fs_args = a.common.sim_fs.clone();
+    fs_args.discard |= r.stack.trim == TrimPolicy::Discard;
+    let (mut sys, pre) = super::sim_system(&fs_args, &profile, a.common.seed, &a.common.target)?;
     print!("{}", super::banner("fill", &a.common, &profile, &sys));
+    if pre.precondition != flashlab_lab::precondition::Precondition::Fresh {
+        println!("{}", pre.summary());
+    }
+    println!("system stack: {}", r.stack.label());
     let bar = Progress::new("fill");
-    let r = run_fill(&mut sys, a.iodepth.max(1), a.common.seed, |f| bar.set(f, "")).map_err(|e| e.to_string())?;
-    bar.finish();
+    let spec = &r.spec;
+    let layout = match spec.layout {
+        Layout::Allocate => "file fallocated, then",
+        Layout::Write => "file written sequentially (fio overwrite=1), then",
+    };
+    let fsync = match spec.fsync_every {
+        0 => String::new(),
+        1 => ", fsync after every write".into(),
+        n => format!(", fsync after every {n} writes"),
+    };
+    let map = if spec.random_map { "each block once (fio's random map)" } else { "offsets without a random map" };
+    let doc = match r.procedure {
+        Procedure::Fill => {
+            let f = run_fill(&mut sys, spec, |x| bar.set(x, "")).map_err(|e| e.to_string())?;
+            bar.finish();
+            print!("{}", deciles_table(&f).render());
+            println!(
+                "{layout} 4 KiB random writes at QD{}, {map}{fsync}; {} bytes; percentiles per tenth of the fill; MB/s = 10^6 bytes/s over busy time",
+                spec.iodepth, f.bytes
+            );
+            print_sessions(&f);
+            json!({"command": "fill", "procedure": "fill", "target": a.common.target, "seed": a.common.seed,
+                   "filesystem": sys.fs.config().label(), "stack": r.stack, "precondition": pre, "result": f})
+        }
+        Procedure::Phone => {
+            let p = run_phone_procedure(&mut sys, spec, r.test_bytes, |what, x| bar.set(x, what))
+                .map_err(|e| e.to_string())?;
+            bar.finish();
+            println!(
+                "/data (no shared-storage layer): {} bytes test file, 4 KiB random writes, {map}{fsync}",
+                p.test_bytes
+            );
+            print!("{}", test_table(&[&p.before, &p.after]).render());
+            println!(
+                "fill of /storage/emulated/0 through {} ({} bytes): {layout} 4 KiB random writes at QD{}, {map}{fsync}",
+                r.stack.shared_storage, p.fill.bytes, spec.iodepth
+            );
+            print!("{}", deciles_table(&p.fill).render());
+            print_sessions(&p.fill);
+            println!("MB/s = 10^6 bytes/s over busy time; WAF = NAND writes / host writes within the row");
+            json!({"command": "fill", "procedure": "phone", "target": a.common.target, "seed": a.common.seed,
+                   "filesystem": sys.fs.config().label(), "stack": r.stack, "precondition": pre, "result": p.fill,
+                   "data_before": p.before, "data_after": p.after, "test_bytes": p.test_bytes})
+        }
+    };
+    if let Some(path) = &a.common.json {
+        write_json(path, &doc)?;
+    }
+    if let Some(path) = &a.common.report {
+        super::report::write_for(path, &format!("fill {}", a.common.target), doc)?;
+    }
+    Ok(())
+}
+
+fn print_sessions(f: &FillResult) {
+    if f.spec.sessions > 1 || !f.fstrims.is_empty() {
+        println!(
+            "{} sessions, {:.1} h idle between them; {} fstrim(s) during the fill{}; virtual time {:.1} h",
+            f.spec.sessions,
+            f.spec.gap_ns as f64 / 3.6e12,
+            f.fstrims.len(),
+            f.fstrims
+                .iter()
+                .map(|t| format!(" at {:.0} % ({} bytes)", t.filled_pct, t.bytes))
+                .collect::<Vec<_>>()
+                .join(","),
+            f.virtual_s / 3600.0
+        );
+    }
+}
+
+const HEAD: [(&str, &str); 9] = [
+    ("p50", "us"),
+    ("p90", "us"),
+    ("p99", "us"),
+    ("p99.9", "us"),
+    ("max", "us"),
+    ("mean", "us"),
+    ("write", "MB/s"),
+    ("WAF", ""),
+    ("free blocks", "%"),
+];
+
+fn deciles_table(f: &FillResult) -> Table {
+    let mut head = vec![("filled", "%")];
+    head.extend(HEAD);
+    let mut t = Table::new(&head);
+    for d in &f.deciles {
+        t.row(decile_row(d));
+    }
+    t
+}
+
+fn decile_row(d: &FillDecile) -> Vec<String> {
+    vec![
+        d.filled_pct.to_string(),
+        sig(d.p50_us, 3),
+        sig(d.p90_us, 3),
+        sig(d.p99_us, 3),
+        sig(d.p999_us, 3),
+        sig(d.max_us, 3),
+        sig(d.mean_us, 3),
+        sig(d.mbs, 3),
+        format!("{:.2}", d.write_amplification),
+        format!("{:.1}", d.free_block_fraction * 100.0),
+    ]
+}
+
+fn test_table(runs: &[&TestRun]) -> Table {
     let mut t = Table::new(&[
-        ("filled", "%"),
+        ("test", ""),
         ("p50", "us"),
         ("p90", "us"),
         ("p99", "us"),
+        ("p99.9", "us"),
         ("max", "us"),
+        ("mean", "us"),
         ("write", "MB/s"),
         ("WAF", ""),
     ]);
-    for d in &r.deciles {
+    for r in runs {
         t.row(vec![
-            d.filled_pct.to_string(),
-            sig(d.p50_us, 3),
-            sig(d.p90_us, 3),
-            sig(d.p99_us, 3),
-            sig(d.max_us, 3),
-            sig(d.mbs, 3),
-            format!("{:.2}", d.write_amplification),
+            r.label.clone(),
+            sig(r.p50_us, 3),
+            sig(r.p90_us, 3),
+            sig(r.p99_us, 3),
+            sig(r.p999_us, 3),
+            sig(r.max_us, 3),
+            sig(r.mean_us, 3),
+            sig(r.mbs, 3),
+            format!("{:.2}", r.write_amplification),
         ]);
     }
-    print!("{}", t.render());
-    println!("4 KiB random writes at QD{}, each block of {} bytes once; percentiles per tenth of the fill; MB/s = 10^6 bytes/s", a.iodepth, r.bytes);
-    let doc = json!({"command": "fill", "target": a.common.target, "seed": a.common.seed, "result": r});
-    if let Some(p) = &a.common.json {
-        write_json(p, &doc)?;
-    }
-    if let Some(p) = &a.common.report {
-        super::report::write_for(p, &format!("fill {}", a.common.target), doc)?;
-    }
-    Ok(())
+    t
 }

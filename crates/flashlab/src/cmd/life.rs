@@ -19,8 +19,14 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
     if !(a.scale.is_finite() && a.scale > 0.0 && a.scale <= 1000.0) {
         return Err(format!("--scale: must be in (0, 1000], got {}", a.scale));
     }
-    if a.sample_days == 0 {
-        return Err("--sample-days: must be at least 1".into());
+    if a.sample_days == 0 || a.sample_days > 36_500 {
+        return Err(format!("--sample-days {}: must be 1..=36500", a.sample_days));
+    }
+    if a.pe_cycles.is_some_and(|n| n == 0 || n > 10_000_000) {
+        return Err(format!(
+            "--pe-cycles {}: must be 1..=10000000 (a block wears out after that many erases; 0 makes every projection meaningless)",
+            a.pe_cycles.unwrap_or(0)
+        ));
     }
     let wall = Instant::now();
     let bar = Progress::new("life");
@@ -31,7 +37,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             );
         }
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+        let text = flashlab_jobs::limits::read_text(path, "trace", flashlab_jobs::limits::MAX_TRACE_INPUT)?;
         let format = match &a.trace_format {
             Some(f) => Format::parse(f)?,
             None => Format::detect(&text),

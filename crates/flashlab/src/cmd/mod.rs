@@ -5,6 +5,7 @@ pub mod breakdown;
 pub mod calibrate;
 pub mod doctor;
 pub mod fill;
+pub mod fill_args;
 pub mod life;
 pub mod profiles;
 pub mod report;
@@ -14,10 +15,12 @@ pub mod serve;
 pub mod sim_waf;
 pub mod sqlite;
 pub mod sweep;
+pub mod validate_fs;
 pub mod wsat;
 
 use crate::cli::{CommonArgs, SimFsArgs};
 use flashlab_lab::fs::FsConfig;
+use flashlab_lab::precondition::PreconditionReport;
 use flashlab_lab::system::SimSystem;
 use flashsim::Profile;
 
@@ -32,12 +35,23 @@ pub fn fs_config(a: &SimFsArgs, profile: &Profile, source: &str) -> Result<FsCon
     Ok(cfg)
 }
 
+/// The simulated system a command runs on: a device of `profile` brought into the state
+/// `--precondition` names, with the filesystem `--fs` names made on it.
+pub fn sim_system(
+    a: &SimFsArgs,
+    profile: &Profile,
+    seed: u64,
+    source: &str,
+) -> Result<(SimSystem, PreconditionReport), String> {
+    let cfg = fs_config(a, profile, source)?;
+    flashlab_lab::precondition::system(profile, seed, cfg, a.precondition).map_err(|e| format!("--precondition: {e}"))
+}
+
 /// The simulated system a command runs on, from the common options.
-pub fn system(args: &CommonArgs) -> Result<(Profile, SimSystem), String> {
+pub fn system(args: &CommonArgs) -> Result<(Profile, SimSystem, PreconditionReport), String> {
     let profile = crate::target::sim_profile(&args.target)?;
-    let cfg = fs_config(&args.sim_fs, &profile, &args.target)?;
-    let sys = SimSystem::with_fs(&profile, args.seed, cfg);
-    Ok((profile, sys))
+    let (sys, pre) = sim_system(&args.sim_fs, &profile, args.seed, &args.target)?;
+    Ok((profile, sys, pre))
 }
 
 /// The header line every simulated run prints.
@@ -49,10 +63,11 @@ pub fn banner(what: &str, args: &CommonArgs, profile: &Profile, sys: &SimSystem)
 pub fn banner_fs(what: &str, args: &CommonArgs, profile: &Profile, cfg: &FsConfig) -> String {
     let discard = if cfg.discard { "online discard" } else { "no online discard" };
     format!(
-        "flashlab {what} on {} ({}), seed {}, filesystem {} ({discard})\n",
+        "flashlab {what} on {} ({}), seed {}, filesystem {} ({discard}), device {}\n",
         args.target,
         profile.description,
         args.seed,
         cfg.label(),
+        args.sim_fs.precondition.describe(),
     )
 }

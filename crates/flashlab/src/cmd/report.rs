@@ -18,7 +18,7 @@ pub fn report(a: &ReportArgs) -> Result<(), String> {
     }
     let mut inputs = Vec::new();
     for f in &a.files {
-        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let text = flashlab_jobs::limits::read_text(f, "results file", flashlab_jobs::limits::MAX_RESULTS_INPUT)?;
         inputs.push((f.display().to_string(), text));
     }
     let r = render_report(&inputs).map_err(|e| e.to_string())?;

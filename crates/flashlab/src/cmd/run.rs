@@ -1,5 +1,6 @@
 //! `flashlab run JOBFILE`: an fio job file on a simulated system. Each job gets its own file
-//! on the simulated filesystem (fio's `jobname.N.0`), laid out first when the job reads;
+//! on the simulated filesystem (its `filename=`, else fio's `jobname.N.0`; the same name is
+//! the same file), laid out first when the job reads and the file is new or too small;
 //! stonewalled groups run one after another, the jobs of a group side by side.
 
 use super::run_real::{run_real, Place};
@@ -47,13 +48,9 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
             return emit(a, &jf, json, &results, d.display().to_string(), None);
         }
     };
-    if names_own {
-        eprintln!("note: the job file's filename/directory options are ignored on a simulated target");
-    }
-    let cfg = super::fs_config(&a.sim_fs, &profile, a.target.as_deref().unwrap_or("sim:"))?;
-    let mut sys = SimSystem::with_fs(&profile, a.seed, cfg);
+    let (mut sys, pre) = super::sim_system(&a.sim_fs, &profile, a.seed, a.target.as_deref().unwrap_or("sim:"))?;
     let bar = Progress::new("run");
-    let results = run_jobfile(&mut sys, &jf, a.seed, &a.jobfile.display().to_string(), &mut |g, n, f| {
+    let results = run_jobfile(&mut sys, &jf, a.seed, &a.jobfile.display().to_string(), Some(&pre), &mut |g, n, f| {
         bar.set((g as f64 + f) / n as f64, &format!("group {}", g + 1))
     })?;
     bar.finish();
@@ -62,8 +59,12 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         "device: write amplification {:.2}, {} host bytes written, {} NAND units programmed, {} erases, {} of {} blocks free",
         d.write_amplification, d.counters.host_write_bytes, d.counters.nand_units_programmed, d.counters.erases, d.state.free_blocks, d.state.total_blocks
     );
+    let history = match a.sim_fs.precondition {
+        flashlab_lab::precondition::Precondition::Fresh => String::new(),
+        p => format!(", device {}", p.describe()),
+    };
     let what = format!(
-        "{} ({}); times are simulated",
+        "{} ({}){history}; times are simulated",
         a.target.clone().unwrap_or_else(|| format!("sim:{}", flashlab_lab::profiles::DEFAULT)),
         profile.description
     );

@@ -101,7 +101,10 @@ fn locate(
     held: &std::cell::RefCell<Vec<std::fs::File>>,
 ) -> Result<(PathBuf, u64, bool), String> {
     let in_dir = |dir: &Path| -> Result<(PathBuf, u64, bool), String> {
-        let path = dir.join(format!("{}.{n}.0", job.name));
+        // fio names a job's file `NAME.JOBNUM.FILENUM` in the directory; a '/' in the name
+        // (`[/abs/path]`, `[../x]`) would put it elsewhere, so it becomes '_': the file is
+        // always directly in the target directory.
+        let path = dir.join(format!("{}.{n}.0", job_file_stem(&job.name)));
         if path.symlink_metadata().is_ok() {
             return Err(format!(
                 "{} exists and flashlab did not create it; remove it or choose another directory",
@@ -149,6 +152,8 @@ fn locate(
         }
     }
 }
+
+pub use flashlab_lab::jobfile_run::job_file_stem;
 
 /// Create a job file of `size` bytes: written sequentially when the job reads it (as fio lays
 /// out files), else only sized.

@@ -3,11 +3,15 @@
 
 use crate::cli::ServeArgs;
 use flashlab_lab::units::parse_cli_size;
-use flashlab_serve::teardown::{serve_until_signal, Ending};
+use flashlab_serve::teardown::{catch_signals, serve_until_signal, Ending};
 use flashlab_serve::{ServeOptions, Server};
 use std::sync::Arc;
 
 pub fn serve(a: &ServeArgs) -> Result<(), String> {
+    // SAFETY: geteuid has no preconditions.
+    if flashlab_real::android::is_android() && unsafe { libc::geteuid() } != 0 {
+        return Err("serve needs to mount FUSE (/dev/fuse), which Android allows only to root: run it from a root shell (adb root, su) or on a Linux host".into());
+    }
     let profile = crate::target::sim_profile(&a.target)?;
     let mut o = ServeOptions::new(profile, a.dir.clone());
     o.size = a.size.as_deref().map(|s| parse_cli_size(s).map_err(|e| format!("--size {s}: {e}"))).transpose()?;
@@ -19,6 +23,9 @@ pub fn serve(a: &ServeArgs) -> Result<(), String> {
     o.threads = a.threads;
     o.seed = a.seed;
     let say = |m: &str| eprintln!("flashlab serve: {m}");
+    // Caught before the mount, so a signal at any moment (even right after "ready") ends in
+    // the ordered teardown rather than in the default action, which left the mount behind.
+    let signals = catch_signals().map_err(|e| format!("signals: {e}"))?;
     let server = Server::start(&o, Arc::new(say)).map_err(|e| e.to_string())?;
     let snap = server.snapshot();
     println!(
@@ -38,16 +45,18 @@ pub fn serve(a: &ServeArgs) -> Result<(), String> {
         println!("attached {d}");
     }
     println!("ready (Ctrl-C or SIGTERM to stop)");
-    let ending = serve_until_signal(server, &say).map_err(|e| format!("signals: {e}"))?;
+    let ending = serve_until_signal(server, signals, &say).map_err(|e| format!("signals: {e}"))?;
+    // flashlab's signal policy: the exit status is 128 + the signal, after the cleanup.
     match ending {
-        Ending::Clean(s) => {
+        Ending::Clean(s, sig) => {
             print!("{}", s.render_text());
             println!("stopped cleanly");
-            Ok(())
+            std::process::exit(128 + sig)
         }
-        Ending::Forced(s) => {
+        Ending::Forced(s, sig) => {
             print!("{}", s.render_text());
-            Err("stopped by force: the loop device or the mount was still in use".into())
+            eprintln!("flashlab: error: stopped by force: the loop device or the mount was still in use");
+            std::process::exit(128 + sig)
         }
     }
 }

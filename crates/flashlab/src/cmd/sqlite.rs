@@ -25,7 +25,13 @@ pub fn sqlite(a: &SqliteArgs) -> Result<(), String> {
     let target = if a.target.starts_with("sim:") {
         let profile = crate::target::sim_profile(&a.target).map_err(|m| format!("--target: {m}"))?;
         let fs = super::fs_config(&a.sim_fs, &profile, &a.target)?;
-        Target::Sim { spec: a.target.clone(), profile: Box::new(profile), seed: a.seed, fs }
+        Target::Sim {
+            spec: a.target.clone(),
+            profile: Box::new(profile),
+            seed: a.seed,
+            fs,
+            precondition: a.sim_fs.precondition,
+        }
     } else {
         let serve = a.target == "serve" || a.target.starts_with("serve:");
         if serve && !std::path::Path::new(&a.target).is_dir() {

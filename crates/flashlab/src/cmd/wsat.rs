@@ -8,11 +8,17 @@ use flashlab_lab::experiments::wsat::run_wsat;
 use serde_json::json;
 
 pub fn wsat(a: &WsatArgs) -> Result<(), String> {
-    if !(a.times > 0.0 && a.times.is_finite()) {
-        return Err(format!("--times must be positive, got {}", a.times));
+    if !(a.times > 0.0 && a.times <= 1000.0) {
+        return Err(format!("--times must be in (0, 1000] capacities, got {}", a.times));
     }
-    let (profile, mut sys) = super::system(&a.common)?;
+    if a.intervals == 0 || a.intervals > 100_000 {
+        return Err(format!("--intervals {}: must be 1..=100000", a.intervals));
+    }
+    let (profile, mut sys, pre) = super::system(&a.common)?;
     print!("{}", super::banner("wsat", &a.common, &profile, &sys));
+    if pre.precondition != flashlab_lab::precondition::Precondition::Fresh {
+        println!("{}", pre.summary());
+    }
     let bar = Progress::new("wsat");
     let r = run_wsat(&mut sys, a.times, a.iodepth.max(1), a.intervals.max(1), a.common.seed, |f| bar.set(f, ""))
         .map_err(|e| e.to_string())?;
@@ -45,7 +51,8 @@ pub fn wsat(a: &WsatArgs) -> Result<(), String> {
         }
         write_atomic(p, csv.as_bytes())?;
     }
-    let doc = json!({"command": "wsat", "target": a.common.target, "seed": a.common.seed, "result": r});
+    let doc =
+        json!({"command": "wsat", "target": a.common.target, "seed": a.common.seed, "precondition": pre, "result": r});
     if let Some(p) = &a.common.json {
         write_json(p, &doc)?;
     }

@@ -1,14 +1,70 @@
-//! Writing result files: complete or not at all (written to a temporary file, then renamed).
+//! Writing result files: complete or not at all (written to a temporary file, then renamed),
+//! and checked before a run starts, so a bad `--json`/`--csv`/`--report` path fails at once
+//! rather than after an hour of work (as hyperfine's ExportManager creates its files first).
 
-use std::path::Path;
+use flashlab_real::cleanup::{creating, Cleanup};
+use std::path::{Path, PathBuf};
 
-/// [`flashlab_report::write_atomic`], with its error as the message the CLI prints.
+/// The temporary file [`flashlab_report::write_atomic`] writes beside `path`.
+fn temp_of(path: &Path) -> Option<PathBuf> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Some(dir.join(format!(".{}.flashlab-tmp", path.file_name()?.to_string_lossy())))
+}
+
+/// [`flashlab_report::write_atomic`], with its error as the message the CLI prints. The
+/// temporary file is registered for removal, so a signal during the write leaves nothing.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
-    flashlab_report::write_atomic(path, contents).map_err(|e| e.to_string())
+    let tmp = temp_of(path);
+    if let Some(t) = &tmp {
+        Cleanup::global().register(t);
+    }
+    let r = {
+        let _gate = creating();
+        flashlab_report::write_atomic(path, contents).map_err(|e| e.to_string())
+    };
+    if let Some(t) = &tmp {
+        Cleanup::global().unregister(t);
+    }
+    r
 }
 
 pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), String> {
     let mut text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     text.push('\n');
     write_atomic(path, text.as_bytes())
+}
+
+/// Check, before any work, that each output (`flag`, path) can be written: its directory
+/// exists and takes a new file (the temporary file is created and removed again), and the
+/// path is not a directory. Nothing at `path` itself is touched.
+pub fn check_outputs(outputs: &[(&str, Option<&Path>)]) -> Result<(), String> {
+    for (flag, path) in outputs {
+        let Some(path) = path else { continue };
+        let bad = |why: String| format!("{flag} {}: {why}", path.display());
+        if path.is_dir() {
+            return Err(bad("is a directory; give a file name".into()));
+        }
+        let tmp = temp_of(path).ok_or_else(|| bad("not a file name".into()))?;
+        let dir = tmp.parent().unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            return Err(bad(format!("the directory {} does not exist", dir.display())));
+        }
+        Cleanup::global().register(&tmp);
+        let r = {
+            let _gate = creating();
+            std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)
+        };
+        match r {
+            Ok(_) => {
+                let _ = Cleanup::global().remove(&tmp);
+            }
+            Err(e) => {
+                Cleanup::global().unregister(&tmp);
+                if e.kind() != std::io::ErrorKind::AlreadyExists {
+                    return Err(bad(format!("cannot be written: {e}")));
+                }
+            }
+        }
+    }
+    Ok(())
 }

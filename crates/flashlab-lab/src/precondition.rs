@@ -1,0 +1,231 @@
+//! Device history before a run (`--precondition`): the state a simulated device is in when
+//! the filesystem is made on it and the workload starts.
+//!
+//! * `fresh`: factory state, nothing mapped (a new device, or one whose every block was
+//!   discarded or erased, as a secure erase or a full-device TRIM leaves it).
+//! * `used`: every logical block written once and never trimmed: a phone after months of use,
+//!   a board whose filesystem is mounted without discard and never trimmed, an image written
+//!   with `dd`. Set up in bulk ([`flashsim::mapping::Mapping::map_all_sequential`]): the
+//!   mapping a sequential pass over the whole device leaves, in no virtual time.
+//! * `steady`: SNIA PTS's order: purge (a new simulated device is the purged state), a
+//!   sequential pass over the whole device (the workload-independent preconditioning, set up
+//!   in bulk as for `used`), then 4 KiB random writes over the whole device at QD1, in rounds
+//!   of 60 s of virtual time (PTS: one minute per round) or an eighth of the capacity if that
+//!   comes first (a small or fast device), until the IOPS of the last 5 rounds are steady by the PTS rule
+//!   (range at most 20 % and the least-squares line's excursion at most 10 % of their mean),
+//!   at most 25 rounds or 4x the capacity written. These writes are simulated.
+//!
+//! The device's counters start at zero after preconditioning (the run reports its own WAF);
+//! wear (erase counts) and the virtual clock keep the history.
+
+use crate::fs::{Fs, FsConfig};
+use crate::rng::Rng;
+use crate::system::SimSystem;
+use flashsim::{Counters, Device, Ns, Op, Profile, Request};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// What the device went through before the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precondition {
+    /// Factory state: nothing mapped.
+    #[default]
+    Fresh,
+    /// Every logical block written once, never trimmed.
+    Used,
+    /// Purge, sequential fill, random writes to the steady state.
+    Steady,
+}
+
+impl Precondition {
+    pub const ALL: [Precondition; 3] = [Precondition::Fresh, Precondition::Used, Precondition::Steady];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Precondition::Fresh => "fresh",
+            Precondition::Used => "used",
+            Precondition::Steady => "steady",
+        }
+    }
+
+    /// One line for output headers.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Precondition::Fresh => "fresh (factory state, nothing mapped)",
+            Precondition::Used => "used (every logical block written once, never trimmed)",
+            Precondition::Steady => "steady (purge, sequential fill, 4 KiB random writes to steady state)",
+        }
+    }
+}
+
+impl fmt::Display for Precondition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Precondition {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Precondition, String> {
+        Precondition::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| format!("precondition '{s}': expected fresh, used or steady"))
+    }
+}
+
+/// What preconditioning did, for results documents.
+#[derive(Debug, Clone, Serialize)]
+pub struct PreconditionReport {
+    pub precondition: Precondition,
+    /// Bytes mapped in bulk (the sequential pass of `used` and `steady`).
+    pub bulk_mapped_bytes: u64,
+    /// Bytes of simulated 4 KiB random writes (`steady`).
+    pub random_write_bytes: u64,
+    /// Rounds of random writes (`steady`: 60 s or an eighth of the capacity each), and their IOPS.
+    pub rounds_iops: Vec<f64>,
+    /// The PTS steady-state rule held for the last 5 rounds (`steady`; true otherwise).
+    pub steady: bool,
+    /// Virtual time the preconditioning took, seconds (the run starts after it).
+    pub virtual_s: f64,
+    /// The device's counters over the preconditioning (they are reset before the run).
+    pub counters: Counters,
+}
+
+impl PreconditionReport {
+    /// One line saying what was done.
+    pub fn summary(&self) -> String {
+        match self.precondition {
+            Precondition::Fresh => "precondition fresh: a new device, nothing mapped".into(),
+            Precondition::Used => {
+                format!("precondition used: all {} bytes mapped (written once, never trimmed)", self.bulk_mapped_bytes)
+            }
+            Precondition::Steady => format!(
+                "precondition steady: {} bytes mapped, then {} bytes of 4 KiB random writes in {} rounds ({} IOPS in the last round, {}), WAF {:.2}, {:.0} s of virtual time",
+                self.bulk_mapped_bytes,
+                self.random_write_bytes,
+                self.rounds_iops.len(),
+                self.rounds_iops.last().map_or(0.0, |v| v.round()),
+                if self.steady { "steady" } else { "not steady within the limits" },
+                self.counters.write_amplification(),
+                self.virtual_s
+            ),
+        }
+    }
+}
+
+/// Virtual time of one steady-state round (SNIA PTS: one minute per round).
+const ROUND_NS: Ns = 60_000_000_000;
+/// The PTS measurement window and round limit.
+const WINDOW: usize = 5;
+const MAX_ROUNDS: usize = 25;
+
+/// SNIA PTS steady state over the last [`WINDOW`] values: their range is at most 20 % of their
+/// mean, and the least-squares line's excursion across the window at most 10 % of it.
+pub fn is_steady(ys: &[f64]) -> bool {
+    if ys.len() < WINDOW {
+        return false;
+    }
+    let w = &ys[ys.len() - WINDOW..];
+    let n = w.len() as f64;
+    let mean = w.iter().sum::<f64>() / n;
+    if mean <= 0.0 {
+        return false;
+    }
+    let (lo, hi) = w.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &y| (lo.min(y), hi.max(y)));
+    let xm = (n - 1.0) / 2.0;
+    let sxy: f64 = w.iter().enumerate().map(|(i, y)| (i as f64 - xm) * (y - mean)).sum();
+    let sxx: f64 = (0..w.len()).map(|i| (i as f64 - xm).powi(2)).sum();
+    let slope = sxy / sxx;
+    hi - lo <= 0.2 * mean && (slope * (n - 1.0)).abs() <= 0.1 * mean
+}
+
+/// Bring a new device into the state `p` names; returns what was done and when the device is
+/// ready (the virtual time the run starts at).
+pub fn apply(dev: &mut Device, p: Precondition, seed: u64) -> Result<(PreconditionReport, Ns), String> {
+    let mut report = PreconditionReport {
+        precondition: p,
+        bulk_mapped_bytes: 0,
+        random_write_bytes: 0,
+        rounds_iops: Vec::new(),
+        steady: true,
+        virtual_s: 0.0,
+        counters: Counters::default(),
+    };
+    if p == Precondition::Fresh {
+        return Ok((report, 0));
+    }
+    dev.ftl.map_all_sequential()?;
+    report.bulk_mapped_bytes = dev.logical_bytes();
+    let mut t: Ns = 0;
+    if p == Precondition::Steady {
+        let units = dev.logical_bytes() / 4096;
+        let limit = 4 * units;
+        let round_units = (units / 8).max(1);
+        let mut rng = Rng::new(seed ^ 0x5354_4541_4459);
+        let mut written = 0u64;
+        report.steady = false;
+        while report.rounds_iops.len() < MAX_ROUNDS && written < limit {
+            let (start, end) = (t, t + ROUND_NS);
+            let mut n = 0u64;
+            while t < end && n < round_units && written < limit {
+                let lpn = rng.below(units);
+                let c = dev.submit(t, &Request::new(Op::Write, lpn * 4096, 4096)).map_err(|e| e.to_string())?;
+                t = c.done;
+                n += 1;
+                written += 1;
+            }
+            report.rounds_iops.push(n as f64 * 1e9 / (t - start).max(1) as f64);
+            if is_steady(&report.rounds_iops) {
+                report.steady = true;
+                break;
+            }
+        }
+        report.random_write_bytes = written * 4096;
+        t = t.max(dev.busy_until());
+    }
+    report.counters = dev.counters();
+    report.virtual_s = t as f64 / 1e9;
+    *dev.ftl.counters_mut() = Counters::default();
+    Ok((report, t))
+}
+
+/// A new simulated system of `profile` whose device went through `p` before the filesystem
+/// `cfg` was made on it.
+pub fn system(
+    profile: &Profile,
+    seed: u64,
+    cfg: FsConfig,
+    p: Precondition,
+) -> Result<(SimSystem, PreconditionReport), String> {
+    let mut dev = Device::new(profile, seed);
+    let (report, now) = apply(&mut dev, p, seed)?;
+    let fs = Fs::new(dev.logical_bytes(), cfg);
+    Ok((SimSystem { dev, fs, now }, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_print() {
+        for p in Precondition::ALL {
+            assert_eq!(p.to_string().parse::<Precondition>(), Ok(p));
+        }
+        assert_eq!(" Used ".parse::<Precondition>(), Ok(Precondition::Used));
+        assert!("old".parse::<Precondition>().unwrap_err().contains("fresh, used or steady"));
+        assert_eq!(serde_json::to_string(&Precondition::Steady).unwrap(), "\"steady\"");
+    }
+
+    #[test]
+    fn steady_rule() {
+        assert!(!is_steady(&[100.0; 4]));
+        assert!(is_steady(&[100.0, 101.0, 99.0, 100.0, 100.0]));
+        // A steady decline: the range is within 20 % but the trend is not.
+        assert!(!is_steady(&[110.0, 105.0, 100.0, 95.0, 90.0]));
+        assert!(!is_steady(&[100.0, 70.0, 100.0, 70.0, 100.0]));
+    }
+}

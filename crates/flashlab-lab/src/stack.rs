@@ -1,0 +1,334 @@
+//! The system stack of a simulated phone or board above its filesystem, as a profile's
+//! `[system]` table names it: the shared-storage layer that app-visible storage
+//! (`/storage/emulated/0` on Android) goes through, and the trim policy the system runs.
+//! (The filesystem and its mount options, barriers included, are [`crate::fs::FsConfig`].)
+//!
+//! ```toml
+//! [system]
+//! filesystem = "ext4"
+//! shared_storage = "fuse"     # fuse, sdcardfs, esdfs or none (default none)
+//! trim = "daily"              # none, discard, daily, android, fstrim:INTERVAL (default none)
+//! ```
+//!
+//! **Shared-storage layers.** Android before 8.0 exposed `/data/media` to apps through the
+//! `sdcard` daemon, a FUSE file system in user space: every request (and every fsync) crosses
+//! the kernel's FUSE queue to the daemon, which repeats it on the lower filesystem and replies.
+//! Vendors replaced it with in-kernel stacked file systems — Samsung's `sdcardfs` (later in
+//! AOSP), Motorola's `esdfs` — that pass the call to the lower filesystem inside the kernel.
+//! The model charges each request a fixed cost on the way in and on the way out:
+//!
+//! * `fuse`: the FUSE round trip as measured on this machine with flashlab's own FUSE server
+//!   (`bench/fuse-cost.sh`: fio 4 KiB QD1 on `flashlab serve`'s device file on the zero-latency
+//!   profile, minus the same on tmpfs: 11.5 µs), scaled to a 2016 phone core (×4: docs/fill.md
+//!   and docs/breakdown.md say why).
+//! * `sdcardfs`, `esdfs`: an in-kernel pass-through: one more VFS call, measured the same way
+//!   on an overlayfs mount over tmpfs (this kernel has neither sdcardfs nor esdfs; overlayfs is
+//!   the in-kernel stacking file system it has), scaled alike.
+//! * `none`: nothing.
+//!
+//! The costs are constants here, like a profile's `host_submit_us`, measured once and
+//! documented; `[system]` may override them with `shared_storage_submit_us` and
+//! `shared_storage_complete_us`.
+
+use crate::units::parse_duration_ns;
+use flashsim::{Ns, Profile};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+pub const HOUR: Ns = 3_600_000_000_000;
+pub const DAY: Ns = 24 * HOUR;
+
+/// A fixed cost each request pays crossing a layer: before it reaches the filesystem and
+/// after the filesystem has completed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct LayerCost {
+    pub submit_ns: Ns,
+    pub complete_ns: Ns,
+}
+
+impl LayerCost {
+    pub const ZERO: LayerCost = LayerCost { submit_ns: 0, complete_ns: 0 };
+
+    pub fn total_ns(self) -> Ns {
+        self.submit_ns + self.complete_ns
+    }
+}
+
+/// The shared-storage layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SharedLayer {
+    None,
+    Fuse,
+    Sdcardfs,
+    Esdfs,
+}
+
+/// FUSE round trip per request on a 2016 phone core: this machine's measured 4 KiB QD1
+/// round trip (`bench/fuse-cost.sh`: 11.5 µs over tmpfs's p50, docs/fill.md) times
+/// [`PHONE_2016_CPU_SCALE`], split evenly between the request path (to the daemon) and the reply
+/// path (back to the caller).
+const FUSE_SUBMIT_NS: Ns = 23_000;
+const FUSE_COMPLETE_NS: Ns = 23_000;
+/// In-kernel pass-through: overlayfs over tmpfs measured 0.43 µs above tmpfs per 4 KiB write
+/// here, times the scale factor: one more VFS call, no context switch.
+const KERNEL_PASS_SUBMIT_NS: Ns = 1_000;
+const KERNEL_PASS_COMPLETE_NS: Ns = 700;
+
+/// How many times longer a 2016 phone core (Snapdragon 820/821 Kryo, 2.15 GHz) takes than this
+/// machine's core for the same kernel code path. docs/breakdown.md gives the source and the
+/// uncertainty.
+pub const PHONE_2016_CPU_SCALE: f64 = 4.0;
+
+impl SharedLayer {
+    pub const NAMES: [&'static str; 4] = ["none", "fuse", "sdcardfs", "esdfs"];
+
+    pub fn parse(s: &str) -> Result<SharedLayer, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "none" => Ok(SharedLayer::None),
+            "fuse" => Ok(SharedLayer::Fuse),
+            "sdcardfs" => Ok(SharedLayer::Sdcardfs),
+            "esdfs" => Ok(SharedLayer::Esdfs),
+            other => {
+                Err(format!("unknown shared-storage layer '{other}' (expected one of: {})", Self::NAMES.join(", ")))
+            }
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SharedLayer::None => "none",
+            SharedLayer::Fuse => "fuse",
+            SharedLayer::Sdcardfs => "sdcardfs",
+            SharedLayer::Esdfs => "esdfs",
+        }
+    }
+
+    /// The layer's default cost per request (see the module documentation).
+    pub fn default_cost(self) -> LayerCost {
+        match self {
+            SharedLayer::None => LayerCost::ZERO,
+            SharedLayer::Fuse => LayerCost { submit_ns: FUSE_SUBMIT_NS, complete_ns: FUSE_COMPLETE_NS },
+            SharedLayer::Sdcardfs | SharedLayer::Esdfs => {
+                LayerCost { submit_ns: KERNEL_PASS_SUBMIT_NS, complete_ns: KERNEL_PASS_COMPLETE_NS }
+            }
+        }
+    }
+}
+
+impl fmt::Display for SharedLayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// When the system trims the filesystem's free space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum TrimPolicy {
+    /// Never.
+    None,
+    /// Online discard: the filesystem trims what it frees (the `discard` mount option).
+    Discard,
+    /// fstrim every `interval_ns` of virtual time, whenever it falls due (a timer).
+    Fstrim { interval_ns: Ns },
+    /// Android's idle maintenance: fstrim at most once a day, once the device has been idle
+    /// (no application I/O) for an hour.
+    Android,
+}
+
+impl TrimPolicy {
+    /// `none`, `discard`, `daily` (= `fstrim:1d`), `weekly`, `android`, `fstrim[:INTERVAL]`.
+    pub fn parse(s: &str) -> Result<TrimPolicy, String> {
+        let s = s.trim().to_ascii_lowercase();
+        let interval = |v: &str| -> Result<Ns, String> {
+            match v {
+                "daily" => Ok(DAY),
+                "weekly" => Ok(7 * DAY),
+                v => parse_duration_ns(v).map_err(|e| format!("trim policy 'fstrim:{v}': {e}")).and_then(|n| {
+                    if n == 0 {
+                        Err(format!("trim policy 'fstrim:{v}': the interval must be above zero"))
+                    } else {
+                        Ok(n)
+                    }
+                }),
+            }
+        };
+        match s.split_once(':') {
+            None => match s.as_str() {
+                "none" => Ok(TrimPolicy::None),
+                "discard" => Ok(TrimPolicy::Discard),
+                "daily" => Ok(TrimPolicy::Fstrim { interval_ns: DAY }),
+                "weekly" | "fstrim" => Ok(TrimPolicy::Fstrim { interval_ns: 7 * DAY }),
+                "android" => Ok(TrimPolicy::Android),
+                other => Err(format!(
+                    "unknown trim policy '{other}' (expected none, discard, daily, weekly, android or fstrim:INTERVAL)"
+                )),
+            },
+            Some(("fstrim", v)) => Ok(TrimPolicy::Fstrim { interval_ns: interval(v)? }),
+            Some(_) => Err(format!(
+                "unknown trim policy '{s}' (expected none, discard, daily, weekly, android or fstrim:INTERVAL)"
+            )),
+        }
+    }
+
+    pub fn label(self) -> String {
+        match self {
+            TrimPolicy::None => "none".into(),
+            TrimPolicy::Discard => "discard".into(),
+            TrimPolicy::Fstrim { interval_ns } if interval_ns == DAY => "daily fstrim".into(),
+            TrimPolicy::Fstrim { interval_ns } if interval_ns == 7 * DAY => "weekly fstrim".into(),
+            TrimPolicy::Fstrim { interval_ns } => format!("fstrim every {:.3} h", interval_ns as f64 / HOUR as f64),
+            TrimPolicy::Android => "android idle maintenance (daily fstrim when idle 1 h)".into(),
+        }
+    }
+
+    /// Whether an fstrim runs in an idle period [`from`, `to`) given the last one (`None`:
+    /// never), and at what time.
+    pub fn fstrim_in_idle(self, from: Ns, to: Ns, last: Option<Ns>) -> Option<Ns> {
+        let (interval, idle_before) = match self {
+            TrimPolicy::Fstrim { interval_ns } => (interval_ns, 0),
+            TrimPolicy::Android => (DAY, HOUR),
+            TrimPolicy::None | TrimPolicy::Discard => return None,
+        };
+        // A timer fires at multiples of its interval since the start of the run; idle
+        // maintenance may run once the device has been idle long enough and a day has passed.
+        let due = match last {
+            None => {
+                if idle_before > 0 {
+                    0
+                } else {
+                    interval
+                }
+            }
+            Some(l) => l + interval,
+        };
+        let at = due.max(from + idle_before);
+        (at < to).then_some(at)
+    }
+}
+
+/// The stack of a profile's `[system]` table beyond the filesystem.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Stack {
+    pub shared_storage: SharedLayer,
+    /// What a request pays crossing the shared-storage layer.
+    pub shared_cost: LayerCost,
+    pub trim: TrimPolicy,
+}
+
+impl Default for Stack {
+    fn default() -> Stack {
+        Stack { shared_storage: SharedLayer::None, shared_cost: LayerCost::ZERO, trim: TrimPolicy::None }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct StackFields {
+    #[serde(default)]
+    shared_storage: Option<String>,
+    #[serde(default)]
+    shared_storage_submit_us: Option<f64>,
+    #[serde(default)]
+    shared_storage_complete_us: Option<f64>,
+    #[serde(default)]
+    trim: Option<String>,
+}
+
+impl Stack {
+    /// The stack of `profile`'s `[system]` table (none: no layer, no trim). Errors name
+    /// `source` (the profile) and the field.
+    pub fn from_profile(profile: &Profile, source: &str) -> Result<Stack, String> {
+        let Some(table) = &profile.system else {
+            return Ok(Stack::default());
+        };
+        let t: StackFields = toml::Value::Table(table.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("{source}: [system]: {}", e.message().trim()))?;
+        let shared_storage = match &t.shared_storage {
+            Some(s) => SharedLayer::parse(s).map_err(|e| format!("{source}: [system] field 'shared_storage': {e}"))?,
+            None => SharedLayer::None,
+        };
+        let mut shared_cost = shared_storage.default_cost();
+        for (field, v, slot) in [
+            ("shared_storage_submit_us", t.shared_storage_submit_us, &mut shared_cost.submit_ns),
+            ("shared_storage_complete_us", t.shared_storage_complete_us, &mut shared_cost.complete_ns),
+        ] {
+            if let Some(us) = v {
+                if !(0.0..=1e6).contains(&us) {
+                    return Err(format!("{source}: [system] field '{field}': {us} is not between 0 and 1000000 µs"));
+                }
+                *slot = (us * 1e3).round() as Ns;
+            }
+        }
+        let trim = match &t.trim {
+            Some(s) => TrimPolicy::parse(s).map_err(|e| format!("{source}: [system] field 'trim': {e}"))?,
+            None => TrimPolicy::None,
+        };
+        Ok(Stack { shared_storage, shared_cost, trim })
+    }
+
+    /// One line: `shared storage fuse (+58 µs a request), daily fstrim`.
+    pub fn label(&self) -> String {
+        let layer = match self.shared_storage {
+            SharedLayer::None => "no shared-storage layer".to_string(),
+            l => format!("shared storage {l} (+{:.1} µs a request)", self.shared_cost.total_ns() as f64 / 1e3),
+        };
+        format!("{layer}, trim: {}", self.trim.label())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(system: &str) -> Profile {
+        let text = include_str!("../../../profiles/toy.toml").to_string() + "\n[system]\n" + system;
+        Profile::from_toml("toy.toml", &text).unwrap()
+    }
+
+    #[test]
+    fn reads_the_stack_of_a_profile() {
+        let s = Stack::from_profile(
+            &profile("filesystem = \"ext4\"\nshared_storage = \"fuse\"\ntrim = \"daily\"\n"),
+            "toy",
+        )
+        .unwrap();
+        assert_eq!(s.shared_storage, SharedLayer::Fuse);
+        assert!(s.shared_cost.total_ns() > 0);
+        assert_eq!(s.trim, TrimPolicy::Fstrim { interval_ns: DAY });
+        let s =
+            Stack::from_profile(&profile("filesystem = \"ext4\"\nshared_storage_submit_us = 7.5\n"), "toy").unwrap();
+        assert_eq!(s.shared_cost.submit_ns, 7500);
+        assert_eq!(Stack::from_profile(&profile("filesystem = \"ext4\"\n"), "toy").unwrap(), Stack::default());
+    }
+
+    #[test]
+    fn bad_values_name_the_field() {
+        let e = Stack::from_profile(&profile("filesystem = \"ext4\"\nshared_storage = \"nfs\"\n"), "toy").unwrap_err();
+        assert!(e.contains("shared_storage") && e.contains("nfs"), "{e}");
+        let e = Stack::from_profile(&profile("filesystem = \"ext4\"\ntrim = \"hourly\"\n"), "toy").unwrap_err();
+        assert!(e.contains("'trim'") && e.contains("hourly"), "{e}");
+        let e =
+            Stack::from_profile(&profile("filesystem = \"ext4\"\nshared_storage_submit_us = -1\n"), "toy").unwrap_err();
+        assert!(e.contains("shared_storage_submit_us"), "{e}");
+    }
+
+    #[test]
+    fn trim_policies_parse_and_fall_due() {
+        assert_eq!(TrimPolicy::parse("fstrim:12h").unwrap(), TrimPolicy::Fstrim { interval_ns: 12 * HOUR });
+        assert!(TrimPolicy::parse("fstrim:0s").is_err());
+        // A daily timer fires at the first day boundary inside an idle period.
+        let d = TrimPolicy::Fstrim { interval_ns: DAY };
+        assert_eq!(d.fstrim_in_idle(0, HOUR, None), None);
+        assert_eq!(d.fstrim_in_idle(DAY - HOUR, DAY + HOUR, None), Some(DAY));
+        assert_eq!(d.fstrim_in_idle(DAY + 2 * HOUR, 3 * DAY, Some(DAY)), Some(2 * DAY));
+        // Idle maintenance needs an hour of idle first, then at most once a day.
+        let a = TrimPolicy::Android;
+        assert_eq!(a.fstrim_in_idle(0, HOUR / 2, None), None);
+        assert_eq!(a.fstrim_in_idle(5, 2 * HOUR, None), Some(5 + HOUR));
+        assert_eq!(a.fstrim_in_idle(3 * HOUR, 6 * HOUR, Some(HOUR)), None);
+        assert_eq!(a.fstrim_in_idle(DAY, DAY + 2 * HOUR, Some(HOUR)), Some(DAY + HOUR));
+        assert_eq!(TrimPolicy::Discard.fstrim_in_idle(0, 10 * DAY, None), None);
+    }
+}

@@ -1,0 +1,103 @@
+//! The workload on flashlab's ext4 model: a simulated system whose filesystem is the ext4
+//! model over the image's own layout (`Fs::ext4_on`), the same script's operations, the
+//! measured part's requests recorded.
+
+use crate::error::Error;
+use crate::ops::{FileOp, Script, WRITE_CHUNK};
+use crate::options::{Mount, Options};
+use flashlab_lab::fs::disk::Traced;
+use flashlab_lab::fs::ext4_layout::Layout;
+use flashlab_lab::fs::{Fs, FsConfig, FsKind};
+use flashlab_lab::simfs::FS_BLOCK;
+use flashlab_lab::system::SimSystem;
+use flashsim::{Device, Op, Profile};
+
+/// The model's filesystem configuration for a mount.
+pub fn fs_config(m: Mount) -> FsConfig {
+    let mut c = FsConfig::new(FsKind::Ext4);
+    c.discard = m == Mount::Discard;
+    c.nobarrier = m == Mount::Nobarrier;
+    c
+}
+
+/// A simulated system: the profile's device, the ext4 model over `layout`.
+pub fn system(o: &Options, layout: &Layout) -> Result<SimSystem, Error> {
+    let text = flashlab_lab::profiles::builtin(&o.model_profile).ok_or_else(|| Error::Option {
+        option: "--model-profile",
+        msg: format!("no built-in profile '{}'", o.model_profile),
+    })?;
+    let p = Profile::from_toml(&o.model_profile, text).map_err(|e| Error::Model(e.to_string()))?;
+    let dev = Device::new(&p, o.seed);
+    let bytes = layout.blocks * FS_BLOCK;
+    if dev.logical_bytes() < bytes {
+        return Err(Error::Option {
+            option: "--size",
+            msg: format!(
+                "{bytes} bytes: larger than the model device {} ({} bytes)",
+                o.model_profile,
+                dev.logical_bytes()
+            ),
+        });
+    }
+    let mut cfg = fs_config(o.mount);
+    if let Some(t) = o.tick_ns {
+        cfg.timestamp_granularity_ns = t.max(1);
+    }
+    Ok(SimSystem { dev, fs: Fs::ext4_on(bytes, cfg, layout.clone()), now: 0 })
+}
+
+fn err(op: &FileOp) -> impl FnOnce(flashlab_lab::system::SysError) -> Error + '_ {
+    move |e| Error::Model(format!("{op:?}: {e}"))
+}
+
+/// Apply one operation at the system's clock, moving it past the operation.
+pub fn apply(s: &mut SimSystem, op: &FileOp) -> Result<(), Error> {
+    match op {
+        FileOp::WriteFile { name, size } => {
+            let id = s.create(name, *size).map_err(err(op))?;
+            let mut off = 0;
+            while off < *size {
+                let n = WRITE_CHUNK.min(size - off);
+                s.now = s.now.max(s.io(s.now, id, Op::Write, off, n).map_err(err(op))?.done);
+                off += n;
+            }
+            s.now = s.now.max(s.fsync(s.now, id).map_err(err(op))?);
+        }
+        FileOp::Overwrite { name, off, len } => {
+            let id = s.file_id(name).ok_or_else(|| Error::Model(format!("{op:?}: no such file")))?;
+            s.now = s.now.max(s.io(s.now, id, Op::Write, *off, *len).map_err(err(op))?.done);
+        }
+        FileOp::Fsync { name } => {
+            let id = s.file_id(name).ok_or_else(|| Error::Model(format!("{op:?}: no such file")))?;
+            s.now = s.now.max(s.fsync(s.now, id).map_err(err(op))?);
+        }
+        FileOp::Delete { name } => s.delete(name).map_err(err(op))?,
+        FileOp::Sync => s.sync().map_err(err(op))?,
+    }
+    Ok(())
+}
+
+/// What the model did.
+#[derive(Debug)]
+pub struct ModelRun {
+    pub trace: Vec<Traced>,
+    /// Virtual time the measured part took.
+    pub virtual_ns: u64,
+    pub system: SimSystem,
+}
+
+/// Run `script` on a fresh model of the image whose layout is `layout`.
+pub fn run(o: &Options, layout: &Layout, script: &Script) -> Result<ModelRun, Error> {
+    let mut s = system(o, layout)?;
+    for op in &script.setup {
+        apply(&mut s, op)?;
+    }
+    s.sync().map_err(|e| Error::Model(e.to_string()))?;
+    s.fs.set_trace(true);
+    let t0 = s.now;
+    for op in &script.measured {
+        apply(&mut s, op)?;
+    }
+    let trace = s.fs.set_trace(false);
+    Ok(ModelRun { trace, virtual_ns: s.now - t0, system: s })
+}

@@ -1,0 +1,176 @@
+//! What to validate: the workload (by name), the mount options, the image and workload sizes,
+//! each checked with an error naming the flag.
+
+use crate::error::Error;
+use flashlab_sqlite::JournalMode;
+
+/// The workloads `validate-fs` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// Sequential fill (files of 4 MiB, fsync each) to N % of the filesystem, then every third
+    /// file deleted, then a sync.
+    Fill,
+    /// 4 KiB random overwrites of one 16 MiB file, fsync after every write, then a sync.
+    RandwriteFsync,
+    /// Real SQLite transactions (one insert each, synchronous=FULL) in one journal mode.
+    Sqlite(JournalMode),
+    /// The fill steps of the built-in `age` protocol, scaled to the image.
+    AgeFill,
+}
+
+impl Workload {
+    pub const NAMES: [&'static str; 7] =
+        ["fill", "randwrite-fsync", "sqlite-delete", "sqlite-truncate", "sqlite-persist", "sqlite-wal", "age-fill"];
+
+    pub fn parse(s: &str) -> Result<Workload, Error> {
+        Ok(match s {
+            "fill" => Workload::Fill,
+            "randwrite-fsync" => Workload::RandwriteFsync,
+            "sqlite-delete" => Workload::Sqlite(JournalMode::Delete),
+            "sqlite-truncate" => Workload::Sqlite(JournalMode::Truncate),
+            "sqlite-persist" => Workload::Sqlite(JournalMode::Persist),
+            "sqlite-wal" => Workload::Sqlite(JournalMode::Wal),
+            "age-fill" => Workload::AgeFill,
+            other => {
+                return Err(Error::Option {
+                    option: "--workload",
+                    msg: format!("unknown workload '{other}' (expected one of: {})", Workload::NAMES.join(", ")),
+                })
+            }
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Fill => "fill",
+            Workload::RandwriteFsync => "randwrite-fsync",
+            Workload::Sqlite(JournalMode::Delete) => "sqlite-delete",
+            Workload::Sqlite(JournalMode::Truncate) => "sqlite-truncate",
+            Workload::Sqlite(JournalMode::Persist) => "sqlite-persist",
+            Workload::Sqlite(JournalMode::Wal) => "sqlite-wal",
+            Workload::Sqlite(_) => "sqlite",
+            Workload::AgeFill => "age-fill",
+        }
+    }
+}
+
+/// The mount options compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mount {
+    /// ext4's defaults (data=ordered, barriers, no discard).
+    Default,
+    Nobarrier,
+    Discard,
+}
+
+impl Mount {
+    pub fn parse(s: &str) -> Result<Mount, Error> {
+        match s {
+            "default" | "defaults" | "" => Ok(Mount::Default),
+            "nobarrier" => Ok(Mount::Nobarrier),
+            "discard" => Ok(Mount::Discard),
+            other => Err(Error::Option {
+                option: "--mount",
+                msg: format!("unknown mount option '{other}' (expected default, nobarrier or discard)"),
+            }),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mount::Default => "default",
+            Mount::Nobarrier => "nobarrier",
+            Mount::Discard => "discard",
+        }
+    }
+
+    /// The `-o` string for mount(8).
+    pub fn mount_options(self) -> &'static str {
+        match self {
+            Mount::Default => "defaults",
+            Mount::Nobarrier => "nobarrier",
+            Mount::Discard => "discard",
+        }
+    }
+}
+
+/// One validation run's settings.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub workload: Workload,
+    pub mount: Mount,
+    /// Size of the image (bytes, a multiple of 4 MiB).
+    pub image_bytes: u64,
+    /// Blocks per group given to mkfs.ext4 (`-g`): small groups so a small image has several.
+    pub blocks_per_group: u64,
+    /// `fill`: how full the filesystem gets (percent).
+    pub fill_percent: u64,
+    /// `randwrite-fsync`: overwrites.
+    pub writes: u64,
+    /// SQLite: transactions.
+    pub transactions: u64,
+    pub seed: u64,
+    /// Directory the image lives in (tmpfs).
+    pub image_dir: std::path::PathBuf,
+    /// The simulated device under the model (only its timing matters here).
+    pub model_profile: String,
+    /// The model's timestamp tick in its virtual time (None: the kernel's jiffy, 4 ms).
+    pub tick_ns: Option<u64>,
+}
+
+impl Options {
+    pub fn new(workload: Workload, mount: Mount) -> Options {
+        Options {
+            workload,
+            mount,
+            image_bytes: 128 << 20,
+            blocks_per_group: 8192,
+            fill_percent: 80,
+            writes: 400,
+            transactions: 100,
+            seed: 1,
+            image_dir: std::path::PathBuf::from("/dev/shm"),
+            model_profile: "toy".into(),
+            tick_ns: None,
+        }
+    }
+
+    /// Check the numbers.
+    pub fn check(&self) -> Result<(), Error> {
+        let bad = |option, msg: String| Err(Error::Option { option, msg });
+        if self.image_bytes < 32 << 20 || !self.image_bytes.is_multiple_of(4 << 20) || self.image_bytes > 16 << 30 {
+            return bad("--size", format!("{}: give a multiple of 4 MiB from 32 MiB to 16 GiB", self.image_bytes));
+        }
+        if !(8..=32768).contains(&self.blocks_per_group) || !self.blocks_per_group.is_multiple_of(8) {
+            return bad("--blocks-per-group", format!("{}: give a multiple of 8 up to 32768", self.blocks_per_group));
+        }
+        if !(1..=95).contains(&self.fill_percent) {
+            return bad("--fill", format!("{}: give 1 to 95 (percent)", self.fill_percent));
+        }
+        if self.writes == 0 || self.writes > 1_000_000 {
+            return bad("--writes", format!("{}: give 1 to 1000000", self.writes));
+        }
+        if self.transactions == 0 || self.transactions > 100_000 {
+            return bad("--transactions", format!("{}: give 1 to 100000", self.transactions));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_bad_ones_are_named() {
+        for n in Workload::NAMES {
+            assert_eq!(Workload::parse(n).unwrap().name(), n);
+        }
+        let e = Workload::parse("sqlite-off").unwrap_err().to_string();
+        assert!(e.contains("--workload") && e.contains("sqlite-off") && e.contains("age-fill"), "{e}");
+        assert!(Mount::parse("data=journal").unwrap_err().to_string().contains("--mount"));
+        let mut o = Options::new(Workload::Fill, Mount::Default);
+        o.image_bytes = 5 << 20;
+        assert!(o.check().unwrap_err().to_string().contains("--size"));
+    }
+}

@@ -1,0 +1,221 @@
+//! The results document of one validation run, its text table and its JSON.
+
+use crate::compare::ClassRow;
+use crate::freemap::{bin_label, FreeMap, BINS};
+use serde::Serialize;
+use std::fmt::Write;
+
+/// Runs of blocks: (first block, blocks).
+pub type BlockRuns = Vec<(u64, u64)>;
+
+/// Free-space maps after the workload, model beside kernel.
+#[derive(Debug, Clone, Serialize)]
+pub struct FreeMaps {
+    pub model: FreeMap,
+    pub kernel: FreeMap,
+    /// Relative error of the model's mixed-window fraction.
+    pub mixed_window_error: Option<f64>,
+    /// Sum over bins of |model - kernel| / (sum of kernel's extents): 0 is identical.
+    pub histogram_distance: f64,
+}
+
+/// Where the files left are, FIEMAP (kernel) beside the model's extents.
+#[derive(Debug, Clone, Serialize)]
+pub struct Placement {
+    pub files: u64,
+    /// Files whose first block is the same block on both sides.
+    pub same_start: u64,
+    /// Files whose every extent is the same on both sides.
+    pub same_extents: u64,
+    pub model_extents_per_file: f64,
+    pub kernel_extents_per_file: f64,
+    /// The first files placed differently: extents (start block, blocks) on each side as
+    /// (name, model, kernel).
+    pub sample: Vec<(String, BlockRuns, BlockRuns)>,
+}
+
+/// Per SQLite transaction (synchronous=FULL, one insert each).
+#[derive(Debug, Clone, Serialize)]
+pub struct PerCommit {
+    pub transactions: u64,
+    pub model_flushes: f64,
+    pub kernel_flushes: f64,
+    pub model_write_requests: f64,
+    pub kernel_write_requests: f64,
+    pub model_write_bytes: f64,
+    pub kernel_write_bytes: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub version: u32,
+    pub workload: String,
+    pub mount: String,
+    pub image_bytes: u64,
+    pub mkfs: String,
+    pub kernel: String,
+    pub model: String,
+    pub classes: Vec<ClassRow>,
+    pub per_commit: Option<PerCommit>,
+    pub free_space: Option<FreeMaps>,
+    pub placement: Option<Placement>,
+    pub notes: Vec<String>,
+}
+
+fn pct(e: Option<f64>) -> String {
+    e.map_or_else(|| "-".into(), |e| format!("{:+.1}%", e * 100.0))
+}
+
+fn size(b: u64) -> String {
+    if b >= 10 << 20 {
+        format!("{:.1}M", b as f64 / (1u64 << 20) as f64)
+    } else if b >= 10 << 10 {
+        format!("{:.1}K", b as f64 / 1024.0)
+    } else {
+        b.to_string()
+    }
+}
+
+impl Report {
+    pub fn render_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "flashlab validate-fs {} on ext4 (mount {}), image {} MiB ({})",
+            self.workload,
+            self.mount,
+            self.image_bytes >> 20,
+            self.mkfs
+        );
+        let _ = writeln!(s, "kernel: {}", self.kernel);
+        let _ = writeln!(s, "model:  {}", self.model);
+        let _ = writeln!(
+            s,
+            "{:<12} {:>8} {:>8} {:>8}  {:>9} {:>9} {:>8}  {:>6} {:>6}  {:>4} {:>4}  {:>10}  {:>10}",
+            "class",
+            "req",
+            "req",
+            "req",
+            "bytes",
+            "bytes",
+            "bytes",
+            "flush",
+            "flush",
+            "fua",
+            "fua",
+            "4MiB win",
+            "mean pos"
+        );
+        let _ = writeln!(
+            s,
+            "{:<12} {:>8} {:>8} {:>8}  {:>9} {:>9} {:>8}  {:>6} {:>6}  {:>4} {:>4}  {:>10}  {:>10}",
+            "",
+            "model",
+            "kernel",
+            "error",
+            "model",
+            "kernel",
+            "error",
+            "model",
+            "kernel",
+            "m",
+            "k",
+            "model/kern",
+            "model/kern"
+        );
+        for r in &self.classes {
+            let pos = |p: Option<f64>| p.map_or_else(|| "-".into(), |p| format!("{:.2}", p));
+            let _ = writeln!(
+                s,
+                "{:<12} {:>8} {:>8} {:>8}  {:>9} {:>9} {:>8}  {:>6} {:>6}  {:>4} {:>4}  {:>10}  {:>10}",
+                r.class,
+                r.model_requests,
+                r.kernel_requests,
+                pct(r.requests_error),
+                size(r.model_bytes),
+                size(r.kernel_bytes),
+                pct(r.bytes_error),
+                r.model_flushes,
+                r.kernel_flushes,
+                r.model_fua,
+                r.kernel_fua,
+                format!("{}/{}", r.model_windows, r.kernel_windows),
+                format!("{}/{}", pos(r.model_mean_position), pos(r.kernel_mean_position)),
+            );
+        }
+        if let Some(p) = &self.per_commit {
+            let e = |m: f64, k: f64| if k > 0.0 { format!("{:+.1}%", (m - k) / k * 100.0) } else { "-".into() };
+            let _ = writeln!(s, "\nper commit ({} transactions)   model   kernel   error", p.transactions);
+            let _ = writeln!(
+                s,
+                "  flushes (fsync cost)      {:>7.2} {:>8.2} {:>7}",
+                p.model_flushes,
+                p.kernel_flushes,
+                e(p.model_flushes, p.kernel_flushes)
+            );
+            let _ = writeln!(
+                s,
+                "  write requests            {:>7.2} {:>8.2} {:>7}",
+                p.model_write_requests,
+                p.kernel_write_requests,
+                e(p.model_write_requests, p.kernel_write_requests)
+            );
+            let _ = writeln!(
+                s,
+                "  KiB written               {:>7.1} {:>8.1} {:>7}",
+                p.model_write_bytes / 1024.0,
+                p.kernel_write_bytes / 1024.0,
+                e(p.model_write_bytes, p.kernel_write_bytes)
+            );
+        }
+        if let Some(f) = &self.free_space {
+            let _ = writeln!(s, "\nfree space after the workload        model   kernel");
+            let _ = writeln!(
+                s,
+                "  free MiB                        {:>8.1} {:>8.1}",
+                mib(f.model.free_bytes),
+                mib(f.kernel.free_bytes)
+            );
+            let _ = writeln!(s, "  free extents                    {:>8} {:>8}", f.model.extents, f.kernel.extents);
+            let _ = writeln!(
+                s,
+                "  mixed 4 MiB windows             {:>7.1}% {:>7.1}%   error {}",
+                f.model.mixed_window_fraction * 100.0,
+                f.kernel.mixed_window_fraction * 100.0,
+                pct(f.mixed_window_error)
+            );
+            let _ = writeln!(s, "  free extents by size:");
+            for i in 0..BINS {
+                if f.model.histogram[i] + f.kernel.histogram[i] > 0 {
+                    let _ = writeln!(
+                        s,
+                        "    {:>14}                {:>8} {:>8}",
+                        bin_label(i),
+                        f.model.histogram[i],
+                        f.kernel.histogram[i]
+                    );
+                }
+            }
+            let _ = writeln!(s, "  histogram distance (sum |m-k| / kernel extents): {:.3}", f.histogram_distance);
+        }
+        if let Some(p) = &self.placement {
+            let _ = writeln!(
+                s,
+                "\nplacement (FIEMAP vs model): {} files, {} start on the same block, {} have identical extents; extents per file {:.2} model, {:.2} kernel",
+                p.files, p.same_start, p.same_extents, p.model_extents_per_file, p.kernel_extents_per_file
+            );
+        }
+        for n in &self.notes {
+            let _ = writeln!(s, "note: {n}");
+        }
+        s
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("the report serializes") + "\n"
+    }
+}
+
+fn mib(b: u64) -> f64 {
+    b as f64 / (1u64 << 20) as f64
+}

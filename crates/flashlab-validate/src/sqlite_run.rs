@@ -1,0 +1,68 @@
+//! The SQLite workloads: real SQLite (rusqlite, through flashlab-sqlite's recording VFS) runs
+//! its transactions on the kernel's ext4 in the mounted image while the loop device is traced;
+//! the operations it recorded are then replayed on the ext4 model over the same layout
+//! (flashlab-sqlite's page-cache replay), its requests recorded over the same interval.
+
+use crate::error::Error;
+use crate::image::Image;
+use crate::kernel_run::{session, stop_and_drain};
+use crate::model_run::system;
+use crate::options::Options;
+use flashlab_breakdown::events::BlockEvent;
+use flashlab_lab::fs::disk::Traced;
+use flashlab_lab::fs::ext4_layout::Layout;
+use flashlab_lab::system::SimSystem;
+use flashlab_sqlite::replay::replay_with;
+use flashlab_sqlite::sim_adapter::SimAdapter;
+use flashlab_sqlite::vfs_recorder::{Event, Mark, RecordingVfs};
+use flashlab_sqlite::workload::{run_config, Phase};
+use flashlab_sqlite::{JournalMode, Shape, SyncMode, Workload};
+
+/// The SQLite workload of a run: one insert of 100 bytes per transaction, synchronous=FULL.
+pub fn workload(o: &Options, mode: JournalMode) -> Result<Workload, Error> {
+    Ok(Workload::new(vec![mode], vec![SyncMode::Full], o.transactions, 1, Shape::Insert, 100, o.seed)?)
+}
+
+/// SQLite on the kernel's ext4: the traced block events of the measured interval, the
+/// recorded file operations and the interval's wall time.
+pub fn run_kernel(o: &Options, img: &Image, mode: JournalMode) -> Result<(Vec<BlockEvent>, Vec<Event>, u64), Error> {
+    let wl = workload(o, mode)?;
+    let vfs = RecordingVfs::register()?;
+    let s = session(img)?;
+    let mut events = None;
+    let run = run_config(&img.mnt, &vfs, &wl, mode, SyncMode::Full, &mut |phase| {
+        match phase {
+            Phase::Start => s.on().map_err(|e| flashlab_sqlite::Error::Target {
+                path: img.mnt.clone(),
+                msg: format!("start tracing: {e}"),
+            })?,
+            Phase::End => events = Some(stop_and_drain(&s)),
+        }
+        Ok(())
+    });
+    let _ = s.off();
+    s.close()?;
+    let run = run?;
+    let events = events.ok_or_else(|| Error::Model("the SQLite run never reached its end mark".into()))??;
+    Ok((events, run.events, run.measured_wall_ns))
+}
+
+/// The recorded operations replayed on the model over `layout`: its requests between the
+/// measure marks, the virtual time between them, and the system afterwards.
+pub fn run_model(o: &Options, layout: &Layout, log: &[Event]) -> Result<(Vec<Traced>, u64, SimSystem), Error> {
+    let mut sim = SimAdapter::with_system(system(o, layout)?);
+    let mut trace = Vec::new();
+    let (mut t0, mut t1) = (0, 0);
+    replay_with(log, &mut sim, &mut |m, sim| match m {
+        Mark::MeasureStart => {
+            t0 = sim.now();
+            sim.system_mut().fs.set_trace(true);
+        }
+        Mark::MeasureEnd => {
+            t1 = sim.now();
+            trace = sim.system_mut().fs.set_trace(false);
+        }
+        _ => {}
+    })?;
+    Ok((trace, t1.saturating_sub(t0), sim.into_system()))
+}

@@ -1,0 +1,80 @@
+//! `flashlab phone doctor`: runs the doctor's capture script (scripts/capture-core.sh, the same
+//! one scripts/capture-adb.sh uses) on the phone as the shell user, pulls the captured tree and
+//! judges it on the host with the same rules as any captured tree.
+
+use super::adb::{join, Adb};
+use super::cli::DoctorArgs;
+use super::device::connect;
+use std::io::{IsTerminal, Write};
+
+/// The capture script, built into the binary.
+pub const CAPTURE_CORE: &str = include_str!("../../../../scripts/capture-core.sh");
+
+pub fn doctor(a: &DoctorArgs) -> Result<(), String> {
+    let mut adb = Adb::new(a.conn.adb.as_deref());
+    let dev = connect(&mut adb, a.conn.serial.as_deref())?;
+    eprintln!("phone: {}", dev.label());
+    if let Some(s) = &a.save {
+        if s.exists() {
+            return Err(format!("--save {}: exists; give a new directory", s.display()));
+        }
+    }
+    let remote = a.remote_dir.trim_end_matches('/').to_string();
+    let script = format!("{remote}/capture.sh");
+    let tree_remote = format!("{remote}/tree");
+    adb.shell(&format!("mkdir {}", join(&[&remote]))).map_err(|e| {
+        format!("{e}\n(flashlab creates {remote} and removes only what it created; if a previous run left it: adb shell rm -rf {remote})")
+    })?;
+    let local = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
+    let tree_local = local.path().join("tree");
+    let result = (|| {
+        let sp = local.path().join("capture.sh");
+        std::fs::write(&sp, CAPTURE_CORE).map_err(|e| format!("{}: {e}", sp.display()))?;
+        adb.checked(&adb.args(&["push", &sp.display().to_string(), &script]))?;
+        adb.shell(&join(&["sh", &script, &tree_remote]))?;
+        adb.checked(&adb.args(&["pull", &tree_remote, &tree_local.display().to_string()]))?;
+        Ok::<(), String>(())
+    })();
+    let cleaned = adb.shell(&format!("rm -rf {}", join(&[&remote])));
+    result?;
+    cleaned.map_err(|e| format!("the capture finished, but removing {remote} from the phone failed: {e}"))?;
+    if !tree_local.join("doctor").is_dir() {
+        return Err(format!("adb pull {tree_remote}: the captured tree did not arrive"));
+    }
+    let report = flashlab_doctor::inspect(&tree_local);
+    if let Some(s) = &a.save {
+        copy_tree(&tree_local, s)?;
+        eprintln!("captured tree saved to {} (flashlab doctor --root {} reads it again)", s.display(), s.display());
+    }
+    let text = if a.json {
+        let mut s =
+            serde_json::to_string_pretty(&report).map_err(|e| format!("cannot write the report as JSON: {e}"))?;
+        s.push('\n');
+        s
+    } else {
+        let color =
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").map(|v| v.is_empty()).unwrap_or(true);
+        flashlab_doctor::render_text(&report, color)
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(|e| format!("cannot write the report: {e}"))
+}
+
+/// Copies a captured tree (files, directories and symlinks) to a new directory.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for e in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let e = e.map_err(|e| format!("{}: {e}", from.display()))?;
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        let ft = e.file_type().map_err(|e| format!("{}: {e}", src.display()))?;
+        if ft.is_symlink() {
+            let t = std::fs::read_link(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+            std::os::unix::fs::symlink(t, &dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        } else if ft.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        }
+    }
+    Ok(())
+}
