@@ -195,37 +195,6 @@ fn calibrate_prints_leave_one_out_errors() {
     assert!(!out.contains("leave-one-out"), "{out}");
 }
 
-/// `--precondition` reaches the device and the results document: on a used device the write
-/// cliff is there from the first interval (GC copies live data at once), on a fresh one not.
-#[test]
-fn precondition_flag_sets_the_device_history() {
-    let mut first_waf = vec![];
-    for pre in ["fresh", "used"] {
-        let json = scratch(&format!("wsat-{pre}.json"));
-        let out = ok(&[
-            "wsat",
-            "--target",
-            "sim:toy",
-            "--times",
-            "0.5",
-            "--intervals",
-            "5",
-            "--precondition",
-            pre,
-            "--json",
-            json.to_str().unwrap(),
-        ]);
-        assert!(out.contains(&format!("device {pre}")), "{out}");
-        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        assert_eq!(doc["precondition"]["precondition"], pre);
-        first_waf.push(doc["result"]["intervals"][0]["write_amplification"].as_f64().unwrap());
-    }
-    assert!(first_waf[0] < 1.01 && first_waf[1] > 1.2, "WAF of the first tenth of a capacity: {first_waf:?}");
-    let out = flashlab(&["bench", "--target", "sim:toy", "--precondition", "old"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("fresh, used or steady"));
-}
-
 #[test]
 fn bad_input_is_one_clear_error() {
     fails(&["age", "--target", "sim:nosuch"], "unknown profile 'nosuch'");
