@@ -28,7 +28,7 @@ fn a_file_of_all_free_space_fits_on_every_profile() {
 /// (the whole device when smaller), with the small-device protocol `age-small`.
 #[test]
 fn fill_and_age_on_f2fs_succeed_on_every_profile() {
-    use flashlab_lab::experiments::fill::run_fill;
+    use flashlab_lab::experiments::fill::{run_fill, FillSpec};
     use flashlab_lab::fourcorner::FourCornerConfig;
     use flashlab_lab::fs::Fs;
     use flashlab_lab::protocol::{run_protocol, Protocol};
@@ -42,7 +42,7 @@ fn fill_and_age_on_f2fs_succeed_on_every_profile() {
     for (name, text) in BUILTIN {
         let p = Profile::from_toml(name, text).unwrap();
         let mut sys = part(&p);
-        let r = run_fill(&mut sys, 1, 1, |_| {}).unwrap_or_else(|e| panic!("{name}: fill: {e}"));
+        let r = run_fill(&mut sys, &FillSpec::new(1, 1), |_| {}).unwrap_or_else(|e| panic!("{name}: fill: {e}"));
         assert_eq!(r.deciles.len(), 10, "{name}");
         let mut sys = part(&p);
         let fc = FourCornerConfig { seed: 1, ..Default::default() };

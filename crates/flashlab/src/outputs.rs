@@ -38,6 +38,8 @@ pub fn of(cmd: &Command) -> Vec<(&'static str, Option<&Path>)> {
             on.map_or_else(Vec::new, |o| vec![("--json", o.json.as_deref()), ("--report", o.report.as_deref())])
         }
         Command::ValidateFs(a) => vec![("--json", a.json.as_deref())],
+        // A sweep writes a directory (`--out`), which it creates and checks before any case runs.
+        Command::Sweep(_) => Vec::new(),
         Command::Profiles(_) | Command::Doctor(_) | Command::Serve(_) | Command::Sim(SimCommand::Waf(_)) => Vec::new(),
     }
 }

@@ -11,7 +11,6 @@ use crate::report::output::{write_atomic, write_json};
 use crate::target::{resolve, Target};
 use flashlab_jobs::{parse_jobfile_path, JobFile};
 use flashlab_lab::jobfile_run::{fio_document, run_jobfile};
-use flashlab_lab::system::SimSystem;
 use flashlab_measure::JobResult;
 use std::time::{SystemTime, UNIX_EPOCH};
 
