@@ -186,11 +186,14 @@ fn f2fs_with_discard_keeps_the_device_closer_to_new_than_ext4_without() {
     // overwrites of data it still maps. So without SSR the device copies less than with it
     // (119 against 1139 here), and with it far less than under ext4's overwrites in place.
     assert!(cl < cf, "f2fs,discard,mode=lfs device copies {cl} not below f2fs,discard's {cf}");
-    // "Far below": 5x, the bound before 102bb31 relaxed it to 3x without a stated reason; the
-    // SSR model added there gave 5.7x (1082 against 6195, docs/filesystems.md), and a change
-    // that brings F2FS's device copies within a fifth of ext4's is a change of mechanism that
-    // must say so.
-    assert!(5 * cf < ce, "f2fs,discard device GC copies after fill {cf} not far below ext4's {ce}\n{tf}{te}");
+    // "Far below": 5x was the bound before 102bb31 relaxed it to 3x without a stated reason;
+    // the SSR model added there gave 5.7x (1082 against 6195, docs/filesystems.md). Two
+    // mechanisms changed together since, and the bound is 4x because of them: GC now runs
+    // paced per host command, starting when a die is down to its last spare block (issue 17
+    // part 1), and ext4's data is placed by the mballoc model (issue 16 part 2). Measured
+    // after both: 1297 against 5848 copies, 4.5x. A change that brings F2FS's device copies
+    // within a quarter of ext4's is a change of mechanism that must say so.
+    assert!(4 * cf < ce, "f2fs,discard device GC copies after fill {cf} not far below ext4's {ce}\n{tf}{te}");
     let waf = |r: &ProtocolResult| row(r, "after fill 3").device.as_ref().unwrap().write_amplification;
     assert!(waf(&f2fs) < 1.02, "f2fs,discard device WAF {:.3}\n{tf}", waf(&f2fs));
     assert!(waf(&f2fs) < waf(&ext4), "device WAF f2fs,discard {:.3} vs ext4 {:.3}", waf(&f2fs), waf(&ext4));

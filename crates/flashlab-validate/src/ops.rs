@@ -82,9 +82,13 @@ pub fn script(o: &Options, free: u64) -> Script {
 /// The built-in `age` protocol's fill steps (fill, thin), scaled to the image: free space to
 /// leave in proportion to the protocol's 16 GB device, file sizes as the protocol gives them
 /// but at most a sixteenth of the image.
+/// The fill steps of the `age-thin` protocol (small files, then deletes at random until the
+/// free space is in holes between live files), scaled to the image. The literal `age`
+/// protocol fills with large sequential files and leaves its free space in one piece, so it
+/// has no placement to compare; `age-thin`'s holes are what its aging rests on.
 fn age_fill(o: &Options, free: u64, rng: &mut Rng) -> Vec<FileOp> {
-    let text = flashlab_lab::protocol::BUILTIN.iter().find(|(n, _)| *n == "age").map(|(_, t)| *t).unwrap_or("");
-    let Ok(p) = Protocol::from_toml("age", text) else { return Vec::new() };
+    let text = flashlab_lab::protocol::BUILTIN.iter().find(|(n, _)| *n == "age-thin").map(|(_, t)| *t).unwrap_or("");
+    let Ok(p) = Protocol::from_toml("age-thin", text) else { return Vec::new() };
     let device: u64 = 16_000_000_000;
     let scale = |b: u64| (b as u128 * o.image_bytes as u128 / device as u128) as u64;
     let cap = (o.image_bytes / 16 / 4096 * 4096).max(4096);

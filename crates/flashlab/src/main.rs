@@ -45,8 +45,10 @@ fn main() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = parse_command_line();
-    if !matches!(cli.command, Command::Serve(_)) {
-        // One signal policy (serve has its own ordered teardown with the same signals).
+    if !matches!(cli.command, Command::Serve(_) | Command::Phone(_)) {
+        // One signal policy (serve and phone have their own ordered teardown with the same
+        // signals: a served device is unmounted and detached first, a phone run stops
+        // flashlab on the phone and removes its directory first).
         if let Err(e) = flashlab_real::cleanup::install_signal_handlers() {
             eprintln!("flashlab: error: installing the signal handlers: {e}");
             std::process::exit(1);
@@ -77,6 +79,8 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");
-        std::process::exit(1);
+        // An interrupted phone run has cleaned up; it ends as the signal policy says (128 + SIGINT).
+        let interrupted = matches!(cli.command, Command::Phone(_)) && e.starts_with("interrupted");
+        std::process::exit(if interrupted { 128 + libc::SIGINT } else { 1 });
     }
 }

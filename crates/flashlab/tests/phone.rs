@@ -292,7 +292,7 @@ fn ctrl_c_stops_the_phone_side_and_cleans_up() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let o = child.wait_with_output().unwrap();
     let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(o.status.code(), Some(130), "{err}");
     assert!(err.contains("interrupted: flashlab on the phone was stopped"), "{err}");
     assert!(err.contains("phone: flashlab: SIGINT: removed"), "the phone side cleaned its files: {err}");
     assert!(ph.calls().iter().any(|c| c.last().is_some_and(|w| w.starts_with("kill -INT "))), "{:?}", ph.calls());
