@@ -111,7 +111,8 @@ impl Report {
                     consistent: j.consistent,
                     inserted: Some(j.inserted),
                     trace_events_lost: Some(j.drain.lost),
-                    software_share: j.breakdown.share_except(crate::run_real::DEVICE_PHASE) - j.breakdown.phases[QUEUE_PHASE].share,
+                    software_share: j.breakdown.share_except(crate::run_real::DEVICE_PHASE)
+                        - j.breakdown.phases[QUEUE_PHASE].share,
                     queue_share: j.breakdown.phases[QUEUE_PHASE].share,
                     breakdown: j.breakdown.clone(),
                     serve: j.serve.clone(),
@@ -144,7 +145,8 @@ impl Report {
                     consistent: j.exact,
                     inserted: None,
                     trace_events_lost: None,
-                    software_share: j.breakdown.share_except(crate::sim_model::DEVICE_PHASE) - j.breakdown.phases[QUEUE_PHASE].share,
+                    software_share: j.breakdown.share_except(crate::sim_model::DEVICE_PHASE)
+                        - j.breakdown.phases[QUEUE_PHASE].share,
                     queue_share: j.breakdown.phases[QUEUE_PHASE].share,
                     breakdown: j.breakdown.clone(),
                     serve: None,

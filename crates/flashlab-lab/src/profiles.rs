@@ -37,8 +37,11 @@ pub fn text(spec: &str) -> Result<(String, String), String> {
         return Ok((format!("built-in profile {spec}"), text.to_string()));
     }
     if spec.ends_with(".toml") || spec.contains('/') {
-        let text =
-            flashlab_jobs::limits::read_text(std::path::Path::new(spec), "profile", flashlab_jobs::limits::MAX_TEXT_INPUT)?;
+        let text = flashlab_jobs::limits::read_text(
+            std::path::Path::new(spec),
+            "profile",
+            flashlab_jobs::limits::MAX_TEXT_INPUT,
+        )?;
         return Ok((spec.to_string(), text));
     }
     Err(format!("unknown profile '{spec}'; built-in profiles: {} (or give a path to a .toml file)", names()))

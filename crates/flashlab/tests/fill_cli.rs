@@ -46,7 +46,10 @@ fn sessions_give_the_trim_policy_its_idle_time() {
 fn bad_fill_options_are_one_clear_error() {
     fails(&["fill", "--target", "sim:toy", "--trim", "hourly"], "--trim: unknown trim policy 'hourly'");
     fails(&["fill", "--target", "sim:toy", "--layout", "sparse"], "--layout: unknown layout 'sparse'");
-    fails(&["fill", "--target", "sim:toy", "--shared-storage", "nfs"], "--shared-storage: unknown shared-storage layer 'nfs'");
+    fails(
+        &["fill", "--target", "sim:toy", "--shared-storage", "nfs"],
+        "--shared-storage: unknown shared-storage layer 'nfs'",
+    );
     fails(&["fill", "--target", "sim:toy", "--procedure", "lab"], "--procedure: unknown procedure 'lab'");
     fails(&["fill", "--target", "sim:toy", "--gap", "soon"], "--gap");
 }

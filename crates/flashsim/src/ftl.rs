@@ -664,7 +664,8 @@ impl Ftl {
         for f in 0..self.host_streams {
             let b = self.active[(die * self.frontiers + f) as usize];
             if b != NIL {
-                left += u64::from(self.geo.pages_per_block - self.next_page[b as usize]) * u64::from(self.geo.units_per_page);
+                left += u64::from(self.geo.pages_per_block - self.next_page[b as usize])
+                    * u64::from(self.geo.units_per_page);
             }
         }
         (left * u64::from(self.geo.dies)).max(1)

@@ -81,7 +81,15 @@ impl Fs {
     pub fn ext4_on(capacity: u64, mut cfg: FsConfig, layout: ext4_layout::Layout) -> Fs {
         cfg.kind = FsKind::Ext4;
         let model = Model::InPlace(Box::new(inplace::InPlace::with_layout(capacity, &cfg, Some(layout))));
-        Fs { cfg, names: BTreeMap::new(), id_names: Vec::new(), free_ids: Vec::new(), model, counters: FsCounters::default(), trace: None }
+        Fs {
+            cfg,
+            names: BTreeMap::new(),
+            id_names: Vec::new(),
+            free_ids: Vec::new(),
+            model,
+            counters: FsCounters::default(),
+            trace: None,
+        }
     }
 
     pub fn config(&self) -> &FsConfig {

@@ -47,7 +47,9 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<(), String> {
             Some(p) if sim => Some(
                 flashlab_breakdown::host_cost::HostCost::from_report_file(p, a.cpu_scale).map_err(|e| e.to_string())?,
             ),
-            Some(_) => return Err("--host-cost: only with --target sim:PROFILE (it replaces the model's host costs)".into()),
+            Some(_) => {
+                return Err("--host-cost: only with --target sim:PROFILE (it replaces the model's host costs)".into())
+            }
             None => None,
         },
     };
