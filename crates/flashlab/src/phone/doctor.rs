@@ -5,7 +5,6 @@
 use super::adb::{join, Adb};
 use super::cli::DoctorArgs;
 use super::device::connect;
-use std::io::{IsTerminal, Write};
 
 /// The capture script, built into the binary.
 pub const CAPTURE_CORE: &str = include_str!("../../../../scripts/capture-core.sh");
@@ -46,18 +45,7 @@ pub fn doctor(a: &DoctorArgs) -> Result<(), String> {
         copy_tree(&tree_local, s)?;
         eprintln!("captured tree saved to {} (flashlab doctor --root {} reads it again)", s.display(), s.display());
     }
-    let text = if a.json {
-        let mut s =
-            serde_json::to_string_pretty(&report).map_err(|e| format!("cannot write the report as JSON: {e}"))?;
-        s.push('\n');
-        s
-    } else {
-        let color =
-            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").map(|v| v.is_empty()).unwrap_or(true);
-        flashlab_doctor::render_text(&report, color)
-    };
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(|e| format!("cannot write the report: {e}"))
+    crate::cmd::doctor::print_report(&report, a.json)
 }
 
 /// Copies a captured tree (files, directories and symlinks) to a new directory.
