@@ -1085,7 +1085,8 @@ impl HybridFtl {
             let base = (self.job_victim * self.upb) as usize;
             for &l in &self.job_lblocks[self.job_next..] {
                 let (lo, hi) = (l * self.upb, (l + 1) * self.upb);
-                let held = self.p2l[base..base + self.upb as usize].iter().filter(|&&u| u != INVALID && u >= lo && u < hi);
+                let held =
+                    self.p2l[base..base + self.upb as usize].iter().filter(|&&u| u != INVALID && u >= lo && u < hi);
                 if held.count() != self.job_held[l as usize] as usize {
                     return Err(format!("the merge's count of block {l}'s units in victim {} is off", self.job_victim));
                 }

@@ -171,8 +171,10 @@ fn devices() -> Vec<(String, Profile, bool)> {
     v.push(("hybrid-2logs-paced".to_string(), hybrid.clone(), true));
     // Real profiles' layouts at a few blocks per plane.
     for (name, blocks, pages) in [("nvme-256g", 80, 32), ("ufs-3.1", 80, 48), ("emmc-16g", 80, 64)] {
-        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../profiles").join(format!("{name}.toml")))
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../profiles").join(format!("{name}.toml")),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut p = parse(name, &text);
         p.nand.blocks_per_plane = blocks;
         p.nand.pages_per_block = pages;
@@ -191,7 +193,11 @@ fn completion_digests_are_unchanged() {
     let mut out = String::new();
     for (name, p, content) in devices() {
         let (digest, [copied, fg, bg]) = run(&p, 80_000, content);
-        writeln!(out, "{name}: digest {digest:016x}; {copied} GC copies, {fg} victims in the foreground, {bg} in the background").unwrap();
+        writeln!(
+            out,
+            "{name}: digest {digest:016x}; {copied} GC copies, {fg} victims in the foreground, {bg} in the background"
+        )
+        .unwrap();
     }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(GOLDEN);
     if std::env::var_os("FLASHLAB_UPDATE_GOLDEN").is_some_and(|v| !v.is_empty() && v != "0") {
