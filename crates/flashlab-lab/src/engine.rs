@@ -145,6 +145,11 @@ struct Live {
     last_done: Ns,
     /// I/Os issued since the last think time.
     since_think: u32,
+    /// A random read or write job on the raw device draws its offsets two ahead (`ahead`) and
+    /// tells the device, which fetches their mapping entries meanwhile ([`flashsim::Device::prefetch`]).
+    /// The offsets' generator is the job's own, so the sequence is the same.
+    lookahead: Option<u8>,
+    ahead: [u64; 2],
 }
 
 /// One completed I/O, as an observer of [`run_jobs_observed`] sees it.
@@ -195,8 +200,20 @@ pub fn run_jobs_hooked(
         .map(|s| {
             let mut rng = Rng::new(s.seed);
             let random = s.rw.is_random();
-            let offsets = [Ddir::Read, Ddir::Write, Ddir::Trim]
+            let mut offsets = [Ddir::Read, Ddir::Write, Ddir::Trim]
                 .map(|d| Offsets::new(random, s.random_map, s.span, s.bs(d).max(1), &mut rng));
+            let lookahead = match s.rw {
+                _ if s.file != FileId::RAW => None,
+                Rw::RandRead => Some(0u8),
+                Rw::RandWrite => Some(1u8),
+                _ => None,
+            };
+            let mut ahead = [0; 2];
+            if let Some(d) = lookahead {
+                for a in &mut ahead {
+                    *a = offsets[d as usize].next(s.span, s.bs(ddir(d)));
+                }
+            }
             let mut result = JobResult::new(s.name.clone(), s.groupid);
             result.iodepth = Some(s.iodepth);
             Live {
@@ -217,6 +234,8 @@ pub fn run_jobs_hooked(
                 win_lat_max: [0; 3],
                 last_done: start,
                 since_think: 0,
+                lookahead,
+                ahead,
             }
         })
         .collect();
@@ -260,7 +279,15 @@ pub fn run_jobs_hooked(
             }
         };
         let bs = s.bs(ddir(dir));
-        let off = l.offsets[dir as usize].next(s.span, bs);
+        let off = match l.lookahead {
+            Some(_) => {
+                let off = l.ahead[0];
+                l.ahead = [l.ahead[1], l.offsets[dir as usize].next(s.span, bs)];
+                sys.dev.prefetch(s.offset + l.ahead[1]);
+                off
+            }
+            None => l.offsets[dir as usize].next(s.span, bs),
+        };
         let len = bs.min(s.span - off);
         let op = [Op::Read, Op::Write, Op::Trim][dir as usize];
         let c = sys.io(t_in, s.file, op, s.offset + off, len)?;

@@ -6,6 +6,7 @@
 
 use crate::timeline::Ns;
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 #[derive(Debug, Clone)]
@@ -36,10 +37,15 @@ impl WriteBuffer {
             return at;
         }
         // Full: take one slot of the earliest program to complete; its other slots stay
-        // taken until then (a later write arriving earlier must not get them sooner).
-        let Reverse((r, n)) = self.releases.pop().expect("write buffer full with nothing in flight");
+        // taken until then (a later write arriving earlier must not get them sooner). The
+        // entry keeps its place at the top with one slot fewer (no pop and push: with a large
+        // buffer thousands of programs are in flight, and this runs for every unit written).
+        let mut top = self.releases.peek_mut().expect("write buffer full with nothing in flight");
+        let Reverse((r, n)) = *top;
         if n > 1 {
-            self.releases.push(Reverse((r, n - 1)));
+            top.0 .1 = n - 1;
+        } else {
+            PeekMut::pop(top);
         }
         r.max(at)
     }

@@ -181,6 +181,8 @@ pub struct Ftl {
     /// its next page. Host write commands carry the steps ([`Ftl::command_gc`]).
     job_victim: Vec<u32>,
     job_page: Vec<u32>,
+    /// Dies with a victim in `job_victim` (so that a command with no GC work skips the dies).
+    jobs: u32,
     /// Most GC pages one command carries, the busy-time ceiling of a command, and a
     /// conservative time of one GC page (read, transfer, program) to stop at the ceiling.
     pages_per_command: u32,
@@ -241,6 +243,7 @@ impl Ftl {
             slc_prog: crate::nand::us(f.slc_t_prog_us),
             job_victim: vec![NIL; geo.dies as usize],
             job_page: vec![0; geo.dies as usize],
+            jobs: 0,
             pages_per_command: profile.gc_pages_per_command(),
             busy_ceiling: crate::nand::us(profile.busy_ceiling_ms() * 1000.0),
             page_cost: {
@@ -276,6 +279,19 @@ impl Ftl {
     #[inline]
     pub fn prefetch_mapping(&self, lpn: u32) {
         prefetch(&self.l2p, lpn as usize);
+    }
+
+    /// Second step of a prefetch: with `lpn`'s mapping entry already in cache (fetched by
+    /// [`Ftl::prefetch_mapping`] a while ago), fetch the reverse-map entry of its place on NAND,
+    /// which a write of `lpn` invalidates. Only a hint; it reads but changes nothing.
+    #[inline]
+    pub fn prefetch_location(&self, lpn: u32) {
+        if let Some(&v) = self.l2p.get(lpn as usize) {
+            // UNMAPPED has the BUFFERED bit too.
+            if v & BUFFERED == 0 {
+                prefetch(&self.p2l, v as usize);
+            }
+        }
     }
 
     /// The tag of the data a read of `lpn` returns; `None` means zeros (never written or trimmed).
@@ -646,6 +662,7 @@ impl Ftl {
         if let Some(v) = self.choose_victim(die, true, false) {
             self.job_victim[die as usize] = v;
             self.job_page[die as usize] = 0;
+            self.jobs += 1;
         }
     }
 
@@ -690,6 +707,7 @@ impl Ftl {
                 // The erase keeps the die busy (later programs on it wait), not the command.
                 self.finish_victim(die, v, end, background);
                 self.job_victim[die as usize] = NIL;
+                self.jobs -= 1;
                 break;
             }
             let upp = self.geo.units_per_page;
@@ -722,17 +740,29 @@ impl Ftl {
     /// that victim (the pages left over the host units left before the die must clean in the
     /// foreground), at most the profile's pages per command in all and never past the
     /// busy-time ceiling. Returns when it is done.
+    #[inline]
     pub fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
+        if self.jobs == 0 {
+            return at;
+        }
+        self.command_gc_jobs(start, at, units)
+    }
+
+    /// [`Ftl::command_gc`] when some die has a victim in progress.
+    fn command_gc_jobs(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
         let deadline = start + self.busy_ceiling;
         let mut budget = u64::from(self.pages_per_command);
         let mut end = at;
+        // Advancing one die's victim never starts or ends another die's: stop after the last.
+        let mut left = self.jobs;
         for die in 0..self.geo.dies {
-            if budget == 0 {
+            if budget == 0 || left == 0 {
                 break;
             }
             if self.job_victim[die as usize] == NIL {
                 continue;
             }
+            left -= 1;
             let quota = (self.job_pages_left(die) * u64::from(units)).div_ceil(self.host_units_left(die)).min(budget);
             let (e, n) = self.advance(die, at, quota, deadline, false, true);
             end = end.max(e);
@@ -889,6 +919,10 @@ impl Ftl {
                 }
                 in_free[b as usize] = true;
             }
+        }
+        let jobs = self.job_victim.iter().filter(|&&v| v != NIL).count();
+        if jobs != self.jobs as usize {
+            return Err(format!("{} dies with a GC victim in progress, but the count says {}", jobs, self.jobs));
         }
         for (b, s) in self.state.iter().enumerate() {
             if *s == BlockState::Free && !in_free[b] {

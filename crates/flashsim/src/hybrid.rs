@@ -45,6 +45,16 @@ enum Kind {
     Log,
 }
 
+/// What [`HybridFtl::merge_page`] did.
+enum MergePage {
+    /// The page holds no unit: nothing to copy.
+    Empty,
+    /// It would end past the command's deadline: not started.
+    Late,
+    /// Programmed; done at this time.
+    Done(Ns),
+}
+
 /// The sequential log: logical block `lblock`, written in order up to `next_off`.
 #[derive(Debug, Clone, Copy)]
 struct SeqLog {
@@ -95,6 +105,9 @@ pub struct HybridFtl {
     job_lblocks: Vec<u32>,
     job_next: usize,
     job_mark: Vec<u32>,
+    /// Per logical block listed by the job: its units the victim still holds (so that the
+    /// merge need not scan the victim for each block).
+    job_held: Vec<u32>,
     job_epoch: u32,
     /// The full merge in progress (NIL when none): logical block, destination, next page.
     cur_l: u32,
@@ -156,6 +169,7 @@ impl HybridFtl {
             job_lblocks: Vec::with_capacity(upb as usize),
             job_next: 0,
             job_mark: vec![0; lblocks as usize],
+            job_held: vec![0; lblocks as usize],
             job_epoch: 0,
             cur_l: NIL,
             cur_dst: NIL,
@@ -241,7 +255,12 @@ impl HybridFtl {
             }
             ppa => {
                 self.p2l[ppa as usize] = INVALID;
-                self.valid[self.geo.block_of(ppa) as usize] -= 1;
+                let b = self.geo.block_of(ppa);
+                self.valid[b as usize] -= 1;
+                if b == self.job_victim {
+                    let (l, _) = self.lblock(lpn);
+                    self.job_held[l as usize] -= 1;
+                }
             }
         }
         self.l2p[lpn as usize] = UNMAPPED;
@@ -642,6 +661,13 @@ impl HybridFtl {
                 done = done.max(self.full_merge(l, at));
             }
         }
+        self.release_victim(victim, background);
+        done
+    }
+
+    /// Random log `victim` is empty after its merges: release it, count it, and release any
+    /// other random log the merges emptied.
+    fn release_victim(&mut self, victim: u32, background: bool) {
         debug_assert_eq!(self.valid[victim as usize], 0);
         self.release(victim);
         if background {
@@ -650,7 +676,6 @@ impl HybridFtl {
             self.counters.gc_victims_foreground += 1;
         }
         self.release_empty_logs();
-        done
     }
 
     /// Release the full random logs that merges emptied.
@@ -756,7 +781,9 @@ impl HybridFtl {
                 if self.job_mark[l as usize] != self.job_epoch {
                     self.job_mark[l as usize] = self.job_epoch;
                     self.job_lblocks.push(l);
+                    self.job_held[l as usize] = 0;
                 }
+                self.job_held[l as usize] += 1;
             }
         }
         self.job_victim = victim;
@@ -826,22 +853,34 @@ impl HybridFtl {
                 self.cl_l = NIL;
                 break;
             }
-            let base = l * self.upb + page * self.upp;
-            let empty = self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED);
-            if !empty {
-                let die = self.geo.die_of_block(b);
-                if end.max(self.dies_free_at()) + self.page_cost > deadline {
-                    break;
+            match self.merge_page(l, page, b, at, end, deadline) {
+                MergePage::Late => break,
+                MergePage::Empty => {}
+                MergePage::Done(done) => {
+                    end = end.max(done);
+                    programmed += 1;
                 }
-                let (r, _) = self.gather(l, page, at);
-                let done = self.nand.program(die, r);
-                self.move_page(l, page, b, done);
-                end = end.max(done);
-                programmed += 1;
             }
             self.cl_page = page + 1;
         }
         (end, programmed)
+    }
+
+    /// One page of a paced merge: page `page` of logical block `l` gathered from `at` and
+    /// programmed into `dst`, unless it holds nothing, or unless it would end past `deadline`
+    /// for a command whose work so far ends at `end`.
+    fn merge_page(&mut self, l: u32, page: u32, dst: u32, at: Ns, end: Ns, deadline: Ns) -> MergePage {
+        let base = l * self.upb + page * self.upp;
+        if self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED) {
+            return MergePage::Empty;
+        }
+        if end.max(self.dies_free_at()) + self.page_cost > deadline {
+            return MergePage::Late;
+        }
+        let (r, _) = self.gather(l, page, at);
+        let done = self.nand.program(self.geo.die_of_block(dst), r);
+        self.move_page(l, page, dst, done);
+        MergePage::Done(done)
     }
 
     /// Complete the pending partial merge, whatever it costs; returns when done.
@@ -893,18 +932,13 @@ impl HybridFtl {
                 self.cur_page = 0;
             }
             let (l, dst, page) = (self.cur_l, self.cur_dst, self.cur_page);
-            let base = l * self.upb + page * self.upp;
-            let empty = self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED);
-            if !empty {
-                let die = self.geo.die_of_block(dst);
-                if end.max(self.dies_free_at()) + self.page_cost > deadline {
-                    break;
+            match self.merge_page(l, page, dst, at, end, deadline) {
+                MergePage::Late => break,
+                MergePage::Empty => {}
+                MergePage::Done(done) => {
+                    end = end.max(done);
+                    programmed += 1;
                 }
-                let (r, _) = self.gather(l, page, at);
-                let done = self.nand.program(die, r);
-                self.move_page(l, page, dst, done);
-                end = end.max(done);
-                programmed += 1;
             }
             walked += 1;
             self.cur_page += 1;
@@ -949,22 +983,14 @@ impl HybridFtl {
     /// log the merges emptied.
     fn end_job(&mut self, background: bool) {
         let victim = self.job_victim;
-        debug_assert_eq!(self.valid[victim as usize], 0);
         self.job_victim = NIL;
-        self.release(victim);
-        if background {
-            self.counters.gc_victims_background += 1;
-        } else {
-            self.counters.gc_victims_foreground += 1;
-        }
-        self.release_empty_logs();
+        self.release_victim(victim, background);
     }
 
     /// Does the paced merge's victim still hold a unit of logical block `l`?
+    #[inline]
     fn victim_holds(&self, l: u32) -> bool {
-        let base = (self.job_victim * self.upb) as usize;
-        let (lo, hi) = (l * self.upb, (l + 1) * self.upb);
-        self.p2l[base..base + self.upb as usize].iter().any(|&lpn| lpn != INVALID && lpn >= lo && lpn < hi)
+        self.job_held[l as usize] > 0
     }
 
     /// Has logical block `l` units in log blocks (not in its data block, not buffered)?
@@ -1002,6 +1028,7 @@ impl HybridFtl {
             + (self.rw_full.capacity() * 4) as u64
             + heap_bytes(&self.job_lblocks)
             + heap_bytes(&self.job_mark)
+            + heap_bytes(&self.job_held)
             + self.buffer.memory_bytes()
     }
 
@@ -1052,6 +1079,17 @@ impl HybridFtl {
         for (b, (&c, &v)) in counted.iter().zip(&self.valid).enumerate() {
             if c != v {
                 return Err(format!("block {b}: valid count {v}, but {c} units map to it"));
+            }
+        }
+        if self.job_victim != NIL {
+            let base = (self.job_victim * self.upb) as usize;
+            for &l in &self.job_lblocks[self.job_next..] {
+                let (lo, hi) = (l * self.upb, (l + 1) * self.upb);
+                let held =
+                    self.p2l[base..base + self.upb as usize].iter().filter(|&&u| u != INVALID && u >= lo && u < hi);
+                if held.count() != self.job_held[l as usize] as usize {
+                    return Err(format!("the merge's count of block {l}'s units in victim {} is off", self.job_victim));
+                }
             }
         }
         let logs = self.rw_full.len() + usize::from(self.rw_active != NIL);

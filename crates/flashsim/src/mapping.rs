@@ -51,6 +51,7 @@ impl Mapping {
         each!(self, f => &mut f.counters)
     }
 
+    #[inline]
     pub fn logical_units(&self) -> u32 {
         each!(self, f => f.logical_units())
     }
@@ -59,6 +60,13 @@ impl Mapping {
     pub fn prefetch_mapping(&self, lpn: u32) {
         if let Mapping::Page(f) = self {
             f.prefetch_mapping(lpn);
+        }
+    }
+
+    #[inline]
+    pub fn prefetch_location(&self, lpn: u32) {
+        if let Mapping::Page(f) = self {
+            f.prefetch_location(lpn);
         }
     }
 

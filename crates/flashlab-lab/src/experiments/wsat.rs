@@ -50,9 +50,14 @@ pub fn run_wsat(
     let per = (total / 4096).div_ceil(u64::from(intervals.max(1)));
     let (mut ios, mut start, mut counters) = (0u64, sys.now, sys.dev.counters());
     let mut out = Vec::new();
+    // The next interval boundary (a compare per I/O instead of a division).
+    let mut mark = per;
     run_jobs_observed(sys, &[job], &mut progress, |c, sys| {
         ios += 1;
-        if ios % per == 0 || ios * 4096 == total {
+        if ios == mark {
+            mark += per;
+        }
+        if ios + per == mark || ios * 4096 == total {
             let now = sys.dev.counters();
             let n = ios - (out.len() as u64) * per;
             out.push(WsatInterval {
