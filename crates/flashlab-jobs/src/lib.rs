@@ -27,6 +27,7 @@ pub mod distribution;
 pub mod job;
 pub mod limits;
 pub mod options;
+pub mod pacing;
 pub mod parse;
 pub mod units;
 
