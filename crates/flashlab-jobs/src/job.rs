@@ -265,6 +265,11 @@ pub struct Job {
     pub rate_poisson: bool,
     /// `loops=`: run the job this many times over (default 1).
     pub loops: u32,
+    /// `buffer_compress_percentage=`: written data compresses by this much (real targets;
+    /// a simulated device stores no data). Default 0.
+    pub buffer_compress_percentage: u32,
+    /// `dedupe_percentage=`: this share of the writes carry identical data (real targets).
+    pub dedupe_percentage: u32,
 }
 
 impl Default for Job {
@@ -319,6 +324,8 @@ impl Default for Job {
             rate_iops_min: [0; 3],
             rate_poisson: false,
             loops: 1,
+            buffer_compress_percentage: 0,
+            dedupe_percentage: 0,
         }
     }
 }

@@ -59,6 +59,7 @@ const RATE: &str = "this rate-limit detail is not implemented (rate, rate_iops, 
 const BS_MIX: &str = "block sizes by sequential/random are not supported (bssplit and bsrange are)";
 const ZONES: &str = "zoned-device modes are not supported";
 const MULTIFILE: &str = "jobs use one file or device each";
+const LATENCY_TARGET: &str = "searching the queue depth that meets a latency target is not implemented";
 const IOLOG: &str = "I/O log replay/recording is not supported; use a flashlab trace";
 
 /// Every option flashlab recognises. Anything else in a job file is an error.
@@ -109,6 +110,8 @@ pub static OPTIONS: &[OptionInfo] = &[
     sup("rate_iops_min", &[]),
     sup("rate_process", &[]),
     sup("loops", &[]),
+    sup("buffer_compress_percentage", &[]),
+    sup("dedupe_percentage", &[]),
     // ---- Harmless: ignored with a warning ---------------------------------------------
     harmless("description", &[], "a free-text description"),
     harmless("name", &[], "flashlab names each job after its [section]"),
@@ -167,10 +170,8 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("refill_buffers", &[], BUFFERS),
     harmless("scramble_buffers", &[], BUFFERS),
     harmless("zero_buffers", &[], BUFFERS),
-    harmless("buffer_compress_percentage", &[], BUFFERS),
     harmless("buffer_compress_chunk", &[], BUFFERS),
     harmless("buffer_pattern", &[], BUFFERS),
-    harmless("dedupe_percentage", &[], BUFFERS),
     harmless("iodepth_batch", &["iodepth_batch_submit"], BATCH),
     harmless("iodepth_batch_complete_min", &["iodepth_batch_complete"], BATCH),
     harmless("iodepth_batch_complete_max", &[], BATCH),
@@ -258,6 +259,10 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("steadystate", &["ss"], "steady-state detection is not supported", &[]),
     unsup("steadystate_duration", &["ss_dur"], "steady-state detection is not supported", &[]),
     unsup("steadystate_ramp_time", &["ss_ramp"], "steady-state detection is not supported", &[]),
+    unsup("latency_target", &[], LATENCY_TARGET, &["0"]),
+    unsup("latency_window", &[], LATENCY_TARGET, &["0"]),
+    unsup("latency_percentile", &[], LATENCY_TARGET, &["100"]),
+    unsup("latency_run", &[], LATENCY_TARGET, &["0"]),
     unsup("cgroup", &[], "cgroups are not supported", &[]),
     unsup("cgroup_weight", &[], "cgroups are not supported", &[]),
     unsup("uid", &[], "switching user is not supported", &[]),

@@ -642,6 +642,8 @@ impl<'a> Parser<'a> {
                     v => return Err(format!("bad value '{v}': expected linear or poisson")),
                 }
             }
+            "buffer_compress_percentage" => job.buffer_compress_percentage = Self::percent(Self::need(o)?)?,
+            "dedupe_percentage" => job.dedupe_percentage = Self::percent(Self::need(o)?)?,
             "loops" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
                 if n == 0 {

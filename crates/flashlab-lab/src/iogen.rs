@@ -9,7 +9,7 @@
 //! existed, so earlier results are unchanged. The other paths draw from a second generator
 //! seeded from the job's seed. No allocation per I/O.
 
-use crate::offsets::{Offsets, Permutation};
+use crate::offsets::Offsets;
 use crate::rng::Rng;
 use flashlab_jobs::blocksize::BlockSizeSampler;
 use flashlab_jobs::distribution::Sampler;
@@ -38,7 +38,7 @@ struct FullGen {
     /// Skewed random blocks (of `align` bytes).
     skew: Option<Sampler>,
     /// Uniform random blocks with fio's random map.
-    map: Option<Permutation>,
+    map: Option<RandomMap>,
     /// Blocks of `align` bytes in the span.
     blocks: u64,
     /// Where the next sequential I/O starts.
@@ -93,7 +93,7 @@ impl IoGen {
             let (skew, map) = if !random {
                 (None, None)
             } else if job.random_distribution.is_uniform() {
-                (None, random_map.then(|| Permutation::new(blocks, &mut extra)))
+                (None, random_map.then(|| RandomMap::new(blocks)))
             } else {
                 let s = Sampler::new(&job.random_distribution, dir, blocks, align, &mut extra)
                     .map_err(|e| format!("random_distribution: {e}"))?;
@@ -135,7 +135,7 @@ impl IoGen {
                 (off, (*bs).min(span - off))
             }
             DirGen::Full(g) => {
-                let len = g.bs.next(&mut self.extra).min(span).max(1);
+                let mut len = g.bs.next(&mut self.extra).min(span).max(1);
                 let off = if !g.random {
                     let mut off = g.pos;
                     if off + len > span {
@@ -160,12 +160,20 @@ impl IoGen {
                     }
                 } else {
                     g.run_left = self.seq_nr - 1;
-                    let b = match (&g.skew, &mut g.map) {
-                        (Some(s), _) => s.next(&mut self.extra),
-                        (None, Some(m)) => m.next_index(),
-                        (None, None) => flashlab_jobs::distribution::below(&mut self.extra, g.blocks),
+                    let b = match &g.skew {
+                        Some(s) => s.next(&mut self.extra),
+                        None => flashlab_jobs::distribution::below(&mut self.extra, g.blocks),
                     };
-                    let off = b * g.align;
+                    let mut off = b * g.align;
+                    if let Some(m) = &mut g.map {
+                        // fio: a used block moves on to the next free one, and the I/O is
+                        // cut where the free run ends (fio's mark_random_map).
+                        let b = m.next_free(b);
+                        off = b * g.align;
+                        let want = len.div_ceil(g.align).min(g.blocks - b);
+                        let got = m.set_run(b, want);
+                        len = len.min(got * g.align);
+                    }
                     if off + len > span {
                         (span - len) / g.align * g.align
                     } else {
@@ -270,4 +278,87 @@ pub fn check_rate_min(job: &Job, result: &flashlab_measure::JobResult) -> Result
         }
     }
     Ok(())
+}
+
+/// fio's random map: one bit per block of the span, set once the block was done. A drawn
+/// block that is done moves on to the next free one (wrapping), an I/O covers only the free
+/// run it starts, and a full map starts a new pass (fio ends the pass there, then loops or
+/// ends the job). Allocated once, at set-up.
+#[derive(Debug, Clone)]
+struct RandomMap {
+    bits: Vec<u64>,
+    n: u64,
+    used: u64,
+}
+
+impl RandomMap {
+    fn new(n: u64) -> RandomMap {
+        RandomMap { bits: vec![0; n.div_ceil(64) as usize], n, used: 0 }
+    }
+
+    fn is_set(&self, b: u64) -> bool {
+        self.bits[(b / 64) as usize] & (1 << (b % 64)) != 0
+    }
+
+    /// `b` if free, else the next free block after it (wrapping); a full map is cleared first.
+    fn next_free(&mut self, b: u64) -> u64 {
+        if self.used >= self.n {
+            self.bits.iter_mut().for_each(|w| *w = 0);
+            self.used = 0;
+        }
+        if !self.is_set(b) {
+            return b;
+        }
+        let words = self.bits.len() as u64;
+        let start = b / 64;
+        for k in 0..=words {
+            let w = (start + k) % words;
+            let mut free = !self.bits[w as usize];
+            if k == 0 {
+                free &= !0u64 << (b % 64); // bits at or after b in its own word
+            }
+            while free != 0 {
+                let bit = w * 64 + u64::from(free.trailing_zeros());
+                if bit < self.n {
+                    return bit;
+                }
+                free &= free - 1;
+            }
+        }
+        b // unreachable: the map is not full
+    }
+
+    /// Marks up to `nr` blocks from `b` (stopping at the first used one); returns how many.
+    fn set_run(&mut self, b: u64, nr: u64) -> u64 {
+        let mut k = 0;
+        while k < nr && b + k < self.n && !self.is_set(b + k) {
+            self.bits[((b + k) / 64) as usize] |= 1 << ((b + k) % 64);
+            k += 1;
+        }
+        self.used += k;
+        k.max(1)
+    }
+}
+
+#[cfg(test)]
+mod map_tests {
+    use super::*;
+
+    #[test]
+    fn random_map_covers_every_block_once_per_pass() {
+        let j = flashlab_jobs::parse_jobfile("t.fio", "[j]\nrw=randwrite\nbssplit=4k/50:16k/50\n").unwrap().jobs.remove(0);
+        let span = 4 << 20;
+        let mut g = IoGen::new(&j, span, &mut Rng::new(5)).unwrap();
+        let mut seen = vec![0u32; (span / 4096) as usize];
+        let mut bytes = 0;
+        while bytes < span {
+            let (off, len) = g.next(1);
+            for b in off / 4096..(off + len) / 4096 {
+                seen[b as usize] += 1;
+            }
+            bytes += len;
+        }
+        assert_eq!(bytes, span);
+        assert!(seen.iter().all(|&c| c == 1), "a block done twice or never in one pass");
+    }
 }

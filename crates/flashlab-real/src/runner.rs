@@ -22,7 +22,7 @@
 //! arrays sized by the queue depth. With buffered I/O (`direct = false`) the file's cached
 //! pages are dropped first (fio's default `invalidate=1`), so reads come from the device.
 
-use crate::buffers::{stamp, DataPattern};
+use crate::buffers::{make_compressible, stamp, DataPattern};
 use crate::engine::psync::PsyncEngine;
 use crate::engine::uring::UringEngine;
 use crate::engine::{EngineConfig, EngineKind, IoCompletion, IoEngine, IoOp, IoRequest};
@@ -320,6 +320,13 @@ fn run_with<E: IoEngine>(
     let mut gen =
         IoGen::new(&model, job.span, &mut rng).map_err(|e| RealError::BadJob(format!("job '{}': {e}", job.name)))?;
     let mut pacer = Pacer::new(&model, 0);
+    // What every deduplicable write carries (allocated once, only with dedupe_percentage).
+    let dedupe_data: Vec<u8> = if model.dedupe_percentage > 0 {
+        let mut r = Rng::new(job.seed ^ 0xdede_0009);
+        (0..job.bs_read.max(job.bs_write)).map(|_| r.next_u64() as u8).collect()
+    } else {
+        Vec::new()
+    };
     // The direction drawn for an I/O that waits for its rate.
     let mut pending_dir: Option<u8> = None;
     let mut rate_wait: Option<u64> = None;
@@ -394,8 +401,18 @@ fn run_with<E: IoEngine>(
                         write_counter += 1;
                         writes_since_sync += 1;
                         if job.pattern == DataPattern::Random {
+                            let dedupe = model.dedupe_percentage > 0
+                                && rng.below(100) < u64::from(model.dedupe_percentage);
                             if let Some(b) = eng.buffer_mut(slot) {
-                                stamp(b, len as usize, abs, write_counter);
+                                if dedupe {
+                                    // fio's dedupe_percentage: the same bytes as every other
+                                    // deduplicable write of this job.
+                                    let n = (len as usize).min(b.len()).min(dedupe_data.len());
+                                    b[..n].copy_from_slice(&dedupe_data[..n]);
+                                } else {
+                                    stamp(b, len as usize, abs, write_counter);
+                                }
+                                make_compressible(b, len as usize, model.buffer_compress_percentage);
                             }
                         }
                     }
