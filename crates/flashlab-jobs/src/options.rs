@@ -55,7 +55,8 @@ const BUFFERS: &str = "data contents of the buffers; flashlab does not model com
 const BATCH: &str = "submission batching of the I/O engine; flashlab keeps iodepth requests in flight itself";
 const ENGINE: &str = "an I/O engine tuning knob; flashlab chooses its own engine settings";
 const VERIFY: &str = "data verification would add reads that the measurement does not account for";
-const RATE: &str = "this rate-limit detail is not implemented (rate, rate_iops, rate_min, rate_iops_min and rate_process are)";
+const RATE: &str =
+    "this rate-limit detail is not implemented (rate, rate_iops, rate_min, rate_iops_min and rate_process are)";
 const BS_MIX: &str = "block sizes by sequential/random are not supported (bssplit and bsrange are)";
 const ZONES: &str = "zoned-device modes are not supported";
 const MULTIFILE: &str = "jobs use one file or device each";

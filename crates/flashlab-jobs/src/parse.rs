@@ -616,8 +616,8 @@ impl<'a> Parser<'a> {
             "bs_unaligned" => job.bs_unaligned = Self::flag(o)?,
             "blockalign" => job.blockalign = self.per_dir_sizes(o, kb)?,
             "random_distribution" => {
-                job.random_distribution = crate::distribution::Distribution::parse(Self::need(o)?, kb)
-                    .map_err(|e| e.to_string())?
+                job.random_distribution =
+                    crate::distribution::Distribution::parse(Self::need(o)?, kb).map_err(|e| e.to_string())?
             }
             "percentage_random" => {
                 job.percentage_random =

@@ -346,7 +346,8 @@ mod map_tests {
 
     #[test]
     fn random_map_covers_every_block_once_per_pass() {
-        let j = flashlab_jobs::parse_jobfile("t.fio", "[j]\nrw=randwrite\nbssplit=4k/50:16k/50\n").unwrap().jobs.remove(0);
+        let j =
+            flashlab_jobs::parse_jobfile("t.fio", "[j]\nrw=randwrite\nbssplit=4k/50:16k/50\n").unwrap().jobs.remove(0);
         let span = 4 << 20;
         let mut g = IoGen::new(&j, span, &mut Rng::new(5)).unwrap();
         let mut seen = vec![0u32; (span / 4096) as usize];

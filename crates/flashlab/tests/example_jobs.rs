@@ -229,8 +229,8 @@ fn examples_give_fios_json_key_paths_and_counts() {
             // Counts the file fixes (number_ios, or bytes for fixed sizes): the same I/O count
             // when the job is neither time-based nor cut short by fio's random map.
             let jobname = a["jobname"].as_str().unwrap_or("");
-            let count_fixed = !["paced-writes", "mixed-writes", "oltp-mix", "range-reads", "db", "rewrites"]
-                .contains(&jobname);
+            let count_fixed =
+                !["paced-writes", "mixed-writes", "oltp-mix", "range-reads", "db", "rewrites"].contains(&jobname);
             for d in ["read", "write", "trim"] {
                 let (x, y) = (a[d]["total_ios"].as_u64().unwrap_or(0), b[d]["total_ios"].as_u64().unwrap_or(0));
                 if count_fixed && (x > 0) != (y > 0) {

@@ -180,11 +180,19 @@ fn block_size_mix_and_zipf_access_match_fio() {
     // lucky cold blocks by an amount that depends on the sample size.
     let (fc, gc) = (rank_curve(&fio_ios, &fracs), rank_curve(&gen[..fio_ios.len()], &fracs));
     for ((f, a), b) in fracs.iter().zip(&fc).zip(&gc) {
-        close(&format!("zipf:1.2 share of the hottest {:.0} % of blocks", f * 100.0), *b, *a, fio_ios.len(), &mut problems);
+        close(
+            &format!("zipf:1.2 share of the hottest {:.0} % of blocks", f * 100.0),
+            *b,
+            *a,
+            fio_ios.len(),
+            &mut problems,
+        );
     }
     // flashlab's real run of the same job: the mean block size of what it did.
     let fl = run_flashlab(&dir.0, &job);
-    let mean = |d: &Value| d["jobs"][0]["write"]["io_bytes"].as_f64().unwrap() / d["jobs"][0]["write"]["total_ios"].as_f64().unwrap();
+    let mean = |d: &Value| {
+        d["jobs"][0]["write"]["io_bytes"].as_f64().unwrap() / d["jobs"][0]["write"]["total_ios"].as_f64().unwrap()
+    };
     let (mf, ml) = (mean(&fio_doc), mean(&fl));
     eprintln!("fio_workload_match: mean block size of the real runs: fio {mf:.0}, flashlab {ml:.0}");
     if (ml - mf).abs() > 0.03 * mf {
