@@ -109,7 +109,9 @@ impl IoGen {
                 blocks,
                 pos: 0,
                 last: 0,
-                run_left: 0,
+                // fio counts down from N before its first random offset: the first N-1
+                // I/Os follow on from the start of the span.
+                run_left: if random { job.rw_seq_nr.max(1) - 1 } else { 0 },
             })));
         }
         let dirs: [DirGen; 3] = dirs.try_into().expect("three directions");
@@ -217,16 +219,18 @@ mod tests {
     fn rw_modifier_and_sequencer() {
         let mut j = job("rw=randread:4\nbs=4k\n");
         let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(1)).unwrap();
-        let offs: Vec<u64> = (0..8).map(|_| g.next(0).0).collect();
-        for k in [0usize, 4] {
+        let offs: Vec<u64> = (0..11).map(|_| g.next(0).0).collect();
+        // As fio: three I/Os from the start, then a random offset and three after it.
+        assert_eq!(offs[..3], [0, 4096, 8192]);
+        for k in [3usize, 7] {
             for i in 1..4 {
                 assert_eq!(offs[k + i], offs[k] + 4096 * i as u64, "{offs:?}");
             }
         }
         j.rw_sequencer_identical = true;
         let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(1)).unwrap();
-        let offs: Vec<u64> = (0..4).map(|_| g.next(0).0).collect();
-        assert!(offs.iter().all(|&o| o == offs[0]), "{offs:?}");
+        let offs: Vec<u64> = (0..8).map(|_| g.next(0).0).collect();
+        assert!(offs[3..7].iter().all(|&o| o == offs[3]), "{offs:?}");
         let j = job("rw=write:4k\nbs=4k\n");
         let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(1)).unwrap();
         assert_eq!((0..3).map(|_| g.next(1).0).collect::<Vec<_>>(), vec![0, 8192, 16384]);
