@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::blocksize::BlockSizesPerDir;
+use crate::distribution::{Distribution, PercentageRandom};
 use crate::units::{SizeSpec, KB_BASE_DEFAULT};
 
 /// fio's default `percentile_list` (completion-latency percentiles reported).
@@ -228,6 +230,46 @@ pub struct Job {
     /// How size suffixes were read for this job: 1024 (fio's default) or 1000.
     /// See [`crate::units`].
     pub kb_base: u32,
+    /// Mixed block sizes (`bssplit=` or `bsrange=`); `None`: one size per direction
+    /// (`bs_read`, `bs_write`, `bs_trim`). When set, those hold each direction's largest size.
+    pub bs_mix: Option<BlockSizesPerDir>,
+    /// `bs_unaligned`: sizes drawn from `bsrange` are not rounded to the smallest size.
+    pub bs_unaligned: bool,
+    /// `blockalign`/`ba` per direction (read, write, trim): random offsets are multiples of
+    /// it. 0: the direction's smallest block size (fio's default).
+    pub blockalign: [u64; 3],
+    /// `random_distribution` (random jobs). Default uniform.
+    pub random_distribution: Distribution,
+    /// `percentage_random`: share of a random job's I/Os that are random. Default 100.
+    pub percentage_random: PercentageRandom,
+    /// `norandommap`: uniform random offsets may repeat within a pass (fio keeps a map that
+    /// visits every block once per pass unless this is set, or the distribution is skewed).
+    pub norandommap: bool,
+    /// The `:N` of `rw=randread:N`: a new random offset every N I/Os (1 = every I/O); the
+    /// I/Os between follow [`Job::rw_sequencer_identical`].
+    pub rw_seq_nr: u64,
+    /// The `:N` of a sequential `rw=write:N`: bytes skipped after every I/O (holes).
+    pub rw_seq_add: u64,
+    /// `rw_sequencer=identical`: the I/Os between two random offsets repeat the same offset
+    /// (default `sequential`: they follow on).
+    pub rw_sequencer_identical: bool,
+    /// `rate=` bytes/s cap per direction (read, write, trim); 0 = none.
+    pub rate: [u64; 3],
+    /// `rate_iops=` cap per direction; 0 = none.
+    pub rate_iops: [u64; 3],
+    /// `rate_min=` bytes/s: the job fails if it runs slower (per direction; 0 = none).
+    pub rate_min: [u64; 3],
+    /// `rate_iops_min=`: the job fails below this many IOPS (per direction; 0 = none).
+    pub rate_iops_min: [u64; 3],
+    /// `rate_process=poisson`: gaps between rated I/Os are exponential (default `linear`).
+    pub rate_poisson: bool,
+    /// `loops=`: run the job this many times over (default 1).
+    pub loops: u32,
+    /// `buffer_compress_percentage=`: written data compresses by this much (real targets;
+    /// a simulated device stores no data). Default 0.
+    pub buffer_compress_percentage: u32,
+    /// `dedupe_percentage=`: this share of the writes carry identical data (real targets).
+    pub dedupe_percentage: u32,
 }
 
 impl Default for Job {
@@ -267,6 +309,23 @@ impl Default for Job {
             thinktime_spin_ns: 0,
             thinktime_blocks: 1,
             kb_base: KB_BASE_DEFAULT,
+            bs_mix: None,
+            bs_unaligned: false,
+            blockalign: [0; 3],
+            random_distribution: Distribution::Random,
+            percentage_random: PercentageRandom::default(),
+            norandommap: false,
+            rw_seq_nr: 1,
+            rw_seq_add: 0,
+            rw_sequencer_identical: false,
+            rate: [0; 3],
+            rate_iops: [0; 3],
+            rate_min: [0; 3],
+            rate_iops_min: [0; 3],
+            rate_poisson: false,
+            loops: 1,
+            buffer_compress_percentage: 0,
+            dedupe_percentage: 0,
         }
     }
 }
@@ -327,6 +386,35 @@ impl Job {
     /// Percentage of writes in a mixed pattern (`100 - rwmixread`).
     pub fn rwmixwrite(&self) -> u32 {
         100u32.saturating_sub(self.rwmixread)
+    }
+
+    /// The block sizes of direction `dir`: the `bssplit`/`bsrange` mix, or the one size.
+    pub fn block_sizes(&self, dir: IoDir) -> crate::blocksize::BlockSizes {
+        match &self.bs_mix {
+            Some(m) => m.for_dir(dir).clone(),
+            None => crate::blocksize::BlockSizes::Fixed(self.block_size(dir)),
+        }
+    }
+
+    /// The smallest block size of direction `dir`.
+    pub fn min_block_size(&self, dir: IoDir) -> u64 {
+        self.block_sizes(dir).min()
+    }
+
+    /// Random offsets of direction `dir` are multiples of this (`blockalign`, default the
+    /// smallest block size).
+    pub fn align(&self, dir: IoDir) -> u64 {
+        let i = dir as usize;
+        if self.blockalign[i] > 0 {
+            self.blockalign[i]
+        } else {
+            self.min_block_size(dir).max(1)
+        }
+    }
+
+    /// A rate limit (`rate` or `rate_iops`) applies to some direction.
+    pub fn rate_limited(&self) -> bool {
+        self.rate.iter().chain(&self.rate_iops).any(|&r| r > 0)
     }
 
     /// Issues any sync calls (`fsync`, `fdatasync` or `end_fsync`).

@@ -22,9 +22,12 @@
 //! assert_eq!(f.run_groups(), vec![vec![0], vec![1]]);
 //! ```
 
+pub mod blocksize;
+pub mod distribution;
 pub mod job;
 pub mod limits;
 pub mod options;
+pub mod pacing;
 pub mod parse;
 pub mod units;
 

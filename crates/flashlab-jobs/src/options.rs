@@ -55,10 +55,12 @@ const BUFFERS: &str = "data contents of the buffers; flashlab does not model com
 const BATCH: &str = "submission batching of the I/O engine; flashlab keeps iodepth requests in flight itself";
 const ENGINE: &str = "an I/O engine tuning knob; flashlab chooses its own engine settings";
 const VERIFY: &str = "data verification would add reads that the measurement does not account for";
-const RATE: &str = "rate limiting is not implemented; the job would run unthrottled";
-const BS_MIX: &str = "only one block size per direction is supported (bs=read,write,trim)";
+const RATE: &str =
+    "this rate-limit detail is not implemented (rate, rate_iops, rate_min, rate_iops_min and rate_process are)";
+const BS_MIX: &str = "block sizes by sequential/random are not supported (bssplit and bsrange are)";
 const ZONES: &str = "zoned-device modes are not supported";
 const MULTIFILE: &str = "jobs use one file or device each";
+const LATENCY_TARGET: &str = "searching the queue depth that meets a latency target is not implemented";
 const IOLOG: &str = "I/O log replay/recording is not supported; use a flashlab trace";
 
 /// Every option flashlab recognises. Anything else in a job file is an error.
@@ -95,16 +97,27 @@ pub static OPTIONS: &[OptionInfo] = &[
     sup("thinktime_spin", &[]),
     sup("thinktime_blocks", &[]),
     sup("kb_base", &[]),
+    sup("bssplit", &[]),
+    sup("bsrange", &["blocksize_range"]),
+    sup("bs_unaligned", &["blocksize_unaligned"]),
+    sup("blockalign", &["ba"]),
+    sup("random_distribution", &[]),
+    sup("percentage_random", &[]),
+    sup("norandommap", &[]),
+    sup("rw_sequencer", &[]),
+    sup("rate", &[]),
+    sup("rate_min", &[]),
+    sup("rate_iops", &[]),
+    sup("rate_iops_min", &[]),
+    sup("rate_process", &[]),
+    sup("loops", &[]),
+    sup("buffer_compress_percentage", &[]),
+    sup("dedupe_percentage", &[]),
     // ---- Harmless: ignored with a warning ---------------------------------------------
     harmless("description", &[], "a free-text description"),
     harmless("name", &[], "flashlab names each job after its [section]"),
     harmless("thread", &[], "flashlab runs jobs in its own workers, not fio's processes or threads"),
     harmless("invalidate", &[], "page-cache invalidation before the job; flashlab prepares targets itself"),
-    harmless(
-        "norandommap",
-        &[],
-        "fio's random-offset coverage map; flashlab's engine decides how random offsets cover the region",
-    ),
     harmless(
         "softrandommap",
         &[],
@@ -158,10 +171,8 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("refill_buffers", &[], BUFFERS),
     harmless("scramble_buffers", &[], BUFFERS),
     harmless("zero_buffers", &[], BUFFERS),
-    harmless("buffer_compress_percentage", &[], BUFFERS),
     harmless("buffer_compress_chunk", &[], BUFFERS),
     harmless("buffer_pattern", &[], BUFFERS),
-    harmless("dedupe_percentage", &[], BUFFERS),
     harmless("iodepth_batch", &["iodepth_batch_submit"], BATCH),
     harmless("iodepth_batch_complete_min", &["iodepth_batch_complete"], BATCH),
     harmless("iodepth_batch_complete_max", &[], BATCH),
@@ -199,21 +210,9 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("trim_verify_zero", &[], VERIFY, &[]),
     unsup("trim_backlog", &[], VERIFY, &[]),
     unsup("trim_backlog_batch", &[], VERIFY, &[]),
-    unsup("rate", &[], RATE, &["0"]),
-    unsup("rate_min", &[], RATE, &["0"]),
-    unsup("rate_iops", &[], RATE, &["0"]),
-    unsup("rate_iops_min", &[], RATE, &["0"]),
-    unsup("rate_process", &[], RATE, &["linear"]),
     unsup("rate_cycle", &[], RATE, &[]),
     unsup("rate_ignore_thinktime", &[], RATE, &["0"]),
-    unsup("bsrange", &["blocksize_range"], BS_MIX, &[]),
-    unsup("bssplit", &[], BS_MIX, &[]),
-    unsup("bs_unaligned", &["blocksize_unaligned"], "unaligned block sizes are not supported", &["0"]),
     unsup("bs_is_seq_rand", &[], BS_MIX, &["0"]),
-    unsup("ba", &["blockalign"], "offsets are always aligned to the block size", &[]),
-    unsup("random_distribution", &[], "only uniformly random offsets are supported", &["random"]),
-    unsup("percentage_random", &[], "a mix of random and sequential offsets is not supported", &[]),
-    unsup("rw_sequencer", &[], "offset sequencers are not supported", &["sequential"]),
     unsup("zonemode", &[], ZONES, &["none"]),
     unsup("zonesize", &[], ZONES, &[]),
     unsup("zonerange", &[], ZONES, &[]),
@@ -226,7 +225,6 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("filename_format", &[], MULTIFILE, &[]),
     unsup("opendir", &[], MULTIFILE, &[]),
     unsup("lockfile", &[], "file locking between jobs is not supported", &["none"]),
-    unsup("loops", &[], "repeating a job is not supported; use time_based or a flashlab protocol", &["1"]),
     unsup("startdelay", &[], "delayed job starts are not supported", &["0"]),
     unsup("offset_increment", &[], "per-clone offsets are not supported", &["0"]),
     unsup("offset_align", &[], "offset alignment other than the block size is not supported", &["0"]),
@@ -262,6 +260,10 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("steadystate", &["ss"], "steady-state detection is not supported", &[]),
     unsup("steadystate_duration", &["ss_dur"], "steady-state detection is not supported", &[]),
     unsup("steadystate_ramp_time", &["ss_ramp"], "steady-state detection is not supported", &[]),
+    unsup("latency_target", &[], LATENCY_TARGET, &["0"]),
+    unsup("latency_window", &[], LATENCY_TARGET, &["0"]),
+    unsup("latency_percentile", &[], LATENCY_TARGET, &["100"]),
+    unsup("latency_run", &[], LATENCY_TARGET, &["0"]),
     unsup("cgroup", &[], "cgroups are not supported", &[]),
     unsup("cgroup_weight", &[], "cgroups are not supported", &[]),
     unsup("uid", &[], "switching user is not supported", &[]),

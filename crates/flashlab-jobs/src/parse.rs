@@ -134,7 +134,7 @@ pub fn parse_jobfile_with_env(
 }
 
 /// Reads and parses the job file at `path` (the only file I/O in this crate). `${VAR}` is
-/// not expanded.
+/// expanded from the process environment, as fio does (an unset variable is an error).
 pub fn parse_jobfile_path(path: impl AsRef<Path>) -> Result<JobFile, JobFileError> {
     let path = path.as_ref();
     let name = path.display().to_string();
@@ -144,7 +144,7 @@ pub fn parse_jobfile_path(path: impl AsRef<Path>) -> Result<JobFile, JobFileErro
         option: None,
         message: m.strip_prefix(&format!("{name}: ")).unwrap_or(&m).to_string(),
     })?;
-    parse_jobfile(&name, &text)
+    parse_jobfile_with_env(&name, &text, &|k| std::env::var(k).ok())
 }
 
 struct Section {
@@ -514,6 +514,48 @@ impl<'a> Parser<'a> {
         Ok(out)
     }
 
+    /// fio's `R,W,T` list for per-direction values (`rate=1m,500k`; `rate=,500k` limits only
+    /// writes; one value applies to all directions).
+    fn per_dir<T: Copy + Default>(v: &str, mut one: impl FnMut(&str) -> Result<T, String>) -> Result<[T; 3], String> {
+        let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+        if parts.len() > 3 {
+            return Err(format!("'{v}': at most three values (read,write,trim)"));
+        }
+        let mut out = [T::default(); 3];
+        if parts.len() == 1 {
+            let x = one(parts[0])?;
+            return Ok([x; 3]);
+        }
+        for (i, p) in parts.iter().enumerate() {
+            if !p.is_empty() {
+                out[i] = one(p)?;
+            }
+        }
+        if parts.len() == 2 && !parts[1].is_empty() {
+            out[2] = out[1];
+        }
+        Ok(out)
+    }
+
+    fn per_dir_sizes(&mut self, o: &Opt, kb: u32) -> Result<[u64; 3], String> {
+        let v = Self::need(o)?.to_string();
+        let mut iec = false;
+        let r = Self::per_dir(&v, |p| {
+            iec |= units::uses_iec_prefix(p);
+            let b = units::parse_size(p, kb).map_err(|e| e.to_string())?;
+            Self::bounded_bytes(p, b)?;
+            Ok(b)
+        })?;
+        if iec {
+            self.check_iec(o, &v, kb);
+        }
+        Ok(r)
+    }
+
+    fn per_dir_counts(o: &Opt, kb: u32) -> Result<[u64; 3], String> {
+        Self::per_dir(Self::need(o)?, |p| Self::count(p, kb))
+    }
+
     fn no_range(v: &str) -> Result<(), String> {
         if v.contains(['-', ':']) && !v.starts_with('-') {
             Err(format!("'{v}': ranges are not supported by flashlab; give one size"))
@@ -534,12 +576,80 @@ impl<'a> Parser<'a> {
             }
             "rw" => {
                 let v = Self::need(o)?;
-                if let Some((base, _)) = v.split_once(':') {
-                    if Rw::from_fio(base).is_some() {
-                        return Err(format!("'{v}': the ':N' offset modifier is not supported by flashlab"));
+                let (base, modifier) = match v.split_once(':') {
+                    Some((b, m)) => (b.trim(), Some(m.trim())),
+                    None => (v, None),
+                };
+                job.rw = Rw::from_fio(base).ok_or_else(|| format!("bad value '{v}': expected one of {RW_VALUES}"))?;
+                job.rw_seq_nr = 1;
+                job.rw_seq_add = 0;
+                if let Some(m) = modifier {
+                    // fio: a number of I/Os per random offset for random patterns, a number of
+                    // bytes added to each offset (holes) for sequential ones.
+                    if job.rw.is_random() {
+                        let n = Self::count(m, kb)?;
+                        if n == 0 {
+                            return Err(format!("'{v}': the offset modifier must be at least 1"));
+                        }
+                        job.rw_seq_nr = n;
+                    } else {
+                        job.rw_seq_add = self.size(o, m, kb)?;
                     }
                 }
-                job.rw = Rw::from_fio(v).ok_or_else(|| format!("bad value '{v}': expected one of {RW_VALUES}"))?;
+            }
+            "bssplit" => {
+                let m = crate::blocksize::parse_bssplit(Self::need(o)?, kb).map_err(|e| e.to_string())?;
+                job.bs_read = m.read.max();
+                job.bs_write = m.write.max();
+                job.bs_trim = m.trim.max();
+                job.bs_mix = Some(m);
+                job.bs = job.max_bs();
+            }
+            "bsrange" => {
+                let m = crate::blocksize::parse_bsrange(Self::need(o)?, kb).map_err(|e| e.to_string())?;
+                job.bs_read = m.read.max();
+                job.bs_write = m.write.max();
+                job.bs_trim = m.trim.max();
+                job.bs_mix = Some(m);
+                job.bs = job.max_bs();
+            }
+            "bs_unaligned" => job.bs_unaligned = Self::flag(o)?,
+            "blockalign" => job.blockalign = self.per_dir_sizes(o, kb)?,
+            "random_distribution" => {
+                job.random_distribution =
+                    crate::distribution::Distribution::parse(Self::need(o)?, kb).map_err(|e| e.to_string())?
+            }
+            "percentage_random" => {
+                job.percentage_random =
+                    crate::distribution::PercentageRandom::parse(Self::need(o)?).map_err(|e| e.to_string())?
+            }
+            "norandommap" => job.norandommap = Self::flag(o)?,
+            "rw_sequencer" => {
+                job.rw_sequencer_identical = match Self::need(o)? {
+                    "sequential" => false,
+                    "identical" => true,
+                    v => return Err(format!("bad value '{v}': expected sequential or identical")),
+                }
+            }
+            "rate" => job.rate = self.per_dir_sizes(o, kb)?,
+            "rate_min" => job.rate_min = self.per_dir_sizes(o, kb)?,
+            "rate_iops" => job.rate_iops = Self::per_dir_counts(o, kb)?,
+            "rate_iops_min" => job.rate_iops_min = Self::per_dir_counts(o, kb)?,
+            "rate_process" => {
+                job.rate_poisson = match Self::need(o)? {
+                    "linear" => false,
+                    "poisson" => true,
+                    v => return Err(format!("bad value '{v}': expected linear or poisson")),
+                }
+            }
+            "buffer_compress_percentage" => job.buffer_compress_percentage = Self::percent(Self::need(o)?)?,
+            "dedupe_percentage" => job.dedupe_percentage = Self::percent(Self::need(o)?)?,
+            "loops" => {
+                let n = Self::count_u32(Self::need(o)?, kb)?;
+                if n == 0 {
+                    return Err("loops must be at least 1".to_string());
+                }
+                job.loops = n;
             }
             "rwmixread" => job.rwmixread = Self::percent(Self::need(o)?)?,
             "rwmixwrite" => job.rwmixread = 100 - Self::percent(Self::need(o)?)?,
@@ -848,16 +958,17 @@ mod tests {
     fn unsupported_at_default_is_silent() {
         let f = parse("[a]\nverify=0\nloops=1\nnrfiles=1\n");
         assert!(f.warnings.is_empty());
-        assert!(parse_err("[a]\nloops=2\n").contains("not supported"));
+        assert!(parse_err("[a]\nstartdelay=2\n").contains("not supported"));
+        assert_eq!(parse("[a]\nloops=2\n").jobs[0].loops, 2);
     }
 
     #[test]
     fn harmless_warns_with_location() {
-        let f = parse("[global]\nthread\n[a]\nnorandommap\ninvalidate=1\n");
+        let f = parse("[global]\nthread\n[a]\nsoftrandommap=1\ninvalidate=1\n");
         let w: Vec<String> = f.warnings.iter().map(|w| w.to_string()).collect();
         assert_eq!(w.len(), 3);
         assert!(w[0].starts_with("t.fio:2: option 'thread': ignored by flashlab ("), "{}", w[0]);
-        assert!(w[1].starts_with("t.fio:4: option 'norandommap': ignored"));
+        assert!(w[1].starts_with("t.fio:4: option 'softrandommap': ignored"));
     }
 
     #[test]
@@ -880,7 +991,9 @@ mod tests {
 
     #[test]
     fn values_checked() {
-        assert!(parse_err("[a]\nrw=randread:8\n").contains("':N' offset modifier"));
+        assert_eq!(parse("[a]\nrw=randread:8\n").jobs[0].rw_seq_nr, 8);
+        assert_eq!(parse("[a]\nrw=write:4k\n").jobs[0].rw_seq_add, 4096);
+        assert!(parse_err("[a]\nrw=randread:0\n").contains("at least 1"));
         assert!(parse_err("[a]\nrw=READ\n").contains("expected one of"));
         assert!(parse_err("[a]\nrwmixread=101\n").contains("0 to 100"));
         assert!(parse_err("[a]\niodepth=0\n").contains("at least 1"));

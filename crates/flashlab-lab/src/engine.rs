@@ -6,10 +6,11 @@
 //! runtime is used up. Latencies go into fio-compatible histograms, bandwidth into intervals.
 
 use crate::fs::FileId;
-use crate::offsets::Offsets;
+use crate::iogen::IoGen;
 use crate::rng::Rng;
 use crate::system::{SimSystem, SysError};
-use flashlab_jobs::Rw;
+use flashlab_jobs::pacing::Pacer;
+use flashlab_jobs::{IoDir, Job, Rw};
 use flashlab_measure::{Ddir, Interval, JobResult};
 use flashsim::{Ns, Op};
 use std::cmp::Reverse;
@@ -53,6 +54,10 @@ pub struct JobSpec {
     /// A layer between the job and the filesystem that each request crosses on the way in and
     /// on the way out (a FUSE daemon's round trip; see [`crate::stack`]); zero by default.
     pub layer: crate::stack::LayerCost,
+    /// The job-file job this spec runs, for fio's options beyond the fields above (mixed
+    /// block sizes, `random_distribution`, `percentage_random`, `rw=...:N`, `rate*`,
+    /// `loops`). `None`: a job with only the fields above.
+    pub job: Option<std::sync::Arc<Job>>,
 }
 
 impl JobSpec {
@@ -83,14 +88,29 @@ impl JobSpec {
             thinktime_ns: 0,
             thinktime_blocks: 1,
             layer: crate::stack::LayerCost::ZERO,
+            job: None,
         }
     }
 
-    fn bs(&self, d: Ddir) -> u64 {
-        match d {
-            Ddir::Read => self.bs_read,
-            Ddir::Write => self.bs_write,
-            Ddir::Trim => self.bs_trim,
+    /// The job model this spec runs: its job-file job, or one made of the fields above.
+    pub fn model(&self) -> std::borrow::Cow<'_, Job> {
+        match &self.job {
+            Some(j) => {
+                let mut j = (**j).clone();
+                j.rw = self.rw;
+                j.norandommap = !self.random_map;
+                std::borrow::Cow::Owned(j)
+            }
+            None => {
+                let mut j = Job::new(self.name.clone());
+                j.rw = self.rw;
+                j.rwmixread = self.rwmixread;
+                j.bs_read = self.bs_read;
+                j.bs_write = self.bs_write;
+                j.bs_trim = self.bs_trim;
+                j.norandommap = !self.random_map;
+                std::borrow::Cow::Owned(j)
+            }
         }
     }
 
@@ -104,7 +124,8 @@ impl JobSpec {
         if self.time_based {
             None
         } else {
-            Some(self.io_limit.unwrap_or(self.span))
+            let loops = self.job.as_ref().map_or(1, |j| u64::from(j.loops.max(1)));
+            Some(self.io_limit.unwrap_or(self.span).saturating_mul(loops))
         }
     }
 }
@@ -116,10 +137,16 @@ enum Kind {
     Sync,
     /// The end of a think time (not an I/O).
     Think,
+    /// A rate-limited job's next I/O is due (not an I/O).
+    Wake,
 }
 
 /// An I/O in flight: (done, sequence number for a stable order, job, kind, bytes, submitted).
 type Event = Reverse<(Ns, u64, usize, Kind, u64, Ns)>;
+
+fn iodir(i: u8) -> IoDir {
+    [IoDir::Read, IoDir::Write, IoDir::Trim][i as usize]
+}
 
 fn ddir(i: u8) -> Ddir {
     [Ddir::Read, Ddir::Write, Ddir::Trim][i as usize]
@@ -127,7 +154,12 @@ fn ddir(i: u8) -> Ddir {
 
 struct Live {
     rng: Rng,
-    offsets: [Offsets; 3],
+    gen: IoGen,
+    pacer: Option<Pacer>,
+    /// A [`Kind::Wake`] is pending.
+    waking: bool,
+    /// The direction drawn for an I/O that waits for its rate.
+    pending_dir: Option<u8>,
     issued_bytes: u64,
     issued_ios: u64,
     /// trimwrite: the next request is the trim of a block (then its write).
@@ -149,7 +181,7 @@ struct Live {
     /// tells the device, which fetches their mapping entries meanwhile ([`flashsim::Device::prefetch`]).
     /// The offsets' generator is the job's own, so the sequence is the same.
     lookahead: Option<u8>,
-    ahead: [u64; 2],
+    ahead: [(u64, u64); 2],
 }
 
 /// One completed I/O, as an observer of [`run_jobs_observed`] sees it.
@@ -195,30 +227,34 @@ pub fn run_jobs_hooked(
     let start = sys.now;
     // No request is issued before this (moved by the hook).
     let mut not_before: Ns = start;
-    let mut live: Vec<Live> = specs
-        .iter()
-        .map(|s| {
+    let mut live: Vec<Live> = Vec::with_capacity(specs.len());
+    for s in specs {
+        live.push({
             let mut rng = Rng::new(s.seed);
-            let random = s.rw.is_random();
-            let mut offsets = [Ddir::Read, Ddir::Write, Ddir::Trim]
-                .map(|d| Offsets::new(random, s.random_map, s.span, s.bs(d).max(1), &mut rng));
+            let model = s.model();
+            let mut gen =
+                IoGen::new(&model, s.span, &mut rng).map_err(|e| SysError::Job(format!("job '{}': {e}", s.name)))?;
+            let pacer = Pacer::new(&model, start);
             let lookahead = match s.rw {
                 _ if s.file != FileId::RAW => None,
                 Rw::RandRead => Some(0u8),
                 Rw::RandWrite => Some(1u8),
                 _ => None,
             };
-            let mut ahead = [0; 2];
+            let mut ahead = [(0, 0); 2];
             if let Some(d) = lookahead {
                 for a in &mut ahead {
-                    *a = offsets[d as usize].next(s.span, s.bs(ddir(d)));
+                    *a = gen.next(d);
                 }
             }
             let mut result = JobResult::new(s.name.clone(), s.groupid);
             result.iodepth = Some(s.iodepth);
             Live {
                 rng,
-                offsets,
+                gen,
+                pacer,
+                waking: false,
+                pending_dir: None,
                 issued_bytes: 0,
                 issued_ios: 0,
                 trim_next: true,
@@ -237,8 +273,8 @@ pub fn run_jobs_hooked(
                 lookahead,
                 ahead,
             }
-        })
-        .collect();
+        });
+    }
     let mut events: BinaryHeap<Event> = BinaryHeap::new();
     let mut seq = 0u64;
     let mut last_progress = 0.0;
@@ -266,29 +302,45 @@ pub fn run_jobs_hooked(
             let done = sys.fsync(t_in, s.file)?;
             return Ok(Some((done + s.layer.complete_ns, Kind::Sync, 0)));
         }
-        let dir: u8 = match s.rw {
-            Rw::Read | Rw::RandRead => 0,
-            Rw::Write | Rw::RandWrite => 1,
-            Rw::Trim | Rw::RandTrim => 2,
-            Rw::ReadWrite | Rw::RandRw => u8::from(l.rng.below(100) >= u64::from(s.rwmixread)),
-            // fio's trimwrite: trim a block, then write the same block (both sequential).
-            Rw::TrimWrite => {
-                let d = if l.trim_next { 2 } else { 1 };
-                l.trim_next = !l.trim_next;
-                d
+        if l.waking {
+            return Ok(None);
+        }
+        let dir: u8 = if let Some(d) = l.pending_dir.take() {
+            d
+        } else {
+            match s.rw {
+                Rw::Read | Rw::RandRead => 0,
+                Rw::Write | Rw::RandWrite => 1,
+                Rw::Trim | Rw::RandTrim => 2,
+                Rw::ReadWrite | Rw::RandRw => u8::from(l.rng.below(100) >= u64::from(s.rwmixread)),
+                // fio's trimwrite: trim a block, then write the same block (both sequential).
+                Rw::TrimWrite => {
+                    let d = if l.trim_next { 2 } else { 1 };
+                    l.trim_next = !l.trim_next;
+                    d
+                }
             }
         };
-        let bs = s.bs(ddir(dir));
-        let off = match l.lookahead {
+        if let Some(p) = &l.pacer {
+            let due = p.due(iodir(dir), t);
+            if due > t {
+                l.pending_dir = Some(dir);
+                l.waking = true;
+                return Ok(Some((due, Kind::Wake, 0)));
+            }
+        }
+        let (off, len) = match l.lookahead {
             Some(_) => {
-                let off = l.ahead[0];
-                l.ahead = [l.ahead[1], l.offsets[dir as usize].next(s.span, bs)];
-                sys.dev.prefetch(s.offset + l.ahead[1]);
-                off
+                let got = l.ahead[0];
+                l.ahead = [l.ahead[1], l.gen.next(dir)];
+                sys.dev.prefetch(s.offset + l.ahead[1].0);
+                got
             }
-            None => l.offsets[dir as usize].next(s.span, bs),
+            None => l.gen.next(dir),
         };
-        let len = bs.min(s.span - off);
+        if let Some(p) = &mut l.pacer {
+            p.issued(iodir(dir), len, &mut l.rng);
+        }
         let op = [Op::Read, Op::Write, Op::Trim][dir as usize];
         let c = sys.io(t_in, s.file, op, s.offset + off, len)?;
         // As fio (HOWTO, rw=trimwrite): io_size=64K trims 64K and writes the same 64K, so a
@@ -309,7 +361,7 @@ pub fn run_jobs_hooked(
                 break;
             }
             if let Some((done, kind, bytes)) = issue(sys, j, start, &mut live[j], s)? {
-                live[j].since_think += 1;
+                live[j].since_think += u32::from(kind != Kind::Wake);
                 live[j].in_flight += 1;
                 events.push(Reverse((done, seq, j, kind, bytes, start)));
                 seq += 1;
@@ -320,19 +372,32 @@ pub fn run_jobs_hooked(
     while let Some(Reverse((t, _, j, kind, bytes, submitted))) = events.pop() {
         let s = &specs[j];
         let l = &mut live[j];
-        if kind == Kind::Think {
-            // Thought: fill the queue again.
-            l.since_think = 0;
-            for _ in 0..s.iodepth.max(1) {
+        if kind == Kind::Think || kind == Kind::Wake {
+            if kind == Kind::Think {
+                // Thought: fill the queue again.
+                l.since_think = 0;
+            } else {
+                // The rate lets the waiting I/O go: fill the queue again.
+                l.waking = false;
+                l.in_flight -= 1;
+            }
+            let t = t.max(not_before);
+            while l.in_flight < s.iodepth.max(1) {
                 if s.must_think(l) {
                     break;
                 }
-                if let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? {
-                    l.since_think += 1;
-                    l.in_flight += 1;
-                    events.push(Reverse((done, seq, j, kind, bytes, t)));
-                    seq += 1;
+                let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? else { break };
+                l.since_think += u32::from(kind != Kind::Wake);
+                l.in_flight += 1;
+                events.push(Reverse((done, seq, j, kind, bytes, t)));
+                seq += 1;
+                if kind == Kind::Wake {
+                    break;
                 }
+            }
+            if l.in_flight == 0 && s.must_think(l) && !l.stopped {
+                events.push(Reverse((t.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, t)));
+                seq += 1;
             }
             continue;
         }
@@ -342,7 +407,7 @@ pub fn run_jobs_hooked(
             Completed {
                 job: j,
                 dir: match kind {
-                    Kind::Sync | Kind::Think => None,
+                    Kind::Sync | Kind::Think | Kind::Wake => None,
                     Kind::Dir(d) => Some(ddir(d)),
                 },
                 bytes,
@@ -366,7 +431,7 @@ pub fn run_jobs_hooked(
             }
             let lat = t - submitted;
             match kind {
-                Kind::Sync | Kind::Think => l.result.sync.record(lat),
+                Kind::Sync | Kind::Think | Kind::Wake => l.result.sync.record(lat),
                 Kind::Dir(d) => {
                     l.result.dir_mut(ddir(d)).record_io(bytes, lat, lat);
                     l.win_bytes[d as usize] += bytes;
@@ -384,7 +449,7 @@ pub fn run_jobs_hooked(
                 seq += 1;
             }
         } else if let Some((done, kind, bytes)) = issue(sys, j, at, l, s)? {
-            l.since_think += 1;
+            l.since_think += u32::from(kind != Kind::Wake);
             l.in_flight += 1;
             events.push(Reverse((done, seq, j, kind, bytes, at)));
             seq += 1;

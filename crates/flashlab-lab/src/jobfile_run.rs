@@ -43,6 +43,9 @@ pub fn run_jobfile(
             device["precondition"] = serde_json::to_value(pre).map_err(|e| e.to_string())?;
         }
         for (mut r, s) in res.into_iter().zip(&specs) {
+            if let Some(job) = &s.job {
+                crate::iogen::check_rate_min(job, &r).map_err(|e| format!("{file_name}:{}: {e}", job.line))?;
+            }
             r.extra = Some(device.clone());
             results.push((r, s.rw.fio_name().to_string(), s.bs_write.max(s.bs_read), s.iodepth));
         }
@@ -72,6 +75,20 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
     for (name, b) in [("bs (read)", job.bs_read), ("bs (write)", job.bs_write), ("bs (trim)", job.bs_trim)] {
         if b == 0 || b % flashsim::SECTOR != 0 {
             return Err(format!("{here}: {name} = {b} is not a multiple of the {}-byte sector", flashsim::SECTOR));
+        }
+    }
+    for d in [flashlab_jobs::IoDir::Read, flashlab_jobs::IoDir::Write, flashlab_jobs::IoDir::Trim] {
+        let sizes = job.block_sizes(d);
+        let align = job.align(d);
+        let bad = sizes.probabilities().into_iter().map(|(b, _)| b).chain([align]).find(|b| b % flashsim::SECTOR != 0);
+        if let Some(b) = bad.filter(|_| job.bs_mix.is_some() || job.blockalign.iter().any(|&a| a > 0)) {
+            return Err(format!(
+                "{here}: block size or alignment {b} (bssplit/bsrange/blockalign) is not a multiple of the {}-byte sector",
+                flashsim::SECTOR
+            ));
+        }
+        if job.bs_unaligned && job.bs_mix.is_some() {
+            return Err(format!("{here}: bs_unaligned: a simulated device takes whole {}-byte sectors", flashsim::SECTOR));
         }
     }
     let offset = job.offset.resolve(size);
@@ -127,12 +144,13 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         time_based: job.time_based,
         ramp_ns: job.ramp_time_ns,
         fsync_every: if job.fsync > 0 { job.fsync } else { job.fdatasync },
-        random_map: true,
+        random_map: !job.norandommap,
         seed: job.randseed.unwrap_or(seed),
         interval_ns: 500_000_000,
         thinktime_ns: job.thinktime_ns,
         thinktime_blocks: job.thinktime_blocks,
         layer: crate::stack::LayerCost::ZERO,
+        job: Some(std::sync::Arc::new(job.clone())),
     })
 }
 

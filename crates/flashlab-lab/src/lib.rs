@@ -19,6 +19,7 @@ pub mod engine;
 pub mod experiments;
 pub mod fourcorner;
 pub mod fs;
+pub mod iogen;
 pub mod jobfile_run;
 pub mod offsets;
 pub mod precondition;

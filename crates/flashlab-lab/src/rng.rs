@@ -29,3 +29,23 @@ impl Rng {
         self.0.next_u64()
     }
 }
+
+/// So the job-model samplers (`flashlab_jobs::distribution`, `blocksize`, `pacing`) can draw
+/// from the workloads' generator.
+impl rand_core::RngCore for Rng {
+    fn next_u32(&mut self) -> u32 {
+        self.0.next_u32()
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        self.0.fill_bytes(dest)
+    }
+
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand_core::Error> {
+        self.0.try_fill_bytes(dest)
+    }
+}

@@ -16,6 +16,8 @@ use std::fmt;
 pub enum SysError {
     Fs(FsError),
     Device(RequestError),
+    /// A job that cannot run on this system (e.g. `zoned_abs` zones past its file's end).
+    Job(String),
 }
 
 impl fmt::Display for SysError {
@@ -23,6 +25,7 @@ impl fmt::Display for SysError {
         match self {
             SysError::Fs(e) => write!(f, "{e}"),
             SysError::Device(e) => write!(f, "device: {e}"),
+            SysError::Job(e) => write!(f, "{e}"),
         }
     }
 }

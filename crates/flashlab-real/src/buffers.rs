@@ -108,6 +108,24 @@ pub fn stamp(buf: &mut [u8], len: usize, offset: u64, counter: u64) {
     }
 }
 
+/// fio's `buffer_compress_percentage`: the last `pct` % of every 512-byte sector of the
+/// first `len` bytes become zeros, so the data compresses by about `pct` % (the 16-byte stamp
+/// at the start of each sector stays; at most 96 % is zeroed).
+pub fn make_compressible(buf: &mut [u8], len: usize, pct: u32) {
+    if pct == 0 {
+        return;
+    }
+    let zero = (512 * pct.min(96) as usize) / 100;
+    let len = len.min(buf.len());
+    let mut at = 0;
+    while at < len {
+        let end = (at + 512).min(len);
+        let from = (at + 512 - zero).min(end);
+        buf[from..end].fill(0);
+        at += 512;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +146,16 @@ mod tests {
         // SAFETY: reading the allocation we own.
         let all = unsafe { std::slice::from_raw_parts(z.slot_ptr(0), 4096) };
         assert!(all.iter().all(|&x| x == 0));
+    }
+}
+
+#[cfg(test)]
+mod compress_tests {
+    #[test]
+    fn compressible_share() {
+        let mut b = vec![0xffu8; 4096];
+        super::make_compressible(&mut b, 4096, 50);
+        assert_eq!(b.iter().filter(|&&x| x == 0).count(), 2048);
+        assert!(b[..256].iter().all(|&x| x == 0xff));
     }
 }

@@ -22,13 +22,14 @@
 //! arrays sized by the queue depth. With buffered I/O (`direct = false`) the file's cached
 //! pages are dropped first (fio's default `invalidate=1`), so reads come from the device.
 
-use crate::buffers::{stamp, DataPattern};
+use crate::buffers::{make_compressible, stamp, DataPattern};
 use crate::engine::psync::PsyncEngine;
 use crate::engine::uring::UringEngine;
 use crate::engine::{EngineConfig, EngineKind, IoCompletion, IoEngine, IoOp, IoRequest};
 use crate::RealError;
-use flashlab_jobs::Rw;
-use flashlab_lab::offsets::Offsets;
+use flashlab_jobs::pacing::Pacer;
+use flashlab_jobs::{IoDir, Job, Rw};
+use flashlab_lab::iogen::IoGen;
 use flashlab_lab::rng::Rng;
 use flashlab_measure::{CpuUsage, Ddir, Interval, JobResult};
 use std::fs::File;
@@ -82,6 +83,10 @@ pub struct RealJob {
     pub thinktime: Duration,
     pub thinktime_spin: Duration,
     pub thinktime_blocks: u32,
+    /// The job-file job this runs, for fio's options beyond the fields above (mixed block
+    /// sizes, `random_distribution`, `percentage_random`, `rw=...:N`, `rate*`, `loops`);
+    /// `None`: a job with only the fields above.
+    pub job: Option<std::sync::Arc<Job>>,
 }
 
 impl RealJob {
@@ -115,7 +120,26 @@ impl RealJob {
             thinktime: Duration::ZERO,
             thinktime_spin: Duration::ZERO,
             thinktime_blocks: 1,
+            job: None,
         }
+    }
+
+    /// The job model this runs: its job-file job, or one made of the fields above.
+    pub fn model(&self) -> Job {
+        let mut j = match &self.job {
+            Some(j) => (**j).clone(),
+            None => {
+                let mut j = Job::new(self.name.clone());
+                j.rwmixread = self.rwmixread;
+                j.bs_read = self.bs_read;
+                j.bs_write = self.bs_write;
+                j.bs_trim = self.bs_write;
+                j
+            }
+        };
+        j.rw = self.rw;
+        j.norandommap = !self.random_map;
+        j
     }
 
     /// The job of a parsed fio job section over [offset, offset + span) of the target, as the
@@ -142,6 +166,8 @@ impl RealJob {
         j.thinktime = Duration::from_nanos(job.thinktime_ns);
         j.thinktime_spin = Duration::from_nanos(job.thinktime_spin_ns);
         j.thinktime_blocks = job.thinktime_blocks.max(1);
+        j.random_map = !job.norandommap;
+        j.job = Some(std::sync::Arc::new(job.clone()));
         j
     }
 
@@ -149,15 +175,8 @@ impl RealJob {
         if self.time_based {
             None
         } else {
-            Some(self.io_limit.unwrap_or(self.span))
-        }
-    }
-
-    fn bs(&self, dir: u8) -> u64 {
-        if dir == 0 {
-            self.bs_read
-        } else {
-            self.bs_write
+            let loops = self.job.as_ref().map_or(1, |j| u64::from(j.loops.max(1)));
+            Some(self.io_limit.unwrap_or(self.span).saturating_mul(loops))
         }
     }
 }
@@ -236,6 +255,15 @@ fn validate(job: &RealJob) -> Result<(), RealError> {
             job.offset, job.span
         ));
     }
+    if let Some(j) = job.job.as_deref().filter(|_| job.direct) {
+        for d in [IoDir::Read, IoDir::Write] {
+            let wrong =
+                j.block_sizes(d).probabilities().into_iter().map(|(b, _)| b).chain([j.align(d)]).find(|b| b % 512 != 0);
+            if let Some(b) = wrong.filter(|_| j.bs_mix.is_some() || j.blockalign.iter().any(|&a| a > 0)) {
+                return bad(format!("block size or alignment {b} (bssplit/bsrange/blockalign) is not a multiple of 512, which O_DIRECT needs (use --buffered)"));
+            }
+        }
+    }
     if job.time_based && job.runtime.is_none() {
         return bad("time_based needs a runtime".into());
     }
@@ -288,8 +316,20 @@ fn run_with<E: IoEngine>(
     let depth = eng.depth() as usize;
     let sync_engine = eng.synchronous();
     let mut rng = Rng::new(job.seed);
-    let random = job.rw.is_random();
-    let mut offsets = [0u8, 1].map(|d| Offsets::new(random, job.random_map, job.span, job.bs(d).max(1), &mut rng));
+    let model = job.model();
+    let mut gen =
+        IoGen::new(&model, job.span, &mut rng).map_err(|e| RealError::BadJob(format!("job '{}': {e}", job.name)))?;
+    let mut pacer = Pacer::new(&model, 0);
+    // What every deduplicable write carries (allocated once, only with dedupe_percentage).
+    let dedupe_data: Vec<u8> = if model.dedupe_percentage > 0 {
+        let mut r = Rng::new(job.seed ^ 0xdede_0009);
+        (0..job.bs_read.max(job.bs_write)).map(|_| r.next_u64() as u8).collect()
+    } else {
+        Vec::new()
+    };
+    // The direction drawn for an I/O that waits for its rate.
+    let mut pending_dir: Option<u8> = None;
+    let mut rate_wait: Option<u64> = None;
     let mut result = JobResult::new(job.name.clone(), 0);
     result.iodepth = Some(job.iodepth);
     let mut slots = vec![Slot::default(); depth];
@@ -332,26 +372,47 @@ fn run_with<E: IoEngine>(
                     stopped = true;
                     break;
                 }
+                let now_ns = now.duration_since(start).as_nanos() as u64;
                 let req = if job.fsync_every > 0 && writes_since_sync >= job.fsync_every {
                     writes_since_sync = 0;
                     slots[slot as usize] = Slot { kind: 2, len: 0, offset: 0, submitted: None, slat_ns: 0 };
                     IoRequest { op: flush_op, fd, offset: 0, len: 0, slot, user_data: u64::from(slot) }
                 } else {
-                    let dir: u8 = match job.rw {
+                    let dir: u8 = pending_dir.take().unwrap_or_else(|| match job.rw {
                         Rw::Read | Rw::RandRead => 0,
                         Rw::ReadWrite | Rw::RandRw => u8::from(rng.below(100) >= u64::from(job.rwmixread)),
                         _ => 1,
-                    };
-                    let bs = job.bs(dir);
-                    let off = offsets[dir as usize].next(job.span, bs);
-                    let len = bs.min(job.span - off);
+                    });
+                    let io_dir = if dir == 0 { IoDir::Read } else { IoDir::Write };
+                    if let Some(p) = &pacer {
+                        let due = p.due(io_dir, now_ns);
+                        if due > now_ns {
+                            pending_dir = Some(dir);
+                            rate_wait = Some(due);
+                            break;
+                        }
+                    }
+                    let (off, len) = gen.next(dir);
+                    if let Some(p) = &mut pacer {
+                        p.issued(io_dir, len, &mut rng);
+                    }
                     let abs = job.offset + off;
                     if dir == 1 {
                         write_counter += 1;
                         writes_since_sync += 1;
                         if job.pattern == DataPattern::Random {
+                            let dedupe = model.dedupe_percentage > 0
+                                && rng.below(100) < u64::from(model.dedupe_percentage);
                             if let Some(b) = eng.buffer_mut(slot) {
-                                stamp(b, len as usize, abs, write_counter);
+                                if dedupe {
+                                    // fio's dedupe_percentage: the same bytes as every other
+                                    // deduplicable write of this job.
+                                    let n = (len as usize).min(b.len()).min(dedupe_data.len());
+                                    b[..n].copy_from_slice(&dedupe_data[..n]);
+                                } else {
+                                    stamp(b, len as usize, abs, write_counter);
+                                }
+                                make_compressible(b, len as usize, model.buffer_compress_percentage);
                             }
                         }
                     }
@@ -407,6 +468,17 @@ fn run_with<E: IoEngine>(
                 }
             }
             continue;
+        }
+        if let Some(due) = rate_wait.take() {
+            if eng.in_flight() == 0 && !stopped {
+                // fio's rate: nothing in flight, so wait for the next I/O's turn.
+                let now_ns = start.elapsed().as_nanos() as u64;
+                let until = deadline.map_or(due, |d| due.min(d.duration_since(start).as_nanos() as u64));
+                if until > now_ns {
+                    std::thread::sleep(Duration::from_nanos(until - now_ns));
+                }
+                continue;
+            }
         }
         if eng.in_flight() == 0 {
             break;
@@ -500,6 +572,7 @@ fn run_with<E: IoEngine>(
         majf: cpu1.3 - cpu0.3,
         minf: cpu1.4 - cpu0.4,
     };
+    flashlab_lab::iogen::check_rate_min(&model, &result).map_err(RealError::BadJob)?;
     progress(1.0);
     Ok(result)
 }

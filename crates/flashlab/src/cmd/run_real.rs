@@ -98,7 +98,7 @@ fn locate(
     job: &Job,
     n: u32,
     place: &Place,
-    held: &std::cell::RefCell<Vec<std::fs::File>>,
+    held: &std::cell::RefCell<Vec<(PathBuf, u64, std::fs::File)>>,
 ) -> Result<(PathBuf, u64, bool), String> {
     let in_dir = |dir: &Path| -> Result<(PathBuf, u64, bool), String> {
         // fio names a job's file `NAME.JOBNUM.FILENUM` in the directory; a '/' in the name
@@ -114,10 +114,14 @@ fn locate(
         Ok((path, free_bytes(dir).map_err(|e| e.to_string())?, true))
     };
     let block = |dev: &Path| -> Result<(PathBuf, u64, bool), String> {
+        // A device this run already holds (another job, a later group): it is ours to use.
+        if let Some((_, size, _)) = held.borrow().iter().find(|(p, _, _)| p == dev) {
+            return Ok((dev.to_path_buf(), *size, false));
+        }
         let (file, _, size) = open_block_device(dev, a.real.destroy_data, false).map_err(|e| e.to_string())?;
         // Hold the exclusive open for the rest of the run: nothing can mount the device
         // between the check and the job.
-        held.borrow_mut().push(file);
+        held.borrow_mut().push((dev.to_path_buf(), size, file));
         Ok((dev.to_path_buf(), size, false))
     };
     match place {

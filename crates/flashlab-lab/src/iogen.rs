@@ -1,0 +1,369 @@
+//! Where and how big a job's next I/O is, with fio's workload options, for the simulated
+//! engine ([`crate::engine`]) and the real-device runner alike: block sizes from `bs`,
+//! `bssplit` or `bsrange`; `blockalign`; random offsets from `random_distribution` (with fio's
+//! random map for uniform ones unless `norandommap`), `percentage_random`, the `rw=...:N`
+//! offset modifier with `rw_sequencer`; sequential offsets with holes (`rw=write:N`).
+//!
+//! A job with none of these options (one block size, uniform, no modifier) takes exactly the
+//! offsets of [`Offsets`], drawn from the same generator in the same order as before they
+//! existed, so earlier results are unchanged. The other paths draw from a second generator
+//! seeded from the job's seed. No allocation per I/O.
+
+use crate::offsets::Offsets;
+use crate::rng::Rng;
+use flashlab_jobs::blocksize::BlockSizeSampler;
+use flashlab_jobs::distribution::Sampler;
+use flashlab_jobs::{IoDir, Job};
+
+/// Seed offset of the generator for the options beyond fio's basic ones.
+const EXTRA_SEED: u64 = 0x5EED_0F10_0000_0001;
+
+/// One direction's offsets and sizes.
+#[derive(Debug, Clone)]
+enum DirGen {
+    /// The basic case: the offsets of [`Offsets`] and one block size.
+    Basic {
+        offsets: Offsets,
+        bs: u64,
+    },
+    Full(Box<FullGen>),
+}
+
+#[derive(Debug, Clone)]
+struct FullGen {
+    dir: IoDir,
+    bs: BlockSizeSampler,
+    align: u64,
+    random: bool,
+    /// Skewed random blocks (of `align` bytes).
+    skew: Option<Sampler>,
+    /// Uniform random blocks with fio's random map.
+    map: Option<RandomMap>,
+    /// Blocks of `align` bytes in the span.
+    blocks: u64,
+    /// Where the next sequential I/O starts.
+    pos: u64,
+    /// Start of the last I/O (for `rw_sequencer=identical`).
+    last: u64,
+    /// I/Os left before the next random offset (`rw=randX:N`).
+    run_left: u64,
+}
+
+/// The offset and size generator of one job over a span of `span` bytes.
+#[derive(Debug, Clone)]
+pub struct IoGen {
+    span: u64,
+    dirs: [DirGen; 3],
+    extra: Rng,
+    seq_nr: u64,
+    seq_add: u64,
+    identical: bool,
+    pct: flashlab_jobs::distribution::PercentageRandom,
+}
+
+/// Whether `job` uses only fio's basic offset options in direction `dir`.
+fn basic(job: &Job, dir: IoDir) -> bool {
+    job.bs_mix.is_none()
+        && job.random_distribution.is_uniform()
+        && job.percentage_random.for_dir(dir) == 100
+        && job.rw_seq_nr == 1
+        && job.rw_seq_add == 0
+        && (job.blockalign[dir as usize] == 0 || job.blockalign[dir as usize] == job.block_size(dir))
+}
+
+impl IoGen {
+    /// The generator of `job` over `span` bytes; draws its set-up from `rng` as [`Offsets`]
+    /// did (the engine's generator, seeded with the job's seed). Errors name the option
+    /// (a `zoned_abs` zone past the end of the span).
+    pub fn new(job: &Job, span: u64, rng: &mut Rng) -> Result<IoGen, String> {
+        let random = job.rw.is_random();
+        let random_map = !job.norandommap;
+        let extra_seed = rng.clone().next_u64() ^ EXTRA_SEED;
+        let mut extra = Rng::new(extra_seed);
+        let mut dirs = Vec::with_capacity(3);
+        for dir in [IoDir::Read, IoDir::Write, IoDir::Trim] {
+            if basic(job, dir) {
+                let bs = job.block_size(dir).max(1);
+                dirs.push(DirGen::Basic { offsets: Offsets::new(random, random_map, span, bs, rng), bs });
+                continue;
+            }
+            let sizes = job.block_sizes(dir);
+            let align = job.align(dir);
+            let blocks = (span / align).max(1);
+            let (skew, map) = if !random {
+                (None, None)
+            } else if job.random_distribution.is_uniform() {
+                (None, random_map.then(|| RandomMap::new(blocks)))
+            } else {
+                let s = Sampler::new(&job.random_distribution, dir, blocks, align, &mut extra)
+                    .map_err(|e| format!("random_distribution: {e}"))?;
+                (Some(s), None)
+            };
+            dirs.push(DirGen::Full(Box::new(FullGen {
+                dir,
+                bs: BlockSizeSampler::new(&sizes, job.bs_unaligned),
+                align,
+                random,
+                skew,
+                map,
+                blocks,
+                pos: 0,
+                last: 0,
+                // fio counts down from N before its first random offset: the first N-1
+                // I/Os follow on from the start of the span.
+                run_left: if random { job.rw_seq_nr.max(1) - 1 } else { 0 },
+            })));
+        }
+        let dirs: [DirGen; 3] = dirs.try_into().expect("three directions");
+        Ok(IoGen {
+            span,
+            dirs,
+            extra,
+            seq_nr: job.rw_seq_nr.max(1),
+            seq_add: job.rw_seq_add,
+            identical: job.rw_sequencer_identical,
+            pct: job.percentage_random,
+        })
+    }
+
+    /// Offset (relative to the span) and length of the next I/O in direction `dir`
+    /// (0 read, 1 write, 2 trim). The I/O always lies inside the span.
+    #[inline]
+    pub fn next(&mut self, dir: u8) -> (u64, u64) {
+        let span = self.span;
+        match &mut self.dirs[dir as usize] {
+            DirGen::Basic { offsets, bs } => {
+                let off = offsets.next(span, *bs);
+                (off, (*bs).min(span - off))
+            }
+            DirGen::Full(g) => {
+                let mut len = g.bs.next(&mut self.extra).min(span).max(1);
+                let off = if !g.random {
+                    let mut off = g.pos;
+                    if off + len > span {
+                        off = 0;
+                    }
+                    g.pos = off + len + self.seq_add;
+                    off
+                } else if g.run_left > 0 {
+                    g.run_left -= 1;
+                    let off = if self.identical { g.last } else { g.pos };
+                    if off + len > span {
+                        0
+                    } else {
+                        off
+                    }
+                } else if !self.pct.draw_random(g.dir, &mut self.extra) {
+                    // fio: a non-random I/O of a random job follows on from the last one.
+                    if g.pos + len > span {
+                        0
+                    } else {
+                        g.pos
+                    }
+                } else {
+                    g.run_left = self.seq_nr - 1;
+                    let b = match &g.skew {
+                        Some(s) => s.next(&mut self.extra),
+                        None => flashlab_jobs::distribution::below(&mut self.extra, g.blocks),
+                    };
+                    let mut off = b * g.align;
+                    if let Some(m) = &mut g.map {
+                        // fio: a used block moves on to the next free one, and the I/O is
+                        // cut where the free run ends (fio's mark_random_map).
+                        let b = m.next_free(b);
+                        off = b * g.align;
+                        let want = len.div_ceil(g.align).min(g.blocks - b);
+                        let got = m.set_run(b, want);
+                        len = len.min(got * g.align);
+                    }
+                    if off + len > span {
+                        (span - len) / g.align * g.align
+                    } else {
+                        off
+                    }
+                };
+                g.last = off;
+                if g.random {
+                    g.pos = off + len;
+                }
+                (off, len)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flashlab_jobs::Rw;
+
+    fn job(text: &str) -> Job {
+        flashlab_jobs::parse_jobfile("t.fio", &format!("[j]\n{text}")).unwrap().jobs.remove(0)
+    }
+
+    #[test]
+    fn basic_jobs_take_the_old_offsets() {
+        let j = job("rw=randwrite\nbs=4k\n");
+        let mut rng = Rng::new(7);
+        let mut g = IoGen::new(&j, 1 << 20, &mut rng).unwrap();
+        let mut rng2 = Rng::new(7);
+        let mut o = [0u8; 3].map(|_| Offsets::new(true, true, 1 << 20, 4096, &mut rng2));
+        for _ in 0..1000 {
+            assert_eq!(g.next(1), (o[1].next(1 << 20, 4096), 4096));
+        }
+        // ... and leave the engine's generator where Offsets left it.
+        assert_eq!(rng.next_u64(), rng2.next_u64());
+    }
+
+    #[test]
+    fn rw_modifier_and_sequencer() {
+        let mut j = job("rw=randread:4\nbs=4k\n");
+        let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(1)).unwrap();
+        let offs: Vec<u64> = (0..11).map(|_| g.next(0).0).collect();
+        // As fio: three I/Os from the start, then a random offset and three after it.
+        assert_eq!(offs[..3], [0, 4096, 8192]);
+        for k in [3usize, 7] {
+            for i in 1..4 {
+                assert_eq!(offs[k + i], offs[k] + 4096 * i as u64, "{offs:?}");
+            }
+        }
+        j.rw_sequencer_identical = true;
+        let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(1)).unwrap();
+        let offs: Vec<u64> = (0..8).map(|_| g.next(0).0).collect();
+        assert!(offs[3..7].iter().all(|&o| o == offs[3]), "{offs:?}");
+        let j = job("rw=write:4k\nbs=4k\n");
+        let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(1)).unwrap();
+        assert_eq!((0..3).map(|_| g.next(1).0).collect::<Vec<_>>(), vec![0, 8192, 16384]);
+        assert_eq!(j.rw, Rw::Write);
+    }
+
+    #[test]
+    fn mixed_sizes_and_skew_stay_in_the_span() {
+        let j = job("rw=randwrite\nbssplit=4k/50:64k/50\nrandom_distribution=zipf:1.1\n");
+        let span = 10 << 20;
+        let mut g = IoGen::new(&j, span, &mut Rng::new(3)).unwrap();
+        let mut big = 0;
+        for _ in 0..20_000 {
+            let (off, len) = g.next(1);
+            assert!(off + len <= span && off % 4096 == 0);
+            big += usize::from(len == 65536);
+        }
+        assert!((big as f64 / 20_000.0 - 0.5).abs() < 0.02);
+        // percentage_random=0: sequential.
+        let j = job("rw=randwrite\nbs=4k\npercentage_random=0\n");
+        let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(3)).unwrap();
+        assert_eq!((0..3).map(|_| g.next(1).0).collect::<Vec<_>>(), vec![0, 4096, 8192]);
+    }
+}
+
+/// fio's `rate_min`/`rate_iops_min`: the job failed if a direction ran slower (fio checks
+/// every `rate_cycle` and ends the job; flashlab checks the run's average). `Err` names the
+/// option, the direction and both rates.
+pub fn check_rate_min(job: &Job, result: &flashlab_measure::JobResult) -> Result<(), String> {
+    for (i, (name, d)) in
+        [("read", &result.read), ("write", &result.write), ("trim", &result.trim)].into_iter().enumerate()
+    {
+        if d.runtime_ns == 0 || d.ios == 0 {
+            continue;
+        }
+        let secs = d.runtime_ns as f64 / 1e9;
+        let (bw, iops) = (d.io_bytes as f64 / secs, d.ios as f64 / secs);
+        if job.rate_min[i] > 0 && bw < job.rate_min[i] as f64 {
+            return Err(format!(
+                "job '{}': rate_min of {} B/s for {name}s not met ({bw:.0} B/s)",
+                job.name, job.rate_min[i]
+            ));
+        }
+        if job.rate_iops_min[i] > 0 && iops < job.rate_iops_min[i] as f64 {
+            return Err(format!(
+                "job '{}': rate_iops_min of {} for {name}s not met ({iops:.0} IOPS)",
+                job.name, job.rate_iops_min[i]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// fio's random map: one bit per block of the span, set once the block was done. A drawn
+/// block that is done moves on to the next free one (wrapping), an I/O covers only the free
+/// run it starts, and a full map starts a new pass (fio ends the pass there, then loops or
+/// ends the job). Allocated once, at set-up.
+#[derive(Debug, Clone)]
+struct RandomMap {
+    bits: Vec<u64>,
+    n: u64,
+    used: u64,
+}
+
+impl RandomMap {
+    fn new(n: u64) -> RandomMap {
+        RandomMap { bits: vec![0; n.div_ceil(64) as usize], n, used: 0 }
+    }
+
+    fn is_set(&self, b: u64) -> bool {
+        self.bits[(b / 64) as usize] & (1 << (b % 64)) != 0
+    }
+
+    /// `b` if free, else the next free block after it (wrapping); a full map is cleared first.
+    fn next_free(&mut self, b: u64) -> u64 {
+        if self.used >= self.n {
+            self.bits.iter_mut().for_each(|w| *w = 0);
+            self.used = 0;
+        }
+        if !self.is_set(b) {
+            return b;
+        }
+        let words = self.bits.len() as u64;
+        let start = b / 64;
+        for k in 0..=words {
+            let w = (start + k) % words;
+            let mut free = !self.bits[w as usize];
+            if k == 0 {
+                free &= !0u64 << (b % 64); // bits at or after b in its own word
+            }
+            while free != 0 {
+                let bit = w * 64 + u64::from(free.trailing_zeros());
+                if bit < self.n {
+                    return bit;
+                }
+                free &= free - 1;
+            }
+        }
+        b // unreachable: the map is not full
+    }
+
+    /// Marks up to `nr` blocks from `b` (stopping at the first used one); returns how many.
+    fn set_run(&mut self, b: u64, nr: u64) -> u64 {
+        let mut k = 0;
+        while k < nr && b + k < self.n && !self.is_set(b + k) {
+            self.bits[((b + k) / 64) as usize] |= 1 << ((b + k) % 64);
+            k += 1;
+        }
+        self.used += k;
+        k.max(1)
+    }
+}
+
+#[cfg(test)]
+mod map_tests {
+    use super::*;
+
+    #[test]
+    fn random_map_covers_every_block_once_per_pass() {
+        let j =
+            flashlab_jobs::parse_jobfile("t.fio", "[j]\nrw=randwrite\nbssplit=4k/50:16k/50\n").unwrap().jobs.remove(0);
+        let span = 4 << 20;
+        let mut g = IoGen::new(&j, span, &mut Rng::new(5)).unwrap();
+        let mut seen = vec![0u32; (span / 4096) as usize];
+        let mut bytes = 0;
+        while bytes < span {
+            let (off, len) = g.next(1);
+            for b in off / 4096..(off + len) / 4096 {
+                seen[b as usize] += 1;
+            }
+            bytes += len;
+        }
+        assert_eq!(bytes, span);
+        assert!(seen.iter().all(|&c| c == 1), "a block done twice or never in one pass");
+    }
+}

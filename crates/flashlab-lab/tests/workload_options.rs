@@ -1,0 +1,55 @@
+//! fio's workload options on a simulated device, where virtual time makes them exact: a rate
+//! limit gives its IOPS, `loops` multiplies the bytes, `thinktime` with a rate keeps the
+//! rate's mean, `rate_min` fails a job that cannot keep up, and a job's mixed block sizes
+//! are what its `bssplit` says.
+
+use flashlab_lab::fs::FsConfig;
+use flashlab_lab::jobfile_run::run_jobfile;
+use flashlab_lab::profiles::builtin;
+use flashlab_lab::system::SimSystem;
+use flashsim::Profile;
+
+fn run(text: &str) -> Result<Vec<flashlab_lab::jobfile_run::JobRun>, String> {
+    let p = Profile::from_toml("toy", builtin("toy").unwrap()).unwrap();
+    let mut sys = SimSystem::with_fs(&p, 1, FsConfig::plain(false));
+    let jf = flashlab_jobs::parse_jobfile("t.fio", text).map_err(|e| e.to_string())?;
+    run_jobfile(&mut sys, &jf, 1, "t.fio", None, &mut |_, _, _| {})
+}
+
+#[test]
+fn rate_iops_is_exact_in_virtual_time() {
+    for (process, tol) in [("linear", 0.002), ("poisson", 0.05)] {
+        let r = run(&format!(
+            "[j]\nsize=16m\nrw=randwrite\nbs=4k\nrate_iops=500\nrate_process={process}\nruntime=4\ntime_based\niodepth=4\n"
+        ))
+        .unwrap();
+        let w = &r[0].0.write;
+        let iops = w.ios as f64 / (w.runtime_ns as f64 / 1e9);
+        assert!((iops - 500.0).abs() / 500.0 < tol, "{process}: {iops} IOPS");
+    }
+    // rate= in bytes/s with mixed sizes: bytes per second, not I/Os.
+    let r = run("[j]\nsize=16m\nrw=randwrite\nbssplit=4k/50:64k/50\nrate=2m\nruntime=2\ntime_based\n").unwrap();
+    let w = &r[0].0.write;
+    let bw = w.io_bytes as f64 / (w.runtime_ns as f64 / 1e9);
+    assert!((bw - 2097152.0).abs() / 2097152.0 < 0.03, "{bw} B/s");
+}
+
+#[test]
+fn loops_multiply_the_bytes_and_rate_min_fails_slow_jobs() {
+    let r = run("[j]\nsize=4m\nrw=write\nbs=256k\nloops=3\n").unwrap();
+    assert_eq!(r[0].0.write.io_bytes, 12 << 20);
+    let e = run("[j]\nsize=4m\nrw=write\nbs=4k\nrate=100k\nrate_min=1m\n").unwrap_err();
+    assert!(e.contains("t.fio:1: job 'j': rate_min of 1048576 B/s for writes not met"), "{e}");
+}
+
+#[test]
+fn bssplit_shares_on_the_simulated_device() {
+    let r =
+        run("[j]\nsize=64m\nrw=randwrite\nbssplit=4k/60:32k/40\nnorandommap\nio_size=1g\nnumber_ios=20000\n").unwrap();
+    let w = &r[0].0.write;
+    assert_eq!(w.ios, 20000);
+    // Mean size 0.6 * 4k + 0.4 * 32k = 15.56k; the share of 32k I/Os from the mean.
+    let mean = w.io_bytes as f64 / w.ios as f64;
+    let big = (mean - 4096.0) / (32768.0 - 4096.0);
+    assert!((big - 0.4).abs() < 0.015, "share of 32k I/Os {big}");
+}
