@@ -14,6 +14,7 @@ use crate::counters::{Counters, DeviceState, Wear};
 use crate::mapcache::MapCache;
 use crate::nand::{Geometry, Nand, NandTiming};
 use crate::profile::{Profile, MAP_UNIT, MAX_UNITS_PER_PAGE};
+use crate::temperature::{Detector, TemperatureMode};
 use crate::timeline::Ns;
 use crate::victim::Victims;
 use rand_core::SeedableRng;
@@ -186,6 +187,8 @@ pub struct Ftl {
     pages_per_command: u32,
     busy_ceiling: Ns,
     page_cost: Ns,
+    /// The update-frequency detector when the profile places data by detected temperature.
+    detector: Option<Detector>,
     pub counters: Counters,
 }
 
@@ -247,8 +250,14 @@ impl Ftl {
                 let t = NandTiming::from_profile(profile);
                 t.t_read + t.t_prog + 2 * u64::from(geo.units_per_page) * t.unit_xfer
             },
+            detector: (f.temperature == TemperatureMode::Detect).then(|| Detector::new(logical)),
             counters: Counters::default(),
         }
+    }
+
+    /// Host unit writes the temperature detector classified (hot, cold); `None` without one.
+    pub fn temperature_split(&self) -> Option<(u64, u64)> {
+        self.detector.as_ref().map(|d| (d.hot_writes, d.cold_writes))
     }
 
     /// Keep a tag per physical unit so that tests can check what every read returns.
@@ -330,6 +339,10 @@ impl Ftl {
     #[inline]
     pub fn write_unit(&mut self, lpn: u32, stream: u32, at: Ns, tag: u64) -> Ns {
         self.counters.host_units_written += 1;
+        let stream = match &mut self.detector {
+            Some(d) => d.classify(lpn),
+            None => stream,
+        };
         let cur = self.l2p[lpn as usize];
         if cur != UNMAPPED && cur & BUFFERED != 0 {
             // Still in controller RAM: the new data replaces it there.
@@ -844,6 +857,7 @@ impl Ftl {
             + self.victims.memory_bytes()
             + self.buffer.memory_bytes()
             + self.map.as_ref().map_or(0, MapCache::memory_bytes)
+            + self.detector.as_ref().map_or(0, Detector::memory_bytes)
     }
 
     /// Check that the mapping, the valid counts and the free lists agree. For tests; O(size).

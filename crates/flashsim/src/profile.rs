@@ -182,6 +182,10 @@ pub struct FtlConfig {
     /// ([`Profile::busy_ceiling_ms`]).
     #[serde(default)]
     pub busy_ceiling_ms: Option<f64>,
+    /// Placement by data temperature ([`crate::temperature`]): `off` (default), `hint` (the
+    /// host's stream number) or `detect` (the device's update-frequency detector).
+    #[serde(default)]
+    pub temperature: crate::temperature::TemperatureMode,
 }
 
 /// Host interface kind: decides the command queue and whether the bus is full duplex.
@@ -416,6 +420,17 @@ impl Profile {
                     f.bg_gc_target_free_blocks
                 ),
             ));
+        }
+        if f.temperature != crate::temperature::TemperatureMode::Off {
+            if f.mapping != MappingKind::Page {
+                return Err(err("ftl.temperature", "placement by temperature needs the page-mapped FTL".into()));
+            }
+            if f.host_streams < 2 || !f.separate_gc_frontier {
+                return Err(err(
+                    "ftl.temperature",
+                    "placement by temperature needs host_streams >= 2 (cold, hot) and separate_gc_frontier = true".into(),
+                ));
+            }
         }
         if f.mapping == MappingKind::Hybrid {
             if f.log_blocks == 0 || f.log_blocks > 4096 {
