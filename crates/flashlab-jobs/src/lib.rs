@@ -22,6 +22,8 @@
 //! assert_eq!(f.run_groups(), vec![vec![0], vec![1]]);
 //! ```
 
+pub mod blocksize;
+pub mod distribution;
 pub mod job;
 pub mod limits;
 pub mod options;
