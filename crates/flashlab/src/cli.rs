@@ -268,6 +268,14 @@ pub struct WafArgs {
     pub trimmed: f64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Where the random writes go, as fio's random_distribution: random, zipf:0.9, pareto:0.2,
+    /// zoned:80/20:20/80 (80 % of writes to 20 % of the space)...
+    #[arg(long, default_value = "random")]
+    pub distribution: String,
+    /// Hot/cold separation: off, hint (the host marks its hot zones) or detect (the device's
+    /// update-frequency detector).
+    #[arg(long, default_value = "off")]
+    pub separate: String,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
