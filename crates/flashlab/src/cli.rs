@@ -273,7 +273,7 @@ pub struct WafArgs {
     #[arg(long, default_value = "random")]
     pub distribution: String,
     /// Hot/cold separation: off, hint (the host marks its hot zones) or detect (the device's
-    /// update-frequency detector).
+    /// update-frequency detector); hint-gc and detect-gc also split GC copies by temperature.
     #[arg(long, default_value = "off")]
     pub separate: String,
     /// Print the result as JSON.

@@ -14,9 +14,12 @@
 //!   by halving. Units written at least [`HOT_COUNT`] times in the aging window go to the hot
 //!   frontier (stream 1), the rest to the cold one (stream 0).
 //!
-//! GC copies always go to their own frontier (`separate_gc_frontier`, required with
-//! temperature on): data that survived to be copied is old, and mixing it with fresh host data
-//! is what separation avoids.
+//! GC copies go to their own frontier (`separate_gc_frontier`, required with temperature on):
+//! data that survived to be copied is old, and mixing it with fresh host data is what
+//! separation avoids. With `gc_by_temperature` GC has two frontiers, and a copied unit goes to
+//! the hot or the cold one by its temperature now (the detector's count, or the host's last
+//! hint), so that hot data GC moves does not end up among cold data either
+//! ([`crate::ftl`]'s `gc_split` module).
 //!
 //! The counters are one byte per logical unit in one flat array; aging halves one counter per
 //! host write at a moving cursor, so each counter is halved once per logical pass and no
@@ -102,6 +105,19 @@ impl Detector {
             self.cold_writes += 1;
             COLD_STREAM
         }
+    }
+
+    /// Remember the host's hint for `lpn` (hint mode with GC by temperature): a hot stream
+    /// marks it hot, the cold one cold, until its next write.
+    #[inline]
+    pub fn remember(&mut self, lpn: u32, stream: u32) {
+        self.counts[lpn as usize] = if stream == COLD_STREAM { 0 } else { HOT_COUNT };
+    }
+
+    /// Whether `lpn` counts as hot now (for GC's choice of frontier; counts nothing).
+    #[inline]
+    pub fn is_hot(&self, lpn: u32) -> bool {
+        self.counts[lpn as usize] >= HOT_COUNT
     }
 
     /// Heap bytes of the counters.

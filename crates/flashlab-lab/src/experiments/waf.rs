@@ -39,6 +39,8 @@ pub struct WafConfig {
     /// Placement by temperature: off (one shared frontier), the host's hint (hot zones of a
     /// `zoned` distribution carry the hot stream) or the device's detector.
     pub separation: TemperatureMode,
+    /// With separation: GC copies to a hot or a cold GC frontier by temperature.
+    pub gc_by_temperature: bool,
 }
 
 impl Default for WafConfig {
@@ -53,6 +55,7 @@ impl Default for WafConfig {
             seed: 1,
             distribution: Distribution::Random,
             separation: TemperatureMode::Off,
+            gc_by_temperature: false,
         }
     }
 }
@@ -71,6 +74,8 @@ pub struct WafResult {
     pub distribution: String,
     /// `off`, `hint` or `detect`.
     pub separation: &'static str,
+    /// GC copies placed by temperature too.
+    pub gc_by_temperature: bool,
     /// Share of the measured host writes that went to the hot frontier (separation on).
     pub hot_write_share: Option<f64>,
     pub logical_pages: u64,
@@ -102,6 +107,7 @@ pub fn waf_profile(cfg: &WafConfig) -> Result<Profile, String> {
         p.ftl.separate_gc_frontier = true;
         p.ftl.write_buffer_kib = 32;
         p.ftl.temperature = cfg.separation;
+        p.ftl.gc_by_temperature = cfg.gc_by_temperature;
         p.validate("single-die device").map_err(flags)?;
     }
     Ok(p)
@@ -129,11 +135,16 @@ fn zone_hints(dist: &Distribution, n: u64) -> Result<Vec<(u64, u64, bool)>, Stri
 
 /// Read `sim waf`'s `--distribution` (fio's `random_distribution` spelling) and `--separate`
 /// (`off`, `hint` or `detect`).
-pub fn parse_workload(distribution: &str, separate: &str) -> Result<(Distribution, TemperatureMode), String> {
+/// `hint-gc` and `detect-gc` also send GC copies to a hot or a cold GC frontier.
+pub fn parse_workload(distribution: &str, separate: &str) -> Result<(Distribution, TemperatureMode, bool), String> {
     let d = Distribution::parse(distribution, 1024).map_err(|e| format!("--distribution '{distribution}': {e}"))?;
-    let t = TemperatureMode::parse(separate)
-        .ok_or_else(|| format!("--separate '{separate}': expected off, hint or detect"))?;
-    Ok((d, t))
+    let (mode, gc) = match separate.strip_suffix("-gc") {
+        Some(m) if m != "off" => (m, true),
+        _ => (separate, false),
+    };
+    let t = TemperatureMode::parse(mode)
+        .ok_or_else(|| format!("--separate '{separate}': expected off, hint, detect, hint-gc or detect-gc"))?;
+    Ok((d, t, gc))
 }
 
 /// The LRW (FIFO) model's write amplification for this configuration's write distribution
@@ -250,6 +261,7 @@ pub fn run_waf(cfg: &WafConfig, mut progress: impl FnMut(f64)) -> Result<WafResu
         seed: cfg.seed,
         distribution: cfg.distribution.fio_spelling(),
         separation: cfg.separation.name(),
+        gc_by_temperature: cfg.gc_by_temperature,
         hot_write_share,
         logical_pages: logical,
         live_pages: live,

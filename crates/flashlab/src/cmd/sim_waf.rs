@@ -9,10 +9,11 @@ use std::time::Instant;
 pub fn waf(a: &WafArgs) -> Result<(), String> {
     let policy = GcPolicy::parse(&a.policy)
         .ok_or_else(|| format!("--policy '{}': expected greedy, cost-benefit, fifo or random", a.policy))?;
-    let (distribution, separation) = parse_workload(&a.distribution, &a.separate)?;
+    let (distribution, separation, gc_by_temperature) = parse_workload(&a.distribution, &a.separate)?;
     let cfg = WafConfig {
         distribution,
         separation,
+        gc_by_temperature,
         spare: a.spare,
         pages_per_block: a.pages_per_block,
         blocks: a.blocks,
@@ -35,7 +36,8 @@ pub fn waf(a: &WafArgs) -> Result<(), String> {
         "write amplification  {:.3}  ({} policy, spare factor {}, {} pages/block, {} blocks)",
         r.write_amplification, r.policy, a.spare, a.pages_per_block, a.blocks
     );
-    println!("  writes {}, hot/cold separation {}{}", r.distribution, r.separation, hot_share(r.hot_write_share));
+    let gc = if r.gc_by_temperature { ", GC copies by temperature" } else { "" };
+    println!("  writes {}, hot/cold separation {}{gc}{}", r.distribution, r.separation, hot_share(r.hot_write_share));
     println!(
         "  measured over the second half of {} passes: {} host pages, {} NAND pages, {} GC copies, {} erases",
         a.passes, r.host_pages_written, r.nand_pages_programmed, r.gc_pages_copied, r.erases
