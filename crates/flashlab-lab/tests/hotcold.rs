@@ -49,7 +49,11 @@ fn fifo_follows_the_lrw_model_for_skewed_writes_with_and_without_separation() {
     ] {
         let (r, model) = run(GcPolicy::Fifo, dist, sep);
         let err = r.write_amplification / model - 1.0;
-        eprintln!("fifo {dist} separation {sep}: simulated {:.3}, LRW model {model:.3} ({:+.1} %)", r.write_amplification, 100.0 * err);
+        eprintln!(
+            "fifo {dist} separation {sep}: simulated {:.3}, LRW model {model:.3} ({:+.1} %)",
+            r.write_amplification,
+            100.0 * err
+        );
         if err.abs() > 0.05 {
             failures.push(format!("{dist} {sep}: {:.3} vs {model:.3}", r.write_amplification));
         }
@@ -77,10 +81,16 @@ fn greedy_with_full_separation_recovers_the_uniform_write_amplification() {
     // temperature — brings greedy back to its uniform-traffic value (the published greedy
     // column); without separation, or with GC copies mixed in one frontier, it stays above.
     let mut failures = Vec::new();
-    for (dist, sep) in [("zoned:80/20:20/80", "hint-gc"), ("zoned:90/10:10/90", "hint-gc"), ("zoned:90/10:10/90", "detect-gc")] {
+    for (dist, sep) in
+        [("zoned:80/20:20/80", "hint-gc"), ("zoned:90/10:10/90", "hint-gc"), ("zoned:90/10:10/90", "detect-gc")]
+    {
         let (r, _) = run(GcPolicy::Greedy, dist, sep);
         let err = r.write_amplification / GREEDY_B64_SF010 - 1.0;
-        eprintln!("greedy {dist} {sep}: {:.3} vs uniform {GREEDY_B64_SF010} ({:+.1} %)", r.write_amplification, 100.0 * err);
+        eprintln!(
+            "greedy {dist} {sep}: {:.3} vs uniform {GREEDY_B64_SF010} ({:+.1} %)",
+            r.write_amplification,
+            100.0 * err
+        );
         if err.abs() > 0.05 {
             failures.push(format!("{dist} {sep}: {:.3}", r.write_amplification));
         }

@@ -2,8 +2,8 @@
 //! on the 256 MiB `toy` profile: the run fills the device, drives it, samples it and projects
 //! lifetime and TBW; the comparison comes from the same code (docs/jesd219.md).
 
-use flashlab_life::jesd219::{run_compared, run_endurance, Endurance, ENTERPRISE_BSSPLIT};
 use flashlab_jobs::blocksize::parse_bssplit;
+use flashlab_life::jesd219::{run_compared, run_endurance, Endurance, ENTERPRISE_BSSPLIT};
 use flashsim::Profile;
 
 fn toy() -> Profile {

@@ -29,6 +29,6 @@ pub mod victim;
 
 pub use counters::{Counters, DeviceState, Wear};
 pub use device::{Completion, Device, Op, Request, RequestError, SECTOR};
-pub use temperature::TemperatureMode;
 pub use profile::{GcPolicy, Interface, MappingKind, Profile, ProfileError, MAP_UNIT};
+pub use temperature::TemperatureMode;
 pub use timeline::Ns;

@@ -398,8 +398,7 @@ impl Profile {
         if f.gc_by_temperature && f.temperature == crate::temperature::TemperatureMode::Off {
             return Err(err("ftl.gc_by_temperature", "needs ftl.temperature = \"hint\" or \"detect\"".into()));
         }
-        let frontiers =
-            u64::from(f.host_streams) + u64::from(f.separate_gc_frontier) + u64::from(f.gc_by_temperature);
+        let frontiers = u64::from(f.host_streams) + u64::from(f.separate_gc_frontier) + u64::from(f.gc_by_temperature);
         let reserved = frontiers + u64::from(f.bg_gc_target_free_blocks) + 1;
         if reserved >= blocks_per_die {
             return Err(err(
@@ -436,7 +435,8 @@ impl Profile {
             if f.host_streams < 2 || !f.separate_gc_frontier {
                 return Err(err(
                     "ftl.temperature",
-                    "placement by temperature needs host_streams >= 2 (cold, hot) and separate_gc_frontier = true".into(),
+                    "placement by temperature needs host_streams >= 2 (cold, hot) and separate_gc_frontier = true"
+                        .into(),
                 ));
             }
         }

@@ -26,7 +26,7 @@ fn run(mode: TemperatureMode, gc_split: bool, seed: u64) -> Device {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        let hot = i >= units && x % 10 != 0;
+        let hot = i >= units && !x.is_multiple_of(10);
         let lpn = if i < units {
             i
         } else if hot {

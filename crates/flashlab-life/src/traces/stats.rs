@@ -135,9 +135,9 @@ pub fn trace_stats(ops: &[TraceOp]) -> TraceStats {
 
 /// A size in fio's spelling: 4k, 512, 1536, 1m.
 fn size(b: u64) -> String {
-    if b >= 1 << 20 && b % (1 << 20) == 0 {
+    if b >= 1 << 20 && b.is_multiple_of(1 << 20) {
         format!("{}m", b >> 20)
-    } else if b >= 1024 && b % 1024 == 0 {
+    } else if b >= 1024 && b.is_multiple_of(1024) {
         format!("{}k", b >> 10)
     } else {
         b.to_string()
