@@ -2,7 +2,7 @@
 
 use crate::cli::WafArgs;
 use crate::progress::Progress;
-use flashlab_lab::experiments::waf::{parse_workload, run_waf, WafConfig};
+use flashlab_lab::experiments::waf::{lrw_model, parse_workload, run_waf, WafConfig};
 use flashsim::{analytic, GcPolicy};
 use std::time::Instant;
 
@@ -47,6 +47,9 @@ pub fn waf(a: &WafArgs) -> Result<(), String> {
         analytic::waf_fifo(live_sf),
         analytic::waf_random(live_sf)
     );
+    if let Some(m) = lrw_model(&cfg).filter(|_| !cfg.distribution.is_uniform()) {
+        println!("  LRW (FIFO) model for this skew (Desnoyers, ACM TOS 2014), one shared log: {m:.3}");
+    }
     println!("  simulated {:.1} s of device time in {secs:.1} s of wall time", r.simulated_seconds);
     Ok(())
 }
