@@ -30,7 +30,7 @@ const REFERENCE: [Row; 4] = [
 ];
 
 fn run(policy: GcPolicy, spare: f64, pages_per_block: u32, blocks: u32, passes: f64, trimmed: f64) -> WafResult {
-    let cfg = WafConfig { spare, pages_per_block, blocks, policy, passes, trimmed, seed: 1 };
+    let cfg = WafConfig { spare, pages_per_block, blocks, policy, passes, trimmed, seed: 1, ..Default::default() };
     run_waf(&cfg, |_| {}).unwrap_or_else(|e| panic!("{cfg:?}: {e}"))
 }
 
@@ -132,6 +132,7 @@ fn same_config_and_seed_give_identical_results() {
         passes: 2.0,
         trimmed: 0.3,
         seed: 7,
+        ..Default::default()
     };
     let json = |cfg: &WafConfig| serde_json::to_string(&run_waf(cfg, |_| {}).unwrap()).unwrap();
     let first = json(&cfg);

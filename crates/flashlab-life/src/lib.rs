@@ -5,6 +5,8 @@
 //!   and the built-in presets; [`workload`] turns it into file operations.
 //! * [`policy`]: trim policies (none, discard, periodic fstrim, Android idle maintenance,
 //!   fstrim when the user notices).
+//! * [`jesd219`]: JEDEC's endurance workloads (JESD219 enterprise; the client one is a trace)
+//!   and uniform 4 KiB random writes, block-level, for TBW as the industry rates it.
 //! * [`traces`]: block-trace replay (blkparse text, fio iolog v2/v3, MSR Cambridge CSV).
 //! * [`runner`]: the run itself; [`probe`]: the periodic random-write probe; [`series`]: the
 //!   samples and the lifetime projection; [`table`] and [`report`]: text tables and the HTML
@@ -14,6 +16,7 @@
 
 pub mod document;
 pub mod duration;
+pub mod jesd219;
 pub mod policy;
 pub mod presets;
 pub mod probe;

@@ -268,6 +268,14 @@ pub struct WafArgs {
     pub trimmed: f64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Where the random writes go, as fio's random_distribution: random, zipf:0.9, pareto:0.2,
+    /// zoned:80/20:20/80 (80 % of writes to 20 % of the space)...
+    #[arg(long, default_value = "random")]
+    pub distribution: String,
+    /// Hot/cold separation: off, hint (the host marks its hot zones) or detect (the device's
+    /// update-frequency detector); hint-gc and detect-gc also split GC copies by temperature.
+    #[arg(long, default_value = "off")]
+    pub separate: String,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -424,10 +432,15 @@ pub struct LifeArgs {
     /// The simulated device: `sim:PROFILE` (a built-in profile or a profile TOML file).
     #[arg(long, default_value = "sim:emmc-16g")]
     pub target: String,
-    /// Usage model: a preset (light-phone, heavy-phone, sbc-desktop, logger, anandtech-10g) or
-    /// a usage TOML file (docs/life.md).
+    /// Usage model: a preset (light-phone, heavy-phone, sbc-desktop, logger, anandtech-10g), a
+    /// usage TOML file (docs/life.md), or a block-level endurance workload (jesd219-enterprise,
+    /// uniform-4k; docs/jesd219.md).
     #[arg(long, default_value = "light-phone")]
     pub usage: String,
+    /// Drive writes (host bytes / capacity) of a block-level endurance workload
+    /// (--usage jesd219-enterprise or uniform-4k), after the device is filled.
+    #[arg(long, default_value_t = 3.0)]
+    pub drive_writes: f64,
     /// Multiply the usage's volumes and file sizes by this (e.g. to run a phone model on a
     /// small test device).
     #[arg(long, default_value_t = 1.0)]

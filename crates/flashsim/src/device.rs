@@ -157,6 +157,12 @@ impl Device {
         self.ftl.state()
     }
 
+    /// Host unit writes the FTL's temperature detector classified (hot, cold), when the
+    /// profile has `ftl.temperature = "detect"`.
+    pub fn temperature_split(&self) -> Option<(u64, u64)> {
+        self.ftl.temperature_split()
+    }
+
     /// Heap bytes the simulator holds for this device's FTL state (mapping tables, per-block
     /// arrays, free lists, victim index); excludes the small fixed-size parts.
     pub fn memory_bytes(&self) -> u64 {

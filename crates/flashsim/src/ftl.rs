@@ -8,12 +8,14 @@
 //! buffer (`l2p` has the `BUFFERED` bit and the slot), or on NAND (`l2p` is the physical unit).
 
 mod bulk;
+mod gc_split;
 
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
 use crate::mapcache::MapCache;
 use crate::nand::{Geometry, Nand, NandTiming};
 use crate::profile::{Profile, MAP_UNIT, MAX_UNITS_PER_PAGE};
+use crate::temperature::{Detector, TemperatureMode};
 use crate::timeline::Ns;
 use crate::victim::Victims;
 use rand_core::SeedableRng;
@@ -188,6 +190,12 @@ pub struct Ftl {
     pages_per_command: u32,
     busy_ceiling: Ns,
     page_cost: Ns,
+    /// The update-frequency detector when the profile places data by detected temperature.
+    detector: Option<Detector>,
+    /// GC copies go to a hot or a cold GC frontier by temperature ([`gc_split`]).
+    gc_split: bool,
+    /// The detector classifies host writes (else it only remembers the host's hints).
+    detect: bool,
     pub counters: Counters,
 }
 
@@ -198,7 +206,7 @@ impl Ftl {
         let physical = geo.physical_units();
         let logical = ((physical as f64) * (1.0 - f.spare_factor)).floor() as u32;
         let blocks = geo.blocks() as usize;
-        let frontiers = f.host_streams + u32::from(f.separate_gc_frontier);
+        let frontiers = f.host_streams + u32::from(f.separate_gc_frontier) + u32::from(f.gc_by_temperature);
         let mut free = vec![VecDeque::new(); geo.dies as usize];
         for b in 0..geo.blocks() {
             free[geo.die_of_block(b) as usize].push_back(b);
@@ -219,7 +227,7 @@ impl Ftl {
             frontiers,
             gc_frontier: if f.separate_gc_frontier { f.host_streams } else { 0 },
             host_streams: f.host_streams,
-            open: vec![OpenPage::new(); (f.host_streams + geo.dies) as usize],
+            open: vec![OpenPage::new(); (f.host_streams + geo.dies * (1 + u32::from(f.gc_by_temperature))) as usize],
             next_die: (0..f.host_streams).map(|s| s % geo.dies).collect(),
             buffer: WriteBuffer::new(f.write_buffer_kib / (MAP_UNIT / 1024) as u32),
             volatile_buffer: f.write_buffer_volatile,
@@ -250,8 +258,18 @@ impl Ftl {
                 let t = NandTiming::from_profile(profile);
                 t.t_read + t.t_prog + 2 * u64::from(geo.units_per_page) * t.unit_xfer
             },
+            detector: (f.temperature == TemperatureMode::Detect
+                || (f.temperature == TemperatureMode::Hint && f.gc_by_temperature))
+                .then(|| Detector::new(logical)),
+            gc_split: f.gc_by_temperature,
+            detect: f.temperature == TemperatureMode::Detect,
             counters: Counters::default(),
         }
+    }
+
+    /// Host unit writes the temperature detector classified (hot, cold); `None` without one.
+    pub fn temperature_split(&self) -> Option<(u64, u64)> {
+        self.detector.as_ref().filter(|_| self.detect).map(|d| (d.hot_writes, d.cold_writes))
     }
 
     /// Keep a tag per physical unit so that tests can check what every read returns.
@@ -346,6 +364,14 @@ impl Ftl {
     #[inline]
     pub fn write_unit(&mut self, lpn: u32, stream: u32, at: Ns, tag: u64) -> Ns {
         self.counters.host_units_written += 1;
+        let stream = match &mut self.detector {
+            Some(d) if self.detect => d.classify(lpn),
+            Some(d) => {
+                d.remember(lpn, stream);
+                stream
+            }
+            None => stream,
+        };
         let cur = self.l2p[lpn as usize];
         if cur != UNMAPPED && cur & BUFFERED != 0 {
             // Still in controller RAM: the new data replaces it there.
@@ -580,6 +606,9 @@ impl Ftl {
     /// programming it whenever it fills; returns when the last of it is done (`at` if the
     /// page held nothing).
     fn gc_copy_page(&mut self, die: u32, v: u32, page: u32, at: Ns) -> Ns {
+        if self.gc_split {
+            return self.gc_copy_page_split(die, v, page, at);
+        }
         let upb = self.geo.units_per_block;
         let upp = self.geo.units_per_page;
         let gc_op = (self.host_streams + die) as usize;
@@ -874,6 +903,7 @@ impl Ftl {
             + self.victims.memory_bytes()
             + self.buffer.memory_bytes()
             + self.map.as_ref().map_or(0, MapCache::memory_bytes)
+            + self.detector.as_ref().map_or(0, Detector::memory_bytes)
     }
 
     /// Check that the mapping, the valid counts and the free lists agree. For tests; O(size).

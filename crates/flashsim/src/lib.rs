@@ -9,6 +9,7 @@
 //! Layout: [`profile`] (TOML device description) → [`nand`] (geometry, timing) and
 //! [`timeline`] (time resources) → [`mapping`]: [`ftl`] (page mapping, buffer, GC, with [`victim`] and
 //! [`buffer`]) or [`hybrid`] (log blocks and merges) → [`host`] (queue, bus, controller) → [`device`] (the whole, request API).
+//! [`temperature`] places host data by temperature (hot/cold frontiers).
 //! [`counters`] and [`analytic`] give the numbers to check it by.
 
 pub mod analytic;
@@ -22,10 +23,12 @@ pub mod mapcache;
 pub mod mapping;
 pub mod nand;
 pub mod profile;
+pub mod temperature;
 pub mod timeline;
 pub mod victim;
 
 pub use counters::{Counters, DeviceState, Wear};
 pub use device::{Completion, Device, Op, Request, RequestError, SECTOR};
 pub use profile::{GcPolicy, Interface, MappingKind, Profile, ProfileError, MAP_UNIT};
+pub use temperature::TemperatureMode;
 pub use timeline::Ns;

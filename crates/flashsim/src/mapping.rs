@@ -109,6 +109,13 @@ impl Mapping {
         each!(self, f => f.background(from, until))
     }
 
+    pub fn temperature_split(&self) -> Option<(u64, u64)> {
+        match self {
+            Mapping::Page(f) => f.temperature_split(),
+            Mapping::Hybrid(_) => None,
+        }
+    }
+
     pub fn state(&self) -> DeviceState {
         each!(self, f => f.state())
     }

@@ -182,6 +182,14 @@ pub struct FtlConfig {
     /// ([`Profile::busy_ceiling_ms`]).
     #[serde(default)]
     pub busy_ceiling_ms: Option<f64>,
+    /// Placement by data temperature ([`crate::temperature`]): `off` (default), `hint` (the
+    /// host's stream number) or `detect` (the device's update-frequency detector).
+    #[serde(default)]
+    pub temperature: crate::temperature::TemperatureMode,
+    /// With temperature on: GC copies go to a hot or a cold GC frontier by the unit's
+    /// temperature (default false: one GC frontier).
+    #[serde(default)]
+    pub gc_by_temperature: bool,
 }
 
 /// Host interface kind: decides the command queue and whether the bus is full duplex.
@@ -387,7 +395,10 @@ impl Profile {
         // Each die needs room for its open blocks, the GC reserve and at least one block of
         // slack beyond the logical data, or GC cannot make progress.
         let blocks_per_die = u64::from(n.blocks_per_plane);
-        let frontiers = u64::from(f.host_streams) + u64::from(f.separate_gc_frontier);
+        if f.gc_by_temperature && f.temperature == crate::temperature::TemperatureMode::Off {
+            return Err(err("ftl.gc_by_temperature", "needs ftl.temperature = \"hint\" or \"detect\"".into()));
+        }
+        let frontiers = u64::from(f.host_streams) + u64::from(f.separate_gc_frontier) + u64::from(f.gc_by_temperature);
         let reserved = frontiers + u64::from(f.bg_gc_target_free_blocks) + 1;
         if reserved >= blocks_per_die {
             return Err(err(
@@ -416,6 +427,18 @@ impl Profile {
                     f.bg_gc_target_free_blocks
                 ),
             ));
+        }
+        if f.temperature != crate::temperature::TemperatureMode::Off {
+            if f.mapping != MappingKind::Page {
+                return Err(err("ftl.temperature", "placement by temperature needs the page-mapped FTL".into()));
+            }
+            if f.host_streams < 2 || !f.separate_gc_frontier {
+                return Err(err(
+                    "ftl.temperature",
+                    "placement by temperature needs host_streams >= 2 (cold, hot) and separate_gc_frontier = true"
+                        .into(),
+                ));
+            }
         }
         if f.mapping == MappingKind::Hybrid {
             if f.log_blocks == 0 || f.log_blocks > 4096 {

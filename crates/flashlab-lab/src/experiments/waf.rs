@@ -3,10 +3,21 @@
 //! the live part for a number of logical passes; write amplification is measured over the
 //! second half of the random phase. It runs through the full device model, timing included,
 //! on a one-die device whose NAND page is one 4 KiB unit, as the analytical models assume.
+//!
+//! The random writes follow fio's `random_distribution` (uniform by default; `zipf:0.9`,
+//! `pareto:0.2`, `zoned:80/20:20/80`...), drawn by flashlab-jobs' sampler. With separation
+//! on, the device places host data by temperature ([`flashsim::temperature`]): hot and cold
+//! host frontiers plus one for GC copies; without it, host data and GC copies share one
+//! frontier, as the analytical models of uniform traffic assume. See docs/hotcold.md.
 
 use crate::rng::Rng;
+use flashlab_jobs::distribution::{Distribution, Sampler};
+use flashlab_jobs::IoDir;
 use flashsim::profile::single_die;
-use flashsim::{Device, GcPolicy, Op, Profile, Request, MAP_UNIT};
+use flashsim::temperature::{COLD_STREAM, HOT_STREAM};
+use flashsim::{Device, GcPolicy, Op, Profile, Request, TemperatureMode, MAP_UNIT};
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
 /// What to simulate.
@@ -23,6 +34,13 @@ pub struct WafConfig {
     /// Fraction of the logical space trimmed after the prefill.
     pub trimmed: f64,
     pub seed: u64,
+    /// Where the random writes go (fio's `random_distribution`).
+    pub distribution: Distribution,
+    /// Placement by temperature: off (one shared frontier), the host's hint (hot zones of a
+    /// `zoned` distribution carry the hot stream) or the device's detector.
+    pub separation: TemperatureMode,
+    /// With separation: GC copies to a hot or a cold GC frontier by temperature.
+    pub gc_by_temperature: bool,
 }
 
 impl Default for WafConfig {
@@ -35,6 +53,9 @@ impl Default for WafConfig {
             passes: 8.0,
             trimmed: 0.0,
             seed: 1,
+            distribution: Distribution::Random,
+            separation: TemperatureMode::Off,
+            gc_by_temperature: false,
         }
     }
 }
@@ -49,6 +70,14 @@ pub struct WafResult {
     pub passes: f64,
     pub trimmed: f64,
     pub seed: u64,
+    /// fio's spelling of the write distribution.
+    pub distribution: String,
+    /// `off`, `hint` or `detect`.
+    pub separation: &'static str,
+    /// GC copies placed by temperature too.
+    pub gc_by_temperature: bool,
+    /// Share of the measured host writes that went to the hot frontier (separation on).
+    pub hot_write_share: Option<f64>,
     pub logical_pages: u64,
     pub live_pages: u64,
     pub write_amplification: f64,
@@ -62,14 +91,84 @@ pub struct WafResult {
 
 /// The device `sim waf` runs on: one channel, one die, one plane, 4 KiB pages, GC keeping at
 /// least two free blocks, GC copies sharing the host's write frontier.
+/// With separation on: two host frontiers (cold, hot) and one for GC copies, and a write
+/// buffer big enough for their open pages.
 pub fn waf_profile(cfg: &WafConfig) -> Result<Profile, String> {
-    single_die(cfg.blocks, cfg.pages_per_block, cfg.spare, cfg.policy).map_err(|e| {
+    let flags = |e: flashsim::ProfileError| {
         e.to_string()
             .replace("single-die device", "sim waf options")
             .replace("field 'ftl.spare_factor'", "--spare (with --blocks)")
             .replace("field 'nand.blocks_per_plane'", "--blocks")
             .replace("field 'nand.pages_per_block'", "--pages-per-block")
-    })
+    };
+    let mut p = single_die(cfg.blocks, cfg.pages_per_block, cfg.spare, cfg.policy).map_err(flags)?;
+    if cfg.separation != TemperatureMode::Off {
+        p.ftl.host_streams = 2;
+        p.ftl.separate_gc_frontier = true;
+        p.ftl.write_buffer_kib = 32;
+        p.ftl.temperature = cfg.separation;
+        p.ftl.gc_by_temperature = cfg.gc_by_temperature;
+        p.validate("single-die device").map_err(flags)?;
+    }
+    Ok(p)
+}
+
+/// The host's hint for a `zoned` distribution: block ranges of the write zones, and whether
+/// each is hot (its share of writes at least twice its share of space: updated at least twice
+/// as often as the average block, the detector's threshold too).
+fn zone_hints(dist: &Distribution, n: u64) -> Result<Vec<(u64, u64, bool)>, String> {
+    let Distribution::Zoned(z) = dist else {
+        return Err(format!(
+            "--separate hint needs a zoned distribution (the host knows its hot zones); '{}' has no hint: use --separate detect",
+            dist.fio_spelling()
+        ));
+    };
+    let mut sp = 0u64;
+    let mut out = Vec::new();
+    for zone in z.for_dir(IoDir::Write) {
+        let (start, end) = (sp * n / 100, (sp + u64::from(zone.size_pct)) * n / 100);
+        out.push((start, end, zone.access_pct >= 2 * zone.size_pct));
+        sp += u64::from(zone.size_pct);
+    }
+    Ok(out)
+}
+
+/// Read `sim waf`'s `--distribution` (fio's `random_distribution` spelling) and `--separate`
+/// (`off`, `hint` or `detect`).
+/// `hint-gc` and `detect-gc` also send GC copies to a hot or a cold GC frontier.
+pub fn parse_workload(distribution: &str, separate: &str) -> Result<(Distribution, TemperatureMode, bool), String> {
+    let d = Distribution::parse(distribution, 1024).map_err(|e| format!("--distribution '{distribution}': {e}"))?;
+    let (mode, gc) = match separate.strip_suffix("-gc") {
+        Some(m) if m != "off" => (m, true),
+        _ => (separate, false),
+    };
+    let t = TemperatureMode::parse(mode)
+        .ok_or_else(|| format!("--separate '{separate}': expected off, hint, detect, hint-gc or detect-gc"))?;
+    Ok((d, t, gc))
+}
+
+/// The LRW (FIFO) model's write amplification for this configuration's write distribution
+/// ([`flashsim::analytic::waf_fifo_skewed`], Desnoyers TOS 2014), at the live spare factor;
+/// `None` for distributions whose per-block rates have no closed form here (pareto, normal).
+/// The model covers one shared log, with or without separate frontiers (a FIFO victim's age
+/// does not depend on which frontier filled it).
+pub fn lrw_model(cfg: &WafConfig) -> Option<f64> {
+    let physical = f64::from(cfg.blocks) * f64::from(cfg.pages_per_block);
+    let logical = (physical * (1.0 - cfg.spare)).floor();
+    let live = (logical - (logical * cfg.trimmed).floor()).max(1.0);
+    let sf = 1.0 - live / physical;
+    let rates: Vec<(f64, f64)> = match &cfg.distribution {
+        Distribution::Random => vec![(1.0, 1.0)],
+        Distribution::Zipf { theta, .. } => flashsim::analytic::zipf_rates(*theta, live as u64),
+        Distribution::Zoned(z) => z
+            .for_dir(IoDir::Write)
+            .iter()
+            .filter(|z| z.size_pct > 0)
+            .map(|z| (f64::from(z.size_pct) / 100.0, f64::from(z.access_pct) / f64::from(z.size_pct)))
+            .collect(),
+        _ => return None,
+    };
+    Some(flashsim::analytic::waf_fifo_skewed(sf, &rates))
 }
 
 /// Run the experiment; `progress` gets the fraction done now and then.
@@ -84,11 +183,12 @@ pub fn run_waf(cfg: &WafConfig, mut progress: impl FnMut(f64)) -> Result<WafResu
     let mut dev = Device::new(&profile, cfg.seed);
     let logical = dev.logical_bytes() / MAP_UNIT;
     let mut now = 0;
-    let write = |dev: &mut Device, now: &mut u64, lpn: u64| {
-        *now = dev.submit(*now, &Request::new(Op::Write, lpn * MAP_UNIT, MAP_UNIT)).expect("in range").done;
+    let write = |dev: &mut Device, now: &mut u64, lpn: u64, stream: u32| {
+        let r = Request { stream, ..Request::new(Op::Write, lpn * MAP_UNIT, MAP_UNIT) };
+        *now = dev.submit(*now, &r).expect("in range").done;
     };
     for lpn in 0..logical {
-        write(&mut dev, &mut now, lpn);
+        write(&mut dev, &mut now, lpn, COLD_STREAM);
     }
     let trimmed = (logical as f64 * cfg.trimmed).floor() as u64;
     if trimmed > 0 {
@@ -97,28 +197,67 @@ pub fn run_waf(cfg: &WafConfig, mut progress: impl FnMut(f64)) -> Result<WafResu
     let live = logical - trimmed;
     let total = (live as f64 * cfg.passes).round() as u64;
     let half = total / 2;
+    // Uniform writes keep the experiment's own generator (its numbers stay as they were).
     let mut rng = Rng::new(cfg.seed);
+    let mut xo = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);
+    let sampler = if cfg.distribution.is_uniform() {
+        None
+    } else {
+        Some(
+            Sampler::new(&cfg.distribution, IoDir::Write, live, MAP_UNIT, &mut xo)
+                .map_err(|e| format!("--distribution: {e}"))?,
+        )
+    };
+    let hints = match cfg.separation {
+        TemperatureMode::Hint => zone_hints(&cfg.distribution, live)?,
+        _ => Vec::new(),
+    };
+    let stream_of = |block: u64| -> u32 {
+        match hints.iter().find(|&&(s, e, _)| block >= s && block < e) {
+            Some(&(_, _, true)) => HOT_STREAM,
+            _ => COLD_STREAM,
+        }
+    };
     let (mut mid, mut t_mid) = (dev.counters(), now);
+    let mut split_mid = dev.temperature_split();
+    let (mut hot, mut cold) = (0u64, 0u64);
     let step = (total / 100).max(1);
     // The units are drawn two writes ahead, so that the device fetches their mapping entries
     // meanwhile (`Device::prefetch`); the sequence is the same.
-    let mut ahead = [trimmed + rng.below(live), trimmed + rng.below(live)];
+    let draw = |rng: &mut Rng, xo: &mut Xoshiro256PlusPlus| match &sampler {
+        None => rng.below(live),
+        Some(s) => s.next(xo),
+    };
+    let mut ahead = [draw(&mut rng, &mut xo), draw(&mut rng, &mut xo)];
     let mut next_progress = 0;
     for i in 0..total {
         if i == half {
             mid = dev.counters();
             t_mid = now;
+            split_mid = dev.temperature_split();
+            (hot, cold) = (0, 0);
         }
         if i == next_progress {
             progress(i as f64 / total as f64);
             next_progress += step;
         }
-        let lpn = ahead[0];
-        ahead = [ahead[1], trimmed + rng.below(live)];
-        dev.prefetch(ahead[1] * MAP_UNIT);
-        write(&mut dev, &mut now, lpn);
+        let block = ahead[0];
+        ahead = [ahead[1], draw(&mut rng, &mut xo)];
+        dev.prefetch((trimmed + ahead[1]) * MAP_UNIT);
+        let stream = stream_of(block);
+        if stream == HOT_STREAM {
+            hot += 1;
+        } else {
+            cold += 1;
+        }
+        write(&mut dev, &mut now, trimmed + block, stream);
     }
     progress(1.0);
+    let hot_write_share = match (cfg.separation, dev.temperature_split(), split_mid) {
+        (TemperatureMode::Off, _, _) => None,
+        (_, Some((h1, c1)), Some((h0, c0))) => Some((h1 - h0) as f64 / ((h1 - h0) + (c1 - c0)).max(1) as f64),
+        _ => Some(hot as f64 / (hot + cold).max(1) as f64),
+    };
     let c = dev.counters().since(&mid);
     Ok(WafResult {
         spare_factor: cfg.spare,
@@ -128,6 +267,10 @@ pub fn run_waf(cfg: &WafConfig, mut progress: impl FnMut(f64)) -> Result<WafResu
         passes: cfg.passes,
         trimmed: cfg.trimmed,
         seed: cfg.seed,
+        distribution: cfg.distribution.fio_spelling(),
+        separation: cfg.separation.name(),
+        gc_by_temperature: cfg.gc_by_temperature,
+        hot_write_share,
         logical_pages: logical,
         live_pages: live,
         write_amplification: c.write_amplification(),

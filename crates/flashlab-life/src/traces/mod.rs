@@ -1,6 +1,7 @@
 //! Block traces as the workload instead of the usage model: the formats ([`blkparse`] text,
 //! fio's [`iolog`] v2/v3, the [`msr`] Cambridge CSV) parse into one list of [`TraceOp`]s, and
-//! [`replay`] plays them on the simulated device, timestamps honoured or compressed.
+//! [`replay`] plays them on the simulated device, timestamps honoured or compressed;
+//! [`stats`] says what they ask of it (read/write ratio, block-size mix, write skew).
 //!
 //! Every malformed line is an error naming the file and the line: `trace.csv:12: ...`.
 
@@ -8,6 +9,7 @@ pub mod blkparse;
 pub mod iolog;
 pub mod msr;
 pub mod replay;
+pub mod stats;
 
 use flashsim::{Ns, Op};
 use std::fmt;

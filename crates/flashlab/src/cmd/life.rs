@@ -58,10 +58,30 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             if a.compress_time { "time compressed" } else { "timestamps honoured" },
             a.seed
         );
+        let trace_stats = traces::stats::trace_stats(&ops);
+        print!("{}", trace_stats.summary());
         let (r, stats) = traces::replay::replay(&profile, &name, &ops, &cfg, |f| bar.set(f, "replay"))?;
         let extra =
             format!("{} requests replayed, {} folded into the device's capacity\n", stats.requests, stats.folded);
-        (vec![r], json!({"trace": name, "format": format!("{format:?}").to_lowercase(), "replay": stats}), extra)
+        (
+            vec![r],
+            json!({"trace": name, "format": format!("{format:?}").to_lowercase(), "replay": stats, "stats": trace_stats}),
+            extra,
+        )
+    } else if let Some(w) = flashlab_life::jesd219::Endurance::parse(&a.usage)? {
+        println!(
+            "flashlab life on {} ({}), {} for {} drive writes, seed {}",
+            a.target,
+            profile.description,
+            w.name(),
+            a.drive_writes,
+            a.seed
+        );
+        let (r, json, text) =
+            flashlab_life::jesd219::run_compared(&profile, w, a.drive_writes, a.seed, a.pe_cycles, |f, l| {
+                bar.set(f, l)
+            })?;
+        (vec![r], json, text)
     } else {
         let mut usage = presets::resolve(&a.usage)?;
         if a.scale != 1.0 {

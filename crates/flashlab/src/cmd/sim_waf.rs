@@ -2,14 +2,18 @@
 
 use crate::cli::WafArgs;
 use crate::progress::Progress;
-use flashlab_lab::experiments::waf::{run_waf, WafConfig};
+use flashlab_lab::experiments::waf::{lrw_model, parse_workload, run_waf, WafConfig};
 use flashsim::{analytic, GcPolicy};
 use std::time::Instant;
 
 pub fn waf(a: &WafArgs) -> Result<(), String> {
     let policy = GcPolicy::parse(&a.policy)
         .ok_or_else(|| format!("--policy '{}': expected greedy, cost-benefit, fifo or random", a.policy))?;
+    let (distribution, separation, gc_by_temperature) = parse_workload(&a.distribution, &a.separate)?;
     let cfg = WafConfig {
+        distribution,
+        separation,
+        gc_by_temperature,
         spare: a.spare,
         pages_per_block: a.pages_per_block,
         blocks: a.blocks,
@@ -32,6 +36,8 @@ pub fn waf(a: &WafArgs) -> Result<(), String> {
         "write amplification  {:.3}  ({} policy, spare factor {}, {} pages/block, {} blocks)",
         r.write_amplification, r.policy, a.spare, a.pages_per_block, a.blocks
     );
+    let gc = if r.gc_by_temperature { ", GC copies by temperature" } else { "" };
+    println!("  writes {}, hot/cold separation {}{gc}{}", r.distribution, r.separation, hot_share(r.hot_write_share));
     println!(
         "  measured over the second half of {} passes: {} host pages, {} NAND pages, {} GC copies, {} erases",
         a.passes, r.host_pages_written, r.nand_pages_programmed, r.gc_pages_copied, r.erases
@@ -41,6 +47,13 @@ pub fn waf(a: &WafArgs) -> Result<(), String> {
         analytic::waf_fifo(live_sf),
         analytic::waf_random(live_sf)
     );
+    if let Some(m) = lrw_model(&cfg).filter(|_| !cfg.distribution.is_uniform()) {
+        println!("  LRW (FIFO) model for this skew (Desnoyers, ACM TOS 2014), one shared log: {m:.3}");
+    }
     println!("  simulated {:.1} s of device time in {secs:.1} s of wall time", r.simulated_seconds);
     Ok(())
+}
+
+fn hot_share(s: Option<f64>) -> String {
+    s.map(|h| format!(" ({:.1} % of writes hot)", 100.0 * h)).unwrap_or_default()
 }

@@ -1,0 +1,53 @@
+//! GC copies by temperature (`ftl.gc_by_temperature`): each die has a cold and a hot GC open
+//! page, on GC's two frontiers, and a unit GC moves goes to the one its temperature says (the
+//! detector's aged count, or the host's last hint). With one GC frontier, hot units that a
+//! victim still held land among cold survivors and die there soon, leaving those blocks
+//! partly invalid: the mixing that host-side separation removed comes back through GC.
+//!
+//! The same work as [`Ftl::gc_copy_page`] otherwise (one page read, the valid units moved
+//! into open pages, a page programmed whenever one fills); kept apart so the common path
+//! stays as it is.
+
+use super::{Ftl, BUFFERED, INVALID, MAX_UPP};
+use crate::timeline::Ns;
+
+impl Ftl {
+    /// Copy the valid units of page `page` of victim `v` on `die` into the GC open page of
+    /// each unit's temperature; returns when the last program it caused completes (`at` if
+    /// the page held nothing).
+    pub(super) fn gc_copy_page_split(&mut self, die: u32, v: u32, page: u32, at: Ns) -> Ns {
+        let upp = self.geo.units_per_page;
+        let base = v * self.geo.units_per_block + page * upp;
+        let live = self.p2l[base as usize..(base + upp) as usize].iter().filter(|&&l| l != INVALID).count() as u32;
+        if live == 0 {
+            return at;
+        }
+        let ready = self.nand.read(die, at, live);
+        let mut done = ready;
+        self.counters.nand_page_reads += 1;
+        let cold = ((self.host_streams + die) as usize, self.gc_frontier);
+        let hot = ((self.host_streams + self.geo.dies + die) as usize, self.gc_frontier + 1);
+        for ppa in base..base + upp {
+            let lpn = self.p2l[ppa as usize];
+            if lpn == INVALID {
+                continue;
+            }
+            let (op, frontier) = if self.detector.as_ref().is_some_and(|d| d.is_hot(lpn)) { hot } else { cold };
+            self.p2l[ppa as usize] = INVALID;
+            let tag = self.tags.as_ref().map_or(0, |t| t[ppa as usize]);
+            let open = &mut self.open[op];
+            let slot = open.len as usize;
+            open.lpn[slot] = lpn;
+            open.tag[slot] = tag;
+            open.len += 1;
+            open.ready = open.ready.max(ready);
+            self.l2p[lpn as usize] = BUFFERED | (op * MAX_UPP + slot) as u32;
+            self.valid[v as usize] -= 1;
+            self.counters.gc_units_copied += 1;
+            if self.open[op].len == upp {
+                done = done.max(self.program_open(op, die, frontier, ready));
+            }
+        }
+        done
+    }
+}
