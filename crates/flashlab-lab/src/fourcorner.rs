@@ -1,9 +1,14 @@
 //! The four-corner test as AndroBench ran it for AnandTech's tables: on a fresh 100 MiB test
 //! file, 256 KiB sequential write then read, then 4 KiB random read and write, all at queue
 //! depth 1; the test file is deleted afterwards (trimmed only if the filesystem discards).
+//!
+//! Where the random writes land is a setting ([`FourCornerConfig::rand_write_truncated`]):
+//! by default they overwrite the file the sequential test wrote (fio's layout); AndroBench 3.x
+//! instead reopens its write-test file with `O_TRUNC` and writes the 4 KiB records at random
+//! offsets into the emptied file, so every write fills a hole.
 
 use crate::engine::{run_jobs, JobSpec};
-use crate::fs::FsCounters;
+use crate::fs::{FileId, FsCounters};
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
 use flashlab_measure::{JobResult, LatencySummary};
@@ -19,11 +24,24 @@ pub struct FourCornerConfig {
     /// budget below the span keeps slow devices from taking hours of virtual time).
     pub rand_io: u64,
     pub seed: u64,
+    /// The random writes go into a new, empty file (AndroBench 3.x opens its write-test file
+    /// with `O_TRUNC` before them) instead of over the file the sequential test wrote. ext4
+    /// (data=ordered) cannot reuse the blocks a truncate frees before the truncate's
+    /// transaction commits, so the emptied file is given other free space: on a new device
+    /// never-written blocks, after a fill without TRIM blocks that still hold deleted data.
+    pub rand_write_truncated: bool,
 }
 
 impl Default for FourCornerConfig {
     fn default() -> Self {
-        FourCornerConfig { span: 100 << 20, seq_bs: 256 << 10, rand_bs: 4 << 10, rand_io: 16 << 20, seed: 1 }
+        FourCornerConfig {
+            span: 100 << 20,
+            seq_bs: 256 << 10,
+            rand_bs: 4 << 10,
+            rand_io: 16 << 20,
+            seed: 1,
+            rand_write_truncated: false,
+        }
     }
 }
 
@@ -69,6 +87,9 @@ pub struct FourCorner {
 }
 
 pub const TEST_FILE: &str = "flashlab-four-corner.tmp";
+/// The file the random writes fill when they do not overwrite [`TEST_FILE`]
+/// ([`FourCornerConfig::rand_write_truncated`]).
+pub const RAND_WRITE_FILE: &str = "flashlab-four-corner-rw.tmp";
 
 fn mbs(r: &JobResult, write: bool) -> f64 {
     let d = if write { &r.write } else { &r.read };
@@ -82,23 +103,43 @@ pub fn run_four_corner(
     label: &str,
     mut progress: impl FnMut(&str, f64),
 ) -> Result<FourCorner, SysError> {
-    if sys.file_id(TEST_FILE).is_some() {
-        sys.delete(TEST_FILE)?;
+    for name in [TEST_FILE, RAND_WRITE_FILE] {
+        if sys.file_id(name).is_some() {
+            sys.delete(name)?;
+        }
     }
     let file = sys.create(TEST_FILE, cfg.span)?;
-    let mut run =
-        |sys: &mut SimSystem, name: &str, rw: Rw, bs: u64, io: Option<u64>, seed: u64| -> Result<JobResult, SysError> {
-            let mut job = JobSpec::on_file(name, rw, bs, file, cfg.span);
-            job.io_limit = io;
-            job.seed = seed;
-            let mut r = run_jobs(sys, &[job], |f| progress(name, f))?;
-            Ok(r.remove(0))
-        };
-    let sw = run(sys, "seq-write", Rw::Write, cfg.seq_bs, None, cfg.seed)?;
-    let sr = run(sys, "seq-read", Rw::Read, cfg.seq_bs, None, cfg.seed)?;
-    let rr = run(sys, "rand-read", Rw::RandRead, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 1)?;
-    let rw = run(sys, "rand-write", Rw::RandWrite, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 2)?;
-    sys.delete(TEST_FILE)?;
+    let mut run = |sys: &mut SimSystem,
+                   file: FileId,
+                   name: &str,
+                   rw: Rw,
+                   bs: u64,
+                   io: Option<u64>,
+                   seed: u64|
+     -> Result<JobResult, SysError> {
+        let mut job = JobSpec::on_file(name, rw, bs, file, cfg.span);
+        job.io_limit = io;
+        job.seed = seed;
+        let mut r = run_jobs(sys, &[job], |f| progress(name, f))?;
+        Ok(r.remove(0))
+    };
+    let sw = run(sys, file, "seq-write", Rw::Write, cfg.seq_bs, None, cfg.seed)?;
+    let sr = run(sys, file, "seq-read", Rw::Read, cfg.seq_bs, None, cfg.seed)?;
+    let rr = run(sys, file, "rand-read", Rw::RandRead, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 1)?;
+    let rw = if cfg.rand_write_truncated {
+        // The emptied file's new blocks come from other free space (the truncated ones are
+        // still held by the uncommitted truncate), then the old blocks are freed, untrimmed
+        // unless the filesystem discards.
+        let fresh = sys.create(RAND_WRITE_FILE, cfg.span)?;
+        let r = run(sys, fresh, "rand-write", Rw::RandWrite, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 2);
+        sys.delete(TEST_FILE)?;
+        sys.delete(RAND_WRITE_FILE)?;
+        r?
+    } else {
+        let r = run(sys, file, "rand-write", Rw::RandWrite, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 2)?;
+        sys.delete(TEST_FILE)?;
+        r
+    };
     let mut row = FourCorner::from_runs(label, [sw, sr, rr, rw], Some(sys.device_report()));
     row.filesystem = Some(sys.fs_counters());
     Ok(row)

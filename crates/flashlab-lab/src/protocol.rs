@@ -7,6 +7,8 @@
 //! name = "age"
 //! four_corner_span = "100MiB"  # optional: the four-corner file (default 100 MiB)
 //! four_corner_rand_io = "16MiB" # optional: bytes per random test (default --rand-io)
+//! four_corner_rand_write = "overwrite" # or "truncated": random writes into the emptied
+//!                              # write-test file, as AndroBench 3.x (default overwrite)
 //! [[step]]
 //! kind = "four-corner"        # one row of the output table
 //! label = "new"
@@ -18,6 +20,7 @@
 //! keep_free = "120MiB"
 //! passes = 1.0
 //! random_map = false         # uniform picks with repeats (fio norandommap), the default
+//! delete_after = false       # delete the file afterwards, as a benchmark app does (default: keep)
 //! [[step]]
 //! kind = "delete-fill"        # delete every fill file (trimmed only with discard)
 //! [[step]]
@@ -63,6 +66,10 @@ pub struct Protocol {
     /// Bytes each random four-corner test transfers (default: the command line's --rand-io).
     #[serde(default)]
     pub four_corner_rand_io: Option<String>,
+    /// Where the random writes of a four-corner run go: `overwrite` (the file the sequential
+    /// test wrote; the default) or `truncated` (the emptied write-test file, AndroBench 3.x).
+    #[serde(default)]
+    pub four_corner_rand_write: Option<String>,
     #[serde(rename = "step")]
     pub steps: Vec<Step>,
 }
@@ -95,6 +102,11 @@ pub enum Step {
         /// uniformly with repeats, as back-to-back random writes do.
         #[serde(default)]
         random_map: bool,
+        /// Delete the file at the end of the step, as a benchmark app removes its test file
+        /// (trimmed only with discard): the free space is then free again, its blocks still
+        /// mapped on the device. By default the file stays, a fill file like the others.
+        #[serde(default)]
+        delete_after: bool,
     },
     DeleteFill,
     Fstrim,
@@ -124,6 +136,11 @@ impl Protocol {
             if let Some(v) = v {
                 let bytes = parse_cli_size(v).map_err(|e| format!("{source}: {field}: {e}"))?;
                 block_multiple(bytes).map_err(|e| format!("{source}: {field}: {e}"))?;
+            }
+        }
+        if let Some(v) = &p.four_corner_rand_write {
+            if v != "overwrite" && v != "truncated" {
+                return Err(format!("{source}: four_corner_rand_write: '{v}' is neither 'overwrite' nor 'truncated'"));
             }
         }
         if p.steps.is_empty() {
@@ -170,6 +187,9 @@ impl Protocol {
         }
         if let Some(s) = &self.four_corner_rand_io {
             fc.rand_io = parse_cli_size(s).expect("validated");
+        }
+        if let Some(s) = &self.four_corner_rand_write {
+            fc.rand_write_truncated = s == "truncated";
         }
         fc
     }
@@ -254,13 +274,16 @@ impl FileSizes {
 }
 
 /// A `random-writes` step, resolved: bytes to leave free, logical passes over the file, queue
-/// depth, random map (each block once per pass) or uniform picks, seed.
+/// depth, random map (each block once per pass) or uniform picks, whether the file is deleted
+/// afterwards, seed.
 #[derive(Debug, Clone, Copy)]
 pub struct RandomWrites {
     pub keep_free: u64,
     pub passes: f64,
     pub iodepth: u32,
     pub random_map: bool,
+    /// Delete the file when the writes are done (a benchmark app's test file).
+    pub delete_after: bool,
     pub seed: u64,
 }
 
@@ -278,7 +301,8 @@ pub trait ProtocolTarget {
     fn fill(&mut self, leave_free: u64, sizes: FileSizes, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
     /// Delete fill files picked at random (from `seed`) until `free` bytes are free.
     fn thin(&mut self, free: u64, seed: u64) -> Result<String, String>;
-    /// 4 KiB random writes over a new fill file taking all free space but `w.keep_free`.
+    /// 4 KiB random writes over a new fill file taking all free space but `w.keep_free`
+    /// (deleted afterwards if `w.delete_after`).
     fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
     /// Delete every fill file.
     fn delete_fill(&mut self) -> Result<String, String>;
@@ -317,12 +341,13 @@ pub fn run_protocol<T: ProtocolTarget + ?Sized>(
                 ("fill", target.fill(leave, sizes, &mut |f| p("fill", f))?)
             }
             Step::Thin { free } => ("thin", target.thin(parse_cli_size(free).expect("validated"), fc.seed + i as u64)?),
-            Step::RandomWrites { keep_free, passes, iodepth, random_map } => {
+            Step::RandomWrites { keep_free, passes, iodepth, random_map, delete_after } => {
                 let w = RandomWrites {
                     keep_free: parse_cli_size(keep_free).expect("validated"),
                     passes: *passes,
                     iodepth: *iodepth,
                     random_map: *random_map,
+                    delete_after: *delete_after,
                     seed: fc.seed + i as u64,
                 };
                 ("random-writes", target.random_writes(&w, &mut |f| p("random writes", f))?)

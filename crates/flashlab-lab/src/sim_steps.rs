@@ -69,8 +69,18 @@ impl ProtocolTarget for SimSystem {
         job.random_map = w.random_map;
         job.seed = w.seed;
         let r = run_jobs(self, &[job], progress).map_err(|e| e.to_string())?;
+        let deleted = if w.delete_after {
+            self.delete(&name).map_err(|e| e.to_string())?;
+            if self.fs.discard() {
+                "; file deleted (discarded)"
+            } else {
+                "; file deleted (not trimmed)"
+            }
+        } else {
+            ""
+        };
         Ok(format!(
-            "{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s",
+            "{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s{deleted}",
             r[0].write.io_bytes,
             r[0].write.bw_bytes_per_sec() / 1e6
         ))

@@ -128,11 +128,14 @@ fn nexus7_collapses_after_fill_and_recovers_after_fstrim() {
         );
         for i in [0, 2] {
             let d = (got[i] / new[i] - 1.0).abs();
-            // Sequential read is held to 25 % here, not the published 12 %: since per-command
-            // GC (issue 17) and the mballoc placement model (issue 16) were merged together,
-            // the model reads the benchmark's file 24.6 % slower after this protocol's fill
-            // (19.1 vs 25.3 MB/s). The cause is not yet found (issue 16 stays open for it);
-            // the random read keeps the published bound.
+            // Sequential read is held to 25 % here, not the published 12 %: under this
+            // protocol's assumption the benchmark's file is allocated in the holes the thinning
+            // left (2944 device reads for 400 reads of 256 KiB: ~2,500 extent boundaries,
+            // extents of ~40 KiB), so each 256 KiB read becomes ~7.4 device commands, and each
+            // extra command on a one-command-at-a-time eMMC exposes a page read (tR + 16 KiB over the 30 MB/s NAND interface, ~0.5 ms): 19.1-19.6 vs
+            // 25.3 MB/s. The published run read within 12 %, i.e. its file was not that
+            // fragmented: one more sign that the thinning is an assumption the procedure does
+            // not state. The random read (4 KiB, never split) keeps the published bound.
             let published = if i == 0 { 0.25 } else { 0.12 };
             assert!(
                 d <= published + MARGIN,
@@ -151,23 +154,27 @@ fn nexus7_collapses_after_fill_and_recovers_after_fstrim() {
     }
 }
 
-/// The literal procedure (`age`, the published steps, fresh device after the factory reset):
-/// placement alone (the ext4 model's mballoc puts the benchmark's file in the free space the
-/// sequential fill leaves, misaligned with the 2 MiB erase blocks) makes the first run's
-/// sequential write collapse, and fstrim + idle restores everything. The random write does NOT
-/// collapse under the literal procedure (the issue asks for at most 40 % of new; the model
-/// gives ~95 %): the bounds below are what the model meets, not the published shape, and
-/// docs/calibration.md says which mechanisms were tried. Reads stay within 20 %.
+/// The literal procedure (`age`, the published steps, fresh device after the factory reset).
+/// Random writes slow down after the fill because AndroBench's random-write test fills an
+/// emptied file: on the new device it lands on never-written blocks, so a log-block merge
+/// copies only what the test wrote so far; after the fill (the torture's deleted file, never
+/// trimmed) every merge copies whole blocks of stale data; fstrim unmaps them again. The model
+/// gives 58 % of new (the issue asks for at most 40 %, published 24-36 %): the bound below is
+/// what this mechanism meets plus a margin, not the published shape (docs/calibration.md says
+/// what is missing). The first run's sequential write pays the merges the torture left
+/// pending (35 % of new; published 11 %); later runs pay the previous random test's (44-69 %).
+/// Reads stay within 20 %; after fstrim + idle every number is within 15 % of new.
 #[test]
 fn nexus7_literal_age_sequential_collapse_and_fstrim_recovery() {
     let r = run("nexus7-2012").expect("nexus7-2012 has a calibration table");
     assert_eq!(r.precondition, flashlab_lab::precondition::Precondition::Fresh);
     let new = METRICS.map(|m| sim(&r, "new", m));
     let first = METRICS.map(|m| sim(&r, "after fill 1", m));
-    assert!(first[1] <= 0.45 * new[1], "after fill 1: sequential write {:.2} MB/s vs {:.2} new", first[1], new[1]);
+    assert!(first[1] <= 0.40 * new[1], "after fill 1: sequential write {:.2} MB/s vs {:.2} new", first[1], new[1]);
     for row in ["after fill 1", "after fill 2", "after fill 3"] {
         let got = METRICS.map(|m| sim(&r, row, m));
         assert!(got[1] <= 0.75 * new[1], "{row}: sequential write {:.2} MB/s vs {:.2} new", got[1], new[1]);
+        assert!(got[3] <= 0.62 * new[3], "{row}: random write {:.3} MB/s vs {:.3} new", got[3], new[3]);
         for i in [0, 2] {
             assert!((got[i] / new[i] - 1.0).abs() <= 0.20, "{row}: {} {:.2} vs {:.2} new", METRICS[i], got[i], new[i]);
         }

@@ -250,6 +250,11 @@ impl DirTarget {
         let sw = run("seq-write", Rw::Write, fc.seq_bs, None, fc.seed)?;
         let sr = run("seq-read", Rw::Read, fc.seq_bs, None, fc.seed)?;
         let rr = run("rand-read", Rw::RandRead, fc.rand_bs, Some(fc.rand_io), fc.seed + 1)?;
+        if fc.rand_write_truncated {
+            // AndroBench 3.x reopens its write-test file with O_TRUNC: the random writes fill
+            // holes of an empty file, and the filesystem allocates their blocks.
+            f.set_len(0).map_err(|e| RealError::io(format!("{}: truncate", path.display()), e))?;
+        }
         let rw = run("rand-write", Rw::RandWrite, fc.rand_bs, Some(fc.rand_io), fc.seed + 2)?;
         Ok(FourCorner::from_runs(label, [sw, sr, rr, rw], None))
     }
@@ -375,8 +380,16 @@ impl DirTarget {
         j.stop_on_enospc = true;
         let r = run_job(&path, &f, &j, progress)?;
         let full = if r.error == libc::ENOSPC { " (stopped at ENOSPC)" } else { "" };
+        drop(f);
+        let deleted = if w.delete_after {
+            self.fill_files.retain(|p| p != &path);
+            self.cleanup.remove(&path).map_err(|e| RealError::io(format!("{}: remove", path.display()), e))?;
+            "; file deleted"
+        } else {
+            ""
+        };
         Ok(format!(
-            "{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s{full}",
+            "{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s{full}{deleted}",
             r.write.io_bytes,
             r.write.bw_bytes_per_sec() / 1e6
         ))

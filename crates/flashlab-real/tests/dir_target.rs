@@ -59,6 +59,23 @@ fn four_corner_in_a_temp_dir_leaves_nothing() {
     }
 }
 
+/// AndroBench's layout (`four_corner_rand_write = "truncated"`): the write-test file is
+/// truncated before the random writes, which then fill holes of the emptied file; the run
+/// completes, writes what it should, and leaves nothing behind.
+#[test]
+fn four_corner_with_a_truncated_random_write_file() {
+    let d = TempDir::new("fctrunc");
+    let c = Cleanup::new();
+    let mut t =
+        DirTarget::with_cleanup(d.path(), RealOptions { engine: EngineKind::Psync, ..opts() }, c.clone()).unwrap();
+    let cfg = FourCornerConfig { rand_write_truncated: true, ..small_fc() };
+    let fc = t.four_corner(&cfg, "new", &mut |_, _| {}).unwrap();
+    assert!(fc.rand_write_mbs > 0.0 && fc.rand_write_mbs.is_finite(), "{fc:?}");
+    assert_eq!(fc.jobs[3].write.io_bytes, MIB);
+    assert!(d.entries().is_empty(), "left {:?}", d.entries());
+    assert!(c.is_empty());
+}
+
 fn protocol_text(leave_free: u64, keep_free: u64) -> String {
     format!(
         r#"
