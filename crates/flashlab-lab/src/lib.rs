@@ -20,6 +20,7 @@ pub mod experiments;
 pub mod fourcorner;
 pub mod fs;
 pub mod jobfile_run;
+pub mod lived_in;
 pub mod offsets;
 pub mod precondition;
 pub mod profiles;
