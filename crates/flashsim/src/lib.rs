@@ -22,6 +22,7 @@ pub mod mapcache;
 pub mod mapping;
 pub mod nand;
 pub mod profile;
+pub mod suspend;
 pub mod timeline;
 pub mod victim;
 
