@@ -67,7 +67,7 @@ const REQUEST: u64 = 1 << 20;
 
 /// Use `sys` as its owner would (module documentation); returns what was done.
 pub fn live_in(sys: &mut SimSystem, spec: &LivedSpec) -> Result<LivedReport, SysError> {
-    let mut rng = Rng::new(spec.seed ^ 0x6c69_7665_6469_6e);
+    let mut rng = Rng::new(spec.seed ^ 0x006c_6976_6564_696e);
     let mut files: Vec<(String, u64)> = Vec::new();
     let mut bytes_written = 0;
     loop {
