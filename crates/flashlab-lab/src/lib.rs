@@ -21,6 +21,7 @@ pub mod fourcorner;
 pub mod fs;
 pub mod iogen;
 pub mod jobfile_run;
+pub mod lived_in;
 pub mod offsets;
 pub mod precondition;
 pub mod profiles;

@@ -14,6 +14,11 @@
 //!   comes first (a small or fast device), until the IOPS of the last 5 rounds are steady by the PTS rule
 //!   (range at most 20 % and the least-squares line's excursion at most 10 % of their mean),
 //!   at most 25 rounds or 4x the capacity written. These writes are simulated.
+//! * `lived`: a phone after months of use, made by using it ([`crate::lived_in`]): the
+//!   owner's files written through the filesystem until it is full, half of them deleted, the
+//!   system's trim policy acting on what was deleted (online discard at delete, a periodic
+//!   fstrim since; [`system_with_trim`]), a day of idle. Unlike `used`, the filesystem is not
+//!   empty: the run finds the owner's files, and free space scattered between them.
 //!
 //! The device's counters start at zero after preconditioning (the run reports its own WAF);
 //! wear (erase counts) and the virtual clock keep the history.
@@ -37,16 +42,20 @@ pub enum Precondition {
     Used,
     /// Purge, sequential fill, random writes to the steady state.
     Steady,
+    /// Used by an owner: files written until full, half deleted, the trim policy applied.
+    Lived,
 }
 
 impl Precondition {
-    pub const ALL: [Precondition; 3] = [Precondition::Fresh, Precondition::Used, Precondition::Steady];
+    pub const ALL: [Precondition; 4] =
+        [Precondition::Fresh, Precondition::Used, Precondition::Steady, Precondition::Lived];
 
     pub fn name(self) -> &'static str {
         match self {
             Precondition::Fresh => "fresh",
             Precondition::Used => "used",
             Precondition::Steady => "steady",
+            Precondition::Lived => "lived",
         }
     }
 
@@ -56,6 +65,7 @@ impl Precondition {
             Precondition::Fresh => "fresh (factory state, nothing mapped)",
             Precondition::Used => "used (every logical block written once, never trimmed)",
             Precondition::Steady => "steady (purge, sequential fill, 4 KiB random writes to steady state)",
+            Precondition::Lived => "lived (filled with files, half deleted, the trim policy applied)",
         }
     }
 }
@@ -72,7 +82,7 @@ impl FromStr for Precondition {
         Precondition::ALL
             .into_iter()
             .find(|p| p.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| format!("precondition '{s}': expected fresh, used or steady"))
+            .ok_or_else(|| format!("precondition '{s}': expected fresh, used, steady or lived"))
     }
 }
 
@@ -92,6 +102,9 @@ pub struct PreconditionReport {
     pub virtual_s: f64,
     /// The device's counters over the preconditioning (they are reset before the run).
     pub counters: Counters,
+    /// What the owner's use left (`lived`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lived: Option<crate::lived_in::LivedReport>,
 }
 
 impl PreconditionReport {
@@ -112,6 +125,21 @@ impl PreconditionReport {
                 self.counters.write_amplification(),
                 self.virtual_s
             ),
+            Precondition::Lived => match &self.lived {
+                Some(l) => format!(
+                    "precondition lived: {} files ({} bytes) written until the filesystem was full, {} kept ({} bytes), the rest deleted; {}",
+                    l.files_written,
+                    l.bytes_written,
+                    l.files_kept,
+                    l.bytes_kept,
+                    if l.fstrim_bytes > 0 {
+                        format!("fstrim since trimmed {} bytes", l.fstrim_bytes)
+                    } else {
+                        "no fstrim since".to_string()
+                    }
+                ),
+                None => "precondition lived".into(),
+            },
         }
     }
 }
@@ -153,8 +181,9 @@ pub fn apply(dev: &mut Device, p: Precondition, seed: u64) -> Result<(Preconditi
         steady: true,
         virtual_s: 0.0,
         counters: Counters::default(),
+        lived: None,
     };
-    if p == Precondition::Fresh {
+    if matches!(p, Precondition::Fresh | Precondition::Lived) {
         return Ok((report, 0));
     }
     dev.ftl.map_all_sequential()?;
@@ -193,17 +222,40 @@ pub fn apply(dev: &mut Device, p: Precondition, seed: u64) -> Result<(Preconditi
 }
 
 /// A new simulated system of `profile` whose device went through `p` before the filesystem
-/// `cfg` was made on it.
+/// `cfg` was made on it (`lived`: with no fstrim since the deletions; online discard is the
+/// filesystem's mount option).
 pub fn system(
     profile: &Profile,
     seed: u64,
     cfg: FsConfig,
     p: Precondition,
 ) -> Result<(SimSystem, PreconditionReport), String> {
+    system_with_trim(profile, seed, cfg, p, false)
+}
+
+/// [`system`], where `lived` applies the system's periodic fstrim (a timer's, Android's idle
+/// maintenance) after the deletions when `fstrim` is true.
+pub fn system_with_trim(
+    profile: &Profile,
+    seed: u64,
+    cfg: FsConfig,
+    p: Precondition,
+    fstrim: bool,
+) -> Result<(SimSystem, PreconditionReport), String> {
     let mut dev = Device::new(profile, seed);
-    let (report, now) = apply(&mut dev, p, seed)?;
+    let (mut report, now) = apply(&mut dev, p, seed)?;
     let fs = Fs::new(dev.logical_bytes(), cfg);
-    Ok((SimSystem { dev, fs, now }, report))
+    let mut sys = SimSystem { dev, fs, now };
+    if p == Precondition::Lived {
+        let spec = crate::lived_in::LivedSpec::new(seed, fstrim);
+        let t0 = sys.now;
+        let lived = crate::lived_in::live_in(&mut sys, &spec).map_err(|e| format!("lived: {e}"))?;
+        report.counters = sys.dev.counters();
+        *sys.dev.ftl.counters_mut() = Counters::default();
+        report.virtual_s = (sys.now - t0) as f64 / 1e9;
+        report.lived = Some(lived);
+    }
+    Ok((sys, report))
 }
 
 #[cfg(test)]
@@ -216,7 +268,7 @@ mod tests {
             assert_eq!(p.to_string().parse::<Precondition>(), Ok(p));
         }
         assert_eq!(" Used ".parse::<Precondition>(), Ok(Precondition::Used));
-        assert!("old".parse::<Precondition>().unwrap_err().contains("fresh, used or steady"));
+        assert!("old".parse::<Precondition>().unwrap_err().contains("fresh, used, steady or lived"));
         assert_eq!(serde_json::to_string(&Precondition::Steady).unwrap(), "\"steady\"");
     }
 

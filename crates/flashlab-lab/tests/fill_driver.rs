@@ -4,6 +4,7 @@
 
 use flashlab_lab::experiments::fill::{run_fill, run_phone_procedure, FillSpec, Layout};
 use flashlab_lab::fs::{FileId, FsConfig};
+use flashlab_lab::precondition::{self, Precondition};
 use flashlab_lab::profiles::builtin;
 use flashlab_lab::stack::{LayerCost, TrimPolicy, DAY, HOUR};
 use flashlab_lab::system::SimSystem;
@@ -128,7 +129,7 @@ fn the_phone_procedure_tests_data_fills_shared_storage_and_tests_again() {
 /// once, never trimmed) each fill write makes one stale page invalid; the blocks GC must clean
 /// early in the fill still hold mostly stale-but-valid data, so the first tenths cost the most
 /// and the cost falls as the fill overwrites the stale data (issue 17, acceptance 3: docs/fill.md
-/// explains why the model does not show a rise through a single fill).
+/// explains why: the rise comes from a device that has been lived in, next tests).
 #[test]
 fn a_used_device_pays_for_its_stale_data_early_in_the_fill() {
     let fresh = run_fill(&mut sys("toy", "plain"), &FillSpec::new(1, 4), |_| {}).unwrap();
@@ -169,4 +170,57 @@ fn fstrim_between_sessions_saves_gc_work_on_a_used_device() {
         cn.nand_units_programmed
     );
     let _ = HOUR;
+}
+
+/// A fill of a device that has been lived in ([`Precondition::Lived`]: the owner's files
+/// written until the filesystem was full, half deleted, the trim policy applied) on toy, plain
+/// filesystem, QD1: the p99 of each tenth.
+fn lived_fill(fstrim: bool) -> Vec<f64> {
+    let (mut s, pre) = precondition::system_with_trim(
+        &profile("toy"),
+        1,
+        FsConfig::parse("plain").unwrap(),
+        Precondition::Lived,
+        fstrim,
+    )
+    .unwrap();
+    let l = pre.lived.unwrap();
+    assert!(l.files_kept > 0 && l.files_kept < l.files_written);
+    assert_eq!(l.fstrim_bytes > 0, fstrim);
+    let f = run_fill(&mut s, &FillSpec::new(1, 4), |_| {}).unwrap();
+    assert_eq!(f.deciles.len(), 10);
+    f.deciles.iter().map(|d| d.p99_us).collect()
+}
+
+/// The first tenth whose p99 is at least twice the first tenth's.
+fn rise(p99: &[f64]) -> Option<usize> {
+    p99.iter().position(|&p| p >= 2.0 * p99[0])
+}
+
+/// Issue 17, acceptance 3: a fill on a used device gets slower as it goes, in the p99. The
+/// device's erase blocks hold the kept files' data mixed with the deleted ones'; the fill
+/// first takes the free blocks, then garbage collection cleans the emptiest blocks, then
+/// fuller and fuller ones, and the per-request copy work rises (docs/fill.md). Untrimmed
+/// (no trim policy, the generic eMMC profiles' default) and trimmed alike.
+#[test]
+fn a_lived_in_device_gets_slower_through_the_fill() {
+    for fstrim in [false, true] {
+        let p99 = lived_fill(fstrim);
+        assert!(p99[9] >= 2.0 * p99[0], "fstrim {fstrim}: last tenth's p99 vs first: {p99:?}");
+    }
+}
+
+/// Issue 17, acceptance 3: from a fresh device, the owner's deletions are the stale data a
+/// fill runs into; with a periodic fstrim (daily, Android's idle maintenance) since them, the
+/// device knows that space is free and the rise comes later in the fill than without.
+#[test]
+fn fstrim_after_the_deletions_delays_the_rise() {
+    let none = lived_fill(false);
+    let daily = lived_fill(true);
+    let (rn, rd) = (rise(&none), rise(&daily));
+    assert!(rn.is_some(), "no trim: the p99 rises: {none:?}");
+    assert!(
+        rd.is_none_or(|d| d > rn.unwrap()),
+        "rise at tenth {rd:?} with fstrim vs {rn:?} without: {daily:?} vs {none:?}"
+    );
 }

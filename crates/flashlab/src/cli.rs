@@ -126,8 +126,9 @@ pub struct SimFsArgs {
     #[arg(long)]
     pub discard: bool,
     /// The simulated device's history before the run: fresh (factory state, nothing mapped),
-    /// used (every logical block written once, never trimmed) or steady (SNIA purge, then
-    /// write saturation to steady state).
+    /// used (every logical block written once, never trimmed), steady (SNIA purge, then
+    /// write saturation to steady state) or lived (filled with files through the filesystem,
+    /// half of them deleted, the system's trim policy applied: a phone after months of use).
     #[arg(long, value_name = "STATE", default_value = "fresh")]
     pub precondition: flashlab_lab::precondition::Precondition,
 }

@@ -188,7 +188,7 @@ fn precondition_flag_sets_the_device_history() {
     assert!(first_waf[0] < 1.01 && first_waf[1] > 1.2, "WAF of the first tenth of a capacity: {first_waf:?}");
     let out = flashlab(&["bench", "--target", "sim:toy", "--precondition", "old"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("fresh, used or steady"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fresh, used, steady or lived"));
 }
 
 /// `calibrate` prints the leave-one-out prediction and error beside the in-sample error.

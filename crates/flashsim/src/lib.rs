@@ -24,6 +24,7 @@ pub mod mapping;
 pub mod nand;
 pub mod profile;
 pub mod temperature;
+pub mod suspend;
 pub mod timeline;
 pub mod victim;
 

@@ -8,6 +8,7 @@
 //! multi-plane mode, so one "page" here is a page on every plane of the die at once.
 
 use crate::profile::{CellType, Profile};
+use crate::suspend::{Preempt, SuspendTimes, Suspender};
 use crate::timeline::{BusyUntil, Channel, Ns};
 
 /// Derived geometry and address arithmetic. Blocks are numbered die-major
@@ -110,6 +111,8 @@ pub struct NandTiming {
     pub t_erase: Ns,
     /// Channel time to move one 4 KiB unit.
     pub unit_xfer: Ns,
+    /// Program/erase suspension for reads, where the part has it ([`crate::suspend`]).
+    pub suspend: Option<SuspendTimes>,
 }
 
 impl NandTiming {
@@ -120,6 +123,7 @@ impl NandTiming {
             t_prog: us(n.t_prog_us),
             t_erase: us(n.t_erase_us),
             unit_xfer: xfer_ns(crate::profile::MAP_UNIT, n.channel_mb_s),
+            suspend: n.suspend.as_ref().map(|s| SuspendTimes { suspend: us(s.suspend_us), resume: us(s.resume_us) }),
         }
     }
 }
@@ -142,6 +146,7 @@ pub struct Nand {
     dies: Vec<BusyUntil>,
     channels: Vec<Channel>,
     prune_calls: u32,
+    suspend: Suspender,
 }
 
 impl Nand {
@@ -152,6 +157,7 @@ impl Nand {
             dies: vec![BusyUntil::default(); geo.dies as usize],
             channels: vec![Channel::new(geo.dies / geo.channels); geo.channels as usize],
             prune_calls: 0,
+            suspend: Suspender::new(timing.suspend, geo.dies),
         }
     }
 
@@ -184,12 +190,36 @@ impl Nand {
     /// in the controller.
     #[inline]
     pub fn read(&mut self, die: u32, at: Ns, units: u32) -> Ns {
+        if let Some(p) = self.suspend.preempt(die, at, self.dies[die as usize].0) {
+            return self.read_suspending(die, p, units);
+        }
         let (_, sensed) = self.dies[die as usize].run(at, self.timing.t_read);
         let (ch, lane) = self.channel_lane(die);
         let done = self.channels[ch].book(lane, sensed, u64::from(units) * self.timing.unit_xfer);
         // The page register holds the data until it has been moved out.
         self.dies[die as usize].0 = done;
+        self.suspend.read_done(die, done);
         done
+    }
+
+    /// [`Nand::read`] on a die whose program/erase work the read suspends: sensed from
+    /// `p.start`, and the suspended work moved out by the time the read holds the die. The
+    /// transfer out is not booked on the channel: the die's own transfers for the work it
+    /// suspended are booked later in its lane, and a channel's lane takes bookings in time
+    /// order only; the controller gives the read the bus first (a 4 KiB transfer is tens of
+    /// microseconds, the suspended work hundreds to thousands).
+    #[cold]
+    fn read_suspending(&mut self, die: u32, p: Preempt, units: u32) -> Ns {
+        let sensed = p.start + self.timing.t_read;
+        let done = sensed + u64::from(units) * self.timing.unit_xfer;
+        let busy = self.dies[die as usize].0;
+        self.dies[die as usize].0 = self.suspend.resume(die, p, done, busy);
+        done
+    }
+
+    /// Program/erase operations suspended for reads so far (0 on a part without suspension).
+    pub fn suspensions(&self) -> u64 {
+        self.suspend.suspensions()
     }
 
     /// Move a full page into `die` and program it; returns when the program completes.

@@ -72,6 +72,20 @@ pub struct NandConfig {
     pub t_erase_us: f64,
     /// Channel (NAND bus) transfer rate, 10^6 bytes/s.
     pub channel_mb_s: f64,
+    /// Program/erase suspension for reads (`[nand.suspend]`), where the part supports it;
+    /// absent = not supported ([`crate::suspend`]).
+    #[serde(default)]
+    pub suspend: Option<SuspendConfig>,
+}
+
+/// `[nand.suspend]`: a read may suspend a program or erase in progress on its die.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuspendConfig {
+    /// From the suspend command to the die ready for the read (the pulse in progress ends).
+    pub suspend_us: f64,
+    /// Extra time the suspended operation takes when it resumes.
+    pub resume_us: f64,
 }
 
 /// Garbage-collection victim policy.
@@ -350,6 +364,13 @@ impl Profile {
             if !(v.is_finite() && ok) {
                 let range = if field.ends_with("_us") { "(0, 1e9] us" } else { "[0.001, 1e7] MB/s" };
                 return Err(err(field, format!("must be in {range}, got {v}")));
+            }
+        }
+        if let Some(sus) = &n.suspend {
+            for (field, v) in [("nand.suspend.suspend_us", sus.suspend_us), ("nand.suspend.resume_us", sus.resume_us)] {
+                if !(v.is_finite() && (0.0..=1e9).contains(&v)) {
+                    return Err(err(field, format!("must be in [0, 1e9] us, got {v}")));
+                }
             }
         }
         let non_negative = [

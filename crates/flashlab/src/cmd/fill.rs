@@ -16,7 +16,12 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
     let r = a.fill.resolve(a.iodepth.max(1), a.common.seed, stack)?;
     let mut fs_args = a.common.sim_fs.clone();
     fs_args.discard |= r.stack.trim == TrimPolicy::Discard;
-    let (mut sys, pre) = super::sim_system(&fs_args, &profile, a.common.seed, &a.common.target)?;
+    // A lived-in device has had the system's periodic fstrim run since its deletions.
+    let fstrim = matches!(r.stack.trim, TrimPolicy::Fstrim { .. } | TrimPolicy::Android);
+    let cfg = super::fs_config(&fs_args, &profile, &a.common.target)?;
+    let (mut sys, pre) =
+        flashlab_lab::precondition::system_with_trim(&profile, a.common.seed, cfg, fs_args.precondition, fstrim)
+            .map_err(|e| format!("--precondition: {e}"))?;
     print!("{}", super::banner("fill", &a.common, &profile, &sys));
     if pre.precondition != flashlab_lab::precondition::Precondition::Fresh {
         println!("{}", pre.summary());
