@@ -32,7 +32,7 @@ esac
 "$bin" profiles | grep -q '^nexus7-2012 ' || { echo "check-install: profiles lacks nexus7-2012" >&2; exit 1; }
 "$bin" profiles toy | grep -q '^name = "toy"' || { echo "check-install: profiles toy failed" >&2; exit 1; }
 "$bin" bench --target sim:toy --seed 1 >bench.txt || { cat bench.txt >&2; exit 1; }
-[ -s bench.txt ] || { echo "check-install: bench printed nothing" >grep -q '^new ' bench.txt || { echo "check-install: bench printed no 'new' row:" >&2; cat bench.txt >&2; exit 1; }2; exit 1; }
+[ -s bench.txt ] || { echo "check-install: bench printed nothing" >&2; exit 1; }
 "$bin" completions bash >/dev/null
 "$bin" man >/dev/null
 echo "check-install: ok (installed binary runs with no source tree)"
