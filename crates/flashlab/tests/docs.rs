@@ -3,7 +3,7 @@
 //!
 //! The convention (docs/testing.md): a block opened with ```` ```console ```` holds `$ ` lines
 //! (commands, run by bash in one scratch directory per document, with this build's `flashlab`
-//! first on PATH) each followed by its output. Words after `console` say how the output is
+//! first on PATH) each followed by its output (stdout; stderr is shown when a command fails). Words after `console` say how the output is
 //! checked and what the block needs:
 //!
 //! - (nothing): deterministic output (simulated runs), compared exactly after masking
@@ -51,6 +51,7 @@ fn documents() -> Vec<PathBuf> {
 
 /// A fenced code block: the line of its opening fence (1-based), its info string, the lines
 /// between the fences (indices into the file's lines).
+#[derive(Debug)]
 struct Block {
     line: usize,
     info: String,
@@ -255,7 +256,7 @@ fn run_shown(cmd: &str, cwd: &Path) -> (bool, String) {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_flashlab")).parent().unwrap().to_path_buf();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let out = Command::new("timeout")
-        .args(["--signal=INT", "--kill-after=10", "600", "bash", "-o", "pipefail", "-c", &format!("exec 2>&1\n{cmd}")])
+        .args(["--signal=INT", "--kill-after=10", "600", "bash", "-o", "pipefail", "-c", cmd])
         .current_dir(cwd)
         .env("PATH", path)
         .env("FLASHLAB_DOCS_REPO", repo())
@@ -263,7 +264,12 @@ fn run_shown(cmd: &str, cwd: &Path) -> (bool, String) {
         .stdin(Stdio::null())
         .output()
         .expect("running bash");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if out.status.success() {
+        (true, stdout)
+    } else {
+        (false, format!("{stdout}{}", String::from_utf8_lossy(&out.stderr)))
+    }
 }
 
 /// Run every console block of one document; check (or, with FLASHLAB_DOCS=overwrite, rewrite)
