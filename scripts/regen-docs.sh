@@ -8,6 +8,7 @@
 #                                    # `slow` blocks include a simulated year on 16 GB devices)
 #   scripts/regen-docs.sh sqlite     # one document's test (tests/docs.rs names: readme, sqlite, ...)
 #   SCREENSHOTS=0 scripts/regen-docs.sh   # outputs only
+#   FLASHLAB_DOCS_SKIP_SLOW=1 scripts/regen-docs.sh   # leave the `slow` blocks as they are
 #
 # 1. Command outputs, and the files commands write under docs/ (the breakdown charts): the docs
 #    test in overwrite mode (crates/flashlab/tests/docs.rs), one document at a time so that

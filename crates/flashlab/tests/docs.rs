@@ -137,9 +137,11 @@ enum Check {
     Skip,
 }
 
-/// Whether `slow` blocks run: when regenerating, or when asked to.
+/// Whether `slow` blocks run: when regenerating (unless FLASHLAB_DOCS_SKIP_SLOW=1), or when
+/// asked to.
 fn run_slow() -> bool {
-    std::env::var("FLASHLAB_DOCS").is_ok_and(|v| v == "overwrite" || v == "slow")
+    let skip = std::env::var("FLASHLAB_DOCS_SKIP_SLOW").is_ok_and(|v| v == "1");
+    std::env::var("FLASHLAB_DOCS").is_ok_and(|v| (v == "overwrite" && !skip) || v == "slow")
 }
 
 /// A `$ ` command of a console block and the output shown after it (file line indices).
