@@ -27,12 +27,15 @@ FLASHLAB_DOCS=overwrite cargo test -q -p flashlab --test docs -- --test-threads=
 
 if [ "${SCREENSHOTS:-1}" = 1 ] && [ $# -eq 0 ]; then
     echo "== 2. screenshots"
-    cargo build --release -q -p flashlab
-    FL=$ROOT/target/release/flashlab
+    # The binary the docs test just built and ran (the cargo profile `test`: optimized; what it
+    # draws is deterministic, so no separate release build is needed).
+    FL=$(cargo test -q -p flashlab --test docs --no-run --message-format=json 2>/dev/null \
+        | grep -o '"executable":"[^"]*/flashlab"' | head -1 | cut -d'"' -f4)
+    [ -x "$FL" ] || { echo "regen-docs: cannot find the flashlab binary the docs test built" >&2; exit 1; }
     WORK=$(mktemp -d)
     trap 'rm -rf "$WORK"' EXIT
     # The age report of the default device (README "Pictures", docs/report.md).
-    bench/report-chromium.sh
+    FLASHLAB=$FL bench/report-chromium.sh
     # docs/life.md: the report of its example run.
     (cd "$WORK" && "$FL" life --target sim:toy --usage anandtech-10g --scale 0.0241 --compare-policies \
         --report life.html >/dev/null)
