@@ -111,7 +111,11 @@ fn fences_are_balanced() {
             if b.info.split_whitespace().next() != Some("console") {
                 for (i, l) in text.lines().enumerate().take(b.body.end).skip(b.body.start) {
                     if l.starts_with("$ flashlab") {
-                        bad.push(format!("{}:{}: `$ flashlab` outside a ```console block is never run", doc.display(), i + 1));
+                        bad.push(format!(
+                            "{}:{}: `$ flashlab` outside a ```console block is never run",
+                            doc.display(),
+                            i + 1
+                        ));
                     }
                 }
             }
@@ -213,7 +217,9 @@ fn mask(s: &str) -> String {
             let mut from = 0;
             while let Some(p) = l[from..].find(key) {
                 let start = from + p + key.len();
-                let end = l[start..].find(|c: char| c.is_whitespace() || c == ';' || c == ',' || c == ')').map_or(l.len(), |e| start + e);
+                let end = l[start..]
+                    .find(|c: char| c.is_whitespace() || c == ';' || c == ',' || c == ')')
+                    .map_or(l.len(), |e| start + e);
                 l.replace_range(start..end, "[..]");
                 from = start + 4;
             }
@@ -286,7 +292,11 @@ fn check_document(rel: &str) {
     let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
     for (block, check, caps) in console_blocks(&text) {
         if check == Check::Skip {
-            assert_ne!(rel, "README.md", "README.md:{}: every command in the README must run in the test (no skip, no slow)", block.line);
+            assert_ne!(
+                rel, "README.md",
+                "README.md:{}: every command in the README must run in the test (no skip, no slow)",
+                block.line
+            );
             eprintln!("{rel}:{}: NOT RUN (```{})", block.line, block.info);
             continue;
         }
