@@ -9,6 +9,8 @@ use std::process::{Command, Stdio};
 const BIN: &str = env!("CARGO_BIN_EXE_flashlab");
 
 /// Run flashlab, return (stdout, peak RSS in KiB, user + system CPU seconds) from wait4.
+// The child is reaped by wait4 (which also gives its rusage), not by Child::wait.
+#[allow(clippy::zombie_processes)]
 fn run_measured(args: &[&str]) -> (String, i64, f64) {
     let mut child = Command::new(BIN).args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let mut out = String::new();
