@@ -260,11 +260,12 @@ fn scratch() -> tempfile::TempDir {
     dir
 }
 
-fn run_shown(cmd: &str, cwd: &Path) -> (bool, String) {
+/// Run one shown command: bash, `limit` seconds at most (then SIGINT, then SIGKILL).
+fn run_shown(cmd: &str, cwd: &Path, limit: u32) -> (bool, String) {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_flashlab")).parent().unwrap().to_path_buf();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let out = Command::new("timeout")
-        .args(["--signal=INT", "--kill-after=10", "600", "bash", "-o", "pipefail", "-c", cmd])
+        .args(["--signal=INT", "--kill-after=10", &limit.to_string(), "bash", "-o", "pipefail", "-c", cmd])
         .current_dir(cwd)
         .env("PATH", path)
         .env("FLASHLAB_DOCS_REPO", repo())
@@ -305,7 +306,9 @@ fn check_document(rel: &str) {
         }
         for s in shown(&lines, &block) {
             let t0 = Instant::now();
-            let (ok, actual) = run_shown(&s.command, dir.path());
+            // Ten minutes a command; an hour for `slow` blocks (a simulated year on 16 GB).
+            let limit = if block.info.split_whitespace().any(|w| w == "slow") { 3600 } else { 600 };
+            let (ok, actual) = run_shown(&s.command, dir.path(), limit);
             eprintln!("{rel}:{}: {:.1} s  $ {}", s.line, t0.elapsed().as_secs_f64(), s.command);
             let expected = lines[s.output.clone()].join("\n");
             if !ok {
