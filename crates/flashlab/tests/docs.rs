@@ -251,7 +251,9 @@ fn shape(s: &str) -> Vec<(usize, String)> {
 /// The scratch directory commands run in: `docs/` and `target/` are real (outputs land there),
 /// the repository's inputs (examples, bench, scripts, crates) are linked.
 fn scratch() -> tempfile::TempDir {
-    let dir = tempfile::Builder::new().prefix("flashlab-docs-").tempdir().unwrap();
+    // Under target/ (cargo's CARGO_TARGET_TMPDIR), not /tmp: the examples that measure a real
+    // directory need one on a block device, and /tmp is a tmpfs on many systems.
+    let dir = tempfile::Builder::new().prefix("flashlab-docs-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     std::fs::create_dir(dir.path().join("docs")).unwrap();
     std::fs::create_dir(dir.path().join("target")).unwrap();
     for d in ["examples", "bench", "scripts", "crates"] {
