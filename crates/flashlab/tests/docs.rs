@@ -318,7 +318,11 @@ fn check_document(rel: &str) {
                 continue;
             }
             if overwrite() {
-                edits.push((s.output.clone(), actual.trim_end().to_string()));
+                // A deterministic output that matches keeps its text (its wall-clock reading
+                // too), so regenerating twice changes nothing; measured ones are re-measured.
+                if !(check == Check::Exact && mask(&expected) == mask(&actual)) {
+                    edits.push((s.output.clone(), actual.trim_end().to_string()));
+                }
                 continue;
             }
             let bad = match check {
