@@ -14,10 +14,24 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 cargo +nightly fuzz build -O
 mkdir -p logs
+# The built-in profiles, protocols and usage presets seed their targets from where they live
+# (no copies under seeds/ to go stale).
+builtin_seeds() {
+    case $1 in
+        profile) echo ../crates/flashsim/profiles ;;
+        protocol) echo ../crates/flashlab-lab/protocols ;;
+        usage) echo ../crates/flashlab-life/presets ;;
+    esac
+}
 run_one() {
     local t=$1
     mkdir -p "corpus/$t" "artifacts/$t"
-    nice -n 10 cargo +nightly fuzz run -O "$t" "corpus/$t" "seeds/$t" -- \
+    local seeds=()
+    [ -d "seeds/$t" ] && seeds+=("seeds/$t")
+    local b
+    b=$(builtin_seeds "$t")
+    [ -n "$b" ] && seeds+=("$b")
+    nice -n 10 cargo +nightly fuzz run -O "$t" "corpus/$t" "${seeds[@]}" -- \
         -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=1024 -timeout=10 \
         -print_final_stats=1 -artifact_prefix="artifacts/$t/" >"logs/$t.log" 2>&1
     echo "$t: exit $? ($(grep -a -E '^stat::number_of_executed_units' "logs/$t.log" | tail -1))"

@@ -1,28 +1,11 @@
-//! The device profiles built into flashlab (the TOML files under `profiles/`), and the default.
+//! The device profiles built into flashlab (embedded by [`flashsim::builtin`] from
+//! `crates/flashsim/profiles/`), the default, and loading a profile named on the command line.
 
-/// Name and TOML text of every built-in profile.
-pub const BUILTIN: &[(&str, &str)] = &[
-    ("nexus7-2012", include_str!("../../../profiles/nexus7-2012.toml")),
-    ("motox-2013", include_str!("../../../profiles/motox-2013.toml")),
-    ("emmc-16g", include_str!("../../../profiles/emmc-16g.toml")),
-    ("ufs-64g", include_str!("../../../profiles/ufs-64g.toml")),
-    ("nvme-256g", include_str!("../../../profiles/nvme-256g.toml")),
-    ("emmc-4.5", include_str!("../../../profiles/emmc-4.5.toml")),
-    ("emmc-5.1", include_str!("../../../profiles/emmc-5.1.toml")),
-    ("ufs-2.1", include_str!("../../../profiles/ufs-2.1.toml")),
-    ("ufs-3.1", include_str!("../../../profiles/ufs-3.1.toml")),
-    ("nvme-gen3", include_str!("../../../profiles/nvme-gen3.toml")),
-    ("sd-card", include_str!("../../../profiles/sd-card.toml")),
-    ("pixel-2016", include_str!("../../../profiles/pixel-2016.toml")),
-    ("motoz-2016", include_str!("../../../profiles/motoz-2016.toml")),
-    ("toy", include_str!("../../../profiles/toy.toml")),
-];
+pub use flashsim::builtin::{BUILTIN, DEFAULT};
 
-/// The device flashlab simulates when no target is named: the calibrated Nexus 7 (2012).
-pub const DEFAULT: &str = "nexus7-2012";
-
+/// The TOML text of the built-in profile `name`.
 pub fn builtin(name: &str) -> Option<&'static str> {
-    BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    flashsim::builtin::text(name)
 }
 
 /// The names of the built-in profiles, comma-separated (for error messages).

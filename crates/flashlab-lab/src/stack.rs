@@ -283,7 +283,7 @@ mod tests {
     use super::*;
 
     fn profile(system: &str) -> Profile {
-        let text = include_str!("../../../profiles/toy.toml").to_string() + "\n[system]\n" + system;
+        let text = flashsim::builtin::TOY.to_string() + "\n[system]\n" + system;
         Profile::from_toml("toy.toml", &text).unwrap()
     }
 

@@ -11,7 +11,7 @@ use flashlab_lab::protocol::{run_protocol, Protocol, ProtocolResult};
 use flashlab_lab::system::SimSystem;
 use flashsim::Profile;
 
-const TOY: &str = include_str!("../../../profiles/toy.toml");
+const TOY: &str = flashsim::builtin::TOY;
 
 fn run(discard: bool, seed: u64) -> ProtocolResult {
     run_fs(FsConfig::plain(discard), seed)

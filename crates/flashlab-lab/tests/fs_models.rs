@@ -12,7 +12,7 @@ use flashlab_lab::system::{SimSystem, SysError};
 use flashsim::{Op, Profile};
 use proptest::prelude::*;
 
-const TOY: &str = include_str!("../../../profiles/toy.toml");
+const TOY: &str = flashsim::builtin::TOY;
 const MIB: u64 = 1 << 20;
 
 fn sys(spec: &str) -> SimSystem {

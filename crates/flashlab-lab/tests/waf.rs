@@ -13,7 +13,7 @@ use flashlab_lab::experiments::waf::{run_waf, WafConfig, WafResult};
 use flashsim::analytic::{waf_fifo, waf_random};
 use flashsim::GcPolicy;
 
-/// shared/reference/published.md section 3: write amplification under uniform random 4 KiB
+/// docs/reference.md section 3: write amplification under uniform random 4 KiB
 /// writes. Columns: Sf, FIFO/LRU formula, greedy b=32, b=64, b=128, b=256, random. The greedy
 /// and random columns come from an independent simulation (8192 blocks, one write frontier, GC
 /// keeps at least 2 free blocks, sequential prefill, 8 logical passes, measured over the second

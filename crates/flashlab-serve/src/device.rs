@@ -284,7 +284,7 @@ mod tests {
     use flashsim::Profile;
 
     fn toy() -> Profile {
-        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../profiles/toy.toml")).unwrap();
+        let text = flashsim::builtin::TOY.to_string();
         Profile::from_toml("toy.toml", &text).unwrap()
     }
 

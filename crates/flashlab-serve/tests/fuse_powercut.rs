@@ -18,7 +18,7 @@ fn machine_ready() -> bool {
 }
 
 fn toy() -> Profile {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../profiles/toy.toml")).unwrap();
+    let text = flashsim::builtin::TOY.to_string();
     Profile::from_toml("toy.toml", &text).unwrap()
 }
 

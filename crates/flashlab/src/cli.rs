@@ -4,7 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "flashlab", version, about = "Simulate, measure and explain flash storage (eMMC, UFS, NVMe)")]
+#[command(name = "flashlab", version = crate::shell::VERSION, about = "Simulate, measure and explain flash storage (eMMC, UFS, NVMe)")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -59,6 +59,12 @@ pub enum Command {
     /// Run one workload on flashlab's ext4 model and on the kernel's ext4 (loop device on
     /// tmpfs, block tracepoints; needs root) and compare what reaches the device, per class.
     ValidateFs(ValidateFsArgs),
+    /// Print a shell completion script to stdout (e.g. `flashlab completions bash >
+    /// ~/.local/share/bash-completion/completions/flashlab`).
+    Completions(crate::shell::CompletionsArgs),
+    /// Print flashlab's manual page (roff) to stdout, or a subcommand's (e.g. `flashlab man age |
+    /// man -l -`).
+    Man(crate::shell::ManArgs),
 }
 
 #[derive(Args, Debug)]

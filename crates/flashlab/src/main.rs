@@ -6,6 +6,7 @@ mod cmd;
 mod phone;
 mod progress;
 mod report;
+mod shell;
 mod target;
 
 mod outputs;
@@ -76,6 +77,8 @@ fn main() {
         Command::Sweep(a) => cmd::sweep::sweep(a),
         Command::Phone(c) => phone::run(c),
         Command::ValidateFs(a) => cmd::validate_fs::validate_fs(a),
+        Command::Completions(a) => shell::completions(a),
+        Command::Man(a) => shell::man(a),
     };
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");

@@ -40,6 +40,7 @@ pub fn of(cmd: &Command) -> Vec<(&'static str, Option<&Path>)> {
         Command::ValidateFs(a) => vec![("--json", a.json.as_deref())],
         // A sweep writes a directory (`--out`), which it creates and checks before any case runs.
         Command::Sweep(_) => Vec::new(),
+        Command::Completions(_) | Command::Man(_) => Vec::new(),
         Command::Profiles(_) | Command::Doctor(_) | Command::Serve(_) | Command::Sim(SimCommand::Waf(_)) => Vec::new(),
     }
 }

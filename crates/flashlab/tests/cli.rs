@@ -218,7 +218,7 @@ fn bad_input_is_one_clear_error() {
     fails(&["sim", "waf", "--trimmed", "1.5"], "--trimmed");
 
     let bad_profile = scratch("bad.toml");
-    let text = include_str!("../../../profiles/toy.toml").replace("t_read_us = 50", "t_read_us = -5");
+    let text = flashsim::builtin::TOY.replace("t_read_us = 50", "t_read_us = -5");
     std::fs::write(&bad_profile, text).unwrap();
     fails(&["bench", "--target", &format!("sim:{}", bad_profile.display())], "nand.t_read_us");
 
@@ -241,12 +241,12 @@ fn bad_input_is_one_clear_error() {
     let huge = scratch("huge.toml");
     std::fs::write(
         &huge,
-        include_str!("../../../profiles/toy.toml").replace("planes_per_die = 1", "planes_per_die = 2147483648"),
+        flashsim::builtin::TOY.replace("planes_per_die = 1", "planes_per_die = 2147483648"),
     )
     .unwrap();
     fails(&["bench", "--target", &format!("sim:{}", huge.display())], "nand.planes_per_die");
     let slow = scratch("slow.toml");
-    std::fs::write(&slow, include_str!("../../../profiles/toy.toml").replace("t_prog_us = 600", "t_prog_us = 1e300"))
+    std::fs::write(&slow, flashsim::builtin::TOY.replace("t_prog_us = 600", "t_prog_us = 1e300"))
         .unwrap();
     fails(&["bench", "--target", &format!("sim:{}", slow.display())], "nand.t_prog_us");
     let zero = scratch("zero-fill.toml");

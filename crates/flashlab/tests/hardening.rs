@@ -173,7 +173,7 @@ fn nonsense_values_are_refused() {
     one_line_error(&["serve", "--time-scale", "1e-300", "/nonexistent-flashlab-dir"], 1, "--time-scale");
     one_line_error(&["life", "--target", "sim:toy", "--pe-cycles", "0"], 1, "--pe-cycles");
     // A profile whose published numbers are NaN: calibrate fails, naming the field.
-    let toy = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../profiles/toy.toml")).unwrap();
+    let toy = flashsim::builtin::TOY.to_string();
     let profile = scratch("hard", "nan-profile.toml");
     let cal = "\n[calibrate]\nsource = \"test\"\nprocedure = \"vendor\"\n[calibrate.vendor]\nseq_read_mbs = nan\n";
     std::fs::write(&profile, format!("{toy}{cal}")).unwrap();

@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 
-const TOY: &str = include_str!("../../../profiles/toy.toml");
+const TOY: &str = flashsim::builtin::TOY;
 const PROTOCOL: &str = include_str!("../../flashlab-lab/protocols/age-small.toml");
 const USAGE: &str = include_str!("../../flashlab-life/presets/light-phone.toml");
 const MSR: &str = include_str!("../../flashlab-life/tests/traces/small.msr.csv");

@@ -24,7 +24,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
-const EMMC_16G: &str = include_str!("../../../profiles/emmc-16g.toml");
+const EMMC_16G: &str = include_str!("../profiles/emmc-16g.toml");
 
 /// A device under random 4 KiB QD1 writes, with its virtual clock and workload generator.
 struct Bench {
@@ -130,7 +130,7 @@ fn run_device(c: &mut Criterion, name: &str, profile: &Profile) {
 }
 
 fn sim_speed(c: &mut Criterion) {
-    let emmc = Profile::from_toml("profiles/emmc-16g.toml", EMMC_16G).expect("emmc-16g profile");
+    let emmc = Profile::from_toml("emmc-16g", EMMC_16G).expect("emmc-16g profile");
     run_device(c, "emmc-16g", &emmc);
     // The `sim waf` device at 16 GiB: 65536 blocks of 64 pages of 4 KiB, spare 0.07, greedy.
     let one = flashsim::profile::single_die(65536, 64, 0.07, flashsim::GcPolicy::Greedy).expect("one-page profile");

@@ -1,6 +1,6 @@
 //! Closed-form write amplification of garbage collection under uniform random writes, and under
 //! skewed (hot/cold, Zipf) writes for LRW cleaning, for checking the simulator
-//! (shared/reference/published.md section 3; docs/hotcold.md).
+//! (docs/reference.md section 3; docs/hotcold.md).
 
 /// Principal branch of the Lambert W function, for x in [-1/e, 0] (Halley's iteration).
 pub fn lambert_w0(x: f64) -> f64 {
@@ -116,7 +116,7 @@ mod tests {
 
     #[test]
     fn fifo_formula_matches_published_column() {
-        // shared/reference/published.md section 3, FIFO column.
+        // docs/reference.md section 3, FIFO column.
         for (sf, wa) in [(0.07, 7.32), (0.10, 5.18), (0.20, 2.69), (0.28, 1.99)] {
             let got = waf_fifo(sf);
             assert!((got - wa).abs() < 0.01, "sf {sf}: {got} vs {wa}");

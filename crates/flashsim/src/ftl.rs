@@ -204,7 +204,7 @@ impl Ftl {
         let geo = Geometry::from_profile(profile);
         let f = &profile.ftl;
         let physical = geo.physical_units();
-        let logical = ((physical as f64) * (1.0 - f.spare_factor)).floor() as u32;
+        let logical = profile.logical_units();
         let blocks = geo.blocks() as usize;
         let frontiers = f.host_streams + u32::from(f.separate_gc_frontier) + u32::from(f.gc_by_temperature);
         let mut free = vec![VecDeque::new(); geo.dies as usize];

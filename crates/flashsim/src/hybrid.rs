@@ -135,7 +135,7 @@ impl HybridFtl {
         let f = &profile.ftl;
         let blocks = geo.blocks();
         let upb = geo.units_per_block;
-        let lblocks = ((f64::from(blocks)) * (1.0 - f.spare_factor)).floor() as u32;
+        let lblocks = profile.logical_units() / upb;
         let mut free = vec![VecDeque::new(); geo.dies as usize];
         for b in 0..blocks {
             free[geo.die_of_block(b) as usize].push_back(b);

@@ -10,10 +10,13 @@
 //! [`timeline`] (time resources) → [`mapping`]: [`ftl`] (page mapping, buffer, GC, with [`victim`] and
 //! [`buffer`]) or [`hybrid`] (log blocks and merges) → [`host`] (queue, bus, controller) → [`device`] (the whole, request API).
 //! [`temperature`] places host data by temperature (hot/cold frontiers).
-//! [`counters`] and [`analytic`] give the numbers to check it by.
+//! [`counters`] and [`analytic`] give the numbers to check it by. [`builtin`] holds the device
+//! profiles built into flashlab (`profiles/*.toml`).
 
 pub mod analytic;
 pub mod buffer;
+pub mod builtin;
+mod capacity;
 pub mod counters;
 pub mod device;
 pub mod ftl;

@@ -608,7 +608,7 @@ host_complete_us = 0
 mod tests {
     use super::*;
 
-    pub(crate) const TOY: &str = include_str!("../../../profiles/toy.toml");
+    pub(crate) const TOY: &str = crate::builtin::TOY;
 
     #[test]
     fn toy_profile_parses() {

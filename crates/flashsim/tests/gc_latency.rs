@@ -1,5 +1,5 @@
 //! Garbage collection reaches the host's write latency (issue 2, acceptance 5), on the toy
-//! profile (`profiles/toy.toml`).
+//! profile (`flashsim::builtin::TOY`).
 //!
 //! A full device (sequential fill of the whole logical space, then uniform random 4 KiB writes
 //! until foreground GC is in steady state) under QD1 random 4 KiB writes: most writes complete

@@ -1,5 +1,5 @@
 //! Timing against closed forms (issue 2, acceptance 4), on the toy profile
-//! (`profiles/toy.toml`), modified in code where a test needs another bottleneck or interface.
+//! (`flashsim::builtin::TOY`), modified in code where a test needs another bottleneck or interface.
 //! Every expected number below is computed from the profile's parameters with the model's
 //! composition of costs (crates/flashsim/src/{device,host,nand,ftl}.rs); none is hard-coded.
 //!

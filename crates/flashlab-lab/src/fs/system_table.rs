@@ -61,7 +61,7 @@ mod tests {
     use super::*;
 
     fn profile(system: &str) -> Result<Profile, String> {
-        let text = include_str!("../../../../profiles/toy.toml").to_string() + "\n[system]\n" + system;
+        let text = flashsim::builtin::TOY.to_string() + "\n[system]\n" + system;
         Profile::from_toml("toy.toml", &text).map_err(|e| e.to_string())
     }
 

@@ -14,11 +14,10 @@ pub fn profiles(name: Option<&str>) -> Result<(), String> {
     let mut t = Table::new(&[("name", ""), ("interface", ""), ("capacity", "GB"), ("NAND", ""), ("description", "")]);
     for (n, text) in profiles::BUILTIN {
         let p = Profile::from_toml(n, text).map_err(|e| e.to_string())?;
-        let dev = flashsim::Device::new(&p, 0);
         t.row(vec![
             n.to_string(),
             p.host.interface.name().to_string(),
-            format!("{:.1}", dev.logical_bytes() as f64 / 1e9),
+            format!("{:.1}", p.logical_bytes() as f64 / 1e9),
             format!("{:?} {}ch x {}die", p.nand.cell, p.nand.channels, p.nand.dies_per_channel),
             p.description.clone(),
         ]);

@@ -3,7 +3,7 @@
 
 use flashsim::Profile;
 
-pub const TOY: &str = include_str!("../../../../profiles/toy.toml");
+pub const TOY: &str = flashsim::builtin::TOY;
 
 pub fn toy() -> Profile {
     Profile::from_toml("toy.toml", TOY).unwrap()
