@@ -13,7 +13,7 @@
 //! and the time a rotation of the log takes. Greedy cleaning is where separation pays; there
 //! the reference is Desnoyers's result that full separation removes the loss skew causes, so
 //! greedy with host writes and GC copies placed by temperature is checked against greedy's
-//! uniform-traffic value (shared/reference/published.md section 3). docs/hotcold.md has the
+//! uniform-traffic value (docs/reference.md section 3). docs/hotcold.md has the
 //! whole measured table.
 
 use flashlab_lab::experiments::waf::{lrw_model, parse_workload, run_waf, WafConfig, WafResult};
@@ -70,7 +70,7 @@ fn the_skewed_model_is_not_the_uniform_one() {
     assert!(hot_cold > uniform * 1.05, "{hot_cold} vs {uniform}");
 }
 
-/// shared/reference/published.md section 3: greedy, 64 pages per block, Sf 0.10 (uniform
+/// docs/reference.md section 3: greedy, 64 pages per block, Sf 0.10 (uniform
 /// random writes).
 const GREEDY_B64_SF010: f64 = 4.83;
 
