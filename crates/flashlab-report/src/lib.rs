@@ -15,6 +15,7 @@
 pub mod chart;
 mod html;
 pub mod input;
+pub mod num;
 mod sections;
 pub mod sweep;
 
