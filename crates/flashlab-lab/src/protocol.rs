@@ -151,7 +151,7 @@ impl Protocol {
                     }
                 }
                 Step::Idle { duration } => {
-                    let ns = parse_duration_ns(duration).map_err(|e| bad("duration", e))?;
+                    let ns = parse_duration_ns(duration).map_err(|e| bad("duration", e.to_string()))?;
                     if ns > MAX_IDLE_NS {
                         return Err(bad("duration", format!("{duration} is longer than 100 years")));
                     }
