@@ -134,7 +134,6 @@ proptest! {
             let _ = flashlab_doctor::mounts::kind(e);
         }
         let _ = flashlab_doctor::mounts::parse_mounts(&text);
-        let _ = flashlab_real::blockdev::parse_mountinfo(&text);
         let _ = flashlab_doctor::block::parse_life_time(&text);
         let _ = flashlab_doctor::block::parse_pre_eol(&text);
         let _ = flashlab_doctor::block::parse_scheduler(&text);
