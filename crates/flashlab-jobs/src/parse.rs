@@ -138,11 +138,14 @@ pub fn parse_jobfile_with_env(
 pub fn parse_jobfile_path(path: impl AsRef<Path>) -> Result<JobFile, JobFileError> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let text = crate::limits::read_text(path, "job file", crate::limits::MAX_TEXT_INPUT).map_err(|m| JobFileError {
-        file: name.clone(),
-        line: 0,
-        option: None,
-        message: m.strip_prefix(&format!("{name}: ")).unwrap_or(&m).to_string(),
+    let text = crate::limits::read_text(path, "job file", crate::limits::MAX_TEXT_INPUT).map_err(|e| {
+        let m = e.to_string();
+        JobFileError {
+            file: name.clone(),
+            line: 0,
+            option: None,
+            message: m.strip_prefix(&format!("{name}: ")).unwrap_or(&m).to_string(),
+        }
     })?;
     parse_jobfile(&name, &text)
 }
