@@ -47,6 +47,13 @@ pub struct UnitError {
     pub reason: String,
 }
 
+/// Until every caller returns a typed error: the message, as it always was.
+impl From<UnitError> for String {
+    fn from(e: UnitError) -> String {
+        e.to_string()
+    }
+}
+
 impl UnitError {
     fn new(what: &'static str, input: &str, reason: impl Into<String>) -> Self {
         UnitError { what, input: input.to_string(), reason: reason.into() }

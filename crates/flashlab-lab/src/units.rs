@@ -14,10 +14,10 @@
 use flashlab_jobs::units::{parse_size, uses_iec_prefix, UnitError};
 
 /// A size from the command line or a protocol file, in bytes.
-pub fn parse_cli_size(s: &str) -> Result<u64, String> {
+pub fn parse_cli_size(s: &str) -> Result<u64, UnitError> {
     // With kb_base=1000 fio reads IEC prefixes as powers of 1024; with 1024, SI-looking ones.
     let base = if uses_iec_prefix(s) { 1000 } else { 1024 };
-    parse_size(s, base).map_err(|e| e.to_string())
+    parse_size(s, base)
 }
 
 /// Nanoseconds in a day.
@@ -68,7 +68,7 @@ mod tests {
         }
         assert_eq!(parse_cli_size("16GiB").unwrap(), 16 << 30);
         assert_eq!(parse_cli_size("300MB").unwrap(), 300 << 20);
-        assert!(parse_cli_size("12q").unwrap_err().contains("12q"));
+        assert!(parse_cli_size("12q").unwrap_err().to_string().contains("12q"));
     }
 
     #[test]

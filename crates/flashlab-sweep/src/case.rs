@@ -146,6 +146,7 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
             let rand_io = match string("rand_io")? {
                 Some(s) => Some(
                     parse_cli_size(&s)
+                        .map_err(String::from)
                         .and_then(flashlab_lab::protocol::block_multiple)
                         .map_err(|e| format!("{}: {e}", here("rand_io")))?,
                 ),
