@@ -111,7 +111,7 @@ proptest! {
     #[test]
     fn protocols(text in prop_oneof![mutated(PROTOCOL), ".{0,200}"]) {
         if let Err(e) = flashlab_lab::protocol::Protocol::from_toml("p.toml", &text) {
-            prop_assert!(e.contains("p.toml"), "{e}");
+            prop_assert!(e.to_string().contains("p.toml"), "{e}");
         }
     }
 
