@@ -82,11 +82,13 @@ fn fmt_located(
 /// Displays as `file:line: option 'thread': ignored by flashlab (...)`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
+    /// The job file.
     pub file: String,
     /// 1-based line; 0 when it concerns the whole file.
     pub line: usize,
     /// The option as written in the file (alias or canonical name).
     pub option: Option<String>,
+    /// What the user should know.
     pub message: String,
 }
 
@@ -101,11 +103,13 @@ impl std::fmt::Display for Warning {
 /// when no option is involved, or `file: message` when no line is (`line == 0`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobFileError {
+    /// The job file.
     pub file: String,
     /// 1-based line; 0 when it concerns the whole file.
     pub line: usize,
     /// The option as written in the file (alias or canonical name).
     pub option: Option<String>,
+    /// What is wrong.
     pub message: String,
 }
 

@@ -109,9 +109,13 @@ impl std::fmt::Display for SizeSpec {
 /// The unit a bare number (no suffix) is read in by [`parse_time_ns`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum TimeUnit {
+    /// ns.
     Nanoseconds,
+    /// µs (fio's `thinktime`).
     Microseconds,
+    /// ms.
     Milliseconds,
+    /// s (fio's `runtime`, `ramp_time`).
     Seconds,
 }
 

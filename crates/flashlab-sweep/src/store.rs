@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 /// The key of a case document that says which case of which settings it is.
 pub const CASE_KEY: &str = "sweep_case";
 
+/// `DIR/cases`, where each case's document is stored.
 pub fn cases_dir(out: &Path) -> PathBuf {
     out.join("cases")
 }
