@@ -11,7 +11,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = e.options();
     }
     let _ = flashlab_doctor::mounts::parse_mounts(&text);
-    let _ = flashlab_real::blockdev::parse_mountinfo(&text);
     let _ = flashlab_doctor::block::parse_life_time(&text);
     let _ = flashlab_doctor::block::parse_pre_eol(&text);
     let _ = flashlab_doctor::block::parse_scheduler(&text);

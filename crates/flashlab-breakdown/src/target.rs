@@ -106,30 +106,17 @@ impl Drop for RealTarget {
 
 /// The disk holding device `major:minor` and the device's first sector on it.
 pub fn disk_of(major: u32, minor: u32) -> Result<(Disk, u64), BreakdownError> {
-    let sys = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-    let real = std::fs::canonicalize(&sys).map_err(|e| {
-        BreakdownError::Bad(format!(
-            "{}: {e}: device {major}:{minor} is not a block device the kernel lists (a filesystem without one, such as tmpfs, overlay or btrfs, cannot be traced)",
-            sys.display()
-        ))
+    let dev = flashlab_sysfacts::blockdev::by_devnum(major, minor).map_err(|e| match e {
+        flashlab_sysfacts::SysError::Io { path, source } => BreakdownError::Bad(format!(
+            "{}: {source}: device {major}:{minor} is not a block device the kernel lists (a filesystem without one, such as tmpfs, overlay or btrfs, cannot be traced)",
+            path.display()
+        )),
+        other => BreakdownError::Bad(other.to_string()),
     })?;
-    let name = real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    if !real.join("partition").exists() {
-        return Ok((Disk { name, major, minor, partition: None }, 0));
-    }
-    let start: u64 = std::fs::read_to_string(real.join("start"))
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .ok_or_else(|| BreakdownError::Bad(format!("{}: no partition start", real.join("start").display())))?;
-    let parent = real.parent().ok_or_else(|| BreakdownError::Bad(format!("{}: no parent disk", real.display())))?;
-    let dev = std::fs::read_to_string(parent.join("dev")).unwrap_or_default();
-    let (a, b) = dev
-        .trim()
-        .split_once(':')
-        .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
-        .ok_or_else(|| BreakdownError::Bad(format!("{}: unreadable", parent.join("dev").display())))?;
-    let pname = parent.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok((Disk { name: pname, major: a, minor: b, partition: Some(name) }, start * 512))
+    Ok(match dev.partition_of {
+        None => (Disk { name: dev.name, major, minor, partition: None }, 0),
+        Some(p) => (Disk { name: p.disk, major: p.major, minor: p.minor, partition: Some(dev.name) }, p.start),
+    })
 }
 
 /// Open a block device (needs `destroy_data`; the safety checks of flashlab-real apply) and
@@ -201,84 +188,31 @@ pub fn create_file(dir: &Path, span: u64) -> Result<RealTarget, BreakdownError> 
     Ok(t)
 }
 
-const FS_IOC_FIEMAP: libc::c_ulong = 0xC020_660B;
-const FIEMAP_FLAG_SYNC: u32 = 1;
-const FIEMAP_EXTENT_LAST: u32 = 0x1;
-/// Unknown location, delayed allocation, encoded, encrypted, not aligned, inline, tail-packed,
-/// unwritten: extents whose I/O cannot be placed on the disk by sector.
-const FIEMAP_UNUSABLE: u32 = 0x2 | 0x4 | 0x8 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800;
-
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct FiemapExtent {
-    logical: u64,
-    physical: u64,
-    length: u64,
-    reserved64: [u64; 2],
-    flags: u32,
-    reserved: [u32; 3],
-}
-
-#[repr(C)]
-struct Fiemap {
-    start: u64,
-    length: u64,
-    flags: u32,
-    mapped_extents: u32,
-    extent_count: u32,
-    reserved: u32,
-    extents: [FiemapExtent; 256],
-}
-
 /// The file's extents over [0, span) (target offset → byte on the filesystem's device).
 fn fiemap(file: &File, path: &Path, span: u64) -> Result<Vec<Extent>, BreakdownError> {
+    use flashlab_sysfacts::fiemap::{extents, FIEMAP_EXTENT_NOT_PLAIN};
+    let raw = extents(file, 0, span).map_err(|e| {
+        BreakdownError::Bad(format!("{}: FIEMAP (mapping the file to disk sectors): {e}", path.display()))
+    })?;
     let mut out: Vec<Extent> = Vec::new();
+    // The end of the previous extent: an extent that overlaps it is clipped.
     let mut start = 0u64;
-    loop {
-        let mut fm = Box::new(Fiemap {
-            start,
-            length: span - start,
-            flags: FIEMAP_FLAG_SYNC,
-            mapped_extents: 0,
-            extent_count: 256,
-            reserved: 0,
-            extents: [FiemapExtent::default(); 256],
-        });
-        // SAFETY: FS_IOC_FIEMAP fills the struct we own, up to extent_count extents.
-        let r = unsafe { libc::ioctl(file.as_raw_fd(), FS_IOC_FIEMAP as _, &mut *fm as *mut Fiemap) };
-        if r != 0 {
-            let e = std::io::Error::last_os_error();
+    for e in raw {
+        if e.flags & FIEMAP_EXTENT_NOT_PLAIN != 0 {
             return Err(BreakdownError::Bad(format!(
-                "{}: FIEMAP (mapping the file to disk sectors): {e}",
-                path.display()
+                "{}: extent at file offset {} has flags {:#x} (not a plain on-disk extent); cannot trace it by sector",
+                path.display(),
+                e.logical,
+                e.flags
             )));
         }
-        let n = fm.mapped_extents as usize;
-        if n == 0 {
-            break;
+        let off = e.logical.max(start);
+        let skip = off - e.logical;
+        let len = e.length.saturating_sub(skip).min(span.saturating_sub(off));
+        if len > 0 {
+            out.push(Extent { off, disk_off: e.physical + skip, len });
         }
-        let mut last = false;
-        for e in &fm.extents[..n.min(256)] {
-            if e.flags & FIEMAP_UNUSABLE != 0 {
-                return Err(BreakdownError::Bad(format!(
-                    "{}: extent at file offset {} has flags {:#x} (not a plain on-disk extent); cannot trace it by sector",
-                    path.display(),
-                    e.logical,
-                    e.flags
-                )));
-            }
-            let off = e.logical.max(start);
-            let skip = off - e.logical;
-            let len = e.length.saturating_sub(skip).min(span.saturating_sub(off));
-            if len > 0 {
-                out.push(Extent { off, disk_off: e.physical + skip, len });
-            }
-            start = e.logical + e.length;
-            last |= e.flags & FIEMAP_EXTENT_LAST != 0;
-        }
-        if last || start >= span {
-            break;
-        }
+        start = e.logical + e.length;
     }
     out.sort_by_key(|e| e.off);
     Ok(out)

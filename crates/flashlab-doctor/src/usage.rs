@@ -30,12 +30,8 @@ impl Usage {
 
 /// Usage of the filesystem mounted at `path` on the live system.
 pub fn statvfs(path: &Path) -> Result<Usage, String> {
-    let s = rustix::fs::statvfs(path).map_err(|e| format!("statvfs {}: {e}", path.display()))?;
-    let frag = if s.f_frsize > 0 { s.f_frsize } else { s.f_bsize };
-    let size = s.f_blocks.saturating_mul(frag);
-    let used = s.f_blocks.saturating_sub(s.f_bfree).saturating_mul(frag);
-    let avail = s.f_bavail.saturating_mul(frag);
-    Ok(Usage::new(size, used, avail, "statvfs"))
+    let s = flashlab_sysfacts::statvfs::statvfs(path).map_err(|e| format!("statvfs {e}"))?;
+    Ok(Usage::new(s.size, s.used, s.avail, "statvfs"))
 }
 
 /// Parses a size column: a plain count of `unit`-byte blocks, or a human size (`12G`, `1.5T`).

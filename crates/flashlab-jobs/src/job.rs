@@ -142,8 +142,11 @@ impl std::fmt::Display for Rw {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IoDir {
+    /// Reads.
     Read,
+    /// Writes.
     Write,
+    /// Trims (discards).
     Trim,
 }
 

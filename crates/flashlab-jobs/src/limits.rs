@@ -7,7 +7,7 @@
 //! a device a few TiB) and far below what would overflow 64-bit byte and nanosecond counts.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Largest fio job file, profile, protocol or usage TOML read (bytes).
 pub const MAX_TEXT_INPUT: u64 = 4 << 20;
@@ -27,11 +27,63 @@ pub const MAX_NUMJOBS: u32 = 4096;
 /// Longest duration (runtime, thinktime, simulated life): 100 years in nanoseconds.
 pub const MAX_DURATION_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
 
+/// An input file that [`read_text`] refused; each names the file (and the line where there is
+/// one).
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The file could not be opened or read.
+    #[error("{}: cannot read the {what}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the file is ("job file", "trace").
+        what: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// A NUL byte: not a text file.
+    #[error("{}: not a text file (a NUL byte at offset {offset}); a {what} is text", path.display())]
+    Binary {
+        /// The file.
+        path: PathBuf,
+        /// What the file is.
+        what: String,
+        /// Byte offset of the first NUL.
+        offset: usize,
+    },
+    /// More bytes than the input's bound.
+    #[error("{}: larger than {max} bytes, the limit for a {what} (docs/reliability.md)", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// What the file is.
+        what: String,
+        /// The bound, bytes.
+        max: u64,
+    },
+    /// Bytes that are not UTF-8.
+    #[error("{}:{line}: not UTF-8 text", path.display())]
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// The line of the first bad byte.
+        line: usize,
+    },
+}
+
+/// Until every caller returns a typed error: the message, as it always was.
+impl From<InputError> for String {
+    fn from(e: InputError) -> String {
+        e.to_string()
+    }
+}
+
 /// Read the text file `path` (`what` names it in errors: "job file", "trace"), refusing more
 /// than `max` bytes and binary data (a NUL byte) as soon as it is seen: `/dev/zero` or a
 /// wrong file fails at once instead of being read for ever.
-pub fn read_text(path: &Path, what: &str, max: u64) -> Result<String, String> {
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: cannot read the {what}: {e}", path.display()))?;
+pub fn read_text(path: &Path, what: &str, max: u64) -> Result<String, InputError> {
+    let io = |source| InputError::Io { path: path.to_path_buf(), what: what.to_string(), source };
+    let f = std::fs::File::open(path).map_err(io)?;
     let mut r = f.take(max + 1);
     let mut bytes = Vec::new();
     let mut buf = vec![0u8; 64 << 10];
@@ -40,28 +92,24 @@ pub fn read_text(path: &Path, what: &str, max: u64) -> Result<String, String> {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(format!("{}: cannot read the {what}: {e}", path.display())),
+            Err(e) => return Err(io(e)),
         };
         if let Some(i) = buf[..n].iter().position(|&b| b == 0) {
-            return Err(format!(
-                "{}: not a text file (a NUL byte at offset {}); a {what} is text",
-                path.display(),
-                bytes.len() + i
-            ));
+            return Err(InputError::Binary {
+                path: path.to_path_buf(),
+                what: what.to_string(),
+                offset: bytes.len() + i,
+            });
         }
         bytes.extend_from_slice(&buf[..n]);
         if bytes.len() as u64 > max {
-            return Err(format!(
-                "{}: larger than {} bytes, the limit for a {what} (docs/reliability.md)",
-                path.display(),
-                max
-            ));
+            return Err(InputError::TooLarge { path: path.to_path_buf(), what: what.to_string(), max });
         }
     }
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        format!("{}:{line}: not UTF-8 text", path.display())
+        InputError::NotUtf8 { path: path.to_path_buf(), line }
     })
 }
 
@@ -72,7 +120,7 @@ mod tests {
     #[test]
     fn dev_zero_fails_at_once() {
         let t = std::time::Instant::now();
-        let e = read_text(Path::new("/dev/zero"), "job file", MAX_TEXT_INPUT).unwrap_err();
+        let e = read_text(Path::new("/dev/zero"), "job file", MAX_TEXT_INPUT).unwrap_err().to_string();
         assert!(e.contains("/dev/zero") && e.contains("NUL"), "{e}");
         assert!(t.elapsed() < std::time::Duration::from_secs(2));
     }
@@ -83,10 +131,10 @@ mod tests {
         std::fs::create_dir_all(&d).unwrap();
         let p = d.join("big");
         std::fs::write(&p, vec![b'a'; 100]).unwrap();
-        assert!(read_text(&p, "trace", 99).unwrap_err().contains("larger than 99 bytes"));
+        assert!(read_text(&p, "trace", 99).unwrap_err().to_string().contains("larger than 99 bytes"));
         assert_eq!(read_text(&p, "trace", 100).unwrap().len(), 100);
         std::fs::write(&p, b"ok\n\xff\n").unwrap();
-        assert!(read_text(&p, "trace", 100).unwrap_err().contains(":2: not UTF-8"));
+        assert!(read_text(&p, "trace", 100).unwrap_err().to_string().contains(":2: not UTF-8"));
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -16,7 +16,12 @@ pub enum OptionClass {
     /// Rejected with an error; `why` says what it would change. A value listed in
     /// `default_ok` (fio's default, compared case-insensitively) is a no-op and is accepted
     /// silently, so `loops=1` or `verify=0` do not fail.
-    Unsupported { why: &'static str, default_ok: &'static [&'static str] },
+    Unsupported {
+        /// What the option would change.
+        why: &'static str,
+        /// Values that are fio's default and so accepted.
+        default_ok: &'static [&'static str],
+    },
 }
 
 /// One recognised option.
@@ -26,6 +31,7 @@ pub struct OptionInfo {
     pub name: &'static str,
     /// fio's other names for it.
     pub aliases: &'static [&'static str],
+    /// Whether flashlab supports, ignores or refuses it.
     pub class: OptionClass,
 }
 

@@ -82,11 +82,13 @@ fn fmt_located(
 /// Displays as `file:line: option 'thread': ignored by flashlab (...)`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
+    /// The job file.
     pub file: String,
     /// 1-based line; 0 when it concerns the whole file.
     pub line: usize,
     /// The option as written in the file (alias or canonical name).
     pub option: Option<String>,
+    /// What the user should know.
     pub message: String,
 }
 
@@ -101,11 +103,13 @@ impl std::fmt::Display for Warning {
 /// when no option is involved, or `file: message` when no line is (`line == 0`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobFileError {
+    /// The job file.
     pub file: String,
     /// 1-based line; 0 when it concerns the whole file.
     pub line: usize,
     /// The option as written in the file (alias or canonical name).
     pub option: Option<String>,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -138,11 +142,14 @@ pub fn parse_jobfile_with_env(
 pub fn parse_jobfile_path(path: impl AsRef<Path>) -> Result<JobFile, JobFileError> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let text = crate::limits::read_text(path, "job file", crate::limits::MAX_TEXT_INPUT).map_err(|m| JobFileError {
-        file: name.clone(),
-        line: 0,
-        option: None,
-        message: m.strip_prefix(&format!("{name}: ")).unwrap_or(&m).to_string(),
+    let text = crate::limits::read_text(path, "job file", crate::limits::MAX_TEXT_INPUT).map_err(|e| {
+        let m = e.to_string();
+        JobFileError {
+            file: name.clone(),
+            line: 0,
+            option: None,
+            message: m.strip_prefix(&format!("{name}: ")).unwrap_or(&m).to_string(),
+        }
     })?;
     parse_jobfile_with_env(&name, &text, &|k| std::env::var(k).ok())
 }

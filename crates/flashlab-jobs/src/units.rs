@@ -47,6 +47,13 @@ pub struct UnitError {
     pub reason: String,
 }
 
+/// Until every caller returns a typed error: the message, as it always was.
+impl From<UnitError> for String {
+    fn from(e: UnitError) -> String {
+        e.to_string()
+    }
+}
+
 impl UnitError {
     fn new(what: &'static str, input: &str, reason: impl Into<String>) -> Self {
         UnitError { what, input: input.to_string(), reason: reason.into() }
@@ -102,9 +109,13 @@ impl std::fmt::Display for SizeSpec {
 /// The unit a bare number (no suffix) is read in by [`parse_time_ns`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum TimeUnit {
+    /// ns.
     Nanoseconds,
+    /// µs (fio's `thinktime`).
     Microseconds,
+    /// ms.
     Milliseconds,
+    /// s (fio's `runtime`, `ramp_time`).
     Seconds,
 }
 

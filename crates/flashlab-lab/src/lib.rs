@@ -16,6 +16,7 @@
 pub mod calibrate;
 pub mod calibrate_loo;
 pub mod engine;
+mod error;
 pub mod experiments;
 pub mod fourcorner;
 pub mod fs;
@@ -33,3 +34,5 @@ pub mod simfs;
 pub mod stack;
 pub mod system;
 pub mod units;
+
+pub use error::LabError;

@@ -15,7 +15,7 @@ pub fn names() -> String {
 
 /// A profile's TOML text and the name errors should give it: `spec` is a built-in name or a
 /// path to a `.toml` file (without the `sim:` of a target).
-pub fn text(spec: &str) -> Result<(String, String), String> {
+pub fn text(spec: &str) -> Result<(String, String), crate::LabError> {
     if let Some(text) = builtin(spec) {
         return Ok((format!("built-in profile {spec}"), text.to_string()));
     }
@@ -27,13 +27,13 @@ pub fn text(spec: &str) -> Result<(String, String), String> {
         )?;
         return Ok((spec.to_string(), text));
     }
-    Err(format!("unknown profile '{spec}'; built-in profiles: {} (or give a path to a .toml file)", names()))
+    Err(crate::LabError::UnknownProfile { name: spec.to_string(), builtin: names() })
 }
 
 /// Parse and validate the profile `spec` names (see [`text`]).
-pub fn load(spec: &str) -> Result<flashsim::Profile, String> {
+pub fn load(spec: &str) -> Result<flashsim::Profile, crate::LabError> {
     let (source, text) = text(spec)?;
-    flashsim::Profile::from_toml(&source, &text).map_err(|e| e.to_string())
+    Ok(flashsim::Profile::from_toml(&source, &text)?)
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@
 use crate::fourcorner::{FourCorner, FourCornerConfig};
 use crate::rng::Rng;
 use crate::units::{parse_cli_size, parse_duration_ns};
+use crate::LabError;
 use serde::{Deserialize, Serialize};
 
 /// The longest idle step: a century keeps the virtual clock (u64 ns) far from overflow.
@@ -124,18 +125,21 @@ fn one_u32() -> u32 {
 
 impl Protocol {
     /// Parse a protocol; `source` names it in errors, which also name the line or step.
-    pub fn from_toml(source: &str, text: &str) -> Result<Protocol, String> {
+    pub fn from_toml(source: &str, text: &str) -> Result<Protocol, LabError> {
+        let err = |line: Option<usize>, place: Option<String>, message: String| LabError::Protocol {
+            file: source.to_string(),
+            line,
+            place,
+            message,
+        };
         let p: Protocol = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-            match line {
-                Some(l) => format!("{source}:{l}: {}", e.message().trim()),
-                None => format!("{source}: {}", e.message().trim()),
-            }
+            err(line, None, e.message().trim().to_string())
         })?;
         for (field, v) in [("four_corner_span", &p.four_corner_span), ("four_corner_rand_io", &p.four_corner_rand_io)] {
             if let Some(v) = v {
-                let bytes = parse_cli_size(v).map_err(|e| format!("{source}: {field}: {e}"))?;
-                block_multiple(bytes).map_err(|e| format!("{source}: {field}: {e}"))?;
+                let bytes = parse_cli_size(v).map_err(|e| err(None, Some(field.into()), e.to_string()))?;
+                block_multiple(bytes).map_err(|e| err(None, Some(field.into()), e))?;
             }
         }
         if let Some(v) = &p.four_corner_rand_write {
@@ -144,22 +148,22 @@ impl Protocol {
             }
         }
         if p.steps.is_empty() {
-            return Err(format!("{source}: protocol '{}' has no [[step]]", p.name));
+            return Err(err(None, None, format!("protocol '{}' has no [[step]]", p.name)));
         }
         for (i, s) in p.steps.iter().enumerate() {
-            let bad = |field: &str, e: String| format!("{source}: step {} ({field}): {e}", i + 1);
+            let bad = |field: &str, e: String| err(None, Some(format!("step {} ({field})", i + 1)), e);
             match s {
                 Step::Fill { leave_free, file_size } => {
-                    parse_cli_size(leave_free).map_err(|e| bad("leave_free", e))?;
+                    parse_cli_size(leave_free).map_err(|e| bad("leave_free", e.to_string()))?;
                     if let Some(f) = file_size {
                         FileSizes::parse(f, 0).map_err(|e| bad("file_size", e))?;
                     }
                 }
                 Step::Thin { free } => {
-                    parse_cli_size(free).map_err(|e| bad("free", e))?;
+                    parse_cli_size(free).map_err(|e| bad("free", e.to_string()))?;
                 }
                 Step::RandomWrites { keep_free, passes, iodepth, .. } => {
-                    parse_cli_size(keep_free).map_err(|e| bad("keep_free", e))?;
+                    parse_cli_size(keep_free).map_err(|e| bad("keep_free", e.to_string()))?;
                     if !(*passes > 0.0 && passes.is_finite()) {
                         return Err(bad("passes", format!("must be positive, got {passes}")));
                     }
@@ -168,7 +172,7 @@ impl Protocol {
                     }
                 }
                 Step::Idle { duration } => {
-                    let ns = parse_duration_ns(duration).map_err(|e| bad("duration", e))?;
+                    let ns = parse_duration_ns(duration).map_err(|e| bad("duration", e.to_string()))?;
                     if ns > MAX_IDLE_NS {
                         return Err(bad("duration", format!("{duration} is longer than 100 years")));
                     }
@@ -195,7 +199,7 @@ impl Protocol {
     }
 
     /// A built-in protocol by name, or a protocol TOML file.
-    pub fn load(spec: &str) -> Result<Protocol, String> {
+    pub fn load(spec: &str) -> Result<Protocol, LabError> {
         if let Some(p) = Protocol::builtin(spec) {
             return Ok(p);
         }
@@ -208,7 +212,7 @@ impl Protocol {
             return Protocol::from_toml(spec, &text);
         }
         let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
-        Err(format!("protocol '{spec}': not a built-in protocol ({}) nor a file", names.join(", ")))
+        Err(LabError::UnknownProtocol { name: spec.to_string(), builtin: names.join(", ") })
     }
 
     pub fn builtin(name: &str) -> Option<Protocol> {

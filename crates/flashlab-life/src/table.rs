@@ -36,17 +36,7 @@ pub fn sig(v: f64) -> String {
     if !v.is_finite() {
         return "-".into();
     }
-    let a = v.abs();
-    let decimals = if a >= 100.0 || a == 0.0 {
-        0
-    } else if a >= 10.0 {
-        1
-    } else if a >= 1.0 {
-        2
-    } else {
-        3
-    };
-    format!("{v:.decimals$}")
+    flashlab_report::num::sig_max_decimals(v, 3, 3)
 }
 
 fn opt(v: Option<f64>) -> String {

@@ -188,7 +188,7 @@ pub fn parse_usage(source: &str, text: &str) -> Result<Usage, UsageError> {
         message,
     };
     let size = |table: &str, key: &str, v: &str| -> Result<u64, UsageError> {
-        parse_cli_size(v).map_err(|m| err(table, key, 0, m))
+        parse_cli_size(v).map_err(|m| err(table, key, 0, m.to_string()))
     };
     let w = &doc.writes;
     let daily_write = size("writes", "daily", &w.daily)?;
@@ -225,7 +225,7 @@ pub fn parse_usage(source: &str, text: &str) -> Result<Usage, UsageError> {
             None => (f.size.trim(), f.size.trim()),
         };
         let e = |m: String| err("writes.files", "size", i, format!("'{}': {m}", f.size));
-        let (min, max) = (parse_cli_size(lo).map_err(e)?, parse_cli_size(hi).map_err(e)?);
+        let (min, max) = (parse_cli_size(lo).map_err(|m| e(m.into()))?, parse_cli_size(hi).map_err(|m| e(m.into()))?);
         if min < 4096 || max < min || max > 64 << 30 {
             return Err(e("sizes must be 4 KiB..64 GiB with MIN <= MAX".into()));
         }

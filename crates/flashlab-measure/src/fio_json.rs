@@ -348,12 +348,19 @@ pub fn ctime_utc(secs: u64) -> String {
 /// a decimal point, so the two are told apart on parsing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum JsonKind {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool,
+    /// A number without a decimal point.
     Int,
+    /// A number with a decimal point.
     Float,
+    /// A string.
     String,
+    /// An array.
     Array,
+    /// An object.
     Object,
 }
 
@@ -390,6 +397,7 @@ pub struct KeyPath {
     pub path: String,
     /// JSON type, the same as fio's.
     pub kind: JsonKind,
+    /// When fio writes it: always, or only when that direction did I/O.
     pub presence: Presence,
 }
 

@@ -12,8 +12,11 @@ use std::collections::BTreeMap;
 /// An I/O direction that moves (or discards) data, as fio's `DDIR_READ/WRITE/TRIM`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Ddir {
+    /// Reads.
     Read,
+    /// Writes.
     Write,
+    /// Trims (discards).
     Trim,
 }
 
@@ -282,9 +285,13 @@ pub struct JobResult {
     /// Configured queue depth; when known, reports carry fio's `latency_depth` and the
     /// no-latency-target `latency_*` keys.
     pub iodepth: Option<u32>,
+    /// Reads (fio's `read` object).
     pub read: DirStats,
+    /// Writes (fio's `write` object).
     pub write: DirStats,
+    /// Trims (fio's `trim` object).
     pub trim: DirStats,
+    /// fsyncs (fio's `sync` object).
     pub sync: SyncStats,
     /// Wall (or virtual) time the job ran, ns (fio `job_runtime`, kept in ms).
     pub job_runtime_ns: u64,

@@ -16,10 +16,15 @@ pub struct LatencySummary {
     pub count: u64,
     /// Exact mean.
     pub mean_us: f64,
+    /// Median (fio's percentile rule, to the histogram's bucket).
     pub p50_us: f64,
+    /// 90th percentile.
     pub p90_us: f64,
+    /// 99th percentile.
     pub p99_us: f64,
+    /// 99.9th percentile.
     pub p999_us: f64,
+    /// 99.99th percentile.
     pub p9999_us: f64,
     /// Exact largest latency.
     pub max_us: f64,

@@ -11,8 +11,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::path::Path;
 
-fn err(e: String) -> PyErr {
-    PyValueError::new_err(e)
+fn err(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
 }
 
 fn spec(text: &str, source: &str, dir: &str) -> PyResult<Spec> {

@@ -3,10 +3,11 @@
 //! device or any of its partitions is mounted, used as swap, or held by another block device
 //! (device-mapper, md). Mounts are read from /proc/self/mountinfo (by device number, and by
 //! source path for filesystems such as btrfs that report an anonymous device number);
-//! partitions and holders from /sys/class/block/<dev>/. The device is then opened with
+//! partitions and holders from /sys/class/block/<dev>/ (both through flashlab-sysfacts). The device is then opened with
 //! O_EXCL, which the kernel refuses (EBUSY) while anything has it claimed.
 
 use crate::RealError;
+use flashlab_sysfacts::blockdev::{holders_of, kernel_name, partitions_of};
 use std::fs::File;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -21,88 +22,6 @@ pub struct BlockDevice {
     pub minor: u32,
     /// Names of its partitions.
     pub partitions: Vec<String>,
-}
-
-/// One line of /proc/self/mountinfo.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mount {
-    pub major: u32,
-    pub minor: u32,
-    pub mount_point: String,
-    pub fstype: String,
-    pub source: String,
-}
-
-/// Parse /proc/self/mountinfo text (`ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] -
-/// FSTYPE SOURCE SUPEROPTS`); malformed lines are skipped.
-pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    text.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(' ').collect();
-            let (maj, min) = f.get(2)?.split_once(':')?;
-            let dash = f.iter().position(|x| *x == "-")?;
-            Some(Mount {
-                major: maj.parse().ok()?,
-                minor: min.parse().ok()?,
-                mount_point: unescape(f.get(4)?),
-                fstype: f.get(dash + 1)?.to_string(),
-                source: unescape(f.get(dash + 2)?),
-            })
-        })
-        .collect()
-}
-
-/// mountinfo's octal escapes (`\040` for a space).
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
-            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn read_dev_numbers(sys_dev_file: &Path) -> Option<(u32, u32)> {
-    let s = std::fs::read_to_string(sys_dev_file).ok()?;
-    let (a, b) = s.trim().split_once(':')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
-}
-
-/// The kernel name of device `major:minor` (from /sys/dev/block).
-fn kernel_name(major: u32, minor: u32) -> Option<String> {
-    let link = std::fs::read_link(format!("/sys/dev/block/{major}:{minor}")).ok()?;
-    Some(link.file_name()?.to_string_lossy().into_owned())
-}
-
-/// Partitions of block device `name`: (name, major, minor).
-fn partitions_of(name: &str) -> Vec<(String, u32, u32)> {
-    let dir = Path::new("/sys/class/block").join(name);
-    let mut out = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(&dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.join("partition").exists() {
-                if let Some((a, b)) = read_dev_numbers(&p.join("dev")) {
-                    out.push((e.file_name().to_string_lossy().into_owned(), a, b));
-                }
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn holders_of(name: &str) -> Vec<String> {
-    std::fs::read_dir(Path::new("/sys/class/block").join(name).join("holders"))
-        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default()
 }
 
 /// Check that `path` is a block device flashlab may overwrite; see the module docs.
@@ -125,23 +44,21 @@ pub fn check_block_device(path: &Path, destroy_data: bool) -> Result<BlockDevice
     let mut devs: Vec<(String, u32, u32)> = vec![(name.clone(), major, minor)];
     devs.extend(parts.iter().cloned());
 
-    let mountinfo =
-        std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| RealError::io("/proc/self/mountinfo", e))?;
-    let mounts = parse_mountinfo(&mountinfo);
+    let mounts = flashlab_sysfacts::mounts::read_self()?.entries;
     for (dname, a, b) in &devs {
         let dev_path = format!("/dev/{dname}");
         let canon = |s: &str| std::fs::canonicalize(s).unwrap_or_else(|_| PathBuf::from(s));
         let dev_canon = canon(&dev_path);
         let hit = mounts
             .iter()
-            .find(|m| (m.major == *a && m.minor == *b) || (m.source.starts_with('/') && canon(&m.source) == dev_canon));
+            .find(|m| m.majmin == Some((*a, *b)) || (m.source.starts_with('/') && canon(&m.source) == dev_canon));
         if let Some(m) = hit {
             let what = if dname == &name { "it".to_string() } else { format!("its partition {dname}") };
             return Err(RealError::Refused(format!(
                 "{}: refused: {what} is mounted on {} ({}); unmount it first",
                 path.display(),
                 m.mount_point,
-                m.fstype
+                m.fs_type
             )));
         }
     }
@@ -199,18 +116,6 @@ pub fn open_block_device(path: &Path, destroy_data: bool, direct: bool) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_mountinfo() {
-        let t = "22 27 0:21 / /proc rw,relatime - proc proc rw\n\
-                 27 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw,discard\n\
-                 30 27 8:17 / /mnt/my\\040disk rw - vfat /dev/sdb1 rw\n\
-                 garbage\n";
-        let m = parse_mountinfo(t);
-        assert_eq!(m.len(), 3);
-        assert_eq!((m[1].major, m[1].minor, m[1].fstype.as_str(), m[1].source.as_str()), (254, 0, "ext4", "/dev/vda"));
-        assert_eq!(m[2].mount_point, "/mnt/my disk");
-    }
 
     #[test]
     fn regular_file_is_not_a_block_device() {

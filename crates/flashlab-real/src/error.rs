@@ -22,6 +22,9 @@ pub enum RealError {
     /// The job's parameters do not fit the target (alignment, sizes).
     #[error("{0}")]
     BadJob(String),
+    /// A fact about the system (mount table, sysfs) could not be read.
+    #[error(transparent)]
+    System(#[from] flashlab_sysfacts::SysError),
 }
 
 impl RealError {

@@ -278,9 +278,7 @@ pub fn sig3(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return "0".into();
     }
-    let mag = v.abs().log10().floor() as i32;
-    let decimals = (2 - mag).max(0) as usize;
-    format!("{v:.decimals$}")
+    crate::num::sig(v, 3)
 }
 
 /// Numbers on axes: three significant digits, no exponent.

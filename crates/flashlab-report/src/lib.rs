@@ -15,10 +15,10 @@
 pub mod chart;
 mod html;
 pub mod input;
+pub mod num;
 mod sections;
 pub mod sweep;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// A report: the HTML page and each chart as a standalone SVG document.
@@ -31,23 +31,14 @@ pub struct Report {
 }
 
 /// A problem with one file: the file's name and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", if file.is_empty() { String::new() } else { format!("{file}: ") })]
 pub struct ReportError {
+    /// The file (empty when the problem is not one file's).
     pub file: String,
+    /// What is wrong.
     pub message: String,
 }
-
-impl fmt::Display for ReportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.file.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{}: {}", self.file, self.message)
-        }
-    }
-}
-
-impl std::error::Error for ReportError {}
 
 /// One parsed input.
 #[derive(Debug, Clone)]

@@ -25,12 +25,7 @@ pub struct Section {
 
 /// Three significant digits, as the terminal tables print.
 pub fn sig(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return format!("{v}");
-    }
-    let mag = v.abs().log10().floor() as i32;
-    let decimals = (2 - mag).max(0) as usize;
-    format!("{v:.decimals$}")
+    crate::num::sig(v, 3)
 }
 
 fn opt(v: Option<f64>) -> String {

@@ -1,7 +1,6 @@
 //! The loop block device over the served file: attach with direct I/O and 4 KiB sectors,
 //! detach, and find what still holds it (mounts, device-mapper holders, exclusive openers).
 
-use flashlab_real::blockdev::parse_mountinfo;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -72,8 +71,8 @@ pub fn holders(dev: &str) -> Vec<String> {
         }
         Err(_) => (u32::MAX, u32::MAX),
     };
-    if let Ok(text) = std::fs::read_to_string("/proc/self/mountinfo") {
-        for m in parse_mountinfo(&text).into_iter().filter(|m| (m.major, m.minor) == (major, minor)) {
+    if let Ok(mounts) = flashlab_sysfacts::mounts::read_self() {
+        for m in mounts.by_majmin(major, minor) {
             why.push(format!("mounted at {}", m.mount_point));
         }
     }

@@ -4,7 +4,7 @@
 //! `flashlab sqlite` and `flashlab breakdown` to find the simulator behind a loop device.
 
 use crate::loopdev;
-use flashlab_real::blockdev::{parse_mountinfo, Mount};
+use flashlab_sysfacts::mounts::MountEntry;
 use std::path::{Path, PathBuf};
 
 /// What a serve mount's source starts with (the profile name follows).
@@ -36,7 +36,7 @@ impl ServeMount {
 
 /// The serve mount at `dir` among `mounts`: the last mount there (the one that is visible),
 /// if it is a serve mount.
-pub fn serve_mount_at(mounts: &[Mount], dir: &Path) -> Option<ServeMount> {
+pub fn serve_mount_at(mounts: &[MountEntry], dir: &Path) -> Option<ServeMount> {
     let m = mounts.iter().rev().find(|m| Path::new(&m.mount_point) == dir)?;
     let profile = m.source.strip_prefix(SOURCE_PREFIX)?;
     Some(ServeMount { dir: dir.to_path_buf(), profile: profile.to_string() })
@@ -44,8 +44,7 @@ pub fn serve_mount_at(mounts: &[Mount], dir: &Path) -> Option<ServeMount> {
 
 /// The serve mount at `dir` now, if there is one.
 pub fn mounted_at(dir: &Path) -> Option<ServeMount> {
-    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    serve_mount_at(&parse_mountinfo(&text), dir)
+    serve_mount_at(&flashlab_sysfacts::mounts::read_self().ok()?.entries, dir)
 }
 
 /// The serve mount behind loop device `dev` (`loop3` or `/dev/loop3`): the loop device's
@@ -61,6 +60,7 @@ pub fn behind_loop(dev: &str) -> Option<ServeMount> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flashlab_sysfacts::mounts::parse_mountinfo;
 
     #[test]
     fn finds_serve_mounts_in_mountinfo() {
@@ -68,7 +68,8 @@ mod tests {
             "36 35 98:0 / /mnt1 rw,noatime master:1 - ext3 /dev/root rw\n\
              40 22 0:45 / /tmp/my\\040dir rw - fuse.flashlab flashlab-sim:emmc-16g rw,user_id=0\n\
              41 22 0:46 / /tmp/c rw - fuse.other other rw\n",
-        );
+        )
+        .entries;
         let m = serve_mount_at(&mi, Path::new("/tmp/my dir")).unwrap();
         assert_eq!(m.profile, "emmc-16g");
         assert_eq!(m.source(), "flashlab-sim:emmc-16g");
@@ -83,7 +84,8 @@ mod tests {
         let mi = parse_mountinfo(
             "40 22 0:45 / /m rw - fuse.flashlab flashlab-sim:toy rw\n\
              41 40 8:1 / /m rw - ext4 /dev/sda1 rw\n",
-        );
+        )
+        .entries;
         assert_eq!(serve_mount_at(&mi, Path::new("/m")), None, "an ext4 mounted over it hides the serve mount");
     }
 

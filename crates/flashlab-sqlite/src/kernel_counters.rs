@@ -114,30 +114,21 @@ pub fn dir_device(dir: &Path) -> Result<DirDevice, Error> {
     if major == 0 || !stat_path.exists() {
         return Ok(DirDevice { filesystem, device: None });
     }
-    let real = std::fs::canonicalize(&sys).map_err(|source| Error::Io { path: sys.clone(), source })?;
-    let name = real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let disk = if real.join("partition").exists() {
-        real.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or(name.clone())
-    } else {
-        name.clone()
-    };
-    let write_cache =
-        std::fs::read_to_string(format!("/sys/block/{disk}/queue/write_cache")).ok().map(|s| s.trim().to_string());
+    let dev = flashlab_sysfacts::blockdev::by_devnum(major, minor).map_err(|e| match e {
+        flashlab_sysfacts::SysError::Io { path, source } => Error::Io { path, source },
+        other => Error::Target { path: sys.clone(), msg: other.to_string() },
+    })?;
+    let disk = dev.disk_name().to_string();
+    let name = dev.name;
+    let write_cache = flashlab_sysfacts::blockdev::attribute(&disk, "queue/write_cache");
     Ok(DirDevice { filesystem, device: Some(BlockDevice { name, disk, stat_path, write_cache }) })
 }
 
 /// "FSTYPE on SOURCE" for the mount whose device number is major:minor.
 fn mount_of(major: u32, minor: u32) -> Option<String> {
-    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    let want = format!("{major}:{minor}");
-    text.lines().find_map(|line| {
-        let fields: Vec<&str> = line.split(' ').collect();
-        if fields.get(2) != Some(&want.as_str()) {
-            return None;
-        }
-        let dash = fields.iter().position(|f| *f == "-")?;
-        Some(format!("{} on {}", fields.get(dash + 1)?, fields.get(dash + 2)?))
-    })
+    let mounts = flashlab_sysfacts::mounts::read_self().ok()?;
+    let m = mounts.by_majmin(major, minor).next()?;
+    Some(format!("{} on {}", m.fs_type, m.source))
 }
 
 #[cfg(test)]

@@ -17,22 +17,50 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub enum Work {
     /// A protocol (`age`, `four-corner`...) with the bytes of each random four-corner test.
-    Protocol { protocol: Protocol, rand_io: Option<u64> },
+    Protocol {
+        /// The protocol.
+        protocol: Protocol,
+        /// Bytes of each random four-corner test, when the case sets it.
+        rand_io: Option<u64>,
+    },
     /// Months of use (`flashlab life`) under a trim policy.
-    Life { usage: Box<Usage>, policy: Policy, duration: String, duration_ns: u64, sample_days: u32, probe_every: u32 },
+    Life {
+        /// The usage model.
+        usage: Box<Usage>,
+        /// The trim policy.
+        policy: Policy,
+        /// The duration as written in the sweep file.
+        duration: String,
+        /// The duration, virtual nanoseconds.
+        duration_ns: u64,
+        /// Days between samples of the series.
+        sample_days: u32,
+        /// Samples between latency probes.
+        probe_every: u32,
+    },
     /// An fio job file, as `flashlab run` runs it on a simulated device.
-    Job { file: String, jobs: Box<flashlab_jobs::JobFile> },
+    Job {
+        /// The job file's path.
+        file: String,
+        /// Its parsed jobs.
+        jobs: Box<flashlab_jobs::JobFile>,
+    },
 }
 
 /// A case ready to run.
 #[derive(Debug, Clone)]
 pub struct Prepared {
+    /// The case's number in the sweep (0-based).
     pub index: usize,
     /// `sim:PROFILE`, as the document names the target.
     pub target: String,
+    /// The device profile, with the case's field overrides applied.
     pub profile: Profile,
+    /// The simulated filesystem and its mount options.
     pub fs: FsConfig,
+    /// The run's seed.
     pub seed: u64,
+    /// What the case runs: a protocol or a life run.
     pub work: Work,
 }
 
@@ -146,6 +174,7 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
             let rand_io = match string("rand_io")? {
                 Some(s) => Some(
                     parse_cli_size(&s)
+                        .map_err(String::from)
                         .and_then(flashlab_lab::protocol::block_multiple)
                         .map_err(|e| format!("{}: {e}", here("rand_io")))?,
                 ),

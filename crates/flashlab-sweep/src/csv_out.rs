@@ -4,6 +4,7 @@
 
 use crate::table::Table;
 
+/// The table as CSV (a header row, then one row per case).
 pub fn csv_bytes(t: &Table) -> Result<Vec<u8>, String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(t.columns()).map_err(|e| e.to_string())?;

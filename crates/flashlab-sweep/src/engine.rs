@@ -17,15 +17,21 @@ use std::time::Instant;
 /// What a finished sweep did.
 #[derive(Debug, Clone)]
 pub struct Summary {
+    /// Cases in the sweep.
     pub cases: usize,
     /// Cases found finished in the directory and not run again.
     pub skipped: usize,
+    /// Cases run now.
     pub ran: usize,
     /// Cases whose run failed (their row has an `error`).
     pub failed: usize,
+    /// Worker threads used.
     pub threads: usize,
+    /// Wall-clock time of the sweep, seconds.
     pub wall_s: f64,
+    /// The table written as CSV.
     pub csv: PathBuf,
+    /// The table written as Parquet.
     pub parquet: PathBuf,
 }
 

@@ -84,6 +84,7 @@ fn setting_column(t: ColumnType, vals: impl Iterator<Item = Option<Param>>) -> C
     }
 }
 
+/// The table as a Parquet file (one column per setting and metric).
 pub fn parquet_bytes(t: &Table) -> Result<Vec<u8>, String> {
     let err = |e: parquet::errors::ParquetError| format!("parquet: {e}");
     let mut fields = vec![field("case", ColumnType::Int, false)?];

@@ -43,13 +43,18 @@ pub const KEYS: &[&str] = &[
 /// One value of a setting.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Param {
+    /// An integer.
     Int(i64),
+    /// A number with a fraction.
     Float(f64),
+    /// Text (a profile, filesystem, protocol name...).
     Str(String),
+    /// `true` or `false`.
     Bool(bool),
 }
 
 impl Param {
+    /// The value as JSON.
     pub fn to_json(&self) -> Value {
         match self {
             Param::Int(i) => Value::from(*i),
@@ -59,6 +64,7 @@ impl Param {
         }
     }
 
+    /// The value as TOML (to set a profile field).
     pub fn to_toml(&self) -> toml::Value {
         match self {
             Param::Int(i) => toml::Value::Integer(*i),
@@ -92,11 +98,14 @@ impl Param {
 /// One case: every setting, in file order (fixed ones first, then the case's, then the axes').
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
+    /// The case's number (0-based), which names its `cases/NNNN.json`.
     pub index: usize,
+    /// (key, value) of every setting.
     pub settings: Vec<(String, Param)>,
 }
 
 impl Case {
+    /// The value of setting `key` (the last one given wins).
     pub fn get(&self, key: &str) -> Option<&Param> {
         self.settings.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
     }
@@ -118,6 +127,7 @@ pub struct Spec {
     pub dir: PathBuf,
     /// The columns that vary: keys of `[[case]]` tables, then the axes, in file order.
     pub columns: Vec<String>,
+    /// Every case, in order.
     pub cases: Vec<Case>,
 }
 

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 /// The key of a case document that says which case of which settings it is.
 pub const CASE_KEY: &str = "sweep_case";
 
+/// `DIR/cases`, where each case's document is stored.
 pub fn cases_dir(out: &Path) -> PathBuf {
     out.join("cases")
 }
@@ -25,18 +26,18 @@ pub fn prepare_dir(out: &Path) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for entry in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
         let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
-        if path.extension().is_some_and(|x| x == "tmp") {
+        // `flashlab-tmp`: flashlab_report::write_atomic's; `tmp`: older flashlab versions'.
+        if path.extension().is_some_and(|x| x == "tmp" || x == "flashlab-tmp") {
             std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
     Ok(())
 }
 
-/// Write `bytes` to `path` whole: a temporary file beside it, then a rename.
+/// Write `bytes` to `path` whole ([`flashlab_report::write_atomic`]: a synced temporary file
+/// beside it, then a rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let tmp = path.with_extension(format!("{}.tmp", path.extension().and_then(|e| e.to_str()).unwrap_or("")));
-    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    flashlab_report::write_atomic(path, bytes).map_err(|e| e.to_string())
 }
 
 /// The document stored for a case: its results document (or its error) with the case's

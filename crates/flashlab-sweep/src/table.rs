@@ -11,27 +11,39 @@ use std::path::Path;
 /// The type of a settings column: the narrowest that holds every value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ColumnType {
+    /// Every value is an integer.
     Int,
+    /// Every value is a number.
     Float,
+    /// Every value is `true` or `false`.
     Bool,
+    /// Anything else.
     Text,
 }
 
+/// The sweep's table: one row per case, its varying settings and its metrics.
 #[derive(Debug, Clone)]
 pub struct Table {
     /// The varying settings, named as in the sweep file, with their types.
     pub settings: Vec<(String, ColumnType)>,
+    /// The metric columns (`p99_us`, `waf`, ...), in order.
     pub metrics: Vec<String>,
+    /// One row per case, in case order.
     pub rows: Vec<Row>,
     /// Whether any case failed (the table then has an `error` column).
     pub any_error: bool,
 }
 
+/// One case's row.
 #[derive(Debug, Clone)]
 pub struct Row {
+    /// The case's number.
     pub case: usize,
+    /// Its value of each varying setting (`None` where it has none).
     pub settings: Vec<Option<Param>>,
+    /// Its value of each metric (`None` where the run has none).
     pub metrics: Vec<Option<f64>>,
+    /// Why the case failed, if it did.
     pub error: Option<String>,
 }
 

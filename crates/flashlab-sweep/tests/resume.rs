@@ -31,6 +31,7 @@ fn finished_cases_are_not_run_again() {
     first.cases.truncate(3);
     run_sweep(&first, &part, 2, &|_, _| {}).unwrap();
     let cases = part.join("cases");
+    std::fs::write(cases.join(".0004.json.flashlab-tmp"), b"{\"half\": ").unwrap();
     std::fs::write(cases.join("0004.json.tmp"), b"{\"half\": ").unwrap();
     let before: Vec<SystemTime> = (0..3).map(|i| mtime(&cases.join(format!("{i:04}.json")))).collect();
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -40,7 +41,8 @@ fn finished_cases_are_not_run_again() {
     for (i, t) in before.iter().enumerate() {
         assert_eq!(mtime(&cases.join(format!("{i:04}.json"))), *t, "case {i} was run again");
     }
-    assert!(!cases.join("0004.json.tmp").exists(), "the stale temporary file is removed");
+    assert!(!cases.join(".0004.json.flashlab-tmp").exists(), "the stale temporary file is removed");
+    assert!(!cases.join("0004.json.tmp").exists(), "an older version's temporary file is removed");
     for f in ["results.csv", "results.parquet", "cases/0000.json", "cases/0005.json"] {
         assert!(std::fs::read(whole.join(f)).unwrap() == std::fs::read(part.join(f)).unwrap(), "{f} differs");
     }

@@ -3,6 +3,7 @@
 
 mod cli;
 mod cmd;
+mod error;
 mod phone;
 mod progress;
 mod report;
@@ -59,7 +60,7 @@ fn main() {
         eprintln!("flashlab: error: {e}");
         std::process::exit(1);
     }
-    let result = match &cli.command {
+    let result: Result<(), error::Error> = match &cli.command {
         Command::Age(a) => cmd::age::age(a),
         Command::Bench(a) => cmd::age::bench(a),
         Command::Fill(a) => cmd::fill::fill(a),
@@ -79,11 +80,12 @@ fn main() {
         Command::ValidateFs(a) => cmd::validate_fs::validate_fs(a),
         Command::Completions(a) => shell::completions(a),
         Command::Man(a) => shell::man(a),
-    };
+    }
+    .map_err(error::Error::from);
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");
         // An interrupted phone run has cleaned up; it ends as the signal policy says (128 + SIGINT).
-        let interrupted = matches!(cli.command, Command::Phone(_)) && e.starts_with("interrupted");
+        let interrupted = matches!(cli.command, Command::Phone(_)) && e.is_interrupted();
         std::process::exit(if interrupted { 128 + libc::SIGINT } else { 1 });
     }
 }

@@ -66,7 +66,7 @@ pub fn sim_profile(target: &str) -> Result<Profile, String> {
             names()
         ));
     };
-    profiles::load(spec)
+    Ok(profiles::load(spec)?)
 }
 
 pub fn names() -> String {

@@ -271,9 +271,13 @@ fn default_one() -> u32 {
 /// A profile that could not be read: names the source, the field, and for syntax errors the line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProfileError {
+    /// The profile's name or path.
     pub source: String,
+    /// The line of a TOML syntax error.
     pub line: Option<usize>,
+    /// The field whose value is wrong.
     pub field: Option<String>,
+    /// What is wrong.
     pub message: String,
 }
 

@@ -22,7 +22,11 @@ pub fn bench(args: &CommonArgs) -> Result<(), String> {
 
 fn run(args: &CommonArgs, proto: &Protocol) -> Result<(), String> {
     let size = |flag: &str, v: &Option<String>| -> Result<Option<u64>, String> {
-        v.as_ref().map(|r| parse_cli_size(r).and_then(block_multiple).map_err(|e| format!("{flag}: {e}"))).transpose()
+        v.as_ref()
+            .map(|r| {
+                parse_cli_size(r).map_err(String::from).and_then(block_multiple).map_err(|e| format!("{flag}: {e}"))
+            })
+            .transpose()
     };
     let rand_io = size("--rand-io", &args.rand_io)?;
     let span = size("--span", &args.span)?;

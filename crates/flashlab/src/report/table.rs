@@ -52,10 +52,5 @@ impl Table {
 
 /// A number with `digits` significant figures, not scientific (0.112, 7.62, 25.2, 1230).
 pub fn sig(v: f64, digits: usize) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return format!("{v}");
-    }
-    let mag = v.abs().log10().floor() as i32;
-    let decimals = (digits as i32 - 1 - mag).max(0) as usize;
-    format!("{v:.decimals$}")
+    flashlab_report::num::sig(v, digits)
 }
