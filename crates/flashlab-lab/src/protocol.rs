@@ -144,7 +144,11 @@ impl Protocol {
         }
         if let Some(v) = &p.four_corner_rand_write {
             if v != "overwrite" && v != "truncated" {
-                return Err(format!("{source}: four_corner_rand_write: '{v}' is neither 'overwrite' nor 'truncated'"));
+                return Err(err(
+                    None,
+                    Some("four_corner_rand_write".into()),
+                    format!("'{v}' is neither 'overwrite' nor 'truncated'"),
+                ));
             }
         }
         if p.steps.is_empty() {

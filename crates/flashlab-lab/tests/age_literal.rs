@@ -9,7 +9,7 @@ use flashlab_lab::protocol::{run_protocol, Protocol};
 use flashlab_lab::system::SimSystem;
 use flashsim::Profile;
 
-const TOY: &str = include_str!("../../../profiles/toy.toml");
+const TOY: &str = flashsim::builtin::TOY;
 const MIB: u64 = 1 << 20;
 
 fn toy() -> SimSystem {
@@ -20,7 +20,7 @@ fn toy() -> SimSystem {
 #[test]
 fn a_bad_rand_write_layout_names_the_field() {
     let text = "name = \"x\"\nfour_corner_rand_write = \"sideways\"\n[[step]]\nkind = \"fstrim\"\n";
-    let e = Protocol::from_toml("x.toml", text).unwrap_err();
+    let e = Protocol::from_toml("x.toml", text).unwrap_err().to_string();
     assert!(e.contains("x.toml") && e.contains("four_corner_rand_write") && e.contains("sideways"), "{e}");
     let ok = text.replace("sideways", "truncated");
     let p = Protocol::from_toml("x.toml", &ok).unwrap();

@@ -171,11 +171,8 @@ fn devices() -> Vec<(String, Profile, bool)> {
     v.push(("hybrid-2logs-paced".to_string(), hybrid.clone(), true));
     // Real profiles' layouts at a few blocks per plane.
     for (name, blocks, pages) in [("nvme-256g", 80, 32), ("ufs-3.1", 80, 48), ("emmc-16g", 80, 64)] {
-        let text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../profiles").join(format!("{name}.toml")),
-        )
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut p = parse(name, &text);
+        let text = flashsim::builtin::text(name).unwrap_or_else(|| panic!("{name}: not a built-in profile"));
+        let mut p = parse(name, text);
         p.nand.blocks_per_plane = blocks;
         p.nand.pages_per_block = pages;
         p.ftl.slc_cache_mib = p.ftl.slc_cache_mib.min(32);
