@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A protocol's results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AgeBody {
     /// The protocol's name (`age`, `four-corner`, or a file's).
     pub protocol: String,
@@ -61,16 +61,16 @@ impl AgeBody {
             "four-corner runs",
             &[
                 ("step", ""),
-                ("seq read", "MB/s"),
-                ("seq write", "MB/s"),
-                ("rand read", "MB/s"),
-                ("rand write", "MB/s"),
+                ("seq rd", "MB/s"),
+                ("seq wr", "MB/s"),
+                ("rnd rd", "MB/s"),
+                ("rnd wr", "MB/s"),
                 ("rw p50", "ms"),
                 ("rw p99", "ms"),
-                ("rw p99.9", "ms"),
+                ("p99.9", "ms"),
                 ("rw max", "ms"),
                 ("WAF", ""),
-                ("free blocks", ""),
+                ("free", "blocks"),
             ],
         )
         .format(9, Format::Fixed(2))

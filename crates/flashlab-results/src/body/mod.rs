@@ -18,7 +18,7 @@ pub use misc::{
     BreakdownBody, CalibrateBody, CalibrationCell, CalibrationProfile, DoctorBody, PhoneBody, ProfileRow, ProfilesBody,
     ReportBody, ServeBody, SqliteBody, SweepBody, ValidateFsBody, WafBody,
 };
-pub use run::{RunBody, RunDirection, RunJob};
+pub use run::{RunBody, RunDirection, RunInterval, RunJob};
 pub use wsat::{WsatBody, WsatInterval};
 
 use crate::table::Table;
@@ -99,7 +99,7 @@ impl Body {
             Body::Age(b) | Body::Bench(b) => vec![b.table()],
             Body::Fill(b) => b.tables(),
             Body::Wsat(b) => vec![b.table()],
-            Body::Run(b) => vec![b.table()],
+            Body::Run(b) => b.tables(),
             Body::Profiles(b) => vec![b.table()],
             Body::SimWaf(b) => vec![b.table()],
             Body::Calibrate(b) => b.tables(),

@@ -13,6 +13,9 @@ pub struct RunBody {
     /// The job file.
     pub jobfile: String,
     pub jobs: Vec<RunJob>,
+    /// Bandwidth and latency per interval, per job and direction.
+    #[serde(default)]
+    pub intervals: Vec<RunInterval>,
     /// The simulated device at the end (none on real targets).
     #[serde(default)]
     pub device: Option<DeviceSummary>,
@@ -57,9 +60,60 @@ pub struct RunDirection {
     pub extra: Extra,
 }
 
+/// One interval of one job's direction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunInterval {
+    pub job: String,
+    /// `read`, `write` or `trim`.
+    pub direction: String,
+    /// When the interval ended, ns since the job started.
+    pub end_ns: u64,
+    pub duration_ns: u64,
+    pub bytes: u64,
+    pub ios: u64,
+    /// Mean and largest completion latency of the interval, ns (no mean without I/O).
+    pub mean_lat_ns: Option<f64>,
+    pub max_lat_ns: u64,
+}
+
 impl RunBody {
+    /// The intervals (the main table, which `--csv` writes), then one row per job and direction.
+    pub fn tables(&self) -> Vec<Table> {
+        let mut t = Table::new(
+            "intervals",
+            &[
+                ("job", ""),
+                ("direction", ""),
+                ("end", "ms"),
+                ("duration", "ms"),
+                ("bytes", ""),
+                ("ios", ""),
+                ("bandwidth", "MB/s"),
+                ("IOPS", ""),
+                ("mean lat", "us"),
+                ("max lat", "us"),
+            ],
+        );
+        for iv in &self.intervals {
+            let secs = iv.duration_ns as f64 / 1e9;
+            t.row(vec![
+                iv.job.as_str().into(),
+                iv.direction.as_str().into(),
+                (iv.end_ns as f64 / 1e6).into(),
+                (iv.duration_ns as f64 / 1e6).into(),
+                iv.bytes.into(),
+                iv.ios.into(),
+                (iv.bytes as f64 / secs / 1e6).into(),
+                (iv.ios as f64 / secs).into(),
+                iv.mean_lat_ns.map(|l| l / 1e3).into(),
+                (iv.max_lat_ns as f64 / 1e3).into(),
+            ]);
+        }
+        vec![t, self.jobs_table()]
+    }
+
     /// One row per job and direction.
-    pub fn table(&self) -> Table {
+    pub fn jobs_table(&self) -> Table {
         let mut t = Table::new(
             "jobs",
             &[("job", ""), ("dir", ""), ("MB/s", ""), ("IOPS", ""), ("clat p50", "us"), ("clat p99", "us"), ("clat max", "us")],

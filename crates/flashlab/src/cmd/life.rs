@@ -3,7 +3,9 @@
 
 use crate::cli::LifeArgs;
 use crate::progress::Progress;
-use crate::report::output::write_json;
+use crate::{out, outln};
+use flashlab_results::body::LifeBody;
+use flashlab_results::{Body, Document};
 use crate::target::sim_profile;
 use flashlab_life::duration::parse_duration;
 use flashlab_life::policy::{Policy, HOUR};
@@ -50,7 +52,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             seed: a.seed,
             pe_cycles: a.pe_cycles,
         };
-        println!(
+        outln!(
             "flashlab life on {} ({}), trace {name} ({format:?}, {} requests, {}), seed {}",
             a.target,
             profile.description,
@@ -68,7 +70,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             usage = usage.scaled(a.scale);
         }
         let policies = if a.compare_policies { Policy::all() } else { vec![Policy::parse(&a.policy)?] };
-        println!(
+        outln!(
             "flashlab life on {} ({}), usage {} ({}){}, {} ({} days), seed {}",
             a.target,
             profile.description,
@@ -97,16 +99,16 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
     } else {
         format!("policy {}\n{}", runs[0].policy, table::run_table(&runs[0]))
     };
-    print!("{text}");
-    print!("{extra}");
+    out!("{text}");
+    out!("{extra}");
     let r0 = &runs[0];
     let last = r0.last();
     if runs.len() > 1 {
-        println!(
+        outln!(
             "rand write columns: mean of the probes of the last 28 days; erases per block; lifetime and TBW projected"
         );
     }
-    println!(
+    outln!(
         "probe: {} MiB file, {} MiB of 4 KiB random writes at QD1, on a copy of the device (not counted in WAF/wear); \
          lifetime from {} P/E cycles; MB/s = 10^6 B/s",
         r0.probe.span >> 20,
@@ -114,7 +116,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
         r0.pe_cycles
     );
     if runs.len() == 1 {
-        println!(
+        outln!(
             "after {} days: host wrote {:.1} GB, WAF {:.2}, lifetime {} years (worst block {}), projected TBW {} TB",
             last.day,
             last.host_write_bytes as f64 / 1e9,
@@ -124,17 +126,30 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             last.projected_tbw_tb.map_or("-".into(), table::sig),
         );
     }
-    println!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
-    let doc = flashlab_life::document::life_document(&a.target, &profile, a.seed, &a.duration, usage_json, &runs);
-    if let Some(path) = &a.json {
-        write_json(path, &doc)?;
-        println!("results written to {}", path.display());
-    }
-    if let Some(path) = &a.report {
+    outln!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
+    let doc = Document::new(Body::Life(LifeBody {
+        duration: a.duration.clone(),
+        usage: usage_json,
+        runs: flashlab_results::typed("the runs", &runs)?,
+        extra: Default::default(),
+    }))
+    .target(&a.target)
+    .seed(a.seed)
+    .profile(&profile.name, &profile.description)
+    .param("policy", &a.policy)
+    .param("compare_policies", a.compare_policies)
+    .param("scale", a.scale)
+    .param("sample_days", a.sample_days)
+    .param("probe_every", a.probe_every)
+    .param("pe_cycles", a.pe_cycles);
+    let mut out = a.out.clone();
+    out.report = None;
+    out.write(&doc, "life")?;
+    if let Some(path) = &a.out.report {
         let title = format!("flashlab life: {} on {}", r0.workload, a.target);
         let page = report::html(&title, &runs, &text)?;
-        flashlab_report::write_atomic(path, page.as_bytes()).map_err(|e| e.to_string())?;
-        println!("report written to {}", path.display());
+        crate::report::output::write_atomic(path, page.as_bytes())?;
+        outln!("report written to {}", path.display());
     }
     Ok(())
 }

@@ -1,12 +1,13 @@
 //! The command line of `flashlab phone`.
 
+use crate::cli::{FourCornerArgs, IoArgs, OutputArgs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Subcommand, Debug)]
 pub enum PhoneCommand {
     /// List the devices adb sees, with their CPU ABI and Android version.
-    Devices(ConnArgs),
+    Devices(DevicesArgs),
     /// One four-corner run in /data on the phone (psync, O_DIRECT).
     Bench(BenchArgs),
     /// The public procedure: four-corner in /data, fill shared storage, four-corner in /data
@@ -33,6 +34,14 @@ pub struct ConnArgs {
     pub serial: Option<String>,
 }
 
+#[derive(Args, Debug)]
+pub struct DevicesArgs {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
 /// What every run on the phone takes.
 #[derive(Args, Debug, Clone)]
 pub struct RunOnPhone {
@@ -46,23 +55,13 @@ pub struct RunOnPhone {
     /// afterwards, also after errors and Ctrl-C.
     #[arg(long, value_name = "DIR", default_value = "/data/local/tmp/flashlab")]
     pub remote_dir: String,
-    /// I/O engine on the phone [default: psync on Android].
-    #[arg(long, value_name = "ENGINE")]
-    pub ioengine: Option<String>,
-    /// Buffered I/O instead of O_DIRECT.
-    #[arg(long)]
-    pub buffered: bool,
-    /// Write zeros instead of data that does not compress.
-    #[arg(long)]
-    pub zero_buffers: bool,
+    /// The I/O on the phone (the engine is psync unless given).
+    #[command(flatten)]
+    pub io: IoArgs,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Write the results document pulled from the phone to this file.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write an HTML report of the results to this file.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
     /// Find and describe the phone, then print the adb calls the run would make, without
     /// making them.
     #[arg(long)]
@@ -73,12 +72,8 @@ pub struct RunOnPhone {
 pub struct BenchArgs {
     #[command(flatten)]
     pub on: RunOnPhone,
-    /// Size of the four-corner test file [default: 100MiB].
-    #[arg(long, value_name = "SIZE")]
-    pub span: Option<String>,
-    /// Bytes each random test transfers [default: 16MiB].
-    #[arg(long, value_name = "SIZE")]
-    pub rand_io: Option<String>,
+    #[command(flatten)]
+    pub four: FourCornerArgs,
 }
 
 #[derive(Args, Debug)]
@@ -126,7 +121,6 @@ pub struct DoctorArgs {
     /// Keep the captured tree in this (new) directory on the host.
     #[arg(long, value_name = "DIR")]
     pub save: Option<PathBuf>,
-    /// Print the report as JSON.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
