@@ -1,7 +1,7 @@
 //! The terminal: a table drawn with comfy-table within [`WIDTH`] columns (headers and cells
 //! wrap when the columns do not fit), the unit under each header, numbers right-aligned.
 
-use crate::table::Table;
+use crate::table::{Cell, Table};
 use comfy_table::{presets, CellAlignment, ColumnConstraint, ContentArrangement, Width};
 
 /// The widest line a table may have.
@@ -20,9 +20,12 @@ pub fn terminal(t: &Table) -> String {
     for r in &t.rows {
         ct.add_row(r.iter().enumerate().map(|(i, c)| comfy_table::Cell::new(t.text(i, c))));
     }
+    // Columns of numbers are right-aligned, columns of words left-aligned.
+    let numeric: Vec<bool> =
+        (0..t.columns.len()).map(|i| t.rows.iter().any(|r| matches!(r.get(i), Some(Cell::Num(_))))).collect();
     for (i, col) in ct.column_iter_mut().enumerate() {
         col.set_padding((0, 1));
-        if i > 0 {
+        if i > 0 && numeric.get(i).copied().unwrap_or(false) {
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
@@ -40,7 +43,6 @@ pub fn terminal(t: &Table) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::Cell;
 
     #[test]
     fn a_wide_table_fits_80_columns() {

@@ -47,6 +47,6 @@ pub fn report(a: &ReportArgs) -> Result<(), String> {
 pub fn write_for(path: &Path, name: &str, doc: serde_json::Value) -> Result<(), String> {
     let r = render_report_values(&[(name.to_string(), doc)]).map_err(|e| e.to_string())?;
     write_outputs(&r, Some(path), None).map_err(|e| e.to_string())?;
-    eprintln!("report written to {}", path.display());
+    outln!("report written to {}", path.display());
     Ok(())
 }
