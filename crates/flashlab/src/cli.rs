@@ -110,6 +110,7 @@ pub struct CommonArgs {
 
 /// The sizes of a four-corner run (`age`, `bench`, `phone bench|fill|age`).
 #[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Four-corner runs")]
 pub struct FourCornerArgs {
     /// Bytes each random four-corner test transfers [default: the protocol's, else 16MiB].
     #[arg(long, value_name = "SIZE")]
@@ -214,29 +215,27 @@ pub struct BenchArgs {
 
 #[derive(Args, Debug)]
 pub struct AgeArgs {
-    #[command(flatten)]
-    pub bench: BenchArgs,
     /// Protocol: a built-in name (age, age-thin, age-small, four-corner) or a protocol TOML file.
     #[arg(long, default_value = "age")]
     pub protocol: String,
+    #[command(flatten)]
+    pub bench: BenchArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct FillArgs {
-    #[command(flatten)]
-    pub common: CommonArgs,
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub iodepth: u32,
     #[command(flatten)]
     pub fill: crate::cmd::fill_args::FillOptions,
+    #[command(flatten)]
+    pub common: CommonArgs,
     #[command(flatten)]
     pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct WsatArgs {
-    #[command(flatten)]
-    pub common: CommonArgs,
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub iodepth: u32,
     /// Capacities to write.
@@ -245,6 +244,8 @@ pub struct WsatArgs {
     /// Intervals to report.
     #[arg(long, default_value_t = 100)]
     pub intervals: u32,
+    #[command(flatten)]
+    pub common: CommonArgs,
     #[command(flatten)]
     pub out: OutputArgs,
 }
@@ -257,18 +258,18 @@ pub struct RunArgs {
     /// own filename/directory, else the default simulated device.
     #[arg(long)]
     pub target: Option<String>,
-    #[command(flatten)]
-    pub real: RealArgs,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    #[command(flatten)]
-    pub sim_fs: SimFsArgs,
     /// `normal` (fio-style text) or `json` (fio's JSON, plus the device's counters).
     #[arg(long, default_value = "normal")]
     pub output_format: String,
     /// Write fio's JSON here instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub sim_fs: SimFsArgs,
+    #[command(flatten)]
+    pub real: RealArgs,
     #[command(flatten)]
     pub out: OutputArgs,
 }

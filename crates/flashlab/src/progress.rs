@@ -52,6 +52,12 @@ impl Progress {
         }
     }
 
+    /// Print through `f` with the bar hidden meanwhile, so text and bar do not mix.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
+    }
+
+    /// Remove the bar (before the results are printed).
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }

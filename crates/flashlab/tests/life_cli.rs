@@ -24,7 +24,7 @@ fn run_writes_series_and_report() {
     assert!(out.contains("policy android") && out.contains("rand write"), "{out}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["command"], "life");
-    let samples = v["runs"][0]["samples"].as_array().unwrap();
+    let samples = v["results"]["runs"][0]["samples"].as_array().unwrap();
     assert_eq!(samples.len(), 20, "a sample a day");
     for key in ["waf", "device_valid_bytes", "fs_used_bytes", "deleted_valid_bytes", "free_blocks", "erases_max"] {
         assert!(samples[19].get(key).is_some(), "samples have {key}");

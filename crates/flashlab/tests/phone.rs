@@ -117,9 +117,10 @@ fn bench_runs_pulls_renders_and_cleans_up() {
     assert!(err.contains("flashlab-progress ") && err.contains("phone bench"), "{err}");
     // The document: the phone's, with the device description added.
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(doc["phone"]["model"], "Google Pixel 4a");
-    assert_eq!(doc["steps"][0]["label"], "new");
-    assert_eq!(doc["command"], "age");
+    assert_eq!(doc["command"], "phone");
+    assert_eq!(doc["results"]["phone"]["model"], "Google Pixel 4a");
+    assert_eq!(doc["results"]["results"]["results"]["steps"][0]["label"], "new");
+    assert_eq!(doc["results"]["results"]["command"], "bench");
     // Nothing is left on the "phone".
     assert!(!Path::new(&remote).exists(), "{remote} was left behind");
     let calls = ph.calls();
@@ -270,10 +271,11 @@ fn doctor_over_adb_flags_the_pixel_like_phone() {
     let ph = Phone::new("doc", "List of devices attached\n0A1B2C3D\tdevice\n");
     let remote = ph.dir.join("data/local/tmp/flashlab-doctor").display().to_string();
     let save = ph.dir.join("saved");
-    let o = ph.run(&["phone", "doctor", "--remote-dir", &remote, "--json", "--save", save.to_str().unwrap()]);
+    let o = ph.run(&["phone", "doctor", "--remote-dir", &remote, "--json", "-", "--save", save.to_str().unwrap()]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let r = &r["results"]["results"]["results"];
     let ids: Vec<String> = r["filesystems"]
         .as_array()
         .unwrap()
@@ -313,10 +315,13 @@ fn run_pushes_the_job_file_and_renders_its_jobs() {
     assert!(o.status.success(), "{out}\n{err}");
     let w = out.lines().find(|l| l.starts_with("w ")).unwrap_or_else(|| panic!("no job w: {out}"));
     let cells: Vec<&str> = w.split_whitespace().collect();
-    assert_eq!(cells[1], "0", "w does not read: {w}");
-    assert!(cells[3].parse::<f64>().unwrap() > 0.0, "w writes: {w}");
+    assert_eq!(cells[1], "write", "w only writes: {out}");
+    assert!(cells[2].parse::<f64>().unwrap() > 0.0, "w writes: {w}");
+    assert!(!out.lines().any(|l| l.starts_with("w ") && l.contains(" read ")), "w does not read: {out}");
     let r = out.lines().find(|l| l.starts_with("r ")).unwrap_or_else(|| panic!("no job r: {out}"));
-    assert!(r.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap() > 0.0, "r reads: {r}");
+    let cells: Vec<&str> = r.split_whitespace().collect();
+    assert_eq!(cells[1], "read", "{r}");
+    assert!(cells[2].parse::<f64>().unwrap() > 0.0, "r reads: {r}");
     assert!(ph.calls().iter().any(|c| c.iter().any(|w| w.ends_with("/job.fio"))));
     assert!(!Path::new(&remote).exists());
 }

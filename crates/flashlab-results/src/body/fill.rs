@@ -32,10 +32,9 @@ pub struct FillBody {
     pub result: Extra,
 }
 
-/// Write latency over one tenth of the fill, µs; MB/s over busy time.
+/// Write latency over a slice of writes, µs; MB/s over busy time; WAF within the slice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct FillDecile {
-    pub filled_pct: u32,
+pub struct WriteLatency {
     pub p50_us: f64,
     pub p90_us: f64,
     pub p99_us: f64,
@@ -44,6 +43,24 @@ pub struct FillDecile {
     pub mean_us: f64,
     pub mbs: f64,
     pub write_amplification: f64,
+}
+
+impl WriteLatency {
+    /// The cells under the columns p50 ... WAF.
+    fn cells(&self) -> Vec<Cell> {
+        [self.p50_us, self.p90_us, self.p99_us, self.p999_us, self.max_us, self.mean_us, self.mbs, self.write_amplification]
+            .iter()
+            .map(|x| Cell::Num(*x))
+            .collect()
+    }
+}
+
+/// One tenth of the fill.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FillDecile {
+    pub filled_pct: u32,
+    #[serde(flatten)]
+    pub latency: WriteLatency,
     pub free_block_fraction: f64,
     #[serde(flatten)]
     pub extra: Extra,
@@ -53,14 +70,8 @@ pub struct FillDecile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FillTestRun {
     pub label: String,
-    pub p50_us: f64,
-    pub p90_us: f64,
-    pub p99_us: f64,
-    pub p999_us: f64,
-    pub max_us: f64,
-    pub mean_us: f64,
-    pub mbs: f64,
-    pub write_amplification: f64,
+    #[serde(flatten)]
+    pub latency: WriteLatency,
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -85,8 +96,7 @@ impl FillBody {
         let mut t = Table::new("fill", &head).format(0, Format::Fixed(0)).format(8, Format::Fixed(2)).format(9, Format::Fixed(1));
         for d in &self.deciles {
             let mut row: Vec<Cell> = vec![d.filled_pct.into()];
-            row.extend(cells([d.p50_us, d.p90_us, d.p99_us, d.p999_us, d.max_us, d.mean_us, d.mbs]));
-            row.push(d.write_amplification.into());
+            row.extend(d.latency.cells());
             row.push((d.free_block_fraction * 100.0).into());
             t.row(row);
         }
@@ -99,16 +109,11 @@ impl FillBody {
             let mut t = Table::new("/data test runs", &head).format(8, Format::Fixed(2));
             for r in runs {
                 let mut row: Vec<Cell> = vec![r.label.as_str().into()];
-                row.extend(cells([r.p50_us, r.p90_us, r.p99_us, r.p999_us, r.max_us, r.mean_us, r.mbs]));
-                row.push(r.write_amplification.into());
+                row.extend(r.latency.cells());
                 t.row(row);
             }
             out.push(t);
         }
         out
     }
-}
-
-fn cells(v: [f64; 7]) -> Vec<Cell> {
-    v.iter().map(|x| Cell::Num(*x)).collect()
 }

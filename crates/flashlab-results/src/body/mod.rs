@@ -12,7 +12,7 @@ mod wsat;
 
 pub use age::{AgeBody, AgeLog, AgeStep};
 pub use device::{Counters, DeviceState, DeviceSummary};
-pub use fill::{FillBody, FillDecile, FillTestRun};
+pub use fill::{FillBody, FillDecile, FillTestRun, WriteLatency};
 pub use life::{LifeBody, LifeRun, LifeSample};
 pub use misc::{
     BreakdownBody, CalibrateBody, CalibrationCell, CalibrationProfile, DoctorBody, PhoneBody, ProfileRow, ProfilesBody,

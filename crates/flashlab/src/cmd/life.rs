@@ -52,14 +52,14 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             seed: a.seed,
             pe_cycles: a.pe_cycles,
         };
-        outln!(
+        bar.suspend(|| outln!(
             "flashlab life on {} ({}), trace {name} ({format:?}, {} requests, {}), seed {}",
             a.target,
             profile.description,
             ops.len(),
             if a.compress_time { "time compressed" } else { "timestamps honoured" },
             a.seed
-        );
+        ));
         let (r, stats) = traces::replay::replay(&profile, &name, &ops, &cfg, |f| bar.set(f, "replay"))?;
         let extra =
             format!("{} requests replayed, {} folded into the device's capacity\n", stats.requests, stats.folded);
@@ -70,7 +70,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             usage = usage.scaled(a.scale);
         }
         let policies = if a.compare_policies { Policy::all() } else { vec![Policy::parse(&a.policy)?] };
-        outln!(
+        bar.suspend(|| outln!(
             "flashlab life on {} ({}), usage {} ({}){}, {} ({} days), seed {}",
             a.target,
             profile.description,
@@ -80,7 +80,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             a.duration,
             duration.div_ceil(flashlab_life::policy::DAY),
             a.seed
-        );
+        ));
         let mut runs = Vec::new();
         let n = policies.len();
         for (i, p) in policies.into_iter().enumerate() {

@@ -60,12 +60,12 @@ pub struct RunOnPhone {
     pub io: IoArgs,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    #[command(flatten)]
-    pub out: OutputArgs,
     /// Find and describe the phone, then print the adb calls the run would make, without
     /// making them.
     #[arg(long)]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -78,8 +78,6 @@ pub struct BenchArgs {
 
 #[derive(Args, Debug)]
 pub struct FillArgs {
-    #[command(flatten)]
-    pub bench: BenchArgs,
     /// A new directory in shared storage for the fill files (removed afterwards).
     #[arg(long, value_name = "DIR", default_value = "/sdcard/flashlab-fill")]
     pub shared_dir: String,
@@ -89,18 +87,20 @@ pub struct FillArgs {
     /// Sizes of the fill files: `SIZE` or `MIN..MAX` (log-uniform).
     #[arg(long, value_name = "SIZE", default_value = "32KiB..64MiB")]
     pub file_size: String,
+    #[command(flatten)]
+    pub bench: BenchArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct AgeArgs {
-    #[command(flatten)]
-    pub bench: BenchArgs,
     /// A built-in protocol name or a protocol TOML file (pushed to the phone).
     #[arg(long, default_value = "age")]
     pub protocol: String,
     /// Idle this long instead of the protocol's idle steps.
     #[arg(long, value_name = "DURATION", default_value = "10m")]
     pub idle: String,
+    #[command(flatten)]
+    pub bench: BenchArgs,
 }
 
 #[derive(Args, Debug)]
