@@ -21,17 +21,24 @@ pub fn terminal(t: &Table) -> String {
         ct.add_row(r.iter().enumerate().map(|(i, c)| comfy_table::Cell::new(t.text(i, c))));
     }
     // Columns of numbers are right-aligned, columns of words left-aligned.
+    let looks_numeric = |c: &Cell| match c {
+        Cell::Num(_) => true,
+        Cell::Text(s) => s.trim_start_matches('-').starts_with(|ch: char| ch.is_ascii_digit() || ch == '.'),
+        Cell::Missing => false,
+    };
     let numeric: Vec<bool> =
-        (0..t.columns.len()).map(|i| t.rows.iter().any(|r| matches!(r.get(i), Some(Cell::Num(_))))).collect();
+        (0..t.columns.len()).map(|i| t.rows.iter().any(|r| r.get(i).is_some_and(looks_numeric))).collect();
     for (i, col) in ct.column_iter_mut().enumerate() {
         col.set_padding((0, 1));
         if i > 0 && numeric.get(i).copied().unwrap_or(false) {
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
-    // The first column (labels) keeps at least a short word's width.
+    // The first column (labels: a step, a job, a policy) is not wrapped below its longest
+    // label, up to 20 characters; the columns of numbers wrap their headers instead.
+    let longest = t.rows.iter().filter_map(|r| r.first()).map(|c| t.text(0, c).chars().count()).max().unwrap_or(0);
     if let Some(c) = ct.column_mut(0) {
-        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(6)));
+        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(longest.clamp(6, 20) as u16)));
     }
     let mut s: String = ct.lines().map(|l| l.trim_end().to_string() + "\n").collect();
     if t.rows.is_empty() && t.columns.is_empty() {
