@@ -110,9 +110,13 @@ fn bench_runs_pulls_renders_and_cleans_up() {
     assert!(o.status.success(), "{out}\n{err}");
     assert!(out.contains("flashlab bench on Google Pixel 4a — results from the phone:"), "{out}");
     let row = out.lines().find(|l| l.starts_with("new ")).unwrap_or_else(|| panic!("no 'new' row: {out}"));
-    let nums: Vec<f64> = row.split_whitespace().skip(1).map(|w| w.parse().unwrap()).collect();
-    assert_eq!(nums.len(), 6, "{row}");
+    // step, four MB/s, four latencies, then WAF and free blocks ("-": a real target has no
+    // simulated device).
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells.len(), 11, "{row}");
+    let nums: Vec<f64> = cells[1..9].iter().map(|w| w.parse().unwrap()).collect();
     assert!(nums.iter().all(|v| *v > 0.0), "every measured cell is positive: {row}");
+    assert_eq!(cells[9..], ["-", "-"], "{row}");
     // Progress came from the phone's progress lines, re-emitted on the host.
     assert!(err.contains("flashlab-progress ") && err.contains("phone bench"), "{err}");
     // The document: the phone's, with the device description added.
@@ -328,5 +332,5 @@ fn run_pushes_the_job_file_and_renders_its_jobs() {
 
 #[test]
 fn fill_dir_is_refused_on_a_simulated_target() {
-    common::fails(&["bench", "--target", "sim:toy", "--fill-dir", "/tmp"], "--fill-dir applies to a directory target");
+    common::fails(&["bench", "--target", "sim:toy", "--fill-dir", "/tmp"], "--fill-dir applies to real targets");
 }
