@@ -35,10 +35,11 @@ pub fn terminal(t: &Table) -> String {
         }
     }
     // The first column (labels: a step, a job, a policy) is not wrapped below its longest
-    // label, up to 20 characters; the columns of numbers wrap their headers instead.
+    // label, up to 24 characters (the width counts the padding of one space); the columns of
+    // numbers wrap their headers instead.
     let longest = t.rows.iter().filter_map(|r| r.first()).map(|c| t.text(0, c).chars().count()).max().unwrap_or(0);
     if let Some(c) = ct.column_mut(0) {
-        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(longest.clamp(6, 20) as u16)));
+        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(longest.clamp(6, 24) as u16 + 1)));
     }
     let mut s: String = ct.lines().map(|l| l.trim_end().to_string() + "\n").collect();
     if t.rows.is_empty() && t.columns.is_empty() {
@@ -63,5 +64,21 @@ mod tests {
             assert!(l.chars().count() <= 80, "{} columns: {l}", l.chars().count());
         }
         assert!(text.contains("12345"), "{text}");
+    }
+
+    #[test]
+    fn labels_are_not_wrapped() {
+        let cols: Vec<(&str, &str)> = std::iter::once(("step", ""))
+            .chain(std::iter::repeat(("seq read", "MB/s")).take(10))
+            .collect();
+        let mut t = Table::new("age", &cols);
+        for label in ["new", "after fstrim + idle", "/data before the fill"] {
+            t.row(std::iter::once(Cell::from(label)).chain((0..10).map(|i| Cell::Num(0.0453 * f64::from(i)))).collect());
+        }
+        let text = terminal(&t);
+        for label in ["after fstrim + idle", "/data before the fill"] {
+            assert!(text.lines().any(|l| l.starts_with(label)), "{label} wrapped:\n{text}");
+        }
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     }
 }
