@@ -36,7 +36,12 @@ fn validate(what: &str, text: &str, command: &str) -> serde_json::Value {
     for t in doc.tables() {
         let text = flashlab_results::export::terminal(&t);
         for l in text.lines() {
-            assert!(l.chars().count() <= 80, "{what}: table '{}' has a line of {} columns:\n{text}", t.title, l.chars().count());
+            assert!(
+                l.chars().count() <= 80,
+                "{what}: table '{}' has a line of {} columns:\n{text}",
+                t.title,
+                l.chars().count()
+            );
         }
     }
     v
@@ -139,11 +144,7 @@ fn real_targets() {
     std::fs::create_dir_all(&root.0).unwrap();
     let d = root.0.to_str().unwrap();
     let io = ["--ioengine", "psync", "--buffered"];
-    both(
-        "bench",
-        &[&["bench", "--target", d, "--span", "4MiB", "--rand-io", "256KiB"][..], &io].concat(),
-        &plain,
-    );
+    both("bench", &[&["bench", "--target", d, "--span", "4MiB", "--rand-io", "256KiB"][..], &io].concat(), &plain);
     let job = jobfile();
     both("run", &[&["run", job.to_str().unwrap(), "--target", d][..], &io].concat(), &plain);
     both("sqlite", &["sqlite", "--target", d, "--transactions", "5", "--modes", "wal", "--baseline", "0"], &plain);

@@ -48,10 +48,19 @@ pub struct WriteLatency {
 impl WriteLatency {
     /// The cells under the columns p50 ... WAF.
     fn cells(&self) -> Vec<Cell> {
-        [self.p50_us, self.p90_us, self.p99_us, self.p999_us, self.max_us, self.mean_us, self.mbs, self.write_amplification]
-            .iter()
-            .map(|x| Cell::Num(*x))
-            .collect()
+        [
+            self.p50_us,
+            self.p90_us,
+            self.p99_us,
+            self.p999_us,
+            self.max_us,
+            self.mean_us,
+            self.mbs,
+            self.write_amplification,
+        ]
+        .iter()
+        .map(|x| Cell::Num(*x))
+        .collect()
     }
 }
 
@@ -93,7 +102,10 @@ impl FillBody {
     pub fn tables(&self) -> Vec<Table> {
         let mut head = vec![("filled", "%")];
         head.extend(HEAD);
-        let mut t = Table::new("fill", &head).format(0, Format::Fixed(0)).format(8, Format::Fixed(2)).format(9, Format::Fixed(1));
+        let mut t = Table::new("fill", &head)
+            .format(0, Format::Fixed(0))
+            .format(8, Format::Fixed(2))
+            .format(9, Format::Fixed(1));
         for d in &self.deciles {
             let mut row: Vec<Cell> = vec![d.filled_pct.into()];
             row.extend(d.latency.cells());

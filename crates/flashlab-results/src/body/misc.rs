@@ -28,9 +28,11 @@ pub struct ProfileRow {
 impl ProfilesBody {
     /// One row per profile.
     pub fn table(&self) -> Table {
-        let mut t =
-            Table::new("profiles", &[("name", ""), ("interface", ""), ("capacity", "GB"), ("NAND", ""), ("description", "")])
-                .format(2, Format::Fixed(1));
+        let mut t = Table::new(
+            "profiles",
+            &[("name", ""), ("interface", ""), ("capacity", "GB"), ("NAND", ""), ("description", "")],
+        )
+        .format(2, Format::Fixed(1));
         for p in &self.profiles {
             t.row(vec![
                 p.name.as_str().into(),

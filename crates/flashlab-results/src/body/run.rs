@@ -116,7 +116,15 @@ impl RunBody {
     pub fn jobs_table(&self) -> Table {
         let mut t = Table::new(
             "jobs",
-            &[("job", ""), ("dir", ""), ("MB/s", ""), ("IOPS", ""), ("clat p50", "us"), ("clat p99", "us"), ("clat max", "us")],
+            &[
+                ("job", ""),
+                ("dir", ""),
+                ("MB/s", ""),
+                ("IOPS", ""),
+                ("clat p50", "us"),
+                ("clat p99", "us"),
+                ("clat max", "us"),
+            ],
         );
         for j in &self.jobs {
             for (name, d) in [("read", &j.read), ("write", &j.write), ("trim", &j.trim)] {

@@ -10,13 +10,12 @@ pub const WIDTH: u16 = 80;
 /// The table as text for a terminal, at most [`WIDTH`] columns wide, ending in a newline.
 pub fn terminal(t: &Table) -> String {
     let mut ct = comfy_table::Table::new();
-    ct.load_preset(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(WIDTH)
-        .set_header(t.columns.iter().map(|c| {
+    ct.load_preset(presets::NOTHING).set_content_arrangement(ContentArrangement::Dynamic).set_width(WIDTH).set_header(
+        t.columns.iter().map(|c| {
             let text = if c.unit.is_empty() { c.header.clone() } else { format!("{}\n{}", c.header, c.unit) };
             comfy_table::Cell::new(text)
-        }));
+        }),
+    );
     for r in &t.rows {
         ct.add_row(r.iter().enumerate().map(|(i, c)| comfy_table::Cell::new(t.text(i, c))));
     }
@@ -68,12 +67,13 @@ mod tests {
 
     #[test]
     fn labels_are_not_wrapped() {
-        let cols: Vec<(&str, &str)> = std::iter::once(("step", ""))
-            .chain(std::iter::repeat(("seq read", "MB/s")).take(10))
-            .collect();
+        let cols: Vec<(&str, &str)> =
+            std::iter::once(("step", "")).chain(std::iter::repeat(("seq read", "MB/s")).take(10)).collect();
         let mut t = Table::new("age", &cols);
         for label in ["new", "after fstrim + idle", "/data before the fill"] {
-            t.row(std::iter::once(Cell::from(label)).chain((0..10).map(|i| Cell::Num(0.0453 * f64::from(i)))).collect());
+            t.row(
+                std::iter::once(Cell::from(label)).chain((0..10).map(|i| Cell::Num(0.0453 * f64::from(i)))).collect(),
+            );
         }
         let text = terminal(&t);
         for label in ["after fstrim + idle", "/data before the fill"] {

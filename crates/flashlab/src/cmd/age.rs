@@ -4,13 +4,13 @@ use crate::cli::{AgeArgs, BenchArgs};
 use crate::progress::Progress;
 use crate::target::{real_options, resolve, Target};
 use crate::{out, outln};
-use flashlab_results::body::AgeBody;
-use flashlab_results::{Body, Document};
 use flashlab_lab::precondition::Precondition;
 use flashlab_lab::protocol::{block_multiple, run_protocol, Protocol, ProtocolTarget};
 use flashlab_lab::sim_run::{self, four_corner_config, SimProtocolRun};
 use flashlab_lab::units::parse_cli_size;
 use flashlab_real::dir_target::DirTarget;
+use flashlab_results::body::AgeBody;
+use flashlab_results::{Body, Document};
 use std::time::Instant;
 
 pub fn age(args: &AgeArgs) -> Result<(), String> {
@@ -38,7 +38,10 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
     let (result, precondition, clock) = match resolve(&args.target)? {
         Target::Sim(profile) => {
             if let Some(flag) = a.real.given() {
-                return Err(format!("{flag} applies to real targets (a directory or block device), not to {}", args.target));
+                return Err(format!(
+                    "{flag} applies to real targets (a directory or block device), not to {}",
+                    args.target
+                ));
             }
             let fs = super::fs_config(&args.sim_fs, &profile, &args.target)?;
             doc = doc.profile(&profile.name, &profile.description).param("filesystem", fs.label());

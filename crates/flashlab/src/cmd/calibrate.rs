@@ -4,11 +4,11 @@
 use crate::cli::CalibrateArgs;
 use crate::outln;
 use crate::progress::Progress;
-use flashlab_results::body::{CalibrateBody, CalibrationCell, CalibrationProfile};
-use flashlab_results::{Body, Document};
 use flashlab_lab::calibrate::{calibrate as run, CalibrationSpec};
 use flashlab_lab::calibrate_loo::leave_one_out;
 use flashlab_lab::profiles;
+use flashlab_results::body::{CalibrateBody, CalibrationCell, CalibrationProfile};
+use flashlab_results::{Body, Document};
 use std::time::Instant;
 
 pub fn calibrate(a: &CalibrateArgs) -> Result<(), String> {

@@ -3,15 +3,15 @@
 
 use crate::cli::LifeArgs;
 use crate::progress::Progress;
-use crate::{out, outln};
-use flashlab_results::body::LifeBody;
-use flashlab_results::{Body, Document};
 use crate::target::sim_profile;
+use crate::{out, outln};
 use flashlab_life::duration::parse_duration;
 use flashlab_life::policy::{Policy, HOUR};
 use flashlab_life::runner::{run_life, LifeConfig, LifeResult};
 use flashlab_life::traces::{self, replay::ReplayConfig, Format};
 use flashlab_life::{presets, report, table};
+use flashlab_results::body::LifeBody;
+use flashlab_results::{Body, Document};
 use serde_json::json;
 use std::time::Instant;
 
@@ -52,14 +52,16 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             seed: a.seed,
             pe_cycles: a.pe_cycles,
         };
-        bar.suspend(|| outln!(
-            "flashlab life on {} ({}), trace {name} ({format:?}, {} requests, {}), seed {}",
-            a.target,
-            profile.description,
-            ops.len(),
-            if a.compress_time { "time compressed" } else { "timestamps honoured" },
-            a.seed
-        ));
+        bar.suspend(|| {
+            outln!(
+                "flashlab life on {} ({}), trace {name} ({format:?}, {} requests, {}), seed {}",
+                a.target,
+                profile.description,
+                ops.len(),
+                if a.compress_time { "time compressed" } else { "timestamps honoured" },
+                a.seed
+            )
+        });
         let (r, stats) = traces::replay::replay(&profile, &name, &ops, &cfg, |f| bar.set(f, "replay"))?;
         let extra =
             format!("{} requests replayed, {} folded into the device's capacity\n", stats.requests, stats.folded);
@@ -70,17 +72,19 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             usage = usage.scaled(a.scale);
         }
         let policies = if a.compare_policies { Policy::all() } else { vec![Policy::parse(&a.policy)?] };
-        bar.suspend(|| outln!(
-            "flashlab life on {} ({}), usage {} ({}){}, {} ({} days), seed {}",
-            a.target,
-            profile.description,
-            usage.name,
-            usage.description,
-            if a.scale != 1.0 { format!(" scaled x{}", a.scale) } else { String::new() },
-            a.duration,
-            duration.div_ceil(flashlab_life::policy::DAY),
-            a.seed
-        ));
+        bar.suspend(|| {
+            outln!(
+                "flashlab life on {} ({}), usage {} ({}){}, {} ({} days), seed {}",
+                a.target,
+                profile.description,
+                usage.name,
+                usage.description,
+                if a.scale != 1.0 { format!(" scaled x{}", a.scale) } else { String::new() },
+                a.duration,
+                duration.div_ceil(flashlab_life::policy::DAY),
+                a.seed
+            )
+        });
         let mut runs = Vec::new();
         let n = policies.len();
         for (i, p) in policies.into_iter().enumerate() {

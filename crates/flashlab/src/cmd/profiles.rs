@@ -12,7 +12,9 @@ pub fn profiles(a: &ProfilesArgs) -> Result<(), String> {
         let text = profiles::builtin(name)
             .ok_or_else(|| format!("unknown profile '{name}'; built-in profiles: {}", crate::target::names()))?;
         if a.out.json.is_some() || a.out.csv.is_some() {
-            return Err("--json/--csv: list the profiles (flashlab profiles --json FILE); one profile is its TOML".into());
+            return Err(
+                "--json/--csv: list the profiles (flashlab profiles --json FILE); one profile is its TOML".into()
+            );
         }
         out!("{text}");
         return Ok(());

@@ -10,11 +10,11 @@ use crate::report::fio_text::job_text;
 use crate::report::output::write_json;
 use crate::target::{resolve, Target};
 use crate::{out, outln};
-use flashlab_results::body::{RunBody, RunDirection, RunInterval, RunJob};
-use flashlab_results::{Body, Document};
 use flashlab_jobs::{parse_jobfile_path, JobFile};
 use flashlab_lab::jobfile_run::{fio_document, run_jobfile};
 use flashlab_measure::{DirStats, JobResult};
+use flashlab_results::body::{RunBody, RunDirection, RunInterval, RunJob};
+use flashlab_results::{Body, Document};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub fn run(a: &RunArgs) -> Result<(), String> {
@@ -187,4 +187,3 @@ fn emit(
     }
     a.out.write(&doc, &a.jobfile.display().to_string())
 }
-

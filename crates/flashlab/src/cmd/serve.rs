@@ -3,9 +3,9 @@
 
 use crate::cli::ServeArgs;
 use flashlab_lab::units::parse_cli_size;
-use flashlab_serve::teardown::{catch_signals, serve_until_signal, Ending};
 use flashlab_results::body::ServeBody;
 use flashlab_results::{Body, Document};
+use flashlab_serve::teardown::{catch_signals, serve_until_signal, Ending};
 use flashlab_serve::{ServeOptions, Server};
 use std::sync::Arc;
 

@@ -12,7 +12,9 @@ pub fn sweep(a: &SweepArgs) -> Result<(), String> {
     let spec = Spec::load(&a.spec)?;
     if let Some(address) = &a.ray {
         if a.output.json.is_some() {
-            return Err("--json: a sweep on Ray writes its summary from the Python driver; results.csv is in --out".into());
+            return Err(
+                "--json: a sweep on Ray writes its summary from the Python driver; results.csv is in --out".into()
+            );
         }
         return ray(a, &spec, address);
     }

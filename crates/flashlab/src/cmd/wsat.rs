@@ -36,11 +36,13 @@ pub fn wsat(a: &WsatArgs) -> Result<(), String> {
     let mut t = doc.tables().remove(0);
     let step = (t.rows.len() / 20).max(1);
     let n = t.rows.len();
-    t.rows = t.rows.into_iter().enumerate().filter(|(i, _)| i % step == step - 1 || i + 1 == n).map(|(_, r)| r).collect();
+    t.rows =
+        t.rows.into_iter().enumerate().filter(|(i, _)| i % step == step - 1 || i + 1 == n).map(|(_, r)| r).collect();
     crate::output_args::table(&t);
     outln!(
         "4 KiB random writes at QD{} over the whole device; every {}th interval shown (--csv for all)",
-        a.iodepth, step
+        a.iodepth,
+        step
     );
     a.out.write(&doc, &format!("wsat {}", a.common.target))
 }

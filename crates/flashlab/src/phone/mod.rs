@@ -20,9 +20,9 @@ pub mod session;
 
 use crate::outln;
 use adb::Adb;
+use cli::{PhoneCommand, RunOnPhone};
 use flashlab_results::body::PhoneBody;
 use flashlab_results::{Body, Document};
-use cli::{PhoneCommand, RunOnPhone};
 use plan::Plan;
 
 pub fn run(c: &PhoneCommand) -> Result<(), String> {
