@@ -134,7 +134,7 @@ mod tests {
     #[test]
     fn cells_in_their_column_format() {
         let t = Table::new("t", &[("a", ""), ("b", "")]).format(1, Format::Fixed(2));
-        assert_eq!(t.text(0, &Cell::Num(3.14159)), "3.14");
+        assert_eq!(t.text(0, &Cell::Num(4.56789)), "4.57");
         assert_eq!(t.text(1, &Cell::Num(3.0)), "3.00");
         assert_eq!(t.text(1, &Cell::Missing), "-");
     }

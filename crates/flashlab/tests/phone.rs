@@ -11,7 +11,7 @@ mod common;
 use common::phone::*;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
 /// The adb command lines of a bench on a described Pixel with the default phone paths.
 #[test]

@@ -68,7 +68,7 @@ mod tests {
     #[test]
     fn labels_are_not_wrapped() {
         let cols: Vec<(&str, &str)> =
-            std::iter::once(("step", "")).chain(std::iter::repeat(("seq read", "MB/s")).take(10)).collect();
+            std::iter::once(("step", "")).chain(std::iter::repeat_n(("seq read", "MB/s"), 10)).collect();
         let mut t = Table::new("age", &cols);
         for label in ["new", "after fstrim + idle", "/data before the fill"] {
             t.row(

@@ -46,7 +46,7 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
     let body = FillBody {
         procedure: if tests.is_some() { "phone" } else { "fill" }.into(),
         filesystem: sys.fs.config().label(),
-        stack: serde_json::to_value(&r.stack).map_err(|e| e.to_string())?,
+        stack: serde_json::to_value(r.stack).map_err(|e| e.to_string())?,
         precondition: Some(serde_json::to_value(&pre).map_err(|e| e.to_string())?),
         bytes: fill.bytes,
         deciles: flashlab_results::typed("the fill's deciles", &fill.deciles)?,
