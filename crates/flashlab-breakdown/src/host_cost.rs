@@ -49,7 +49,14 @@ impl HostCost {
         if !(cpu_scale.is_finite() && cpu_scale > 0.0) {
             return Err(format!("--cpu-scale {cpu_scale}: must be a positive number"));
         }
-        let r: ReportIn = serde_json::from_str(text).map_err(|e| format!("not a breakdown report: {e}"))?;
+        let mut v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("not a breakdown report: {e}"))?;
+        // `flashlab breakdown --json FILE` writes a results document (docs/results.md): the
+        // report is its `results`; older files are the report itself.
+        if v.get("schema_version").is_some() {
+            v = v["results"].take();
+        }
+        let r: ReportIn = serde_json::from_value(v).map_err(|e| format!("not a breakdown report: {e}"))?;
         if r.source != "measured" {
             return Err(format!("source '{}': host costs come from a measured report, not a model", r.source));
         }

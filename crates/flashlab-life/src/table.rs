@@ -4,31 +4,14 @@
 use crate::runner::LifeResult;
 use crate::series::Sample;
 
-/// Right-aligned columns (the first left-aligned) under a header and a units row.
+/// Columns under a header and a units row, drawn by flashlab's one table renderer (numbers
+/// right-aligned, at most 80 columns wide).
 pub fn render(columns: &[(&str, &str)], rows: &[Vec<String>]) -> String {
-    let mut width: Vec<usize> = columns.iter().map(|(h, u)| h.len().max(u.len())).collect();
+    let mut t = flashlab_results::table::Table::new("", columns);
     for r in rows {
-        for (w, c) in width.iter_mut().zip(r) {
-            *w = (*w).max(c.len());
-        }
+        t.row(r.iter().map(|c| flashlab_results::table::Cell::Text(c.clone())).collect());
     }
-    let line = |cells: Vec<&str>| -> String {
-        let mut s = String::new();
-        for (i, (c, w)) in cells.iter().zip(&width).enumerate() {
-            if i == 0 {
-                s.push_str(&format!("{c:<w$}"));
-            } else {
-                s.push_str(&format!("  {c:>w$}"));
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    let mut out = line(columns.iter().map(|(h, _)| *h).collect());
-    out.push_str(&line(columns.iter().map(|(_, u)| *u).collect()));
-    for r in rows {
-        out.push_str(&line(r.iter().map(String::as_str).collect()));
-    }
-    out
+    flashlab_results::export::terminal(&t)
 }
 
 /// `v` with 3 significant digits (no exponent).
@@ -133,7 +116,11 @@ mod tests {
     #[test]
     fn aligned() {
         let t = render(&[("a", ""), ("bb", "us")], &[vec!["x".into(), "1".into()], vec!["yyy".into(), "100".into()]]);
-        assert_eq!(t, "a     bb\n      us\nx      1\nyyy  100\n");
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4, "{t}");
+        assert!(lines[0].starts_with('a') && lines[0].ends_with("bb"), "{t}");
+        assert!(lines[1].ends_with("us") && lines[2].ends_with(" 1") && lines[3].starts_with("yyy"), "{t}");
+        assert!(lines[3].ends_with("100"), "{t}");
         assert_eq!(sig(12.345), "12.3");
         assert_eq!(sig(0.01234), "0.012");
     }

@@ -130,6 +130,15 @@ pub const KNOWN: &str = "age, bench, fill, wsat, and fio-style JSON from `flashl
 /// Parse one results file's text.
 pub fn parse(text: &str) -> Result<(Meta, Results), String> {
     let v = parse_json(text)?;
+    if v.get("schema_version").is_some() {
+        return parse_document(&v);
+    }
+    parse_legacy(&v)
+}
+
+/// The files written before the results document (and fio's JSON).
+fn parse_legacy(v: &Value) -> Result<(Meta, Results), String> {
+    let v = v.clone();
     let Some(obj) = v.as_object() else {
         return Err(format!(
             "not a flashlab results file: the JSON is {}, not an object (the report reads results of {KNOWN})",
@@ -201,6 +210,80 @@ pub fn parse(text: &str) -> Result<(Meta, Results), String> {
         }
     };
     Ok((meta, results))
+}
+
+/// A results document (flashlab-results: `schema_version`, `command`, `results`): the body is
+/// read as the older files' fields were, the header gives the metadata.
+fn parse_document(v: &Value) -> Result<(Meta, Results), String> {
+    let command = opt_str(v, "command").ok_or("command: missing")?;
+    let body = field(v, "results", "")?;
+    if command == "phone" {
+        let inner = body.get("results").filter(|r| !r.is_null()).ok_or_else(|| {
+            format!("results of `flashlab phone {}`, which the report does not draw (it draws results of {KNOWN})", opt_str(body, "subcommand").unwrap_or_default())
+        })?;
+        return parse_document(inner);
+    }
+    let mut flat = body.clone();
+    if let (Some(o), Some(head)) = (flat.as_object_mut(), v.as_object()) {
+        o.insert("command".into(), Value::String(command.clone()));
+        for k in ["target", "seed", "profile", "flashlab_version"] {
+            if let Some(x) = head.get(k) {
+                o.insert(k.into(), x.clone());
+            }
+        }
+    }
+    match command.as_str() {
+        "fill" | "wsat" => {
+            // The older files kept these under `result`.
+            let mut r = body.clone();
+            if let (Some(o), Some(rest)) = (r.as_object_mut(), body.get("result").and_then(Value::as_object)) {
+                for (k, x) in rest {
+                    o.entry(k.clone()).or_insert_with(|| x.clone());
+                }
+            }
+            if let Some(o) = flat.as_object_mut() {
+                o.insert("result".into(), r);
+            }
+            parse_legacy(&flat)
+        }
+        "run" => {
+            // A fio-shaped view of the typed job summaries.
+            let jobs: Vec<Value> = array(body, "jobs", "results")?
+                .iter()
+                .map(|j| {
+                    let mut o = serde_json::Map::new();
+                    o.insert("jobname".into(), j.get("name").cloned().unwrap_or(Value::Null));
+                    o.insert("groupid".into(), j.get("groupid").cloned().unwrap_or(Value::Null));
+                    o.insert(
+                        "job options".into(),
+                        serde_json::json!({"rw": j.get("rw"), "bs": j.get("bs"), "iodepth": j.get("iodepth")}),
+                    );
+                    for dir in ["read", "write", "trim"] {
+                        if let Some(d) = j.get(dir) {
+                            o.insert(
+                                dir.into(),
+                                serde_json::json!({
+                                    "io_bytes": d.get("io_bytes"), "bw_bytes": d.get("bw_bytes"),
+                                    "iops": d.get("iops"), "total_ios": d.get("total_ios"),
+                                    "clat_ns": {"percentile": d.get("clat_percentiles_ns"),
+                                                "mean": d.get("clat_mean_ns"), "max": d.get("clat_max_ns")}}),
+                            );
+                        }
+                    }
+                    if let Some(d) = body.get("device").filter(|d| !d.is_null()) {
+                        o.insert("flashlab_device".into(), d.clone());
+                    }
+                    Value::Object(o)
+                })
+                .collect();
+            let mut fio = serde_json::json!({"jobs": jobs});
+            if let Some(ver) = opt_str(v, "flashlab_version") {
+                fio["fio version"] = Value::String(format!("flashlab-{ver}"));
+            }
+            parse_run(&fio)
+        }
+        _ => parse_legacy(&flat),
+    }
 }
 
 fn parse_json(text: &str) -> Result<Value, String> {

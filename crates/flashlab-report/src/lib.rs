@@ -6,8 +6,9 @@
 //! flashlab_report::write_outputs(&report, Some(std::path::Path::new("report.html")), None).unwrap();
 //! ```
 //!
-//! The report reads the JSON that `flashlab age`/`bench` (`--json`), `fill --json`,
-//! `wsat --json` and `run --output-format json` write (and fio's own JSON). Several files side
+//! The report reads results documents (docs/results.md: `--json FILE` of age, bench, fill,
+//! wsat, run, and phone runs of those), the files flashlab wrote before the document existed,
+//! and fio-style JSON (`run --output-format json`, fio's own). Several files side
 //! by side are drawn as several series of the same charts. Charts are drawn with plotters' SVG
 //! backend; the HTML holds them inline, with inline CSS and no script, link or web font, so it
 //! needs no network to be viewed. [`sweep`] draws a sweep's table (`flashlab report DIR`).

@@ -3,6 +3,13 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+pub use crate::output_args::OutputArgs;
+
+/// The target of every command that takes `--target` and is not given one: the README's main
+/// job (`age`) runs on this simulated device, so every command starts from the same device
+/// (a simulated one: it runs anywhere, needs no root and touches no real storage).
+pub const DEFAULT_TARGET: &str = "sim:nexus7-2012";
+
 #[derive(Parser, Debug)]
 #[command(name = "flashlab", version = crate::shell::VERSION, about = "Simulate, measure and explain flash storage (eMMC, UFS, NVMe)")]
 pub struct Cli {
@@ -16,7 +23,7 @@ pub enum Command {
     /// (the main job).
     Age(AgeArgs),
     /// One four-corner run (256 KiB sequential, 4 KiB random, QD1, 100 MiB file) on a new device.
-    Bench(CommonArgs),
+    Bench(BenchArgs),
     /// Fill all free space with 4 KiB random writes; latency percentiles at every 10 % of fill.
     Fill(FillArgs),
     /// SNIA write saturation: 4 KiB random writes until 4x capacity, IOPS per interval.
@@ -89,30 +96,28 @@ pub struct ValidateFsArgs {
     pub transactions: u64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Write the comparison as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
+/// The target, the seed and the simulated system of a run on `sim:PROFILE`.
 #[derive(Args, Debug, Clone)]
 pub struct CommonArgs {
     /// What to run on: `sim:PROFILE` (a built-in profile name or a profile TOML file), or a
     /// directory on a mounted filesystem (flashlab creates and removes only its own files there).
-    #[arg(long, default_value = "sim:nexus7-2012")]
+    #[arg(long, default_value = DEFAULT_TARGET)]
     pub target: String,
-    #[command(flatten)]
-    pub real: RealArgs,
     /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
     pub sim_fs: SimFsArgs,
-    /// Write the results as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write an HTML report with charts of the results to this file.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
+}
+
+/// The sizes of a four-corner run (`age`, `bench`, `phone bench|fill|age`).
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Four-corner runs")]
+pub struct FourCornerArgs {
     /// Bytes each random four-corner test transfers [default: the protocol's, else 16MiB].
     #[arg(long, value_name = "SIZE")]
     pub rand_io: Option<String>,
@@ -121,8 +126,9 @@ pub struct CommonArgs {
     pub span: Option<String>,
 }
 
-/// The simulated filesystem of a run on `sim:PROFILE` (ignored on real targets).
+/// The simulated filesystem of a run on `sim:PROFILE` (an error on real targets).
 #[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Simulated targets (sim:PROFILE)")]
 pub struct SimFsArgs {
     /// The simulated filesystem and mount options, `plain|ext4|f2fs[,discard][,nobarrier]...`
     /// [default: the profile's [system] table, else plain].
@@ -139,53 +145,104 @@ pub struct SimFsArgs {
     pub precondition: flashlab_lab::precondition::Precondition,
 }
 
-/// How flashlab does I/O on a real target (ignored on simulated ones).
+impl SimFsArgs {
+    /// The first of these options given, for the error on a real target.
+    pub fn given(&self) -> Option<&'static str> {
+        if self.fs.is_some() {
+            Some("--fs")
+        } else if self.discard {
+            Some("--discard")
+        } else if self.precondition != flashlab_lab::precondition::Precondition::Fresh {
+            Some("--precondition")
+        } else {
+            None
+        }
+    }
+}
+
+/// How flashlab does I/O on a real device (also on a phone).
 #[derive(Args, Debug, Clone, Default)]
-pub struct RealArgs {
-    /// I/O engine on real targets: io_uring (default where the kernel allows it) or psync.
+pub struct IoArgs {
+    /// I/O engine: io_uring (default where the kernel allows it) or psync.
     #[arg(long, value_name = "ENGINE")]
     pub ioengine: Option<String>,
-    /// Buffered I/O instead of O_DIRECT on real targets.
+    /// Buffered I/O instead of O_DIRECT.
     #[arg(long)]
     pub buffered: bool,
+    /// Write zeros instead of data that does not compress or dedupe (fio's zero_buffers).
+    #[arg(long)]
+    pub zero_buffers: bool,
+}
+
+/// How flashlab does I/O on a real target (an error on simulated ones).
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Real targets (a directory or block device)")]
+pub struct RealArgs {
+    #[command(flatten)]
+    pub io: IoArgs,
     /// Idle this long instead of a protocol's idle duration on real targets (e.g. `10m`).
     #[arg(long, value_name = "DURATION")]
     pub idle: Option<String>,
     /// Allow writing to a raw block device (everything on it is destroyed).
     #[arg(long)]
     pub destroy_data: bool,
-    /// Write zeros instead of data that does not compress or dedupe (fio's zero_buffers).
-    #[arg(long)]
-    pub zero_buffers: bool,
     /// Put the files of a protocol's fill steps into this directory instead of the target (e.g.
     /// a phone's shared storage, written buffered where O_DIRECT is refused).
     #[arg(long, value_name = "DIR")]
     pub fill_dir: Option<PathBuf>,
 }
 
+impl RealArgs {
+    /// The first of these options given, for the error on a simulated target.
+    pub fn given(&self) -> Option<&'static str> {
+        [
+            (self.io.ioengine.is_some(), "--ioengine"),
+            (self.io.buffered, "--buffered"),
+            (self.io.zero_buffers, "--zero-buffers"),
+            (self.idle.is_some(), "--idle"),
+            (self.destroy_data, "--destroy-data"),
+            (self.fill_dir.is_some(), "--fill-dir"),
+        ]
+        .into_iter()
+        .find_map(|(set, flag)| set.then_some(flag))
+    }
+}
+
 #[derive(Args, Debug)]
-pub struct AgeArgs {
+pub struct BenchArgs {
     #[command(flatten)]
     pub common: CommonArgs,
+    #[command(flatten)]
+    pub four: FourCornerArgs,
+    #[command(flatten)]
+    pub real: RealArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct AgeArgs {
     /// Protocol: a built-in name (age, age-thin, age-small, four-corner) or a protocol TOML file.
     #[arg(long, default_value = "age")]
     pub protocol: String,
+    #[command(flatten)]
+    pub bench: BenchArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct FillArgs {
-    #[command(flatten)]
-    pub common: CommonArgs,
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub iodepth: u32,
     #[command(flatten)]
     pub fill: crate::cmd::fill_args::FillOptions,
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct WsatArgs {
-    #[command(flatten)]
-    pub common: CommonArgs,
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub iodepth: u32,
     /// Capacities to write.
@@ -194,9 +251,10 @@ pub struct WsatArgs {
     /// Intervals to report.
     #[arg(long, default_value_t = 100)]
     pub intervals: u32,
-    /// Write per-interval IOPS as CSV to this file.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -207,24 +265,20 @@ pub struct RunArgs {
     /// own filename/directory, else the default simulated device.
     #[arg(long)]
     pub target: Option<String>,
-    #[command(flatten)]
-    pub real: RealArgs,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    #[command(flatten)]
-    pub sim_fs: SimFsArgs,
     /// `normal` (fio-style text) or `json` (fio's JSON, plus the device's counters).
     #[arg(long, default_value = "normal")]
     pub output_format: String,
-    /// Write the JSON here instead of standard output.
+    /// Write fio's JSON here instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Write per-interval bandwidth and IOPS as CSV to this file.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-    /// Write an HTML report with charts of the results to this file.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
+    #[command(flatten)]
+    pub sim_fs: SimFsArgs,
+    #[command(flatten)]
+    pub real: RealArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -234,18 +288,22 @@ pub struct ReportArgs {
     /// per setting against each metric, and heatmaps for two settings.
     #[arg(required = true, value_name = "RESULTS.json")]
     pub files: Vec<PathBuf>,
-    /// The HTML file to write.
-    #[arg(short = 'o', long, value_name = "FILE", default_value = "report.html")]
-    pub output: PathBuf,
+    /// The HTML file to write (the same as --report) [default: report.html].
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// Also write each chart as an SVG file into this directory.
     #[arg(long, value_name = "DIR")]
     pub svg: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct ProfilesArgs {
     /// Show this profile's TOML.
     pub name: Option<String>,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -283,9 +341,8 @@ pub struct WafArgs {
     /// update-frequency detector); hint-gc and detect-gc also split GC copies by temperature.
     #[arg(long, default_value = "off")]
     pub separate: String,
-    /// Print the result as JSON.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -294,9 +351,8 @@ pub struct DoctorArgs {
     /// see docs/doctor.md and scripts/capture-adb.sh.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Print the report as JSON on standard output.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -308,9 +364,8 @@ pub struct CalibrateArgs {
     pub all: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Write the comparison as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
     /// Skip the leave-one-out fits (one simulation per knob setting).
     #[arg(long)]
     pub no_loo: bool,
@@ -320,7 +375,7 @@ pub struct CalibrateArgs {
 pub struct BreakdownArgs {
     /// `sim:PROFILE` (the model), a block device (needs --destroy-data), or a directory on a
     /// block-device-backed filesystem (flashlab creates, uses and removes one file there).
-    #[arg(long)]
+    #[arg(long, default_value = DEFAULT_TARGET)]
     pub target: String,
     /// Allow writing to a raw block device (destroys its data).
     #[arg(long)]
@@ -345,9 +400,8 @@ pub struct BreakdownArgs {
     pub ioengine: Option<String>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Write the breakdown as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
     /// Write the stacked-bar chart to this file (.svg, or .html for a page with the table).
     #[arg(long, value_name = "FILE")]
     pub chart: Option<PathBuf>,
@@ -367,7 +421,7 @@ pub struct SqliteArgs {
     /// A directory of a mounted filesystem (flashlab creates and removes only its own database
     /// files there), or `sim:PROFILE` (SQLite runs in the temporary directory and its file
     /// operations are replayed on the simulated device).
-    #[arg(long)]
+    #[arg(long, default_value = DEFAULT_TARGET)]
     pub target: String,
     /// Journal modes, comma-separated: delete, truncate, persist, wal, off, or all.
     #[arg(long, default_value = "delete,truncate,persist,wal,off")]
@@ -395,15 +449,14 @@ pub struct SqliteArgs {
     pub seed: u64,
     #[command(flatten)]
     pub sim_fs: SimFsArgs,
-    /// Write the results as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
     /// The device: `sim:PROFILE` (a built-in profile name or a profile TOML file).
-    #[arg(long, default_value = "sim:toy")]
+    #[arg(long, default_value = DEFAULT_TARGET)]
     pub target: String,
     /// Bytes exposed (suffixes as elsewhere, binary); at most, and by default, the profile's
     /// logical capacity.
@@ -432,12 +485,14 @@ pub struct ServeArgs {
     pub seed: u64,
     /// An empty directory to mount on; the device appears as DIR/device.
     pub dir: PathBuf,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct LifeArgs {
     /// The simulated device: `sim:PROFILE` (a built-in profile or a profile TOML file).
-    #[arg(long, default_value = "sim:emmc-16g")]
+    #[arg(long, default_value = DEFAULT_TARGET)]
     pub target: String,
     /// Usage model: a preset (light-phone, heavy-phone, sbc-desktop, logger, anandtech-10g), a
     /// usage TOML file (docs/life.md), or a block-level endurance workload (jesd219-enterprise,
@@ -485,12 +540,8 @@ pub struct LifeArgs {
     pub probe_every: u32,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Write the results (parameters and every sample of every run) as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write an HTML report with charts of the time series to this file.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -514,4 +565,6 @@ pub struct SweepArgs {
     /// [default: $FLASHLAB_PYTHON, else python3].
     #[arg(long, value_name = "PYTHON")]
     pub python: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }

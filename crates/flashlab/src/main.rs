@@ -10,6 +10,7 @@ mod report;
 mod shell;
 mod target;
 
+mod output_args;
 mod outputs;
 
 use clap::{CommandFactory, FromArgMatches};
@@ -56,7 +57,8 @@ fn main() {
             std::process::exit(1);
         }
     }
-    if let Err(e) = report::output::check_outputs(&outputs::of(&cli.command)) {
+    output_args::set_text_mode(outputs::args(&cli.command).text_mode());
+    if let Err(e) = outputs::of(&cli.command).and_then(|o| report::output::check_outputs(&o)) {
         eprintln!("flashlab: error: {e}");
         std::process::exit(1);
     }
@@ -66,7 +68,7 @@ fn main() {
         Command::Fill(a) => cmd::fill::fill(a),
         Command::Wsat(a) => cmd::wsat::wsat(a),
         Command::Run(a) => cmd::run::run(a),
-        Command::Profiles(a) => cmd::profiles::profiles(a.name.as_deref()),
+        Command::Profiles(a) => cmd::profiles::profiles(a),
         Command::Sim(SimCommand::Waf(a)) => cmd::sim_waf::waf(a),
         Command::Doctor(a) => cmd::doctor::doctor(a),
         Command::Report(a) => cmd::report::report(a),

@@ -1,46 +1,122 @@
-//! The output files each command writes (`--json`, `--csv`, `--report`, `--chart`,
-//! `--output`), by flag, so they are checked before the command starts its work.
+//! The output options of the command on the command line, by flag, so the files are checked
+//! before the command starts its work, and an output the command cannot write (`--csv` where
+//! the results have no table, `--report` where they have no charts) is refused at once.
 
 use crate::cli::{Command, SimCommand};
+use crate::output_args::OutputArgs;
 use std::path::Path;
 
-/// (flag, path) of every output file `cmd` was asked to write.
-pub fn of(cmd: &Command) -> Vec<(&'static str, Option<&Path>)> {
-    fn common(c: &crate::cli::CommonArgs) -> Vec<(&'static str, Option<&Path>)> {
-        vec![("--json", c.json.as_deref()), ("--report", c.report.as_deref())]
-    }
+/// The output options of a command that writes no results (`completions`, `man`).
+static NO_OUTPUT: OutputArgs = OutputArgs { json: None, csv: None, report: None, quiet: false };
+
+/// The command's output options.
+pub fn args(cmd: &Command) -> &OutputArgs {
+    use crate::phone::cli::PhoneCommand as P;
     match cmd {
-        Command::Age(a) => common(&a.common),
-        Command::Bench(c) => common(c),
-        Command::Fill(a) => common(&a.common),
-        Command::Wsat(a) => {
-            let mut v = common(&a.common);
-            v.push(("--csv", a.csv.as_deref()));
-            v
-        }
-        Command::Run(a) => {
-            vec![("--output", a.output.as_deref()), ("--csv", a.csv.as_deref()), ("--report", a.report.as_deref())]
-        }
-        Command::Report(a) => vec![("--output", Some(a.output.as_path()))],
-        Command::Calibrate(a) => vec![("--json", a.json.as_deref())],
-        Command::Breakdown(a) => vec![("--json", a.json.as_deref()), ("--chart", a.chart.as_deref())],
-        Command::Sqlite(a) => vec![("--json", a.json.as_deref())],
-        Command::Life(a) => vec![("--json", a.json.as_deref()), ("--report", a.report.as_deref())],
-        Command::Phone(p) => {
-            use crate::phone::cli::PhoneCommand as P;
-            let on = match p {
-                P::Bench(b) => Some(&b.on),
-                P::Fill(f) => Some(&f.bench.on),
-                P::Age(a) => Some(&a.bench.on),
-                P::Run(r) => Some(&r.on),
-                P::Devices(_) | P::Doctor(_) => None,
-            };
-            on.map_or_else(Vec::new, |o| vec![("--json", o.json.as_deref()), ("--report", o.report.as_deref())])
-        }
-        Command::ValidateFs(a) => vec![("--json", a.json.as_deref())],
-        // A sweep writes a directory (`--out`), which it creates and checks before any case runs.
-        Command::Sweep(_) => Vec::new(),
-        Command::Completions(_) | Command::Man(_) => Vec::new(),
-        Command::Profiles(_) | Command::Doctor(_) | Command::Serve(_) | Command::Sim(SimCommand::Waf(_)) => Vec::new(),
+        Command::Completions(_) | Command::Man(_) => &NO_OUTPUT,
+        Command::Age(a) => &a.bench.out,
+        Command::Bench(a) => &a.out,
+        Command::Fill(a) => &a.out,
+        Command::Wsat(a) => &a.out,
+        Command::Run(a) => &a.out,
+        Command::Profiles(a) => &a.out,
+        Command::Sim(SimCommand::Waf(a)) => &a.out,
+        Command::Report(a) => &a.out,
+        Command::Doctor(a) => &a.out,
+        Command::Calibrate(a) => &a.out,
+        Command::Breakdown(a) => &a.out,
+        Command::Sqlite(a) => &a.out,
+        Command::Serve(a) => &a.out,
+        Command::Life(a) => &a.out,
+        Command::Sweep(a) => &a.output,
+        Command::ValidateFs(a) => &a.out,
+        Command::Phone(p) => match p {
+            P::Devices(a) => &a.out,
+            P::Doctor(a) => &a.out,
+            P::Bench(b) => &b.on.out,
+            P::Fill(f) => &f.bench.on.out,
+            P::Age(a) => &a.bench.on.out,
+            P::Run(r) => &r.on.out,
+        },
     }
+}
+
+/// Whether the command's results have a table (for `--csv`) and charts (for `--report`).
+fn can(cmd: &Command) -> (bool, bool) {
+    use crate::phone::cli::PhoneCommand as P;
+    match cmd {
+        Command::Age(_) | Command::Bench(_) | Command::Fill(_) | Command::Wsat(_) | Command::Run(_) => (true, true),
+        Command::Life(_) => (true, true),
+        Command::Profiles(_) | Command::Sim(_) | Command::Calibrate(_) => (true, false),
+        Command::Phone(P::Bench(_) | P::Fill(_) | P::Age(_) | P::Run(_)) => (true, true),
+        // The report command writes its HTML with --report (or -o).
+        Command::Report(_) => (false, true),
+        Command::Doctor(_)
+        | Command::Breakdown(_)
+        | Command::Sqlite(_)
+        | Command::Serve(_)
+        | Command::Sweep(_)
+        | Command::ValidateFs(_)
+        | Command::Completions(_)
+        | Command::Man(_)
+        | Command::Phone(P::Devices(_) | P::Doctor(_)) => (false, false),
+    }
+}
+
+/// (flag, path) of every output file `cmd` was asked to write; an error for an output it
+/// cannot write.
+pub fn of(cmd: &Command) -> Result<Vec<(&'static str, Option<&Path>)>, String> {
+    let o = args(cmd);
+    let (csv, report) = can(cmd);
+    let name = command_name(cmd);
+    if o.csv.is_some() && !csv {
+        return Err(format!("--csv: the results of flashlab {name} have no table (--json writes them all)"));
+    }
+    if o.report.is_some() && !report {
+        return Err(format!(
+            "--report: the results of flashlab {name} have no charts (reports draw age, bench, fill, wsat, run and life)"
+        ));
+    }
+    let mut v = o.files();
+    match cmd {
+        Command::Run(a) => v.push(("--output", a.output.as_deref())),
+        Command::Report(a) => v.push(("--output", a.output.as_deref())),
+        Command::Breakdown(a) => v.push(("--chart", a.chart.as_deref())),
+        _ => {}
+    }
+    Ok(v)
+}
+
+/// The subcommand as typed (`sim waf`, `phone bench`).
+pub fn command_name(cmd: &Command) -> String {
+    use crate::phone::cli::PhoneCommand as P;
+    let s = match cmd {
+        Command::Age(_) => "age",
+        Command::Bench(_) => "bench",
+        Command::Fill(_) => "fill",
+        Command::Wsat(_) => "wsat",
+        Command::Run(_) => "run",
+        Command::Profiles(_) => "profiles",
+        Command::Sim(_) => "sim waf",
+        Command::Report(_) => "report",
+        Command::Doctor(_) => "doctor",
+        Command::Calibrate(_) => "calibrate",
+        Command::Breakdown(_) => "breakdown",
+        Command::Sqlite(_) => "sqlite",
+        Command::Serve(_) => "serve",
+        Command::Life(_) => "life",
+        Command::Sweep(_) => "sweep",
+        Command::ValidateFs(_) => "validate-fs",
+        Command::Completions(_) => "completions",
+        Command::Man(_) => "man",
+        Command::Phone(p) => match p {
+            P::Devices(_) => "phone devices",
+            P::Doctor(_) => "phone doctor",
+            P::Bench(_) => "phone bench",
+            P::Fill(_) => "phone fill",
+            P::Age(_) => "phone age",
+            P::Run(_) => "phone run",
+        },
+    };
+    s.to_string()
 }

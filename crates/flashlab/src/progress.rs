@@ -17,7 +17,8 @@ pub const LINE_PREFIX: &str = "flashlab-progress ";
 
 impl Progress {
     pub fn new(total_label: &str) -> Progress {
-        let bar = if std::io::stderr().is_terminal() {
+        let quiet = crate::output_args::text_mode() == crate::output_args::TextMode::Silent;
+        let bar = if std::io::stderr().is_terminal() && !quiet {
             let b = ProgressBar::new(1000);
             b.set_style(
                 ProgressStyle::with_template("{prefix:.bold} [{bar:30}] {percent:>3}% eta {eta} {msg}")
@@ -29,7 +30,8 @@ impl Progress {
         } else {
             ProgressBar::hidden()
         };
-        let lines = (!std::io::stderr().is_terminal()
+        let lines = (!quiet
+            && !std::io::stderr().is_terminal()
             && std::env::var("FLASHLAB_PROGRESS").is_ok_and(|v| v == "lines"))
         .then(|| (std::cell::Cell::new(-1), total_label.to_string()));
         Progress { bar, lines }
@@ -50,6 +52,12 @@ impl Progress {
         }
     }
 
+    /// Print through `f` with the bar hidden meanwhile, so text and bar do not mix.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
+    }
+
+    /// Remove the bar (before the results are printed).
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }

@@ -41,7 +41,7 @@ pub fn resolve(target: &str) -> Result<Target, String> {
 
 /// The I/O options for real targets; prints the engine choice when it fell back.
 pub fn real_options(a: &RealArgs) -> Result<(RealOptions, Option<Duration>), String> {
-    let (engine, note) = choose_engine(a.ioengine.as_deref()).map_err(|e| e.to_string())?;
+    let (engine, note) = choose_engine(a.io.ioengine.as_deref()).map_err(|e| e.to_string())?;
     if let Some(note) = note {
         eprintln!("note: {note}");
     }
@@ -55,8 +55,8 @@ pub fn real_options(a: &RealArgs) -> Result<(RealOptions, Option<Duration>), Str
         }
         None => None,
     };
-    let pattern = if a.zero_buffers { DataPattern::Zeros } else { DataPattern::Random };
-    Ok((RealOptions { engine, direct: !a.buffered, pattern, ..RealOptions::default() }, idle))
+    let pattern = if a.io.zero_buffers { DataPattern::Zeros } else { DataPattern::Random };
+    Ok((RealOptions { engine, direct: !a.io.buffered, pattern, ..RealOptions::default() }, idle))
 }
 
 pub fn sim_profile(target: &str) -> Result<Profile, String> {

@@ -27,6 +27,8 @@ fn model_breakdown_text_and_json() {
     }
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     std::fs::remove_file(&json).unwrap();
+    assert_eq!(v["command"], "breakdown");
+    let v = &v["results"];
     assert_eq!(v["source"], "model");
     let jobs = v["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 4, "randread/randwrite x QD1/QD32");

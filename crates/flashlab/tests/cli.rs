@@ -14,8 +14,10 @@ fn scratch(name: &str) -> PathBuf {
 #[test]
 fn sim_waf_json_has_the_promised_fields() {
     let out =
-        ok(&["sim", "waf", "--blocks", "256", "--pages-per-block", "32", "--passes", "2", "--spare", "0.2", "--json"]);
+        ok(&["sim", "waf", "--blocks", "256", "--pages-per-block", "32", "--passes", "2", "--spare", "0.2", "--json", "-"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["command"], "sim waf");
+    let v = &v["results"];
     for key in ["write_amplification", "host_pages_written", "nand_pages_programmed", "gc_pages_copied", "erases"] {
         assert!(v[key].is_number(), "{key} missing in {v}");
     }
@@ -42,6 +44,7 @@ fn age_json_rows_and_determinism() {
     };
     assert_eq!(strip(&text_a), strip(&text_b), "same seed, different tables");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    let v = &v["results"];
     let labels: Vec<&str> = v["steps"].as_array().unwrap().iter().map(|s| s["label"].as_str().unwrap()).collect();
     assert_eq!(labels, ["new", "after fill 1", "after fill 2", "after fill 3", "after delete", "after fstrim + idle"]);
     for s in v["steps"].as_array().unwrap() {
@@ -71,7 +74,7 @@ fn run_a_job_file_normal_and_csv() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("job,direction,end_ms,duration_ms,bytes,ios,mb_per_s,iops,mean_lat_us,max_lat_us"),
+        Some("job,direction,end (ms),duration (ms),bytes,ios,bandwidth (MB/s),IOPS,mean lat (us),max lat (us)"),
         "{csv}"
     );
     // Per job and direction: the intervals add up to what the job file asks (8 MiB each, in
@@ -182,8 +185,8 @@ fn precondition_flag_sets_the_device_history() {
         ]);
         assert!(out.contains(&format!("device {pre}")), "{out}");
         let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        assert_eq!(doc["precondition"]["precondition"], pre);
-        first_waf.push(doc["result"]["intervals"][0]["write_amplification"].as_f64().unwrap());
+        assert_eq!(doc["results"]["precondition"]["precondition"], pre);
+        first_waf.push(doc["results"]["intervals"][0]["write_amplification"].as_f64().unwrap());
     }
     assert!(first_waf[0] < 1.01 && first_waf[1] > 1.2, "WAF of the first tenth of a capacity: {first_waf:?}");
     let out = flashlab(&["bench", "--target", "sim:toy", "--precondition", "old"]);
@@ -279,8 +282,10 @@ fn html_reports_from_commands_and_files() {
 #[test]
 fn doctor_reads_a_captured_tree_and_the_live_system() {
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/../flashlab-doctor/tests/fixtures/ubuntu-sbc-emmc");
-    let out = ok(&["doctor", "--root", fixture, "--json"]);
+    let out = ok(&["doctor", "--root", fixture, "--json", "-"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["command"], "doctor");
+    let v = &v["results"];
     // What the captured board has (tests/fixtures/ubuntu-sbc-emmc): / is ext4 on an eMMC
     // partition, 92 % full, trimmed by nothing, and its eMMC reports its wear.
     let root = v["filesystems"].as_array().unwrap().iter().find(|f| f["mount_point"] == "/").expect("/ in the report");
@@ -324,8 +329,9 @@ fn real_directory_target() {
     ]);
     assert!(out.contains("shortened by --idle"), "{out}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v = &v["results"];
     assert!(v["steps"][0]["rand_write_mbs"].as_f64().unwrap() > 0.0);
-    assert!(v["steps"][0].get("device").is_none(), "a real target has no simulated device counters");
+    assert!(v["steps"][0]["device"].is_null(), "a real target has no simulated device counters");
     let job = scratch("real.fio");
     std::fs::write(&job, "[global]\nbs=4k\nsize=4m\nio_size=1m\n\n[w]\nrw=randwrite\n\n[r]\nstonewall\nrw=randread\n")
         .unwrap();
@@ -421,4 +427,44 @@ fn trimwrite_trims_then_writes() {
         (Some(1 << 20), Some(1 << 20)),
         "{dev}"
     );
+}
+
+/// An option that does not apply to a command or target is an error naming the flag, not
+/// ignored (issue 19): fill and wsat run on simulated devices only and do not take the
+/// real-target or four-corner options; age/bench/run refuse the other kind of target's.
+#[test]
+fn options_that_do_not_apply_are_refused_by_name() {
+    for (cmd, flag, value) in [
+        ("fill", "--rand-io", Some("1MiB")),
+        ("fill", "--idle", Some("1s")),
+        ("fill", "--zero-buffers", None),
+        ("wsat", "--rand-io", Some("1MiB")),
+        ("wsat", "--idle", Some("1s")),
+        ("wsat", "--zero-buffers", None),
+    ] {
+        let mut args = vec![cmd, "--target", "sim:toy", flag];
+        args.extend(value);
+        let out = flashlab(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
+    fails(&["bench", "--target", "sim:toy", "--idle", "1s"], "--idle applies to real targets");
+    fails(&["bench", "--target", "sim:toy", "--zero-buffers"], "--zero-buffers");
+    let dir = scratch("inapplicable");
+    std::fs::create_dir_all(&dir).unwrap();
+    fails(&["bench", "--target", dir.to_str().unwrap(), "--discard"], "--discard applies to simulated targets");
+    fails(&["doctor", "--csv", "x.csv"], "--csv");
+    fails(&["profiles", "--report", "x.html"], "--report");
+}
+
+/// `--quiet` prints nothing; `bench` writes `"command": "bench"`.
+#[test]
+fn quiet_prints_nothing_and_bench_is_bench() {
+    let json = scratch("quiet.json");
+    let out = flashlab(&["bench", "--target", "sim:toy", "--quiet", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["command"], "bench");
 }

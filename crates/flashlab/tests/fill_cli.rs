@@ -27,11 +27,13 @@ fn the_phone_procedure_prints_both_tables_and_records_the_stack() {
     assert!(out.contains("/data before the fill") && out.contains("/data after the fill"), "{out}");
     assert!(out.lines().any(|l| l.trim_start().starts_with("100 ")), "{out}");
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["command"], "fill");
+    let doc = &doc["results"];
     assert_eq!(doc["procedure"], "phone");
     assert_eq!(doc["stack"]["shared_storage"], "fuse");
     assert_eq!(doc["result"]["spec"]["fsync_every"], 1);
     for key in ["filled_pct", "p50_us", "p99_us", "p999_us", "max_us", "mean_us"] {
-        assert!(doc["result"]["deciles"][9][key].is_number(), "{key} missing");
+        assert!(doc["deciles"][9][key].is_number(), "{key} missing");
     }
     assert!(doc["data_after"]["p50_us"].is_number());
 }

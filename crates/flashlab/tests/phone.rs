@@ -8,103 +8,10 @@
 
 mod common;
 
+use common::phone::*;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-const FAKE_ADB: &str = r#"#!/bin/sh
-# Fake adb for flashlab's tests: records the call, answers from $FAKE_ADB_DIR.
-{ for a in "$@"; do printf '%s\037' "$a"; done; printf '\n'; } >> "$FAKE_ADB_DIR/calls.log"
-if [ "$1" = -s ]; then
-    grep -q "^$2[[:space:]]*device" "$FAKE_ADB_DIR/devices.txt" || { echo "adb: device '$2' not found" >&2; exit 1; }
-    shift 2
-fi
-case "$1" in
-    devices) cat "$FAKE_ADB_DIR/devices.txt" ;;
-    push) cp "$2" "$3" && echo "$2: 1 file pushed" ;;
-    pull) cp -R "$2" "$3" && echo "$2: pulled" ;;
-    shell)
-        shift
-        case "$1" in
-            getprop) cat "$FAKE_ADB_DIR/getprop.txt" ;;
-            "id -u") echo 2000 ;;
-            "sh "*capture.sh*)
-                # The doctor's capture: the phone's tree comes from a fixture.
-                dest=${1##* }
-                mkdir -p "$dest" && cp -R "$FAKE_ADB_CAPTURE"/. "$dest"/ ;;
-            *) exec sh -c "$1" ;;
-        esac ;;
-    *) echo "fake adb: unsupported: $*" >&2; exit 1 ;;
-esac
-"#;
-
-const PIXEL_PROPS: &str = "[ro.product.cpu.abi]: [arm64-v8a]\n[ro.product.manufacturer]: [Google]\n[ro.product.model]: [Pixel 4a]\n[ro.build.version.release]: [13]\n[ro.build.version.sdk]: [33]\n";
-
-/// A scratch "phone": the fake adb, its fixture files, and directories standing for the
-/// phone's /data/local/tmp and /sdcard.
-struct Phone {
-    dir: PathBuf,
-}
-
-impl Phone {
-    fn new(tag: &str, devices: &str) -> Phone {
-        let dir = common::scratch(&format!("phone-{tag}"), "fake");
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("bin")).unwrap();
-        std::fs::create_dir_all(dir.join("data/local/tmp")).unwrap();
-        std::fs::create_dir_all(dir.join("sdcard")).unwrap();
-        let adb = dir.join("bin/adb");
-        std::fs::write(&adb, FAKE_ADB).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&adb, std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::write(dir.join("devices.txt"), devices).unwrap();
-        std::fs::write(dir.join("getprop.txt"), PIXEL_PROPS).unwrap();
-        Phone { dir }
-    }
-
-    fn remote_dir(&self) -> String {
-        self.dir.join("data/local/tmp/flashlab").display().to_string()
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_flashlab"));
-        let path = format!("{}:{}", self.dir.join("bin").display(), std::env::var("PATH").unwrap_or_default());
-        c.args(args)
-            .env("PATH", path)
-            .env("FAKE_ADB_DIR", &self.dir)
-            .env("FAKE_ADB_CAPTURE", doctor_fixture("pixel-ext4-fuse"))
-            .env_remove("ADB")
-            .env_remove("FLASHLAB_PROGRESS");
-        c
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(args).output().expect("run flashlab")
-    }
-
-    /// Every recorded adb call, as argument lists.
-    fn calls(&self) -> Vec<Vec<String>> {
-        let t = std::fs::read_to_string(self.dir.join("calls.log")).unwrap_or_default();
-        t.lines().map(|l| l.split('\u{1f}').filter(|s| !s.is_empty()).map(str::to_string).collect()).collect()
-    }
-}
-
-impl Drop for Phone {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(self.dir.parent().unwrap());
-    }
-}
-
-fn doctor_fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../flashlab-doctor/tests/fixtures").join(name)
-}
-
-fn text(o: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
-}
-
-fn exists_anything_under(p: &Path) -> bool {
-    std::fs::read_dir(p).map(|mut d| d.next().is_some()).unwrap_or(false)
-}
+use std::process::Stdio;
 
 /// The adb command lines of a bench on a described Pixel with the default phone paths.
 #[test]
@@ -203,16 +110,21 @@ fn bench_runs_pulls_renders_and_cleans_up() {
     assert!(o.status.success(), "{out}\n{err}");
     assert!(out.contains("flashlab bench on Google Pixel 4a — results from the phone:"), "{out}");
     let row = out.lines().find(|l| l.starts_with("new ")).unwrap_or_else(|| panic!("no 'new' row: {out}"));
-    let nums: Vec<f64> = row.split_whitespace().skip(1).map(|w| w.parse().unwrap()).collect();
-    assert_eq!(nums.len(), 6, "{row}");
+    // step, four MB/s, four latencies, then WAF and free blocks ("-": a real target has no
+    // simulated device).
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells.len(), 11, "{row}");
+    let nums: Vec<f64> = cells[1..9].iter().map(|w| w.parse().unwrap()).collect();
     assert!(nums.iter().all(|v| *v > 0.0), "every measured cell is positive: {row}");
+    assert_eq!(cells[9..], ["-", "-"], "{row}");
     // Progress came from the phone's progress lines, re-emitted on the host.
     assert!(err.contains("flashlab-progress ") && err.contains("phone bench"), "{err}");
     // The document: the phone's, with the device description added.
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(doc["phone"]["model"], "Google Pixel 4a");
-    assert_eq!(doc["steps"][0]["label"], "new");
-    assert_eq!(doc["command"], "age");
+    assert_eq!(doc["command"], "phone");
+    assert_eq!(doc["results"]["phone"]["model"], "Google Pixel 4a");
+    assert_eq!(doc["results"]["results"]["results"]["steps"][0]["label"], "new");
+    assert_eq!(doc["results"]["results"]["command"], "bench");
     // Nothing is left on the "phone".
     assert!(!Path::new(&remote).exists(), "{remote} was left behind");
     let calls = ph.calls();
@@ -363,10 +275,11 @@ fn doctor_over_adb_flags_the_pixel_like_phone() {
     let ph = Phone::new("doc", "List of devices attached\n0A1B2C3D\tdevice\n");
     let remote = ph.dir.join("data/local/tmp/flashlab-doctor").display().to_string();
     let save = ph.dir.join("saved");
-    let o = ph.run(&["phone", "doctor", "--remote-dir", &remote, "--json", "--save", save.to_str().unwrap()]);
+    let o = ph.run(&["phone", "doctor", "--remote-dir", &remote, "--json", "-", "--save", save.to_str().unwrap()]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let r = &r["results"]["results"]["results"];
     let ids: Vec<String> = r["filesystems"]
         .as_array()
         .unwrap()
@@ -406,15 +319,18 @@ fn run_pushes_the_job_file_and_renders_its_jobs() {
     assert!(o.status.success(), "{out}\n{err}");
     let w = out.lines().find(|l| l.starts_with("w ")).unwrap_or_else(|| panic!("no job w: {out}"));
     let cells: Vec<&str> = w.split_whitespace().collect();
-    assert_eq!(cells[1], "0", "w does not read: {w}");
-    assert!(cells[3].parse::<f64>().unwrap() > 0.0, "w writes: {w}");
+    assert_eq!(cells[1], "write", "w only writes: {out}");
+    assert!(cells[2].parse::<f64>().unwrap() > 0.0, "w writes: {w}");
+    assert!(!out.lines().any(|l| l.starts_with("w ") && l.contains(" read ")), "w does not read: {out}");
     let r = out.lines().find(|l| l.starts_with("r ")).unwrap_or_else(|| panic!("no job r: {out}"));
-    assert!(r.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap() > 0.0, "r reads: {r}");
+    let cells: Vec<&str> = r.split_whitespace().collect();
+    assert_eq!(cells[1], "read", "{r}");
+    assert!(cells[2].parse::<f64>().unwrap() > 0.0, "r reads: {r}");
     assert!(ph.calls().iter().any(|c| c.iter().any(|w| w.ends_with("/job.fio"))));
     assert!(!Path::new(&remote).exists());
 }
 
 #[test]
 fn fill_dir_is_refused_on_a_simulated_target() {
-    common::fails(&["bench", "--target", "sim:toy", "--fill-dir", "/tmp"], "--fill-dir applies to a directory target");
+    common::fails(&["bench", "--target", "sim:toy", "--fill-dir", "/tmp"], "--fill-dir applies to real targets");
 }

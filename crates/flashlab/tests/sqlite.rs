@@ -44,6 +44,8 @@ fn table_and_json_on_a_simulated_target() {
         assert!(text.lines().any(|l| l.split_whitespace().take(2).eq(row)), "{row:?}: {text}");
     }
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["command"], "sqlite");
+    let v = &v["results"];
     assert_eq!(v["configs"].as_array().unwrap().len(), 4);
     for c in v["configs"].as_array().unwrap() {
         assert_eq!(c["integrity_check"], "ok");

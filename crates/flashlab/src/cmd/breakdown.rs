@@ -54,15 +54,23 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<(), String> {
         },
     };
     let report = run(&o, &mut |job| eprintln!("running {job} ...")).map_err(|e| e.to_string())?;
-    print!("{}", report.render_text());
-    println!("\nsummary (means, µs):\n{}", report.render_summary());
-    if let Some(p) = &a.json {
-        write_atomic(p, report.to_json().as_bytes())?;
-    }
+    crate::out!("{}", report.render_text());
+    crate::outln!("\nsummary (means, µs):\n{}", report.render_summary());
     if let Some(p) = &a.chart {
         let html = p.extension().is_some_and(|e| e == "html" || e == "htm");
         let text = if html { chart::render_html(&report)? } else { chart::render_svg(&report)? };
         write_atomic(p, text.as_bytes())?;
     }
-    Ok(())
+    let doc = flashlab_results::Document::new(flashlab_results::Body::Breakdown(flashlab_results::typed(
+        "the breakdown",
+        &report,
+    )?))
+    .target(&a.target)
+    .seed(a.seed)
+    .param("bs", &a.bs)
+    .param("iodepth", &a.iodepth)
+    .param("rw", &a.rw)
+    .param("ios", a.ios)
+    .param("size", &a.size);
+    a.out.write(&doc, "breakdown")
 }

@@ -2,11 +2,13 @@
 //! print published vs simulated, cell by cell, with the relative error.
 
 use crate::cli::CalibrateArgs;
+use crate::outln;
 use crate::progress::Progress;
-use crate::report::table::{sig, Table};
 use flashlab_lab::calibrate::{calibrate as run, CalibrationSpec};
 use flashlab_lab::calibrate_loo::leave_one_out;
 use flashlab_lab::profiles;
+use flashlab_results::body::{CalibrateBody, CalibrationCell, CalibrationProfile};
+use flashlab_results::{Body, Document};
 use std::time::Instant;
 
 pub fn calibrate(a: &CalibrateArgs) -> Result<(), String> {
@@ -42,58 +44,59 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<(), String> {
             bar.finish();
             l
         };
-        println!(
+        outln!(
             "{name}: {} (procedure '{}'{}, device {})",
             spec.source,
             spec.procedure,
             spec.protocol.as_deref().map(|p| format!(" {p}")).unwrap_or_default(),
             spec.precondition
         );
-        let mut t = Table::new(&[
-            ("row", ""),
-            ("metric", ""),
-            ("published", ""),
-            ("simulated", ""),
-            ("error", "%"),
-            ("left out", "predicted"),
-            ("LOO error", "%"),
-        ]);
-        for (i, c) in r.cells.iter().enumerate() {
-            let l = loo.as_ref().and_then(|l| l.cells.get(i));
-            t.row(vec![
-                c.row.clone(),
-                c.metric.clone(),
-                sig(c.published, 3),
-                sig(c.simulated, 3),
-                format!("{:+.1}", c.error * 100.0),
-                l.map_or("-".into(), |l| sig(l.left_out, 3)),
-                l.map_or("-".into(), |l| format!("{:+.1}", l.left_out_error * 100.0)),
-            ]);
+        let mut typed: CalibrationProfile = flashlab_results::typed("the calibration", &r)?;
+        typed.cells = r
+            .cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let l = loo.as_ref().and_then(|l| l.cells.get(i));
+                CalibrationCell {
+                    row: c.row.clone(),
+                    metric: c.metric.clone(),
+                    published: c.published,
+                    simulated: c.simulated,
+                    error: c.error,
+                    left_out: l.map(|l| l.left_out),
+                    left_out_error: l.map(|l| l.left_out_error),
+                }
+            })
+            .collect();
+        typed.leave_one_out = loo.as_ref().map(serde_json::to_value).transpose().map_err(|e| e.to_string())?;
+        let one = CalibrateBody { profiles: vec![typed] };
+        for t in one.tables() {
+            crate::output_args::table(&t);
         }
-        print!("{}", t.render());
         match &loo {
-            Some(l) => println!(
+            Some(l) => outln!(
                 "leave-one-out: each cell predicted by the best of {} design points (the profile, and each of {} moved alone by x0.8 and x1.25) on the other cells; largest LOO error {:.1} %",
                 l.design_points,
                 l.knobs.join(", "),
                 l.worst_left_out() * 100.0
             ),
             None if a.no_loo => {}
-            None => println!("leave-one-out: the profile's [calibrate] table names no knobs"),
+            None => outln!("leave-one-out: the profile's [calibrate] table names no knobs"),
         }
-        println!(
+        outln!(
             "largest error {:.1} %; simulated with seed {} in {:.1} s of wall time\n",
             r.worst() * 100.0,
             a.seed,
             wall.elapsed().as_secs_f64()
         );
-        reports.push(serde_json::json!({"calibration": r, "leave_one_out": loo}));
+        reports.extend(one.profiles);
     }
-    if let Some(path) = &a.json {
-        let text = serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?;
-        flashlab_report::write_atomic(path, text.as_bytes()).map_err(|e| e.to_string())?;
-    }
-    Ok(())
+    let doc = Document::new(Body::Calibrate(CalibrateBody { profiles: reports }))
+        .seed(a.seed)
+        .param("profiles", &names)
+        .param("no_loo", a.no_loo);
+    a.out.write(&doc, "calibrate")
 }
 
 /// The TOML text of `sim:NAME` or `sim:FILE.toml` (the leave-one-out fit edits it).

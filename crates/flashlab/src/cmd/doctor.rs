@@ -2,7 +2,9 @@
 //! flash storage (the work is in flashlab-doctor).
 
 use crate::cli::DoctorArgs;
-use std::io::{IsTerminal, Write};
+use crate::output_args::{text_mode, OutputArgs, TextMode};
+use flashlab_results::{Body, Document};
+use std::io::IsTerminal;
 
 pub fn doctor(a: &DoctorArgs) -> Result<(), String> {
     let report = match &a.root {
@@ -17,22 +19,26 @@ pub fn doctor(a: &DoctorArgs) -> Result<(), String> {
         }
         None => flashlab_doctor::inspect_live(),
     };
-    print_report(&report, a.json)
+    let mut doc = document(&report)?;
+    if let Some(r) = &a.root {
+        doc = doc.param("root", r.display().to_string());
+    }
+    print_report(&report, &doc, &a.out)
 }
 
-/// Print a doctor report on stdout: JSON, or the text rendering (in colour on a terminal
-/// unless NO_COLOR is set). `flashlab phone doctor` prints the same way.
-pub fn print_report(report: &flashlab_doctor::Report, json: bool) -> Result<(), String> {
-    let text = if json {
-        let mut s =
-            serde_json::to_string_pretty(report).map_err(|e| format!("cannot write the report as JSON: {e}"))?;
-        s.push('\n');
-        s
-    } else {
-        let color =
-            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").map(|v| v.is_empty()).unwrap_or(true);
-        flashlab_doctor::render_text(report, color)
+/// The results document of a doctor report.
+pub fn document(report: &flashlab_doctor::Report) -> Result<Document, String> {
+    Ok(Document::new(Body::Doctor(flashlab_results::typed("the doctor's report", report)?)))
+}
+
+/// Print a doctor report (in colour on a terminal unless NO_COLOR is set) and write its
+/// document where the output options say. `flashlab phone doctor` prints the same way.
+pub fn print_report(report: &flashlab_doctor::Report, doc: &Document, out: &OutputArgs) -> Result<(), String> {
+    let stream_is_terminal = match text_mode() {
+        TextMode::Stdout => std::io::stdout().is_terminal(),
+        _ => std::io::stderr().is_terminal(),
     };
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(|e| format!("cannot write the report: {e}"))
+    let color = stream_is_terminal && std::env::var_os("NO_COLOR").map(|v| v.is_empty()).unwrap_or(true);
+    crate::out!("{}", flashlab_doctor::render_text(report, color));
+    out.write(doc, "doctor")
 }

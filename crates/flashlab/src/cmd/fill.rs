@@ -4,11 +4,11 @@
 use crate::cli::FillArgs;
 use crate::cmd::fill_args::Procedure;
 use crate::progress::Progress;
-use crate::report::output::write_json;
-use crate::report::table::{sig, Table};
-use flashlab_lab::experiments::fill::{run_fill, run_phone_procedure, FillDecile, FillResult, Layout, TestRun};
+use crate::{out, outln};
+use flashlab_lab::experiments::fill::{run_fill, run_phone_procedure, FillResult, Layout};
 use flashlab_lab::stack::{Stack, TrimPolicy};
-use serde_json::json;
+use flashlab_results::body::FillBody;
+use flashlab_results::{Body, Document};
 
 pub fn fill(a: &FillArgs) -> Result<(), String> {
     let profile = crate::target::sim_profile(&a.common.target)?;
@@ -22,11 +22,11 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
     let (mut sys, pre) =
         flashlab_lab::precondition::system_with_trim(&profile, a.common.seed, cfg, fs_args.precondition, fstrim)
             .map_err(|e| format!("--precondition: {e}"))?;
-    print!("{}", super::banner("fill", &a.common, &profile, &sys));
+    out!("{}", super::banner("fill", &a.common, &profile, &sys));
     if pre.precondition != flashlab_lab::precondition::Precondition::Fresh {
-        println!("{}", pre.summary());
+        outln!("{}", pre.summary());
     }
-    println!("system stack: {}", r.stack.label());
+    outln!("system stack: {}", r.stack.label());
     let bar = Progress::new("fill");
     let spec = &r.spec;
     let layout = match spec.layout {
@@ -39,52 +39,69 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
         n => format!(", fsync after every {n} writes"),
     };
     let map = if spec.random_map { "each block once (fio's random map)" } else { "offsets without a random map" };
-    let doc = match r.procedure {
-        Procedure::Fill => {
-            let f = run_fill(&mut sys, spec, |x| bar.set(x, "")).map_err(|e| e.to_string())?;
-            bar.finish();
-            print!("{}", deciles_table(&f).render());
-            println!(
-                "{layout} 4 KiB random writes at QD{}, {map}{fsync}; {} bytes; percentiles per tenth of the fill; MB/s = 10^6 bytes/s over busy time",
-                spec.iodepth, f.bytes
-            );
-            print_sessions(&f);
-            json!({"command": "fill", "procedure": "fill", "target": a.common.target, "seed": a.common.seed,
-                   "filesystem": sys.fs.config().label(), "stack": r.stack, "precondition": pre, "result": f})
-        }
+    let (fill, tests) = match r.procedure {
+        Procedure::Fill => (run_fill(&mut sys, spec, |x| bar.set(x, "")).map_err(|e| e.to_string())?, None),
         Procedure::Phone => {
             let p = run_phone_procedure(&mut sys, spec, r.test_bytes, |what, x| bar.set(x, what))
                 .map_err(|e| e.to_string())?;
-            bar.finish();
-            println!(
-                "/data (no shared-storage layer): {} bytes test file, 4 KiB random writes, {map}{fsync}",
-                p.test_bytes
-            );
-            print!("{}", test_table(&[&p.before, &p.after]).render());
-            println!(
-                "fill of /storage/emulated/0 through {} ({} bytes): {layout} 4 KiB random writes at QD{}, {map}{fsync}",
-                r.stack.shared_storage, p.fill.bytes, spec.iodepth
-            );
-            print!("{}", deciles_table(&p.fill).render());
-            print_sessions(&p.fill);
-            println!("MB/s = 10^6 bytes/s over busy time; WAF = NAND writes / host writes within the row");
-            json!({"command": "fill", "procedure": "phone", "target": a.common.target, "seed": a.common.seed,
-                   "filesystem": sys.fs.config().label(), "stack": r.stack, "precondition": pre, "result": p.fill,
-                   "data_before": p.before, "data_after": p.after, "test_bytes": p.test_bytes})
+            (p.fill, Some((p.before, p.after, p.test_bytes)))
         }
     };
-    if let Some(path) = &a.common.json {
-        write_json(path, &doc)?;
+    bar.finish();
+    let body = FillBody {
+        procedure: if tests.is_some() { "phone" } else { "fill" }.into(),
+        filesystem: sys.fs.config().label(),
+        stack: serde_json::to_value(r.stack).map_err(|e| e.to_string())?,
+        precondition: Some(serde_json::to_value(&pre).map_err(|e| e.to_string())?),
+        bytes: fill.bytes,
+        deciles: flashlab_results::typed("the fill's deciles", &fill.deciles)?,
+        data_before: tests.as_ref().map(|t| flashlab_results::typed("the /data test before", &t.0)).transpose()?,
+        data_after: tests.as_ref().map(|t| flashlab_results::typed("the /data test after", &t.1)).transpose()?,
+        test_bytes: tests.as_ref().map(|t| t.2),
+        result: {
+            let mut rest: flashlab_results::Extra = flashlab_results::typed("the fill's results", &fill)?;
+            rest.remove("deciles");
+            rest
+        },
+    };
+    let doc = Document::new(Body::Fill(body))
+        .target(&a.common.target)
+        .seed(a.common.seed)
+        .profile(&profile.name, &profile.description)
+        .param("iodepth", a.iodepth)
+        .param("procedure", if tests.is_some() { "phone" } else { "fill" });
+    let tables = doc.tables();
+    let fill_line = format!(
+        "{layout} 4 KiB random writes at QD{}, {map}{fsync}; {} bytes; percentiles per tenth of the fill; MB/s = 10^6 bytes/s over busy time",
+        spec.iodepth, fill.bytes
+    );
+    match &tests {
+        None => {
+            crate::output_args::table(&tables[0]);
+            outln!("{fill_line}");
+        }
+        Some((_, _, test_bytes)) => {
+            outln!("/data (no shared-storage layer): {test_bytes} bytes test file, 4 KiB random writes, {map}{fsync}");
+            crate::output_args::table(&tables[1]);
+            outln!(
+                "fill of /storage/emulated/0 through {} ({} bytes): {layout} 4 KiB random writes at QD{}, {map}{fsync}",
+                r.stack.shared_storage,
+                fill.bytes,
+                spec.iodepth
+            );
+            crate::output_args::table(&tables[0]);
+        }
     }
-    if let Some(path) = &a.common.report {
-        super::report::write_for(path, &format!("fill {}", a.common.target), doc)?;
+    print_sessions(&fill);
+    if tests.is_some() {
+        outln!("MB/s = 10^6 bytes/s over busy time; WAF = NAND writes / host writes within the row");
     }
-    Ok(())
+    a.out.write(&doc, &format!("fill {}", a.common.target))
 }
 
 fn print_sessions(f: &FillResult) {
     if f.spec.sessions > 1 || !f.fstrims.is_empty() {
-        println!(
+        outln!(
             "{} sessions, {:.1} h idle between them; {} fstrim(s) during the fill{}; virtual time {:.1} h",
             f.spec.sessions,
             f.spec.gap_ns as f64 / 3.6e12,
@@ -97,59 +114,4 @@ fn print_sessions(f: &FillResult) {
             f.virtual_s / 3600.0
         );
     }
-}
-
-const HEAD: [(&str, &str); 9] = [
-    ("p50", "us"),
-    ("p90", "us"),
-    ("p99", "us"),
-    ("p99.9", "us"),
-    ("max", "us"),
-    ("mean", "us"),
-    ("write", "MB/s"),
-    ("WAF", ""),
-    ("free blocks", "%"),
-];
-
-fn deciles_table(f: &FillResult) -> Table {
-    let mut head = vec![("filled", "%")];
-    head.extend(HEAD);
-    let mut t = Table::new(&head);
-    for d in &f.deciles {
-        t.row(decile_row(d));
-    }
-    t
-}
-
-fn decile_row(d: &FillDecile) -> Vec<String> {
-    let mut row = vec![d.filled_pct.to_string()];
-    row.extend(measured_cells(
-        [d.p50_us, d.p90_us, d.p99_us, d.p999_us, d.max_us, d.mean_us, d.mbs],
-        d.write_amplification,
-    ));
-    row.push(format!("{:.1}", d.free_block_fraction * 100.0));
-    row
-}
-
-/// The cells under [`HEAD`]'s latency, write and WAF columns, as both tables print them.
-fn measured_cells(values: [f64; 7], write_amplification: f64) -> Vec<String> {
-    let mut cells: Vec<String> = values.iter().map(|v| sig(*v, 3)).collect();
-    cells.push(format!("{write_amplification:.2}"));
-    cells
-}
-
-fn test_table(runs: &[&TestRun]) -> Table {
-    // HEAD without its last column: a test run has no free-block figure of its own.
-    let mut head = vec![("test", "")];
-    head.extend(&HEAD[..HEAD.len() - 1]);
-    let mut t = Table::new(&head);
-    for r in runs {
-        let mut row = vec![r.label.clone()];
-        row.extend(measured_cells(
-            [r.p50_us, r.p90_us, r.p99_us, r.p999_us, r.max_us, r.mean_us, r.mbs],
-            r.write_amplification,
-        ));
-        t.row(row);
-    }
-    t
 }

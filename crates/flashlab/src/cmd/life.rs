@@ -3,13 +3,15 @@
 
 use crate::cli::LifeArgs;
 use crate::progress::Progress;
-use crate::report::output::write_json;
 use crate::target::sim_profile;
+use crate::{out, outln};
 use flashlab_life::duration::parse_duration;
 use flashlab_life::policy::{Policy, HOUR};
 use flashlab_life::runner::{run_life, LifeConfig, LifeResult};
 use flashlab_life::traces::{self, replay::ReplayConfig, Format};
 use flashlab_life::{presets, report, table};
+use flashlab_results::body::LifeBody;
+use flashlab_results::{Body, Document};
 use serde_json::json;
 use std::time::Instant;
 
@@ -50,16 +52,18 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             seed: a.seed,
             pe_cycles: a.pe_cycles,
         };
-        println!(
-            "flashlab life on {} ({}), trace {name} ({format:?}, {} requests, {}), seed {}",
-            a.target,
-            profile.description,
-            ops.len(),
-            if a.compress_time { "time compressed" } else { "timestamps honoured" },
-            a.seed
-        );
         let trace_stats = traces::stats::trace_stats(&ops);
-        print!("{}", trace_stats.summary());
+        bar.suspend(|| {
+            outln!(
+                "flashlab life on {} ({}), trace {name} ({format:?}, {} requests, {}), seed {}",
+                a.target,
+                profile.description,
+                ops.len(),
+                if a.compress_time { "time compressed" } else { "timestamps honoured" },
+                a.seed
+            );
+            out!("{}", trace_stats.summary());
+        });
         let (r, stats) = traces::replay::replay(&profile, &name, &ops, &cfg, |f| bar.set(f, "replay"))?;
         let extra =
             format!("{} requests replayed, {} folded into the device's capacity\n", stats.requests, stats.folded);
@@ -69,14 +73,16 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             extra,
         )
     } else if let Some(w) = flashlab_life::jesd219::Endurance::parse(&a.usage)? {
-        println!(
-            "flashlab life on {} ({}), {} for {} drive writes, seed {}",
-            a.target,
-            profile.description,
-            w.name(),
-            a.drive_writes,
-            a.seed
-        );
+        bar.suspend(|| {
+            outln!(
+                "flashlab life on {} ({}), {} for {} drive writes, seed {}",
+                a.target,
+                profile.description,
+                w.name(),
+                a.drive_writes,
+                a.seed
+            )
+        });
         let (r, json, text) =
             flashlab_life::jesd219::run_compared(&profile, w, a.drive_writes, a.seed, a.pe_cycles, |f, l| {
                 bar.set(f, l)
@@ -88,17 +94,19 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             usage = usage.scaled(a.scale);
         }
         let policies = if a.compare_policies { Policy::all() } else { vec![Policy::parse(&a.policy)?] };
-        println!(
-            "flashlab life on {} ({}), usage {} ({}){}, {} ({} days), seed {}",
-            a.target,
-            profile.description,
-            usage.name,
-            usage.description,
-            if a.scale != 1.0 { format!(" scaled x{}", a.scale) } else { String::new() },
-            a.duration,
-            duration.div_ceil(flashlab_life::policy::DAY),
-            a.seed
-        );
+        bar.suspend(|| {
+            outln!(
+                "flashlab life on {} ({}), usage {} ({}){}, {} ({} days), seed {}",
+                a.target,
+                profile.description,
+                usage.name,
+                usage.description,
+                if a.scale != 1.0 { format!(" scaled x{}", a.scale) } else { String::new() },
+                a.duration,
+                duration.div_ceil(flashlab_life::policy::DAY),
+                a.seed
+            )
+        });
         let mut runs = Vec::new();
         let n = policies.len();
         for (i, p) in policies.into_iter().enumerate() {
@@ -117,16 +125,16 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
     } else {
         format!("policy {}\n{}", runs[0].policy, table::run_table(&runs[0]))
     };
-    print!("{text}");
-    print!("{extra}");
+    out!("{text}");
+    out!("{extra}");
     let r0 = &runs[0];
     let last = r0.last();
     if runs.len() > 1 {
-        println!(
+        outln!(
             "rand write columns: mean of the probes of the last 28 days; erases per block; lifetime and TBW projected"
         );
     }
-    println!(
+    outln!(
         "probe: {} MiB file, {} MiB of 4 KiB random writes at QD1, on a copy of the device (not counted in WAF/wear); \
          lifetime from {} P/E cycles; MB/s = 10^6 B/s",
         r0.probe.span >> 20,
@@ -134,7 +142,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
         r0.pe_cycles
     );
     if runs.len() == 1 {
-        println!(
+        outln!(
             "after {} days: host wrote {:.1} GB, WAF {:.2}, lifetime {} years (worst block {}), projected TBW {} TB",
             last.day,
             last.host_write_bytes as f64 / 1e9,
@@ -144,17 +152,30 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             last.projected_tbw_tb.map_or("-".into(), table::sig),
         );
     }
-    println!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
-    let doc = flashlab_life::document::life_document(&a.target, &profile, a.seed, &a.duration, usage_json, &runs);
-    if let Some(path) = &a.json {
-        write_json(path, &doc)?;
-        println!("results written to {}", path.display());
-    }
-    if let Some(path) = &a.report {
+    outln!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
+    let doc = Document::new(Body::Life(LifeBody {
+        duration: a.duration.clone(),
+        usage: usage_json,
+        runs: flashlab_results::typed("the runs", &runs)?,
+        extra: Default::default(),
+    }))
+    .target(&a.target)
+    .seed(a.seed)
+    .profile(&profile.name, &profile.description)
+    .param("policy", &a.policy)
+    .param("compare_policies", a.compare_policies)
+    .param("scale", a.scale)
+    .param("sample_days", a.sample_days)
+    .param("probe_every", a.probe_every)
+    .param("pe_cycles", a.pe_cycles);
+    let mut out = a.out.clone();
+    out.report = None;
+    out.write(&doc, "life")?;
+    if let Some(path) = &a.out.report {
         let title = format!("flashlab life: {} on {}", r0.workload, a.target);
         let page = report::html(&title, &runs, &text)?;
-        flashlab_report::write_atomic(path, page.as_bytes()).map_err(|e| e.to_string())?;
-        println!("report written to {}", path.display());
+        crate::report::output::write_atomic(path, page.as_bytes())?;
+        outln!("report written to {}", path.display());
     }
     Ok(())
 }

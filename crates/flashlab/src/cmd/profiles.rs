@@ -1,31 +1,42 @@
 //! `flashlab profiles`: list the built-in device profiles or print one.
 
-use crate::report::table::Table;
+use crate::cli::ProfilesArgs;
+use crate::{out, outln};
 use flashlab_lab::profiles;
+use flashlab_results::body::{ProfileRow, ProfilesBody};
+use flashlab_results::{Body, Document};
 use flashsim::Profile;
 
-pub fn profiles(name: Option<&str>) -> Result<(), String> {
-    if let Some(name) = name {
+pub fn profiles(a: &ProfilesArgs) -> Result<(), String> {
+    if let Some(name) = &a.name {
         let text = profiles::builtin(name)
             .ok_or_else(|| format!("unknown profile '{name}'; built-in profiles: {}", crate::target::names()))?;
-        print!("{text}");
+        if a.out.json.is_some() || a.out.csv.is_some() {
+            return Err(
+                "--json/--csv: list the profiles (flashlab profiles --json FILE); one profile is its TOML".into()
+            );
+        }
+        out!("{text}");
         return Ok(());
     }
-    let mut t = Table::new(&[("name", ""), ("interface", ""), ("capacity", "GB"), ("NAND", ""), ("description", "")]);
+    let mut rows = Vec::new();
     for (n, text) in profiles::BUILTIN {
         let p = Profile::from_toml(n, text).map_err(|e| e.to_string())?;
-        t.row(vec![
-            n.to_string(),
-            p.host.interface.name().to_string(),
-            format!("{:.1}", p.logical_bytes() as f64 / 1e9),
-            format!("{:?} {}ch x {}die", p.nand.cell, p.nand.channels, p.nand.dies_per_channel),
-            p.description.clone(),
-        ]);
+        rows.push(ProfileRow {
+            name: n.to_string(),
+            interface: p.host.interface.name().to_string(),
+            logical_bytes: p.logical_bytes(),
+            nand: format!("{:?} {}ch x {}die", p.nand.cell, p.nand.channels, p.nand.dies_per_channel),
+            description: p.description.clone(),
+        });
     }
-    print!("{}", t.render());
-    println!(
+    let doc = Document::new(Body::Profiles(ProfilesBody { profiles: rows, default: profiles::DEFAULT.to_string() }));
+    for t in doc.tables() {
+        crate::output_args::table(&t);
+    }
+    outln!(
         "default: {} (flashlab profiles NAME prints one; --target sim:NAME or sim:FILE.toml uses one)",
         profiles::DEFAULT
     );
-    Ok(())
+    a.out.write(&doc, "profiles")
 }

@@ -2,37 +2,51 @@
 //! the other commands, which draws their own results directly.
 
 use crate::cli::ReportArgs;
+use crate::outln;
 use flashlab_report::{render_report, render_report_values, write_outputs};
-use std::path::Path;
+use flashlab_results::body::ReportBody;
+use flashlab_results::{Body, Document};
+use std::path::{Path, PathBuf};
 
 pub fn report(a: &ReportArgs) -> Result<(), String> {
-    if let [dir] = a.files.as_slice() {
-        if dir.is_dir() {
+    let html: PathBuf = match (&a.output, &a.out.report) {
+        (Some(_), Some(_)) => return Err("--report and -o/--output name the same file; give one".into()),
+        (Some(p), None) | (None, Some(p)) => p.clone(),
+        (None, None) => PathBuf::from("report.html"),
+    };
+    let written = match a.files.as_slice() {
+        [dir] if dir.is_dir() => {
             // A `flashlab sweep` directory: charts per setting and heatmaps.
             let r = flashlab_sweep::report::sweep_report(dir)?;
-            for p in write_outputs(&r, Some(&a.output), a.svg.as_deref()).map_err(|e| e.to_string())? {
-                println!("wrote {}", p.display());
-            }
-            return Ok(());
+            write_outputs(&r, Some(&html), a.svg.as_deref()).map_err(|e| e.to_string())?
         }
+        _ => {
+            let mut inputs = Vec::new();
+            for f in &a.files {
+                let text =
+                    flashlab_jobs::limits::read_text(f, "results file", flashlab_jobs::limits::MAX_RESULTS_INPUT)?;
+                inputs.push((f.display().to_string(), text));
+            }
+            let r = render_report(&inputs).map_err(|e| e.to_string())?;
+            write_outputs(&r, Some(&html), a.svg.as_deref()).map_err(|e| e.to_string())?
+        }
+    };
+    for p in &written {
+        outln!("wrote {}", p.display());
     }
-    let mut inputs = Vec::new();
-    for f in &a.files {
-        let text = flashlab_jobs::limits::read_text(f, "results file", flashlab_jobs::limits::MAX_RESULTS_INPUT)?;
-        inputs.push((f.display().to_string(), text));
-    }
-    let r = render_report(&inputs).map_err(|e| e.to_string())?;
-    let written = write_outputs(&r, Some(&a.output), a.svg.as_deref()).map_err(|e| e.to_string())?;
-    for p in written {
-        println!("wrote {}", p.display());
-    }
-    Ok(())
+    let doc = Document::new(Body::Report(ReportBody {
+        inputs: a.files.iter().map(|f| f.display().to_string()).collect(),
+        written: written.iter().map(|p| p.display().to_string()).collect(),
+    }));
+    let mut out = a.out.clone();
+    out.report = None;
+    out.write(&doc, "report")
 }
 
 /// Write the HTML report of one command's results document (`name` labels it in the charts).
 pub fn write_for(path: &Path, name: &str, doc: serde_json::Value) -> Result<(), String> {
     let r = render_report_values(&[(name.to_string(), doc)]).map_err(|e| e.to_string())?;
     write_outputs(&r, Some(path), None).map_err(|e| e.to_string())?;
-    eprintln!("report written to {}", path.display());
+    outln!("report written to {}", path.display());
     Ok(())
 }

@@ -7,11 +7,14 @@ use super::run_real::{run_real, Place};
 use crate::cli::RunArgs;
 use crate::progress::Progress;
 use crate::report::fio_text::job_text;
-use crate::report::output::{write_atomic, write_json};
+use crate::report::output::write_json;
 use crate::target::{resolve, Target};
+use crate::{out, outln};
 use flashlab_jobs::{parse_jobfile_path, JobFile};
 use flashlab_lab::jobfile_run::{fio_document, run_jobfile};
-use flashlab_measure::JobResult;
+use flashlab_measure::{DirStats, JobResult};
+use flashlab_results::body::{RunBody, RunDirection, RunInterval, RunJob};
+use flashlab_results::{Body, Document};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub fn run(a: &RunArgs) -> Result<(), String> {
@@ -27,10 +30,20 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         "json" => true,
         f => return Err(format!("--output-format '{f}': expected normal or json")),
     };
+    if json && a.output.is_none() {
+        if a.out.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+            return Err("--json -: --output-format json already writes fio's JSON to standard output (give --output FILE or --json FILE)".into());
+        }
+        // fio's JSON takes standard output; the text goes to standard error.
+        if crate::output_args::text_mode() == crate::output_args::TextMode::Stdout {
+            crate::output_args::set_text_mode(crate::output_args::TextMode::Stderr);
+        }
+    }
     let names_own = jf.jobs.iter().any(|j| j.filename.is_some() || j.directory.is_some());
     let target = match &a.target {
         Some(t) => resolve(t)?,
         None if names_own => {
+            real_only(a, "the job file's own files")?;
             let results = run_real(a, &jf, &Place::JobOwn)?;
             return emit(a, &jf, json, &results, "the job file's own files".into(), None);
         }
@@ -39,14 +52,19 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     let profile = match target {
         Target::Sim(p) => p,
         Target::Dir(d) => {
+            real_only(a, &d.display().to_string())?;
             let results = run_real(a, &jf, &Place::Dir(d.clone()))?;
             return emit(a, &jf, json, &results, d.display().to_string(), None);
         }
         Target::Block(d) => {
+            real_only(a, &d.display().to_string())?;
             let results = run_real(a, &jf, &Place::Block(d.clone()))?;
             return emit(a, &jf, json, &results, d.display().to_string(), None);
         }
     };
+    if let Some(flag) = a.real.given() {
+        return Err(format!("{flag} applies to real targets (a directory or block device), not to a simulated device"));
+    }
     let (mut sys, pre) = super::sim_system(&a.sim_fs, &profile, a.seed, a.target.as_deref().unwrap_or("sim:"))?;
     let bar = Progress::new("run");
     let results = run_jobfile(&mut sys, &jf, a.seed, &a.jobfile.display().to_string(), Some(&pre), &mut |g, n, f| {
@@ -54,6 +72,7 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     })?;
     bar.finish();
     let d = sys.device_report();
+    let device = flashlab_results::typed("the device's report", &d)?;
     let device_line = format!(
         "device: write amplification {:.2}, {} host bytes written, {} NAND units programmed, {} erases, {} of {} blocks free",
         d.write_amplification, d.counters.host_write_bytes, d.counters.nand_units_programmed, d.counters.erases, d.state.free_blocks, d.state.total_blocks
@@ -67,7 +86,69 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         a.target.clone().unwrap_or_else(|| format!("sim:{}", flashlab_lab::profiles::DEFAULT)),
         profile.description
     );
-    emit(a, &jf, json, &results, what, Some(device_line))
+    emit(a, &jf, json, &results, what, Some((device_line, device)))
+}
+
+/// The simulated-system options are an error on a real target.
+fn real_only(a: &RunArgs, place: &str) -> Result<(), String> {
+    match a.sim_fs.given() {
+        Some(flag) => Err(format!("{flag} applies to simulated targets (sim:PROFILE), not to {place}")),
+        None => Ok(()),
+    }
+}
+
+/// The results document's body: a summary per job and direction, and every interval.
+fn body(a: &RunArgs, results: &[(JobResult, String, u64, u32)], plist: &[f64]) -> RunBody {
+    let dir = |d: &DirStats| {
+        (!d.is_idle()).then(|| RunDirection {
+            io_bytes: d.io_bytes,
+            total_ios: d.ios,
+            runtime_ns: d.runtime_ns,
+            bw_bytes: d.bw_bytes_per_sec(),
+            iops: d.iops(),
+            clat_mean_ns: d.clat.mean(),
+            clat_max_ns: d.clat.max(),
+            clat_percentiles_ns: d.clat.percentiles(plist).into_iter().map(|(p, v)| (format!("{p:.6}"), v)).collect(),
+            extra: Default::default(),
+        })
+    };
+    let mut intervals = Vec::new();
+    for (r, ..) in results {
+        for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim)] {
+            for iv in &d.intervals {
+                intervals.push(RunInterval {
+                    job: r.name.clone(),
+                    direction: name.into(),
+                    end_ns: iv.end_ns,
+                    duration_ns: iv.duration_ns,
+                    bytes: iv.bytes,
+                    ios: iv.ios,
+                    mean_lat_ns: iv.mean_lat_ns(),
+                    max_lat_ns: iv.lat_ns_max,
+                });
+            }
+        }
+    }
+    RunBody {
+        jobfile: a.jobfile.display().to_string(),
+        jobs: results
+            .iter()
+            .map(|(r, rw, bs, qd)| RunJob {
+                name: r.name.clone(),
+                groupid: r.groupid,
+                rw: rw.clone(),
+                bs: *bs,
+                iodepth: *qd,
+                read: dir(&r.read),
+                write: dir(&r.write),
+                trim: dir(&r.trim),
+                extra: Default::default(),
+            })
+            .collect(),
+        intervals,
+        device: None,
+        extra: Default::default(),
+    }
 }
 
 /// Print or write the results: fio-style text or fio JSON, CSV, HTML report.
@@ -77,54 +158,32 @@ fn emit(
     json: bool,
     results: &[(JobResult, String, u64, u32)],
     what: String,
-    device_line: Option<String>,
+    device: Option<(String, flashlab_results::body::DeviceSummary)>,
 ) -> Result<(), String> {
     let sys_secs = results.iter().map(|r| r.0.job_runtime_ns).sum::<u64>() / 1_000_000_000;
     let percentiles = jf.jobs[0].percentile_list.clone();
-    if json || a.report.is_some() {
+    if json {
+        // fio's own JSON, as fio writes it (separate from the results document).
         let ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
         let doc = fio_document(results, &percentiles, ms, sys_secs);
-        if let Some(p) = &a.report {
-            super::report::write_for(p, &a.jobfile.display().to_string(), doc.clone())?;
+        match &a.output {
+            Some(p) => write_json(p, &doc)?,
+            None => println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?),
         }
-        if json {
-            match &a.output {
-                Some(p) => write_json(p, &doc)?,
-                None => println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?),
-            }
-        }
-    }
-    if !json {
-        println!("flashlab run {} on {what}", a.jobfile.display());
+    } else {
+        outln!("flashlab run {} on {what}", a.jobfile.display());
         for (r, rw, bs, qd) in results {
-            print!("{}", job_text(r, rw, *bs, *qd, &percentiles));
+            out!("{}", job_text(r, rw, *bs, *qd, &percentiles));
         }
-        if let Some(line) = device_line {
-            println!("{line}");
+        if let Some((line, _)) = &device {
+            outln!("{line}");
         }
     }
-    if let Some(path) = &a.csv {
-        let mut csv = String::from("job,direction,end_ms,duration_ms,bytes,ios,mb_per_s,iops,mean_lat_us,max_lat_us\n");
-        for (r, ..) in results {
-            for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim)] {
-                for iv in &d.intervals {
-                    let secs = iv.duration_ns as f64 / 1e9;
-                    csv.push_str(&format!(
-                        "{},{name},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3}\n",
-                        r.name,
-                        iv.end_ns as f64 / 1e6,
-                        iv.duration_ns as f64 / 1e6,
-                        iv.bytes,
-                        iv.ios,
-                        iv.bytes as f64 / secs / 1e6,
-                        iv.ios as f64 / secs,
-                        iv.mean_lat_ns().map_or(String::new(), |l| format!("{:.3}", l / 1e3)),
-                        iv.lat_ns_max as f64 / 1e3
-                    ));
-                }
-            }
-        }
-        write_atomic(path, csv.as_bytes())?;
+    let mut b = body(a, results, &percentiles);
+    b.device = device.map(|d| d.1);
+    let mut doc = Document::new(Body::Run(b)).seed(a.seed).param("jobfile", a.jobfile.display().to_string());
+    if let Some(t) = &a.target {
+        doc = doc.target(t);
     }
-    Ok(())
+    a.out.write(&doc, &a.jobfile.display().to_string())
 }

@@ -63,7 +63,7 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
                     let mut rj = RealJob::from_fio(job, offset, (size - offset) / bs * bs, seed);
                     rj.engine = opts.engine;
                     rj.pattern = opts.pattern;
-                    rj.direct = if a.real.buffered { false } else { job.direct };
+                    rj.direct = if a.real.io.buffered { false } else { job.direct };
                     prepared.push((path, rj));
                 }
             }

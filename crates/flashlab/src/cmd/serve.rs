@@ -3,6 +3,8 @@
 
 use crate::cli::ServeArgs;
 use flashlab_lab::units::parse_cli_size;
+use flashlab_results::body::ServeBody;
+use flashlab_results::{Body, Document};
 use flashlab_serve::teardown::{catch_signals, serve_until_signal, Ending};
 use flashlab_serve::{ServeOptions, Server};
 use std::sync::Arc;
@@ -22,13 +24,18 @@ pub fn serve(a: &ServeArgs) -> Result<(), String> {
     o.attach = a.attach;
     o.threads = a.threads;
     o.seed = a.seed;
-    let say = |m: &str| eprintln!("flashlab serve: {m}");
+    let quiet = crate::output_args::text_mode() == crate::output_args::TextMode::Silent;
+    let say = move |m: &str| {
+        if !quiet {
+            eprintln!("flashlab serve: {m}")
+        }
+    };
     // Caught before the mount, so a signal at any moment (even right after "ready") ends in
     // the ordered teardown rather than in the default action, which left the mount behind.
     let signals = catch_signals().map_err(|e| format!("signals: {e}"))?;
     let server = Server::start(&o, Arc::new(say)).map_err(|e| e.to_string())?;
     let snap = server.snapshot();
-    println!(
+    crate::outln!(
         "serving {} ({} bytes, time scale {}{}) at {}",
         a.target,
         snap.size_bytes,
@@ -36,27 +43,35 @@ pub fn serve(a: &ServeArgs) -> Result<(), String> {
         if a.volatile_cache { ", volatile cache" } else { "" },
         server.device_path().display()
     );
-    println!(
+    crate::outln!(
         "stats: {}   power cut: echo powercut > {}",
         a.dir.join("stats.json").display(),
         a.dir.join(".ctl").display()
     );
     if let Some(d) = server.loop_device() {
-        println!("attached {d}");
+        crate::outln!("attached {d}");
     }
-    println!("ready (Ctrl-C or SIGTERM to stop)");
+    crate::outln!("ready (Ctrl-C or SIGTERM to stop)");
     let ending = serve_until_signal(server, signals, &say).map_err(|e| format!("signals: {e}"))?;
     // flashlab's signal policy: the exit status is 128 + the signal, after the cleanup.
-    match ending {
-        Ending::Clean(s, sig) => {
-            print!("{}", s.render_text());
-            println!("stopped cleanly");
-            std::process::exit(128 + sig)
-        }
-        Ending::Forced(s, sig) => {
-            print!("{}", s.render_text());
-            eprintln!("flashlab: error: stopped by force: the loop device or the mount was still in use");
-            std::process::exit(128 + sig)
-        }
+    let (s, sig, clean) = match ending {
+        Ending::Clean(s, sig) => (s, sig, true),
+        Ending::Forced(s, sig) => (s, sig, false),
+    };
+    crate::out!("{}", s.render_text());
+    let doc = Document::new(Body::Serve(ServeBody { signal: sig, clean, stats: s.to_json() }))
+        .target(&a.target)
+        .seed(a.seed)
+        .param("time_scale", a.time_scale)
+        .param("size", &a.size);
+    let written = a.out.write(&doc, "serve");
+    if clean {
+        crate::outln!("stopped cleanly");
+    } else {
+        eprintln!("flashlab: error: stopped by force: the loop device or the mount was still in use");
     }
+    if let Err(e) = written {
+        eprintln!("flashlab: error: {e}");
+    }
+    std::process::exit(128 + sig)
 }

@@ -2,7 +2,6 @@
 //! table and write the JSON.
 
 use crate::cli::SqliteArgs;
-use crate::report::output::write_atomic;
 use flashlab_sqlite::config::{parse_modes, parse_shape, parse_syncs};
 use flashlab_sqlite::{RunOptions, Target, Workload};
 use std::time::Duration;
@@ -40,16 +39,31 @@ pub fn sqlite(a: &SqliteArgs) -> Result<(), String> {
                 a.target
             ));
         }
+        if let Some(flag) = a.sim_fs.given() {
+            return Err(format!("{flag} applies to simulated targets (sim:PROFILE), not to {}", a.target));
+        }
         Target::Dir(a.target.clone().into())
     };
     let opts = RunOptions { baseline: Duration::from_secs_f64(a.baseline) };
-    let report = flashlab_sqlite::run(&target, &wl, &opts, &mut |line| eprintln!("  {line}")).map_err(e)?;
-    print!("{}", flashlab_sqlite::render_table(&report));
-    if let Some(path) = &a.json {
-        let mut s =
-            serde_json::to_string_pretty(&report).map_err(|e| format!("cannot write the results as JSON: {e}"))?;
-        s.push('\n');
-        write_atomic(path, s.as_bytes())?;
-    }
-    Ok(())
+    let quiet = crate::output_args::text_mode() == crate::output_args::TextMode::Silent;
+    let report = flashlab_sqlite::run(&target, &wl, &opts, &mut |line| {
+        if !quiet {
+            eprintln!("  {line}")
+        }
+    })
+    .map_err(e)?;
+    crate::out!("{}", flashlab_sqlite::render_table(&report));
+    let doc = flashlab_results::Document::new(flashlab_results::Body::Sqlite(flashlab_results::typed(
+        "the SQLite results",
+        &report,
+    )?))
+    .target(&a.target)
+    .seed(a.seed)
+    .param("modes", &a.modes)
+    .param("sync", &a.sync)
+    .param("transactions", a.transactions)
+    .param("batch", a.batch)
+    .param("shape", &a.shape)
+    .param("row_bytes", a.row_bytes);
+    a.out.write(&doc, "sqlite")
 }

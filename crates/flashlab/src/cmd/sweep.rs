@@ -11,11 +11,17 @@ use std::process::Command;
 pub fn sweep(a: &SweepArgs) -> Result<(), String> {
     let spec = Spec::load(&a.spec)?;
     if let Some(address) = &a.ray {
+        if a.output.json.is_some() {
+            return Err(
+                "--json: a sweep on Ray writes its summary from the Python driver; results.csv is in --out".into()
+            );
+        }
         return ray(a, &spec, address);
     }
     // Resolve every case before the bar appears: bad input fails at once.
     flashlab_sweep::prepare_all(&spec)?;
-    let bar = if std::io::stderr().is_terminal() {
+    let quiet = crate::output_args::text_mode() == crate::output_args::TextMode::Silent;
+    let bar = if std::io::stderr().is_terminal() && !quiet {
         let b = ProgressBar::new(0);
         b.set_style(
             ProgressStyle::with_template("sweep [{bar:30}] {pos}/{len} cases, {elapsed} elapsed, eta {eta}")
@@ -32,7 +38,7 @@ pub fn sweep(a: &SweepArgs) -> Result<(), String> {
     };
     let s = run_sweep(&spec, &a.out, a.threads.unwrap_or(0), &progress)?;
     bar.finish_and_clear();
-    println!(
+    crate::outln!(
         "flashlab sweep {}: {} cases ({} run on {} threads, {} already finished{}) in {:.1} s",
         a.spec.display(),
         s.cases,
@@ -42,13 +48,25 @@ pub fn sweep(a: &SweepArgs) -> Result<(), String> {
         if s.failed > 0 { format!(", {} failed: see the error column", s.failed) } else { String::new() },
         s.wall_s
     );
-    println!(
+    crate::outln!(
         "results: {} and {}; each case's results in {}/cases/",
         s.csv.display(),
         s.parquet.display(),
         a.out.display()
     );
-    Ok(())
+    let doc = flashlab_results::Document::new(flashlab_results::Body::Sweep(flashlab_results::body::SweepBody {
+        cases: s.cases as u64,
+        ran: s.ran as u64,
+        skipped: s.skipped as u64,
+        failed: s.failed as u64,
+        threads: s.threads as u64,
+        wall_s: s.wall_s,
+        csv: s.csv.display().to_string(),
+        parquet: s.parquet.display().to_string(),
+    }))
+    .param("spec", a.spec.display().to_string())
+    .param("out", a.out.display().to_string());
+    a.output.write(&doc, "sweep")
 }
 
 /// Hand the sweep to the Python package's Ray driver; it prints its own summary.

@@ -1,12 +1,13 @@
 //! The command line of `flashlab phone`.
 
+use crate::cli::{FourCornerArgs, IoArgs, OutputArgs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Subcommand, Debug)]
 pub enum PhoneCommand {
     /// List the devices adb sees, with their CPU ABI and Android version.
-    Devices(ConnArgs),
+    Devices(DevicesArgs),
     /// One four-corner run in /data on the phone (psync, O_DIRECT).
     Bench(BenchArgs),
     /// The public procedure: four-corner in /data, fill shared storage, four-corner in /data
@@ -33,6 +34,14 @@ pub struct ConnArgs {
     pub serial: Option<String>,
 }
 
+#[derive(Args, Debug)]
+pub struct DevicesArgs {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
 /// What every run on the phone takes.
 #[derive(Args, Debug, Clone)]
 pub struct RunOnPhone {
@@ -46,45 +55,29 @@ pub struct RunOnPhone {
     /// afterwards, also after errors and Ctrl-C.
     #[arg(long, value_name = "DIR", default_value = "/data/local/tmp/flashlab")]
     pub remote_dir: String,
-    /// I/O engine on the phone [default: psync on Android].
-    #[arg(long, value_name = "ENGINE")]
-    pub ioengine: Option<String>,
-    /// Buffered I/O instead of O_DIRECT.
-    #[arg(long)]
-    pub buffered: bool,
-    /// Write zeros instead of data that does not compress.
-    #[arg(long)]
-    pub zero_buffers: bool,
+    /// The I/O on the phone (the engine is psync unless given).
+    #[command(flatten)]
+    pub io: IoArgs,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Write the results document pulled from the phone to this file.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write an HTML report of the results to this file.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
     /// Find and describe the phone, then print the adb calls the run would make, without
     /// making them.
     #[arg(long)]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     #[command(flatten)]
     pub on: RunOnPhone,
-    /// Size of the four-corner test file [default: 100MiB].
-    #[arg(long, value_name = "SIZE")]
-    pub span: Option<String>,
-    /// Bytes each random test transfers [default: 16MiB].
-    #[arg(long, value_name = "SIZE")]
-    pub rand_io: Option<String>,
+    #[command(flatten)]
+    pub four: FourCornerArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct FillArgs {
-    #[command(flatten)]
-    pub bench: BenchArgs,
     /// A new directory in shared storage for the fill files (removed afterwards).
     #[arg(long, value_name = "DIR", default_value = "/sdcard/flashlab-fill")]
     pub shared_dir: String,
@@ -94,18 +87,20 @@ pub struct FillArgs {
     /// Sizes of the fill files: `SIZE` or `MIN..MAX` (log-uniform).
     #[arg(long, value_name = "SIZE", default_value = "32KiB..64MiB")]
     pub file_size: String,
+    #[command(flatten)]
+    pub bench: BenchArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct AgeArgs {
-    #[command(flatten)]
-    pub bench: BenchArgs,
     /// A built-in protocol name or a protocol TOML file (pushed to the phone).
     #[arg(long, default_value = "age")]
     pub protocol: String,
     /// Idle this long instead of the protocol's idle steps.
     #[arg(long, value_name = "DURATION", default_value = "10m")]
     pub idle: String,
+    #[command(flatten)]
+    pub bench: BenchArgs,
 }
 
 #[derive(Args, Debug)]
@@ -126,7 +121,6 @@ pub struct DoctorArgs {
     /// Keep the captured tree in this (new) directory on the host.
     #[arg(long, value_name = "DIR")]
     pub save: Option<PathBuf>,
-    /// Print the report as JSON.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }

@@ -45,7 +45,15 @@ pub fn doctor(a: &DoctorArgs) -> Result<(), String> {
         copy_tree(&tree_local, s)?;
         eprintln!("captured tree saved to {} (flashlab doctor --root {} reads it again)", s.display(), s.display());
     }
-    crate::cmd::doctor::print_report(&report, a.json)
+    let inner = crate::cmd::doctor::document(&report)?;
+    let phone = serde_json::json!({"serial": dev.serial, "model": dev.model, "android": dev.release, "sdk": dev.sdk, "abi": dev.abi, "root": dev.root});
+    let doc = flashlab_results::Document::new(flashlab_results::Body::Phone(flashlab_results::body::PhoneBody {
+        subcommand: "doctor".into(),
+        phone: Some(phone),
+        devices: Vec::new(),
+        results: Some(Box::new(inner)),
+    }));
+    crate::cmd::doctor::print_report(&report, &doc, &a.out)
 }
 
 /// Copies a captured tree (files, directories and symlinks) to a new directory.

@@ -8,7 +8,7 @@
 //!
 //! * [`cli`]: the options; [`adb`]: calling adb; [`device`]: choosing and describing the phone;
 //! * [`plan`]: what a run does, as data (the adb calls can be listed without a phone);
-//! * [`session`]: carrying a plan out; [`render`]: tables from the pulled document;
+//! * [`session`]: carrying a plan out (the pulled results document is drawn with its own tables);
 //! * [`doctor`]: the doctor over adb.
 
 pub mod adb;
@@ -16,12 +16,13 @@ pub mod cli;
 pub mod device;
 pub mod doctor;
 pub mod plan;
-pub mod render;
 pub mod session;
 
-use crate::report::output::write_json;
+use crate::outln;
 use adb::Adb;
 use cli::{PhoneCommand, RunOnPhone};
+use flashlab_results::body::PhoneBody;
+use flashlab_results::{Body, Document};
 use plan::Plan;
 
 pub fn run(c: &PhoneCommand) -> Result<(), String> {
@@ -35,36 +36,48 @@ pub fn run(c: &PhoneCommand) -> Result<(), String> {
     }
 }
 
-fn devices(a: &cli::ConnArgs) -> Result<(), String> {
+fn devices(args: &cli::DevicesArgs) -> Result<(), String> {
+    let a = &args.conn;
     let base = Adb::new(a.adb.as_deref());
     let text = base.checked(&base.args(&["devices"]))?;
     let all = adb::parse_devices(&text);
     if all.is_empty() {
-        println!("no device attached (connect a phone by USB with USB debugging on)");
+        outln!("no device attached (connect a phone by USB with USB debugging on)");
     }
+    let mut found = Vec::new();
     for d in all {
         if d.state != "device" {
-            println!("{}  {}", d.serial, d.state);
+            outln!("{}  {}", d.serial, d.state);
+            found.push(serde_json::json!({"serial": d.serial, "state": d.state}));
             continue;
         }
         let mut one = base.clone();
         match device::connect(&mut one, Some(&d.serial)) {
             Ok(dev) => {
                 let build = dev.rust_target().map(|t| format!("binary: {t}")).unwrap_or_else(|e| e);
-                println!("{}  {build}", dev.label());
+                outln!("{}  {build}", dev.label());
+                found.push(serde_json::json!({"serial": dev.serial, "state": d.state, "model": dev.model,
+                    "android": dev.release, "sdk": dev.sdk, "abi": dev.abi, "root": dev.root, "binary": build}));
             }
-            Err(e) => println!("{}  {e}", d.serial),
+            Err(e) => {
+                outln!("{}  {e}", d.serial);
+                found.push(serde_json::json!({"serial": d.serial, "state": d.state, "error": e}));
+            }
         }
     }
-    Ok(())
+    let doc = Document::new(Body::Phone(PhoneBody {
+        subcommand: "devices".into(),
+        phone: None,
+        devices: found,
+        results: None,
+    }));
+    args.out.write(&doc, "phone devices")
 }
 
 /// Connects, builds the plan, runs it, renders the pulled document.
 fn on_phone(on: &RunOnPhone, make: impl FnOnce(std::path::PathBuf) -> Result<Plan, String>) -> Result<(), String> {
-    // Output files fail now, not after an hour on the phone.
-    for p in on.json.iter().chain(on.report.iter()) {
-        std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| format!("{}: {e}", p.display()))?;
-    }
+    // Output files were checked before the command started (outputs.rs), not after an hour
+    // on the phone.
     let mut adb = Adb::new(on.conn.adb.as_deref());
     let dev = device::connect(&mut adb, on.conn.serial.as_deref())?;
     let target = dev.rust_target()?;
@@ -72,11 +85,11 @@ fn on_phone(on: &RunOnPhone, make: impl FnOnce(std::path::PathBuf) -> Result<Pla
     let plan = make(bin)?;
     eprintln!("phone: {}", dev.label());
     if on.dry_run {
-        println!("adb calls of flashlab phone {} (the first three were made):", plan.what);
+        outln!("adb calls of flashlab phone {} (the first three were made):", plan.what);
         for call in plan.adb_calls(&adb, "HOST_TMP", &format!("HOST_TMP/{}", plan::RESULTS)) {
             let words: Vec<&str> =
                 std::iter::once(adb.program.as_str()).chain(call.iter().map(String::as_str)).collect();
-            println!("  {}", adb::join(&words));
+            outln!("  {}", adb::join(&words));
         }
         return Ok(());
     }
@@ -89,27 +102,39 @@ fn on_phone(on: &RunOnPhone, make: impl FnOnce(std::path::PathBuf) -> Result<Pla
     let results = local.path().join(plan::RESULTS);
     session::execute(&adb, &plan, &results)?;
     let text = std::fs::read_to_string(&results).map_err(|e| format!("{}: {e}", results.display()))?;
-    let mut doc: serde_json::Value =
+    let pulled: Document =
         serde_json::from_str(&text).map_err(|e| format!("the results document from the phone: {e}"))?;
-    if let Some(o) = doc.as_object_mut() {
-        o.insert(
-            "phone".into(),
-            serde_json::json!({"serial": dev.serial, "model": dev.model, "android": dev.release, "sdk": dev.sdk, "abi": dev.abi, "root": dev.root}),
-        );
+    let name = dev.model.as_deref().unwrap_or(&dev.serial).to_string();
+    outln!("flashlab {} on {name} — results from the phone:", plan.what);
+    match &pulled.body {
+        // A job file's summary per job (the intervals are in --csv and --json).
+        Body::Run(r) => crate::output_args::table(&r.jobs_table()),
+        _ => {
+            for t in pulled.tables() {
+                crate::output_args::table(&t);
+            }
+        }
     }
-    let table = if plan.what == "run" { render::jobs(&doc)? } else { render::protocol(&doc)? };
-    println!("flashlab {} on {} — results from the phone:", plan.what, dev.model.as_deref().unwrap_or(&dev.serial));
-    print!("{table}");
-    if let Some(p) = &on.json {
-        write_json(p, &doc)?;
-        println!("results written to {}", p.display());
+    if let Body::Age(b) | Body::Bench(b) = &pulled.body {
+        for l in &b.log {
+            outln!("  step {:>2} {:<14} {}", l.step, l.kind, l.detail);
+        }
     }
-    if let Some(p) = &on.report {
-        crate::cmd::report::write_for(
-            p,
-            &format!("{} {}", plan.what, dev.model.as_deref().unwrap_or(&dev.serial)),
-            doc,
-        )?;
+    let phone = serde_json::json!({"serial": dev.serial, "model": dev.model, "android": dev.release, "sdk": dev.sdk, "abi": dev.abi, "root": dev.root});
+    let doc = Document::new(Body::Phone(PhoneBody {
+        subcommand: plan.what.clone(),
+        phone: Some(phone),
+        devices: Vec::new(),
+        results: Some(Box::new(pulled.clone())),
+    }))
+    .seed(on.seed);
+    // --json and --csv: the phone's document wrapped with the phone; --report draws the run.
+    let mut out = on.out.clone();
+    out.report = None;
+    out.write(&doc, &plan.what)?;
+    if let Some(p) = &on.out.report {
+        let v = serde_json::to_value(&pulled).map_err(|e| e.to_string())?;
+        crate::cmd::report::write_for(p, &format!("{} {name}", plan.what), v)?;
     }
     Ok(())
 }

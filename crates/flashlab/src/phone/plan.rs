@@ -85,21 +85,21 @@ impl Plan {
 
 fn io_args(on: &RunOnPhone, v: &mut Vec<String>) {
     // psync with O_DIRECT unless told otherwise: io_uring is blocked for most Android processes.
-    v.extend(["--ioengine".to_string(), on.ioengine.clone().unwrap_or_else(|| "psync".into())]);
-    if on.buffered {
+    v.extend(["--ioengine".to_string(), on.io.ioengine.clone().unwrap_or_else(|| "psync".into())]);
+    if on.io.buffered {
         v.push("--buffered".into());
     }
-    if on.zero_buffers {
+    if on.io.zero_buffers {
         v.push("--zero-buffers".into());
     }
     v.extend(["--seed".to_string(), on.seed.to_string()]);
 }
 
 fn sizes(b: &BenchArgs, v: &mut Vec<String>) {
-    if let Some(s) = &b.span {
+    if let Some(s) = &b.four.span {
         v.extend(["--span".to_string(), s.clone()]);
     }
-    if let Some(s) = &b.rand_io {
+    if let Some(s) = &b.four.rand_io {
         v.extend(["--rand-io".to_string(), s.clone()]);
     }
 }
@@ -212,7 +212,7 @@ pub fn run(a: &RunArgs, binary: PathBuf) -> Result<Plan, String> {
     p.generated.push(("job.fio".into(), text));
     let mut v = vec!["run".to_string(), p.remote("job.fio"), "--target".into(), p.remote("work")];
     io_args(&a.on, &mut v);
-    v.extend(["--output-format".to_string(), "json".into(), "--output".into(), p.remote(RESULTS)]);
+    v.extend(["--json".to_string(), p.remote(RESULTS)]);
     p.remote_args = v;
     Ok(p)
 }

@@ -2,4 +2,3 @@
 
 pub mod fio_text;
 pub mod output;
-pub mod table;

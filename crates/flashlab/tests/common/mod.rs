@@ -32,3 +32,4 @@ pub fn scratch(tag: &str, name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
 }
+pub mod phone;

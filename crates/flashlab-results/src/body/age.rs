@@ -1,0 +1,95 @@
+//! `age` and `bench`: a protocol's four-corner runs and the log of its other steps.
+
+use super::DeviceSummary;
+use crate::table::{Format, Table};
+use crate::Extra;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A protocol's results.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AgeBody {
+    /// The protocol's name (`age`, `four-corner`, or a file's).
+    pub protocol: String,
+    /// One four-corner run per bench step.
+    pub steps: Vec<AgeStep>,
+    /// What the other steps did.
+    pub log: Vec<AgeLog>,
+    /// The device's history before the protocol (`--precondition`), on simulated targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<serde_json::Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One four-corner run: MB/s = 10^6 bytes/s; latencies of the random writes in µs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AgeStep {
+    pub label: String,
+    pub seq_read_mbs: f64,
+    pub seq_write_mbs: f64,
+    pub rand_read_mbs: f64,
+    pub rand_write_mbs: f64,
+    pub rand_write_p50_us: f64,
+    pub rand_write_p99_us: f64,
+    pub rand_write_p999_us: f64,
+    pub rand_write_max_us: f64,
+    /// The simulated device after the run (none on real targets).
+    #[serde(default)]
+    pub device: Option<DeviceSummary>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A step other than a four-corner run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AgeLog {
+    pub step: u64,
+    pub kind: String,
+    pub detail: String,
+    /// When the step ended, seconds since the target was set up.
+    #[serde(default)]
+    pub at_s: Option<f64>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl AgeBody {
+    /// One row per four-corner run.
+    pub fn table(&self) -> Table {
+        let mut t = Table::new(
+            "four-corner runs",
+            &[
+                ("step", ""),
+                ("seq rd", "MB/s"),
+                ("seq wr", "MB/s"),
+                ("rnd rd", "MB/s"),
+                ("rnd wr", "MB/s"),
+                ("rw p50", "ms"),
+                ("rw p99", "ms"),
+                ("p99.9", "ms"),
+                ("rw max", "ms"),
+                ("WAF", ""),
+                ("free", "blocks"),
+            ],
+        )
+        .format(9, Format::Fixed(2))
+        .format(10, Format::Fixed(0));
+        for s in &self.steps {
+            t.row(vec![
+                s.label.as_str().into(),
+                s.seq_read_mbs.into(),
+                s.seq_write_mbs.into(),
+                s.rand_read_mbs.into(),
+                s.rand_write_mbs.into(),
+                (s.rand_write_p50_us / 1e3).into(),
+                (s.rand_write_p99_us / 1e3).into(),
+                (s.rand_write_p999_us / 1e3).into(),
+                (s.rand_write_max_us / 1e3).into(),
+                s.device.as_ref().map(|d| d.write_amplification).into(),
+                s.device.as_ref().map(|d| d.state.free_blocks).into(),
+            ]);
+        }
+        t
+    }
+}

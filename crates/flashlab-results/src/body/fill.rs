@@ -1,0 +1,131 @@
+//! `fill`: write latency per tenth of a fill, and the phone procedure's two test runs.
+
+use crate::table::{Cell, Format, Table};
+use crate::Extra;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A fill's results (`procedure` fill or phone).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FillBody {
+    /// `fill` or `phone`.
+    pub procedure: String,
+    /// The simulated filesystem's label.
+    pub filesystem: String,
+    /// The system stack (trim policy, shared-storage layer).
+    pub stack: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<serde_json::Value>,
+    /// Bytes of the fill file.
+    pub bytes: u64,
+    /// One row per tenth of the fill.
+    pub deciles: Vec<FillDecile>,
+    /// The phone procedure's /data test runs before and after the fill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_before: Option<FillTestRun>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_after: Option<FillTestRun>,
+    /// The phone procedure's /data test file, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_bytes: Option<u64>,
+    /// The rest of the fill's result (spec, fstrims, virtual time, device).
+    pub result: Extra,
+}
+
+/// Write latency over a slice of writes, µs; MB/s over busy time; WAF within the slice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WriteLatency {
+    pub p50_us: f64,
+    pub p90_us: f64,
+    pub p99_us: f64,
+    pub p999_us: f64,
+    pub max_us: f64,
+    pub mean_us: f64,
+    pub mbs: f64,
+    pub write_amplification: f64,
+}
+
+impl WriteLatency {
+    /// The cells under the columns p50 ... WAF.
+    fn cells(&self) -> Vec<Cell> {
+        [
+            self.p50_us,
+            self.p90_us,
+            self.p99_us,
+            self.p999_us,
+            self.max_us,
+            self.mean_us,
+            self.mbs,
+            self.write_amplification,
+        ]
+        .iter()
+        .map(|x| Cell::Num(*x))
+        .collect()
+    }
+}
+
+/// One tenth of the fill.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FillDecile {
+    pub filled_pct: u32,
+    #[serde(flatten)]
+    pub latency: WriteLatency,
+    pub free_block_fraction: f64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One test run of the phone procedure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FillTestRun {
+    pub label: String,
+    #[serde(flatten)]
+    pub latency: WriteLatency,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+const HEAD: [(&str, &str); 9] = [
+    ("p50", "us"),
+    ("p90", "us"),
+    ("p99", "us"),
+    ("p99.9", "us"),
+    ("max", "us"),
+    ("mean", "us"),
+    ("write", "MB/s"),
+    ("WAF", ""),
+    ("free blocks", "%"),
+];
+
+impl FillBody {
+    /// The deciles (main), then the phone procedure's test runs where it ran.
+    pub fn tables(&self) -> Vec<Table> {
+        let mut head = vec![("filled", "%")];
+        head.extend(HEAD);
+        let mut t = Table::new("fill", &head)
+            .format(0, Format::Fixed(0))
+            .format(8, Format::Fixed(2))
+            .format(9, Format::Fixed(1));
+        for d in &self.deciles {
+            let mut row: Vec<Cell> = vec![d.filled_pct.into()];
+            row.extend(d.latency.cells());
+            row.push((d.free_block_fraction * 100.0).into());
+            t.row(row);
+        }
+        let mut out = vec![t];
+        let runs: Vec<&FillTestRun> = self.data_before.iter().chain(self.data_after.iter()).collect();
+        if !runs.is_empty() {
+            // HEAD without its last column: a test run has no free-block figure of its own.
+            let mut head = vec![("test", "")];
+            head.extend(&HEAD[..HEAD.len() - 1]);
+            let mut t = Table::new("/data test runs", &head).format(8, Format::Fixed(2));
+            for r in runs {
+                let mut row: Vec<Cell> = vec![r.label.as_str().into()];
+                row.extend(r.latency.cells());
+                t.row(row);
+            }
+            out.push(t);
+        }
+        out
+    }
+}

@@ -1,0 +1,117 @@
+//! The per-command bodies of a [`crate::Document`]: `command` names the subcommand and
+//! `results` holds its typed body. One file per command; a new command is a new variant, a new
+//! field a new optional field of its body (both without a new schema version).
+
+mod age;
+mod device;
+mod fill;
+mod life;
+mod misc;
+mod run;
+mod wsat;
+
+pub use age::{AgeBody, AgeLog, AgeStep};
+pub use device::{Counters, DeviceState, DeviceSummary};
+pub use fill::{FillBody, FillDecile, FillTestRun, WriteLatency};
+pub use life::{LifeBody, LifeRun, LifeSample};
+pub use misc::{
+    BreakdownBody, CalibrateBody, CalibrationCell, CalibrationProfile, DoctorBody, PhoneBody, ProfileRow, ProfilesBody,
+    ReportBody, ServeBody, SqliteBody, SweepBody, ValidateFsBody, WafBody,
+};
+pub use run::{RunBody, RunDirection, RunInterval, RunJob};
+pub use wsat::{WsatBody, WsatInterval};
+
+use crate::table::Table;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// What a command found: the subcommand's name in `command`, its body in `results`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "command", content = "results")]
+pub enum Body {
+    /// `flashlab age`: a protocol, four-corner runs between its steps.
+    #[serde(rename = "age")]
+    Age(AgeBody),
+    /// `flashlab bench`: one four-corner run (the protocol `four-corner`).
+    #[serde(rename = "bench")]
+    Bench(AgeBody),
+    #[serde(rename = "fill")]
+    Fill(FillBody),
+    #[serde(rename = "wsat")]
+    Wsat(WsatBody),
+    /// `flashlab run JOBFILE` (a summary per job; `--output-format json` writes fio's JSON).
+    #[serde(rename = "run")]
+    Run(RunBody),
+    #[serde(rename = "profiles")]
+    Profiles(ProfilesBody),
+    #[serde(rename = "sim waf")]
+    SimWaf(WafBody),
+    #[serde(rename = "doctor")]
+    Doctor(DoctorBody),
+    #[serde(rename = "report")]
+    Report(ReportBody),
+    #[serde(rename = "calibrate")]
+    Calibrate(CalibrateBody),
+    #[serde(rename = "breakdown")]
+    Breakdown(BreakdownBody),
+    #[serde(rename = "sqlite")]
+    Sqlite(SqliteBody),
+    #[serde(rename = "serve")]
+    Serve(ServeBody),
+    #[serde(rename = "life")]
+    Life(LifeBody),
+    #[serde(rename = "sweep")]
+    Sweep(SweepBody),
+    #[serde(rename = "validate-fs")]
+    ValidateFs(ValidateFsBody),
+    /// `flashlab phone ...`: the phone, and the document the run on it wrote.
+    #[serde(rename = "phone")]
+    Phone(PhoneBody),
+}
+
+impl Body {
+    /// The value of `command`.
+    pub fn command(&self) -> &'static str {
+        match self {
+            Body::Age(_) => "age",
+            Body::Bench(_) => "bench",
+            Body::Fill(_) => "fill",
+            Body::Wsat(_) => "wsat",
+            Body::Run(_) => "run",
+            Body::Profiles(_) => "profiles",
+            Body::SimWaf(_) => "sim waf",
+            Body::Doctor(_) => "doctor",
+            Body::Report(_) => "report",
+            Body::Calibrate(_) => "calibrate",
+            Body::Breakdown(_) => "breakdown",
+            Body::Sqlite(_) => "sqlite",
+            Body::Serve(_) => "serve",
+            Body::Life(_) => "life",
+            Body::Sweep(_) => "sweep",
+            Body::ValidateFs(_) => "validate-fs",
+            Body::Phone(_) => "phone",
+        }
+    }
+
+    /// The body's tables (the first is the main one, which `--csv` writes).
+    pub fn tables(&self) -> Vec<Table> {
+        match self {
+            Body::Age(b) | Body::Bench(b) => vec![b.table()],
+            Body::Fill(b) => b.tables(),
+            Body::Wsat(b) => vec![b.table()],
+            Body::Run(b) => b.tables(),
+            Body::Profiles(b) => vec![b.table()],
+            Body::SimWaf(b) => vec![b.table()],
+            Body::Calibrate(b) => b.tables(),
+            Body::Life(b) => vec![b.table()],
+            Body::Phone(b) => b.results.as_ref().map(|d| d.tables()).unwrap_or_default(),
+            Body::Doctor(_)
+            | Body::Report(_)
+            | Body::Breakdown(_)
+            | Body::Sqlite(_)
+            | Body::Serve(_)
+            | Body::Sweep(_)
+            | Body::ValidateFs(_) => Vec::new(),
+        }
+    }
+}

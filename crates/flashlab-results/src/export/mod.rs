@@ -1,0 +1,43 @@
+//! The exporters: one file per format, each turning a [`Document`] (or its tables) into bytes.
+//! Commands choose them from `--json`, `--csv`, `--report` (HTML, drawn by flashlab-report
+//! from the JSON) and the terminal.
+
+mod csv;
+mod json;
+mod markdown;
+mod terminal;
+
+pub use self::csv::csv;
+pub use self::json::json;
+pub use self::markdown::markdown;
+pub use self::terminal::{terminal, WIDTH};
+
+use crate::Document;
+
+/// A format a document can be exported to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Csv,
+    Markdown,
+}
+
+impl Format {
+    /// The format a file name asks for: `.csv`, `.md`/`.markdown`, else JSON.
+    pub fn of_path(path: &std::path::Path) -> Format {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("csv") => Format::Csv,
+            Some("md" | "markdown") => Format::Markdown,
+            _ => Format::Json,
+        }
+    }
+
+    /// The document in this format.
+    pub fn export(self, doc: &Document) -> Result<String, String> {
+        match self {
+            Format::Json => json(doc),
+            Format::Csv => csv(doc),
+            Format::Markdown => Ok(markdown(doc)),
+        }
+    }
+}
