@@ -185,18 +185,18 @@ macro_rules! golden {
 }
 
 // `sim waf`: the page-mapped FTL under each GC policy, and with a quarter of the space trimmed.
-golden!(waf_greedy, Stdout, ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "greedy", "--json"]);
+golden!(waf_greedy, Stdout, ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "greedy", "--json", "-"]);
 golden!(
     waf_cost_benefit,
     Stdout,
-    ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "cost-benefit", "--json"]
+    ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "cost-benefit", "--json", "-"]
 );
-golden!(waf_fifo, Stdout, ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "fifo", "--json"]);
-golden!(waf_random, Stdout, ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "random", "--json"]);
+golden!(waf_fifo, Stdout, ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "fifo", "--json", "-"]);
+golden!(waf_random, Stdout, ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "random", "--json", "-"]);
 golden!(
     waf_trimmed,
     Stdout,
-    ["sim", "waf", "--blocks", "2048", "--passes", "4", "--trimmed", "0.25", "--seed", "7", "--json"]
+    ["sim", "waf", "--blocks", "2048", "--passes", "4", "--trimmed", "0.25", "--seed", "7", "--json", "-"]
 );
 
 // `wsat`: every FTL kind through the engine on the raw device.
