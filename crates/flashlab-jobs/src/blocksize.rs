@@ -33,7 +33,9 @@ fn err<T>(msg: impl Into<String>) -> Result<T, BlockSizeError> {
 /// One entry of a `bssplit`: `pct` % of the I/Os are `bs` bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SplitEntry {
+    /// The block size, bytes.
     pub bs: u64,
+    /// Its share of the I/Os, percent.
     pub pct: u32,
 }
 
@@ -44,7 +46,12 @@ pub enum BlockSizes {
     /// One size (`bs=`).
     Fixed(u64),
     /// `bsrange=min-max`.
-    Range { min: u64, max: u64 },
+    Range {
+        /// The smallest size, bytes.
+        min: u64,
+        /// The largest size, bytes.
+        max: u64,
+    },
     /// `bssplit=`: entries sorted by ascending share, as fio sorts them.
     Split(Vec<SplitEntry>),
 }
@@ -107,8 +114,11 @@ impl BlockSizes {
 /// Block sizes per direction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockSizesPerDir {
+    /// Sizes of reads.
     pub read: BlockSizes,
+    /// Sizes of writes.
     pub write: BlockSizes,
+    /// Sizes of trims.
     pub trim: BlockSizes,
 }
 

@@ -63,8 +63,11 @@ pub struct Zone {
 /// Zones for reads, writes and trims (fio: one set given applies to all three).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ZoneSplit {
+    /// Zones of reads.
     pub read: Vec<Zone>,
+    /// Zones of writes.
     pub write: Vec<Zone>,
+    /// Zones of trims.
     pub trim: Vec<Zone>,
 }
 
@@ -87,11 +90,26 @@ pub enum Distribution {
     #[default]
     Random,
     /// `zipf:θ[:center]`.
-    Zipf { theta: f64, center: Option<f64> },
+    Zipf {
+        /// The exponent θ.
+        theta: f64,
+        /// Where the hottest block lies, as a fraction of the region (fio's `:center`).
+        center: Option<f64>,
+    },
     /// `pareto:h[:center]`.
-    Pareto { h: f64, center: Option<f64> },
+    Pareto {
+        /// The shape h (0 < h < 1).
+        h: f64,
+        /// Where the hottest block lies, as a fraction of the region (fio's `:center`).
+        center: Option<f64>,
+    },
     /// `normal:σ[:center]` (fio's Gaussian; σ in percent of the region).
-    Normal { dev_pct: f64, center: Option<f64> },
+    Normal {
+        /// The standard deviation σ, percent of the region.
+        dev_pct: f64,
+        /// Where the mean lies, as a fraction of the region (fio's `:center`).
+        center: Option<f64>,
+    },
     /// `zoned:...`: zone sizes in percent of the region.
     Zoned(ZoneSplit),
     /// `zoned_abs:...`: zone sizes in bytes.
@@ -319,8 +337,11 @@ fn parse_zones(text: &str, abs: bool, kb_base: u32, dir: &str) -> Result<Vec<Zon
 /// continue sequentially from the last one), per direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PercentageRandom {
+    /// Percent of random reads.
     pub read: u32,
+    /// Percent of random writes.
     pub write: u32,
+    /// Percent of random trims.
     pub trim: u32,
 }
 

@@ -88,7 +88,10 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
             ));
         }
         if job.bs_unaligned && job.bs_mix.is_some() {
-            return Err(format!("{here}: bs_unaligned: a simulated device takes whole {}-byte sectors", flashsim::SECTOR));
+            return Err(format!(
+                "{here}: bs_unaligned: a simulated device takes whole {}-byte sectors",
+                flashsim::SECTOR
+            ));
         }
     }
     let offset = job.offset.resolve(size);

@@ -401,8 +401,8 @@ fn run_with<E: IoEngine>(
                         write_counter += 1;
                         writes_since_sync += 1;
                         if job.pattern == DataPattern::Random {
-                            let dedupe = model.dedupe_percentage > 0
-                                && rng.below(100) < u64::from(model.dedupe_percentage);
+                            let dedupe =
+                                model.dedupe_percentage > 0 && rng.below(100) < u64::from(model.dedupe_percentage);
                             if let Some(b) = eng.buffer_mut(slot) {
                                 if dedupe {
                                     // fio's dedupe_percentage: the same bytes as every other

@@ -219,7 +219,10 @@ fn parse_document(v: &Value) -> Result<(Meta, Results), String> {
     let body = field(v, "results", "")?;
     if command == "phone" {
         let inner = body.get("results").filter(|r| !r.is_null()).ok_or_else(|| {
-            format!("results of `flashlab phone {}`, which the report does not draw (it draws results of {KNOWN})", opt_str(body, "subcommand").unwrap_or_default())
+            format!(
+                "results of `flashlab phone {}`, which the report does not draw (it draws results of {KNOWN})",
+                opt_str(body, "subcommand").unwrap_or_default()
+            )
         })?;
         return parse_document(inner);
     }

@@ -13,8 +13,20 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn sim_waf_json_has_the_promised_fields() {
-    let out =
-        ok(&["sim", "waf", "--blocks", "256", "--pages-per-block", "32", "--passes", "2", "--spare", "0.2", "--json", "-"]);
+    let out = ok(&[
+        "sim",
+        "waf",
+        "--blocks",
+        "256",
+        "--pages-per-block",
+        "32",
+        "--passes",
+        "2",
+        "--spare",
+        "0.2",
+        "--json",
+        "-",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["command"], "sim waf");
     let v = &v["results"];
@@ -242,15 +254,10 @@ fn bad_input_is_one_clear_error() {
     std::fs::write(&odd_bs, "[j]\nrw=randwrite\nbs=513\nsize=1m\n").unwrap();
     fails(&["run", odd_bs.to_str().unwrap(), "--target", "sim:toy"], "odd-bs.fio:1");
     let huge = scratch("huge.toml");
-    std::fs::write(
-        &huge,
-        flashsim::builtin::TOY.replace("planes_per_die = 1", "planes_per_die = 2147483648"),
-    )
-    .unwrap();
+    std::fs::write(&huge, flashsim::builtin::TOY.replace("planes_per_die = 1", "planes_per_die = 2147483648")).unwrap();
     fails(&["bench", "--target", &format!("sim:{}", huge.display())], "nand.planes_per_die");
     let slow = scratch("slow.toml");
-    std::fs::write(&slow, flashsim::builtin::TOY.replace("t_prog_us = 600", "t_prog_us = 1e300"))
-        .unwrap();
+    std::fs::write(&slow, flashsim::builtin::TOY.replace("t_prog_us = 600", "t_prog_us = 1e300")).unwrap();
     fails(&["bench", "--target", &format!("sim:{}", slow.display())], "nand.t_prog_us");
     let zero = scratch("zero-fill.toml");
     std::fs::write(&zero, "name = \"z\"\n[[step]]\nkind = \"fill\"\nleave_free = \"1m\"\nfile_size = \"0\"\n").unwrap();

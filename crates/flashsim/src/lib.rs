@@ -26,8 +26,8 @@ pub mod mapcache;
 pub mod mapping;
 pub mod nand;
 pub mod profile;
-pub mod temperature;
 pub mod suspend;
+pub mod temperature;
 pub mod timeline;
 pub mod victim;
 
