@@ -9,7 +9,10 @@
 //! Needs fio, root, /dev/fuse and loop devices (flashlab_testcaps: a missing one fails
 //! unless FLASHLAB_TEST_SKIP names it; then that part is skipped and says so).
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use flashlab_measure::{fio_json_keypaths, json_key_paths, JsonKind, Presence};
+use scratch::{json_of, TempDir};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -39,32 +42,6 @@ fn examples() -> Vec<PathBuf> {
     v
 }
 
-/// A temporary directory removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let d = std::env::temp_dir().join(format!("flashlab-examples-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TempDir(d)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn json_of(who: &str, out: std::process::Output) -> Value {
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{who} failed: {}\n{text}", String::from_utf8_lossy(&out.stderr));
-    let start = text.find('{').unwrap_or_else(|| panic!("{who}: no JSON:\n{text}"));
-    let mut s = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-    s.next().unwrap().unwrap_or_else(|e| panic!("{who}: bad JSON: {e}"))
-}
-
 fn flashlab_run(file: &Path, target: &str, extra: &[&str], cwd: &Path) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_flashlab"))
         .arg("run")
@@ -92,7 +69,7 @@ fn check_ran(who: &str, doc: &Value) {
 #[test]
 fn examples_run_on_a_simulated_device_and_a_directory() {
     let files = examples();
-    let dir = TempDir::new("dir");
+    let dir = TempDir::new("examples-dir");
     for f in &files {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
         check_ran(&format!("{name} on sim:toy"), &flashlab_run(f, "sim:toy", &[], &dir.0));
@@ -112,7 +89,7 @@ struct Served {
 
 impl Served {
     fn start() -> Served {
-        let dir = TempDir::new("serve");
+        let dir = TempDir::new("examples-serve");
         let fuse = dir.0.join("fuse");
         std::fs::create_dir_all(&fuse).unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_flashlab"))
@@ -196,7 +173,7 @@ fn examples_give_fios_json_key_paths_and_counts() {
             eprintln!("example_jobs: {name} not compared with fio: {why}");
             continue;
         }
-        let dir = TempDir::new("fio");
+        let dir = TempDir::new("examples-fio");
         let out =
             Command::new(&fio).arg("--output-format=json").arg(&f).envs(ENV).current_dir(&dir.0).output().unwrap();
         let fio_doc = json_of(&format!("fio {name}"), out);

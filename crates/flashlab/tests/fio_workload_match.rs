@@ -17,8 +17,11 @@
 //!
 //! Needs fio (flashlab_testcaps; FLASHLAB_TEST_SKIP=fio skips).
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use flashlab_lab::iogen::IoGen;
 use flashlab_lab::rng::Rng;
+use scratch::{json_of, TempDir};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,31 +30,6 @@ use std::process::Command;
 const SIZE: u64 = 16 << 20;
 const FIO_IOS: u64 = 60_000;
 const GEN_IOS: u64 = 600_000;
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let d = std::env::temp_dir().join(format!("flashlab-fio-match-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TempDir(d)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn json_of(who: &str, out: std::process::Output) -> Value {
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{who} failed: {}\n{text}", String::from_utf8_lossy(&out.stderr));
-    let start = text.find('{').unwrap_or_else(|| panic!("{who}: no JSON:\n{text}"));
-    let mut s = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-    s.next().unwrap().unwrap_or_else(|e| panic!("{who}: bad JSON: {e}"))
-}
 
 /// fio on `job` (one job named `j`) in `dir`, with its I/O log: (JSON, [(offset, len)]).
 fn run_fio(dir: &Path, job: &str, log: bool) -> (Value, Vec<(u64, u64)>) {
@@ -162,7 +140,7 @@ fn block_size_mix_and_zipf_access_match_fio() {
     if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
         return;
     }
-    let dir = TempDir::new("zipf");
+    let dir = TempDir::new("fio-match-zipf");
     let job = format!(
         "[global]\nsize=16m\nioengine=psync\n[j]\nrw=randwrite\nbssplit=4k/50:16k/30:64k/20\n\
          random_distribution=zipf:1.2\nio_size=100g\nnumber_ios={FIO_IOS}\n"
@@ -206,7 +184,7 @@ fn zoned_access_and_rated_iops_match_fio() {
     if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
         return;
     }
-    let dir = TempDir::new("zoned");
+    let dir = TempDir::new("fio-match-zoned");
     let mut problems = Vec::new();
     let job = format!(
         "[global]\nsize=16m\nioengine=psync\n[j]\nrw=randwrite\nbs=4k\n\

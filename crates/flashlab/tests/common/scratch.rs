@@ -1,0 +1,36 @@
+//! Scratch directories and JSON reading shared by the tests that run job files through flashlab
+//! and fio side by side (`example_jobs`, `fio_workload_match`).
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// A temporary directory (under the system's temp dir, named for the test and the process),
+/// removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    /// A new empty directory `flashlab-{tag}-{pid}`.
+    pub fn new(tag: &str) -> TempDir {
+        let d = std::env::temp_dir().join(format!("flashlab-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        TempDir(d)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The first JSON document in a successful run's standard output (fio and flashlab may print
+/// a line before it).
+pub fn json_of(who: &str, out: std::process::Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{who} failed: {}\n{text}", String::from_utf8_lossy(&out.stderr));
+    let start = text.find('{').unwrap_or_else(|| panic!("{who}: no JSON:\n{text}"));
+    let mut s = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+    s.next().unwrap().unwrap_or_else(|e| panic!("{who}: bad JSON: {e}"))
+}
