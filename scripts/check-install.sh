@@ -29,8 +29,13 @@ case $version in
     "flashlab "*" (git unknown)") ;;
     *) echo "check-install: expected 'git unknown' from a copy without .git, got: $version" >&2; exit 1 ;;
 esac
-"$bin" profiles | grep -q '^nexus7-2012 ' || { echo "check-install: profiles lacks nexus7-2012" >&2; exit 1; }
-"$bin" profiles toy | grep -q '^name = "toy"' || { echo "check-install: profiles toy failed" >&2; exit 1; }
+# Outputs are captured before grep reads them: `flashlab ... | grep -q` under pipefail fails
+# whenever grep exits at its first match before flashlab has written its last line (flashlab
+# then dies of SIGPIPE, as Unix tools do), which failed CI once.
+listing=$("$bin" profiles)
+grep -q '^nexus7-2012 ' <<<"$listing" || { printf '%s\n' "$listing" >&2; echo "check-install: profiles lacks nexus7-2012" >&2; exit 1; }
+toy=$("$bin" profiles toy)
+grep -q '^name = "toy"' <<<"$toy" || { printf '%s\n' "$toy" >&2; echo "check-install: profiles toy failed" >&2; exit 1; }
 "$bin" bench --target sim:toy --seed 1 >bench.txt || { cat bench.txt >&2; exit 1; }
 [ -s bench.txt ] || { echo "check-install: bench printed nothing" >&2; exit 1; }
 "$bin" completions bash >/dev/null
