@@ -24,7 +24,7 @@ use flashlab_lab::rng::Rng;
 use scratch::{json_of, TempDir};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const SIZE: u64 = 16 << 20;
