@@ -184,6 +184,27 @@ impl DirTarget {
         free_bytes(&self.dir)
     }
 
+    /// Free bytes, waiting for space a deletion has not yet returned. A file unlinked just
+    /// before (the protocol's torture file) gives its blocks back only once the kernel has
+    /// evicted its inode (writeback may still hold it) and, on ext4, committed the journal
+    /// transaction that freed them. A benchmark app on a phone starts its next test seconds
+    /// later, after jbd2's 5 s commit interval; here `syncfs` forces the writeback and the
+    /// commit, and the count is read again for up to 5 s. Seen in a loaded CI run: 4 MB free
+    /// right after the delete, where the file had held more than 16 MB.
+    fn free_bytes_settled(&self, want: u64) -> Result<u64, RealError> {
+        let mut free = self.free_bytes()?;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while free < want && std::time::Instant::now() < deadline {
+            if let Ok(d) = std::fs::File::open(&self.dir) {
+                // SAFETY: syncfs on a valid open descriptor; failure only means no flush.
+                unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&d)) };
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            free = self.free_bytes()?;
+        }
+        Ok(free)
+    }
+
     /// Register `dir/name` for a new file; refuses a name that exists (not ours).
     fn own_new_file(&self, name: &str) -> Result<PathBuf, RealError> {
         let p = self.dir.join(name);
@@ -231,7 +252,7 @@ impl DirTarget {
         label: &str,
         progress: &mut dyn FnMut(&str, f64),
     ) -> Result<FourCorner, RealError> {
-        let free = self.free_bytes()?;
+        let free = self.free_bytes_settled(fc.span)?;
         if free < fc.span {
             return Err(RealError::BadJob(format!(
                 "{}: four-corner needs {} bytes free for its test file, {} are",
