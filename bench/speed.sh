@@ -71,7 +71,7 @@ def marginal(name, short, long, writes, out="file"):
 
 
 def wsat_writes(d):
-    return d["result"]["device"]["counters"]["host_units_written"]
+    return d["results"]["device"]["counters"]["host_units_written"]
 
 
 print(f"flashlab simulator speed: {BIN}, best of {REPEAT}, load average {os.getloadavg()[0]:.1f} at start")

@@ -3,7 +3,8 @@
 //! short of free blocks, background in idle time).
 //!
 //! All state is in flat arrays: logical->physical (`l2p`, 4 bytes per logical unit),
-//! physical->logical (`p2l`, 4 bytes per physical unit) and per-block arrays. A logical unit
+//! physical->logical (`p2l`, packed at the bits a logical unit number needs: 23 bits per
+//! physical unit at 16 GiB, 26 at 256 GiB) and per-block arrays. A logical unit
 //! is in one of three places: unmapped (reads as zeros), in an open page of the controller's
 //! buffer (`l2p` has the `BUFFERED` bit and the slot), or on NAND (`l2p` is the physical unit).
 
@@ -14,6 +15,7 @@ use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
 use crate::mapcache::MapCache;
 use crate::nand::{Geometry, Nand, NandTiming};
+use crate::packed::PackedTable;
 use crate::profile::{Profile, MAP_UNIT, MAX_UNITS_PER_PAGE};
 use crate::temperature::{Detector, TemperatureMode};
 use crate::timeline::Ns;
@@ -33,48 +35,7 @@ const NIL: u32 = u32::MAX;
 /// GC prefetches the mapping entry of the unit this many physical units ahead.
 const GC_PREFETCH: u32 = 16;
 
-/// A mapping table of `n` entries set to `v`. On Linux, before the memory is first touched, it
-/// asks for transparent huge pages: the tables are tens of MiB and read at random, and with
-/// 4 KiB pages nearly every access also misses the TLB.
-fn mapping_table(n: usize, v: u32) -> Vec<u32> {
-    let mut t: Vec<u32> = Vec::with_capacity(n);
-    #[cfg(target_os = "linux")]
-    if n * 4 >= 4 << 20 {
-        extern "C" {
-            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: std::ffi::c_int) -> std::ffi::c_int;
-        }
-        const MADV_HUGEPAGE: std::ffi::c_int = 14;
-        const HUGE: usize = 2 << 20;
-        let start = (t.as_mut_ptr() as usize).next_multiple_of(HUGE);
-        let end = (t.as_mut_ptr() as usize + n * 4) / HUGE * HUGE;
-        if end > start {
-            // SAFETY: the range lies inside the allocation `t` owns, and MADV_HUGEPAGE only
-            // changes how the kernel backs it (it keeps the contents; here there are none yet);
-            // a failure (THP disabled, old kernel) leaves ordinary pages, so the result is ignored.
-            // Measured gain: see docs/speed.md.
-            unsafe {
-                madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE);
-            }
-        }
-    }
-    t.resize(n, v);
-    t
-}
-
-/// Hint the CPU to fetch `v[i]` into cache: the mapping tables are tens of MiB and GC touches
-/// them at random, one cache miss per copied unit unless fetched ahead.
-#[inline(always)]
-fn prefetch<T>(v: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if i < v.len() {
-        // SAFETY: `_mm_prefetch` only needs SSE, which every x86_64 CPU has; it is a hint that
-        // never faults and neither reads nor writes memory as far as the program can observe,
-        // and the address is inside `v` anyway. Measured gain: see docs/speed.md.
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(v.as_ptr().add(i) as *const i8) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (v, i);
-}
+use crate::memory::prefetch;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum BlockState {
@@ -148,7 +109,9 @@ pub struct Ftl {
     pub nand: Nand,
     logical_units: u32,
     l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    /// Packed at the bits the largest logical unit needs ([`PackedTable`]); `INVALID` is its
+    /// "none".
+    p2l: PackedTable,
     /// Per physical unit, the tag of the data (only when content tracking is on).
     tags: Option<Vec<u64>>,
     valid: Vec<u32>,
@@ -215,8 +178,8 @@ impl Ftl {
             geo,
             nand: Nand::new(geo, NandTiming::from_profile(profile)),
             logical_units: logical,
-            l2p: mapping_table(logical as usize, UNMAPPED),
-            p2l: mapping_table(physical as usize, INVALID),
+            l2p: crate::memory::table(logical as usize, UNMAPPED),
+            p2l: PackedTable::new(physical as usize, logical.saturating_sub(1)),
             tags: None,
             valid: vec![0; blocks],
             erase_count: vec![0; blocks],
@@ -307,7 +270,7 @@ impl Ftl {
         if let Some(&v) = self.l2p.get(lpn as usize) {
             // UNMAPPED has the BUFFERED bit too.
             if v & BUFFERED == 0 {
-                prefetch(&self.p2l, v as usize);
+                self.p2l.prefetch(v as usize);
             }
         }
     }
@@ -324,7 +287,7 @@ impl Ftl {
 
     #[inline]
     fn invalidate(&mut self, ppa: u32) {
-        self.p2l[ppa as usize] = INVALID;
+        self.p2l.set(ppa as usize, INVALID);
         let b = self.geo.block_of(ppa);
         let old = self.valid[b as usize];
         self.valid[b as usize] = old - 1;
@@ -482,11 +445,11 @@ impl Ftl {
         let len = self.open[op].len;
         let open = &self.open[op];
         let l2p = &mut self.l2p;
-        let p2l = &mut self.p2l[base as usize..(base + upp) as usize];
+        let p2l = &mut self.p2l;
         let mut programmed = 0;
-        for (s, slot) in p2l.iter_mut().enumerate() {
+        for s in 0..upp as usize {
             let lpn = if (s as u32) < len { open.lpn[s] } else { INVALID };
-            *slot = lpn;
+            p2l.set(base as usize + s, lpn);
             if lpn != INVALID {
                 l2p[lpn as usize] = base + s as u32;
                 programmed += 1;
@@ -615,7 +578,7 @@ impl Ftl {
         let end = (v + 1) * upb;
         let upp_us = upp as usize;
         let base = v * upb + page * upp;
-        let live = self.p2l[base as usize..(base + upp) as usize].iter().filter(|&&l| l != INVALID).count() as u32;
+        let live = self.p2l.count(base as usize, (base + upp) as usize);
         if live == 0 {
             return at;
         }
@@ -632,16 +595,16 @@ impl Ftl {
                 let gc_page = &mut open[gc_op];
                 let mut copied = 0;
                 while ppa < base + upp && (gc_page.len as usize) < upp_us {
-                    let lpn = p2l[ppa as usize];
+                    let lpn = p2l.get(ppa as usize);
                     if lpn != INVALID {
                         let ahead = ppa + GC_PREFETCH;
                         if ahead < end {
-                            let next = p2l[ahead as usize];
+                            let next = p2l.get(ahead as usize);
                             if next != INVALID {
                                 prefetch(l2p, next as usize);
                             }
                         }
-                        p2l[ppa as usize] = INVALID;
+                        p2l.set(ppa as usize, INVALID);
                         let slot = gc_page.len as usize;
                         gc_page.lpn[slot] = lpn;
                         gc_page.tag[slot] = tags.as_ref().map_or(0, |t| t[ppa as usize]);
@@ -741,7 +704,7 @@ impl Ftl {
             }
             let upp = self.geo.units_per_page;
             let base = (v * self.geo.units_per_block + page * upp) as usize;
-            let live = self.p2l[base..base + upp as usize].iter().any(|&l| l != INVALID);
+            let live = self.p2l.any(base, base + upp as usize);
             if live {
                 if end.max(self.nand.die_free_at(die)) + self.page_cost > deadline {
                     break;
@@ -888,7 +851,7 @@ impl Ftl {
     pub fn memory_bytes(&self) -> u64 {
         let free: u64 = self.free.iter().map(|f| (f.capacity() * 4) as u64).sum::<u64>() + heap_bytes(&self.free);
         heap_bytes(&self.l2p)
-            + heap_bytes(&self.p2l)
+            + self.p2l.memory_bytes()
             + self.tags.as_ref().map_or(0, heap_bytes)
             + heap_bytes(&self.valid)
             + heap_bytes(&self.erase_count)
@@ -919,12 +882,13 @@ impl Ftl {
                 if slot >= self.open[op].len as usize || self.open[op].lpn[slot] != lpn as u32 {
                     return Err(format!("lpn {lpn} points at open page {op} slot {slot}, which does not hold it"));
                 }
-            } else if self.p2l[v as usize] != lpn as u32 {
-                return Err(format!("lpn {lpn} -> ppa {v}, but ppa {v} -> {}", self.p2l[v as usize]));
+            } else if self.p2l.get(v as usize) != lpn as u32 {
+                return Err(format!("lpn {lpn} -> ppa {v}, but ppa {v} -> {}", self.p2l.get(v as usize)));
             }
         }
         let mut counted = vec![0u32; self.valid.len()];
-        for (ppa, &lpn) in self.p2l.iter().enumerate() {
+        for ppa in 0..self.p2l.len() {
+            let lpn = self.p2l.get(ppa);
             if lpn == INVALID {
                 continue;
             }

@@ -65,13 +65,15 @@ impl MapCache {
         }
         self.misses += 1;
         // CLOCK: the first slot not referenced since the hand last passed it.
+        // (The hand wraps by a compare: a `%` per step is a division.)
         let n = self.tpage.len();
-        while self.referenced[self.hand] {
-            self.referenced[self.hand] = false;
-            self.hand = (self.hand + 1) % n;
+        let mut hand = self.hand;
+        while self.referenced[hand] {
+            self.referenced[hand] = false;
+            hand = if hand + 1 == n { 0 } else { hand + 1 };
         }
-        let s = self.hand;
-        self.hand = (self.hand + 1) % n;
+        let s = hand;
+        self.hand = if hand + 1 == n { 0 } else { hand + 1 };
         let dies = nand.geo.dies;
         let old = self.tpage[s];
         let mut written = 0;

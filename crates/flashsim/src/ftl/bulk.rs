@@ -37,7 +37,7 @@ impl Ftl {
             let base = b * upb + page * upp;
             let n = upp.min(self.logical_units - lpn);
             for s in 0..n {
-                self.p2l[(base + s) as usize] = lpn + s;
+                self.p2l.set((base + s) as usize, lpn + s);
                 self.l2p[(lpn + s) as usize] = base + s;
             }
             self.valid[b as usize] += n;

@@ -18,7 +18,7 @@ impl Ftl {
     pub(super) fn gc_copy_page_split(&mut self, die: u32, v: u32, page: u32, at: Ns) -> Ns {
         let upp = self.geo.units_per_page;
         let base = v * self.geo.units_per_block + page * upp;
-        let live = self.p2l[base as usize..(base + upp) as usize].iter().filter(|&&l| l != INVALID).count() as u32;
+        let live = self.p2l.count(base as usize, (base + upp) as usize);
         if live == 0 {
             return at;
         }
@@ -28,12 +28,12 @@ impl Ftl {
         let cold = ((self.host_streams + die) as usize, self.gc_frontier);
         let hot = ((self.host_streams + self.geo.dies + die) as usize, self.gc_frontier + 1);
         for ppa in base..base + upp {
-            let lpn = self.p2l[ppa as usize];
+            let lpn = self.p2l.get(ppa as usize);
             if lpn == INVALID {
                 continue;
             }
             let (op, frontier) = if self.detector.as_ref().is_some_and(|d| d.is_hot(lpn)) { hot } else { cold };
-            self.p2l[ppa as usize] = INVALID;
+            self.p2l.set(ppa as usize, INVALID);
             let tag = self.tags.as_ref().map_or(0, |t| t[ppa as usize]);
             let open = &mut self.open[op];
             let slot = open.len as usize;

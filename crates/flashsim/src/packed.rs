@@ -1,0 +1,130 @@
+//! The reverse map's storage: a table of `u32` values packed end to end at the fewest bits that
+//! hold the largest value, so that a 256 GiB device's physical->logical table takes 26 bits
+//! per 4 KiB unit instead of 32 (208 MiB instead of 256 MiB), and smaller devices less.
+//!
+//! A value is stored plus one, so that an all-zero entry is "none" (`u32::MAX` when read): a
+//! new table is zeroed memory, which the OS gives lazily, and reading an entry is one unaligned
+//! 8-byte load, a shift, a mask and a subtraction, without a branch.
+
+/// Entry value meaning "none" (stored as zero).
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+pub(crate) struct PackedTable {
+    /// Entry `i` is bits `i * width ..` (little-endian), stored as value + 1; 8 bytes of
+    /// padding at the end let every entry be read with one 8-byte load.
+    bytes: Vec<u8>,
+    width: u32,
+    mask: u64,
+    len: usize,
+}
+
+impl PackedTable {
+    /// A table of `len` entries, every one `NONE`, for values up to `max_value`.
+    pub fn new(len: usize, max_value: u32) -> PackedTable {
+        // Stored values run from 0 (NONE) to max_value + 1.
+        let width = (64 - (u64::from(max_value) + 1).leading_zeros()).max(1);
+        let n = (len * width as usize).div_ceil(8) + 8;
+        let bytes = crate::memory::zeroed(n);
+        PackedTable { bytes, width, mask: (1u64 << width) - 1, len }
+    }
+
+    /// Bits per entry.
+    #[cfg(test)]
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    fn place(&self, i: usize) -> (usize, u32) {
+        debug_assert!(i < self.len, "index {i} of a table of {}", self.len);
+        let bit = i * self.width as usize;
+        (bit >> 3, (bit & 7) as u32)
+    }
+
+    #[inline(always)]
+    fn word(&self, at: usize) -> u64 {
+        u64::from_le_bytes(self.bytes[at..at + 8].try_into().expect("8 bytes"))
+    }
+
+    /// Entry `i` (`NONE` when none was set).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> u32 {
+        let (at, shift) = self.place(i);
+        (((self.word(at) >> shift) & self.mask) as u32).wrapping_sub(1)
+    }
+
+    /// Set entry `i` to `v` (`NONE` clears it). `v` must not exceed the table's `max_value`.
+    #[inline(always)]
+    pub fn set(&mut self, i: usize, v: u32) {
+        let stored = u64::from(v.wrapping_add(1));
+        debug_assert!(stored <= self.mask, "value {v} does not fit {} bits", self.width);
+        let (at, shift) = self.place(i);
+        let w = (self.word(at) & !(self.mask << shift)) | (stored << shift);
+        self.bytes[at..at + 8].copy_from_slice(&w.to_le_bytes());
+    }
+
+    /// Whether any of the entries `from..to` is set.
+    #[inline]
+    pub fn any(&self, from: usize, to: usize) -> bool {
+        (from..to).any(|i| self.get(i) != NONE)
+    }
+
+    /// How many of the entries `from..to` are set.
+    #[inline]
+    pub fn count(&self, from: usize, to: usize) -> u32 {
+        (from..to).filter(|&i| self.get(i) != NONE).count() as u32
+    }
+
+    /// Ask the CPU to fetch entry `i` into cache (a hint; out-of-range indices are ignored).
+    #[inline(always)]
+    pub fn prefetch(&self, i: usize) {
+        if i < self.len {
+            crate::memory::prefetch(&self.bytes, self.place(i).0);
+        }
+    }
+
+    /// Heap bytes held.
+    pub fn memory_bytes(&self) -> u64 {
+        self.bytes.capacity() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_every_width() {
+        for max in [0u32, 1, 2, 3, 1000, (1 << 23) - 2, (1 << 26) + 5, u32::MAX - 1] {
+            let mut t = PackedTable::new(1000, max);
+            assert!((0..1000).all(|i| t.get(i) == NONE));
+            let val = |i: usize| ((i as u64 * 2_654_435_761) % (u64::from(max) + 1)) as u32;
+            for i in (0..1000).rev() {
+                t.set(i, val(i));
+            }
+            for i in 0..1000 {
+                assert_eq!(t.get(i), val(i), "max {max} width {} entry {i}", t.width());
+            }
+            // Clearing one entry leaves its neighbours alone.
+            t.set(500, NONE);
+            assert_eq!(t.get(500), NONE);
+            assert_eq!(t.get(499), val(499));
+            assert_eq!(t.get(501), val(501));
+            assert_eq!(t.count(0, 1000), 999);
+            assert!(t.any(499, 501) && !t.any(500, 501));
+        }
+    }
+
+    #[test]
+    fn width_is_the_fewest_bits() {
+        // 256 GiB of 4 KiB units (2^26) with the "none" code needs 27 bits; 2^26 - 2 fits 26.
+        assert_eq!(PackedTable::new(1, (1 << 26) - 2).width(), 26);
+        assert_eq!(PackedTable::new(1, (1 << 26) - 1).width(), 27);
+        assert_eq!(PackedTable::new(1, u32::MAX - 1).width(), 32);
+    }
+}
