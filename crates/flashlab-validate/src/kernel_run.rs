@@ -109,6 +109,9 @@ pub struct KernelRun {
     pub events: Vec<BlockEvent>,
     /// Wall time the measured part took.
     pub wall_ns: u64,
+    /// The coarse clock (`CLOCK_REALTIME_COARSE`, ns) as each measured operation started, one
+    /// value per operation: the file timestamps its writes took ([`crate::clock`]).
+    pub clock: Vec<u64>,
     /// Extents of the files left, by name (FIEMAP: logical, physical, length in bytes).
     pub extents: Vec<(String, crate::fiemap::FileExtents)>,
 }
@@ -167,7 +170,11 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
     let s = session(img)?;
     s.on()?;
     let t0 = std::time::Instant::now();
-    let r = script.measured.iter().try_for_each(|op| files.apply(op));
+    let mut clock = Vec::with_capacity(script.measured.len());
+    let r = script.measured.iter().try_for_each(|op| {
+        clock.push(crate::clock::coarse_now());
+        files.apply(op)
+    });
     let wall_ns = t0.elapsed().as_nanos() as u64;
     let events = stop_and_drain(&s);
     s.close()?;
@@ -186,5 +193,5 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
     for n in names {
         extents.push((n.clone(), crate::fiemap::extents(&files.path(&n))?));
     }
-    Ok(KernelRun { events, wall_ns, extents })
+    Ok(KernelRun { events, wall_ns, clock, extents })
 }

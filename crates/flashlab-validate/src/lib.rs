@@ -23,6 +23,7 @@
 //! ```
 
 pub mod classify;
+pub mod clock;
 pub mod compare;
 pub mod error;
 pub mod fiemap;
@@ -54,39 +55,49 @@ pub fn run(o: &Options) -> Result<Report, Error> {
     let layout = img.layout.clone();
     let capacity = layout.blocks * FS_BLOCK;
     let mut notes = Vec::new();
-    // File timestamps tick in wall time (a jiffy), the model runs in its device's virtual
-    // time: the model is run a second time with its tick scaled so that as many ticks pass
-    // per operation as passed on the kernel (a write dirties the inode only in a new tick).
-    let pace = |virt: u64, wall: u64| -> Options {
-        let mut o2 = o.clone();
-        let jiffy = model_run::fs_config(o.mount).timestamp_granularity_ns;
-        o2.tick_ns = Some((jiffy as f64 * virt as f64 / wall.max(1) as f64).max(1.0) as u64);
-        o2
-    };
-    let (kernel_reqs, model_trace, sys, kernel_extents, paced) = match o.workload {
+    // File timestamps come from the kernel's coarse clock (a jiffy), which runs in wall time;
+    // the model runs in its device's virtual time. A write dirties its inode (and the fsync
+    // after it commits the journal) only when that clock moved since the file's last update.
+    let tick = clock::coarse_tick_ns();
+    let (kernel_reqs, model_trace, sys, kernel_extents) = match o.workload {
         Workload::Sqlite(mode) => {
+            // The recorded SQLite log has no per-operation clock: the model is run a second
+            // time with its tick scaled so that as many ticks pass per operation as passed on
+            // the kernel.
             let (events, log, wall) = sqlite_run::run_kernel(o, &img, mode)?;
             let (_, virt, _) = sqlite_run::run_model(o, &layout, &log)?;
-            let o2 = pace(virt, wall);
+            let mut o2 = o.clone();
+            o2.tick_ns = Some((tick as f64 * virt as f64 / wall.max(1) as f64).max(1.0) as u64);
             let (trace, _, sys) = sqlite_run::run_model(&o2, &layout, &log)?;
-            (requests::from_kernel(&events), trace, sys, None, (o2.tick_ns, virt, wall))
+            notes.push(format!(
+                "the model's timestamp tick was scaled to {:.1} µs of its virtual time so that it ticks as often per operation as the kernel's {:.1} ms coarse clock did (the measured part took {:.1} ms of virtual time on the model, {:.1} ms of wall time on the kernel)",
+                o2.tick_ns.unwrap_or(0) as f64 / 1e3,
+                tick as f64 / 1e6,
+                virt as f64 / 1e6,
+                wall as f64 / 1e6
+            ));
+            (requests::from_kernel(&events), trace, sys, None)
         }
         _ => {
+            // The kernel run read the coarse clock before every operation; the model takes
+            // its file timestamps from those values, so it dirties inodes where the kernel did
+            // however fast or slowly the kernel ran.
             let free = model_run::system(o, &layout)?.fs.free_bytes();
             let script = ops::script(o, free);
             let k = kernel_run::run(&img, &script, o.seed)?;
-            let virt = model_run::run(o, &layout, &script)?.virtual_ns;
-            let o2 = pace(virt, k.wall_ns);
-            let m = model_run::run(&o2, &layout, &script)?;
-            (requests::from_kernel(&k.events), m.trace, m.system, Some(k.extents), (o2.tick_ns, virt, k.wall_ns))
+            let m = model_run::run(o, &layout, &script, Some(&k.clock))?;
+            let moved = k.clock.windows(2).filter(|w| w[0] != w[1]).count();
+            notes.push(format!(
+                "file timestamps: the model took them from the kernel's coarse clock as read before each of the {} operations (it moved {} times in {:.1} ms; tick {:.1} ms, CONFIG_HZ={})",
+                k.clock.len(),
+                moved,
+                k.wall_ns as f64 / 1e6,
+                tick as f64 / 1e6,
+                1_000_000_000 / tick.max(1)
+            ));
+            (requests::from_kernel(&k.events), m.trace, m.system, Some(k.extents))
         }
     };
-    notes.push(format!(
-        "the model's timestamp tick was scaled to {:.1} µs of its virtual time so that it ticks as often per operation as the kernel's 4 ms jiffy did (the measured part took {:.1} ms of virtual time on the model, {:.1} ms of wall time on the kernel)",
-        paced.0.unwrap_or(0) as f64 / 1e3,
-        paced.1 as f64 / 1e6,
-        paced.2 as f64 / 1e6
-    ));
     img.unmount()?;
     let dump = img.dumpe2fs()?;
     let kernel_dirs = img.dir_blocks("/")?;
