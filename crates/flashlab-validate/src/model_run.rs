@@ -73,6 +73,7 @@ pub fn apply(s: &mut SimSystem, op: &FileOp) -> Result<(), Error> {
         }
         FileOp::Delete { name } => s.delete(name).map_err(err(op))?,
         FileOp::Sync => s.sync().map_err(err(op))?,
+        FileOp::Pause { ns } => s.idle(*ns),
     }
     Ok(())
 }
