@@ -61,22 +61,20 @@ pub fn run(o: &Options) -> Result<Report, Error> {
     let tick = clock::coarse_tick_ns();
     let (kernel_reqs, model_trace, sys, kernel_extents) = match o.workload {
         Workload::Sqlite(mode) => {
-            // The recorded SQLite log has no per-operation clock: the model is run a second
-            // time with its tick scaled so that as many ticks pass per operation as passed on
-            // the kernel.
-            let (events, log, wall) = sqlite_run::run_kernel(o, &img, mode)?;
-            let (_, virt, _) = sqlite_run::run_model(o, &layout, &log)?;
-            let mut o2 = o.clone();
-            o2.tick_ns = Some((tick as f64 * virt as f64 / wall.max(1) as f64).max(1.0) as u64);
-            let (trace, _, sys) = sqlite_run::run_model(&o2, &layout, &log)?;
-            notes.push(format!(
-                "the model's timestamp tick was scaled to {:.1} µs of its virtual time so that it ticks as often per operation as the kernel's {:.1} ms coarse clock did (the measured part took {:.1} ms of virtual time on the model, {:.1} ms of wall time on the kernel)",
-                o2.tick_ns.unwrap_or(0) as f64 / 1e3,
-                tick as f64 / 1e6,
-                virt as f64 / 1e6,
-                wall as f64 / 1e6
-            ));
-            (requests::from_kernel(&events), trace, sys, None)
+            // The recording VFS read the coarse clock at every operation (before each write's
+            // system call); the replay's writebacks take the file timestamps from the clock of
+            // each file's latest write.
+            let k = sqlite_run::run_kernel(o, &img, mode)?;
+            let (trace, _, sys) = sqlite_run::run_model(o, &layout, &k.log, Some(&k.clocks))?;
+            let writes: Vec<u64> = k
+                .log
+                .iter()
+                .zip(&k.clocks)
+                .filter(|(e, _)| matches!(e, flashlab_sqlite::vfs_recorder::Event::Write { .. }))
+                .map(|(_, &c)| c)
+                .collect();
+            notes.push(clock_note(writes.len(), writes.windows(2).filter(|w| w[0] != w[1]).count(), k.wall_ns, tick));
+            (requests::from_kernel(&k.events), trace, sys, None)
         }
         _ => {
             // The kernel run read the coarse clock before every operation; the model takes
@@ -86,15 +84,7 @@ pub fn run(o: &Options) -> Result<Report, Error> {
             let script = ops::script(o, free);
             let k = kernel_run::run(&img, &script, o.seed)?;
             let m = model_run::run(o, &layout, &script, Some(&k.clock))?;
-            let moved = k.clock.windows(2).filter(|w| w[0] != w[1]).count();
-            notes.push(format!(
-                "file timestamps: the model took them from the kernel's coarse clock as read before each of the {} operations (it moved {} times in {:.1} ms; tick {:.1} ms, CONFIG_HZ={})",
-                k.clock.len(),
-                moved,
-                k.wall_ns as f64 / 1e6,
-                tick as f64 / 1e6,
-                1_000_000_000 / tick.max(1)
-            ));
+            notes.push(clock_note(k.clock.len(), k.clock.windows(2).filter(|w| w[0] != w[1]).count(), k.wall_ns, tick));
             (requests::from_kernel(&k.events), m.trace, m.system, Some(k.extents))
         }
     };
@@ -155,6 +145,16 @@ pub fn run(o: &Options) -> Result<Report, Error> {
         placement,
         notes,
     })
+}
+
+/// The note saying where the model's file timestamps came from.
+fn clock_note(ops: usize, moved: usize, wall_ns: u64, tick: u64) -> String {
+    format!(
+        "file timestamps: the model took them from the kernel's coarse clock as read at each of the {ops} operations (it moved {moved} times between them in {:.1} ms; tick {:.1} ms, CONFIG_HZ={})",
+        wall_ns as f64 / 1e6,
+        tick as f64 / 1e6,
+        1_000_000_000 / tick.max(1)
+    )
 }
 
 fn kernel_release() -> String {
