@@ -429,7 +429,7 @@ fn ext4_fsync_commits_only_when_the_file_clock_moved() {
     let id = s.create("f", 4 * MIB).unwrap();
     write_all(&mut s, id, 4 * MIB);
     s.sync().unwrap();
-    let mut overwrite_fsync = |s: &mut SimSystem, clock: u64| {
+    let overwrite_fsync = |s: &mut SimSystem, clock: u64| {
         s.fs.set_file_clock(Some(clock));
         let c0 = s.fs_counters();
         let c = s.io(s.now, id, Op::Write, 8192, 4096).unwrap();
