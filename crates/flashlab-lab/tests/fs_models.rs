@@ -418,3 +418,31 @@ fn study_table() {
         }
     }
 }
+
+/// ext4 with a given file clock (as `validate-fs` gives it the kernel's coarse-clock readings):
+/// an overwrite dirties the inode only when the clock value differs from the one the file's
+/// last mtime update took, so the fsync after it commits; otherwise the fsync is a flush only.
+/// A read of the timestamps (multigrain, Linux 6.13+) makes the next write dirty it anyway.
+#[test]
+fn ext4_fsync_commits_only_when_the_file_clock_moved() {
+    let mut s = sys("ext4");
+    let id = s.create("f", 4 * MIB).unwrap();
+    write_all(&mut s, id, 4 * MIB);
+    s.sync().unwrap();
+    let overwrite_fsync = |s: &mut SimSystem, clock: u64| {
+        s.fs.set_file_clock(Some(clock));
+        let c0 = s.fs_counters();
+        let c = s.io(s.now, id, Op::Write, 8192, 4096).unwrap();
+        s.now = s.now.max(c.done);
+        s.now = s.now.max(s.fsync(s.now, id).unwrap());
+        s.fs.set_file_clock(None);
+        s.fs_counters().since(&c0).commits
+    };
+    assert_eq!(overwrite_fsync(&mut s, 1_000_000), 1, "a new clock value moves the mtime");
+    assert_eq!(overwrite_fsync(&mut s, 1_000_000), 0, "the same value: nothing to commit");
+    assert_eq!(overwrite_fsync(&mut s, 1_000_000), 0);
+    assert_eq!(overwrite_fsync(&mut s, 5_000_000), 1, "the clock ticked");
+    s.fs.stat("f");
+    assert_eq!(overwrite_fsync(&mut s, 5_000_000), 1, "timestamps read: a fine-grained time");
+    assert_eq!(overwrite_fsync(&mut s, 5_000_000), 0);
+}

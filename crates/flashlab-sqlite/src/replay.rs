@@ -61,6 +61,8 @@ struct SimFile {
     allocated: bool,
     size: u64,
     dirty: BTreeSet<u64>,
+    /// The recorded coarse clock of its latest write (with [`replay_with_clock`]).
+    write_clock: Option<u64>,
 }
 
 /// Contiguous runs of `blocks` (sorted), as (offset, length) in bytes, each at most
@@ -107,11 +109,15 @@ impl Replayer<'_> {
         }
         let runs = runs(&f.dirty);
         f.dirty.clear();
+        let clock = f.write_clock;
         if self.measuring {
             self.requests += runs.len() as u64;
             self.bytes += runs.iter().map(|r| r.1).sum::<u64>();
         }
-        self.sim.write_runs(path, &runs)
+        self.sim.system_mut().fs.set_file_clock(clock);
+        let r = self.sim.write_runs(path, &runs);
+        self.sim.system_mut().fs.set_file_clock(None);
+        r
     }
 
     /// Truncate to 0: the file keeps its inode and name where the model can truncate.
@@ -150,6 +156,25 @@ pub fn replay_with(
     sim: &mut SimAdapter,
     at_mark: &mut dyn FnMut(Mark, &mut SimAdapter),
 ) -> Result<Replay, Error> {
+    replay_with_clock(events, None, sim, at_mark)
+}
+
+/// [`replay_with`]; with `clocks` (one value per event: the kernel's coarse clock as it
+/// happened, [`crate::vfs_recorder::Recorder::taken_clocks`]) the model's ext4 takes each
+/// file's timestamps from the clock of its latest write instead of the simulated time, so a
+/// writeback dirties the inode exactly when the kernel's write moved the mtime. For comparing
+/// with the kernel run that recorded the log; a simulated run keeps its own clock (`None`).
+pub fn replay_with_clock(
+    events: &[Event],
+    clocks: Option<&[u64]>,
+    sim: &mut SimAdapter,
+    at_mark: &mut dyn FnMut(Mark, &mut SimAdapter),
+) -> Result<Replay, Error> {
+    if let Some(c) = clocks {
+        if c.len() != events.len() {
+            return Err(Error::Sim(format!("{} clock values for {} events", c.len(), events.len())));
+        }
+    }
     // Generous sizes: the furthest any write to a path reaches.
     let mut handles: HashMap<u32, Option<String>> = HashMap::new();
     let mut files: BTreeMap<String, SimFile> = BTreeMap::new();
@@ -178,7 +203,7 @@ pub fn replay_with(
     let mut out = Replay::default();
     let mut start_counters = None;
     let (mut tx_begin, mut first_begin, mut last_end) = (0, None, 0);
-    for e in events {
+    for (i, e) in events.iter().enumerate() {
         if let Event::Mark(m) = e {
             at_mark(*m, r.sim);
         }
@@ -198,6 +223,7 @@ pub fn replay_with(
             Event::Write { file, off, len } => {
                 if let Some(p) = path_of(file)? {
                     let f = r.files.get_mut(p).expect("sized above");
+                    f.write_clock = clocks.map(|c| c[i]);
                     let (first, last) = (off / BLOCK, (off + len).div_ceil(BLOCK));
                     f.dirty.extend(first..last.max(first + 1));
                 }

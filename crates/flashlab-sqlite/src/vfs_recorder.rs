@@ -107,6 +107,11 @@ pub enum Event {
 #[derive(Debug, Default)]
 pub struct Recorder {
     events: Mutex<Vec<Event>>,
+    /// `CLOCK_REALTIME_COARSE` (ns) at each event, in step with `events`; for a write, as read
+    /// just before its system call: the value ext4 compares with the file's mtime.
+    clocks: Mutex<Vec<u64>>,
+    /// The clocks of the events the last [`Recorder::take`] returned.
+    taken_clocks: Mutex<Vec<u64>>,
     next_file: AtomicU32,
 }
 
@@ -116,7 +121,14 @@ impl Recorder {
     }
 
     pub fn push(&self, e: Event) {
-        self.events.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+        self.push_at(e, coarse_clock_ns());
+    }
+
+    /// Record `e` with the coarse clock read when it happened.
+    pub fn push_at(&self, e: Event, clock_ns: u64) {
+        let mut ev = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        ev.push(e);
+        self.clocks.lock().unwrap_or_else(|p| p.into_inner()).push(clock_ns);
     }
 
     pub fn mark(&self, m: Mark) {
@@ -125,7 +137,17 @@ impl Recorder {
 
     /// Take the log, leaving it empty.
     pub fn take(&self) -> Vec<Event> {
-        std::mem::take(&mut *self.events.lock().unwrap_or_else(|p| p.into_inner()))
+        let mut ev = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        let clocks = std::mem::take(&mut *self.clocks.lock().unwrap_or_else(|p| p.into_inner()));
+        *self.taken_clocks.lock().unwrap_or_else(|p| p.into_inner()) = clocks;
+        std::mem::take(&mut *ev)
+    }
+
+    /// The kernel's coarse clock (ns) at each event the last [`Recorder::take`] returned, one
+    /// value per event: file timestamps come from this clock, so a replay that compares with
+    /// the kernel can dirty inodes where the kernel did ([`crate::replay::replay_with_clock`]).
+    pub fn taken_clocks(&self) -> Vec<u64> {
+        self.taken_clocks.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     fn new_file(&self) -> u32 {
@@ -424,6 +446,14 @@ unsafe fn methods<'a>(f: *mut ffi::sqlite3_file) -> &'a ffi::sqlite3_io_methods 
     &*(*inner_file(f)).pMethods
 }
 
+/// `CLOCK_REALTIME_COARSE` in ns: the clock the kernel takes file timestamps from (a jiffy).
+pub fn coarse_clock_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: writes one timespec we own; the clock exists on every Linux since 2.6.32.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 unsafe fn record(f: *mut ffi::sqlite3_file, e: impl FnOnce(u32) -> Event) {
     let rf = f as *mut RecFile;
     (*(*rf).recorder).push(e((*rf).id));
@@ -460,9 +490,11 @@ unsafe extern "C" fn f_write(
     n: c_int,
     off: ffi::sqlite3_int64,
 ) -> c_int {
+    let clock = coarse_clock_ns();
     let rc = forward!(f, xWrite, ffi::SQLITE_IOERR_WRITE, buf, n, off);
     if rc == ffi::SQLITE_OK {
-        record(f, |file| Event::Write { file, off: off as u64, len: n as u64 });
+        let rf = f as *mut RecFile;
+        (*(*rf).recorder).push_at(Event::Write { file: (*rf).id, off: off as u64, len: n as u64 }, clock);
     }
     rc
 }

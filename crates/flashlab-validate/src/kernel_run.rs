@@ -53,6 +53,8 @@ struct Files {
     dir: PathBuf,
     open: HashMap<String, File>,
     data: Vec<u8>,
+    /// The coarse clock as each applied operation reached its system call.
+    clock: Vec<u64>,
 }
 
 impl Files {
@@ -70,6 +72,9 @@ impl Files {
     }
 
     fn apply(&mut self, op: &FileOp) -> Result<(), Error> {
+        if !matches!(op, FileOp::Overwrite { .. }) {
+            self.clock.push(crate::clock::coarse_now());
+        }
         match op {
             FileOp::WriteFile { name, size } => {
                 let p = self.path(name);
@@ -86,7 +91,12 @@ impl Files {
                 let p = self.path(name);
                 let n = (*len as usize).min(self.data.len());
                 let buf = self.data[..n].to_vec();
-                self.get(name)?.write_all_at(&buf, *off).map_err(Error::io(&p))?;
+                self.get(name)?;
+                let f = &self.open[name];
+                // Read last, next to the write: the value its mtime update compares.
+                self.clock.push(crate::clock::coarse_now());
+                f.write_all_at(&buf, *off).map_err(Error::io(&p))?;
+                return Ok(());
             }
             FileOp::Fsync { name } => {
                 let p = self.path(name);
@@ -98,6 +108,7 @@ impl Files {
                 std::fs::remove_file(&p).map_err(Error::io(&p))?;
             }
             FileOp::Sync => syncfs(&self.dir)?,
+            FileOp::Pause { ns } => std::thread::sleep(std::time::Duration::from_nanos(*ns)),
         }
         Ok(())
     }
@@ -109,6 +120,9 @@ pub struct KernelRun {
     pub events: Vec<BlockEvent>,
     /// Wall time the measured part took.
     pub wall_ns: u64,
+    /// The coarse clock (`CLOCK_REALTIME_COARSE`, ns) as each measured operation started, one
+    /// value per operation: the file timestamps its writes took ([`crate::clock`]).
+    pub clock: Vec<u64>,
     /// Extents of the files left, by name (FIEMAP: logical, physical, length in bytes).
     pub extents: Vec<(String, crate::fiemap::FileExtents)>,
 }
@@ -159,7 +173,7 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
         x ^= x << 17;
         *b = x as u8;
     }
-    let mut files = Files { dir: img.mnt.clone(), open: HashMap::new(), data };
+    let mut files = Files { dir: img.mnt.clone(), open: HashMap::new(), data, clock: Vec::new() };
     for op in &script.setup {
         files.apply(op)?;
     }
@@ -167,6 +181,7 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
     let s = session(img)?;
     s.on()?;
     let t0 = std::time::Instant::now();
+    files.clock = Vec::with_capacity(script.measured.len());
     let r = script.measured.iter().try_for_each(|op| files.apply(op));
     let wall_ns = t0.elapsed().as_nanos() as u64;
     let events = stop_and_drain(&s);
@@ -174,6 +189,7 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
     r?;
     let events = events?;
     files.open.clear();
+    let clock = std::mem::take(&mut files.clock);
     let mut names: Vec<String> = Vec::new();
     for op in script.setup.iter().chain(&script.measured) {
         match op {
@@ -186,5 +202,5 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
     for n in names {
         extents.push((n.clone(), crate::fiemap::extents(&files.path(&n))?));
     }
-    Ok(KernelRun { events, wall_ns, extents })
+    Ok(KernelRun { events, wall_ns, clock, extents })
 }

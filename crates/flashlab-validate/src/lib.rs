@@ -23,6 +23,7 @@
 //! ```
 
 pub mod classify;
+pub mod clock;
 pub mod compare;
 pub mod error;
 pub mod fiemap;
@@ -54,39 +55,39 @@ pub fn run(o: &Options) -> Result<Report, Error> {
     let layout = img.layout.clone();
     let capacity = layout.blocks * FS_BLOCK;
     let mut notes = Vec::new();
-    // File timestamps tick in wall time (a jiffy), the model runs in its device's virtual
-    // time: the model is run a second time with its tick scaled so that as many ticks pass
-    // per operation as passed on the kernel (a write dirties the inode only in a new tick).
-    let pace = |virt: u64, wall: u64| -> Options {
-        let mut o2 = o.clone();
-        let jiffy = model_run::fs_config(o.mount).timestamp_granularity_ns;
-        o2.tick_ns = Some((jiffy as f64 * virt as f64 / wall.max(1) as f64).max(1.0) as u64);
-        o2
-    };
-    let (kernel_reqs, model_trace, sys, kernel_extents, paced) = match o.workload {
+    // File timestamps come from the kernel's coarse clock (a jiffy), which runs in wall time;
+    // the model runs in its device's virtual time. A write dirties its inode (and the fsync
+    // after it commits the journal) only when that clock moved since the file's last update.
+    let tick = clock::coarse_tick_ns();
+    let (kernel_reqs, model_trace, sys, kernel_extents) = match o.workload {
         Workload::Sqlite(mode) => {
-            let (events, log, wall) = sqlite_run::run_kernel(o, &img, mode)?;
-            let (_, virt, _) = sqlite_run::run_model(o, &layout, &log)?;
-            let o2 = pace(virt, wall);
-            let (trace, _, sys) = sqlite_run::run_model(&o2, &layout, &log)?;
-            (requests::from_kernel(&events), trace, sys, None, (o2.tick_ns, virt, wall))
+            // The recording VFS read the coarse clock at every operation (before each write's
+            // system call); the replay's writebacks take the file timestamps from the clock of
+            // each file's latest write.
+            let k = sqlite_run::run_kernel(o, &img, mode)?;
+            let (trace, _, sys) = sqlite_run::run_model(o, &layout, &k.log, Some(&k.clocks))?;
+            let writes: Vec<u64> = k
+                .log
+                .iter()
+                .zip(&k.clocks)
+                .filter(|(e, _)| matches!(e, flashlab_sqlite::vfs_recorder::Event::Write { .. }))
+                .map(|(_, &c)| c)
+                .collect();
+            notes.push(clock_note(writes.len(), writes.windows(2).filter(|w| w[0] != w[1]).count(), k.wall_ns, tick));
+            (requests::from_kernel(&k.events), trace, sys, None)
         }
         _ => {
+            // The kernel run read the coarse clock before every operation; the model takes
+            // its file timestamps from those values, so it dirties inodes where the kernel did
+            // however fast or slowly the kernel ran.
             let free = model_run::system(o, &layout)?.fs.free_bytes();
             let script = ops::script(o, free);
             let k = kernel_run::run(&img, &script, o.seed)?;
-            let virt = model_run::run(o, &layout, &script)?.virtual_ns;
-            let o2 = pace(virt, k.wall_ns);
-            let m = model_run::run(&o2, &layout, &script)?;
-            (requests::from_kernel(&k.events), m.trace, m.system, Some(k.extents), (o2.tick_ns, virt, k.wall_ns))
+            let m = model_run::run(o, &layout, &script, Some(&k.clock))?;
+            notes.push(clock_note(k.clock.len(), k.clock.windows(2).filter(|w| w[0] != w[1]).count(), k.wall_ns, tick));
+            (requests::from_kernel(&k.events), m.trace, m.system, Some(k.extents))
         }
     };
-    notes.push(format!(
-        "the model's timestamp tick was scaled to {:.1} µs of its virtual time so that it ticks as often per operation as the kernel's 4 ms jiffy did (the measured part took {:.1} ms of virtual time on the model, {:.1} ms of wall time on the kernel)",
-        paced.0.unwrap_or(0) as f64 / 1e3,
-        paced.1 as f64 / 1e6,
-        paced.2 as f64 / 1e6
-    ));
     img.unmount()?;
     let dump = img.dumpe2fs()?;
     let kernel_dirs = img.dir_blocks("/")?;
@@ -144,6 +145,16 @@ pub fn run(o: &Options) -> Result<Report, Error> {
         placement,
         notes,
     })
+}
+
+/// The note saying where the model's file timestamps came from.
+fn clock_note(ops: usize, moved: usize, wall_ns: u64, tick: u64) -> String {
+    format!(
+        "file timestamps: the model took them from the kernel's coarse clock as read at each of the {ops} operations (it moved {moved} times between them in {:.1} ms; tick {:.1} ms, CONFIG_HZ={})",
+        wall_ns as f64 / 1e6,
+        tick as f64 / 1e6,
+        1_000_000_000 / tick.max(1)
+    )
 }
 
 fn kernel_release() -> String {

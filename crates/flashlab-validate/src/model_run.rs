@@ -73,6 +73,7 @@ pub fn apply(s: &mut SimSystem, op: &FileOp) -> Result<(), Error> {
         }
         FileOp::Delete { name } => s.delete(name).map_err(err(op))?,
         FileOp::Sync => s.sync().map_err(err(op))?,
+        FileOp::Pause { ns } => s.idle(*ns),
     }
     Ok(())
 }
@@ -86,8 +87,12 @@ pub struct ModelRun {
     pub system: SimSystem,
 }
 
-/// Run `script` on a fresh model of the image whose layout is `layout`.
-pub fn run(o: &Options, layout: &Layout, script: &Script) -> Result<ModelRun, Error> {
+/// Run `script` on a fresh model of the image whose layout is `layout`. With `clock` (one
+/// value per measured operation: the coarse clock the kernel's run read as it started it,
+/// [`crate::kernel_run::KernelRun::clock`]) the measured operations take their file
+/// timestamps from it, so a write dirties its inode exactly when the kernel's clock had moved;
+/// without, from the model's own device time.
+pub fn run(o: &Options, layout: &Layout, script: &Script, clock: Option<&[u64]>) -> Result<ModelRun, Error> {
     let mut s = system(o, layout)?;
     for op in &script.setup {
         apply(&mut s, op)?;
@@ -95,9 +100,11 @@ pub fn run(o: &Options, layout: &Layout, script: &Script) -> Result<ModelRun, Er
     s.sync().map_err(|e| Error::Model(e.to_string()))?;
     s.fs.set_trace(true);
     let t0 = s.now;
-    for op in &script.measured {
+    for (i, op) in script.measured.iter().enumerate() {
+        s.fs.set_file_clock(clock.and_then(|c| c.get(i).copied()));
         apply(&mut s, op)?;
     }
+    s.fs.set_file_clock(None);
     let trace = s.fs.set_trace(false);
     Ok(ModelRun { trace, virtual_ns: s.now - t0, system: s })
 }

@@ -31,6 +31,10 @@ pub enum FileOp {
     },
     /// syncfs: everything to the device.
     Sync,
+    /// Sleep (the kernel side) or stay idle (the model) this many nanoseconds.
+    Pause {
+        ns: u64,
+    },
 }
 
 /// The operations of a workload: (setup, measured).
@@ -70,6 +74,9 @@ pub fn script(o: &Options, free: u64) -> Script {
                 let off = rng.below(size / 4096) * 4096;
                 s.measured.push(FileOp::Overwrite { name: "rw.dat".into(), off, len: 4096 });
                 s.measured.push(FileOp::Fsync { name: "rw.dat".into() });
+                if o.pause_ns > 0 {
+                    s.measured.push(FileOp::Pause { ns: o.pause_ns });
+                }
             }
             s.measured.push(FileOp::Sync);
         }

@@ -107,6 +107,10 @@ pub struct Options {
     pub fill_percent: u64,
     /// `randwrite-fsync`: overwrites.
     pub writes: u64,
+    /// `randwrite-fsync`: sleep this long after each fsync (0: none). Sets the pace of the
+    /// writes against the kernel's coarse clock: with a tick or more between writes every
+    /// write moves the file's mtime and every fsync commits the journal.
+    pub pause_ns: u64,
     /// SQLite: transactions.
     pub transactions: u64,
     pub seed: u64,
@@ -127,6 +131,7 @@ impl Options {
             blocks_per_group: 8192,
             fill_percent: 80,
             writes: 400,
+            pause_ns: 0,
             transactions: 100,
             seed: 1,
             image_dir: std::path::PathBuf::from("/dev/shm"),
@@ -149,6 +154,9 @@ impl Options {
         }
         if self.writes == 0 || self.writes > 1_000_000 {
             return bad("--writes", format!("{}: give 1 to 1000000", self.writes));
+        }
+        if self.pause_ns > 1_000_000_000 {
+            return bad("pause", format!("{} ns: give at most 1 s between writes", self.pause_ns));
         }
         if self.transactions == 0 || self.transactions > 100_000 {
             return bad("--transactions", format!("{}: give 1 to 100000", self.transactions));

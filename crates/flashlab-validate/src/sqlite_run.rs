@@ -12,7 +12,7 @@ use flashlab_breakdown::events::BlockEvent;
 use flashlab_lab::fs::disk::Traced;
 use flashlab_lab::fs::ext4_layout::Layout;
 use flashlab_lab::system::SimSystem;
-use flashlab_sqlite::replay::replay_with;
+use flashlab_sqlite::replay::replay_with_clock;
 use flashlab_sqlite::sim_adapter::SimAdapter;
 use flashlab_sqlite::vfs_recorder::{Event, Mark, RecordingVfs};
 use flashlab_sqlite::workload::{run_config, Phase};
@@ -23,9 +23,20 @@ pub fn workload(o: &Options, mode: JournalMode) -> Result<Workload, Error> {
     Ok(Workload::new(vec![mode], vec![SyncMode::Full], o.transactions, 1, Shape::Insert, 100, o.seed)?)
 }
 
-/// SQLite on the kernel's ext4: the traced block events of the measured interval, the
-/// recorded file operations and the interval's wall time.
-pub fn run_kernel(o: &Options, img: &Image, mode: JournalMode) -> Result<(Vec<BlockEvent>, Vec<Event>, u64), Error> {
+/// What SQLite did on the kernel's ext4.
+pub struct KernelSqlite {
+    /// The traced block events of the measured interval.
+    pub events: Vec<BlockEvent>,
+    /// The file operations SQLite made.
+    pub log: Vec<Event>,
+    /// The kernel's coarse clock at each of them (ns), the one file timestamps come from.
+    pub clocks: Vec<u64>,
+    /// Wall time of the measured interval.
+    pub wall_ns: u64,
+}
+
+/// SQLite on the kernel's ext4, its block requests traced.
+pub fn run_kernel(o: &Options, img: &Image, mode: JournalMode) -> Result<KernelSqlite, Error> {
     let wl = workload(o, mode)?;
     let vfs = RecordingVfs::register()?;
     let s = session(img)?;
@@ -44,16 +55,23 @@ pub fn run_kernel(o: &Options, img: &Image, mode: JournalMode) -> Result<(Vec<Bl
     s.close()?;
     let run = run?;
     let events = events.ok_or_else(|| Error::Model("the SQLite run never reached its end mark".into()))??;
-    Ok((events, run.events, run.measured_wall_ns))
+    let clocks = vfs.recorder().taken_clocks();
+    Ok(KernelSqlite { events, log: run.events, clocks, wall_ns: run.measured_wall_ns })
 }
 
 /// The recorded operations replayed on the model over `layout`: its requests between the
-/// measure marks, the virtual time between them, and the system afterwards.
-pub fn run_model(o: &Options, layout: &Layout, log: &[Event]) -> Result<(Vec<Traced>, u64, SimSystem), Error> {
+/// measure marks, the virtual time between them, and the system afterwards. With `clocks`
+/// (the kernel's coarse clock at each event) the model's file timestamps come from them.
+pub fn run_model(
+    o: &Options,
+    layout: &Layout,
+    log: &[Event],
+    clocks: Option<&[u64]>,
+) -> Result<(Vec<Traced>, u64, SimSystem), Error> {
     let mut sim = SimAdapter::with_system(system(o, layout)?);
     let mut trace = Vec::new();
     let (mut t0, mut t1) = (0, 0);
-    replay_with(log, &mut sim, &mut |m, sim| match m {
+    replay_with_clock(log, clocks, &mut sim, &mut |m, sim| match m {
         Mark::MeasureStart => {
             t0 = sim.now();
             sim.system_mut().fs.set_trace(true);

@@ -57,9 +57,13 @@ pub struct FsConfig {
     /// ext4: jbd2 commit interval (`commit=`, 5 s).
     pub commit_interval_ns: Ns,
     /// ext4: the clock file timestamps are taken from ticks this often (the kernel's coarse
-    /// clock, one jiffy: 4 ms at CONFIG_HZ=250). A write dirties the inode for its mtime only
-    /// when the tick moved since the last one, so an fsync after an overwrite in the same tick
-    /// has no metadata to commit.
+    /// clock, one jiffy, 1/CONFIG_HZ). A write dirties the inode for its mtime only when the
+    /// tick moved since the last one, so an fsync after an overwrite in the same tick has no
+    /// metadata to commit: it writes the data and flushes the cache, with no journal commit.
+    /// Default 4 ms, HZ=250: kernel/Kconfig.hz's default, which Android's GKI arm64 kernels
+    /// keep (their gki_defconfig sets no CONFIG_HZ); some vendor kernels set 100 (10 ms) or
+    /// 300. `validate-fs` measures the tick of the kernel it compares with (clock_getres of
+    /// CLOCK_REALTIME_COARSE) and feeds the model that kernel's clock readings.
     pub timestamp_granularity_ns: Ns,
     /// ext4: journal size in bytes; `None` = mke2fs's default for the filesystem size.
     pub journal_bytes: Option<u64>,

@@ -33,6 +33,12 @@ use crate::simfs::{check_tiling, Allocator, Extent, File, FsError, FS_BLOCK};
 use crate::system::SysError;
 use flashsim::{Completion, Ns, Op, SECTOR};
 
+/// The kernel's coarse clock at simulated time `t`: `t` rounded down to the tick (a jiffy).
+fn coarse_time(t: Ns, tick: Ns) -> Ns {
+    let tick = tick.max(1);
+    t / tick * tick
+}
+
 /// Extents an ext4 inode holds itself; beyond that, leaf blocks of this many extents each.
 const INODE_EXTENTS: usize = 4;
 const EXTENTS_PER_LEAF: usize = 340;
@@ -51,8 +57,8 @@ struct IFile {
     txn: u64,
     /// Bytes of its directory entry.
     dirent: u64,
-    /// The timestamp tick of its last mtime update.
-    mtime_tick: u64,
+    /// The coarse timestamp its last mtime update took (`u64::MAX`: none yet).
+    mtime: Ns,
     /// Its timestamps were read since that update.
     queried: bool,
     /// It was written since its atime was last updated (`relatime` updates it on the next read).
@@ -86,6 +92,9 @@ pub struct InPlace {
     alloc: Allocator,
     files: Vec<Option<IFile>>,
     ext4: Option<Ext4>,
+    /// The coarse clock file timestamps read, when the caller gives it ([`InPlace::set_file_clock`]);
+    /// `None`: the simulated time rounded down to `timestamp_granularity_ns`.
+    file_clock: Option<Ns>,
 }
 
 impl InPlace {
@@ -135,7 +144,7 @@ impl InPlace {
                 layout,
             }
         });
-        InPlace { cfg: cfg.clone(), alloc, files: Vec::new(), ext4 }
+        InPlace { cfg: cfg.clone(), alloc, files: Vec::new(), ext4, file_clock: None }
     }
 
     pub fn capacity(&self) -> u64 {
@@ -254,7 +263,7 @@ impl InPlace {
             ino,
             txn: 0,
             dirent: dirent_bytes(name),
-            mtime_tick: u64::MAX,
+            mtime: u64::MAX,
             queried: false,
             atime_stale: false,
         });
@@ -312,11 +321,12 @@ impl InPlace {
             let grew = end > f.f.size;
             f.f.size = f.f.size.max(end);
             if let Some(e4) = &mut self.ext4 {
-                // Size, or mtime when the coarse clock ticked since the last update.
-                let tick = t / self.cfg.timestamp_granularity_ns.max(1);
+                // Size, or mtime when the coarse clock moved since the last update (the
+                // kernel compares the new timestamp with the stored one).
+                let now = self.file_clock.unwrap_or_else(|| coarse_time(t, self.cfg.timestamp_granularity_ns));
                 f.atime_stale = true;
-                if grew || tick != f.mtime_tick || f.queried {
-                    f.mtime_tick = tick;
+                if grew || now != f.mtime || f.queried {
+                    f.mtime = now;
                     f.queried = false;
                     touch_inode(e4, f);
                 }
@@ -487,6 +497,15 @@ impl InPlace {
             return Ok(c.done);
         }
         Ok(c.done.max(d.flush(t)?.done))
+    }
+
+    /// Take file timestamps from `clock` (nanoseconds of the kernel's coarse clock,
+    /// `CLOCK_REALTIME_COARSE`, as measured while the same operations ran on a kernel) instead
+    /// of the simulated time, until called with `None`. A write dirties its file's inode when
+    /// this value differs from the one its last mtime update took. For comparing with a
+    /// kernel's run, whose timestamps tick in its wall time, not in the model's device time.
+    pub fn set_file_clock(&mut self, clock: Option<Ns>) {
+        self.file_clock = clock;
     }
 
     /// File `id`'s timestamps were read (stat): since Linux 6.13 (multigrain timestamps) the

@@ -229,6 +229,15 @@ impl Fs {
         Ok(())
     }
 
+    /// Take ext4's file timestamps from `clock` (the coarse clock a kernel measured while it
+    /// ran the same operations, in ns) until `None`: see [`inplace::InPlace::set_file_clock`].
+    /// No effect on the other models.
+    pub fn set_file_clock(&mut self, clock: Option<Ns>) {
+        if let Model::InPlace(m) = &mut self.model {
+            m.set_file_clock(clock);
+        }
+    }
+
     /// Someone read `name`'s timestamps (stat): on ext4 its next write takes a fine-grained
     /// time and dirties its inode (multigrain timestamps). Unknown names are ignored.
     pub fn stat(&mut self, name: &str) {
