@@ -29,6 +29,7 @@ pub mod limits;
 pub mod options;
 pub mod pacing;
 pub mod parse;
+pub mod steadystate;
 pub mod units;
 
 pub use job::{IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};
