@@ -62,9 +62,9 @@ impl SteadyState {
     /// `bw_slope:1m`, ...) into the criterion fields of `self`; an absolute bandwidth limit
     /// is a size read with `kb_base`.
     pub fn parse_criterion(&mut self, v: &str, kb_base: u32) -> Result<(), String> {
-        let (name, limit) = v.split_once(':').ok_or_else(|| {
-            format!("'{v}': fio needs a threshold after the criterion (e.g. 'iops_slope:0.1%')")
-        })?;
+        let (name, limit) = v
+            .split_once(':')
+            .ok_or_else(|| format!("'{v}': fio needs a threshold after the criterion (e.g. 'iops_slope:0.1%')"))?;
         let (metric, slope) = match name {
             "iops" => (SsMetric::Iops, false),
             "iops_slope" => (SsMetric::Iops, true),
