@@ -25,6 +25,7 @@
 pub mod blocksize;
 pub mod distribution;
 pub mod job;
+pub mod files;
 pub mod limits;
 pub mod options;
 pub mod pacing;
