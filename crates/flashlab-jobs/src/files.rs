@@ -75,7 +75,7 @@ impl FileService {
 pub fn split_size(size: u64, nrfiles: u32, bs: u64) -> Vec<u64> {
     let n = u64::from(nrfiles.max(1));
     let each = size / n;
-    let mut extra = if bs > 0 { (size - each * n) / bs } else { 0 };
+    let mut extra = (size - each * n).checked_div(bs).unwrap_or(0);
     (0..n)
         .map(|_| {
             if extra > 0 {

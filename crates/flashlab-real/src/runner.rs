@@ -357,7 +357,8 @@ fn run_with<E: IoEngine>(
     let mut since_think = 0u32;
     // fio's steady-state window (`ss_dur`), sampled once a second of wall time, with the
     // bytes and I/Os completed since the start (ramp included) it is fed.
-    let mut ss = model.steadystate.enabled().then(|| flashlab_jobs::steadystate::SteadyTracker::new(model.steadystate, 0));
+    let mut ss =
+        model.steadystate.enabled().then(|| flashlab_jobs::steadystate::SteadyTracker::new(model.steadystate, 0));
     let (mut ss_bytes, mut ss_ios) = (0u64, 0u64);
 
     loop {
