@@ -369,4 +369,18 @@ mod tests {
         assert_eq!(r.attained, 0);
         assert_eq!(r.data.iops, vec![7, 7, 0, 0, 0]);
     }
+
+    #[test]
+    fn job_files_read_it_and_bad_values_name_file_line_and_option() {
+        let f = crate::parse_jobfile("s.fio", "[j]\nrw=randwrite\nss=bw_slope:1%\nss_dur=1m\nss_ramp=5\n").unwrap();
+        let s = f.jobs[0].steadystate;
+        assert!(s.enabled() && s.slope && s.pct && s.metric == SsMetric::Bw);
+        assert_eq!((s.dur_s, s.ramp_ns), (60, 5 * CHECK_INTERVAL_NS));
+        // ss alone: fio's default window 0 keeps it off.
+        assert!(!crate::parse_jobfile("s.fio", "[j]\nss=iops:5\n").unwrap().jobs[0].steadystate.enabled());
+        let e = crate::parse_jobfile("s.fio", "[j]\nrw=read\nss_dur=500ms\n").unwrap_err().to_string();
+        assert!(e.contains("s.fio") && e.contains(":3") && e.contains("ss_dur"), "{e}");
+        let e = crate::parse_jobfile("s.fio", "[j]\nss=lat:5ms\n").unwrap_err().to_string();
+        assert!(e.contains(":2") && e.contains("ss"), "{e}");
+    }
 }
