@@ -273,6 +273,9 @@ pub struct Job {
     pub buffer_compress_percentage: u32,
     /// `dedupe_percentage=`: this share of the writes carry identical data (real targets).
     pub dedupe_percentage: u32,
+    /// `steadystate`/`ss`, `ss_dur`, `ss_ramp`: stop when IOPS or bandwidth settle (off
+    /// unless `ss_dur` is given, as in fio).
+    pub steadystate: crate::steadystate::SteadyState,
 }
 
 impl Default for Job {
@@ -329,6 +332,7 @@ impl Default for Job {
             loops: 1,
             buffer_compress_percentage: 0,
             dedupe_percentage: 0,
+            steadystate: crate::steadystate::SteadyState::default(),
         }
     }
 }

@@ -25,10 +25,12 @@
 pub mod blocksize;
 pub mod distribution;
 pub mod job;
+pub mod files;
 pub mod limits;
 pub mod options;
 pub mod pacing;
 pub mod parse;
+pub mod steadystate;
 pub mod units;
 
 pub use job::{IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};

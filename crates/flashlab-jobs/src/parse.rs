@@ -651,6 +651,20 @@ impl<'a> Parser<'a> {
             }
             "buffer_compress_percentage" => job.buffer_compress_percentage = Self::percent(Self::need(o)?)?,
             "dedupe_percentage" => job.dedupe_percentage = Self::percent(Self::need(o)?)?,
+            "steadystate" => job.steadystate.parse_criterion(Self::need(o)?, kb)?,
+            "steadystate_duration" => {
+                let v = Self::need(o)?;
+                let ns = Self::bounded_time(v, Self::time(v, TimeUnit::Seconds)?)?;
+                // fio keeps whole seconds; a window under one second would hold no sample.
+                if ns > 0 && ns < crate::steadystate::CHECK_INTERVAL_NS {
+                    return Err(format!("'{v}': the window must be at least one second (fio samples once a second)"));
+                }
+                job.steadystate.dur_s = ns / crate::steadystate::CHECK_INTERVAL_NS;
+            }
+            "steadystate_ramp_time" => {
+                let v = Self::need(o)?;
+                job.steadystate.ramp_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Seconds)?)?;
+            }
             "loops" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
                 if n == 0 {

@@ -182,6 +182,11 @@ struct Live {
     /// The offsets' generator is the job's own, so the sequence is the same.
     lookahead: Option<u8>,
     ahead: [(u64, u64); 2],
+    /// fio's steady-state window (`ss_dur`), sampled on the virtual clock, with the job's
+    /// completed bytes and I/Os it is fed.
+    ss: Option<flashlab_jobs::steadystate::SteadyTracker>,
+    done_bytes: u64,
+    done_ios: u64,
 }
 
 /// One completed I/O, as an observer of [`run_jobs_observed`] sees it.
@@ -235,6 +240,10 @@ pub fn run_jobs_hooked(
             let mut gen =
                 IoGen::new(&model, s.span, &mut rng).map_err(|e| SysError::Job(format!("job '{}': {e}", s.name)))?;
             let pacer = Pacer::new(&model, start);
+            let ss = model
+                .steadystate
+                .enabled()
+                .then(|| flashlab_jobs::steadystate::SteadyTracker::new(model.steadystate, start));
             let lookahead = match s.rw {
                 _ if s.file != FileId::RAW => None,
                 Rw::RandRead => Some(0u8),
@@ -272,6 +281,9 @@ pub fn run_jobs_hooked(
                 since_think: 0,
                 lookahead,
                 ahead,
+                ss,
+                done_bytes: 0,
+                done_ios: 0,
             }
         });
     }
@@ -403,6 +415,16 @@ pub fn run_jobs_hooked(
         }
         l.in_flight -= 1;
         l.last_done = l.last_done.max(t);
+        if let Some(ss) = &mut l.ss {
+            // fio samples the counters once a second; steady state ends the job.
+            if ss.advance(t, l.done_bytes, l.done_ios) {
+                l.stopped = true;
+            }
+            if let Kind::Dir(_) = kind {
+                l.done_bytes += bytes;
+                l.done_ios += 1;
+            }
+        }
         let hold = hook(
             Completed {
                 job: j,
@@ -484,6 +506,9 @@ pub fn run_jobs_hooked(
             l.result.dir_mut(d).runtime_ns = if active { runtime } else { 0 };
         }
         l.result.job_runtime_ns = runtime;
+        if let Some(ss) = &l.ss {
+            l.result.steadystate = serde_json::to_value(ss.report()).ok();
+        }
         end = end.max(l.last_done);
         results.push(l.result);
     }

@@ -191,6 +191,9 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
         o.insert("latency_window".into(), 0u64.into());
         o.insert("latency_window_us".into(), 0u64.into());
     }
+    if let Some(ss) = &job.steadystate {
+        o.insert("steadystate".into(), ss.clone());
+    }
     if let Some(extra) = &job.extra {
         o.insert("flashlab_device".into(), extra.clone());
     }

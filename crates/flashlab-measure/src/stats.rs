@@ -304,6 +304,10 @@ pub struct JobResult {
     /// Extra measurements (device counters: host writes, NAND programs, erases, WAF …);
     /// reported as `"flashlab_device"`.
     pub extra: Option<serde_json::Value>,
+    /// fio's `steadystate` object, when the job had `ss_dur` (see
+    /// `flashlab_jobs::steadystate`); reported under that key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<serde_json::Value>,
 }
 
 impl JobResult {

@@ -355,6 +355,11 @@ fn run_with<E: IoEngine>(
     // fio's think time: at most `thinktime_blocks` I/Os between two think times.
     let thinks = !job.thinktime.is_zero();
     let mut since_think = 0u32;
+    // fio's steady-state window (`ss_dur`), sampled once a second of wall time, with the
+    // bytes and I/Os completed since the start (ramp included) it is fed.
+    let mut ss =
+        model.steadystate.enabled().then(|| flashlab_jobs::steadystate::SteadyTracker::new(model.steadystate, 0));
+    let (mut ss_bytes, mut ss_ios) = (0u64, 0u64);
 
     loop {
         // Issue until every slot is busy or the job is done.
@@ -501,6 +506,16 @@ fn run_with<E: IoEngine>(
                 }
                 return Err(io_error(path, job, &s, errno));
             }
+            if let Some(tr) = &mut ss {
+                // Steady state ends the job: nothing more is issued, what is in flight completes.
+                if tr.advance(t_ns, ss_bytes, ss_ios) {
+                    stopped = true;
+                }
+                if s.kind != 2 {
+                    ss_bytes += c.result as u64;
+                    ss_ios += 1;
+                }
+            }
             let clat = s.submitted.map_or(0, |sub| t_done.duration_since(sub).as_nanos() as u64);
             // clat already spans the submission (see above).
             let lat = clat;
@@ -564,6 +579,9 @@ fn run_with<E: IoEngine>(
     result.write.runtime_ns = if job.rw.has_writes() { runtime } else { 0 };
     result.trim.runtime_ns = 0;
     result.job_runtime_ns = runtime;
+    if let Some(tr) = &ss {
+        result.steadystate = serde_json::to_value(tr.report()).ok();
+    }
     let cpu1 = thread_cpu();
     result.cpu = CpuUsage {
         usr_ns: cpu1.0 - cpu0.0,

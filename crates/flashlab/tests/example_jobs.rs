@@ -207,7 +207,19 @@ fn examples_give_fios_json_key_paths_and_counts() {
             // when the job is neither time-based nor cut short by fio's random map.
             let jobname = a["jobname"].as_str().unwrap_or("");
             let count_fixed =
-                !["paced-writes", "mixed-writes", "oltp-mix", "range-reads", "db", "rewrites"].contains(&jobname);
+                !["paced-writes", "mixed-writes", "oltp-mix", "range-reads", "db", "rewrites", "settle", "steady-bw"]
+                    .contains(&jobname);
+            // fio's steadystate object: the same keys with the same types in both documents.
+            for (p, k) in pa.iter().filter(|(p, _)| p.starts_with("steadystate")) {
+                if pb.get(p) != Some(k) {
+                    problems.push(format!("{name} job {jobname}: {p}: fio {k:?}, flashlab {:?}", pb.get(p)));
+                }
+            }
+            if pb.keys().filter(|p| p.starts_with("steadystate")).count()
+                != pa.keys().filter(|p| p.starts_with("steadystate")).count()
+            {
+                problems.push(format!("{name} job {jobname}: steadystate keys differ from fio's"));
+            }
             for d in ["read", "write", "trim"] {
                 let (x, y) = (a[d]["total_ios"].as_u64().unwrap_or(0), b[d]["total_ios"].as_u64().unwrap_or(0));
                 if count_fixed && (x > 0) != (y > 0) {
