@@ -30,6 +30,7 @@ pub mod options;
 pub mod pacing;
 pub mod parse;
 pub mod units;
+pub mod verify;
 
 pub use job::{IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};
 pub use options::{OptionClass, OptionInfo};
