@@ -304,6 +304,14 @@ pub struct JobResult {
     /// Extra measurements (device counters: host writes, NAND programs, erases, WAF …);
     /// reported as `"flashlab_device"`.
     pub extra: Option<serde_json::Value>,
+    /// Data verification (fio's `verify`), when the job verified; reported as
+    /// `"flashlab_verify"`, and with `continue_on_error` as fio's `total_err`/`first_error`.
+    #[serde(default)]
+    pub verify: Option<crate::verify::VerifySummary>,
+    /// The job continued after errors (fio's `continue_on_error`): fio then reports
+    /// `total_err` and `first_error`.
+    #[serde(default)]
+    pub continue_on_error: bool,
 }
 
 impl JobResult {
