@@ -9,6 +9,8 @@
 
 mod bulk;
 mod gc_split;
+#[cfg(feature = "fault-injection")]
+mod fault;
 
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};

@@ -185,5 +185,6 @@ fn emit(
     if let Some(t) = &a.target {
         doc = doc.target(t);
     }
-    a.out.write(&doc, &a.jobfile.display().to_string())
+    a.out.write(&doc, &a.jobfile.display().to_string())?;
+    super::run_verify::verdict(results)
 }
