@@ -38,6 +38,9 @@ use std::collections::VecDeque;
 
 const MAGIC: &[u8; 4] = b"FLVF";
 const VERSION: u8 = 1;
+/// A grid entry's flag: the chunk was read back since its last write (as fio drops a block
+/// from its log once verified, the pass after the writes skips it).
+const VERIFIED: u64 = 1 << 63;
 /// Bytes before the checksum.
 pub const HEADER: usize = 48;
 
@@ -117,7 +120,8 @@ pub struct Verifier {
     base: u64,
     seed: u64,
     job: u32,
-    /// Per chunk of the region: 1 + the write number that last covered it (0: not written).
+    /// Per chunk of the region: 1 + the write number that last covered it (0: not written),
+    /// with [`VERIFIED`] once read back.
     grid: Vec<u64>,
     /// Blocks written since the last backlog check (offset, len).
     recent: VecDeque<(u64, u64)>,
@@ -245,7 +249,8 @@ impl Verifier {
             return Some(b);
         }
         let mut c = self.cursor? as usize;
-        while c < self.grid.len() && self.grid[c] == 0 {
+        let todo = |g: u64| g != 0 && g & VERIFIED == 0;
+        while c < self.grid.len() && !todo(self.grid[c]) {
             c += 1;
         }
         if c >= self.grid.len() {
@@ -254,7 +259,7 @@ impl Verifier {
         }
         let start = c;
         let most = (self.max_read / self.interval).max(1) as usize;
-        while c < self.grid.len() && self.grid[c] != 0 && c - start < most {
+        while c < self.grid.len() && todo(self.grid[c]) && c - start < most {
             c += 1;
         }
         self.cursor = Some(c as u64);
@@ -275,8 +280,9 @@ impl Verifier {
         while at < len {
             let clen = self.interval.min(len - at);
             let idx = ((offset + at - self.base) / self.interval) as usize;
-            let want = self.grid.get(idx).copied().unwrap_or(0);
+            let want = self.grid.get(idx).copied().unwrap_or(0) & !VERIFIED;
             if want > 0 {
+                self.grid[idx] |= VERIFIED;
                 let chunk = &buf[at as usize..(at + clen) as usize];
                 self.summary.blocks_verified += 1;
                 self.summary.bytes_verified += clen;
