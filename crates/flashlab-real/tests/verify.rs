@@ -147,3 +147,38 @@ fn pattern_is_checked_byte_for_byte() {
     assert_eq!(v.first[0].offset, 5 * 8192);
     assert!(v.first[0].expected.contains("at byte 1000"), "{:?}", v.first[0]);
 }
+
+/// The cost of verify on a tmpfs file (no device in the way: what is left is flashlab's CPU),
+/// 64 MiB of 128 KiB sequential writes, buffered, psync. Run by hand (`--ignored
+/// --nocapture`); prints, per method, the CPU time per GiB written and read back and the
+/// write phase's bandwidth. Numbers in docs/jobs.md.
+#[test]
+#[ignore]
+fn verify_cost_on_tmpfs() {
+    let shm = Path::new("/dev/shm");
+    let d = TempDir::new_in(shm, "verify-cost");
+    const SIZE: u64 = 64 * MIB;
+    println!("method   write MB/s  read MB/s  CPU ms/GiB (write+verify)");
+    for m in ["0", "crc32c", "md5", "sha256"] {
+        for rep in 0..3 {
+            let f = flashlab_jobs::parse_jobfile("t.fio", &format!("[c]\nrw=write\nbs=128k\nverify={m}\n")).unwrap();
+            let mut j = RealJob::from_fio(&f.jobs[0], 0, SIZE, 5);
+            j.engine = EngineKind::Psync;
+            j.direct = false;
+            j.name = format!("cost-{m}-{rep}");
+            let path = d.path().join(&j.name);
+            let file = open_file(&path, false, true).unwrap();
+            file.set_len(SIZE).unwrap();
+            let r = run_job(&path, &file, &j, &mut |_| {}).unwrap();
+            let cpu_ns = r.cpu.usr_ns + r.cpu.sys_ns;
+            let gib = SIZE as f64 / (1u64 << 30) as f64;
+            println!(
+                "{m:8} {:10.0} {:10.0} {:10.0}",
+                r.write.bw_bytes_per_sec() / 1e6,
+                r.read.bw_bytes_per_sec() / 1e6,
+                cpu_ns as f64 / 1e6 / gib
+            );
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+}

@@ -27,3 +27,25 @@ pub fn verdict(results: &[(JobResult, String, u64, u32)]) -> Result<(), String> 
         Err(format!("verify failed: {}", failed.join("; ")))
     }
 }
+
+/// The job's verify summary for the results document (`jobs[].extra.verify`).
+pub fn extra(r: &JobResult) -> flashlab_results::Extra {
+    let mut e = flashlab_results::Extra::new();
+    if let Some(v) = &r.verify {
+        e.insert("verify".into(), serde_json::to_value(v).unwrap_or_default());
+    }
+    e
+}
+
+/// One line for the text report: what verify checked and found.
+pub fn text_line(r: &JobResult) -> Option<String> {
+    let v = r.verify.as_ref()?;
+    Some(format!(
+        "  verify ({}): {} blocks, {} bytes read back, {} mismatch{}",
+        v.method,
+        v.blocks_verified,
+        v.bytes_verified,
+        v.mismatches,
+        if v.mismatches == 1 { "" } else { "es" }
+    ))
+}
