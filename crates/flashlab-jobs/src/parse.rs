@@ -654,7 +654,11 @@ impl<'a> Parser<'a> {
             name if crate::verify::OPTION_NAMES.contains(&name) => {
                 let v = Self::need(o)?.to_string();
                 if name == "continue_on_error" && v.split(',').any(|p| !matches!(p.trim(), "none" | "0" | "verify")) {
-                    self.warn(o.line, &o.key, "flashlab continues after verify errors only; any other I/O error still ends the job");
+                    self.warn(
+                        o.line,
+                        &o.key,
+                        "flashlab continues after verify errors only; any other I/O error still ends the job",
+                    );
                 }
                 crate::verify::apply(&mut job.verify, name, &v, kb)?
             }

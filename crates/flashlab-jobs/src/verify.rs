@@ -59,9 +59,7 @@ impl VerifyMethod {
                 ))
             }
             _ => {
-                return Err(format!(
-                    "bad value '{v}': expected crc32c, crc32c-intel, md5, sha256, meta, pattern or 0"
-                ))
+                return Err(format!("bad value '{v}': expected crc32c, crc32c-intel, md5, sha256, meta, pattern or 0"))
             }
         })
     }

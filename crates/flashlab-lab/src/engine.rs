@@ -501,9 +501,11 @@ pub fn run_jobs_hooked(
         }
         let runtime = l.last_done.saturating_sub(l.measure_from);
         // As fio: a direction the job never did I/O in has no runtime.
-        for (d, active) in
-            [(Ddir::Read, s.rw.has_reads() || s.verify.is_some()), (Ddir::Write, s.rw.has_writes()), (Ddir::Trim, s.rw.has_trims())]
-        {
+        for (d, active) in [
+            (Ddir::Read, s.rw.has_reads() || s.verify.is_some()),
+            (Ddir::Write, s.rw.has_writes()),
+            (Ddir::Trim, s.rw.has_trims()),
+        ] {
             l.result.dir_mut(d).runtime_ns = if active { runtime } else { 0 };
         }
         l.result.job_runtime_ns = runtime;

@@ -26,9 +26,8 @@ fn reads_return_the_last_write_through_gc() {
     for fs in ["plain", "ext4"] {
         let mut sys = toy(fs);
         let size = sys.fs.capacity() * 3 / 4 / MIB * MIB;
-        let text = format!(
-            "[w]\nrw=randwrite\nbs=4k\niodepth=4\nsize={size}\nloops=3\nverify=crc32c\nverify_backlog=64\n"
-        );
+        let text =
+            format!("[w]\nrw=randwrite\nbs=4k\niodepth=4\nsize={size}\nloops=3\nverify=crc32c\nverify_backlog=64\n");
         let jf = parse_jobfile("t.fio", &text).unwrap();
         let res = run_jobfile(&mut sys, &jf, 1, "t.fio", None, &mut |_, _, _| {}).unwrap();
         let r = &res[0].0;

@@ -383,7 +383,14 @@ fn run_with<E: IoEngine>(
                 // A verify's read-back goes first (a backlog's, or the pass after the writes).
                 if let Some((off, len)) = verifier.as_mut().and_then(|v| v.next_read()) {
                     slots[slot as usize] = Slot { kind: 3, len: len as u32, offset: off, submitted: None, slat_ns: 0 };
-                    eng.queue(IoRequest { op: IoOp::Read, fd, offset: off, len: len as u32, slot, user_data: u64::from(slot) })?;
+                    eng.queue(IoRequest {
+                        op: IoOp::Read,
+                        fd,
+                        offset: off,
+                        len: len as u32,
+                        slot,
+                        user_data: u64::from(slot),
+                    })?;
                     free.pop();
                     batch.push(slot);
                     continue;

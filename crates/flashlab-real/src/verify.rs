@@ -236,8 +236,7 @@ impl Verifier {
 
     /// Something waits to be read back now.
     pub fn has_work(&self) -> bool {
-        !self.aborted
-            && (!self.queue.is_empty() || self.cursor.is_some_and(|c| (c as usize) < self.grid.len()))
+        !self.aborted && (!self.queue.is_empty() || self.cursor.is_some_and(|c| (c as usize) < self.grid.len()))
     }
 
     /// The next read-back (absolute offset, length), if any.

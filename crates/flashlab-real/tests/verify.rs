@@ -91,7 +91,10 @@ fn a_corrupted_block_is_reported_at_its_offset() {
 #[test]
 fn continue_on_error_counts_every_mismatch() {
     let d = TempDir::new("verify-continue");
-    let mut j = job("[cont]\nrw=write\nbs=16k\nverify=crc32c\nverify_interval=4k\ncontinue_on_error=verify\n", EngineKind::Psync);
+    let mut j = job(
+        "[cont]\nrw=write\nbs=16k\nverify=crc32c\nverify_interval=4k\ncontinue_on_error=verify\n",
+        EngineKind::Psync,
+    );
     let path = d.path().join(&j.name);
     let p2 = path.clone();
     j.before_verify = Some(Hook(Arc::new(move || {
@@ -129,9 +132,16 @@ fn backlog_verifies_while_writing() {
     );
     let r = run(&d, &j);
     assert_eq!(r.verify.as_ref().unwrap().blocks_verified, 256, "4 of every 16 blocks, no pass after");
-    let j = job("[batch2]\nrw=randwrite\nbs=4k\nverify=md5\nverify_backlog=16\nverify_backlog_batch=4\n", EngineKind::Psync);
+    let j = job(
+        "[batch2]\nrw=randwrite\nbs=4k\nverify=md5\nverify_backlog=16\nverify_backlog_batch=4\n",
+        EngineKind::Psync,
+    );
     let r = run(&d, &j);
-    assert_eq!(r.verify.as_ref().unwrap().blocks_verified, 1024, "4 of 16 in the backlog, the other 12 after (fio: 256 reads)");
+    assert_eq!(
+        r.verify.as_ref().unwrap().blocks_verified,
+        1024,
+        "4 of 16 in the backlog, the other 12 after (fio: 256 reads)"
+    );
 }
 
 #[test]

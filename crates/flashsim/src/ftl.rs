@@ -8,9 +8,9 @@
 //! buffer (`l2p` has the `BUFFERED` bit and the slot), or on NAND (`l2p` is the physical unit).
 
 mod bulk;
-mod gc_split;
 #[cfg(feature = "fault-injection")]
 mod fault;
+mod gc_split;
 
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
