@@ -268,6 +268,9 @@ pub struct Job {
     pub rate_poisson: bool,
     /// `loops=`: run the job this many times over (default 1).
     pub loops: u32,
+    /// fio's `verify` family: checksummed headers in every block written, read back after the
+    /// write phase or every `verify_backlog` blocks ([`crate::verify`]). Default off.
+    pub verify: crate::verify::VerifyOptions,
     /// `buffer_compress_percentage=`: written data compresses by this much (real targets;
     /// a simulated device stores no data). Default 0.
     pub buffer_compress_percentage: u32,
@@ -330,6 +333,7 @@ impl Default for Job {
             rate_iops_min: [0; 3],
             rate_poisson: false,
             loops: 1,
+            verify: crate::verify::VerifyOptions::default(),
             buffer_compress_percentage: 0,
             dedupe_percentage: 0,
             steadystate: crate::steadystate::SteadyState::default(),

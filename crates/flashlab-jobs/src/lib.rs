@@ -32,6 +32,7 @@ pub mod pacing;
 pub mod parse;
 pub mod steadystate;
 pub mod units;
+pub mod verify;
 
 pub use job::{IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};
 pub use options::{OptionClass, OptionInfo};

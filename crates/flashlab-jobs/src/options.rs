@@ -60,7 +60,7 @@ const FILES: &str = "file set-up detail; flashlab creates and removes its own fi
 const BUFFERS: &str = "data contents of the buffers; flashlab does not model compression or deduplication";
 const BATCH: &str = "submission batching of the I/O engine; flashlab keeps iodepth requests in flight itself";
 const ENGINE: &str = "an I/O engine tuning knob; flashlab chooses its own engine settings";
-const VERIFY: &str = "data verification would add reads that the measurement does not account for";
+const VERIFY: &str = "this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval and verify_pattern are)";
 const RATE: &str =
     "this rate-limit detail is not implemented (rate, rate_iops, rate_min, rate_iops_min and rate_process are)";
 const BS_MIX: &str = "block sizes by sequential/random are not supported (bssplit and bsrange are)";
@@ -122,6 +122,15 @@ pub static OPTIONS: &[OptionInfo] = &[
     sup("steadystate", &["ss"]),
     sup("steadystate_duration", &["ss_dur"]),
     sup("steadystate_ramp_time", &["ss_ramp"]),
+    // fio's data verification (crate::verify).
+    sup("verify", &[]),
+    sup("do_verify", &[]),
+    sup("verify_fatal", &[]),
+    sup("verify_backlog", &[]),
+    sup("verify_backlog_batch", &[]),
+    sup("verify_interval", &[]),
+    sup("verify_pattern", &[]),
+    sup("continue_on_error", &[]),
     // ---- Harmless: ignored with a warning ---------------------------------------------
     harmless("description", &[], "a free-text description"),
     harmless("name", &[], "flashlab names each job after its [section]"),
@@ -199,20 +208,14 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("ioscheduler", &[], "flashlab does not switch the kernel I/O scheduler"),
     harmless("exitall", &[], "all of flashlab's jobs end with the run"),
     harmless("exitall_on_error", &[], "flashlab stops the run on any I/O error"),
-    harmless("continue_on_error", &[], "flashlab stops the run on any I/O error"),
     // ---- Unsupported: errors -------------------------------------------------------------
-    unsup("verify", &[], VERIFY, &["0"]),
-    unsup("do_verify", &[], VERIFY, &["0"]),
+    // verify=, do_verify, verify_fatal, verify_backlog(_batch), verify_interval and
+    // verify_pattern are supported (crate::verify); these are not.
     unsup("verify_only", &[], VERIFY, &["0"]),
-    unsup("verify_interval", &[], VERIFY, &[]),
-    unsup("verify_offset", &[], VERIFY, &[]),
-    unsup("verify_pattern", &[], VERIFY, &[]),
-    unsup("verify_fatal", &[], VERIFY, &["0"]),
+    unsup("verify_offset", &[], VERIFY, &["0"]),
     unsup("verify_dump", &[], VERIFY, &["0"]),
     unsup("verify_async", &[], VERIFY, &["0"]),
-    unsup("verify_backlog", &[], VERIFY, &[]),
-    unsup("verify_backlog_batch", &[], VERIFY, &[]),
-    unsup("verify_state_save", &[], VERIFY, &[]),
+    unsup("verify_state_save", &[], VERIFY, &["0", "1"]),
     unsup("verify_state_load", &[], VERIFY, &[]),
     unsup("experimental_verify", &[], VERIFY, &["0"]),
     unsup("trim_percentage", &[], VERIFY, &["0"]),
@@ -341,7 +344,8 @@ mod tests {
         assert_eq!(lookup("blocksize").unwrap().name, "bs");
         assert_eq!(lookup("timeout").unwrap().name, "runtime");
         assert_eq!(lookup("iodepth_batch_submit").unwrap().name, "iodepth_batch");
-        assert!(matches!(lookup("verify").unwrap().class, OptionClass::Unsupported { .. }));
+        assert!(matches!(lookup("verify").unwrap().class, OptionClass::Supported));
+        assert!(matches!(lookup("verify_only").unwrap().class, OptionClass::Unsupported { .. }));
         assert!(matches!(lookup("thread").unwrap().class, OptionClass::Harmless(_)));
         assert!(lookup("BS").is_none());
         assert!(lookup("frobnicate").is_none());

@@ -665,6 +665,17 @@ impl<'a> Parser<'a> {
                 let v = Self::need(o)?;
                 job.steadystate.ramp_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Seconds)?)?;
             }
+            name if crate::verify::OPTION_NAMES.contains(&name) => {
+                let v = Self::need(o)?.to_string();
+                if name == "continue_on_error" && v.split(',').any(|p| !matches!(p.trim(), "none" | "0" | "verify")) {
+                    self.warn(
+                        o.line,
+                        &o.key,
+                        "flashlab continues after verify errors only; any other I/O error still ends the job",
+                    );
+                }
+                crate::verify::apply(&mut job.verify, name, &v, kb)?
+            }
             "loops" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
                 if n == 0 {
@@ -829,8 +840,12 @@ impl<'a> Parser<'a> {
 
     /// Whole-job checks, once all of the job's options (and its defaults) are known.
     fn finalize(&self, job: &mut Job, lines: &BTreeMap<&'static str, usize>) -> Result<(), JobFileError> {
-        let at = |opt: &str| lines.get(opt).copied().unwrap_or(job.line);
         job.bs = job.max_bs();
+        if let Err((opt, m)) = crate::verify::finalize(job) {
+            let line = lines.get(opt).copied().unwrap_or(job.line);
+            return Err(self.err(line, Some(opt), m));
+        }
+        let at = |opt: &str| lines.get(opt).copied().unwrap_or(job.line);
         if job.thinktime_spin_ns > job.thinktime_ns {
             return Err(self.err(
                 at("thinktime_spin"),
@@ -957,8 +972,8 @@ mod tests {
     #[test]
     fn error_display() {
         assert_eq!(
-            parse_err("[a]\n\nverify=md5\n"),
-            "t.fio:3: option 'verify': not supported by flashlab (data verification would add reads that the measurement does not account for)"
+            parse_err("[a]\n\nverify_async=2\n"),
+            "t.fio:3: option 'verify_async': not supported by flashlab (this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval and verify_pattern are))"
         );
         assert!(parse_err("[a]\nbs=4q\n").starts_with("t.fio:2: option 'bs': bad size '4q': unknown suffix 'q'"));
         assert_eq!(parse_err("[a]\niodpeth=4\n"), "t.fio:2: option 'iodpeth': unknown option; did you mean 'iodepth'?");

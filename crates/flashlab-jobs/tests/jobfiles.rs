@@ -145,8 +145,8 @@ fn trim_cycle() {
 #[test]
 fn bad_files_fail_with_documented_errors() {
     assert_eq!(
-        fail("bad/verify_md5.fio"),
-        "bad/verify_md5.fio:8: option 'verify': not supported by flashlab (data verification would add reads that the measurement does not account for)"
+        fail("bad/verify_xxhash.fio"),
+        "bad/verify_xxhash.fio:8: option 'verify': verify=xxhash is fio's, but flashlab implements crc32c (crc32c-intel), md5, sha256, meta and pattern"
     );
     assert_eq!(
         fail("bad/bad_size.fio"),
@@ -176,8 +176,8 @@ fn bad_files_fail_with_documented_errors() {
 
 #[test]
 fn errors_carry_file_line_and_option_fields() {
-    let e = parse_jobfile_path(path("bad/verify_md5.fio")).unwrap_err();
-    assert!(e.file.ends_with("verify_md5.fio"));
+    let e = parse_jobfile_path(path("bad/verify_xxhash.fio")).unwrap_err();
+    assert!(e.file.ends_with("verify_xxhash.fio"));
     assert_eq!(e.line, 8);
     assert_eq!(e.option.as_deref(), Some("verify"));
     let e = parse_jobfile_path(path("does-not-exist.fio")).unwrap_err();

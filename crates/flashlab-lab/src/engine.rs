@@ -58,6 +58,9 @@ pub struct JobSpec {
     /// block sizes, `random_distribution`, `percentage_random`, `rw=...:N`, `rate*`,
     /// `loops`). `None`: a job with only the fields above.
     pub job: Option<std::sync::Arc<Job>>,
+    /// fio's `verify` on the simulated device ([`crate::sim_verify`]): writes carry tags, a
+    /// backlog's read-backs are issued as this job's reads. `None`: no verification.
+    pub verify: Option<std::sync::Arc<std::sync::Mutex<crate::sim_verify::SimVerifier>>>,
 }
 
 impl JobSpec {
@@ -89,6 +92,7 @@ impl JobSpec {
             thinktime_blocks: 1,
             layer: crate::stack::LayerCost::ZERO,
             job: None,
+            verify: None,
         }
     }
 
@@ -309,6 +313,14 @@ pub fn run_jobs_hooked(
         }
         let _ = j;
         let t_in = t + s.layer.submit_ns;
+        if let Some(v) = &s.verify {
+            // A verify backlog's read-back goes before the workload's next I/O.
+            let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((off, len)) = v.next_backlog() {
+                let (done, _) = v.read_back(sys, t_in, off, len)?;
+                return Ok(Some((done + s.layer.complete_ns, Kind::Dir(0), len)));
+            }
+        }
         if s.fsync_every > 0 && l.writes_since_sync >= s.fsync_every {
             l.writes_since_sync = 0;
             let done = sys.fsync(t_in, s.file)?;
@@ -354,7 +366,18 @@ pub fn run_jobs_hooked(
             p.issued(iodir(dir), len, &mut l.rng);
         }
         let op = [Op::Read, Op::Write, Op::Trim][dir as usize];
-        let c = sys.io(t_in, s.file, op, s.offset + off, len)?;
+        // A verifying job's writes carry a tag the device keeps with the data.
+        let verify = s.verify.as_ref().filter(|_| dir == 1);
+        if let Some(v) = verify {
+            let tag = v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(s.offset + off, len);
+            sys.dev.set_write_tag(tag);
+        }
+        let c = sys.io(t_in, s.file, op, s.offset + off, len);
+        if let Some(v) = verify {
+            sys.dev.set_write_tag(0);
+            v.lock().unwrap_or_else(|e| e.into_inner()).written(s.offset + off, len);
+        }
+        let c = c?;
         // As fio (HOWTO, rw=trimwrite): io_size=64K trims 64K and writes the same 64K, so a
         // block's trim and write count once against io_size and number_ios.
         if !(s.rw == Rw::TrimWrite && dir == 2) {
@@ -500,9 +523,11 @@ pub fn run_jobs_hooked(
         }
         let runtime = l.last_done.saturating_sub(l.measure_from);
         // As fio: a direction the job never did I/O in has no runtime.
-        for (d, active) in
-            [(Ddir::Read, s.rw.has_reads()), (Ddir::Write, s.rw.has_writes()), (Ddir::Trim, s.rw.has_trims())]
-        {
+        for (d, active) in [
+            (Ddir::Read, s.rw.has_reads() || s.verify.is_some()),
+            (Ddir::Write, s.rw.has_writes()),
+            (Ddir::Trim, s.rw.has_trims()),
+        ] {
             l.result.dir_mut(d).runtime_ns = if active { runtime } else { 0 };
         }
         l.result.job_runtime_ns = runtime;
@@ -521,7 +546,7 @@ fn close_window(l: &mut Live, s: &JobSpec, dur: Ns) {
     let end = l.win_start + dur;
     for d in 0..3u8 {
         let active = match d {
-            0 => s.rw.has_reads(),
+            0 => s.rw.has_reads() || s.verify.is_some(),
             1 => s.rw.has_writes(),
             _ => s.rw.has_trims(),
         };

@@ -43,6 +43,7 @@ pub fn run_jobfile(
             device["precondition"] = serde_json::to_value(pre).map_err(|e| e.to_string())?;
         }
         for (mut r, s) in res.into_iter().zip(&specs) {
+            crate::sim_verify::finish(sys, s, &mut r).map_err(|e| e.to_string())?;
             if let Some(job) = &s.job {
                 crate::iogen::check_rate_min(job, &r).map_err(|e| format!("{file_name}:{}: {e}", job.line))?;
             }
@@ -129,6 +130,9 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         }
     };
     let (bs_read, bs_write, bs_trim) = (job.bs_read, job.bs_write, job.bs_trim);
+    let span = (size - offset) / bs * bs;
+    let verify = crate::sim_verify::SimVerifier::new(sys, &job.verify, file, offset, span, &here)?
+        .map(|v| std::sync::Arc::new(std::sync::Mutex::new(v)));
     Ok(JobSpec {
         name: job.name.clone(),
         groupid: group,
@@ -139,7 +143,7 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         bs_trim,
         file,
         offset,
-        span: (size - offset) / bs * bs,
+        span,
         iodepth: job.iodepth.max(1),
         io_limit: job.io_size,
         number_ios: job.number_ios,
@@ -154,6 +158,7 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         thinktime_blocks: job.thinktime_blocks,
         layer: crate::stack::LayerCost::ZERO,
         job: Some(std::sync::Arc::new(job.clone())),
+        verify,
     })
 }
 

@@ -194,6 +194,15 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
     if let Some(ss) = &job.steadystate {
         o.insert("steadystate".into(), ss.clone());
     }
+    if job.continue_on_error {
+        // fio (stat.c): with continue_on_error, the errors counted and the first one's errno.
+        let n = job.verify.as_ref().map_or(0, |v| v.mismatches);
+        o.insert("total_err".into(), n.into());
+        o.insert("first_error".into(), job.error.into());
+    }
+    if let Some(v) = &job.verify {
+        o.insert("flashlab_verify".into(), serde_json::to_value(v).unwrap_or(Value::Null));
+    }
     if let Some(extra) = &job.extra {
         o.insert("flashlab_device".into(), extra.clone());
     }

@@ -21,6 +21,7 @@ pub mod histogram;
 pub mod rate;
 pub mod stats;
 pub mod summary;
+pub mod verify;
 
 pub use dist::{DepthDist, LatencyBands};
 pub use fio_json::{
@@ -31,3 +32,4 @@ pub use histogram::{plat_idx_to_val, plat_val_to_idx, LatencyHistogram};
 pub use rate::RateStats;
 pub use stats::{CpuUsage, Ddir, DirStats, Interval, JobResult, SyncStats};
 pub use summary::{LatencySummary, SUMMARY_PERCENTILES};
+pub use verify::{VerifyMismatch, VerifySummary};

@@ -308,6 +308,14 @@ pub struct JobResult {
     /// `flashlab_jobs::steadystate`); reported under that key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<serde_json::Value>,
+    /// Data verification (fio's `verify`), when the job verified; reported as
+    /// `"flashlab_verify"`, and with `continue_on_error` as fio's `total_err`/`first_error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::verify::VerifySummary>,
+    /// The job continued after errors (fio's `continue_on_error`): fio then reports
+    /// `total_err` and `first_error`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub continue_on_error: bool,
 }
 
 impl JobResult {

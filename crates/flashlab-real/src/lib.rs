@@ -9,6 +9,8 @@
 //! * [`dir_target`]: [`DirTarget`](dir_target::DirTarget), a directory on a mounted filesystem
 //!   as a [`ProtocolTarget`](flashlab_lab::protocol::ProtocolTarget) (four-corner, fill,
 //!   random writes, delete, FITRIM, idle).
+//! * [`verify`]: fio's `verify` — checksummed headers in every block written, read back and
+//!   checked after the write phase or every `verify_backlog` blocks.
 //! * [`cleanup`]: the registry of files flashlab created, removed on success, error and
 //!   SIGINT/SIGTERM.
 //! * [`blockdev`]: the safety checks before a raw block device is used.
@@ -26,5 +28,6 @@ pub mod dir_target;
 pub mod engine;
 pub mod error;
 pub mod runner;
+pub mod verify;
 
 pub use error::RealError;

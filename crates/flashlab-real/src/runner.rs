@@ -87,6 +87,9 @@ pub struct RealJob {
     /// sizes, `random_distribution`, `percentage_random`, `rw=...:N`, `rate*`, `loops`);
     /// `None`: a job with only the fields above.
     pub job: Option<std::sync::Arc<Job>>,
+    /// Called once when a verifying job's writes have all completed, before it reads them
+    /// back (tests corrupt a block here, as a faulty device would).
+    pub before_verify: Option<crate::verify::Hook>,
 }
 
 impl RealJob {
@@ -121,6 +124,7 @@ impl RealJob {
             thinktime_spin: Duration::ZERO,
             thinktime_blocks: 1,
             job: None,
+            before_verify: None,
         }
     }
 
@@ -169,6 +173,16 @@ impl RealJob {
         j.random_map = !job.norandommap;
         j.job = Some(std::sync::Arc::new(job.clone()));
         j
+    }
+
+    /// The job verifies its writes (fio's `verify`, see [`crate::verify`]).
+    pub fn verifies(&self) -> bool {
+        self.job.as_ref().is_some_and(|j| j.verify.enabled())
+    }
+
+    /// The job issues reads: its pattern's, or a verify's read-back.
+    fn reads(&self) -> bool {
+        self.rw.has_reads() || self.verifies()
     }
 
     fn budget(&self) -> Option<u64> {
@@ -272,7 +286,7 @@ fn validate(job: &RealJob) -> Result<(), RealError> {
 
 #[derive(Clone, Copy, Default)]
 struct Slot {
-    /// 0 read, 1 write, 2 flush.
+    /// 0 read, 1 write, 2 flush, 3 a verify's read-back.
     kind: u8,
     len: u32,
     offset: u64,
@@ -319,6 +333,9 @@ fn run_with<E: IoEngine>(
     let model = job.model();
     let mut gen =
         IoGen::new(&model, job.span, &mut rng).map_err(|e| RealError::BadJob(format!("job '{}': {e}", job.name)))?;
+    let mut verifier = crate::verify::Verifier::new(&model.verify, job.offset, job.span, job.bs_write, job.seed, 0);
+    // When the write phase ended (the verify pass starts), ns from the start.
+    let mut write_phase_end: Option<u64> = None;
     let mut pacer = Pacer::new(&model, 0);
     // What every deduplicable write carries (allocated once, only with dedupe_percentage).
     let dedupe_data: Vec<u8> = if model.dedupe_percentage > 0 {
@@ -364,9 +381,28 @@ fn run_with<E: IoEngine>(
     loop {
         // Issue until every slot is busy or the job is done.
         let think_due = thinks && since_think >= job.thinktime_blocks;
-        if !stopped && !free.is_empty() && !think_due {
+        let verify_now = verifier.as_ref().is_some_and(|v| v.has_work());
+        if (!stopped || verify_now) && !free.is_empty() && (!think_due || verify_now) {
             let now = Instant::now();
             while let Some(&slot) = free.last() {
+                // A verify's read-back goes first (a backlog's, or the pass after the writes).
+                if let Some((off, len)) = verifier.as_mut().and_then(|v| v.next_read()) {
+                    slots[slot as usize] = Slot { kind: 3, len: len as u32, offset: off, submitted: None, slat_ns: 0 };
+                    eng.queue(IoRequest {
+                        op: IoOp::Read,
+                        fd,
+                        offset: off,
+                        len: len as u32,
+                        slot,
+                        user_data: u64::from(slot),
+                    })?;
+                    free.pop();
+                    batch.push(slot);
+                    continue;
+                }
+                if stopped {
+                    break;
+                }
                 if thinks && since_think >= job.thinktime_blocks {
                     break;
                 }
@@ -418,6 +454,11 @@ fn run_with<E: IoEngine>(
                                     stamp(b, len as usize, abs, write_counter);
                                 }
                                 make_compressible(b, len as usize, model.buffer_compress_percentage);
+                            }
+                        }
+                        if let Some(v) = verifier.as_mut() {
+                            if let Some(b) = eng.buffer_mut(slot) {
+                                v.fill(b, abs, len, write_counter - 1);
                             }
                         }
                     }
@@ -486,6 +527,20 @@ fn run_with<E: IoEngine>(
             }
         }
         if eng.in_flight() == 0 {
+            if let Some(v) = verifier.as_mut() {
+                if !v.final_pass_started() {
+                    // The write phase is over and every write has completed: read it all back.
+                    write_phase_end = Some(start.elapsed().as_nanos() as u64);
+                    if let Some(h) = &job.before_verify {
+                        (h.0)();
+                    }
+                    v.start_final_pass();
+                    continue;
+                }
+                if v.has_work() {
+                    continue;
+                }
+            }
             break;
         }
         comps.clear();
@@ -516,6 +571,34 @@ fn run_with<E: IoEngine>(
                     ss_ios += 1;
                 }
             }
+            if let Some(v) = verifier.as_mut() {
+                match s.kind {
+                    1 => v.written(s.offset, u64::from(s.len)),
+                    3 => {
+                        let ok = (c.result as u32) == s.len
+                            && eng.buffer_mut(c.slot).is_some_and(|b| v.check(b, s.offset, u64::from(s.len)));
+                        if !ok {
+                            if c.result as u32 != s.len {
+                                v.summary.record_mismatch(flashlab_measure::VerifyMismatch {
+                                    offset: s.offset,
+                                    len: u64::from(s.len),
+                                    check: "length".into(),
+                                    expected: format!("{} bytes", s.len),
+                                    received: format!("{} bytes (short read)", c.result),
+                                });
+                            }
+                            // fio: EILSEQ, and the job ends unless it continues on verify errors.
+                            if result.error == 0 {
+                                result.error = libc::EILSEQ;
+                            }
+                            if v.aborted() {
+                                stopped = true;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
             let clat = s.submitted.map_or(0, |sub| t_done.duration_since(sub).as_nanos() as u64);
             // clat already spans the submission (see above).
             let lat = clat;
@@ -529,7 +612,8 @@ fn run_with<E: IoEngine>(
                 result.sync.record(lat);
                 continue;
             }
-            let d = s.kind as usize;
+            // A verify's read-back is a read, as fio counts it.
+            let d = if s.kind == 3 { 0 } else { s.kind as usize };
             let bytes = c.result as u64;
             let dstats = result.dir_mut(if d == 0 { Ddir::Read } else { Ddir::Write });
             if bytes < u64::from(s.len) {
@@ -575,8 +659,19 @@ fn run_with<E: IoEngine>(
         close_window(&mut result, job, &mut win, partial);
     }
     let runtime = last_done_ns.saturating_sub(ramp_ns);
-    result.read.runtime_ns = if job.rw.has_reads() { runtime } else { 0 };
+    result.read.runtime_ns = if job.reads() { runtime } else { 0 };
     result.write.runtime_ns = if job.rw.has_writes() { runtime } else { 0 };
+    if let Some(v) = verifier {
+        // As fio: without a backlog the reads are the pass after the writes, and each
+        // direction's runtime is its own phase's.
+        if let (Some(end), 0) = (write_phase_end, model.verify.backlog) {
+            let end = end.saturating_sub(ramp_ns).min(runtime);
+            result.write.runtime_ns = end;
+            result.read.runtime_ns = runtime - end;
+        }
+        result.continue_on_error = model.verify.continue_on_error;
+        result.verify = Some(v.summary);
+    }
     result.trim.runtime_ns = 0;
     result.job_runtime_ns = runtime;
     if let Some(tr) = &ss {
@@ -596,7 +691,7 @@ fn run_with<E: IoEngine>(
 }
 
 fn io_error(path: &Path, job: &RealJob, s: &Slot, errno: i32) -> RealError {
-    let what = ["read", "write", "flush"][s.kind as usize];
+    let what = ["read", "write", "flush", "verify read"][s.kind as usize];
     if errno == libc::ENOSPC {
         return RealError::NoSpace { path: PathBuf::from(path) };
     }
@@ -613,7 +708,7 @@ fn io_error(path: &Path, job: &RealJob, s: &Slot, errno: i32) -> RealError {
 
 fn close_window(result: &mut JobResult, job: &RealJob, w: &mut Windows, dur: u64) {
     let end = w.start_ns + dur;
-    for (d, active, ddir) in [(0usize, job.rw.has_reads(), Ddir::Read), (1, job.rw.has_writes(), Ddir::Write)] {
+    for (d, active, ddir) in [(0usize, job.reads(), Ddir::Read), (1, job.rw.has_writes(), Ddir::Write)] {
         if active {
             result.dir_mut(ddir).record_interval(Interval {
                 end_ns: end,

@@ -238,7 +238,7 @@ fn bad_input_is_one_clear_error() {
     fails(&["bench", "--target", &format!("sim:{}", bad_profile.display())], "nand.t_read_us");
 
     let job = scratch("bad.fio");
-    std::fs::write(&job, "[global]\nbs=4k\n\n[j]\nrw=randwrite\nsize=4m\nverify=md5\n").unwrap();
+    std::fs::write(&job, "[global]\nbs=4k\n\n[j]\nrw=randwrite\nsize=4m\nverify=xxhash\n").unwrap();
     fails(&["run", job.to_str().unwrap(), "--target", "sim:toy"], "bad.fio:7");
 
     let big = scratch("big.fio");

@@ -106,6 +106,8 @@ pub struct Device {
     last_submit: Ns,
     /// The unit [`Device::prefetch`] was last told about (`u32::MAX`: none).
     hinted: u32,
+    /// The tag of writes that carry none ([`Device::set_write_tag`]).
+    write_tag: u64,
 }
 
 impl Device {
@@ -119,6 +121,7 @@ impl Device {
             idle_handled: 0,
             last_submit: 0,
             hinted: u32::MAX,
+            write_tag: 0,
         }
     }
 
@@ -172,6 +175,13 @@ impl Device {
     /// Keep a tag per unit so that [`Device::peek`] can say what a read would return.
     pub fn track_content(&mut self) {
         self.ftl.track_content();
+    }
+
+    /// With content tracking on, the tag of the data of writes whose request carries none
+    /// (tag 0), such as a filesystem model's: a workload sets it around a write it issues through
+    /// the filesystem, so that [`Device::peek`] can tell which write a read returns (0: none).
+    pub fn set_write_tag(&mut self, tag: u64) {
+        self.write_tag = tag;
     }
 
     /// The tag a read of 4 KiB unit `lpn` returns now; `None` = zeros. Needs content tracking.
@@ -289,6 +299,7 @@ impl Device {
         let units = end.div_ceil(MAP_UNIT) - first;
         let (xfer_start, xfer_end) = self.host.transfer(Dir::ToDevice, cmd, r.len);
         let unit_xfer = self.host.unit_bus_xfer;
+        let tag = if r.tag != 0 { r.tag } else { self.write_tag };
         let mut done = xfer_end;
         for i in 0..units {
             let lpn = (first + i) as u32;
@@ -299,7 +310,7 @@ impl Device {
                 // Read-modify-write of a unit the request covers only in part.
                 self.ftl.read_units(lpn, 1, cmd, |ready, _| arrive = arrive.max(ready));
             }
-            done = done.max(self.ftl.write_unit(lpn, r.stream, arrive, r.tag));
+            done = done.max(self.ftl.write_unit(lpn, r.stream, arrive, tag));
         }
         done
     }

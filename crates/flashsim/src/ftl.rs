@@ -9,6 +9,8 @@
 //! buffer (`l2p` has the `BUFFERED` bit and the slot), or on NAND (`l2p` is the physical unit).
 
 mod bulk;
+#[cfg(feature = "fault-injection")]
+mod fault;
 mod gc_split;
 
 use crate::buffer::WriteBuffer;

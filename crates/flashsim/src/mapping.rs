@@ -70,6 +70,19 @@ impl Mapping {
         }
     }
 
+    /// Test-only (feature `fault-injection`): swap two logical units' mapping entries, as a
+    /// buggy FTL would; false where the FTL kind has no such hook (hybrid).
+    #[cfg(feature = "fault-injection")]
+    pub fn fault_swap_mapping(&mut self, a: u32, b: u32) -> bool {
+        match self {
+            Mapping::Page(f) => {
+                f.fault_swap_mapping(a, b);
+                true
+            }
+            Mapping::Hybrid(_) => false,
+        }
+    }
+
     #[inline]
     pub fn locate(&self, lpn: u32) -> Location {
         each!(self, f => f.locate(lpn))

@@ -11,6 +11,7 @@ pub mod profiles;
 pub mod report;
 pub mod run;
 pub mod run_real;
+pub mod run_verify;
 pub mod serve;
 pub mod sim_waf;
 pub mod sqlite;

@@ -142,7 +142,7 @@ fn body(a: &RunArgs, results: &[(JobResult, String, u64, u32)], plist: &[f64]) -
                 read: dir(&r.read),
                 write: dir(&r.write),
                 trim: dir(&r.trim),
-                extra: Default::default(),
+                extra: super::run_verify::extra(r),
             })
             .collect(),
         intervals,
@@ -174,6 +174,9 @@ fn emit(
         outln!("flashlab run {} on {what}", a.jobfile.display());
         for (r, rw, bs, qd) in results {
             out!("{}", job_text(r, rw, *bs, *qd, &percentiles));
+            if let Some(line) = super::run_verify::text_line(r) {
+                outln!("{line}");
+            }
         }
         if let Some((line, _)) = &device {
             outln!("{line}");
@@ -185,5 +188,6 @@ fn emit(
     if let Some(t) = &a.target {
         doc = doc.target(t);
     }
-    a.out.write(&doc, &a.jobfile.display().to_string())
+    a.out.write(&doc, &a.jobfile.display().to_string())?;
+    super::run_verify::verdict(results)
 }

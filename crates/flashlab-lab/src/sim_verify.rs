@@ -1,0 +1,288 @@
+//! fio's `verify` on a simulated device: does the device return the last data written to
+//! every block? A simulated device stores no data, so data is modelled as a tag per 4 KiB
+//! unit that the FTL carries with the unit through its write buffer, programs, GC copies and
+//! trims (flashsim's content tracking, the mechanism of its "reads return the last write"
+//! property tests). Every write a verifying job issues carries a new tag
+//! ([`flashsim::Device::set_write_tag`]); the verifier remembers, per unit of the job's region,
+//! the tag of the last write that covered it (fio's in-memory log of written blocks). Reading
+//! back, it issues real simulated reads (they cost device time and are reported as reads, as
+//! fio's are) and compares what the FTL's mapping returns now ([`flashsim::Device::peek`],
+//! through the filesystem's extents to the device unit) with what was written.
+//!
+//! A mismatch is a simulator bug (an FTL that lost or misplaced a unit), never a device
+//! fault: the check is what makes `verify` on `sim:*` worth running after a change to the FTL.
+//! Checksums, headers and patterns are not modelled: their cost is host CPU, not device time.
+//!
+//! Cost: content tracking keeps one `u64` per physical unit of the device (8 bytes per 4 KiB
+//! of NAND: 36 MiB for a 16 GiB device), and the verifier one `u64` per 4 KiB of the region.
+//! Supported on the raw device and the in-place filesystems (`plain`, `ext4`), whose file
+//! blocks stay where they were allocated; the F2FS model moves blocks in its cleaning without
+//! carrying their data, so verify there is an error.
+
+use crate::fs::FileId;
+use crate::system::{SimSystem, SysError};
+use flashlab_jobs::verify::VerifyOptions;
+use flashlab_measure::{VerifyMismatch, VerifySummary};
+use flashsim::{Ns, Op, MAP_UNIT};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Tags of different verifiers never collide (a file shared by two jobs, a later group).
+static NEXT_TAG_BASE: AtomicU64 = AtomicU64::new(1);
+/// An `expected` entry's flag: read back since its last write (fio drops a verified block from
+/// its log, so the pass after the writes skips it).
+const VERIFIED: u64 = 1 << 63;
+
+/// One job's verification on a simulated system.
+#[derive(Debug)]
+pub struct SimVerifier {
+    opts: VerifyOptions,
+    file: FileId,
+    /// The job's region of its file: [base, base + span).
+    base: u64,
+    /// Per 4 KiB unit of the region (unit 0 is the one holding byte `base`): the tag of the
+    /// last write that covered it (0: none).
+    expected: Vec<u64>,
+    tag_base: u64,
+    writes: u64,
+    recent: VecDeque<(u64, u64)>,
+    queue: VecDeque<(u64, u64)>,
+    aborted: bool,
+    /// What was found.
+    pub summary: VerifySummary,
+}
+
+/// How a read-back went: (virtual completion time, bytes read).
+pub type ReadBack = (Ns, u64);
+
+impl SimVerifier {
+    /// A verifier for a job over [base, base + span) of `file` on `sys`, which it switches
+    /// content tracking on for; `None` when the job does not verify. `where_` names the job
+    /// in errors.
+    pub fn new(
+        sys: &mut SimSystem,
+        opts: &VerifyOptions,
+        file: FileId,
+        base: u64,
+        span: u64,
+        where_: &str,
+    ) -> Result<Option<SimVerifier>, String> {
+        if !opts.enabled() {
+            return Ok(None);
+        }
+        if file != FileId::RAW && sys.fs.inplace().is_none() {
+            return Err(format!(
+                "{where_}: verify on the simulated {} filesystem is not supported: its cleaning moves blocks without carrying their data (use --fs plain or ext4)",
+                sys.fs.config().label()
+            ));
+        }
+        sys.dev.track_content();
+        let first = base / MAP_UNIT;
+        let units = (base + span).div_ceil(MAP_UNIT) - first;
+        let tag_base = NEXT_TAG_BASE.fetch_add(1, Ordering::Relaxed) << 40;
+        Ok(Some(SimVerifier {
+            opts: opts.clone(),
+            file,
+            base: first * MAP_UNIT,
+            expected: vec![0; units as usize],
+            tag_base,
+            writes: 0,
+            recent: VecDeque::new(),
+            queue: VecDeque::new(),
+            aborted: false,
+            summary: VerifySummary::new("sim-tag"),
+        }))
+    }
+
+    /// The tag the next write (`len` bytes at file offset `off`) carries; the units it covers
+    /// now expect it.
+    pub fn tag_write(&mut self, off: u64, len: u64) -> u64 {
+        self.writes += 1;
+        let tag = self.tag_base | self.writes;
+        for u in self.units(off, len) {
+            if let Some(e) = self.expected.get_mut(u) {
+                *e = tag;
+            }
+        }
+        tag
+    }
+
+    fn units(&self, off: u64, len: u64) -> std::ops::Range<usize> {
+        let a = (off.saturating_sub(self.base) / MAP_UNIT) as usize;
+        let b = ((off + len).saturating_sub(self.base)).div_ceil(MAP_UNIT) as usize;
+        a..b
+    }
+
+    /// A write completed: with a backlog it may now be due for reading back.
+    pub fn written(&mut self, off: u64, len: u64) {
+        if self.opts.backlog == 0 || self.aborted {
+            return;
+        }
+        self.recent.push_back((off, len));
+        if self.recent.len() as u64 >= self.opts.backlog {
+            for _ in 0..self.opts.batch().min(self.recent.len() as u64) {
+                if let Some(b) = self.recent.pop_front() {
+                    self.queue.push_back(b);
+                }
+            }
+            self.recent.clear();
+        }
+    }
+
+    /// A backlog read-back is due: (file offset, length).
+    pub fn next_backlog(&mut self) -> Option<(u64, u64)> {
+        if self.aborted {
+            return None;
+        }
+        self.queue.pop_front()
+    }
+
+    /// Verification ended at a mismatch (no `continue_on_error=verify`, or `verify_fatal`).
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// Read back `len` bytes at file offset `off` at time `t` and check every unit; returns
+    /// the read's completion.
+    pub fn read_back(&mut self, sys: &mut SimSystem, t: Ns, off: u64, len: u64) -> Result<ReadBack, SysError> {
+        let c = sys.io(t, self.file, Op::Read, off, len)?;
+        self.check(sys, off, len);
+        Ok((c.done, len))
+    }
+
+    /// Where file offset `off` is on the device.
+    fn device_offset(&self, sys: &SimSystem, off: u64) -> Option<u64> {
+        if self.file == FileId::RAW {
+            return Some(off);
+        }
+        let ext = sys.fs.inplace()?.extents(self.file.0)?;
+        let i = ext.partition_point(|e| e.file_off + e.len <= off);
+        let e = ext.get(i).filter(|e| e.file_off <= off)?;
+        Some(e.dev_off + (off - e.file_off))
+    }
+
+    fn check(&mut self, sys: &SimSystem, off: u64, len: u64) {
+        for u in self.units(off, len) {
+            let Some(&want) = self.expected.get(u) else { continue };
+            let want = want & !VERIFIED;
+            if want == 0 || self.aborted {
+                continue;
+            }
+            self.expected[u] |= VERIFIED;
+            let unit_off = self.base + u as u64 * MAP_UNIT;
+            self.summary.blocks_verified += 1;
+            self.summary.bytes_verified += MAP_UNIT;
+            let got = self.device_offset(sys, unit_off).map(|d| sys.dev.peek((d / MAP_UNIT) as u32));
+            if got == Some(Some(want)) {
+                continue;
+            }
+            let describe = |t: u64| {
+                if t & !((1 << 40) - 1) == self.tag_base {
+                    format!("write #{} of this job", t & ((1 << 40) - 1))
+                } else {
+                    format!("tag {t:#x} (another write)")
+                }
+            };
+            let received = match got {
+                None => "no device block (unmapped in the filesystem)".to_string(),
+                Some(None) => "zeros (the FTL maps no data there)".to_string(),
+                Some(Some(t)) => describe(t),
+            };
+            self.summary.record_mismatch(VerifyMismatch {
+                offset: unit_off,
+                len: MAP_UNIT,
+                check: "last write".into(),
+                expected: describe(want),
+                received,
+            });
+            if self.opts.fatal || !self.opts.continue_on_error {
+                self.aborted = true;
+                self.queue.clear();
+            }
+        }
+    }
+
+    /// fio's pass after the write phase (`do_verify`): read every unit written back, in
+    /// offset order, `max_read` bytes at most per read with `iodepth` reads in flight, from
+    /// `t`; returns when the last read completes and every read's (latency, bytes).
+    pub fn final_pass(
+        &mut self,
+        sys: &mut SimSystem,
+        t: Ns,
+        max_read: u64,
+        iodepth: u32,
+        mut record: impl FnMut(Ns, u64),
+    ) -> Result<Ns, SysError> {
+        // A backlog batch that fell due as the write phase ended.
+        let mut now = t;
+        while let Some((off, len)) = self.next_backlog() {
+            let (done, bytes) = self.read_back(sys, now, off, len)?;
+            record(done - now, bytes);
+            now = done;
+        }
+        if !self.opts.do_verify {
+            return Ok(now);
+        }
+        let most = (max_read / MAP_UNIT).max(1) as usize;
+        let mut inflight: std::collections::BinaryHeap<std::cmp::Reverse<Ns>> = Default::default();
+        let mut end = now;
+        let mut u = 0usize;
+        while u < self.expected.len() && !self.aborted {
+            let todo = |e: u64| e != 0 && e & VERIFIED == 0;
+            if !todo(self.expected[u]) {
+                u += 1;
+                continue;
+            }
+            let start = u;
+            while u < self.expected.len() && todo(self.expected[u]) && u - start < most {
+                u += 1;
+            }
+            if inflight.len() >= iodepth.max(1) as usize {
+                if let Some(std::cmp::Reverse(d)) = inflight.pop() {
+                    now = now.max(d);
+                }
+            }
+            let off = self.base + start as u64 * MAP_UNIT;
+            let len = (u - start) as u64 * MAP_UNIT;
+            let (done, bytes) = self.read_back(sys, now, off, len)?;
+            record(done - now, bytes);
+            inflight.push(std::cmp::Reverse(done));
+            end = end.max(done);
+        }
+        Ok(end)
+    }
+}
+
+/// After a verifying job's write phase (its group has run): fio's pass reading everything
+/// back, counted as the job's reads; the job's result gets the summary, the reads' runtime
+/// (the pass, or the whole job with a backlog) and fio's EILSEQ on a mismatch. The jobs of a
+/// group verify one after another (fio verifies them side by side).
+pub fn finish(
+    sys: &mut SimSystem,
+    spec: &crate::engine::JobSpec,
+    r: &mut flashlab_measure::JobResult,
+) -> Result<(), SysError> {
+    let Some(v) = &spec.verify else { return Ok(()) };
+    let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
+    let start = sys.now;
+    let end = v.final_pass(sys, start, spec.bs_write.max(MAP_UNIT), spec.iodepth, |lat, bytes| {
+        r.read.record_io(bytes, lat, lat)
+    })?;
+    sys.now = sys.now.max(end);
+    let pass = end - start;
+    if v.opts.backlog == 0 {
+        r.read.runtime_ns = pass;
+    } else {
+        r.read.runtime_ns = r.job_runtime_ns + pass;
+    }
+    r.job_runtime_ns += pass;
+    if v.summary.mismatches > 0 && r.error == 0 {
+        r.error = EILSEQ;
+    }
+    r.continue_on_error = v.opts.continue_on_error;
+    r.verify = Some(v.summary.clone());
+    Ok(())
+}
+
+/// fio's errno for a verify failure (Linux's EILSEQ).
+pub const EILSEQ: i32 = 84;
