@@ -30,6 +30,7 @@ pub mod protocol;
 pub mod rng;
 pub mod sim_run;
 pub mod sim_steps;
+pub mod shrink;
 pub mod simfs;
 pub mod stack;
 pub mod system;
