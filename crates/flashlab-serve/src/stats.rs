@@ -3,8 +3,8 @@
 //! reply), in-flight requests, power cuts, and the simulator's counters and state, rendered as
 //! the `stats.json` file and as the final report.
 
-use flashlab_results::table::{Cell, Format, Table};
 use flashlab_measure::LatencyHistogram;
+use flashlab_results::table::{Cell, Format, Table};
 use flashsim::{Completion, Counters, DeviceState, Ns, MAP_UNIT};
 use serde::Serialize;
 use serde_json::{json, Value};
