@@ -165,7 +165,7 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, SweepError> {
                 flashlab_life::duration::parse_duration(&duration).map_err(|e| bad("duration", e.to_string()))?;
             let sample_days = uint("sample_days", 1)?;
             if sample_days == 0 || sample_days > 3650 {
-                return Err(bad("sample_days", format!("must be from 1 to 3650")));
+                return Err(bad("sample_days", "must be from 1 to 3650".to_string()));
             }
             let probe_every = uint("probe_every", 7)?.min(u64::from(u32::MAX)) as u32;
             Work::Life {
@@ -197,13 +197,13 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, SweepError> {
     for (key, _) in &case.settings {
         let life_only = ["policy", "duration", "scale", "sample_days", "probe_every"].contains(&key.as_str());
         if life_only && matches!(work, Work::Protocol { .. }) {
-            return Err(bad(key, format!("applies to life runs (usage = ...), not to a protocol")));
+            return Err(bad(key, "applies to life runs (usage = ...), not to a protocol".to_string()));
         }
         if life_only && matches!(work, Work::Job { .. }) {
-            return Err(bad(key, format!("applies to life runs (usage = ...), not to a job file")));
+            return Err(bad(key, "applies to life runs (usage = ...), not to a job file".to_string()));
         }
         if key == "rand_io" && !matches!(work, Work::Protocol { .. }) {
-            return Err(bad(key, format!("applies to protocols only")));
+            return Err(bad(key, "applies to protocols only".to_string()));
         }
     }
     Ok(Prepared { index: case.index, target: format!("sim:{profile_spec}"), profile, fs, seed, work })
