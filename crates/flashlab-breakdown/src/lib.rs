@@ -21,7 +21,7 @@
 //! user requests), [`host_cost`] (measured host costs for the model), [`stats`] (per-phase percentiles and shares), [`target`] (what to run on
 //! and its sectors), [`run_real`] (the traced run), [`sim_model`] and [`sim_adapter`] (the
 //! model), [`serve_split`] (D2C split into the emulator's parts on a `flashlab serve` loop
-//! device), [`report`] (tables, JSON) and [`chart`] (the stacked-bar SVG).
+//! device), [`report`] (the report, JSON), [`text`] (its terminal tables) and [`chart`] (the stacked-bar SVG).
 
 pub mod chart;
 pub mod command;
@@ -36,6 +36,7 @@ pub mod sim_adapter;
 pub mod sim_model;
 pub mod stats;
 pub mod target;
+pub mod text;
 pub mod tracefs;
 
 pub use error::BreakdownError;

@@ -168,120 +168,14 @@ impl Report {
         self.source == "model"
     }
 
-    /// The human table.
+    /// The human text: a header and one table per job (see [`crate::text`]).
     pub fn render_text(&self) -> String {
-        let mut s = String::new();
-        let what = if self.is_model() {
-            "MODEL (simulated device; no real I/O was traced)"
-        } else {
-            "measured (block-layer trace joined with flashlab's own submit/complete times)"
-        };
-        s += &format!("flashlab breakdown: {} — {what}\n{}\n", self.target, self.description);
-        for n in &self.notes {
-            s += &format!("note: {n}\n");
-        }
-        for j in &self.jobs {
-            s += &format!("\n{}: {} requests", j.key_name(), j.requests);
-            if let Some(u) = j.unmatched {
-                s += &format!(
-                    ", {} joined with their events ({} without Q, {} without D, {} without C), {} in order",
-                    j.analysed, u.no_queue, u.no_issue, u.no_complete, j.consistent
-                );
-            } else {
-                s += &format!(", {} whose phases add up exactly", j.consistent);
-            }
-            if let Some(l) = j.trace_events_lost.filter(|&l| l > 0) {
-                s += &format!(", WARNING: {l} trace events lost");
-            }
-            s += "\n";
-            s += &format!(
-                "  {:<14} {:>9} {:>9} {:>9} {:>9} {:>7}\n",
-                "phase (µs)", "p50", "p90", "p99", "mean", "share"
-            );
-            for p in &j.breakdown.phases {
-                s += &format!(
-                    "  {:<14} {:>9} {:>9} {:>9} {:>9} {:>6.1}%\n",
-                    p.name,
-                    us(p.dist.p50_ns as f64),
-                    us(p.dist.p90_ns as f64),
-                    us(p.dist.p99_ns as f64),
-                    us(p.dist.mean_ns),
-                    p.share * 100.0
-                );
-            }
-            let t = &j.breakdown.total;
-            s += &format!(
-                "  {:<14} {:>9} {:>9} {:>9} {:>9} {:>6.1}%\n",
-                "total",
-                us(t.p50_ns as f64),
-                us(t.p90_ns as f64),
-                us(t.p99_ns as f64),
-                us(t.mean_ns),
-                100.0
-            );
-            s += &format!(
-                "  software (all but {} and {}): {:.1}% of the latency; queued ({}: waiting, not software): {:.1}%\n",
-                self.phase_names[self.device_phase],
-                self.phase_names[QUEUE_PHASE],
-                j.software_share * 100.0,
-                self.phase_names[QUEUE_PHASE],
-                j.queue_share * 100.0
-            );
-            if let Some(v) = &j.serve {
-                s += &format!(
-                    "  D2C on the serve device ({}, means over {} requests serve answered, µs): D2C {} (p50 {}) = sim host stack {} + sim queue {} + sim device {} + FUSE+loop overhead {}; the simulated latency ({}) is {:.1}% of D2C\n",
-                    v.profile,
-                    v.serve_requests,
-                    us(v.d2c_mean_ns),
-                    us(v.d2c_p50_ns as f64),
-                    us(v.sim_host_ns),
-                    us(v.sim_queue_mean_ns),
-                    us(v.sim_device_mean_ns),
-                    us(v.fuse_loop_overhead_mean_ns),
-                    us(v.sim_latency_mean_ns),
-                    v.sim_share_of_d2c * 100.0
-                );
-            }
-        }
-        s
+        crate::text::render_text(self)
     }
 
-    /// The summary table: one line per job, phase means and the software share; on a serve
-    /// device, D2C's split (simulated latency, of it simulated device service, and the FUSE+loop
-    /// overhead) right after D2C.
+    /// The summary table: one line per job (see [`crate::text::summary_table`]).
     pub fn render_summary(&self) -> String {
-        let serve = self.jobs.iter().any(|j| j.serve.is_some());
-        let mut s = format!("{:<22}", "job");
-        for (i, n) in self.phase_names.iter().enumerate() {
-            s += &format!(" {:>13}", n);
-            if serve && i == self.device_phase {
-                s += &format!(" {:>9} {:>9} {:>9}", "sim lat", "sim dev", "FUSE+loop");
-            }
-        }
-        s += &format!(" {:>10} {:>9} {:>9}\n", "total µs", "software", "queued");
-        for j in &self.jobs {
-            s += &format!("{:<22}", j.key_name());
-            for (i, p) in j.breakdown.phases.iter().enumerate() {
-                s += &format!(" {:>13}", us(p.dist.mean_ns));
-                if serve && i == self.device_phase {
-                    let v = j.serve.as_ref();
-                    let f = |x: fn(&crate::serve_split::ServeSplit) -> f64| v.map(|v| us(x(v))).unwrap_or("-".into());
-                    s += &format!(
-                        " {:>9} {:>9} {:>9}",
-                        f(|v| v.sim_latency_mean_ns),
-                        f(|v| v.sim_device_mean_ns),
-                        f(|v| v.fuse_loop_overhead_mean_ns)
-                    );
-                }
-            }
-            s += &format!(
-                " {:>10} {:>8.1}% {:>8.1}%\n",
-                us(j.breakdown.total.mean_ns),
-                j.software_share * 100.0,
-                j.queue_share * 100.0
-            );
-        }
-        s
+        crate::text::render_summary(self)
     }
 
     pub fn to_json(&self) -> String {

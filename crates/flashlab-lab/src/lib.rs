@@ -31,6 +31,7 @@ pub mod rng;
 pub mod sim_run;
 pub mod sim_steps;
 pub mod sim_verify;
+pub mod shrink;
 pub mod simfs;
 pub mod stack;
 pub mod system;

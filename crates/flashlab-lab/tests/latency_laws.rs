@@ -12,6 +12,7 @@ use flashlab_jobs::Rw;
 use flashlab_lab::engine::{run_jobs, JobSpec};
 use flashlab_lab::fs::FsConfig;
 use flashlab_lab::profiles::BUILTIN;
+use flashlab_lab::shrink::shrunk;
 use flashlab_lab::system::SimSystem;
 use flashlab_measure::{DirStats, LatencySummary};
 use flashsim::Profile;
@@ -21,31 +22,8 @@ const MAX_BYTES: u64 = 1 << 30;
 
 /// The profile, shrunk to at most [`MAX_BYTES`] where it validates.
 fn small(name: &str, text: &str) -> Profile {
-    let mut p = Profile::from_toml(name, text).unwrap();
-    let bytes = |p: &Profile| {
-        u64::from(p.nand.channels * p.nand.dies_per_channel)
-            * u64::from(p.nand.blocks_per_plane)
-            * u64::from(p.nand.pages_per_block)
-            * u64::from(p.units_per_page())
-            * 4096
-    };
-    if bytes(&p) <= MAX_BYTES {
-        return p;
-    }
-    for ppb in [p.nand.pages_per_block, 128, 64, 32, 16, 8, 4] {
-        for bpp in [16u32, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024] {
-            let mut q = p.clone();
-            q.nand.pages_per_block = ppb.min(p.nand.pages_per_block);
-            q.nand.blocks_per_plane = bpp.min(p.nand.blocks_per_plane);
-            q.ftl.gc_pages_per_command = None;
-            q.ftl.slc_cache_mib = q.ftl.slc_cache_mib.min(((bytes(&q) / 4) >> 20) as u32);
-            if bytes(&q) <= MAX_BYTES && q.validate(name).is_ok() {
-                p = q;
-                return p;
-            }
-        }
-    }
-    panic!("{name}: no shrunk geometry of at most {MAX_BYTES} bytes validates");
+    let p = Profile::from_toml(name, text).unwrap();
+    shrunk(&p, MAX_BYTES).unwrap_or_else(|| panic!("{name}: no shrunk geometry of at most {MAX_BYTES} bytes validates"))
 }
 
 fn check(what: &str, d: &DirStats, qd: u32) {

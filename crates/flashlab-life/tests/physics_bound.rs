@@ -6,6 +6,7 @@
 //! Large profiles are shrunk (fewer blocks per die, shorter blocks) so that a run takes little
 //! memory and time; the bound is a law of any geometry.
 
+use flashlab_lab::shrink::{nand_bytes, shrunk};
 use flashlab_life::policy::{Policy, DAY};
 use flashlab_life::presets::preset;
 use flashlab_life::runner::{run_life, LifeConfig};
@@ -14,34 +15,11 @@ use proptest::prelude::*;
 
 const MAX_BYTES: u64 = 1 << 30;
 
-fn physical_bytes(p: &Profile) -> u64 {
-    u64::from(p.nand.channels * p.nand.dies_per_channel)
-        * u64::from(p.nand.blocks_per_plane)
-        * u64::from(p.nand.pages_per_block)
-        * u64::from(p.units_per_page())
-        * 4096
-}
-
 /// The built-in profile `i`, shrunk to at most [`MAX_BYTES`] of NAND where it validates.
 fn profile(i: usize) -> Profile {
     let (name, text) = flashlab_lab::profiles::BUILTIN[i];
     let p = Profile::from_toml(name, text).unwrap();
-    if physical_bytes(&p) <= MAX_BYTES {
-        return p;
-    }
-    for ppb in [p.nand.pages_per_block, 128, 64, 32, 16, 8, 4] {
-        for bpp in [16u32, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024] {
-            let mut q = p.clone();
-            q.nand.pages_per_block = ppb.min(p.nand.pages_per_block);
-            q.nand.blocks_per_plane = bpp.min(p.nand.blocks_per_plane);
-            q.ftl.gc_pages_per_command = None;
-            q.ftl.slc_cache_mib = q.ftl.slc_cache_mib.min(((physical_bytes(&q) / 4) >> 20) as u32);
-            if physical_bytes(&q) <= MAX_BYTES && q.validate(name).is_ok() {
-                return q;
-            }
-        }
-    }
-    panic!("{name}: no shrunk geometry validates");
+    shrunk(&p, MAX_BYTES).unwrap_or_else(|| panic!("{name}: no shrunk geometry validates"))
 }
 
 proptest! {
@@ -60,7 +38,7 @@ proptest! {
         let mut cfg = LifeConfig::new(Policy::parse(policy).unwrap(), 4 * DAY, seed);
         cfg.probe_every = 0;
         let r = run_life(&p, &usage, &cfg, |_| {}).unwrap();
-        let phys = physical_bytes(&p) as f64;
+        let phys = nand_bytes(&p) as f64;
         let mut checked = 0;
         for s in &r.samples {
             let (Some(tbw), Some(years)) = (s.projected_tbw_tb, s.lifetime_years) else { continue };

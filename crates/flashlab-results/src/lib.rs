@@ -117,7 +117,9 @@ impl Document {
 /// A simulated device's profile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProfileInfo {
+    /// The profile's name (`nexus7-2012`, or a file's).
     pub name: String,
+    /// What the profile models, in words.
     pub description: String,
 }
 

@@ -13,16 +13,22 @@ pub enum Format {
 /// One column: its header, its unit (empty: none) and how its numbers are written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Column {
+    /// The header's words (its first line in a terminal).
     pub header: String,
+    /// The unit, shown under the header (empty: none).
     pub unit: String,
+    /// How the column's numbers are written for people.
     pub format: Format,
 }
 
 /// One cell: a number, a text, or nothing measured.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
+    /// A number, written in its column's format.
     Num(f64),
+    /// Words, written as they are.
     Text(String),
+    /// Nothing measured; shown as `-`, an empty CSV cell.
     Missing,
 }
 
@@ -67,7 +73,9 @@ impl<T: Into<Cell>> From<Option<T>> for Cell {
 pub struct Table {
     /// A name for the table (a CSV file's section, a Markdown heading).
     pub title: String,
+    /// The columns, left to right.
     pub columns: Vec<Column>,
+    /// The rows, each with one cell per column.
     pub rows: Vec<Vec<Cell>>,
 }
 

@@ -4,6 +4,7 @@
 //! the `stats.json` file and as the final report.
 
 use flashlab_measure::LatencyHistogram;
+use flashlab_results::table::{Cell, Format, Table};
 use flashsim::{Completion, Counters, DeviceState, Ns, MAP_UNIT};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -159,7 +160,40 @@ impl Snapshot {
         })
     }
 
-    /// The report printed when the server stops.
+    /// Per request kind that was served: the count, and the model's and the real (wall-clock)
+    /// p50 and p99 latency.
+    pub fn latency_table(&self) -> Table {
+        let mut t = Table::new(
+            "latency",
+            &[
+                ("request", ""),
+                ("count", ""),
+                ("model p50", "µs"),
+                ("model p99", "µs"),
+                ("real p50", "µs"),
+                ("real p99", "µs"),
+            ],
+        )
+        .format(1, Format::Fixed(0));
+        for k in Kind::ALL {
+            let o = self.latencies.get(k);
+            if o.real.is_empty() {
+                continue;
+            }
+            let p = |h: &LatencyHistogram, q: f64| Cell::Num(h.percentile(q) as f64 / 1000.0);
+            t.row(vec![
+                k.name().into(),
+                o.real.count().into(),
+                p(&o.model, 50.0),
+                p(&o.model, 99.0),
+                p(&o.real, 50.0),
+                p(&o.real, 99.0),
+            ]);
+        }
+        t
+    }
+
+    /// The report printed when the server stops (at most 80 columns wide).
     pub fn render_text(&self) -> String {
         let c = &self.counters;
         let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
@@ -184,22 +218,7 @@ impl Snapshot {
             self.state.total_blocks
         );
         s += &format!("  max requests in flight: {}\n", self.max_in_flight);
-        for k in Kind::ALL {
-            let o = self.latencies.get(k);
-            if o.real.is_empty() {
-                continue;
-            }
-            let p = |h: &LatencyHistogram, q: f64| h.percentile(q) as f64 / 1000.0;
-            s += &format!(
-                "  {:<5} {:>8} reqs  model p50 {:>9.1} us p99 {:>9.1} us | real p50 {:>9.1} us p99 {:>9.1} us\n",
-                k.name(),
-                o.real.count(),
-                p(&o.model, 50.0),
-                p(&o.model, 99.0),
-                p(&o.real, 50.0),
-                p(&o.real, 99.0)
-            );
-        }
+        s += &flashlab_results::export::terminal(&self.latency_table());
         if self.power.volatile_cache || self.power.power_cuts > 0 {
             s += &format!(
                 "  power cuts: {}, lost {:.1} KiB (volatile cache: {}, window {} KiB)\n",

@@ -11,7 +11,8 @@
 //!   file is the serve mount's `device`): the simulator's own counters from `stats.json`.
 //! * [`replay`] and [`sim_adapter`]: the recorded log replayed on a simulated device through a
 //!   page-cache model, in virtual time (a model, labelled so).
-//! * [`results`]: per-configuration results, the table, the JSON document.
+//! * [`results`]: per-configuration results and the JSON document.
+//! * [`text`]: the terminal text (tables drawn by flashlab-results, 80 columns).
 //! * [`signals`]: Ctrl-C/SIGTERM remove the database files between two transactions.
 //!
 //! On a directory target, device counts come from the kernel's counters sampled around each
@@ -29,12 +30,14 @@ pub mod results;
 pub mod serve_counters;
 pub mod signals;
 pub mod sim_adapter;
+pub mod text;
 pub mod vfs_recorder;
 pub mod workload;
 
 pub use config::{JournalMode, Shape, SyncMode, Workload};
 pub use error::Error;
-pub use results::{render_table, Report};
+pub use results::Report;
+pub use text::render_table;
 
 use kernel_counters::{BlockDevice, DiskDelta};
 use results::{Baseline, ConfigResult, DeviceCounts, VfsCounts};

@@ -7,7 +7,6 @@ use crate::config::{JournalMode, SyncMode, Workload};
 use crate::vfs_recorder::{Event, Mark};
 use flashlab_measure::LatencyHistogram;
 use serde::Serialize;
-use std::fmt::Write as _;
 
 /// Commit latency summary (ns), percentiles by fio's rule over fio's log-linear buckets.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -227,150 +226,6 @@ pub struct Report {
     pub configs: Vec<ConfigResult>,
 }
 
-fn ms(ns: u64) -> String {
-    let v = ns as f64 / 1e6;
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
-fn num(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
-fn opt(v: Option<f64>) -> String {
-    v.map(num).unwrap_or_else(|| "-".into())
-}
-
-/// Lay out rows as right-aligned columns (the first two left-aligned).
-fn columns(rows: &[Vec<String>]) -> String {
-    let ncol = rows.iter().map(|r| r.len()).max().unwrap_or(0);
-    let widths: Vec<usize> =
-        (0..ncol).map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).max().unwrap_or(0)).collect();
-    let mut s = String::new();
-    for r in rows {
-        let mut line = String::new();
-        for (i, c) in r.iter().enumerate() {
-            let pad = widths[i] - c.chars().count();
-            if i < 2 {
-                line.push_str(c);
-                line.push_str(&" ".repeat(pad + 2));
-            } else {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(c);
-                line.push_str("  ");
-            }
-        }
-        s.push_str(line.trim_end());
-        s.push('\n');
-    }
-    s
-}
-
-/// The terminal table: a header, one row per configuration, notes.
-pub fn render_table(r: &Report) -> String {
-    let w = &r.workload;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "flashlab sqlite: SQLite {} (bundled), {} {} transaction(s) of {} row(s) x {} bytes per configuration",
-        r.sqlite_version, w.transactions, w.shape, w.batch, w.row_bytes
-    );
-    let _ = writeln!(s, "target: {}{}", r.target, r.filesystem.as_ref().map(|f| format!(" ({f})")).unwrap_or_default());
-    let _ = writeln!(s, "device counts: {}", r.counts_from);
-    if let Some(b) = &r.baseline {
-        let f = b.flushes.map(|f| format!(", {:.1} flushes/s", f as f64 / b.seconds)).unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "idle baseline ({:.1} s before the runs): {:.1} writes/s, {:.1} KiB/s{f}; other activity on the device is counted in every row",
-            b.seconds,
-            b.write_requests as f64 / b.seconds,
-            b.write_bytes as f64 / 1024.0 / b.seconds
-        );
-    }
-    let sim = r.kind != "directory";
-    let kernel = r.configs.iter().any(|c| c.kernel_device.is_some());
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut head: Vec<String> = [
-        "mode",
-        "sync",
-        "tx/s",
-        "p50 ms",
-        "p90 ms",
-        "p99 ms",
-        "vfs sync/tx",
-        "vfs wr/tx",
-        "vfs KiB/tx",
-        "dev wr/tx",
-        "dev KiB/tx",
-        "dev flush/tx",
-        "dev trim/tx",
-        "amp",
-    ]
-    .map(String::from)
-    .to_vec();
-    if sim {
-        head.extend(["NAND KiB/tx", "WAF"].map(String::from));
-    }
-    if kernel {
-        head.extend(["loop wr/tx", "loop KiB/tx", "loop flush/tx"].map(String::from));
-    }
-    rows.push(head);
-    for c in &r.configs {
-        let p = &c.per_tx;
-        let mut row = vec![
-            c.journal_mode.to_string(),
-            c.synchronous.to_string(),
-            opt(c.tx_per_s),
-            ms(c.latency.p50_ns),
-            ms(c.latency.p90_ns),
-            ms(c.latency.p99_ns),
-            num(p.vfs_syncs),
-            num(p.vfs_writes),
-            num(p.vfs_write_bytes / 1024.0),
-            opt(p.device_write_requests),
-            opt(p.device_write_bytes.map(|b| b / 1024.0)),
-            opt(p.device_flushes),
-            opt(p.device_discards),
-            opt(p.amplification),
-        ];
-        if sim {
-            row.push(opt(p.nand_write_bytes.map(|b| b / 1024.0)));
-            row.push(opt(c.device.and_then(|d| d.waf)));
-        }
-        if kernel {
-            let per = |x: u64| x as f64 / c.transactions as f64;
-            let k = c.kernel_device;
-            row.push(opt(k.map(|d| per(d.write_requests))));
-            row.push(opt(k.map(|d| per(d.write_bytes) / 1024.0)));
-            row.push(opt(k.and_then(|d| d.flushes.map(per))));
-        }
-        rows.push(row);
-    }
-    s.push_str(&columns(&rows));
-    let _ = writeln!(
-        s,
-        "vfs = what SQLite asked the VFS for; dev = what reached the device; amp = device bytes / row bytes"
-    );
-    if kernel {
-        let _ = writeln!(s, "loop = the loop device's kernel counters over the same interval (dev = the simulator's)");
-    }
-    for n in &r.notes {
-        let _ = writeln!(s, "note: {n}");
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -449,12 +304,13 @@ mod tests {
                 notes: vec![],
                 configs: vec![c],
             };
-            let text = render_table(&r);
-            let lines: Vec<&str> = text.lines().collect();
-            let head = lines.iter().position(|l| l.starts_with("mode")).unwrap();
-            let words = |l: &str| l.split("  ").filter(|w| !w.trim().is_empty()).count();
-            assert_eq!(words(lines[head]), words(lines[head + 1]), "{kind}:\n{text}");
-            assert_eq!(text.contains("loop flush/tx"), kind == "serve", "{text}");
+            let tables = crate::text::tables(&r);
+            for t in &tables {
+                assert!(t.rows.iter().all(|row| row.len() == t.columns.len()), "{kind}: {}", t.title);
+            }
+            let text = crate::text::render_table(&r);
+            assert!(text.lines().all(|l| l.chars().count() <= 80), "{kind}:\n{text}");
+            assert_eq!(text.contains("loop flushes"), kind == "serve", "{text}");
             assert_eq!(text.contains("WAF"), kind != "directory", "{text}");
         }
     }

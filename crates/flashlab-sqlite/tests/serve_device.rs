@@ -122,7 +122,7 @@ fn sqlite_on_ext4_on_a_serve_device_counts_from_the_simulator() {
     assert_eq!(report.kind, "serve", "the serve device was not recognised under {}", mnt.display());
     assert!(report.counts_from.starts_with("simulator counters of the serve device"), "{}", report.counts_from);
     assert!(report.counts_from.contains(&serve_dir.join("stats.json").display().to_string()));
-    assert!(table.contains("loop flush/tx") && table.contains("WAF"), "{table}");
+    assert!(table.contains("loop flushes") && table.contains("WAF"), "{table}");
     assert_eq!(report.configs.len(), 4);
     let (mut sum_writes, mut sum_flushes) = (0, 0);
     for c in &report.configs {

@@ -2,6 +2,7 @@
 //! runs) and run through the library, as the `age`/`bench` and `life` commands run theirs.
 //! Resolving is cheap and done for every case before any runs, so bad input fails at once.
 
+use crate::error::SweepError;
 use crate::spec::{Case, Param, Spec};
 use flashlab_lab::fs::FsConfig;
 use flashlab_lab::protocol::Protocol;
@@ -65,20 +66,26 @@ pub struct Prepared {
 }
 
 /// Resolve a case's settings; errors name the sweep file, the case and the setting.
-pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
+pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, SweepError> {
     let here = |key: &str| format!("{}: case {} ('{key}')", spec.source, case.index);
-    let string = |key: &str| -> Result<Option<String>, String> {
+    let bad = |key: &str, message: String| SweepError::Setting {
+        file: spec.source.clone(),
+        case: case.index,
+        setting: key.to_string(),
+        message,
+    };
+    let string = |key: &str| -> Result<Option<String>, SweepError> {
         match case.get(key) {
             None => Ok(None),
             Some(Param::Str(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(format!("{}: expected a string, got {}", here(key), other.text())),
+            Some(other) => Err(bad(key, format!("expected a string, got {}", other.text()))),
         }
     };
-    let uint = |key: &str, default: u64| -> Result<u64, String> {
+    let uint = |key: &str, default: u64| -> Result<u64, SweepError> {
         match case.get(key) {
             None => Ok(default),
             Some(Param::Int(i)) if *i >= 0 => Ok(*i as u64),
-            Some(other) => Err(format!("{}: expected a whole number >= 0, got {}", here(key), other.text())),
+            Some(other) => Err(bad(key, format!("expected a whole number >= 0, got {}", other.text()))),
         }
     };
     let seed = uint("seed", 1)?;
@@ -90,11 +97,11 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
     } else {
         spec.path(&profile_spec).display().to_string()
     };
-    let (_, text) = flashlab_lab::profiles::text(&resolved).map_err(|e| format!("{}: {e}", here("profile")))?;
-    let mut table: toml::Table = toml::from_str(&text).map_err(|e| format!("{}: {e}", here("profile")))?;
+    let (_, text) = flashlab_lab::profiles::text(&resolved).map_err(|e| bad("profile", e.to_string()))?;
+    let mut table: toml::Table = toml::from_str(&text).map_err(|e| bad("profile", e.to_string()))?;
     let mut changed = Vec::new();
     if let Some(fs) = string("fs")? {
-        FsConfig::parse(&fs).map_err(|e| format!("{}: {e}", here("fs")))?;
+        FsConfig::parse(&fs).map_err(|e| bad("fs", e.to_string()))?;
         let (kind, options) = fs.split_once(',').unwrap_or((&fs, ""));
         let mut system = toml::Table::new();
         system.insert("filesystem".into(), toml::Value::String(kind.trim().to_string()));
@@ -104,7 +111,7 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
     }
     for (key, value) in &case.settings {
         if key.contains('.') {
-            set_dotted(&mut table, key, value.to_toml()).map_err(|e| format!("{}: {e}", here(key)))?;
+            set_dotted(&mut table, key, value.to_toml()).map_err(|e| bad(key, e.to_string()))?;
             changed.push(format!("{key}={}", value.text()));
         }
     }
@@ -113,18 +120,22 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
     } else {
         format!("{} (profile {profile_spec} with {})", here("profile"), changed.join(", "))
     };
-    let text = toml::to_string(&table).map_err(|e| format!("{source}: {e}"))?;
-    let profile = Profile::from_toml(&source, &text).map_err(|e| e.to_string())?;
-    let fs = FsConfig::from_profile(&profile, &source)?;
+    let text = toml::to_string(&table).map_err(|e| bad("profile", e.to_string()))?;
+    // The profile's own errors name the field and `source` (the case and its overrides).
+    let profile = Profile::from_toml(&source, &text)?;
+    let fs = FsConfig::from_profile(&profile, &source).map_err(SweepError::Filesystem)?;
     let work = match (string("protocol")?, string("usage")?, string("job")?) {
         (_, Some(_), Some(_)) | (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            return Err(format!("{}: case {}: give one of protocol, usage and job", spec.source, case.index))
+            return Err(SweepError::Case {
+                case: case.index,
+                message: format!("{}: give one of protocol, usage and job", spec.source),
+            })
         }
         (_, _, Some(j)) => {
             let path = spec.path(&j);
-            let jobs = flashlab_jobs::parse_jobfile_path(&path).map_err(|e| format!("{}: {e}", here("job")))?;
+            let jobs = flashlab_jobs::parse_jobfile_path(&path).map_err(|e| bad("job", e.to_string()))?;
             if jobs.jobs.is_empty() {
-                return Err(format!("{}: {}: no jobs", here("job"), path.display()));
+                return Err(bad("job", format!("{}: no jobs", path.display())));
             }
             Work::Job { file: path.display().to_string(), jobs: Box::new(jobs) }
         }
@@ -134,27 +145,27 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
             } else {
                 spec.path(&u).display().to_string()
             };
-            let mut usage = flashlab_life::presets::resolve(&what).map_err(|e| format!("{}: {e}", here("usage")))?;
+            let mut usage = flashlab_life::presets::resolve(&what).map_err(|e| bad("usage", e.to_string()))?;
             let scale = match case.get("scale") {
                 None => 1.0,
                 Some(Param::Float(f)) => *f,
                 Some(Param::Int(i)) => *i as f64,
-                Some(other) => return Err(format!("{}: expected a number, got {}", here("scale"), other.text())),
+                Some(other) => return Err(bad("scale", format!("expected a number, got {}", other.text()))),
             };
             if !(scale.is_finite() && scale > 0.0 && scale <= 1000.0) {
-                return Err(format!("{}: must be in (0, 1000], got {scale}", here("scale")));
+                return Err(bad("scale", format!("must be in (0, 1000], got {scale}")));
             }
             if scale != 1.0 {
                 usage = usage.scaled(scale);
             }
             let policy = Policy::parse(&string("policy")?.unwrap_or_else(|| "none".into()))
-                .map_err(|e| format!("{}: {e}", here("policy")))?;
+                .map_err(|e| bad("policy", e.to_string()))?;
             let duration = string("duration")?.unwrap_or_else(|| "12months".into());
             let duration_ns =
-                flashlab_life::duration::parse_duration(&duration).map_err(|e| format!("{}: {e}", here("duration")))?;
+                flashlab_life::duration::parse_duration(&duration).map_err(|e| bad("duration", e.to_string()))?;
             let sample_days = uint("sample_days", 1)?;
             if sample_days == 0 || sample_days > 3650 {
-                return Err(format!("{}: must be from 1 to 3650", here("sample_days")));
+                return Err(bad("sample_days", "must be from 1 to 3650".to_string()));
             }
             let probe_every = uint("probe_every", 7)?.min(u64::from(u32::MAX)) as u32;
             Work::Life {
@@ -170,13 +181,13 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
             let name = p.unwrap_or_else(|| "four-corner".into());
             let what =
                 if Protocol::builtin(&name).is_some() { name.clone() } else { spec.path(&name).display().to_string() };
-            let protocol = Protocol::load(&what).map_err(|e| format!("{}: {e}", here("protocol")))?;
+            let protocol = Protocol::load(&what).map_err(|e| bad("protocol", e.to_string()))?;
             let rand_io = match string("rand_io")? {
                 Some(s) => Some(
                     parse_cli_size(&s)
                         .map_err(String::from)
                         .and_then(flashlab_lab::protocol::block_multiple)
-                        .map_err(|e| format!("{}: {e}", here("rand_io")))?,
+                        .map_err(|e| bad("rand_io", e.to_string()))?,
                 ),
                 None => None,
             };
@@ -186,13 +197,13 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, String> {
     for (key, _) in &case.settings {
         let life_only = ["policy", "duration", "scale", "sample_days", "probe_every"].contains(&key.as_str());
         if life_only && matches!(work, Work::Protocol { .. }) {
-            return Err(format!("{}: applies to life runs (usage = ...), not to a protocol", here(key)));
+            return Err(bad(key, "applies to life runs (usage = ...), not to a protocol".to_string()));
         }
         if life_only && matches!(work, Work::Job { .. }) {
-            return Err(format!("{}: applies to life runs (usage = ...), not to a job file", here(key)));
+            return Err(bad(key, "applies to life runs (usage = ...), not to a job file".to_string()));
         }
         if key == "rand_io" && !matches!(work, Work::Protocol { .. }) {
-            return Err(format!("{}: applies to protocols only", here(key)));
+            return Err(bad(key, "applies to protocols only".to_string()));
         }
     }
     Ok(Prepared { index: case.index, target: format!("sim:{profile_spec}"), profile, fs, seed, work })
@@ -212,7 +223,11 @@ fn set_dotted(table: &mut toml::Table, key: &str, value: toml::Value) -> Result<
 }
 
 /// Run a prepared case; the document is the one the `age` or `life` command writes.
-pub fn run(p: &Prepared) -> Result<Value, String> {
+pub fn run(p: &Prepared) -> Result<Value, SweepError> {
+    run_work(p).map_err(SweepError::Run)
+}
+
+fn run_work(p: &Prepared) -> Result<Value, String> {
     match &p.work {
         Work::Protocol { protocol, rand_io } => {
             let r = SimProtocolRun {

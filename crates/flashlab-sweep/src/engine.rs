@@ -5,6 +5,7 @@
 //! [`run_case`], [`store::store`](crate::store::store), [`write_tables`] — from its tasks.
 
 use crate::case::{prepare, run, Prepared};
+use crate::error::SweepError;
 use crate::spec::Spec;
 use crate::store;
 use crate::table;
@@ -39,25 +40,31 @@ pub struct Summary {
 pub type ProgressFn<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
 /// Resolve every case (errors name the file, the case and the setting).
-pub fn prepare_all(spec: &Spec) -> Result<Vec<Prepared>, String> {
+pub fn prepare_all(spec: &Spec) -> Result<Vec<Prepared>, SweepError> {
     if spec.cases.is_empty() {
-        return Err(format!("{}: the sweep has no cases", spec.source));
+        return Err(SweepError::File {
+            file: spec.source.clone(),
+            line: None,
+            message: "the sweep has no cases".into(),
+        });
     }
     spec.cases.iter().map(|c| prepare(spec, c)).collect()
 }
 
 /// Run case `index` of `spec` and return the document to store (an error of the run is kept
 /// in the document; an error resolving the case is returned).
-pub fn run_case(spec: &Spec, index: usize) -> Result<Value, String> {
-    let case =
-        spec.cases.get(index).ok_or_else(|| format!("case {index}: the sweep has {} cases", spec.cases.len()))?;
+pub fn run_case(spec: &Spec, index: usize) -> Result<Value, SweepError> {
+    let case = spec.cases.get(index).ok_or_else(|| SweepError::Case {
+        case: index,
+        message: format!("the sweep has {} cases", spec.cases.len()),
+    })?;
     let p = prepare(spec, case)?;
     Ok(store::case_document(case, run(&p)))
 }
 
 /// Write `results.csv` and `results.parquet` from the stored documents of every case, and the
 /// sweep file's text as `sweep.toml` (what `flashlab report DIR` reads the table with).
-pub fn write_tables(out: &Path, spec: &Spec) -> Result<(PathBuf, PathBuf), String> {
+pub fn write_tables(out: &Path, spec: &Spec) -> Result<(PathBuf, PathBuf), SweepError> {
     let t = table::build(out, spec)?;
     store::write_atomic(&out.join(crate::report::SPEC_FILE), spec.text.as_bytes())?;
     let csv = out.join("results.csv");
@@ -68,14 +75,14 @@ pub fn write_tables(out: &Path, spec: &Spec) -> Result<(PathBuf, PathBuf), Strin
 }
 
 /// Run the sweep into `out` on `threads` threads (0: one per core).
-pub fn run_sweep(spec: &Spec, out: &Path, threads: usize, progress: ProgressFn) -> Result<Summary, String> {
+pub fn run_sweep(spec: &Spec, out: &Path, threads: usize, progress: ProgressFn) -> Result<Summary, SweepError> {
     let start = Instant::now();
     let prepared = prepare_all(spec)?;
     store::prepare_dir(out)?;
     // A bad output path fails now, not after the runs (the file is rewritten at the end).
     for name in ["results.csv", "results.parquet"] {
         let p = out.join(name);
-        std::fs::OpenOptions::new().create(true).append(true).open(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        std::fs::OpenOptions::new().create(true).append(true).open(&p).map_err(SweepError::io(&p))?;
     }
     let todo: Vec<&Prepared> =
         prepared.iter().filter(|p| store::finished(out, spec, &spec.cases[p.index]).is_none()).collect();
@@ -83,13 +90,13 @@ pub fn run_sweep(spec: &Spec, out: &Path, threads: usize, progress: ProgressFn) 
         .num_threads(threads)
         .thread_name(|i| format!("flashlab-sweep-{i}"))
         .build()
-        .map_err(|e| format!("thread pool: {e}"))?;
+        .map_err(|e| SweepError::Pool(e.to_string()))?;
     let threads = pool.current_num_threads();
     let done = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
     progress(0, todo.len());
     pool.install(|| {
-        todo.par_iter().with_max_len(1).try_for_each(|p| -> Result<(), String> {
+        todo.par_iter().with_max_len(1).try_for_each(|p| -> Result<(), SweepError> {
             let case = &spec.cases[p.index];
             let result = run(p);
             if result.is_err() {

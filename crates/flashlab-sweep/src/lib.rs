@@ -19,11 +19,12 @@
 //!   run; [`headline`]: a case's numbers for the table.
 //! * [`store`]: the case documents on disk (atomic, resumable); [`table`], [`csv_out`],
 //!   [`parquet_out`]: the table and its two formats; [`engine`]: the local parallel run;
-//!   [`report`]: the sweep's charts.
+//!   [`report`]: the sweep's charts; [`error`]: what can go wrong, typed.
 
 pub mod case;
 pub mod csv_out;
 pub mod engine;
+pub mod error;
 pub mod headline;
 pub mod parquet_out;
 pub mod report;
@@ -32,5 +33,6 @@ pub mod store;
 pub mod table;
 
 pub use engine::{prepare_all, run_case, run_sweep, write_tables, Summary};
+pub use error::SweepError;
 pub use spec::{Case, Param, Spec};
 pub use store::pending;

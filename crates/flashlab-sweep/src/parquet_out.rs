@@ -3,6 +3,7 @@
 //! DOUBLE (null where a case has no such number), `error` an optional string when a case
 //! failed. One row group, no compression: pandas, polars and pyarrow read it as is.
 
+use crate::error::SweepError;
 use crate::spec::Param;
 use crate::table::{ColumnType, Table};
 use parquet::basic::{LogicalType, Repetition, Type as Physical};
@@ -20,7 +21,7 @@ enum Column {
     Text(Vec<ByteArray>, Vec<i16>),
 }
 
-fn field(name: &str, t: ColumnType, nullable: bool) -> Result<Arc<Type>, String> {
+fn field(name: &str, t: ColumnType, nullable: bool) -> Result<Arc<Type>, SweepError> {
     let (phys, logical) = match t {
         ColumnType::Int => (Physical::INT64, None),
         ColumnType::Float => (Physical::DOUBLE, None),
@@ -33,7 +34,11 @@ fn field(name: &str, t: ColumnType, nullable: bool) -> Result<Arc<Type>, String>
         .with_logical_type(logical)
         .build()
         .map(Arc::new)
-        .map_err(|e| format!("parquet column '{name}': {e}"))
+        .map_err(|e| SweepError::Encode { format: "parquet", message: format!("column '{name}': {e}") })
+}
+
+fn parquet_error(e: parquet::errors::ParquetError) -> SweepError {
+    SweepError::Encode { format: "parquet", message: e.to_string() }
 }
 
 fn setting_column(t: ColumnType, vals: impl Iterator<Item = Option<Param>>) -> Column {
@@ -85,8 +90,8 @@ fn setting_column(t: ColumnType, vals: impl Iterator<Item = Option<Param>>) -> C
 }
 
 /// The table as a Parquet file (one column per setting and metric).
-pub fn parquet_bytes(t: &Table) -> Result<Vec<u8>, String> {
-    let err = |e: parquet::errors::ParquetError| format!("parquet: {e}");
+pub fn parquet_bytes(t: &Table) -> Result<Vec<u8>, SweepError> {
+    let err = parquet_error;
     let mut fields = vec![field("case", ColumnType::Int, false)?];
     let mut columns = vec![Column::Int(t.rows.iter().map(|r| r.case as i64).collect(), Vec::new())];
     for (i, (name, ty)) in t.settings.iter().enumerate() {
@@ -110,7 +115,9 @@ pub fn parquet_bytes(t: &Table) -> Result<Vec<u8>, String> {
     let mut rg = w.next_row_group().map_err(err)?;
     let mut cols = columns.into_iter();
     while let Some(mut cw) = rg.next_column().map_err(err)? {
-        let col = cols.next().ok_or("parquet: more schema columns than data")?;
+        let col = cols
+            .next()
+            .ok_or_else(|| SweepError::Encode { format: "parquet", message: "more schema columns than data".into() })?;
         let levels = |d: &Vec<i16>| if d.is_empty() { None } else { Some(d.clone()) };
         match &col {
             Column::Int(v, d) => cw.typed::<Int64Type>().write_batch(v, levels(d).as_deref(), None),

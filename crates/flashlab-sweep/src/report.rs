@@ -1,6 +1,7 @@
 //! The charts of a finished sweep (`flashlab report DIR`): the table rebuilt from the sweep
 //! directory (its `sweep.toml` and `cases/`) and drawn by `flashlab_report::sweep`.
 
+use crate::error::SweepError;
 use crate::spec::Spec;
 use crate::table;
 use flashlab_report::sweep::{render_sweep, SweepTable};
@@ -16,10 +17,9 @@ pub fn is_sweep_dir(dir: &Path) -> bool {
 }
 
 /// The report of the sweep in `out`.
-pub fn sweep_report(out: &Path) -> Result<Report, String> {
+pub fn sweep_report(out: &Path) -> Result<Report, SweepError> {
     let path = out.join(SPEC_FILE);
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| format!("{}: {e} (not a sweep directory?)", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(SweepError::io(&path))?;
     let spec = Spec::parse(&path.display().to_string(), &text, out)?;
     let t = table::build(out, &spec)?;
     let title = text
@@ -45,5 +45,5 @@ pub fn sweep_report(out: &Path) -> Result<Report, String> {
         .enumerate()
         .map(|(i, name)| (name.clone(), t.rows.iter().map(|r| r.metrics[i]).collect()))
         .collect();
-    render_sweep(&SweepTable { title, settings, metrics }).map_err(|e| e.to_string())
+    Ok(render_sweep(&SweepTable { title, settings, metrics })?)
 }

@@ -20,6 +20,7 @@
 //! Relative paths are read from the sweep file's directory. Every column of the results table
 //! is named as the key is written in the file.
 
+use crate::error::SweepError;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use toml_edit::{ImDocument, Item};
@@ -133,38 +134,37 @@ pub struct Spec {
 
 impl Spec {
     /// Read and parse a sweep file.
-    pub fn load(path: &Path) -> Result<Spec, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Spec, SweepError> {
+        let text = std::fs::read_to_string(path).map_err(SweepError::io(path))?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Spec::parse(&path.display().to_string(), &text, &dir)
     }
 
     /// Parse sweep-file text; `source` names it in errors, `dir` is where its relative paths
     /// are read from.
-    pub fn parse(source: &str, text: &str, dir: &Path) -> Result<Spec, String> {
-        let doc = ImDocument::parse(text).map_err(|e| {
-            let line = e.span().map(|s| line_of(text, s.start));
-            match line {
-                Some(l) => format!("{source}:{l}: {}", e.message().trim()),
-                None => format!("{source}: {}", e.message().trim()),
-            }
-        })?;
-        let at = |span: Option<std::ops::Range<usize>>| {
-            span.map_or(String::new(), |s| format!(":{}", line_of(text, s.start)))
+    pub fn parse(source: &str, text: &str, dir: &Path) -> Result<Spec, SweepError> {
+        // An error at the line of `span` (the whole file without one).
+        let at = |span: Option<std::ops::Range<usize>>, message: String| SweepError::File {
+            file: source.to_string(),
+            line: span.map(|s| line_of(text, s.start)),
+            message,
         };
-        let scalar = |key: &str, item: &Item, span: Option<std::ops::Range<usize>>| -> Result<Param, String> {
+        let doc = ImDocument::parse(text).map_err(|e| at(e.span(), e.message().trim().to_string()))?;
+        let scalar = |key: &str, item: &Item, span: Option<std::ops::Range<usize>>| -> Result<Param, SweepError> {
             item.as_value()
                 .and_then(Param::from_toml)
-                .ok_or_else(|| format!("{source}{}: '{key}': expected a string, number or boolean", at(span.clone())))
+                .ok_or_else(|| at(span.clone(), format!("'{key}': expected a string, number or boolean")))
         };
-        let check_key = |key: &str, span: Option<std::ops::Range<usize>>| -> Result<(), String> {
+        let check_key = |key: &str, span: Option<std::ops::Range<usize>>| -> Result<(), SweepError> {
             if KEYS.contains(&key) || (key.contains('.') && !key.starts_with('.') && !key.ends_with('.')) {
                 Ok(())
             } else {
-                Err(format!(
-                    "{source}{}: unknown setting '{key}' (expected one of {}, or a dotted profile field such as ftl.spare_factor)",
-                    at(span),
-                    KEYS.join(", ")
+                Err(at(
+                    span,
+                    format!(
+                        "unknown setting '{key}' (expected one of {}, or a dotted profile field such as ftl.spare_factor)",
+                        KEYS.join(", ")
+                    ),
                 ))
             }
         };
@@ -176,26 +176,21 @@ impl Spec {
             match key {
                 "name" | "description" => {}
                 "axes" => {
-                    let t = item
-                        .as_table_like()
-                        .ok_or_else(|| format!("{source}{}: 'axes' must be a table", at(span.clone())))?;
+                    let t = item.as_table_like().ok_or_else(|| at(span.clone(), "'axes' must be a table".into()))?;
                     for (k, v) in t.iter() {
                         let kspan = t.key(k).and_then(|x| x.span()).or(span.clone());
                         check_key(k, kspan.clone())?;
-                        let arr = v.as_array().ok_or_else(|| {
-                            format!("{source}{}: axis '{k}': expected a list of values", at(kspan.clone()))
-                        })?;
+                        let arr = v
+                            .as_array()
+                            .ok_or_else(|| at(kspan.clone(), format!("axis '{k}': expected a list of values")))?;
                         if arr.is_empty() {
-                            return Err(format!("{source}{}: axis '{k}' has no values", at(kspan)));
+                            return Err(at(kspan, format!("axis '{k}' has no values")));
                         }
                         let vals = arr
                             .iter()
                             .map(|v| {
                                 Param::from_toml(v).ok_or_else(|| {
-                                    format!(
-                                        "{source}{}: axis '{k}': expected strings, numbers or booleans",
-                                        at(kspan.clone())
-                                    )
+                                    at(kspan.clone(), format!("axis '{k}': expected strings, numbers or booleans"))
                                 })
                             })
                             .collect::<Result<Vec<_>, _>>()?;
@@ -205,7 +200,7 @@ impl Spec {
                 "case" => {
                     let arr = item
                         .as_array_of_tables()
-                        .ok_or_else(|| format!("{source}{}: 'case' must be [[case]] tables", at(span.clone())))?;
+                        .ok_or_else(|| at(span.clone(), "'case' must be [[case]] tables".into()))?;
                     for t in arr.iter() {
                         let mut c = Vec::new();
                         for (k, v) in t.iter() {
@@ -232,7 +227,7 @@ impl Spec {
         }
         for (k, _) in &axes {
             if columns.contains(k) {
-                return Err(format!("{source}: '{k}' is both an axis and a key of a [[case]]"));
+                return Err(at(None, format!("'{k}' is both an axis and a key of a [[case]]")));
             }
             columns.push(k.clone());
         }
@@ -281,7 +276,7 @@ mod tests {
     use super::*;
 
     fn parse(t: &str) -> Result<Spec, String> {
-        Spec::parse("s.toml", t, Path::new("."))
+        Spec::parse("s.toml", t, Path::new(".")).map_err(|e| e.to_string())
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! not at all: a temporary file renamed into place), so that a sweep interrupted at any
 //! moment keeps exactly the cases that finished, and a re-run skips them.
 
+use crate::error::SweepError;
 use crate::spec::{Case, Spec};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -21,14 +22,14 @@ pub fn case_path(out: &Path, spec: &Spec, index: usize) -> PathBuf {
 }
 
 /// Make the directories, and remove the temporary files of an interrupted run.
-pub fn prepare_dir(out: &Path) -> Result<(), String> {
+pub fn prepare_dir(out: &Path) -> Result<(), SweepError> {
     let dir = cases_dir(out);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for entry in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+    std::fs::create_dir_all(&dir).map_err(SweepError::io(&dir))?;
+    for entry in std::fs::read_dir(&dir).map_err(SweepError::io(&dir))? {
+        let path = entry.map_err(SweepError::io(&dir))?.path();
         // `flashlab-tmp`: flashlab_report::write_atomic's; `tmp`: older flashlab versions'.
         if path.extension().is_some_and(|x| x == "tmp" || x == "flashlab-tmp") {
-            std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::remove_file(&path).map_err(SweepError::io(&path))?;
         }
     }
     Ok(())
@@ -36,13 +37,13 @@ pub fn prepare_dir(out: &Path) -> Result<(), String> {
 
 /// Write `bytes` to `path` whole ([`flashlab_report::write_atomic`]: a synced temporary file
 /// beside it, then a rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    flashlab_report::write_atomic(path, bytes).map_err(|e| e.to_string())
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SweepError> {
+    Ok(flashlab_report::write_atomic(path, bytes)?)
 }
 
 /// The document stored for a case: its results document (or its error) with the case's
 /// index and settings under [`CASE_KEY`].
-pub fn case_document(case: &Case, result: Result<Value, String>) -> Value {
+pub fn case_document(case: &Case, result: Result<Value, SweepError>) -> Value {
     let tag = json!({"index": case.index, "settings": case.settings_json()});
     match result {
         Ok(mut doc) => {
@@ -51,30 +52,32 @@ pub fn case_document(case: &Case, result: Result<Value, String>) -> Value {
             }
             doc
         }
-        Err(e) => json!({CASE_KEY: tag, "error": e}),
+        Err(e) => json!({CASE_KEY: tag, "error": e.to_string()}),
     }
 }
 
 /// A case document as stored: pretty JSON with sorted keys and a final newline (the same
 /// results give the same bytes, wherever they were computed).
-pub fn serialize(doc: &Value) -> Result<String, String> {
-    serde_json::to_string_pretty(doc).map(|s| s + "\n").map_err(|e| e.to_string())
+pub fn serialize(doc: &Value) -> Result<String, SweepError> {
+    serde_json::to_string_pretty(doc)
+        .map(|s| s + "\n")
+        .map_err(|e| SweepError::Encode { format: "json", message: e.to_string() })
 }
 
 /// Store a case's document.
-pub fn store(out: &Path, spec: &Spec, index: usize, doc: &Value) -> Result<(), String> {
+pub fn store(out: &Path, spec: &Spec, index: usize, doc: &Value) -> Result<(), SweepError> {
     store_text(out, spec, index, &serialize(doc)?)
 }
 
 /// Store a case's document as [`serialize`] wrote it (a remote worker's, byte for byte),
 /// after checking that it is this sweep's case `index`.
-pub fn store_text(out: &Path, spec: &Spec, index: usize, text: &str) -> Result<(), String> {
-    let case =
-        spec.cases.get(index).ok_or_else(|| format!("case {index}: the sweep has {} cases", spec.cases.len()))?;
-    let doc: Value = serde_json::from_str(text).map_err(|e| format!("case {index}: not a results document: {e}"))?;
-    let tag = doc.get(CASE_KEY).ok_or_else(|| format!("case {index}: the document has no '{CASE_KEY}'"))?;
+pub fn store_text(out: &Path, spec: &Spec, index: usize, text: &str) -> Result<(), SweepError> {
+    let bad = |message: String| SweepError::Case { case: index, message };
+    let case = spec.cases.get(index).ok_or_else(|| bad(format!("the sweep has {} cases", spec.cases.len())))?;
+    let doc: Value = serde_json::from_str(text).map_err(|e| bad(format!("not a results document: {e}")))?;
+    let tag = doc.get(CASE_KEY).ok_or_else(|| bad(format!("the document has no '{CASE_KEY}'")))?;
     if tag.get("settings") != Some(&case.settings_json()) {
-        return Err(format!("case {index}: the document's settings are not this sweep's case {index}"));
+        return Err(bad(format!("the document's settings are not this sweep's case {index}")));
     }
     write_atomic(&case_path(out, spec, index), text.as_bytes())
 }

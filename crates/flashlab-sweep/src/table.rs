@@ -2,6 +2,7 @@
 //! headline numbers of its results — built from the stored case documents only, so every
 //! backend (threads, Ray) and every resumed run writes the same table.
 
+use crate::error::SweepError;
 use crate::headline::headline;
 use crate::spec::{Param, Spec};
 use crate::store;
@@ -51,12 +52,13 @@ pub struct Row {
 type RawRow = (usize, Vec<Option<Param>>, Vec<(String, Option<f64>)>, Option<String>);
 
 /// Build the table from `out/cases/`; every case must be finished.
-pub fn build(out: &Path, spec: &Spec) -> Result<Table, String> {
+pub fn build(out: &Path, spec: &Spec) -> Result<Table, SweepError> {
     let mut metrics: Vec<String> = Vec::new();
     let mut raw: Vec<RawRow> = Vec::new();
     for case in &spec.cases {
-        let doc = store::finished(out, spec, case).ok_or_else(|| {
-            format!("case {} has no results in {}", case.index, store::case_path(out, spec, case.index).display())
+        let doc = store::finished(out, spec, case).ok_or_else(|| SweepError::Case {
+            case: case.index,
+            message: format!("no results in {}", store::case_path(out, spec, case.index).display()),
         })?;
         let error = doc.get("error").and_then(Value::as_str).map(str::to_string);
         let h = headline(&doc);

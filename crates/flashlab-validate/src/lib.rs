@@ -13,7 +13,7 @@
 //! as file operations), [`image`] (mkfs, dumpe2fs, loop, mount, cleanup), [`kernel_run`] and
 //! [`model_run`] (the operations on each side), [`sqlite_run`] (real SQLite and its replay),
 //! [`requests`] (both sides' requests in one form), [`classify`], [`compare`] (per-class
-//! totals and errors), [`freemap`], [`fiemap`], [`report`].
+//! totals and errors), [`freemap`], [`fiemap`], [`report`], [`text`] (its terminal tables).
 //!
 //! ```no_run
 //! use flashlab_validate::options::{Mount, Options, Workload};
@@ -36,6 +36,7 @@ pub mod options;
 pub mod report;
 pub mod requests;
 pub mod sqlite_run;
+pub mod text;
 
 pub use error::Error;
 

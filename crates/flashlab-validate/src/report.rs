@@ -66,16 +66,6 @@ fn pct(e: Option<f64>) -> String {
     e.map_or_else(|| "-".into(), |e| format!("{:+.1}%", e * 100.0))
 }
 
-fn size(b: u64) -> String {
-    if b >= 10 << 20 {
-        format!("{:.1}M", b as f64 / (1u64 << 20) as f64)
-    } else if b >= 10 << 10 {
-        format!("{:.1}K", b as f64 / 1024.0)
-    } else {
-        b.to_string()
-    }
-}
-
 impl Report {
     pub fn render_text(&self) -> String {
         let mut s = String::new();
@@ -89,59 +79,9 @@ impl Report {
         );
         let _ = writeln!(s, "kernel: {}", self.kernel);
         let _ = writeln!(s, "model:  {}", self.model);
-        let _ = writeln!(
-            s,
-            "{:<12} {:>8} {:>8} {:>8}  {:>9} {:>9} {:>8}  {:>6} {:>6}  {:>4} {:>4}  {:>10}  {:>10}",
-            "class",
-            "req",
-            "req",
-            "req",
-            "bytes",
-            "bytes",
-            "bytes",
-            "flush",
-            "flush",
-            "fua",
-            "fua",
-            "4MiB win",
-            "mean pos"
-        );
-        let _ = writeln!(
-            s,
-            "{:<12} {:>8} {:>8} {:>8}  {:>9} {:>9} {:>8}  {:>6} {:>6}  {:>4} {:>4}  {:>10}  {:>10}",
-            "",
-            "model",
-            "kernel",
-            "error",
-            "model",
-            "kernel",
-            "error",
-            "model",
-            "kernel",
-            "m",
-            "k",
-            "model/kern",
-            "model/kern"
-        );
-        for r in &self.classes {
-            let pos = |p: Option<f64>| p.map_or_else(|| "-".into(), |p| format!("{:.2}", p));
-            let _ = writeln!(
-                s,
-                "{:<12} {:>8} {:>8} {:>8}  {:>9} {:>9} {:>8}  {:>6} {:>6}  {:>4} {:>4}  {:>10}  {:>10}",
-                r.class,
-                r.model_requests,
-                r.kernel_requests,
-                pct(r.requests_error),
-                size(r.model_bytes),
-                size(r.kernel_bytes),
-                pct(r.bytes_error),
-                r.model_flushes,
-                r.kernel_flushes,
-                r.model_fua,
-                r.kernel_fua,
-                format!("{}/{}", r.model_windows, r.kernel_windows),
-                format!("{}/{}", pos(r.model_mean_position), pos(r.kernel_mean_position)),
-            );
+        for t in [crate::text::counts(&self.classes), crate::text::ordering(&self.classes)] {
+            let _ = writeln!(s, "\n{}:", t.title);
+            s.push_str(&flashlab_results::export::terminal(&t));
         }
         if let Some(p) = &self.per_commit {
             let e = |m: f64, k: f64| if k > 0.0 { format!("{:+.1}%", (m - k) / k * 100.0) } else { "-".into() };
@@ -208,7 +148,7 @@ impl Report {
         for n in &self.notes {
             let _ = writeln!(s, "note: {n}");
         }
-        s
+        flashlab_results::export::wrap(&s)
     }
 
     pub fn to_json(&self) -> String {

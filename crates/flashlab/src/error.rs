@@ -41,7 +41,10 @@ pub enum Error {
     /// A report or results file.
     #[error(transparent)]
     Report(#[from] flashlab_report::ReportError),
-    /// A message from code that still returns `String` (the commands, life, sweep); goes away
+    /// A sweep: its file, a case's setting, its output directory.
+    #[error(transparent)]
+    Sweep(#[from] flashlab_sweep::SweepError),
+    /// A message from code that still returns `String` (the commands, life); goes away
     /// as those return typed errors.
     #[error("{0}")]
     Message(String),
@@ -50,6 +53,12 @@ pub enum Error {
 impl From<String> for Error {
     fn from(m: String) -> Error {
         Error::Message(m)
+    }
+}
+
+impl From<&str> for Error {
+    fn from(m: &str) -> Error {
+        Error::Message(m.to_string())
     }
 }
 

@@ -62,28 +62,32 @@ fn main() {
         eprintln!("flashlab: error: {e}");
         std::process::exit(1);
     }
-    let result: Result<(), error::Error> = match &cli.command {
-        Command::Age(a) => cmd::age::age(a),
-        Command::Bench(a) => cmd::age::bench(a),
-        Command::Fill(a) => cmd::fill::fill(a),
-        Command::Wsat(a) => cmd::wsat::wsat(a),
-        Command::Run(a) => cmd::run::run(a),
-        Command::Profiles(a) => cmd::profiles::profiles(a),
-        Command::Sim(SimCommand::Waf(a)) => cmd::sim_waf::waf(a),
-        Command::Doctor(a) => cmd::doctor::doctor(a),
-        Command::Report(a) => cmd::report::report(a),
-        Command::Calibrate(a) => cmd::calibrate::calibrate(a),
-        Command::Breakdown(a) => cmd::breakdown::breakdown(a),
-        Command::Sqlite(a) => cmd::sqlite::sqlite(a),
-        Command::Serve(a) => cmd::serve::serve(a),
-        Command::Life(a) => cmd::life::life(a),
-        Command::Sweep(a) => cmd::sweep::sweep(a),
-        Command::Phone(c) => phone::run(c),
-        Command::ValidateFs(a) => cmd::validate_fs::validate_fs(a),
-        Command::Completions(a) => shell::completions(a),
-        Command::Man(a) => shell::man(a),
-    }
-    .map_err(error::Error::from);
+    // Each command's error, typed or still a message, becomes the one `Error` here.
+    let run = || -> Result<(), error::Error> {
+        match &cli.command {
+            Command::Age(a) => cmd::age::age(a)?,
+            Command::Bench(a) => cmd::age::bench(a)?,
+            Command::Fill(a) => cmd::fill::fill(a)?,
+            Command::Wsat(a) => cmd::wsat::wsat(a)?,
+            Command::Run(a) => cmd::run::run(a)?,
+            Command::Profiles(a) => cmd::profiles::profiles(a)?,
+            Command::Sim(SimCommand::Waf(a)) => cmd::sim_waf::waf(a)?,
+            Command::Doctor(a) => cmd::doctor::doctor(a)?,
+            Command::Report(a) => cmd::report::report(a)?,
+            Command::Calibrate(a) => cmd::calibrate::calibrate(a)?,
+            Command::Breakdown(a) => cmd::breakdown::breakdown(a)?,
+            Command::Sqlite(a) => cmd::sqlite::sqlite(a)?,
+            Command::Serve(a) => cmd::serve::serve(a)?,
+            Command::Life(a) => cmd::life::life(a)?,
+            Command::Sweep(a) => cmd::sweep::sweep(a)?,
+            Command::Phone(c) => phone::run(c)?,
+            Command::ValidateFs(a) => cmd::validate_fs::validate_fs(a)?,
+            Command::Completions(a) => shell::completions(a)?,
+            Command::Man(a) => shell::man(a)?,
+        }
+        Ok(())
+    };
+    let result = run();
     if let Err(e) = result {
         eprintln!("flashlab: error: {e}");
         // An interrupted phone run has cleaned up; it ends as the signal policy says (128 + SIGINT).

@@ -108,9 +108,12 @@ pub fn text_mode() -> TextMode {
     }
 }
 
-/// Print a command's text where [`text_mode`] says.
+/// Print a command's text where [`text_mode`] says, every line at most 80 columns: the tables
+/// are drawn to fit, and a longer line of prose (a title, a note) is broken at spaces by
+/// flashlab-results' [`export::wrap`], the one place every command's text goes through.
 pub fn emit_text(s: &str) {
     use std::io::Write;
+    let s = &export::wrap(s);
     match text_mode() {
         TextMode::Stdout => {
             let mut o = std::io::stdout().lock();

@@ -175,85 +175,46 @@ fn mask_replaces_only_masked_values() {
     assert_eq!(mask(compact), r#"{"elapsed":"<masked>","x":{"version":"<masked>"},"s":"\"version\": 3"}"#);
 }
 
+/// One `#[test]` per line, `name: Stdout|File "arguments";`: the test runs flashlab with the
+/// arguments (split at spaces; none of them holds one) and compares its JSON with
+/// `tests/golden/<name>.json`.
 macro_rules! golden {
-    ($test:ident, $json:ident, [$($arg:expr),* $(,)?]) => {
+    ($($test:ident: $json:ident $args:literal;)*) => {$(
         #[test]
         fn $test() {
-            golden(stringify!($test), Json::$json, &[$($arg),*]);
+            golden(stringify!($test), Json::$json, &$args.split_whitespace().collect::<Vec<_>>());
         }
-    };
+    )*};
 }
 
-// `sim waf`: the page-mapped FTL under each GC policy, and with a quarter of the space trimmed.
-golden!(waf_greedy, Stdout, ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "greedy", "--json", "-"]);
-golden!(
-    waf_cost_benefit,
-    Stdout,
-    ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "cost-benefit", "--json", "-"]
-);
-golden!(waf_fifo, Stdout, ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "fifo", "--json", "-"]);
-golden!(waf_random, Stdout, ["sim", "waf", "--blocks", "2048", "--passes", "4", "--policy", "random", "--json", "-"]);
-golden!(
-    waf_trimmed,
-    Stdout,
-    ["sim", "waf", "--blocks", "2048", "--passes", "4", "--trimmed", "0.25", "--seed", "7", "--json", "-"]
-);
-
-// `wsat`: every FTL kind through the engine on the raw device.
-golden!(wsat_toy, File, ["wsat", "--target", "sim:toy", "--times", "4", "--intervals", "20"]);
-golden!(wsat_mqsim_small, File, ["wsat", "--target", "sim:mqsim-small.toml", "--times", "3", "--intervals", "20"]);
-golden!(
-    wsat_dftl,
-    File,
-    ["wsat", "--target", "sim:dftl-small.toml", "--times", "3", "--intervals", "15", "--iodepth", "8"]
-);
-golden!(wsat_slc, File, ["wsat", "--target", "sim:slc-small.toml", "--times", "3", "--intervals", "15"]);
-golden!(
-    wsat_hybrid,
-    File,
-    ["wsat", "--target", "sim:hybrid-small.toml", "--times", "1", "--intervals", "10", "--iodepth", "1"]
-);
-
-// `age` (the small protocol): filesystem models on and off, online discard, every FTL kind,
-// the bulk `used` precondition.
-golden!(age_plain, File, ["age", "--target", "sim:toy", "--protocol", "age-small", "--fs", "plain"]);
-golden!(age_ext4, File, ["age", "--target", "sim:toy", "--protocol", "age-small", "--fs", "ext4"]);
-golden!(age_ext4_discard, File, ["age", "--target", "sim:toy", "--protocol", "age-small", "--fs", "ext4,discard"]);
-golden!(age_f2fs, File, ["age", "--target", "sim:toy", "--protocol", "age-small", "--fs", "f2fs"]);
-golden!(
-    age_plain_used,
-    File,
-    ["age", "--target", "sim:toy", "--protocol", "age-small", "--fs", "plain", "--precondition", "used"]
-);
-golden!(age_dftl_ext4, File, ["age", "--target", "sim:dftl-small.toml", "--protocol", "age-small", "--fs", "ext4"]);
-golden!(
-    age_slc_f2fs_discard,
-    File,
-    ["age", "--target", "sim:slc-small.toml", "--protocol", "age-small", "--fs", "f2fs,discard"]
-);
-golden!(
-    age_hybrid_ext4,
-    File,
-    ["age", "--target", "sim:hybrid-small.toml", "--protocol", "age-small", "--fs", "ext4", "--rand-io", "1MiB"]
-);
-
-// `fill`, `bench` and an fio job file with trims.
-golden!(fill_toy_ext4, File, ["fill", "--target", "sim:toy", "--fs", "ext4", "--iodepth", "4"]);
-golden!(
-    bench_steady,
-    File,
-    ["bench", "--target", "sim:mqsim-small.toml", "--precondition", "steady", "--span", "32MiB", "--rand-io", "4MiB"]
-);
-golden!(run_trimwrite, Stdout, ["run", "trimwrite.fio", "--target", "sim:dftl-small.toml", "--output-format", "json"]);
-
-// `life`: a month of a phone's usage, scaled to the toy device, under two trim policies.
-golden!(
-    life_fstrim,
-    File,
-    ["life", "--target", "sim:toy", "--duration", "90d", "--scale", "0.01", "--policy", "daily"]
-);
-golden!(
-    life_discard_hybrid,
-    File,
-    ["life", "--target", "sim:hybrid-small.toml", "--duration", "60d", "--scale", "0.01", "--policy", "discard"]
-);
+golden! {
+    // `sim waf`: the page-mapped FTL under each GC policy, and with a quarter of the space trimmed.
+    waf_greedy: Stdout "sim waf --blocks 2048 --passes 4 --policy greedy --json -";
+    waf_cost_benefit: Stdout "sim waf --blocks 2048 --passes 4 --policy cost-benefit --json -";
+    waf_fifo: Stdout "sim waf --blocks 2048 --passes 4 --policy fifo --json -";
+    waf_random: Stdout "sim waf --blocks 2048 --passes 4 --policy random --json -";
+    waf_trimmed: Stdout "sim waf --blocks 2048 --passes 4 --trimmed 0.25 --seed 7 --json -";
+    // `wsat`: every FTL kind through the engine on the raw device.
+    wsat_toy: File "wsat --target sim:toy --times 4 --intervals 20";
+    wsat_mqsim_small: File "wsat --target sim:mqsim-small.toml --times 3 --intervals 20";
+    wsat_dftl: File "wsat --target sim:dftl-small.toml --times 3 --intervals 15 --iodepth 8";
+    wsat_slc: File "wsat --target sim:slc-small.toml --times 3 --intervals 15";
+    wsat_hybrid: File "wsat --target sim:hybrid-small.toml --times 1 --intervals 10 --iodepth 1";
+    // `age` (the small protocol): filesystem models on and off, online discard, every FTL kind,
+    // the bulk `used` precondition.
+    age_plain: File "age --target sim:toy --protocol age-small --fs plain";
+    age_ext4: File "age --target sim:toy --protocol age-small --fs ext4";
+    age_ext4_discard: File "age --target sim:toy --protocol age-small --fs ext4,discard";
+    age_f2fs: File "age --target sim:toy --protocol age-small --fs f2fs";
+    age_plain_used: File "age --target sim:toy --protocol age-small --fs plain --precondition used";
+    age_dftl_ext4: File "age --target sim:dftl-small.toml --protocol age-small --fs ext4";
+    age_slc_f2fs_discard: File "age --target sim:slc-small.toml --protocol age-small --fs f2fs,discard";
+    age_hybrid_ext4: File "age --target sim:hybrid-small.toml --protocol age-small --fs ext4 --rand-io 1MiB";
+    // `fill`, `bench` and an fio job file with trims.
+    fill_toy_ext4: File "fill --target sim:toy --fs ext4 --iodepth 4";
+    bench_steady: File "bench --target sim:mqsim-small.toml --precondition steady --span 32MiB --rand-io 4MiB";
+    run_trimwrite: Stdout "run trimwrite.fio --target sim:dftl-small.toml --output-format json";
+    // `life`: a month of a phone's usage, scaled to the toy device, under two trim policies.
+    life_fstrim: File "life --target sim:toy --duration 90d --scale 0.01 --policy daily";
+    life_discard_hybrid: File "life --target sim:hybrid-small.toml --duration 60d --scale 0.01 --policy discard";
+}

@@ -18,6 +18,8 @@ pub struct AgeBody {
     /// The device's history before the protocol (`--precondition`), on simulated targets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precondition: Option<serde_json::Value>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -25,18 +27,29 @@ pub struct AgeBody {
 /// One four-corner run: MB/s = 10^6 bytes/s; latencies of the random writes in µs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AgeStep {
+    /// The step's label (`new`, `after fill 1`, ...): the table's first column.
     pub label: String,
+    /// Sequential read, MB/s.
     pub seq_read_mbs: f64,
+    /// Sequential write, MB/s.
     pub seq_write_mbs: f64,
+    /// 4 KiB random read at QD1, MB/s.
     pub rand_read_mbs: f64,
+    /// 4 KiB random write at QD1, MB/s.
     pub rand_write_mbs: f64,
+    /// Median random-write latency, µs.
     pub rand_write_p50_us: f64,
+    /// 99th-percentile random-write latency, µs.
     pub rand_write_p99_us: f64,
+    /// 99.9th-percentile random-write latency, µs.
     pub rand_write_p999_us: f64,
+    /// Longest random write, µs.
     pub rand_write_max_us: f64,
     /// The simulated device after the run (none on real targets).
     #[serde(default)]
     pub device: Option<DeviceSummary>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -44,12 +57,17 @@ pub struct AgeStep {
 /// A step other than a four-corner run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AgeLog {
+    /// The step's number in the protocol, from 1.
     pub step: u64,
+    /// The step's kind (`fill`, `random-writes`, `delete-fill`, `fstrim`, `idle`, ...).
     pub kind: String,
+    /// What the step did, in words (bytes written, files deleted, bytes trimmed).
     pub detail: String,
     /// When the step ended, seconds since the target was set up.
     #[serde(default)]
     pub at_s: Option<f64>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }

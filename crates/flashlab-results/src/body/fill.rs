@@ -14,6 +14,7 @@ pub struct FillBody {
     pub filesystem: String,
     /// The system stack (trim policy, shared-storage layer).
     pub stack: serde_json::Value,
+    /// The device's history before the fill (`--precondition`), on simulated targets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precondition: Option<serde_json::Value>,
     /// Bytes of the fill file.
@@ -23,6 +24,7 @@ pub struct FillBody {
     /// The phone procedure's /data test runs before and after the fill.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_before: Option<FillTestRun>,
+    /// The phone procedure's /data test run after the fill.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_after: Option<FillTestRun>,
     /// The phone procedure's /data test file, bytes.
@@ -35,13 +37,21 @@ pub struct FillBody {
 /// Write latency over a slice of writes, µs; MB/s over busy time; WAF within the slice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WriteLatency {
+    /// Median write latency, µs.
     pub p50_us: f64,
+    /// 90th-percentile write latency, µs.
     pub p90_us: f64,
+    /// 99th-percentile write latency, µs.
     pub p99_us: f64,
+    /// 99.9th-percentile write latency, µs.
     pub p999_us: f64,
+    /// Longest write, µs.
     pub max_us: f64,
+    /// Mean write latency, µs.
     pub mean_us: f64,
+    /// Write bandwidth over the time the device was busy, MB/s (10^6 bytes/s).
     pub mbs: f64,
+    /// NAND writes / host writes within the slice.
     pub write_amplification: f64,
 }
 
@@ -67,10 +77,15 @@ impl WriteLatency {
 /// One tenth of the fill.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FillDecile {
+    /// How full the fill file is at the end of this tenth, percent (10, 20, ... 100).
     pub filled_pct: u32,
+    /// The writes of this tenth.
     #[serde(flatten)]
     pub latency: WriteLatency,
+    /// Free blocks / all blocks at the end of this tenth.
     pub free_block_fraction: f64,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -78,9 +93,13 @@ pub struct FillDecile {
 /// One test run of the phone procedure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FillTestRun {
+    /// `before` or `after` the fill.
     pub label: String,
+    /// The test run's writes.
     #[serde(flatten)]
     pub latency: WriteLatency,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }

@@ -12,7 +12,10 @@ pub struct LifeBody {
     pub duration: String,
     /// The usage model (or the trace and its replay statistics).
     pub usage: serde_json::Value,
+    /// One run per trim policy compared (one without `--compare-policies`).
     pub runs: Vec<LifeRun>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -20,12 +23,20 @@ pub struct LifeBody {
 /// One run (one trim policy).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LifeRun {
+    /// The usage model's (or trace's) name.
     pub workload: String,
+    /// The trim policy (`none`, `discard`, `fstrim:7d`, `android`, ...).
     pub policy: String,
+    /// Days simulated.
     pub days: f64,
+    /// The rated P/E cycles lifetime projections use.
     pub pe_cycles: u32,
+    /// The device sampled every `--sample-days`.
     pub samples: Vec<LifeSample>,
+    /// Virtual time simulated, seconds.
     pub virtual_s: f64,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -35,16 +46,25 @@ pub struct LifeRun {
 pub struct LifeSample {
     /// Days since the start.
     pub day: f64,
+    /// Bytes the host wrote since the start.
     pub host_write_bytes: u64,
+    /// Bytes programmed into NAND since the start.
     pub nand_write_bytes: u64,
     /// NAND / host writes since new.
     pub waf: f64,
+    /// Erased blocks ready to be written.
     pub free_blocks: u64,
+    /// Blocks of the NAND.
     pub total_blocks: u64,
+    /// Mean erases per block.
     pub erases_mean: f64,
+    /// Most erases of any block.
     pub erases_max: u32,
+    /// Projected lifetime at this sample's write rate and WAF, years (none before any wear).
     #[serde(default)]
     pub lifetime_years: Option<f64>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }

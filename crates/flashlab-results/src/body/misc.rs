@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 /// `profiles`: the built-in profiles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProfilesBody {
+    /// One row per built-in profile, in the order `--target sim:NAME` lists them.
     pub profiles: Vec<ProfileRow>,
     /// The profile a command uses when `--target` is not given.
     pub default: String,
@@ -18,10 +19,15 @@ pub struct ProfilesBody {
 /// One built-in profile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProfileRow {
+    /// The name `--target sim:NAME` takes.
     pub name: String,
+    /// The host interface (`emmc`, `ufs`, `nvme`, ...).
     pub interface: String,
+    /// Logical capacity the host sees, bytes.
     pub logical_bytes: u64,
+    /// Cell type and layout (`Mlc 2ch x 2die`).
     pub nand: String,
+    /// What the profile models and where its numbers come from, in words.
     pub description: String,
 }
 
@@ -49,9 +55,14 @@ impl ProfilesBody {
 /// `sim waf`: write amplification of GC under uniform random writes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WafBody {
+    /// The GC victim policy (`greedy`, `cost-benefit`, `fifo`, `random`).
     pub policy: String,
+    /// Spare blocks / logical blocks.
     pub spare_factor: f64,
+    /// NAND writes / host writes over the measured passes.
     pub write_amplification: f64,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -70,7 +81,10 @@ impl WafBody {
 pub struct DoctorBody {
     /// Counts of findings by severity.
     pub summary: serde_json::Value,
+    /// Every finding (rule, severity, what it means, how to fix it), as flashlab-doctor wrote it.
     pub findings: Vec<serde_json::Value>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -87,19 +101,26 @@ pub struct ReportBody {
 /// `calibrate`: published vs simulated, per profile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CalibrateBody {
+    /// One entry per profile calibrated.
     pub profiles: Vec<CalibrationProfile>,
 }
 
 /// One profile's calibration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CalibrationProfile {
+    /// The profile's name.
     pub profile: String,
+    /// Where the published numbers come from (docs/reference.md section).
     pub source: String,
+    /// How the published numbers were measured, as run here.
     pub procedure: String,
+    /// Every compared number.
     pub cells: Vec<CalibrationCell>,
     /// The leave-one-out fits (absent with --no-loo).
     #[serde(default)]
     pub leave_one_out: Option<serde_json::Value>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -107,15 +128,20 @@ pub struct CalibrationProfile {
 /// One compared number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CalibrationCell {
+    /// The published table's row (a device state or step).
     pub row: String,
+    /// The published table's column (MB/s, IOPS, ms).
     pub metric: String,
+    /// The published number.
     pub published: f64,
+    /// The simulated number, this run.
     pub simulated: f64,
     /// (simulated - published) / published.
     pub error: f64,
     /// The leave-one-out prediction of this cell and its error, where fitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left_out: Option<f64>,
+    /// The leave-one-out prediction's relative error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left_out_error: Option<f64>,
 }
@@ -162,8 +188,12 @@ impl CalibrateBody {
 pub struct BreakdownBody {
     /// `measured` or `model`.
     pub source: String,
+    /// The phases a request's latency is split into, in order.
     pub phase_names: Vec<String>,
+    /// Per job (direction, block size, queue depth): requests, phase percentiles and shares.
     pub jobs: Vec<serde_json::Value>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -171,10 +201,15 @@ pub struct BreakdownBody {
 /// `sqlite`: per journal mode and synchronous setting (flashlab-sqlite's report).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SqliteBody {
+    /// The SQLite library's version (bundled).
     pub sqlite_version: String,
     /// `directory`, `serve` or `simulated`.
     pub kind: String,
+    /// Per journal mode and synchronous setting: rates, latency, VFS and device counts per
+    /// transaction.
     pub configs: Vec<serde_json::Value>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -186,28 +221,42 @@ pub struct ServeBody {
     pub signal: i32,
     /// Whether the mount and loop device were released cleanly.
     pub clean: bool,
+    /// The server's counters, latency histograms and device state when it stopped.
     pub stats: serde_json::Value,
 }
 
 /// `sweep`: what ran and where the table is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SweepBody {
+    /// Cases in the sweep.
     pub cases: u64,
+    /// Cases run now.
     pub ran: u64,
+    /// Cases found finished in the output directory and not run again.
     pub skipped: u64,
+    /// Cases whose run failed (their row has an `error`).
     pub failed: u64,
+    /// Worker threads used.
     pub threads: u64,
+    /// Wall-clock time of the sweep, seconds.
     pub wall_s: f64,
+    /// The table as CSV.
     pub csv: String,
+    /// The table as Parquet.
     pub parquet: String,
 }
 
 /// `validate-fs`: the model against the kernel's ext4 (flashlab-validate's report).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ValidateFsBody {
+    /// The workload compared (`randwrite-fsync`, `sqlite`, ...).
     pub workload: String,
+    /// ext4's mount options on both sides.
     pub mount: String,
+    /// Per request class: requests, bytes, flushes, FUA, placement, model beside kernel.
     pub classes: Vec<serde_json::Value>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }

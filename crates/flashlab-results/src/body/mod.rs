@@ -35,33 +35,46 @@ pub enum Body {
     /// `flashlab bench`: one four-corner run (the protocol `four-corner`).
     #[serde(rename = "bench")]
     Bench(AgeBody),
+    /// `flashlab fill`: write latency per tenth of a fill.
     #[serde(rename = "fill")]
     Fill(FillBody),
+    /// `flashlab wsat`: IOPS and WAF as the device is written over and over.
     #[serde(rename = "wsat")]
     Wsat(WsatBody),
     /// `flashlab run JOBFILE` (a summary per job; `--output-format json` writes fio's JSON).
     #[serde(rename = "run")]
     Run(RunBody),
+    /// `flashlab profiles`: the built-in device profiles.
     #[serde(rename = "profiles")]
     Profiles(ProfilesBody),
+    /// `flashlab sim waf`: GC write amplification under uniform random writes.
     #[serde(rename = "sim waf")]
     SimWaf(WafBody),
+    /// `flashlab doctor`: what slows this system's flash storage.
     #[serde(rename = "doctor")]
     Doctor(DoctorBody),
+    /// `flashlab report`: the HTML report and charts written.
     #[serde(rename = "report")]
     Report(ReportBody),
+    /// `flashlab calibrate`: published against simulated numbers.
     #[serde(rename = "calibrate")]
     Calibrate(CalibrateBody),
+    /// `flashlab breakdown`: where a request's latency goes.
     #[serde(rename = "breakdown")]
     Breakdown(BreakdownBody),
+    /// `flashlab sqlite`: what one SQLite transaction costs the storage.
     #[serde(rename = "sqlite")]
     Sqlite(SqliteBody),
+    /// `flashlab serve`: the served device's statistics when it stopped.
     #[serde(rename = "serve")]
     Serve(ServeBody),
+    /// `flashlab life`: months of use, wear and projected lifetime.
     #[serde(rename = "life")]
     Life(LifeBody),
+    /// `flashlab sweep`: what ran and where the table is.
     #[serde(rename = "sweep")]
     Sweep(SweepBody),
+    /// `flashlab validate-fs`: the filesystem model against the kernel's ext4.
     #[serde(rename = "validate-fs")]
     ValidateFs(ValidateFsBody),
     /// `flashlab phone ...`: the phone, and the document the run on it wrote.

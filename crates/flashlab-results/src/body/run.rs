@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 pub struct RunBody {
     /// The job file.
     pub jobfile: String,
+    /// One entry per job (per clone of a `numjobs` job), in the job file's order.
     pub jobs: Vec<RunJob>,
     /// Bandwidth and latency per interval, per job and direction.
     #[serde(default)]
@@ -19,6 +20,8 @@ pub struct RunBody {
     /// The simulated device at the end (none on real targets).
     #[serde(default)]
     pub device: Option<DeviceSummary>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -26,19 +29,27 @@ pub struct RunBody {
 /// One job (one clone of a `numjobs` job).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunJob {
+    /// The job's section name in the job file.
     pub name: String,
+    /// The job's reporting group.
     pub groupid: u32,
+    /// fio's `rw` (`randwrite`, `read`, `trimwrite`, ...).
     pub rw: String,
     /// The largest block size, bytes.
     pub bs: u64,
+    /// Requests the job keeps in flight.
     pub iodepth: u32,
     /// The directions that did I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read: Option<RunDirection>,
+    /// The writes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write: Option<RunDirection>,
+    /// The trims.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trim: Option<RunDirection>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -46,16 +57,24 @@ pub struct RunJob {
 /// One direction of one job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunDirection {
+    /// Bytes moved.
     pub io_bytes: u64,
+    /// Requests completed.
     pub total_ios: u64,
+    /// Time the direction ran, ns.
     pub runtime_ns: u64,
     /// Bytes per second.
     pub bw_bytes: f64,
+    /// Requests per second.
     pub iops: f64,
+    /// Mean completion latency, ns.
     pub clat_mean_ns: f64,
+    /// Longest completion latency, ns.
     pub clat_max_ns: u64,
     /// Completion-latency percentiles, ns, by percentile (`"99.000000"`, as fio names them).
     pub clat_percentiles_ns: BTreeMap<String, u64>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -63,16 +82,21 @@ pub struct RunDirection {
 /// One interval of one job's direction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunInterval {
+    /// The job's name.
     pub job: String,
     /// `read`, `write` or `trim`.
     pub direction: String,
     /// When the interval ended, ns since the job started.
     pub end_ns: u64,
+    /// Length of the interval, ns.
     pub duration_ns: u64,
+    /// Bytes moved in the interval.
     pub bytes: u64,
+    /// Requests completed in the interval.
     pub ios: u64,
     /// Mean and largest completion latency of the interval, ns (no mean without I/O).
     pub mean_lat_ns: Option<f64>,
+    /// Longest completion latency of the interval, ns.
     pub max_lat_ns: u64,
 }
 

@@ -9,12 +9,19 @@ use serde::{Deserialize, Serialize};
 /// Write saturation's results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WsatBody {
+    /// Requests kept in flight.
     pub iodepth: u32,
+    /// Logical capacity written over, bytes.
     pub capacity_bytes: u64,
+    /// One entry per interval, in order.
     pub intervals: Vec<WsatInterval>,
+    /// The simulated device at the end.
     pub device: DeviceSummary,
+    /// The device's history before the run (`--precondition`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precondition: Option<serde_json::Value>,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -26,9 +33,14 @@ pub struct WsatInterval {
     pub capacity_written: f64,
     /// Virtual time at the end of the interval, seconds.
     pub at_s: f64,
+    /// Write IOPS in the interval.
     pub iops: f64,
+    /// NAND writes / host writes within the interval.
     pub write_amplification: f64,
+    /// Erased blocks at the end of the interval.
     pub free_blocks: u64,
+    /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
+    /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
 }

@@ -10,15 +10,18 @@ mod terminal;
 pub use self::csv::csv;
 pub use self::json::json;
 pub use self::markdown::markdown;
-pub use self::terminal::{terminal, WIDTH};
+pub use self::terminal::{terminal, wrap, WIDTH};
 
 use crate::Document;
 
 /// A format a document can be exported to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// JSON: the whole document.
     Json,
+    /// CSV: the main table, full precision.
     Csv,
+    /// Markdown: every table, for a report or an issue.
     Markdown,
 }
 

@@ -1,5 +1,6 @@
 //! The terminal: a table drawn with comfy-table within [`WIDTH`] columns (headers and cells
-//! wrap when the columns do not fit), the unit under each header, numbers right-aligned.
+//! wrap when the columns do not fit), the unit under each header, numbers right-aligned; and
+//! [`wrap`], which breaks a command's prose (titles, notes) at the same width.
 
 use crate::table::{Cell, Table};
 use comfy_table::{presets, CellAlignment, ColumnConstraint, ContentArrangement, Width};
@@ -19,14 +20,23 @@ pub fn terminal(t: &Table) -> String {
     for r in &t.rows {
         ct.add_row(r.iter().enumerate().map(|(i, c)| comfy_table::Cell::new(t.text(i, c))));
     }
-    // Columns of numbers are right-aligned, columns of words left-aligned.
+    // Columns of numbers are right-aligned, columns of words left-aligned: a column is numeric
+    // when every cell in it that is not missing reads as a number ("12", "-3.5", "+1.2%",
+    // "4/5"); one cell of words (a description that starts with "16 GB") keeps it left.
     let looks_numeric = |c: &Cell| match c {
-        Cell::Num(_) => true,
-        Cell::Text(s) => s.trim_start_matches('-').starts_with(|ch: char| ch.is_ascii_digit() || ch == '.'),
-        Cell::Missing => false,
+        Cell::Num(_) | Cell::Missing => true,
+        Cell::Text(s) => {
+            let s = s.trim_start_matches(['-', '+']);
+            s.starts_with(|ch: char| ch.is_ascii_digit() || ch == '.')
+                && s.chars().all(|ch| ch.is_ascii_digit() || ".%/KMGx ".contains(ch))
+        }
     };
-    let numeric: Vec<bool> =
-        (0..t.columns.len()).map(|i| t.rows.iter().any(|r| r.get(i).is_some_and(looks_numeric))).collect();
+    let numeric: Vec<bool> = (0..t.columns.len())
+        .map(|i| {
+            t.rows.iter().any(|r| r.get(i).is_some_and(|c| !matches!(c, Cell::Missing)))
+                && t.rows.iter().all(|r| r.get(i).is_none_or(looks_numeric))
+        })
+        .collect();
     for (i, col) in ct.column_iter_mut().enumerate() {
         col.set_padding((0, 1));
         if i > 0 && numeric.get(i).copied().unwrap_or(false) {
@@ -47,6 +57,34 @@ pub fn terminal(t: &Table) -> String {
     s
 }
 
+/// `text` with every line wider than [`WIDTH`] broken at spaces; a continuation keeps the
+/// line's indent plus two spaces. A word wider than the line (a long path) is not split.
+/// ANSI colour codes take no width.
+pub fn wrap(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        if textwrap::core::display_width(body) <= usize::from(WIDTH) {
+            out.push_str(line);
+            continue;
+        }
+        let indent: String = body.chars().take_while(|c| *c == ' ').collect();
+        let rest = format!("{indent}  ");
+        let o = textwrap::Options::new(usize::from(WIDTH))
+            .initial_indent(&indent)
+            .subsequent_indent(&rest)
+            .break_words(false);
+        for l in textwrap::wrap(body.trim_start(), o) {
+            out.push_str(l.trim_end());
+            out.push('\n');
+        }
+        if !line.ends_with('\n') {
+            out.pop();
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,6 +101,33 @@ mod tests {
             assert!(l.chars().count() <= 80, "{} columns: {l}", l.chars().count());
         }
         assert!(text.contains("12345"), "{text}");
+    }
+
+    #[test]
+    fn words_stay_left_numbers_go_right() {
+        let mut t = Table::new("p", &[("name", ""), ("size", "GB"), ("description", "")]);
+        t.row(vec!["a".into(), Cell::Num(16.0), "16 GB eMMC, MLC".into()]);
+        t.row(vec!["bb".into(), Cell::Num(256.0), "plausible NVMe".into()]);
+        let text = terminal(&t);
+        assert!(text.lines().any(|l| l.ends_with(" 16 GB eMMC, MLC")), "{text}");
+        assert!(text.lines().any(|l| l.contains("bb      256 plausible")), "numbers right-aligned:\n{text}");
+        let plausible = text.lines().find(|l| l.contains("plausible")).unwrap();
+        let first = text.lines().find(|l| l.contains("16 GB eMMC")).unwrap();
+        assert_eq!(plausible.find("plausible"), first.find("16 GB eMMC"), "left-aligned:\n{text}");
+    }
+
+    #[test]
+    fn prose_wraps_with_its_indent() {
+        let long = format!("  note: {}", "word ".repeat(40));
+        let w = wrap(&format!("short\n{long}\n"));
+        assert!(w.starts_with("short\n  note: word"), "{w}");
+        for l in w.lines().skip(2) {
+            assert!(l.starts_with("    word"), "{w}");
+        }
+        assert!(w.lines().all(|l| l.chars().count() <= 80), "{w}");
+        assert_eq!(w.split_whitespace().count(), 42);
+        let path = format!("results written to /{}", "x".repeat(90));
+        assert_eq!(wrap(&path), format!("results written to\n  /{}", "x".repeat(90)));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use flashlab_results::body::ReportBody;
 use flashlab_results::{Body, Document};
 use std::path::{Path, PathBuf};
 
-pub fn report(a: &ReportArgs) -> Result<(), String> {
+pub fn report(a: &ReportArgs) -> Result<(), crate::error::Error> {
     let html: PathBuf = match (&a.output, &a.out.report) {
         (Some(_), Some(_)) => return Err("--report and -o/--output name the same file; give one".into()),
         (Some(p), None) | (None, Some(p)) => p.clone(),
@@ -18,7 +18,7 @@ pub fn report(a: &ReportArgs) -> Result<(), String> {
         [dir] if dir.is_dir() => {
             // A `flashlab sweep` directory: charts per setting and heatmaps.
             let r = flashlab_sweep::report::sweep_report(dir)?;
-            write_outputs(&r, Some(&html), a.svg.as_deref()).map_err(|e| e.to_string())?
+            write_outputs(&r, Some(&html), a.svg.as_deref())?
         }
         _ => {
             let mut inputs = Vec::new();
@@ -27,8 +27,8 @@ pub fn report(a: &ReportArgs) -> Result<(), String> {
                     flashlab_jobs::limits::read_text(f, "results file", flashlab_jobs::limits::MAX_RESULTS_INPUT)?;
                 inputs.push((f.display().to_string(), text));
             }
-            let r = render_report(&inputs).map_err(|e| e.to_string())?;
-            write_outputs(&r, Some(&html), a.svg.as_deref()).map_err(|e| e.to_string())?
+            let r = render_report(&inputs)?;
+            write_outputs(&r, Some(&html), a.svg.as_deref())?
         }
     };
     for p in &written {
@@ -40,7 +40,7 @@ pub fn report(a: &ReportArgs) -> Result<(), String> {
     }));
     let mut out = a.out.clone();
     out.report = None;
-    out.write(&doc, "report")
+    Ok(out.write(&doc, "report")?)
 }
 
 /// Write the HTML report of one command's results document (`name` labels it in the charts).

@@ -43,11 +43,8 @@ pub fn serve(a: &ServeArgs) -> Result<(), String> {
         if a.volatile_cache { ", volatile cache" } else { "" },
         server.device_path().display()
     );
-    crate::outln!(
-        "stats: {}   power cut: echo powercut > {}",
-        a.dir.join("stats.json").display(),
-        a.dir.join(".ctl").display()
-    );
+    crate::outln!("stats: {}", a.dir.join("stats.json").display());
+    crate::outln!("power cut: echo powercut > {}", a.dir.join(".ctl").display());
     if let Some(d) = server.loop_device() {
         crate::outln!("attached {d}");
     }

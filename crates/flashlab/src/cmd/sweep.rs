@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::process::Command;
 
-pub fn sweep(a: &SweepArgs) -> Result<(), String> {
+pub fn sweep(a: &SweepArgs) -> Result<(), crate::error::Error> {
     let spec = Spec::load(&a.spec)?;
     if let Some(address) = &a.ray {
         if a.output.json.is_some() {
@@ -16,7 +16,7 @@ pub fn sweep(a: &SweepArgs) -> Result<(), String> {
                 "--json: a sweep on Ray writes its summary from the Python driver; results.csv is in --out".into()
             );
         }
-        return ray(a, &spec, address);
+        return Ok(ray(a, &spec, address)?);
     }
     // Resolve every case before the bar appears: bad input fails at once.
     flashlab_sweep::prepare_all(&spec)?;
@@ -66,7 +66,7 @@ pub fn sweep(a: &SweepArgs) -> Result<(), String> {
     }))
     .param("spec", a.spec.display().to_string())
     .param("out", a.out.display().to_string());
-    a.output.write(&doc, "sweep")
+    Ok(a.output.write(&doc, "sweep")?)
 }
 
 /// Hand the sweep to the Python package's Ray driver; it prints its own summary.
