@@ -18,6 +18,7 @@
 //! logs in the background. Units are 4 KiB; a write is buffered in controller RAM until its
 //! program unit (page x planes) is full, as in the page-mapped FTL.
 
+mod bounded;
 mod bulk;
 
 use crate::buffer::WriteBuffer;
@@ -316,7 +317,9 @@ impl HybridFtl {
         let mut at = at;
         let sequential = match self.sw {
             Some(s) if s.lblock == l && s.next_off == off => true,
-            _ if off == 0 => {
+            // A write at offset 0 opens a sequential run unless that needs merge work without
+            // a bound (`bounded.rs`): then it is a random write like the others.
+            _ if off == 0 && self.seq_log_can_open(l) => {
                 if self.cur_l == l {
                     at = self.finish_cur(at);
                 }
@@ -910,11 +913,14 @@ impl HybridFtl {
                     walked += ppb;
                     continue;
                 }
-                if self.cl_l == l {
-                    end = end.max(self.finish_closing(end));
-                }
-                if self.sw.is_some_and(|s| s.lblock == l) {
-                    end = end.max(self.close_sw(end));
+                if self.cl_l == l || self.sw.is_some_and(|s| s.lblock == l) {
+                    // Its sequential log is closed first, within the deadline (`bounded.rs`).
+                    let (e, settled) = self.settle_seq_log(l, end, deadline);
+                    end = end.max(e);
+                    if !settled {
+                        self.job_next -= 1;
+                        break;
+                    }
                     if !self.has_log_units(l) {
                         walked += ppb;
                         continue;
