@@ -24,8 +24,8 @@
 
 pub mod blocksize;
 pub mod distribution;
-pub mod job;
 pub mod files;
+pub mod job;
 pub mod limits;
 pub mod options;
 pub mod pacing;

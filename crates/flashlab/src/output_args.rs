@@ -112,8 +112,13 @@ pub fn text_mode() -> TextMode {
 /// are drawn to fit, and a longer line of prose (a title, a note) is broken at spaces by
 /// flashlab-results' [`export::wrap`], the one place every command's text goes through.
 pub fn emit_text(s: &str) {
+    emit_unwrapped(&export::wrap(s));
+}
+
+/// Print text where [`text_mode`] says without breaking its lines: for lines a reader copies
+/// and runs (the adb command lines of `phone --dry-run`), which a break would make wrong.
+pub fn emit_unwrapped(s: &str) {
     use std::io::Write;
-    let s = &export::wrap(s);
     match text_mode() {
         TextMode::Stdout => {
             let mut o = std::io::stdout().lock();

@@ -261,7 +261,18 @@ fn fill_procedure_writes_to_shared_storage_and_removes_it() {
     for label in ["before fill", "after fill", "after delete"] {
         assert!(out.lines().any(|l| l.starts_with(label)), "no '{label}' row: {out}");
     }
-    let fill = out.lines().find(|l| l.contains(" fill ") && l.contains("wrote")).unwrap_or_else(|| panic!("{out}"));
+    // The log line (indented two spaces) is wrapped at 80 columns, its continuation indented
+    // four: joined again here.
+    let lines: Vec<&str> = out.lines().collect();
+    let at = lines.iter().position(|l| l.contains(" fill ") && l.contains("wrote")).unwrap_or_else(|| panic!("{out}"));
+    let mut fill = lines[at].to_string();
+    for l in &lines[at + 1..] {
+        if !l.starts_with("    ") {
+            break;
+        }
+        fill.push(' ');
+        fill.push_str(l.trim_start());
+    }
     assert!(fill.contains(&format!("in {shared}")), "{fill}");
     let written: u64 = fill.split("wrote ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
     assert!(written > 0 && written <= 24 << 20, "{fill}");

@@ -69,7 +69,8 @@ fn an_interrupted_sweep_resumes_without_redoing_finished_cases() {
 
     let text = ok(&["sweep", spec_s, "--out", out.to_str().unwrap(), "-j", "2"]);
     let expect = format!("12 cases ({} run on 2 threads, {} already finished)", 12 - kept.len(), kept.len());
-    assert!(text.contains(&expect), "expected '{expect}' in: {text}");
+    // The summary line is wrapped at 80 columns with a two-space indent: joined again here.
+    assert!(text.replace("\n  ", " ").contains(&expect), "expected '{expect}' in: {text}");
     let after = finished(&out);
     assert_eq!(after.len(), 12);
     for (name, t) in &kept {
