@@ -287,7 +287,7 @@ pub fn finalize(job: &mut crate::Job) -> Result<(), (&'static str, String)> {
         ));
     }
     let align = job.align(crate::IoDir::Write);
-    if align % interval != 0 {
+    if !align.is_multiple_of(interval) {
         return Err((
             "blockalign",
             format!("job '{name}': blockalign {align} is not a multiple of the verify interval {interval}"),
