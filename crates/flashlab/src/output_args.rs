@@ -108,16 +108,12 @@ pub fn text_mode() -> TextMode {
     }
 }
 
-/// Print a command's text where [`text_mode`] says, every line at most 80 columns: the tables
-/// are drawn to fit, and a longer line of prose (a title, a note) is broken at spaces by
-/// flashlab-results' [`export::wrap`], the one place every command's text goes through.
+/// Print a command's text where [`text_mode`] says. Tables are drawn to fit 80 columns
+/// ([`table`]); lines of prose are printed whole, never broken: a break inside a path or a
+/// command line would make it wrong to copy, and scripts and tests search these lines (a
+/// session-27 attempt to wrap them at 80 columns broke searches whenever a path in the line
+/// was longer than on the machine the test was written on).
 pub fn emit_text(s: &str) {
-    emit_unwrapped(&export::wrap(s));
-}
-
-/// Print text where [`text_mode`] says without breaking its lines: for lines a reader copies
-/// and runs (the adb command lines of `phone --dry-run`), which a break would make wrong.
-pub fn emit_unwrapped(s: &str) {
     use std::io::Write;
     match text_mode() {
         TextMode::Stdout => {

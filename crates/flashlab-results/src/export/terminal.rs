@@ -73,7 +73,8 @@ pub fn wrap(text: &str) -> String {
         let o = textwrap::Options::new(usize::from(WIDTH))
             .initial_indent(&indent)
             .subsequent_indent(&rest)
-            .break_words(false);
+            .break_words(false)
+            .word_splitter(textwrap::WordSplitter::NoHyphenation);
         for l in textwrap::wrap(body.trim_start(), o) {
             out.push_str(l.trim_end());
             out.push('\n');

@@ -89,8 +89,7 @@ fn on_phone(on: &RunOnPhone, make: impl FnOnce(std::path::PathBuf) -> Result<Pla
         for call in plan.adb_calls(&adb, "HOST_TMP", &format!("HOST_TMP/{}", plan::RESULTS)) {
             let words: Vec<&str> =
                 std::iter::once(adb.program.as_str()).chain(call.iter().map(String::as_str)).collect();
-            // Whole lines, never wrapped: each is a command to copy and run.
-            crate::output_args::emit_unwrapped(&format!("  {}\n", adb::join(&words)));
+            outln!("  {}", adb::join(&words));
         }
         return Ok(());
     }
