@@ -72,15 +72,7 @@ fn run_gen(job: &str, n: u64) -> Vec<(u64, u64)> {
 fn run_flashlab(dir: &Path, job: &str) -> Value {
     let file = dir.join("fl.fio");
     std::fs::write(&file, job).unwrap();
-    let target = dir.join("t");
-    std::fs::create_dir_all(&target).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_flashlab"))
-        .arg("run")
-        .arg(&file)
-        .args(["--target", target.to_str().unwrap(), "--output-format", "json"])
-        .output()
-        .unwrap();
-    json_of("flashlab run", out)
+    scratch::flashlab_run_json(&file, dir)
 }
 
 /// Share of each block size.

@@ -5,7 +5,7 @@
 
 #[path = "common/scratch.rs"]
 mod scratch;
-use scratch::{json_of, TempDir};
+use scratch::{flashlab_run_json, json_of, TempDir};
 use serde_json::Value;
 use std::process::Command;
 
@@ -42,15 +42,7 @@ fn flashlab_and_fio_attain_steady_state_alike() {
         std::fs::write(&file, format!("{JOB}{opt}")).unwrap();
         let out = Command::new(&fio).arg("--output-format=json").arg(&file).current_dir(&dir.0).output().unwrap();
         let f = json_of("fio", out);
-        let target = dir.0.join("t");
-        std::fs::create_dir_all(&target).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_flashlab"))
-            .arg("run")
-            .arg(&file)
-            .args(["--target", target.to_str().unwrap(), "--output-format", "json"])
-            .output()
-            .unwrap();
-        let l = json_of("flashlab", out);
+        let l = flashlab_run_json(&file, &dir.0);
         check(&format!("fio {ss}"), &f["jobs"][0], ss, dur);
         check(&format!("flashlab {ss}"), &l["jobs"][0], ss, dur);
     }

@@ -1,9 +1,9 @@
 //! Scratch directories and JSON reading shared by the tests that run job files through flashlab
-//! and fio side by side (`example_jobs`, `fio_workload_match`).
+//! and fio side by side (`example_jobs`, `fio_workload_match`, `steadystate_fio`).
 #![allow(dead_code)]
 
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A temporary directory (under the system's temp dir, named for the test and the process),
 /// removed on drop.
@@ -33,4 +33,18 @@ pub fn json_of(who: &str, out: std::process::Output) -> Value {
     let start = text.find('{').unwrap_or_else(|| panic!("{who}: no JSON:\n{text}"));
     let mut s = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
     s.next().unwrap().unwrap_or_else(|e| panic!("{who}: bad JSON: {e}"))
+}
+
+/// `flashlab run JOBFILE --output-format json` on a directory target `dir/t` (created): its
+/// fio-shaped JSON.
+pub fn flashlab_run_json(file: &Path, dir: &Path) -> Value {
+    let target = dir.join("t");
+    std::fs::create_dir_all(&target).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flashlab"))
+        .arg("run")
+        .arg(file)
+        .args(["--target", target.to_str().unwrap(), "--output-format", "json"])
+        .output()
+        .unwrap();
+    json_of("flashlab run", out)
 }
