@@ -101,6 +101,9 @@ pub struct Device {
     idle_delay: Ns,
     /// Latest completion of any command so far.
     last_done: Ns,
+    /// Start of the current busy period: since then every command started while another was
+    /// in progress or right as it ended (it had been waiting), with no idle gap.
+    busy_since: Ns,
     /// Background work has been done up to here.
     idle_handled: Ns,
     last_submit: Ns,
@@ -118,6 +121,7 @@ impl Device {
             ftl: Mapping::new(profile, seed),
             idle_delay: us(profile.ftl.idle_delay_ms * 1000.0),
             last_done: 0,
+            busy_since: 0,
             idle_handled: 0,
             last_submit: 0,
             hinted: u32::MAX,
@@ -241,6 +245,10 @@ impl Device {
         self.last_submit = now;
         let arrive = now + self.host.host_submit;
         let start = self.host.admit(arrive);
+        if start > self.last_done {
+            self.busy_since = start;
+        }
+        self.ftl.note_busy_since(self.busy_since);
         self.idle_until(start);
         self.ftl.nand().prune(start);
         self.host.prune(start);
