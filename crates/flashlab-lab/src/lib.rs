@@ -16,6 +16,7 @@
 pub mod calibrate;
 pub mod calibrate_loo;
 pub mod engine;
+mod event_queue;
 mod error;
 pub mod experiments;
 pub mod fourcorner;
