@@ -5,6 +5,7 @@
 //! its next request when one of its own completes, until its byte or I/O budget or its
 //! runtime is used up. Latencies go into fio-compatible histograms, bandwidth into intervals.
 
+use crate::event_queue::EventQueue;
 use crate::fs::FileId;
 use crate::iogen::IoGen;
 use crate::rng::Rng;
@@ -13,7 +14,6 @@ use flashlab_jobs::pacing::Pacer;
 use flashlab_jobs::{IoDir, Job, Rw};
 use flashlab_measure::{Ddir, Interval, JobResult};
 use flashsim::{Ns, Op};
-use crate::event_queue::EventQueue;
 
 /// One job, resolved against a target: which file, which span of it, how much.
 #[derive(Debug, Clone)]

@@ -16,8 +16,8 @@
 pub mod calibrate;
 pub mod calibrate_loo;
 pub mod engine;
-mod event_queue;
 mod error;
+mod event_queue;
 pub mod experiments;
 pub mod fourcorner;
 pub mod fs;
