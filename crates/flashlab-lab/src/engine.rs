@@ -5,6 +5,7 @@
 //! its next request when one of its own completes, until its byte or I/O budget or its
 //! runtime is used up. Latencies go into fio-compatible histograms, bandwidth into intervals.
 
+use crate::event_queue::EventQueue;
 use crate::fs::FileId;
 use crate::iogen::IoGen;
 use crate::rng::Rng;
@@ -13,8 +14,6 @@ use flashlab_jobs::pacing::Pacer;
 use flashlab_jobs::{IoDir, Job, Rw};
 use flashlab_measure::{Ddir, Interval, JobResult};
 use flashsim::{Ns, Op};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// One job, resolved against a target: which file, which span of it, how much.
 #[derive(Debug, Clone)]
@@ -145,8 +144,8 @@ enum Kind {
     Wake,
 }
 
-/// An I/O in flight: (done, sequence number for a stable order, job, kind, bytes, submitted).
-type Event = Reverse<(Ns, u64, usize, Kind, u64, Ns)>;
+/// An I/O in flight, queued at the time it is done: (job, kind, bytes, submitted).
+type Event = (usize, Kind, u64, Ns);
 
 fn iodir(i: u8) -> IoDir {
     [IoDir::Read, IoDir::Write, IoDir::Trim][i as usize]
@@ -181,11 +180,11 @@ struct Live {
     last_done: Ns,
     /// I/Os issued since the last think time.
     since_think: u32,
-    /// A random read or write job on the raw device draws its offsets two ahead (`ahead`) and
+    /// A random read or write job on the raw device draws its offsets three ahead (`ahead`) and
     /// tells the device, which fetches their mapping entries meanwhile ([`flashsim::Device::prefetch`]).
     /// The offsets' generator is the job's own, so the sequence is the same.
     lookahead: Option<u8>,
-    ahead: [(u64, u64); 2],
+    ahead: [(u64, u64); 3],
     /// fio's steady-state window (`ss_dur`), sampled on the virtual clock, with the job's
     /// completed bytes and I/Os it is fed.
     ss: Option<flashlab_jobs::steadystate::SteadyTracker>,
@@ -254,7 +253,7 @@ pub fn run_jobs_hooked(
                 Rw::RandWrite => Some(1u8),
                 _ => None,
             };
-            let mut ahead = [(0, 0); 2];
+            let mut ahead = [(0, 0); 3];
             if let Some(d) = lookahead {
                 for a in &mut ahead {
                     *a = gen.next(d);
@@ -291,8 +290,7 @@ pub fn run_jobs_hooked(
             }
         });
     }
-    let mut events: BinaryHeap<Event> = BinaryHeap::new();
-    let mut seq = 0u64;
+    let mut events: EventQueue<Event> = EventQueue::new();
     let mut last_progress = 0.0;
 
     let issue = |sys: &mut SimSystem,
@@ -356,8 +354,8 @@ pub fn run_jobs_hooked(
         let (off, len) = match l.lookahead {
             Some(_) => {
                 let got = l.ahead[0];
-                l.ahead = [l.ahead[1], l.gen.next(dir)];
-                sys.dev.prefetch(s.offset + l.ahead[1].0);
+                l.ahead = [l.ahead[1], l.ahead[2], l.gen.next(dir)];
+                sys.dev.prefetch(s.offset + l.ahead[2].0);
                 got
             }
             None => l.gen.next(dir),
@@ -398,13 +396,12 @@ pub fn run_jobs_hooked(
             if let Some((done, kind, bytes)) = issue(sys, j, start, &mut live[j], s)? {
                 live[j].since_think += u32::from(kind != Kind::Wake);
                 live[j].in_flight += 1;
-                events.push(Reverse((done, seq, j, kind, bytes, start)));
-                seq += 1;
+                events.push(done, (j, kind, bytes, start));
             }
         }
     }
 
-    while let Some(Reverse((t, _, j, kind, bytes, submitted))) = events.pop() {
+    while let Some((t, (j, kind, bytes, submitted))) = events.take() {
         let s = &specs[j];
         let l = &mut live[j];
         if kind == Kind::Think || kind == Kind::Wake {
@@ -424,15 +421,13 @@ pub fn run_jobs_hooked(
                 let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? else { break };
                 l.since_think += u32::from(kind != Kind::Wake);
                 l.in_flight += 1;
-                events.push(Reverse((done, seq, j, kind, bytes, t)));
-                seq += 1;
+                events.push(done, (j, kind, bytes, t));
                 if kind == Kind::Wake {
                     break;
                 }
             }
             if l.in_flight == 0 && s.must_think(l) && !l.stopped {
-                events.push(Reverse((t.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, t)));
-                seq += 1;
+                events.push(t.saturating_add(s.thinktime_ns), (j, Kind::Think, 0, t));
             }
             continue;
         }
@@ -490,14 +485,12 @@ pub fn run_jobs_hooked(
         if s.must_think(l) {
             // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
             if l.in_flight == 0 && !l.stopped {
-                events.push(Reverse((at.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, at)));
-                seq += 1;
+                events.push(at.saturating_add(s.thinktime_ns), (j, Kind::Think, 0, at));
             }
         } else if let Some((done, kind, bytes)) = issue(sys, j, at, l, s)? {
             l.since_think += u32::from(kind != Kind::Wake);
             l.in_flight += 1;
-            events.push(Reverse((done, seq, j, kind, bytes, at)));
-            seq += 1;
+            events.push(done, (j, kind, bytes, at));
         }
         let frac = specs
             .iter()

@@ -17,6 +17,7 @@ pub mod calibrate;
 pub mod calibrate_loo;
 pub mod engine;
 mod error;
+mod event_queue;
 pub mod experiments;
 pub mod fourcorner;
 pub mod fs;

@@ -36,6 +36,9 @@ pub(crate) const MAX_UPP: usize = MAX_UNITS_PER_PAGE as usize;
 const NIL: u32 = u32::MAX;
 /// GC prefetches the mapping entry of the unit this many physical units ahead.
 const GC_PREFETCH: u32 = 16;
+/// A program prefetches the reverse-map entry of the unit this many physical units ahead in
+/// its block (a cache line holds 16 to 64 packed entries).
+const PROGRAM_PREFETCH: u32 = 32;
 
 use crate::memory::prefetch;
 
@@ -444,6 +447,13 @@ impl Ftl {
         self.counters.nand_page_programs += 1;
         self.counters.nand_units_programmed += u64::from(upp);
         let base = block * self.geo.units_per_block + page * upp;
+        // The reverse-map entries of this block's later pages: each program reads and rewrites
+        // its page's packed entries, a miss when the block's part of the table left the cache
+        // since its last erase.
+        let ahead = base + PROGRAM_PREFETCH;
+        if ahead < (block + 1) * self.geo.units_per_block {
+            self.p2l.prefetch(ahead as usize);
+        }
         let len = self.open[op].len;
         let open = &self.open[op];
         let l2p = &mut self.l2p;
