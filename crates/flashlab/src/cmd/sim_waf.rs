@@ -1,6 +1,7 @@
 //! `flashlab sim waf`: the write-amplification experiment.
 
 use crate::cli::WafArgs;
+use crate::error::Error;
 use crate::outln;
 use crate::progress::Progress;
 use flashlab_lab::experiments::waf::{lrw_model, parse_workload, run_waf, WafConfig};
@@ -8,9 +9,11 @@ use flashlab_results::{Body, Document};
 use flashsim::{analytic, GcPolicy};
 use std::time::Instant;
 
-pub fn waf(a: &WafArgs) -> Result<(), String> {
-    let policy = GcPolicy::parse(&a.policy)
-        .ok_or_else(|| format!("--policy '{}': expected greedy, cost-benefit, fifo or random", a.policy))?;
+/// `flashlab sim waf`: the write-amplification experiment.
+pub fn waf(a: &WafArgs) -> Result<(), Error> {
+    let policy = GcPolicy::parse(&a.policy).ok_or_else(|| {
+        Error::flag(format!("--policy '{}'", a.policy), "expected greedy, cost-benefit, fifo or random")
+    })?;
     let (distribution, separation, gc_by_temperature) = parse_workload(&a.distribution, &a.separate)?;
     let cfg = WafConfig {
         distribution,
