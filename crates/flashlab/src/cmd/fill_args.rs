@@ -88,6 +88,21 @@ impl FillOptions {
             None if stack.shared_storage != SharedLayer::None => Procedure::Phone,
             None => Procedure::Fill,
         };
+        // The phone procedure's options, and --gap without sessions, change nothing: refused.
+        if procedure == Procedure::Fill {
+            if self.test_size != "128MiB" {
+                return Err(Error::not_applicable("--test-size", "applies to --procedure phone (its /data test)"));
+            }
+            if self.shared_storage.is_some() && stack.shared_storage != SharedLayer::None {
+                return Err(Error::not_applicable(
+                    "--shared-storage",
+                    "applies to --procedure phone (the fill of the shared storage crosses it)",
+                ));
+            }
+        }
+        if self.sessions == 1 && self.gap != "0s" {
+            return Err(Error::not_applicable("--gap", "applies to --sessions N with N > 1"));
+        }
         let mut spec = FillSpec::new(iodepth, seed);
         spec.layout = Layout::parse(&self.layout).map_err(Error::at("--layout"))?;
         spec.random_map = !self.norandommap;
