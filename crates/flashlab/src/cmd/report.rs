@@ -42,7 +42,7 @@ pub fn report(a: &ReportArgs) -> Result<(), Error> {
     }));
     let mut out = a.out.clone();
     out.report = None;
-    Ok(out.write(&doc, "report")?)
+    out.write(&doc, "report")
 }
 
 /// Write the HTML report of one command's results document (`name` labels it in the charts).

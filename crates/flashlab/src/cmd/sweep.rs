@@ -69,7 +69,7 @@ pub fn sweep(a: &SweepArgs) -> Result<(), Error> {
     }))
     .param("spec", a.spec.display().to_string())
     .param("out", a.out.display().to_string());
-    Ok(a.output.write(&doc, "sweep")?)
+    a.output.write(&doc, "sweep")
 }
 
 /// Hand the sweep to the Python package's Ray driver; it prints its own summary.
