@@ -142,6 +142,14 @@ macro_rules! outln {
     ($($t:tt)*) => { $crate::output_args::emit_text(&(format!($($t)*) + "\n")) };
 }
 
+/// `println!` for a line of prose that holds no path and no command line (a note, a legend):
+/// wrapped at 80 columns between words ([`export::wrap`]). A line with a path or a command in
+/// it goes through [`outln!`], whole.
+#[macro_export]
+macro_rules! proseln {
+    ($($t:tt)*) => { $crate::output_args::emit_text(&flashlab_results::export::wrap(&(format!($($t)*) + "\n"))) };
+}
+
 /// A table of the results, drawn for the terminal (80 columns).
 pub fn table(t: &flashlab_results::table::Table) {
     emit_text(&export::terminal(t));

@@ -119,7 +119,7 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
     for l in &result.log {
         outln!("  step {:>2} {:<14} {}", l.step, l.kind, l.detail);
     }
-    outln!(
+    crate::proseln!(
         "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the {} file; rw = random-write latency; WAF = NAND writes / host writes since new (simulated devices).",
         flashlab_jobs::units::format_size_iec(fc.rand_io),
         flashlab_jobs::units::format_size_iec(fc.span)

@@ -81,16 +81,16 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<(), Error> {
             crate::output_args::table(&t);
         }
         match &loo {
-            Some(l) => outln!(
+            Some(l) => crate::proseln!(
                 "leave-one-out: each cell predicted by the best of {} design points (the profile, and each of {} moved alone by x0.8 and x1.25) on the other cells; largest LOO error {:.1} %",
                 l.design_points,
                 l.knobs.join(", "),
                 l.worst_left_out() * 100.0
             ),
             None if a.no_loo => {}
-            None => outln!("leave-one-out: the profile's [calibrate] table names no knobs"),
+            None => crate::proseln!("leave-one-out: the profile's [calibrate] table names no knobs"),
         }
-        outln!(
+        crate::proseln!(
             "largest error {:.1} %; simulated with seed {} in {:.1} s of wall time\n",
             r.worst() * 100.0,
             a.seed,

@@ -81,7 +81,7 @@ pub fn fill(a: &FillArgs) -> Result<(), Error> {
     match &tests {
         None => {
             crate::output_args::table(&tables[0]);
-            outln!("{fill_line}");
+            crate::proseln!("{fill_line}");
         }
         Some((_, _, test_bytes)) => {
             outln!("/data (no shared-storage layer): {test_bytes} bytes test file, 4 KiB random writes, {map}{fsync}");
@@ -97,14 +97,14 @@ pub fn fill(a: &FillArgs) -> Result<(), Error> {
     }
     print_sessions(&fill);
     if tests.is_some() {
-        outln!("MB/s = 10^6 bytes/s over busy time; WAF = NAND writes / host writes within the row");
+        crate::proseln!("MB/s = 10^6 bytes/s over busy time; WAF = NAND writes / host writes within the row");
     }
     a.out.write(&doc, &format!("fill {}", a.common.target))
 }
 
 fn print_sessions(f: &FillResult) {
     if f.spec.sessions > 1 || !f.fstrims.is_empty() {
-        outln!(
+        crate::proseln!(
             "{} sessions, {:.1} h idle between them; {} fstrim(s) during the fill{}; virtual time {:.1} h",
             f.spec.sessions,
             f.spec.gap_ns as f64 / 3.6e12,

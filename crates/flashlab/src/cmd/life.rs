@@ -133,11 +133,11 @@ pub fn life(a: &LifeArgs) -> Result<(), Error> {
     let r0 = &runs[0];
     let last = r0.last();
     if runs.len() > 1 {
-        outln!(
+        crate::proseln!(
             "rand write columns: mean of the probes of the last 28 days; erases per block; lifetime and TBW projected"
         );
     }
-    outln!(
+    crate::proseln!(
         "probe: {} MiB file, {} MiB of 4 KiB random writes at QD1, on a copy of the device (not counted in WAF/wear); \
          lifetime from {} P/E cycles; MB/s = 10^6 B/s",
         r0.probe.span >> 20,
@@ -145,7 +145,7 @@ pub fn life(a: &LifeArgs) -> Result<(), Error> {
         r0.pe_cycles
     );
     if runs.len() == 1 {
-        outln!(
+        crate::proseln!(
             "after {} days: host wrote {:.1} GB, WAF {:.2}, lifetime {} years (worst block {}), projected TBW {} TB",
             last.day,
             last.host_write_bytes as f64 / 1e9,
@@ -155,7 +155,7 @@ pub fn life(a: &LifeArgs) -> Result<(), Error> {
             last.projected_tbw_tb.map_or("-".into(), table::sig),
         );
     }
-    outln!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
+    crate::proseln!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
     let doc = Document::new(Body::Life(LifeBody {
         duration: a.duration.clone(),
         usage: usage_json,

@@ -2,7 +2,7 @@
 
 use crate::cli::ProfilesArgs;
 use crate::error::Error;
-use crate::{out, outln};
+use crate::out;
 use flashlab_lab::profiles;
 use flashlab_results::body::{ProfileRow, ProfilesBody};
 use flashlab_results::{Body, Document};
@@ -38,7 +38,7 @@ pub fn profiles(a: &ProfilesArgs) -> Result<(), Error> {
     for t in doc.tables() {
         crate::output_args::table(&t);
     }
-    outln!(
+    crate::proseln!(
         "default: {} (flashlab profiles NAME prints one; --target sim:NAME or sim:FILE.toml uses one)",
         profiles::DEFAULT
     );

@@ -192,7 +192,7 @@ fn emit(
             }
         }
         if let Some((line, _)) = &device {
-            outln!("{line}");
+            crate::proseln!("{line}");
         }
     }
     let mut b = body(a, results, &percentiles);

@@ -41,7 +41,7 @@ pub fn wsat(a: &WsatArgs) -> Result<(), Error> {
     t.rows =
         t.rows.into_iter().enumerate().filter(|(i, _)| i % step == step - 1 || i + 1 == n).map(|(_, r)| r).collect();
     crate::output_args::table(&t);
-    outln!(
+    crate::proseln!(
         "4 KiB random writes at QD{} over the whole device; every {}th interval shown (--csv for all)",
         a.iodepth,
         step
