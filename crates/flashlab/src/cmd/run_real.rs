@@ -4,6 +4,7 @@
 //! flashlab created it), or on a raw block device (only with `--destroy-data`).
 
 use crate::cli::RunArgs;
+use crate::error::Error;
 use crate::target::real_options;
 use flashlab_jobs::{Job, JobFile, Rw};
 use flashlab_measure::JobResult;
@@ -16,18 +17,23 @@ use std::path::{Path, PathBuf};
 
 /// Where the jobs' I/O goes.
 pub enum Place {
+    /// Files flashlab creates in this directory.
     Dir(PathBuf),
+    /// This block device.
     Block(PathBuf),
     /// Each job's own `filename=` / `directory=`.
     JobOwn,
 }
 
 /// Run every group; returns (result, rw, bs, iodepth) per job in order.
-pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResult, String, u64, u32)>, String> {
+pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResult, String, u64, u32)>, Error> {
     let (opts, _) = real_options(&a.real)?;
-    install_signal_handlers().map_err(|e| format!("signal handlers: {e}"))?;
+    install_signal_handlers().map_err(|source| Error::Setup { what: "signal handlers", source })?;
     let cleanup = Cleanup::global();
-    let here = |job: &Job| format!("{}:{}: job '{}'", a.jobfile.display(), job.line, job.name);
+    let here = |job: &Job| {
+        let (file, line, job) = (a.jobfile.clone(), job.line, job.name.clone());
+        move |e: Error| Error::Job { file, line, job, source: Box::new(e) }
+    };
     let mut out = Vec::new();
     let held = std::cell::RefCell::new(Vec::new());
     let result = (|| {
@@ -36,28 +42,24 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
             for &ji in group {
                 let job = &jf.jobs[ji];
                 for n in 0..job.numjobs.max(1) {
-                    let (path, capacity, ours) =
-                        locate(a, job, n, place, &held).map_err(|e| format!("{}: {e}", here(job)))?;
+                    let (path, capacity, ours) = locate(a, job, n, place, &held).map_err(here(job))?;
                     let size = job.size.or(job.filesize).map(|s| s.resolve(capacity)).unwrap_or(capacity);
                     if !ours && size > capacity {
-                        return Err(format!(
-                            "{}: size {size} is larger than {} ({capacity} bytes)",
-                            here(job),
+                        return Err(here(job)(Error::Usage(format!(
+                            "size {size} is larger than {} ({capacity} bytes)",
                             path.display()
-                        ));
+                        ))));
                     }
                     let offset = job.offset.resolve(size);
                     let bs = job.max_bs();
                     if size < offset + bs {
-                        return Err(format!(
-                            "{}: size {size} at offset {offset} leaves no room for a {bs}-byte block",
-                            here(job)
-                        ));
+                        return Err(here(job)(Error::Usage(format!(
+                            "size {size} at offset {offset} leaves no room for a {bs}-byte block"
+                        ))));
                     }
                     if ours {
                         cleanup.register(&path);
-                        lay_out(&path, size, job.rw.has_reads(), opts.direct)
-                            .map_err(|e| format!("{}: {e}", here(job)))?;
+                        lay_out(&path, size, job.rw.has_reads(), opts.direct).map_err(here(job))?;
                     }
                     let seed = job.randseed.unwrap_or(a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)));
                     let mut rj = RealJob::from_fio(job, offset, (size - offset) / bs * bs, seed);
@@ -67,14 +69,15 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
                     prepared.push((path, rj));
                 }
             }
-            let results: Vec<Result<JobResult, String>> = std::thread::scope(|s| {
+            let results: Vec<Result<JobResult, Error>> = std::thread::scope(|s| {
                 let handles: Vec<_> = prepared
                     .iter()
-                    .map(|(path, rj)| {
-                        s.spawn(move || run_job_on_path(path, rj, &mut |_| {}).map_err(|e| e.to_string()))
-                    })
+                    .map(|(path, rj)| s.spawn(move || run_job_on_path(path, rj, &mut |_| {}).map_err(Error::from)))
                     .collect();
-                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a job thread panicked".into()))).collect()
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::Usage("a job thread panicked".into()))))
+                    .collect()
             });
             for ((_, rj), r) in prepared.iter().zip(results) {
                 let mut r = r?;
@@ -99,26 +102,26 @@ fn locate(
     n: u32,
     place: &Place,
     held: &std::cell::RefCell<Vec<(PathBuf, u64, std::fs::File)>>,
-) -> Result<(PathBuf, u64, bool), String> {
-    let in_dir = |dir: &Path| -> Result<(PathBuf, u64, bool), String> {
+) -> Result<(PathBuf, u64, bool), Error> {
+    let in_dir = |dir: &Path| -> Result<(PathBuf, u64, bool), Error> {
         // fio names a job's file `NAME.JOBNUM.FILENUM` in the directory; a '/' in the name
         // (`[/abs/path]`, `[../x]`) would put it elsewhere, so it becomes '_': the file is
         // always directly in the target directory.
         let path = dir.join(format!("{}.{n}.0", job_file_stem(&job.name)));
         if path.symlink_metadata().is_ok() {
-            return Err(format!(
-                "{} exists and flashlab did not create it; remove it or choose another directory",
-                path.display()
-            ));
+            return Err(Error::Refused {
+                path,
+                problem: " exists and flashlab did not create it; remove it or choose another directory".into(),
+            });
         }
-        Ok((path, free_bytes(dir).map_err(|e| e.to_string())?, true))
+        Ok((path, free_bytes(dir)?, true))
     };
-    let block = |dev: &Path| -> Result<(PathBuf, u64, bool), String> {
+    let block = |dev: &Path| -> Result<(PathBuf, u64, bool), Error> {
         // A device this run already holds (another job, a later group): it is ours to use.
         if let Some((_, size, _)) = held.borrow().iter().find(|(p, _, _)| p == dev) {
             return Ok((dev.to_path_buf(), *size, false));
         }
-        let (file, _, size) = open_block_device(dev, a.real.destroy_data, false).map_err(|e| e.to_string())?;
+        let (file, _, size) = open_block_device(dev, a.real.destroy_data, false)?;
         // Hold the exclusive open for the rest of the run: nothing can mount the device
         // between the check and the job.
         held.borrow_mut().push((dev.to_path_buf(), size, file));
@@ -131,26 +134,29 @@ fn locate(
             if let Some(d) = &job.directory {
                 return in_dir(Path::new(d));
             }
-            let f = PathBuf::from(job.filename.as_deref().ok_or("names neither filename nor directory")?);
+            let f = PathBuf::from(
+                job.filename.as_deref().ok_or_else(|| Error::Usage("names neither filename nor directory".into()))?,
+            );
             let existing = f.symlink_metadata().is_ok();
             match std::fs::metadata(&f) {
                 Ok(m) if m.file_type().is_block_device() => block(&f),
                 Ok(m) if m.is_file() => {
                     if job.rw.has_writes() || job.rw.has_trims() {
-                        return Err(format!(
-                            "{} exists and flashlab did not create it: refusing to write to it",
-                            f.display()
-                        ));
+                        return Err(Error::Refused {
+                            path: f,
+                            problem: " exists and flashlab did not create it: refusing to write to it".into(),
+                        });
                     }
                     Ok((f, m.len(), false))
                 }
-                Ok(_) => Err(format!("{}: not a regular file nor a block device", f.display())),
-                Err(_) if existing => {
-                    Err(format!("{} is a dangling symlink: refusing to create a file through it", f.display()))
-                }
+                Ok(_) => Err(Error::Refused { path: f, problem: ": not a regular file nor a block device".into() }),
+                Err(_) if existing => Err(Error::Refused {
+                    path: f,
+                    problem: " is a dangling symlink: refusing to create a file through it".into(),
+                }),
                 Err(_) => {
                     let dir = f.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-                    Ok((f.clone(), free_bytes(dir).map_err(|e| e.to_string())?, true))
+                    Ok((f.clone(), free_bytes(dir)?, true))
                 }
             }
         }
@@ -161,14 +167,14 @@ pub use flashlab_lab::jobfile_run::job_file_stem;
 
 /// Create a job file of `size` bytes: written sequentially when the job reads it (as fio lays
 /// out files), else only sized.
-fn lay_out(path: &Path, size: u64, write_it: bool, direct: bool) -> Result<(), String> {
-    let f = open_file(path, false, true).map_err(|e| e.to_string())?;
-    f.set_len(size).map_err(|e| format!("{}: {e}", path.display()))?;
+fn lay_out(path: &Path, size: u64, write_it: bool, direct: bool) -> Result<(), Error> {
+    let f = open_file(path, false, true)?;
+    f.set_len(size).map_err(Error::io(path))?;
     drop(f);
     if write_it {
         let mut job = RealJob::new("layout", Rw::Write, 1 << 20, size / 4096 * 4096);
         job.direct = direct;
-        run_job_on_path(path, &job, &mut |_| {}).map_err(|e| e.to_string())?;
+        run_job_on_path(path, &job, &mut |_| {})?;
     }
     Ok(())
 }
