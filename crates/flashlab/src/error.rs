@@ -48,6 +48,9 @@ pub enum Error {
     /// as those return typed errors.
     #[error("{0}")]
     Message(String),
+    /// One fact of a doctor inspection (flashlab-doctor).
+    #[error(transparent)]
+    Doctor(#[from] flashlab_doctor::DoctorError),
 }
 
 impl From<String> for Error {
