@@ -51,6 +51,9 @@ pub enum Error {
     /// One fact of a doctor inspection (flashlab-doctor).
     #[error(transparent)]
     Doctor(#[from] flashlab_doctor::DoctorError),
+    /// A life run: its usage file, trace, policy or duration, or the simulated day that failed.
+    #[error(transparent)]
+    Life(#[from] flashlab_life::LifeError),
 }
 
 impl From<String> for Error {
