@@ -441,7 +441,7 @@ impl DirTarget {
 
     /// FITRIM on the directory's filesystem: `Ok(Some(bytes))` trimmed, `Ok(None)` with the
     /// reason when the filesystem or the user's rights do not allow it.
-    pub fn fitrim(&self) -> Result<Result<u64, String>, RealError> {
+    pub fn fitrim(&self) -> Result<Result<u64, crate::NoTrim>, RealError> {
         let d =
             std::fs::File::open(&self.dir).map_err(|e| RealError::io(format!("{}: open", self.dir.display()), e))?;
         let mut range = FstrimRange { start: 0, len: u64::MAX, minlen: 0 };
@@ -451,18 +451,14 @@ impl DirTarget {
             return Ok(Ok(range.len));
         }
         let e = std::io::Error::last_os_error();
-        let dir = self.dir.display();
+        let dir = self.dir.clone();
         match e.raw_os_error() {
             Some(libc::EOPNOTSUPP) | Some(libc::ENOTTY) | Some(libc::ENOSYS) => {
-                Ok(Err(format!("the filesystem of {dir} does not support FITRIM ({e}); nothing trimmed")))
+                Ok(Err(crate::NoTrim::Unsupported { dir, source: e }))
             }
-            Some(libc::EPERM) | Some(libc::EACCES) => {
-                Ok(Err(format!("FITRIM on {dir} was refused ({e}): it needs root (CAP_SYS_ADMIN); nothing trimmed")))
-            }
-            Some(libc::EINVAL) => {
-                Ok(Err(format!("FITRIM on {dir} was rejected ({e}: e.g. a device without discard); nothing trimmed")))
-            }
-            _ => Err(RealError::io(format!("{dir}: FITRIM"), e)),
+            Some(libc::EPERM) | Some(libc::EACCES) => Ok(Err(crate::NoTrim::Refused { dir, source: e })),
+            Some(libc::EINVAL) => Ok(Err(crate::NoTrim::Rejected { dir, source: e })),
+            _ => Err(RealError::io(format!("{}: FITRIM", dir.display()), e)),
         }
     }
 }

@@ -32,3 +32,76 @@ impl RealError {
         RealError::Io { what: what.into(), source }
     }
 }
+
+/// Why io_uring cannot be used here: `io_uring_setup`'s error, explained (seccomp, SELinux,
+/// a kernel without it).
+#[derive(Debug, thiserror::Error)]
+#[error("{explanation}")]
+pub struct UringUnavailable {
+    /// What the error means here, e.g. `io_uring_setup: Operation not permitted (...)`.
+    pub explanation: String,
+    /// The system's error.
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// Why FITRIM trimmed nothing on a directory's filesystem (not an error of the run: the
+/// protocol notes it and goes on).
+#[derive(Debug, thiserror::Error)]
+pub enum NoTrim {
+    /// The filesystem has no FITRIM (EOPNOTSUPP, ENOTTY, ENOSYS).
+    #[error("the filesystem of {} does not support FITRIM ({source}); nothing trimmed", dir.display())]
+    Unsupported {
+        /// The directory.
+        dir: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// FITRIM needs root (EPERM, EACCES).
+    #[error("FITRIM on {} was refused ({source}): it needs root (CAP_SYS_ADMIN); nothing trimmed", dir.display())]
+    Refused {
+        /// The directory.
+        dir: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The kernel rejected the request (EINVAL: e.g. a device without discard).
+    #[error("FITRIM on {} was rejected ({source}: e.g. a device without discard); nothing trimmed", dir.display())]
+    Rejected {
+        /// The directory.
+        dir: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+}
+
+/// Why asking Android's storage manager (`sm`) to trim did not work.
+#[derive(Debug, thiserror::Error)]
+pub enum SmError {
+    /// `sm` could not be run.
+    #[error("sm {args}: {source}")]
+    NotRun {
+        /// The arguments, e.g. `idle-maint run`.
+        args: String,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// `sm` ran and failed.
+    #[error("sm {args} failed ({status}{})", if output.is_empty() { String::new() } else { format!(": {output}") })]
+    Failed {
+        /// The arguments, e.g. `fstrim`.
+        args: String,
+        /// Its exit status.
+        status: std::process::ExitStatus,
+        /// The first line it printed (standard error first), or nothing.
+        output: String,
+    },
+    /// `sm fstrim` failed, and so did `sm idle-maint run`.
+    #[error("{first}; {second}")]
+    Both {
+        /// Why `sm fstrim` failed.
+        first: Box<SmError>,
+        /// Why `sm idle-maint run` failed.
+        second: Box<SmError>,
+    },
+}

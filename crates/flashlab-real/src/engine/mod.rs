@@ -109,10 +109,12 @@ pub trait IoEngine {
 
 /// Whether io_uring works here: creates (and drops) a small ring. `Err` says why not
 /// (e.g. `io_uring_setup: Operation not permitted` under a seccomp policy, or ENOSYS).
-pub fn probe_io_uring() -> Result<(), String> {
+pub fn probe_io_uring() -> Result<(), crate::UringUnavailable> {
     match io_uring::IoUring::new(4) {
         Ok(_) => Ok(()),
-        Err(e) => Err(crate::android::explain_uring_error(&e)),
+        Err(source) => {
+            Err(crate::UringUnavailable { explanation: crate::android::explain_uring_error(&source), source })
+        }
     }
 }
 
