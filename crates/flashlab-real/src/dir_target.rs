@@ -30,9 +30,11 @@ use std::time::{Duration, Instant};
 /// How a real target does its I/O.
 #[derive(Debug, Clone)]
 pub struct RealOptions {
+    /// The I/O engine.
     pub engine: EngineKind,
     /// O_DIRECT (default); false = buffered (`--buffered`).
     pub direct: bool,
+    /// What the written bytes hold.
     pub pattern: DataPattern,
     /// Block size of fill writes (default 1 MiB).
     pub fill_bs: u64,
@@ -58,6 +60,7 @@ pub const PROBE_FILE: &str = "flashlab-probe.tmp";
 /// A directory on a mounted filesystem.
 pub struct DirTarget {
     dir: PathBuf,
+    /// How the target does its I/O.
     pub opts: RealOptions,
     /// Sleep this long in every idle step instead of the protocol's duration (`--idle`).
     pub idle_override: Option<Duration>,
@@ -129,6 +132,7 @@ impl DirTarget {
         Ok(t)
     }
 
+    /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -431,6 +435,7 @@ impl DirTarget {
         Ok(format!("deleted {deleted} fill files at random; {} bytes free", self.free_bytes()?))
     }
 
+    /// Deletes every fill file flashlab wrote; says how many and the bytes free after.
     pub fn run_delete_fill(&mut self) -> Result<String, RealError> {
         let n = self.fill_files.len();
         for p in std::mem::take(&mut self.fill_files) {

@@ -2,17 +2,29 @@
 
 use std::path::PathBuf;
 
+/// Why a run on a real file or device failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RealError {
     /// A system call failed.
     #[error("{what}: {source}")]
-    Io { what: String, source: std::io::Error },
+    Io {
+        /// What was being done, with the path.
+        what: String,
+        /// The system's error.
+        source: std::io::Error,
+    },
     /// The filesystem refused O_DIRECT (EINVAL on open).
     #[error("{}: the filesystem does not support O_DIRECT (direct I/O); run with --buffered", path.display())]
-    DirectUnsupported { path: PathBuf },
+    DirectUnsupported {
+        /// The file.
+        path: PathBuf,
+    },
     /// A write hit ENOSPC (and the job did not expect it).
     #[error("{}: no space left on the device", path.display())]
-    NoSpace { path: PathBuf },
+    NoSpace {
+        /// The file or device.
+        path: PathBuf,
+    },
     /// The job asks for something this engine or target does not do.
     #[error("{0}")]
     Unsupported(String),
@@ -28,6 +40,7 @@ pub enum RealError {
 }
 
 impl RealError {
+    /// The error of a system call doing `what`.
     pub fn io(what: impl Into<String>, source: std::io::Error) -> RealError {
         RealError::Io { what: what.into(), source }
     }
