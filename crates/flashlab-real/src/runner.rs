@@ -41,20 +41,27 @@ use std::time::{Duration, Instant};
 /// One job on a real file or device.
 #[derive(Debug, Clone)]
 pub struct RealJob {
+    /// The job's name.
     pub name: String,
+    /// The I/O pattern (read, write, randread, ...).
     pub rw: Rw,
     /// Percentage of reads in a mixed workload.
     pub rwmixread: u32,
+    /// Block size of reads, bytes.
     pub bs_read: u64,
+    /// Block size of writes, bytes.
     pub bs_write: u64,
     /// The job's region of the file: [offset, offset + span).
     pub offset: u64,
+    /// Length of the job's region, bytes.
     pub span: u64,
     /// I/Os kept in flight (psync: effectively 1).
     pub iodepth: u32,
     /// Bytes to transfer (fio's `io_size`); `None`: the span. Ignored when time-based.
     pub io_limit: Option<u64>,
+    /// Number of I/Os to do (fio's `number_ios`); `None`: no limit.
     pub number_ios: Option<u64>,
+    /// How long to run; `None`: until the bytes are done.
     pub runtime: Option<Duration>,
     /// Loop over the region until `runtime` has passed.
     pub time_based: bool,
@@ -68,10 +75,13 @@ pub struct RealJob {
     pub end_fsync: bool,
     /// Random offsets visit each block once per pass (fio's default); false = `norandommap`.
     pub random_map: bool,
+    /// Seed of the random offsets and data.
     pub seed: u64,
     /// O_DIRECT (the file must have been opened with it: see [`open_file`]).
     pub direct: bool,
+    /// The I/O engine.
     pub engine: EngineKind,
+    /// What the written bytes hold.
     pub pattern: DataPattern,
     /// Bandwidth sampling interval (fio's default 500 ms).
     pub interval: Duration,
@@ -81,7 +91,9 @@ pub struct RealJob {
     /// fio's `thinktime`: the job issues `thinktime_blocks` I/Os, waits for them to complete,
     /// busy-waits `thinktime_spin`, then sleeps the rest of `thinktime`.
     pub thinktime: Duration,
+    /// Part of `thinktime` busy-waited.
     pub thinktime_spin: Duration,
+    /// I/Os between two think times.
     pub thinktime_blocks: u32,
     /// The job-file job this runs, for fio's options beyond the fields above (mixed block
     /// sizes, `random_distribution`, `percentage_random`, `rw=...:N`, `rate*`, `loops`);

@@ -9,6 +9,7 @@
 
 pub mod clock;
 pub mod device;
+mod error;
 pub mod fs;
 pub mod loopdev;
 pub mod mounts;
@@ -24,18 +25,37 @@ use fuser::{BackgroundSession, Config, MountOption, Session, SessionACL};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use error::{LoopError, StoreError};
 pub use stats::Snapshot;
 
+/// Why a device could not be served, attached or torn down.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// An option or the mount directory is not usable (the message names it).
     #[error("{0}")]
     Options(String),
-    #[error("mounting FUSE at {dir}: {source}")]
-    Mount { dir: PathBuf, source: std::io::Error },
-    #[error("{0}")]
-    Loop(String),
+    /// The backing file could not be created.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The FUSE mount failed.
+    #[error("mounting FUSE at {}: {source}", dir.display())]
+    Mount {
+        /// The mount directory.
+        dir: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The loop device could not be attached or detached.
+    #[error(transparent)]
+    Loop(#[from] LoopError),
+    /// The loop device is still held (mounted, a device-mapper holder, an exclusive opener).
     #[error("{dev} is still in use ({})", holders.join(", "))]
-    Busy { dev: String, holders: Vec<String> },
+    Busy {
+        /// The loop device, e.g. `/dev/loop3`.
+        dev: String,
+        /// What holds it.
+        holders: Vec<String>,
+    },
 }
 
 /// What to serve and how.
@@ -138,7 +158,7 @@ impl Server {
             )));
         }
         let store = match &opts.backing {
-            Some(p) => store::Store::backing_file(p, size, opts.overwrite_backing).map_err(ServeError::Options)?,
+            Some(p) => store::Store::backing_file(p, size, opts.overwrite_backing)?,
             None => store::Store::memory(size),
         };
         let dev = Arc::new(ServedDevice::new(dev, store, SimClock::new(opts.time_scale), opts.volatile_cache));

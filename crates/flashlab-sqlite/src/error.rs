@@ -41,3 +41,44 @@ impl Error {
         move |source| Error::Sqlite { what, source }
     }
 }
+
+/// A counters file (a serve device's `stats.json`, a block device's `stat`) that does not hold
+/// what it should: the file, and what is wrong with it.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {problem}")]
+pub struct CountersError {
+    /// The file as named.
+    pub file: String,
+    /// What is wrong with it.
+    pub problem: CountersProblem,
+}
+
+/// What is wrong with a counters file.
+#[derive(Debug, thiserror::Error)]
+pub enum CountersProblem {
+    /// `stats.json` is not JSON.
+    #[error("not JSON (line {line}): {source}")]
+    NotJson {
+        /// The line serde_json stopped at.
+        line: usize,
+        /// serde_json's error.
+        source: serde_json::Error,
+    },
+    /// `stats.json` has no `counters` object.
+    #[error("no field 'counters'")]
+    NoCounters,
+    /// A counter is missing or not a whole number (`name` without the `counters.` prefix).
+    #[error("field 'counters.{0}' missing or not a count")]
+    Counter(String),
+    /// A `stat` field that is not a number (`field` is 1-based).
+    #[error("field {field} is '{word}', not a number")]
+    NotANumber {
+        /// 1-based field number.
+        field: usize,
+        /// The text found.
+        word: String,
+    },
+    /// A `stat` line with too few fields.
+    #[error("{0} fields, expected at least 11 (Documentation/block/stat.rst)")]
+    TooFewFields(usize),
+}

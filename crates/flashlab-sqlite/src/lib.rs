@@ -35,7 +35,7 @@ pub mod vfs_recorder;
 pub mod workload;
 
 pub use config::{JournalMode, Shape, SyncMode, Workload};
-pub use error::Error;
+pub use error::{CountersError, CountersProblem, Error};
 pub use results::Report;
 pub use text::render_table;
 

@@ -192,6 +192,12 @@ pub enum Error {
     /// A report or results file.
     #[error(transparent)]
     Report(#[from] flashlab_report::ReportError),
+    /// One fact of a doctor inspection (flashlab-doctor).
+    #[error(transparent)]
+    Doctor(#[from] flashlab_doctor::DoctorError),
+    /// A life run: its usage file, trace, policy or duration, or the simulated day that failed.
+    #[error(transparent)]
+    Life(#[from] flashlab_life::LifeError),
 }
 
 /// Why adb did not start, with what to do when it is not installed.
