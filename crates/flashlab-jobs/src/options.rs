@@ -65,7 +65,8 @@ const RATE: &str =
     "this rate-limit detail is not implemented (rate, rate_iops, rate_min, rate_iops_min and rate_process are)";
 const BS_MIX: &str = "block sizes by sequential/random are not supported (bssplit and bsrange are)";
 const ZONES: &str = "zoned-device modes are not supported";
-const MULTIFILE: &str = "jobs use one file or device each";
+const MULTIFILE: &str =
+    "the files of a directory tree are not taken as a job's files (nrfiles, filename=a:b and filename_format are)";
 const LATENCY_TARGET: &str = "searching the queue depth that meets a latency target is not implemented";
 const IOLOG: &str = "I/O log replay/recording is not supported; use a flashlab trace";
 
@@ -231,10 +232,10 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("zoneskip", &[], ZONES, &["0"]),
     unsup("zonecapacity", &[], ZONES, &[]),
     unsup("max_open_zones", &[], ZONES, &[]),
-    unsup("nrfiles", &["nr_files"], MULTIFILE, &["1"]),
-    unsup("openfiles", &[], MULTIFILE, &[]),
-    unsup("file_service_type", &[], MULTIFILE, &[]),
-    unsup("filename_format", &[], MULTIFILE, &[]),
+    sup("nrfiles", &["nr_files"]),
+    sup("openfiles", &[]),
+    sup("file_service_type", &[]),
+    sup("filename_format", &[]),
     unsup("opendir", &[], MULTIFILE, &[]),
     unsup("lockfile", &[], "file locking between jobs is not supported", &["none"]),
     unsup("startdelay", &[], "delayed job starts are not supported", &["0"]),

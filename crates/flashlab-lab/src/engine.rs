@@ -5,8 +5,8 @@
 //! its next request when one of its own completes, until its byte or I/O budget or its
 //! runtime is used up. Latencies go into fio-compatible histograms, bandwidth into intervals.
 
+use crate::fileset::FileSet;
 use crate::fs::FileId;
-use crate::iogen::IoGen;
 use crate::rng::Rng;
 use crate::system::{SimSystem, SysError};
 use flashlab_jobs::pacing::Pacer;
@@ -61,6 +61,21 @@ pub struct JobSpec {
     /// fio's `verify` on the simulated device ([`crate::sim_verify`]): writes carry tags, a
     /// backlog's read-backs are issued as this job's reads. `None`: no verification.
     pub verify: Option<std::sync::Arc<std::sync::Mutex<crate::sim_verify::SimVerifier>>>,
+    /// A job over several files (fio's `nrfiles`, `filename=a:b`): every file with its span,
+    /// chosen per I/O as [`crate::fileset`] does. Empty: the one file `file` at
+    /// [`JobSpec::offset`] over [`JobSpec::span`].
+    pub files: Vec<FileRegion>,
+}
+
+/// One file of a job over several files: where its I/O goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRegion {
+    /// The file's name (reported per file).
+    pub name: String,
+    pub file: FileId,
+    /// The file's I/O lies in [offset, offset + span).
+    pub offset: u64,
+    pub span: u64,
 }
 
 impl JobSpec {
@@ -93,6 +108,25 @@ impl JobSpec {
             layer: crate::stack::LayerCost::ZERO,
             job: None,
             verify: None,
+            files: Vec::new(),
+        }
+    }
+
+    /// The spans of the job's files (one: [`JobSpec::span`]).
+    fn spans(&self) -> Vec<u64> {
+        if self.files.is_empty() {
+            vec![self.span]
+        } else {
+            self.files.iter().map(|f| f.span).collect()
+        }
+    }
+
+    /// File `i`'s id and where its span starts.
+    #[inline]
+    fn region(&self, i: usize) -> (FileId, u64) {
+        match self.files.get(i) {
+            Some(f) => (f.file, f.offset),
+            None => (self.file, self.offset),
         }
     }
 
@@ -158,7 +192,9 @@ fn ddir(i: u8) -> Ddir {
 
 struct Live {
     rng: Rng,
-    gen: IoGen,
+    gen: FileSet,
+    /// The file of the last write (the one an `fsync` flushes).
+    last_file: FileId,
     pacer: Option<Pacer>,
     /// A [`Kind::Wake`] is pending.
     waking: bool,
@@ -241,15 +277,15 @@ pub fn run_jobs_hooked(
         live.push({
             let mut rng = Rng::new(s.seed);
             let model = s.model();
-            let mut gen =
-                IoGen::new(&model, s.span, &mut rng).map_err(|e| SysError::Job(format!("job '{}': {e}", s.name)))?;
+            let mut gen = FileSet::new(&model, &s.spans(), &mut rng)
+                .map_err(|e| SysError::Job(format!("job '{}': {e}", s.name)))?;
             let pacer = Pacer::new(&model, start);
             let ss = model
                 .steadystate
                 .enabled()
                 .then(|| flashlab_jobs::steadystate::SteadyTracker::new(model.steadystate, start));
             let lookahead = match s.rw {
-                _ if s.file != FileId::RAW => None,
+                _ if s.file != FileId::RAW || !s.files.is_empty() => None,
                 Rw::RandRead => Some(0u8),
                 Rw::RandWrite => Some(1u8),
                 _ => None,
@@ -257,7 +293,7 @@ pub fn run_jobs_hooked(
             let mut ahead = [(0, 0); 2];
             if let Some(d) = lookahead {
                 for a in &mut ahead {
-                    *a = gen.next(d);
+                    *a = gen.next(d).map_or((0, 0), |(_, off, len)| (off, len));
                 }
             }
             let mut result = JobResult::new(s.name.clone(), s.groupid);
@@ -265,6 +301,7 @@ pub fn run_jobs_hooked(
             Live {
                 rng,
                 gen,
+                last_file: s.file,
                 pacer,
                 waking: false,
                 pending_dir: None,
@@ -323,7 +360,7 @@ pub fn run_jobs_hooked(
         }
         if s.fsync_every > 0 && l.writes_since_sync >= s.fsync_every {
             l.writes_since_sync = 0;
-            let done = sys.fsync(t_in, s.file)?;
+            let done = sys.fsync(t_in, l.last_file)?;
             return Ok(Some((done + s.layer.complete_ns, Kind::Sync, 0)));
         }
         if l.waking {
@@ -353,15 +390,23 @@ pub fn run_jobs_hooked(
                 return Ok(Some((due, Kind::Wake, 0)));
             }
         }
-        let (off, len) = match l.lookahead {
+        let (fi, off, len) = match l.lookahead {
             Some(_) => {
                 let got = l.ahead[0];
-                l.ahead = [l.ahead[1], l.gen.next(dir)];
+                l.ahead = [l.ahead[1], l.gen.next(dir).map_or((0, 0), |(_, off, len)| (off, len))];
                 sys.dev.prefetch(s.offset + l.ahead[1].0);
-                got
+                (0, got.0, got.1)
             }
-            None => l.gen.next(dir),
+            None => match l.gen.next(dir) {
+                Some(x) => x,
+                None => {
+                    // Every file is done (fio ends the job there).
+                    l.stopped = true;
+                    return Ok(None);
+                }
+            },
         };
+        let (file, base) = s.region(fi);
         if let Some(p) = &mut l.pacer {
             p.issued(iodir(dir), len, &mut l.rng);
         }
@@ -372,7 +417,7 @@ pub fn run_jobs_hooked(
             let tag = v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(s.offset + off, len);
             sys.dev.set_write_tag(tag);
         }
-        let c = sys.io(t_in, s.file, op, s.offset + off, len);
+        let c = sys.io(t_in, file, op, base + off, len);
         if let Some(v) = verify {
             sys.dev.set_write_tag(0);
             v.lock().unwrap_or_else(|e| e.into_inner()).written(s.offset + off, len);
@@ -386,6 +431,7 @@ pub fn run_jobs_hooked(
         }
         if dir == 1 {
             l.writes_since_sync += 1;
+            l.last_file = file;
         }
         Ok(Some((c.done + s.layer.complete_ns, Kind::Dir(dir), len)))
     };
@@ -534,12 +580,20 @@ pub fn run_jobs_hooked(
         if let Some(ss) = &l.ss {
             l.result.steadystate = serde_json::to_value(ss.report()).ok();
         }
+        for (f, c) in s.files.iter().zip(l.gen.counts()) {
+            l.result.files.push(file_io(&f.name, c));
+        }
         end = end.max(l.last_done);
         results.push(l.result);
     }
     sys.now = sys.now.max(end);
     progress(1.0);
     Ok(results)
+}
+
+/// One file's counts as the report shows them.
+pub fn file_io(name: &str, c: &crate::fileset::FileCounts) -> flashlab_measure::FileIo {
+    flashlab_measure::FileIo { name: name.to_string(), ios: c.ios, bytes: c.bytes }
 }
 
 fn close_window(l: &mut Live, s: &JobSpec, dur: Ns) {

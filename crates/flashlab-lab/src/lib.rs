@@ -18,6 +18,7 @@ pub mod calibrate_loo;
 pub mod engine;
 mod error;
 pub mod experiments;
+pub mod fileset;
 pub mod fourcorner;
 pub mod fs;
 pub mod iogen;

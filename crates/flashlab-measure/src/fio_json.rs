@@ -29,7 +29,8 @@
 //! "no latency target"). fio's `disk_util` (kernel disk statistics) is not produced here.
 //!
 //! flashlab adds one key: `jobs[].flashlab_device`, the job's [`JobResult::extra`] (device
-//! counters) when present.
+//! counters) when present; and for a job over several files `jobs[].flashlab_files`, the I/Os
+//! and bytes each file was given (`[{name, read: {ios, io_bytes}, write, trim}]`).
 //!
 //! `serde_json` keeps object keys sorted, so key order differs from fio's; JSON readers do
 //! not care. The key paths flashlab promises are listed by [`fio_json_keypaths`], and any
@@ -202,6 +203,15 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
     }
     if let Some(v) = &job.verify {
         o.insert("flashlab_verify".into(), serde_json::to_value(v).unwrap_or(Value::Null));
+    }
+    if !job.files.is_empty() {
+        let per_dir = |f: &crate::stats::FileIo, i: usize| serde_json::json!({"ios": f.ios[i], "io_bytes": f.bytes[i]});
+        let files: Vec<Value> = job
+            .files
+            .iter()
+            .map(|f| serde_json::json!({"name": f.name, "read": per_dir(f, 0), "write": per_dir(f, 1), "trim": per_dir(f, 2)}))
+            .collect();
+        o.insert("flashlab_files".into(), Value::Array(files));
     }
     if let Some(extra) = &job.extra {
         o.insert("flashlab_device".into(), extra.clone());

@@ -316,6 +316,21 @@ pub struct JobResult {
     /// `total_err` and `first_error`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub continue_on_error: bool,
+    /// A job over several files: the I/O each file was given (fio reports only the job);
+    /// reported as `"flashlab_files"`. Empty for a job with one file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileIo>,
+}
+
+/// The I/O one file of a job over several files was given (issued, ramp included).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileIo {
+    /// The file's name.
+    pub name: String,
+    /// I/Os per direction (read, write, trim).
+    pub ios: [u64; 3],
+    /// Bytes per direction (read, write, trim).
+    pub bytes: [u64; 3],
 }
 
 impl JobResult {
@@ -372,6 +387,7 @@ impl JobResult {
         if self.extra.is_none() {
             self.extra = other.extra.clone();
         }
+        self.files.extend(other.files.iter().cloned());
     }
 }
 
