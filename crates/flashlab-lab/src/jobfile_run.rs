@@ -1,6 +1,6 @@
 //! An fio job file on a simulated system, as `flashlab run` and a sweep's `job` cases run it:
-//! each job gets its own file on the simulated filesystem (fio's `jobname.N.0`), laid out
-//! first when the job reads; stonewalled groups run one after another, the jobs of a group
+//! each job gets its own files on the simulated filesystem (fio's `jobname.N.K`, or the names
+//! of `filename=`), laid out first when the job reads; stonewalled groups run one after another, the jobs of a group
 //! side by side. The document is fio's JSON with the device's counters in each job.
 
 use crate::engine::{run_jobs, JobSpec};

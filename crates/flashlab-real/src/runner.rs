@@ -1,4 +1,5 @@
-//! The real-time closed-loop runner: one job on one open file or block device, keeping
+//! The real-time closed-loop runner: one job on one open file or block device (or on several
+//! files, fio's `nrfiles`, each I/O's file chosen by `flashlab_lab::fileset`), keeping
 //! `iodepth` I/Os in flight (the engine's depth: psync has 1) until its byte or I/O budget or
 //! its runtime is used up — the semantics of the simulated engine
 //! (`flashlab_lab::engine`), with the wall clock (`std::time::Instant`) instead of virtual

@@ -1,7 +1,8 @@
 //! `flashlab run` on real targets: each job of a stonewall group runs in its own thread with
-//! its own I/O engine, on a file flashlab creates in a directory (`jobname.N.0`, laid out
+//! its own I/O engine, on files flashlab creates in a directory (`jobname.N.K`, laid out
 //! first when the job reads, removed afterwards), on a file the job names (written only if
-//! flashlab created it), or on a raw block device (only with `--destroy-data`).
+//! flashlab created it), or on a raw block device (only with `--destroy-data`; a job over
+//! several files takes consecutive regions of it).
 
 use crate::cli::RunArgs;
 use crate::target::real_options;
