@@ -292,6 +292,10 @@ pub struct Job {
     /// `steadystate`/`ss`, `ss_dur`, `ss_ramp`: stop when IOPS or bandwidth settle (off
     /// unless `ss_dur` is given, as in fio).
     pub steadystate: crate::steadystate::SteadyState,
+    /// `latency_target`, `latency_window`, `latency_percentile`, `latency_run`: probe the
+    /// queue depth that meets a latency target ([`crate::latency_target`]; off by default).
+    #[serde(default)]
+    pub latency_target: crate::latency_target::LatencyTarget,
 }
 
 impl Default for Job {
@@ -355,6 +359,7 @@ impl Default for Job {
             buffer_compress_percentage: 0,
             dedupe_percentage: 0,
             steadystate: crate::steadystate::SteadyState::default(),
+            latency_target: crate::latency_target::LatencyTarget::default(),
         }
     }
 }

@@ -863,6 +863,26 @@ impl<'a> Parser<'a> {
                 let v = Self::need(o)?;
                 job.thinktime_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?
             }
+            "latency_target" | "latency_window" => {
+                let v = Self::need(o)?;
+                let ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?;
+                if o.info.name == "latency_target" {
+                    job.latency_target.target_ns = ns;
+                } else {
+                    job.latency_target.window_ns = ns;
+                }
+            }
+            "latency_percentile" => {
+                let v = Self::need(o)?;
+                let p: f64 = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| p.is_finite() && *p > 0.0 && *p <= 100.0)
+                    .ok_or_else(|| format!("bad percentile '{v}': expected a number above 0, at most 100"))?;
+                job.latency_target.percentile = p;
+            }
+            "latency_run" => job.latency_target.run = self.boolean(o)?,
             "thinktime_spin" => {
                 let v = Self::need(o)?;
                 job.thinktime_spin_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?

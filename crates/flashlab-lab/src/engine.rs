@@ -9,6 +9,7 @@ use crate::fileset::FileSet;
 use crate::fs::FileId;
 use crate::rng::Rng;
 use crate::system::{SimSystem, SysError};
+use flashlab_jobs::latency_target::{Action, DepthProbe};
 use flashlab_jobs::pacing::Pacer;
 use flashlab_jobs::{IoDir, Job, Rw};
 use flashlab_measure::{Ddir, Interval, JobResult};
@@ -227,6 +228,19 @@ struct Live {
     ss: Option<flashlab_jobs::steadystate::SteadyTracker>,
     done_bytes: u64,
     done_ios: u64,
+    /// fio's `latency_target` probe of the queue depth ([`flashlab_jobs::latency_target`]).
+    probe: Option<DepthProbe>,
+    /// Issue nothing until the I/O in flight has completed (the probe lowered the depth).
+    quiesce: bool,
+    /// Once quiesced, restart the statistics (the probe found its depth).
+    reset_pending: bool,
+}
+
+impl Live {
+    /// I/Os the job keeps in flight now: the probe's depth, or `iodepth`.
+    fn depth(&self, s: &JobSpec) -> u32 {
+        self.probe.as_ref().map_or(s.iodepth.max(1), |p| p.depth())
+    }
 }
 
 /// One completed I/O, as an observer of [`run_jobs_observed`] sees it.
@@ -325,6 +339,12 @@ pub fn run_jobs_hooked(
                 ss,
                 done_bytes: 0,
                 done_ios: 0,
+                probe: model
+                    .latency_target
+                    .enabled()
+                    .then(|| DepthProbe::new(model.latency_target, s.iodepth, start + s.ramp_ns)),
+                quiesce: false,
+                reset_pending: false,
             }
         });
     }
@@ -437,7 +457,7 @@ pub fn run_jobs_hooked(
     };
 
     for (j, s) in specs.iter().enumerate() {
-        for _ in 0..s.iodepth.max(1) {
+        for _ in 0..live[j].depth(s) {
             if s.must_think(&live[j]) {
                 break;
             }
@@ -463,7 +483,7 @@ pub fn run_jobs_hooked(
                 l.in_flight -= 1;
             }
             let t = t.max(not_before);
-            while l.in_flight < s.iodepth.max(1) {
+            while l.in_flight < l.depth(s) {
                 if s.must_think(l) {
                     break;
                 }
@@ -521,6 +541,22 @@ pub fn run_jobs_hooked(
                 }
             }
             let lat = t - submitted;
+            if let (Some(p), Kind::Dir(_)) = (&mut l.probe, kind) {
+                match p.completed(lat, t) {
+                    Action::Go => {}
+                    Action::Quiesce => l.quiesce = true,
+                    Action::ResetStats => {
+                        l.quiesce = true;
+                        l.reset_pending = true;
+                    }
+                    Action::Done => l.stopped = true,
+                    Action::Fatal => {
+                        // fio: "max latency exceeded", ETIMEDOUT.
+                        l.result.error = 110;
+                        l.stopped = true;
+                    }
+                }
+            }
             match kind {
                 Kind::Sync | Kind::Think | Kind::Wake => l.result.sync.record(lat),
                 Kind::Dir(d) => {
@@ -533,7 +569,38 @@ pub fn run_jobs_hooked(
             }
         }
         let at = t.max(not_before);
-        if s.must_think(l) {
+        if l.probe.is_some() {
+            if l.quiesce && l.in_flight == 0 {
+                l.quiesce = false;
+                if l.reset_pending {
+                    // fio's reset_all_stats: measure again from here, at the depth found.
+                    l.reset_pending = false;
+                    let mut r = JobResult::new(s.name.clone(), s.groupid);
+                    r.iodepth = Some(s.iodepth);
+                    l.result = r;
+                    l.measure_from = at;
+                    l.win_start = at;
+                    l.win_bytes = [0; 3];
+                    l.win_ios = [0; 3];
+                    l.win_lat_sum = [0; 3];
+                    l.win_lat_max = [0; 3];
+                }
+            }
+            while !l.quiesce && l.in_flight < l.depth(s) && !s.must_think(l) {
+                let Some((done, kind, bytes)) = issue(sys, j, at, l, s)? else { break };
+                l.since_think += u32::from(kind != Kind::Wake);
+                l.in_flight += 1;
+                events.push(Reverse((done, seq, j, kind, bytes, at)));
+                seq += 1;
+                if kind == Kind::Wake {
+                    break;
+                }
+            }
+            if l.in_flight == 0 && s.must_think(l) && !l.stopped {
+                events.push(Reverse((at.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, at)));
+                seq += 1;
+            }
+        } else if s.must_think(l) {
             // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
             if l.in_flight == 0 && !l.stopped {
                 events.push(Reverse((at.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, at)));
@@ -579,6 +646,14 @@ pub fn run_jobs_hooked(
         l.result.job_runtime_ns = runtime;
         if let Some(ss) = &l.ss {
             l.result.steadystate = serde_json::to_value(ss.report()).ok();
+        }
+        if let (Some(p), Some(j)) = (&l.probe, &s.job) {
+            l.result.latency_probe = Some(flashlab_measure::LatencyProbe {
+                depth: p.depth(),
+                target_ns: j.latency_target.target_ns,
+                window_ns: j.latency_target.window_ns,
+                percentile: j.latency_target.percentile,
+            });
         }
         for (f, c) in s.files.iter().zip(l.gen.counts()) {
             l.result.files.push(file_io(&f.name, c));

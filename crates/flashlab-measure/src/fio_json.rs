@@ -183,14 +183,20 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
     o.insert("latency_ms".into(), pct_object(&LAT_M_KEYS, &bands.msec, total, 0.01));
 
     if let Some(depth) = job.iodepth {
-        // fio prints these whenever its latency_qd is set, i.e. always; with no
-        // latency_target (flashlab has none) they hold these values.
-        o.insert("latency_depth".into(), depth.into());
-        o.insert("latency_target".into(), 0u64.into());
-        o.insert("latency_target_ns".into(), 0u64.into());
-        o.insert("latency_percentile".into(), float(100.0));
-        o.insert("latency_window".into(), 0u64.into());
-        o.insert("latency_window_us".into(), 0u64.into());
+        // fio prints these whenever its latency_qd is set, i.e. always; without a
+        // latency_target they hold these values (target in ns, window in us, as fio).
+        let p = job.latency_probe.unwrap_or(crate::stats::LatencyProbe {
+            depth,
+            target_ns: 0,
+            window_ns: 0,
+            percentile: 100.0,
+        });
+        o.insert("latency_depth".into(), p.depth.into());
+        o.insert("latency_target".into(), p.target_ns.into());
+        o.insert("latency_target_ns".into(), p.target_ns.into());
+        o.insert("latency_percentile".into(), float(p.percentile));
+        o.insert("latency_window".into(), (p.window_ns / 1000).into());
+        o.insert("latency_window_us".into(), (p.window_ns / 1000).into());
     }
     if let Some(ss) = &job.steadystate {
         o.insert("steadystate".into(), ss.clone());

@@ -320,6 +320,23 @@ pub struct JobResult {
     /// reported as `"flashlab_files"`. Empty for a job with one file.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<FileIo>,
+    /// fio's `latency_target` probe, when the job had one: reported as fio's `latency_depth`,
+    /// `latency_target`, `latency_percentile`, `latency_window`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_probe: Option<LatencyProbe>,
+}
+
+/// The outcome of a job's `latency_target` probe.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyProbe {
+    /// The queue depth the probe ended at (fio's `latency_depth`).
+    pub depth: u32,
+    /// `latency_target`, ns.
+    pub target_ns: u64,
+    /// `latency_window`, ns.
+    pub window_ns: u64,
+    /// `latency_percentile`.
+    pub percentile: f64,
 }
 
 /// The I/O one file of a job over several files was given (issued, ramp included).

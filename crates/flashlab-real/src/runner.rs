@@ -433,6 +433,15 @@ fn run_with<E: IoEngine>(
     let mut write_counter = 0u64;
     let mut stopped = false;
     let mut win = Windows { start_ns: ramp_ns, bytes: [0; 2], ios: [0; 2], lat_sum: [0; 2], lat_max: [0; 2] };
+    // Completions from this time on are measured: the ramp's end, or where the latency
+    // target's probe restarted the statistics.
+    let mut measure_from = ramp_ns;
+    // fio's `latency_target` probe of the queue depth, with its quiesce and restart.
+    let mut probe = model
+        .latency_target
+        .enabled()
+        .then(|| flashlab_jobs::latency_target::DepthProbe::new(model.latency_target, job.iodepth, ramp_ns));
+    let (mut quiesce, mut reset_pending) = (false, false);
     let mut last_done_ns = 0u64;
     let mut done_count = 0u64;
     let mut last_progress = 0.0f64;
@@ -452,9 +461,25 @@ fn run_with<E: IoEngine>(
         // Issue until every slot is busy or the job is done.
         let think_due = thinks && since_think >= job.thinktime_blocks;
         let verify_now = verifier.as_ref().is_some_and(|v| v.has_work());
+        if quiesce && eng.in_flight() == 0 {
+            quiesce = false;
+            if reset_pending {
+                // fio's reset_all_stats: measure again from here, at the depth found.
+                reset_pending = false;
+                let now_ns = start.elapsed().as_nanos() as u64;
+                let mut r = JobResult::new(job.name.clone(), 0);
+                r.iodepth = Some(job.iodepth);
+                result = r;
+                measure_from = now_ns;
+                win = Windows { start_ns: now_ns, bytes: [0; 2], ios: [0; 2], lat_sum: [0; 2], lat_max: [0; 2] };
+            }
+        }
         if (!stopped || verify_now) && !free.is_empty() && (!think_due || verify_now) {
             let now = Instant::now();
             while let Some(&slot) = free.last() {
+                if probe.as_ref().is_some_and(|p| quiesce || eng.in_flight() + batch.len() as u32 >= p.depth()) {
+                    break;
+                }
                 // A verify's read-back goes first (a backlog's, or the pass after the writes).
                 if let Some((off, len)) = verifier.as_mut().and_then(|v| v.next_read()) {
                     slots[slot as usize] =
@@ -682,8 +707,25 @@ fn run_with<E: IoEngine>(
             let clat = s.submitted.map_or(0, |sub| t_done.duration_since(sub).as_nanos() as u64);
             // clat already spans the submission (see above).
             let lat = clat;
-            if t_ns < ramp_ns {
+            if t_ns < measure_from {
                 continue;
+            }
+            if let (Some(p), 0 | 1) = (&mut probe, s.kind) {
+                use flashlab_jobs::latency_target::Action;
+                match p.completed(lat, t_ns) {
+                    Action::Go => {}
+                    Action::Quiesce => quiesce = true,
+                    Action::ResetStats => {
+                        quiesce = true;
+                        reset_pending = true;
+                    }
+                    Action::Done => stopped = true,
+                    Action::Fatal => {
+                        // fio: "max latency exceeded", ETIMEDOUT.
+                        result.error = libc::ETIMEDOUT;
+                        stopped = true;
+                    }
+                }
             }
             while t_ns >= win.start_ns + interval_ns {
                 close_window(&mut result, job, &mut win, interval_ns);
@@ -745,14 +787,14 @@ fn run_with<E: IoEngine>(
     if partial > 0 {
         close_window(&mut result, job, &mut win, partial);
     }
-    let runtime = last_done_ns.saturating_sub(ramp_ns);
+    let runtime = last_done_ns.saturating_sub(measure_from);
     result.read.runtime_ns = if job.reads() { runtime } else { 0 };
     result.write.runtime_ns = if job.rw.has_writes() { runtime } else { 0 };
     if let Some(v) = verifier {
         // As fio: without a backlog the reads are the pass after the writes, and each
         // direction's runtime is its own phase's.
         if let (Some(end), 0) = (write_phase_end, model.verify.backlog) {
-            let end = end.saturating_sub(ramp_ns).min(runtime);
+            let end = end.saturating_sub(measure_from).min(runtime);
             result.write.runtime_ns = end;
             result.read.runtime_ns = runtime - end;
         }
@@ -763,6 +805,14 @@ fn run_with<E: IoEngine>(
     result.job_runtime_ns = runtime;
     if let Some(tr) = &ss {
         result.steadystate = serde_json::to_value(tr.report()).ok();
+    }
+    if let Some(p) = &probe {
+        result.latency_probe = Some(flashlab_measure::LatencyProbe {
+            depth: p.depth(),
+            target_ns: model.latency_target.target_ns,
+            window_ns: model.latency_target.window_ns,
+            percentile: model.latency_target.percentile,
+        });
     }
     for (f, c) in job.files.iter().zip(gen.counts()) {
         result.files.push(flashlab_lab::engine::file_io(&f.name, c));

@@ -63,7 +63,10 @@ fn flashlab_counts(dir: &Path, job: &str) -> BTreeMap<String, u64> {
 const EXACT: [(&str, &str); 4] = [
     ("roundrobin, files done by the random map", "rw=randwrite\nbs=4k\nnrfiles=4\nsize=4m\n"),
     ("sequential, two open", "rw=write\nbs=16k\nnrfiles=4\nfilesize=256k\nopenfiles=2\nfile_service_type=sequential\n"),
-    ("roundrobin:3, norandommap", "rw=randread\nbs=4k\nnrfiles=3\nsize=3m\nnorandommap\nfile_service_type=roundrobin:3\nnumber_ios=3000\n"),
+    (
+        "roundrobin:3, norandommap",
+        "rw=randread\nbs=4k\nnrfiles=3\nsize=3m\nnorandommap\nfile_service_type=roundrobin:3\nnumber_ios=3000\n",
+    ),
     ("size smaller than the files", "rw=write\nbs=4k\nnrfiles=3\nfilesize=64k\nsize=100k\n"),
 ];
 
