@@ -24,7 +24,7 @@ fn the_probe_finds_a_depth_that_meets_the_target() {
         let depth = j["latency_depth"].as_u64().unwrap();
         assert_eq!(j["latency_target"], target_us * 1000);
         assert_eq!(j["latency_window"], 100_000);
-        assert!(depth >= 1 && depth < 64, "depth {depth}");
+        assert!((1..64).contains(&depth), "depth {depth}");
         // The measured window ran at the depth found and met the target at the 99th percentile
         // (a percentile is its histogram bin's value, a few percent above the samples in it).
         let p99 = j["read"]["clat_ns"]["percentile"]["99.000000"].as_u64().unwrap();

@@ -38,7 +38,7 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
             for &ji in group {
                 let job = &jf.jobs[ji];
                 for n in 0..job.numjobs.max(1) {
-                    let mut rj = prepare(a, job, ji, n, place, &held, &cleanup, opts.direct)
+                    let mut rj = prepare(a, job, ji, n, place, &held, cleanup, opts.direct)
                         .map_err(|e| format!("{}: {e}", here(job)))?;
                     rj.1.engine = opts.engine;
                     rj.1.pattern = opts.pattern;
@@ -143,8 +143,8 @@ fn prepare(
     Ok((first, rj))
 }
 
-/// The file `name` of a job is, the capacity `size=N%` refers to, and whether flashlab creates it.
-
+/// Where the file `name` of a job is, the capacity `size=N%` refers to, and whether flashlab
+/// creates it.
 fn locate(
     a: &RunArgs,
     job: &Job,
