@@ -19,6 +19,7 @@ pub mod engine;
 mod error;
 mod event_queue;
 pub mod experiments;
+pub mod fileset;
 pub mod fourcorner;
 pub mod fs;
 pub mod iogen;

@@ -1,17 +1,19 @@
 //! `flashlab run` on real targets: each job of a stonewall group runs in its own thread with
-//! its own I/O engine, on a file flashlab creates in a directory (`jobname.N.0`, laid out
+//! its own I/O engine, on files flashlab creates in a directory (`jobname.N.K`, laid out
 //! first when the job reads, removed afterwards), on a file the job names (written only if
-//! flashlab created it), or on a raw block device (only with `--destroy-data`).
+//! flashlab created it), or on a raw block device (only with `--destroy-data`; a job over
+//! several files takes consecutive regions of it).
 
 use crate::cli::RunArgs;
 use crate::error::Error;
 use crate::target::real_options;
+use flashlab_jobs::files::split_size;
 use flashlab_jobs::{Job, JobFile, Rw};
 use flashlab_measure::JobResult;
 use flashlab_real::blockdev::open_block_device;
 use flashlab_real::cleanup::{install_signal_handlers, Cleanup};
 use flashlab_real::dir_target::free_bytes;
-use flashlab_real::runner::{open_file, run_job_on_path, RealJob};
+use flashlab_real::runner::{open_file, run_job_on_path, RealFile, RealJob};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
@@ -42,31 +44,11 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
             for &ji in group {
                 let job = &jf.jobs[ji];
                 for n in 0..job.numjobs.max(1) {
-                    let (path, capacity, ours) = locate(a, job, n, place, &held).map_err(here(job))?;
-                    let size = job.size.or(job.filesize).map(|s| s.resolve(capacity)).unwrap_or(capacity);
-                    if !ours && size > capacity {
-                        return Err(here(job)(Error::Usage(format!(
-                            "size {size} is larger than {} ({capacity} bytes)",
-                            path.display()
-                        ))));
-                    }
-                    let offset = job.offset.resolve(size);
-                    let bs = job.max_bs();
-                    if size < offset + bs {
-                        return Err(here(job)(Error::Usage(format!(
-                            "size {size} at offset {offset} leaves no room for a {bs}-byte block"
-                        ))));
-                    }
-                    if ours {
-                        cleanup.register(&path);
-                        lay_out(&path, size, job.rw.has_reads(), opts.direct).map_err(here(job))?;
-                    }
-                    let seed = job.randseed.unwrap_or(a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)));
-                    let mut rj = RealJob::from_fio(job, offset, (size - offset) / bs * bs, seed);
-                    rj.engine = opts.engine;
-                    rj.pattern = opts.pattern;
-                    rj.direct = if a.real.io.buffered { false } else { job.direct };
-                    prepared.push((path, rj));
+                    let mut rj = prepare(a, job, ji, n, place, &held, cleanup, opts.direct).map_err(here(job))?;
+                    rj.1.engine = opts.engine;
+                    rj.1.pattern = opts.pattern;
+                    rj.1.direct = if a.real.io.buffered { false } else { job.direct };
+                    prepared.push(rj);
                 }
             }
             let results: Vec<Result<JobResult, Error>> = std::thread::scope(|s| {
@@ -95,11 +77,84 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
     result.map(|_| out)
 }
 
-/// The file a job uses, the capacity `size=N%` refers to, and whether flashlab creates it.
+/// One clone of a job, ready to run: its first file's path and the job over all its files.
+/// fio's rules for the files ([`Job::file_sizes`]): `filesize` each, or `size` split over
+/// them; in a directory each is a file of its own (`jobname.N.K`, laid out first when the job
+/// reads); on a block device the files are consecutive regions of it.
+#[allow(clippy::too_many_arguments)]
+fn prepare(
+    a: &RunArgs,
+    job: &Job,
+    ji: usize,
+    n: u32,
+    place: &Place,
+    held: &std::cell::RefCell<Vec<(PathBuf, u64, std::fs::File)>>,
+    cleanup: &Cleanup,
+    direct: bool,
+) -> Result<(PathBuf, RealJob), Error> {
+    let multi = job.nr_files() > 1;
+    let names = match place {
+        // The target directory decides the names, as for one file: fio's default names.
+        Place::Dir(_) if !job.filenames.is_empty() => {
+            (0..job.nr_files()).map(|k| format!("{}.{n}.{k}", job_file_stem(&job.name))).collect()
+        }
+        _ => job.file_names(n),
+    };
+    let mut located = Vec::with_capacity(names.len());
+    for name in &names {
+        located.push(locate(a, job, name, place, held)?);
+    }
+    let capacity = located[0].1;
+    let min_bs = job.rw.directions().into_iter().map(|d| job.min_block_size(d)).min().unwrap_or(job.bs);
+    let sizes: Vec<u64> = if multi || job.filesize.is_some() {
+        job.file_sizes(capacity).unwrap_or_else(|| split_size(capacity, job.nr_files(), min_bs))
+    } else {
+        vec![job.size.map(|s| s.resolve(capacity)).unwrap_or(capacity)]
+    };
+    let bs = job.max_bs();
+    let mut files = Vec::with_capacity(names.len());
+    let mut base = 0u64;
+    for (k, ((path, capacity, ours), &size)) in located.into_iter().zip(&sizes).enumerate() {
+        // Regions of one block device follow each other.
+        let shares_device = k > 0 && files.iter().any(|f: &RealFile| f.path == path);
+        let start = if shares_device { base } else { 0 };
+        if !ours && start + size > capacity {
+            return Err(Error::Usage(if shares_device {
+                format!("{} files of {} bytes do not fit in {} ({capacity} bytes)", names.len(), size, path.display())
+            } else {
+                format!("size {size} is larger than {} ({capacity} bytes)", path.display())
+            }));
+        }
+        let offset = job.offset.resolve(size);
+        if size < offset + bs {
+            return Err(Error::Usage(format!("size {size} at offset {offset} leaves no room for a {bs}-byte block")));
+        }
+        if ours {
+            cleanup.register(&path);
+            lay_out(&path, size, job.rw.has_reads(), direct)?;
+        }
+        base = start + size;
+        files.push(RealFile { name: names[k].clone(), path, offset: start + offset, span: (size - offset) / bs * bs });
+    }
+    let seed = job.randseed.unwrap_or(a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)));
+    let spans: Vec<u64> = files.iter().map(|f| f.span).collect();
+    let mut rj = RealJob::from_fio(job, files[0].offset, spans.iter().sum(), seed);
+    if multi || job.filesize.is_some() {
+        rj.io_limit = Some(job.pass_bytes(capacity, &spans));
+    }
+    let first = files[0].path.clone();
+    if multi {
+        rj.files = files;
+    }
+    Ok((first, rj))
+}
+
+/// Where the file `name` of a job is, the capacity `size=N%` refers to, and whether flashlab
+/// creates it.
 fn locate(
     a: &RunArgs,
     job: &Job,
-    n: u32,
+    name: &str,
     place: &Place,
     held: &std::cell::RefCell<Vec<(PathBuf, u64, std::fs::File)>>,
 ) -> Result<(PathBuf, u64, bool), Error> {
@@ -107,7 +162,7 @@ fn locate(
         // fio names a job's file `NAME.JOBNUM.FILENUM` in the directory; a '/' in the name
         // (`[/abs/path]`, `[../x]`) would put it elsewhere, so it becomes '_': the file is
         // always directly in the target directory.
-        let path = dir.join(format!("{}.{n}.0", job_file_stem(&job.name)));
+        let path = dir.join(job_file_stem(name));
         if path.symlink_metadata().is_ok() {
             return Err(Error::Refused {
                 path,
@@ -134,9 +189,10 @@ fn locate(
             if let Some(d) = &job.directory {
                 return in_dir(Path::new(d));
             }
-            let f = PathBuf::from(
-                job.filename.as_deref().ok_or_else(|| Error::Usage("names neither filename nor directory".into()))?,
-            );
+            if job.filename.is_none() {
+                return Err(Error::Usage("names neither filename nor directory".into()));
+            }
+            let f = PathBuf::from(name);
             let existing = f.symlink_metadata().is_ok();
             match std::fs::metadata(&f) {
                 Ok(m) if m.file_type().is_block_device() => block(&f),
