@@ -586,15 +586,13 @@ pub fn run_jobs_hooked(
                 let Some((done, kind, bytes)) = issue(sys, j, at, l, s)? else { break };
                 l.since_think += u32::from(kind != Kind::Wake);
                 l.in_flight += 1;
-                events.push(Reverse((done, seq, j, kind, bytes, at)));
-                seq += 1;
+                events.push(done, (j, kind, bytes, at));
                 if kind == Kind::Wake {
                     break;
                 }
             }
             if l.in_flight == 0 && s.must_think(l) && !l.stopped {
-                events.push(Reverse((at.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, at)));
-                seq += 1;
+                events.push(at.saturating_add(s.thinktime_ns), (j, Kind::Think, 0, at));
             }
         } else if s.must_think(l) {
             // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.

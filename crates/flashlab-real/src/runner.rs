@@ -116,8 +116,9 @@ pub struct RealFile {
     pub name: String,
     /// Where it is (several regions may share one block device).
     pub path: PathBuf,
-    /// Its I/O lies in [offset, offset + span) of `path`.
+    /// Its I/O lies in [offset, offset + span) of `path`: the first byte, in bytes.
     pub offset: u64,
+    /// The length of that range, in bytes (whole blocks).
     pub span: u64,
 }
 
