@@ -7,15 +7,15 @@
 //! (live statistics, final report) · [`fs`] (the FUSE filesystem) · [`loopdev`] (loop device
 //! attach/detach) · [`teardown`] (signals and the ordered shutdown) · this file (start/stop).
 
-pub mod clock;
-pub mod device;
+pub(crate) mod clock;
+pub(crate) mod device;
 mod error;
-pub mod fs;
+pub(crate) mod fs;
 pub mod loopdev;
 pub mod mounts;
-pub mod powercut;
-pub mod stats;
-pub mod store;
+pub(crate) mod powercut;
+pub(crate) mod stats;
+pub(crate) mod store;
 pub mod teardown;
 
 use clock::SimClock;
@@ -61,6 +61,7 @@ pub enum ServeError {
 /// What to serve and how.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
+    /// The simulated device's profile.
     pub profile: Profile,
     /// Bytes exposed; at most (and by default) the device's logical capacity.
     pub size: Option<u64>,
@@ -68,11 +69,13 @@ pub struct ServeOptions {
     pub time_scale: f64,
     /// Keep the data in this file (created by flashlab) instead of memory.
     pub backing: Option<PathBuf>,
+    /// Replace an existing `backing` file instead of refusing it.
     pub overwrite_backing: bool,
     /// Unflushed writes within the write buffer are lost on a power cut.
     pub volatile_cache: bool,
     /// Set up a loop block device over the file.
     pub attach: bool,
+    /// Seed of the simulator's random choices.
     pub seed: u64,
     /// FUSE worker threads (each can hold one request until its modeled completion).
     pub threads: usize,
@@ -81,6 +84,8 @@ pub struct ServeOptions {
 }
 
 impl ServeOptions {
+    /// Defaults for `profile` mounted on `dir`: whole capacity in memory, real time (scale 1),
+    /// non-volatile cache, no loop device, seed 1, `fs::MAX_BACKGROUND` (64) threads.
     pub fn new(profile: Profile, dir: PathBuf) -> ServeOptions {
         ServeOptions {
             profile,
@@ -125,9 +130,11 @@ fn check_dir(dir: &Path) -> Result<(), ServeError> {
     Ok(())
 }
 
-/// Bounds of `--time-scale` (simulated seconds per real second) and `--threads`.
+/// Smallest `--time-scale` (simulated seconds per real second).
 pub const MIN_TIME_SCALE: f64 = 1e-3;
+/// Largest `--time-scale` (simulated seconds per real second).
 pub const MAX_TIME_SCALE: f64 = 1e6;
+/// Most FUSE worker threads (`--threads`).
 pub const MAX_THREADS: usize = 1024;
 
 impl Server {
@@ -189,22 +196,22 @@ impl Server {
         Ok(server)
     }
 
+    /// The mount directory (absolute).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// The served device file inside the mount (`DIR/device`).
     pub fn device_path(&self) -> PathBuf {
         self.dir.join(fs::DEVICE_NAME)
     }
 
+    /// The attached loop device (e.g. `/dev/loop3`), if any.
     pub fn loop_device(&self) -> Option<&str> {
         self.loopdev.as_deref()
     }
 
-    pub fn device(&self) -> &ServedDevice {
-        &self.dev
-    }
-
+    /// The live statistics at this moment.
     pub fn snapshot(&self) -> Snapshot {
         self.dev.snapshot()
     }

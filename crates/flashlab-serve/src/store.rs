@@ -6,14 +6,14 @@ use crate::error::StoreError;
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const CHUNK: u64 = 1 << 20;
 
 #[derive(Debug)]
 pub enum Store {
     Memory { size: u64, chunks: Vec<Option<Box<[u8]>>> },
-    File { size: u64, file: File, path: PathBuf },
+    File { size: u64, file: File },
 }
 
 impl Store {
@@ -45,7 +45,7 @@ impl Store {
             }
         })?;
         file.set_len(size).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?;
-        Ok(Store::File { size, file, path: path.to_path_buf() })
+        Ok(Store::File { size, file })
     }
 
     pub fn size(&self) -> u64 {
@@ -54,14 +54,8 @@ impl Store {
         }
     }
 
-    pub fn backing_path(&self) -> Option<&Path> {
-        match self {
-            Store::Memory { .. } => None,
-            Store::File { path, .. } => Some(path),
-        }
-    }
-
-    /// Bytes of memory or file the data occupies now.
+    /// Bytes of memory or file the data occupies now (the tests check trims free it).
+    #[cfg(test)]
     pub fn allocated_bytes(&self) -> u64 {
         match self {
             Store::Memory { chunks, .. } => chunks.iter().filter(|c| c.is_some()).count() as u64 * CHUNK,
