@@ -2,28 +2,48 @@
 
 use std::path::PathBuf;
 
+/// Why `flashlab sqlite` failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A command-line option has a bad value.
     #[error("{option}: {msg}")]
-    Option { option: &'static str, msg: String },
+    Option {
+        /// The option, e.g. `--sync`.
+        option: &'static str,
+        /// What is wrong with its value.
+        msg: String,
+    },
     /// The target directory cannot be used.
     #[error("--target {}: {msg}", path.display())]
-    Target { path: PathBuf, msg: String },
+    Target {
+        /// The target directory.
+        path: PathBuf,
+        /// What is wrong with it.
+        msg: String,
+    },
     /// SQLite failed while doing `what`.
     #[error("SQLite ({what}): {source}")]
     Sqlite {
+        /// The operation, in words.
         what: String,
+        /// SQLite's error.
         #[source]
         source: rusqlite::Error,
     },
     /// `PRAGMA integrity_check` did not answer "ok".
     #[error("PRAGMA integrity_check after {config} failed: {answer}")]
-    Integrity { config: String, answer: String },
+    Integrity {
+        /// The configuration, e.g. `journal_mode=wal, synchronous=normal`.
+        config: String,
+        /// What SQLite answered.
+        answer: String,
+    },
     /// A file-system operation on a file flashlab created failed.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The system's error.
         #[source]
         source: std::io::Error,
     },
@@ -36,7 +56,7 @@ pub enum Error {
 }
 
 impl Error {
-    pub fn sqlite(what: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
+    pub(crate) fn sqlite(what: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
         let what = what.into();
         move |source| Error::Sqlite { what, source }
     }

@@ -23,14 +23,14 @@
 //! directory) and its log is replayed on a fresh simulated device per configuration.
 
 pub mod config;
-pub mod error;
-pub mod kernel_counters;
+pub(crate) mod error;
+pub(crate) mod kernel_counters;
 pub mod replay;
 pub mod results;
-pub mod serve_counters;
-pub mod signals;
+pub(crate) mod serve_counters;
+pub(crate) mod signals;
 pub mod sim_adapter;
-pub mod text;
+pub(crate) mod text;
 pub mod vfs_recorder;
 pub mod workload;
 
@@ -52,9 +52,13 @@ pub enum Target {
     Dir(PathBuf),
     /// A simulated device: `spec` is how the user named it (`sim:emmc-16g`).
     Sim {
+        /// The profile named.
         spec: String,
+        /// The simulated device's profile.
         profile: Box<flashsim::Profile>,
+        /// Seed of the simulated device.
         seed: u64,
+        /// The simulated filesystem model over the device.
         fs: flashlab_lab::fs::FsConfig,
         /// The simulated device's history before each configuration's run.
         precondition: flashlab_lab::precondition::Precondition,
