@@ -2,9 +2,9 @@
 //! mount, optionally with a loop block device over it, so real filesystems, fio and
 //! applications run on it. Every request is answered at the time the model says it completes.
 //!
-//! Layout: [`clock`] (real ↔ virtual time) · [`store`] (the data) · [`powercut`] (what
-//! survives a power loss) · [`device`] (the one owner of simulator and data) · [`stats`]
-//! (live statistics, final report) · [`fs`] (the FUSE filesystem) · [`loopdev`] (loop device
+//! Layout: `clock` (real ↔ virtual time) · `store` (the data) · `powercut` (what
+//! survives a power loss) · `device` (the one owner of simulator and data) · `stats`
+//! (live statistics, final report) · `fs` (the FUSE filesystem) · [`loopdev`] (loop device
 //! attach/detach) · [`teardown`] (signals and the ordered shutdown) · this file (start/stop).
 
 pub(crate) mod clock;

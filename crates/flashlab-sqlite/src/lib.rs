@@ -6,14 +6,14 @@
 //!   integrity check, removal of the database files.
 //! * [`vfs_recorder`]: the recording VFS every run goes through (opens, writes, syncs,
 //!   truncates, deletes as SQLite asked for them).
-//! * [`kernel_counters`]: the block device under a directory and its `/sys/.../stat` counters.
-//! * [`serve_counters`]: a directory on a `flashlab serve` device (its loop device's backing
+//! * `kernel_counters`: the block device under a directory and its `/sys/.../stat` counters.
+//! * `serve_counters`: a directory on a `flashlab serve` device (its loop device's backing
 //!   file is the serve mount's `device`): the simulator's own counters from `stats.json`.
 //! * [`replay`] and [`sim_adapter`]: the recorded log replayed on a simulated device through a
 //!   page-cache model, in virtual time (a model, labelled so).
 //! * [`results`]: per-configuration results and the JSON document.
-//! * [`text`]: the terminal text (tables drawn by flashlab-results, 80 columns).
-//! * [`signals`]: Ctrl-C/SIGTERM remove the database files between two transactions.
+//! * `text`: the terminal text (tables drawn by flashlab-results, 80 columns).
+//! * `signals`: Ctrl-C/SIGTERM remove the database files between two transactions.
 //!
 //! On a directory target, device counts come from the kernel's counters sampled around each
 //! configuration (everything on that device counts, so an idle baseline is measured and
