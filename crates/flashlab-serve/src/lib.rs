@@ -85,7 +85,7 @@ pub struct ServeOptions {
 
 impl ServeOptions {
     /// Defaults for `profile` mounted on `dir`: whole capacity in memory, real time (scale 1),
-    /// non-volatile cache, no loop device, seed 1, `fs::MAX_BACKGROUND` (64) threads.
+    /// no volatile cache, no loop device, seed 1, `fs::MAX_BACKGROUND` (64) threads.
     pub fn new(profile: Profile, dir: PathBuf) -> ServeOptions {
         ServeOptions {
             profile,

@@ -68,7 +68,7 @@ pub enum Event {
     Open {
         /// Handle number given to this open.
         file: u32,
-        /// The path SQLite opened.
+        /// The path SQLite opened (`None`: a nameless temporary file).
         path: Option<String>,
         /// What the file is for.
         kind: FileKind,
