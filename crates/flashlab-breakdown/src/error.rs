@@ -104,11 +104,3 @@ impl BreakdownError {
         BreakdownError::Parse { what: what.into() }
     }
 }
-
-/// For callers that still return `Result<_, String>` (the binary's `cmd/breakdown.rs`, until
-/// it returns typed errors): the message, unchanged.
-impl From<BreakdownError> for String {
-    fn from(e: BreakdownError) -> String {
-        e.to_string()
-    }
-}

@@ -83,13 +83,8 @@ mod tests {
     /// any interleaving of takes and pushes.
     #[test]
     fn same_order_as_a_plain_heap() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = crate::rng::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut rnd = |m: u64| rng.below(m);
         let mut q: EventQueue<u32> = EventQueue::new();
         let mut plain: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
         let mut seq = 0;

@@ -105,11 +105,3 @@ impl LifeError {
         move |source| LifeError::Sim { at, source }
     }
 }
-
-/// For callers that still return `Result<_, String>` (the binary's `cmd/life.rs` and
-/// flashlab-sweep's cases, until they return typed errors): the message, unchanged.
-impl From<LifeError> for String {
-    fn from(e: LifeError) -> String {
-        e.to_string()
-    }
-}

@@ -193,22 +193,7 @@ pub fn run_endurance(
         steady_waf_bytes: (d.nand_units_programmed * flashsim::MAP_UNIT) as f64 / d.host_write_bytes.max(1) as f64,
         steady_waf_units: d.write_amplification(),
     };
-    let end = sim.now();
-    Ok((
-        LifeResult {
-            workload: w.name().into(),
-            policy: "none (block-level workload)".into(),
-            profile: profile.name.clone(),
-            seed,
-            days: end as f64 / crate::policy::DAY as f64,
-            pe_cycles: sampler.pe,
-            probe: sampler.probe,
-            samples,
-            app,
-            virtual_s: end as f64 / 1e9,
-        },
-        stats,
-    ))
+    Ok((sampler.finish(&sim, w.name().into(), "none (block-level workload)".into(), samples, app), stats))
 }
 
 /// `life --usage <endurance workload>`: run `w`, and uniform 4 KiB random writes the same way

@@ -115,6 +115,32 @@ impl Sampler {
         }
     }
 
+    /// The run's result: `samples` and `app` under a header taken from this sampler and
+    /// `sim` (profile, seed, P/E-cycle budget, probe size; days and virtual seconds from the
+    /// simulated clock now).
+    pub fn finish(
+        self,
+        sim: &Sim,
+        workload: String,
+        policy: String,
+        samples: Vec<Sample>,
+        app: AppStats,
+    ) -> LifeResult {
+        let end = sim.now();
+        LifeResult {
+            workload,
+            policy,
+            profile: sim.profile().name.clone(),
+            seed: self.seed,
+            days: end as f64 / DAY as f64,
+            pe_cycles: self.pe,
+            probe: self.probe,
+            samples,
+            app,
+            virtual_s: end as f64 / 1e9,
+        }
+    }
+
     /// Run the probe now (on a copy of `sim`).
     pub fn probe_now(&mut self, sim: &Sim) -> Result<ProbeResult, LifeError> {
         self.probes += 1;
@@ -267,16 +293,9 @@ pub fn run_life(
         }
         progress((day + 1) as f64 / days as f64);
     }
+    // Days as the whole days simulated (the clock may have run a little past the last one).
     Ok(LifeResult {
-        workload: usage.name.clone(),
-        policy: cfg.policy.name(),
-        profile: profile.name.clone(),
-        seed: cfg.seed,
         days: days as f64,
-        pe_cycles: sampler.pe,
-        probe: sampler.probe,
-        samples,
-        app: work.stats,
-        virtual_s: sim.now() as f64 / 1e9,
+        ..sampler.finish(&sim, usage.name.clone(), cfg.policy.name(), samples, work.stats)
     })
 }

@@ -170,8 +170,8 @@ pub enum Error {
         note: String,
     },
 
-    /// A message from a library function that still returns `String` (flashlab-lab's parsers
-    /// and experiments, flashlab-life, the charts); goes away as they return typed errors.
+    /// A message from a library function that still returns `String` (flashlab-lab's parsers,
+    /// runs and experiments); goes away as they return typed errors.
     #[error("{0}")]
     Library(String),
     /// A run on a real file or device.
@@ -209,6 +209,7 @@ fn adb_start(e: &std::io::Error) -> String {
     }
 }
 
+/// flashlab-lab's functions that still return `String` (see [`Error::Library`]).
 impl From<String> for Error {
     fn from(m: String) -> Error {
         Error::Library(m)

@@ -119,20 +119,5 @@ pub fn replay(
     let end = sim.now();
     take(&mut sim, &mut sampler, &mut lat, &mut samples, end.max(1), true)?;
     progress(1.0);
-    let days = end as f64 / crate::policy::DAY as f64;
-    Ok((
-        LifeResult {
-            workload: format!("trace {name}"),
-            policy: "trace (its own discards only)".into(),
-            profile: profile.name.clone(),
-            seed: cfg.seed,
-            days,
-            pe_cycles: sampler.pe,
-            probe: sampler.probe,
-            samples,
-            app,
-            virtual_s: end as f64 / 1e9,
-        },
-        stats,
-    ))
+    Ok((sampler.finish(&sim, format!("trace {name}"), "trace (its own discards only)".into(), samples, app), stats))
 }

@@ -207,51 +207,6 @@ mod tests {
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     }
 
-    /// life's table of one run: twelve columns whose header words all fit side by side in 80
-    /// columns; before, comfy-table split "deleted," and "mean/max" inside the words.
-    #[test]
-    fn headers_wrap_between_words() {
-        let cols = [
-            ("day", ""),
-            ("fs used", "%"),
-            ("device valid", "%"),
-            ("deleted, valid", "GB"),
-            ("free blocks", ""),
-            ("WAF", ""),
-            ("rand write", "MB/s"),
-            ("rand write p99", "us"),
-            ("p99.9", "us"),
-            ("app write p99", "us"),
-            ("erases", "min/mean/max"),
-            ("fstrims", ""),
-        ];
-        let mut t = Table::new("run", &cols);
-        t.row(vec![
-            "365".into(),
-            "41.7".into(),
-            "41.8".into(),
-            "0.000".into(),
-            "312".into(),
-            "1.00".into(),
-            "51.1".into(),
-            "326".into(),
-            "326".into(),
-            "45.2".into(),
-            "0/1.5/3".into(),
-            "0".into(),
-        ]);
-        let text = terminal(&t);
-        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
-        let words: Vec<&str> = text.split_whitespace().collect();
-        for (h, _) in cols {
-            for w in h.split_whitespace() {
-                assert!(words.contains(&w), "'{w}' of '{h}' split:\n{text}");
-            }
-        }
-        // The unit broke after its slashes, not inside a word.
-        assert!(words.contains(&"min/") && words.contains(&"max"), "{text}");
-    }
-
     #[test]
     fn units_break_after_a_slash() {
         assert_eq!(break_unit("min/mean/max", 8), "min/\nmean/max");

@@ -47,7 +47,7 @@ pub fn life(a: &LifeArgs) -> Result<(), Error> {
             Some(f) => Format::parse(f)?,
             None => Format::detect(&text),
         };
-        let ops = traces::parse(&name, &text, format).map_err(|e| Error::Library(e.to_string()))?;
+        let ops = traces::parse(&name, &text, format).map_err(flashlab_life::LifeError::from)?;
         let cfg = ReplayConfig {
             compress_time: a.compress_time,
             sample_ns: HOUR,
