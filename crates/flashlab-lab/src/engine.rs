@@ -455,6 +455,30 @@ pub fn run_jobs_hooked(
         Ok(Some((c.done + s.layer.complete_ns, Kind::Dir(dir), len)))
     };
 
+    // Issue at `t` until the job's depth is in flight, a think time is due or a rate limit
+    // makes it wait (a Wake); a job that must think with nothing in flight schedules it.
+    let top_up = |sys: &mut SimSystem,
+                  j: usize,
+                  t: Ns,
+                  l: &mut Live,
+                  s: &JobSpec,
+                  events: &mut EventQueue<Event>|
+     -> Result<(), SysError> {
+        while l.in_flight < l.depth(s) && !s.must_think(l) {
+            let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? else { break };
+            l.since_think += u32::from(kind != Kind::Wake);
+            l.in_flight += 1;
+            events.push(done, (j, kind, bytes, t));
+            if kind == Kind::Wake {
+                break;
+            }
+        }
+        if l.in_flight == 0 && s.must_think(l) && !l.stopped {
+            events.push(t.saturating_add(s.thinktime_ns), (j, Kind::Think, 0, t));
+        }
+        Ok(())
+    };
+
     for (j, s) in specs.iter().enumerate() {
         for _ in 0..live[j].depth(s) {
             if s.must_think(&live[j]) {
@@ -480,22 +504,7 @@ pub fn run_jobs_hooked(
                 l.waking = false;
                 l.in_flight -= 1;
             }
-            let t = t.max(not_before);
-            while l.in_flight < l.depth(s) {
-                if s.must_think(l) {
-                    break;
-                }
-                let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? else { break };
-                l.since_think += u32::from(kind != Kind::Wake);
-                l.in_flight += 1;
-                events.push(done, (j, kind, bytes, t));
-                if kind == Kind::Wake {
-                    break;
-                }
-            }
-            if l.in_flight == 0 && s.must_think(l) && !l.stopped {
-                events.push(t.saturating_add(s.thinktime_ns), (j, Kind::Think, 0, t));
-            }
+            top_up(sys, j, t.max(not_before), l, s, &mut events)?;
             continue;
         }
         l.in_flight -= 1;
@@ -582,17 +591,10 @@ pub fn run_jobs_hooked(
                     l.win_lat_max = [0; 3];
                 }
             }
-            while !l.quiesce && l.in_flight < l.depth(s) && !s.must_think(l) {
-                let Some((done, kind, bytes)) = issue(sys, j, at, l, s)? else { break };
-                l.since_think += u32::from(kind != Kind::Wake);
-                l.in_flight += 1;
-                events.push(done, (j, kind, bytes, at));
-                if kind == Kind::Wake {
-                    break;
-                }
-            }
-            if l.in_flight == 0 && s.must_think(l) && !l.stopped {
-                events.push(at.saturating_add(s.thinktime_ns), (j, Kind::Think, 0, at));
+            // While quiesced, I/O is still in flight (the quiesce ends above when none is), so
+            // nothing is issued and no think time is due.
+            if !l.quiesce {
+                top_up(sys, j, at, l, s, &mut events)?;
             }
         } else if s.must_think(l) {
             // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.

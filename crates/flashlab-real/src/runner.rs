@@ -370,12 +370,20 @@ struct Slot {
     slat_ns: u64,
 }
 
+#[derive(Default)]
 struct Windows {
     start_ns: u64,
     bytes: [u64; 2],
     ios: [u64; 2],
     lat_sum: [u64; 2],
     lat_max: [u64; 2],
+}
+
+impl Windows {
+    /// An empty bandwidth window opening at `start_ns`.
+    fn starting(start_ns: u64) -> Windows {
+        Windows { start_ns, ..Windows::default() }
+    }
 }
 
 fn thread_cpu() -> (u64, u64, u64, u64, u64) {
@@ -445,7 +453,7 @@ fn run_with<E: IoEngine>(
     let mut writes_since_sync = 0u32;
     let mut write_counter = 0u64;
     let mut stopped = false;
-    let mut win = Windows { start_ns: ramp_ns, bytes: [0; 2], ios: [0; 2], lat_sum: [0; 2], lat_max: [0; 2] };
+    let mut win = Windows::starting(ramp_ns);
     // Completions from this time on are measured: the ramp's end, or where the latency
     // target's probe restarted the statistics.
     let mut measure_from = ramp_ns;
@@ -484,7 +492,7 @@ fn run_with<E: IoEngine>(
                 r.iodepth = Some(job.iodepth);
                 result = r;
                 measure_from = now_ns;
-                win = Windows { start_ns: now_ns, bytes: [0; 2], ios: [0; 2], lat_sum: [0; 2], lat_max: [0; 2] };
+                win = Windows::starting(now_ns);
             }
         }
         if (!stopped || verify_now) && !free.is_empty() && (!think_due || verify_now) {
