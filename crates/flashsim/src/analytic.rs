@@ -3,7 +3,7 @@
 //! (docs/reference.md section 3; docs/hotcold.md).
 
 /// Principal branch of the Lambert W function, for x in [-1/e, 0] (Halley's iteration).
-pub fn lambert_w0(x: f64) -> f64 {
+fn lambert_w0(x: f64) -> f64 {
     assert!((-1.0 / std::f64::consts::E - 1e-12..=0.0).contains(&x), "lambert_w0 domain: {x}");
     // Start from the branch-point series near -1/e, else from x.
     let p = (2.0 * (std::f64::consts::E * x + 1.0)).max(0.0).sqrt();
@@ -76,12 +76,6 @@ pub fn waf_fifo_skewed(spare_factor: f64, rates: &[(f64, f64)]) -> f64 {
     alpha / (0.5 * (lo + hi))
 }
 
-/// The (share of units, relative rate) pairs of a hot/cold workload: `hot_writes` of the writes
-/// go to `hot_space` of the logical space, uniformly within each part (fio's `zoned`).
-pub fn hot_cold_rates(hot_writes: f64, hot_space: f64) -> [(f64, f64); 2] {
-    [(hot_space, hot_writes / hot_space), (1.0 - hot_space, (1.0 - hot_writes) / (1.0 - hot_space))]
-}
-
 /// The (share, relative rate) pairs of a Zipf(theta) workload over `n` units: unit of rank `k`
 /// gets a share of writes proportional to 1 / k^theta.
 pub fn zipf_rates(theta: f64, n: u64) -> Vec<(f64, f64)> {
@@ -94,6 +88,12 @@ pub fn zipf_rates(theta: f64, n: u64) -> Vec<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The (share of units, relative rate) pairs of a hot/cold workload: `hot_writes` of the writes
+    /// go to `hot_space` of the logical space, uniformly within each part (fio's `zoned`).
+    fn hot_cold_rates(hot_writes: f64, hot_space: f64) -> [(f64, f64); 2] {
+        [(hot_space, hot_writes / hot_space), (1.0 - hot_space, (1.0 - hot_writes) / (1.0 - hot_space))]
+    }
 
     #[test]
     fn skewed_model_reduces_to_the_uniform_formula() {

@@ -10,7 +10,7 @@ use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 #[derive(Debug, Clone)]
-pub struct WriteBuffer {
+pub(crate) struct WriteBuffer {
     capacity: u32,
     used: u32,
     /// Programs in flight: (completion time, units they free).
@@ -18,13 +18,13 @@ pub struct WriteBuffer {
 }
 
 impl WriteBuffer {
-    pub fn new(capacity_units: u32) -> WriteBuffer {
+    pub(crate) fn new(capacity_units: u32) -> WriteBuffer {
         WriteBuffer { capacity: capacity_units, used: 0, releases: BinaryHeap::new() }
     }
 
     /// Take one slot for data arriving at `at`; returns when the slot is available.
     #[inline]
-    pub fn acquire(&mut self, at: Ns) -> Ns {
+    pub(crate) fn acquire(&mut self, at: Ns) -> Ns {
         while let Some(&Reverse((r, n))) = self.releases.peek() {
             if r > at {
                 break;
@@ -52,14 +52,14 @@ impl WriteBuffer {
 
     /// `units` slots taken earlier free up at `done` (their program completes then).
     #[inline]
-    pub fn release_at(&mut self, done: Ns, units: u32) {
+    pub(crate) fn release_at(&mut self, done: Ns, units: u32) {
         if units > 0 {
             self.releases.push(Reverse((done, units)));
         }
     }
 
     /// Bytes of heap held by the in-flight list.
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         (self.releases.capacity() * std::mem::size_of::<(Ns, u32)>()) as u64
     }
 }

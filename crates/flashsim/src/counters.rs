@@ -7,31 +7,47 @@ use serde::Serialize;
 /// says bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Counters {
+    /// Bytes the host asked to read.
     pub host_read_bytes: u64,
+    /// Bytes the host asked to write.
     pub host_write_bytes: u64,
+    /// Bytes the host asked to trim (unmap); only whole 4 KiB units inside them are unmapped.
     pub host_trim_bytes: u64,
+    /// Read requests.
     pub host_reads: u64,
+    /// Write requests.
     pub host_writes: u64,
+    /// Trim requests.
     pub host_trims: u64,
+    /// Flush (cache drain) requests.
     pub host_flushes: u64,
     /// 4 KiB units the host wrote (a partial unit counts as one).
     pub host_units_written: u64,
     /// Host writes absorbed by a unit still in the write buffer.
     pub buffer_coalesced_units: u64,
+    /// NAND page reads (a page on every plane of a die counts once): host reads, GC and merge
+    /// reads, mapping-cache misses.
     pub nand_page_reads: u64,
+    /// NAND page programs (a page on every plane of a die counts once): host data, GC copies,
+    /// padding, mapping-table write-backs.
     pub nand_page_programs: u64,
     /// Units programmed to NAND: host data, GC copies and padding of partly filled pages.
     pub nand_units_programmed: u64,
+    /// Units garbage collection (or a hybrid FTL's merges) copied to a new place.
     pub gc_units_copied: u64,
-    /// Translation pages read and written back by a DRAM-less controller's mapping cache.
+    /// Translation pages a DRAM-less controller's mapping cache read from NAND (its misses).
     pub map_page_reads: u64,
+    /// Dirty translation pages the mapping cache wrote back to NAND.
     pub map_page_writes: u64,
-    /// Host units programmed in SLC mode (the SLC write cache), and units folded from it into
-    /// the main (TLC) area in idle time.
+    /// Host units programmed in SLC mode (the SLC write cache).
     pub slc_units_written: u64,
+    /// Units folded from the SLC cache into the main (TLC) area in idle time.
     pub slc_units_folded: u64,
+    /// Victim blocks cleaned while host commands waited (foreground GC).
     pub gc_victims_foreground: u64,
+    /// Victim blocks cleaned in idle time (background GC).
     pub gc_victims_background: u64,
+    /// Block erases.
     pub erases: u64,
 }
 
@@ -75,8 +91,11 @@ impl Counters {
 /// Erase-count spread over all blocks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Wear {
+    /// Erases of the least-erased block.
     pub min_erases: u32,
+    /// Erases of the most-erased block.
     pub max_erases: u32,
+    /// Mean erases per block.
     pub mean_erases: f64,
 }
 
@@ -96,12 +115,18 @@ impl Wear {
 /// A snapshot of the device's state beside its counters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct DeviceState {
+    /// Erased blocks in the free lists (the hybrid FTL counts blocks waiting to be erased too).
     pub free_blocks: u64,
+    /// Erase blocks on the device (dies x blocks per die).
     pub total_blocks: u64,
+    /// 4 KiB units on NAND that hold the latest copy of some logical unit.
     pub valid_units: u64,
+    /// 4 KiB units the host can address.
     pub logical_units: u64,
+    /// 4 KiB units of NAND, spare included.
     pub physical_units: u64,
     /// Host units in the SLC write cache not yet folded (0 without a cache).
     pub slc_cached_units: u64,
+    /// Erase counts over all blocks.
     pub wear: Wear,
 }

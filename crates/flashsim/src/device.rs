@@ -12,14 +12,18 @@ use crate::mapping::Mapping;
 use crate::nand::us;
 use crate::profile::{Profile, MAP_UNIT};
 use crate::timeline::Ns;
-use std::fmt;
+use crate::translation::Translation;
+use crate::Error;
 
 /// Bytes per sector: requests are aligned to it.
 pub const SECTOR: u64 = 512;
 
+/// What a request asks of the device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
+    /// Read `len` bytes at `offset`.
     Read,
+    /// Write `len` bytes at `offset` (a partial 4 KiB unit is read, modified and written).
     Write,
     /// Unmap (TRIM / discard / UNMAP / deallocate). Only whole 4 KiB units are unmapped.
     Trim,
@@ -30,8 +34,11 @@ pub enum Op {
 /// One request. `offset` and `len` are bytes, multiples of 512; `len` is ignored for a flush.
 #[derive(Debug, Clone, Copy)]
 pub struct Request {
+    /// What the request does.
     pub op: Op,
+    /// First byte, from the start of the device.
     pub offset: u64,
+    /// Bytes.
     pub len: u64,
     /// Host write stream (frontier); below the profile's `host_streams`.
     pub stream: u32,
@@ -40,6 +47,7 @@ pub struct Request {
 }
 
 impl Request {
+    /// A request on stream 0 with no content tag.
     pub fn new(op: Op, offset: u64, len: u64) -> Request {
         Request { op, offset, len, stream: 0, tag: 0 }
     }
@@ -59,45 +67,61 @@ pub struct Completion {
 }
 
 impl Completion {
+    /// What the application waited: from submission to seeing the completion.
     pub fn latency(&self) -> Ns {
         self.done - self.submitted
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A request the device refused (nothing was done).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RequestError {
-    OutOfRange { offset: u64, len: u64, capacity: u64 },
-    Unaligned { offset: u64, len: u64 },
+    /// The request ends past the device's logical capacity.
+    #[error("request at {offset} of {len} bytes ends past the device's {capacity} bytes")]
+    OutOfRange {
+        /// The request's first byte.
+        offset: u64,
+        /// The request's length, bytes.
+        len: u64,
+        /// The device's logical capacity, bytes.
+        capacity: u64,
+    },
+    /// Offset or length is not a multiple of the 512-byte sector.
+    #[error("request at {offset} of {len} bytes is not aligned to {SECTOR}-byte sectors")]
+    Unaligned {
+        /// The request's first byte.
+        offset: u64,
+        /// The request's length, bytes.
+        len: u64,
+    },
+    /// A read, write or trim of 0 bytes.
+    #[error("request of 0 bytes")]
     Empty,
-    BadStream { stream: u32, streams: u32 },
-    TimeWentBack { now: Ns, last: Ns },
+    /// The request names a host write stream the profile does not have.
+    #[error("stream {stream} but the device has {streams}")]
+    BadStream {
+        /// The stream asked for.
+        stream: u32,
+        /// The profile's `ftl.host_streams`.
+        streams: u32,
+    },
+    /// The request arrived before the previous one: requests must come in time order.
+    #[error("request at {now} ns arrived before the previous one ({last} ns)")]
+    TimeWentBack {
+        /// The request's arrival, ns.
+        now: Ns,
+        /// The previous request's arrival, ns.
+        last: Ns,
+    },
 }
 
-impl fmt::Display for RequestError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RequestError::OutOfRange { offset, len, capacity } => {
-                write!(f, "request at {offset} of {len} bytes ends past the device's {capacity} bytes")
-            }
-            RequestError::Unaligned { offset, len } => {
-                write!(f, "request at {offset} of {len} bytes is not aligned to {SECTOR}-byte sectors")
-            }
-            RequestError::Empty => write!(f, "request of 0 bytes"),
-            RequestError::BadStream { stream, streams } => write!(f, "stream {stream} but the device has {streams}"),
-            RequestError::TimeWentBack { now, last } => {
-                write!(f, "request at {now} ns arrived before the previous one ({last} ns)")
-            }
-        }
-    }
-}
-
-impl std::error::Error for RequestError {}
-
+/// A simulated device of one profile: the host interface, the FTL the profile names and its
+/// NAND, on a virtual clock that starts at 0 ns.
 #[derive(Debug, Clone)]
 pub struct Device {
     profile: Profile,
-    pub host: HostInterface,
-    pub ftl: Mapping,
+    host: HostInterface,
+    ftl: Mapping,
     idle_delay: Ns,
     /// Latest completion of any command so far.
     last_done: Ns,
@@ -115,6 +139,8 @@ pub struct Device {
 }
 
 impl Device {
+    /// A new device (every unit unmapped, every block erased) of `profile`; `seed` drives the
+    /// FTL's random choices (the random GC policy), so the same seed gives the same results.
     pub fn new(profile: &Profile, seed: u64) -> Device {
         Device {
             profile: profile.clone(),
@@ -152,6 +178,7 @@ impl Device {
         }
     }
 
+    /// The profile the device was built from.
     pub fn profile(&self) -> &Profile {
         &self.profile
     }
@@ -161,10 +188,12 @@ impl Device {
         u64::from(self.ftl.logical_units()) * MAP_UNIT
     }
 
+    /// Running totals since the device was created or last reset.
     pub fn counters(&self) -> Counters {
         *self.ftl.counters()
     }
 
+    /// Free blocks, valid units and wear now.
     pub fn state(&self) -> DeviceState {
         self.ftl.state()
     }
@@ -198,8 +227,44 @@ impl Device {
         self.ftl.peek(lpn)
     }
 
-    pub fn check_invariants(&self) -> Result<(), String> {
+    /// Check that the FTL's mapping, valid counts and free lists agree (for tests; the time
+    /// it takes grows with the device's size). The error names the unit or block and the
+    /// values that disagree.
+    pub fn check_invariants(&self) -> Result<(), Error> {
         self.ftl.check_invariants()
+    }
+
+    /// The host interface: queue depth and the host stack's costs per request, as the
+    /// profile set them (read-only).
+    pub fn host(&self) -> &HostInterface {
+        &self.host
+    }
+
+    /// Set up the device's history in bulk: every logical unit mapped as one sequential pass
+    /// over the new device would leave it (what `dd` of the whole device does), with no
+    /// virtual time and no counters. Fails with [`Error::NotNew`], changing nothing, unless the
+    /// device is new.
+    pub fn map_all_sequential(&mut self) -> Result<(), Error> {
+        self.ftl.map_all_sequential()
+    }
+
+    /// Zero the counters (a run that should not count its set-up).
+    pub fn reset_counters(&mut self) {
+        *self.ftl.counters_mut() = Counters::default();
+    }
+
+    /// Program and erase operations that reads have suspended so far (0 on a NAND part
+    /// without suspension).
+    pub fn suspensions(&mut self) -> u64 {
+        self.ftl.nand().suspensions()
+    }
+
+    /// Test-only (feature `fault-injection`): swap two logical units' mapping entries, as a
+    /// buggy FTL would, so that a checker of what reads return can show it catches that; false
+    /// where the FTL kind has no such hook (hybrid).
+    #[cfg(feature = "fault-injection")]
+    pub fn fault_swap_mapping(&mut self, a: u32, b: u32) -> bool {
+        self.ftl.fault_swap_mapping(a, b)
     }
 
     /// Latest time at which the device has work booked or finished (a command or NAND).

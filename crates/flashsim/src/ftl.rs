@@ -12,6 +12,7 @@ mod bulk;
 #[cfg(feature = "fault-injection")]
 mod fault;
 mod gc_split;
+mod translation;
 
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
@@ -22,6 +23,7 @@ use crate::profile::{Profile, MAP_UNIT, MAX_UNITS_PER_PAGE};
 use crate::temperature::{Detector, TemperatureMode};
 use crate::timeline::Ns;
 use crate::victim::Victims;
+use crate::Error;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
@@ -102,16 +104,20 @@ pub(crate) fn heap_bytes<T>(v: &Vec<T>) -> u64 {
 
 /// Where a logical unit's data is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Location {
+pub(crate) enum Location {
+    /// Never written, or trimmed: reads return zeros without touching NAND.
     Unmapped,
+    /// In an open page of the controller's write buffer: reads are served from RAM.
     Buffered,
+    /// On NAND, at this physical unit (block-major: `block * units_per_block + page *
+    /// units_per_page + slot`).
     Nand(u32),
 }
 
 #[derive(Debug, Clone)]
-pub struct Ftl {
-    pub geo: Geometry,
-    pub nand: Nand,
+pub(crate) struct Ftl {
+    geo: Geometry,
+    nand: Nand,
     logical_units: u32,
     l2p: Vec<u32>,
     /// Packed at the bits the largest logical unit needs ([`PackedTable`]); `INVALID` is its
@@ -164,11 +170,11 @@ pub struct Ftl {
     gc_split: bool,
     /// The detector classifies host writes (else it only remembers the host's hints).
     detect: bool,
-    pub counters: Counters,
+    counters: Counters,
 }
 
 impl Ftl {
-    pub fn new(profile: &Profile, seed: u64) -> Ftl {
+    pub(crate) fn new(profile: &Profile, seed: u64) -> Ftl {
         let geo = Geometry::from_profile(profile);
         let f = &profile.ftl;
         let physical = geo.physical_units();
@@ -236,23 +242,23 @@ impl Ftl {
     }
 
     /// Host unit writes the temperature detector classified (hot, cold); `None` without one.
-    pub fn temperature_split(&self) -> Option<(u64, u64)> {
+    fn temperature_split(&self) -> Option<(u64, u64)> {
         self.detector.as_ref().filter(|_| self.detect).map(|d| (d.hot_writes, d.cold_writes))
     }
 
     /// Keep a tag per physical unit so that tests can check what every read returns.
-    pub fn track_content(&mut self) {
+    fn track_content(&mut self) {
         if self.tags.is_none() {
             self.tags = Some(vec![0; self.p2l.len()]);
         }
     }
 
-    pub fn logical_units(&self) -> u32 {
+    fn logical_units(&self) -> u32 {
         self.logical_units
     }
 
     #[inline]
-    pub fn locate(&self, lpn: u32) -> Location {
+    fn locate(&self, lpn: u32) -> Location {
         match self.l2p[lpn as usize] {
             UNMAPPED => Location::Unmapped,
             v if v & BUFFERED != 0 => Location::Buffered,
@@ -263,7 +269,7 @@ impl Ftl {
     /// Ask the CPU to fetch `lpn`'s mapping entry: a request's first unit is a cache miss in a
     /// table of tens of MiB, which can overlap the host-interface bookkeeping before it.
     #[inline]
-    pub fn prefetch_mapping(&self, lpn: u32) {
+    fn prefetch_mapping(&self, lpn: u32) {
         prefetch(&self.l2p, lpn as usize);
     }
 
@@ -271,7 +277,7 @@ impl Ftl {
     /// [`Ftl::prefetch_mapping`] a while ago), fetch the reverse-map entry of its place on NAND,
     /// which a write of `lpn` invalidates. Only a hint; it reads but changes nothing.
     #[inline]
-    pub fn prefetch_location(&self, lpn: u32) {
+    fn prefetch_location(&self, lpn: u32) {
         if let Some(&v) = self.l2p.get(lpn as usize) {
             // UNMAPPED has the BUFFERED bit too.
             if v & BUFFERED == 0 {
@@ -281,7 +287,7 @@ impl Ftl {
     }
 
     /// The tag of the data a read of `lpn` returns; `None` means zeros (never written or trimmed).
-    pub fn peek(&self, lpn: u32) -> Option<u64> {
+    fn peek(&self, lpn: u32) -> Option<u64> {
         let tags = self.tags.as_ref().expect("content tracking is off");
         match self.l2p[lpn as usize] {
             UNMAPPED => None,
@@ -330,7 +336,7 @@ impl Ftl {
     /// A host write of one unit whose data is in the controller at `at`; returns when the
     /// buffer has accepted it.
     #[inline]
-    pub fn write_unit(&mut self, lpn: u32, stream: u32, at: Ns, tag: u64) -> Ns {
+    fn write_unit(&mut self, lpn: u32, stream: u32, at: Ns, tag: u64) -> Ns {
         self.counters.host_units_written += 1;
         let stream = match &mut self.detector {
             Some(d) if self.detect => d.classify(lpn),
@@ -364,7 +370,7 @@ impl Ftl {
 
     /// Unmap one unit (TRIM): it reads as zeros and GC never copies it.
     #[inline]
-    pub fn trim_unit(&mut self, lpn: u32) {
+    fn trim_unit(&mut self, lpn: u32) {
         let cur = self.l2p[lpn as usize];
         if cur == UNMAPPED {
             return;
@@ -382,7 +388,7 @@ impl Ftl {
     /// as it reaches the controller: one NAND page read per run of units in the same page;
     /// unmapped and buffered units are ready at once.
     #[inline]
-    pub fn read_units(&mut self, lpn: u32, n: u32, at: Ns, mut chunk: impl FnMut(Ns, u32)) {
+    fn read_units(&mut self, lpn: u32, n: u32, at: Ns, mut chunk: impl FnMut(Ns, u32)) {
         let mut at = at;
         if self.map.is_some() {
             // One lookup per translation page the request spans.
@@ -757,7 +763,7 @@ impl Ftl {
     /// foreground), at most the profile's pages per command in all and never past the
     /// busy-time ceiling. Returns when it is done.
     #[inline]
-    pub fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
+    fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
         if self.jobs == 0 {
             return at;
         }
@@ -793,7 +799,7 @@ impl Ftl {
     /// the victim block, so no host write depends on them — and padding them at every flush
     /// made GC consume more pages than it freed under an fsync-per-write load until no die had
     /// a free page left (a panic on a full device).
-    pub fn flush(&mut self, at: Ns) -> Ns {
+    fn flush(&mut self, at: Ns) -> Ns {
         if !self.volatile_buffer {
             return at;
         }
@@ -816,7 +822,7 @@ impl Ftl {
     /// Background GC in an idle window: each die whose NAND is free before `until` cleans
     /// victims until it has the target number of free blocks. An operation that starts inside
     /// the window runs to completion even past it (NAND operations are not preempted).
-    pub fn background(&mut self, from: Ns, until: Ns) {
+    fn background(&mut self, from: Ns, until: Ns) {
         for die in 0..self.geo.dies {
             let t = self.nand.die_free_at(die).max(from);
             if self.job_victim[die as usize] != NIL && t < until && self.free[die as usize].len() < self.bg_target {
@@ -858,7 +864,7 @@ impl Ftl {
         }
     }
 
-    pub fn state(&self) -> DeviceState {
+    fn state(&self) -> DeviceState {
         DeviceState {
             free_blocks: self.free.iter().map(|f| f.len() as u64).sum(),
             total_blocks: u64::from(self.geo.blocks()),
@@ -872,7 +878,7 @@ impl Ftl {
 
     /// Bytes of heap the FTL holds for its mapping and bookkeeping (the flat arrays, free
     /// lists, victim index and, when on, content tags), for the memory budget of issue 2.
-    pub fn memory_bytes(&self) -> u64 {
+    fn memory_bytes(&self) -> u64 {
         let free: u64 = self.free.iter().map(|f| (f.capacity() * 4) as u64).sum::<u64>() + heap_bytes(&self.free);
         heap_bytes(&self.l2p)
             + self.p2l.memory_bytes()
@@ -894,7 +900,7 @@ impl Ftl {
     }
 
     /// Check that the mapping, the valid counts and the free lists agree. For tests; O(size).
-    pub fn check_invariants(&self) -> Result<(), String> {
+    fn check_invariants(&self) -> Result<(), Error> {
         let upb = self.geo.units_per_block;
         for (lpn, &v) in self.l2p.iter().enumerate() {
             if v == UNMAPPED {
@@ -904,10 +910,10 @@ impl Ftl {
                 let i = (v & !BUFFERED) as usize;
                 let (op, slot) = (i / MAX_UPP, i % MAX_UPP);
                 if slot >= self.open[op].len as usize || self.open[op].lpn[slot] != lpn as u32 {
-                    return Err(format!("lpn {lpn} points at open page {op} slot {slot}, which does not hold it"));
+                    return Err(Error::Invariant(format!("lpn {lpn} points at open page {op} slot {slot}, which does not hold it")));
                 }
             } else if self.p2l.get(v as usize) != lpn as u32 {
-                return Err(format!("lpn {lpn} -> ppa {v}, but ppa {v} -> {}", self.p2l.get(v as usize)));
+                return Err(Error::Invariant(format!("lpn {lpn} -> ppa {v}, but ppa {v} -> {}", self.p2l.get(v as usize))));
             }
         }
         let mut counted = vec![0u32; self.valid.len()];
@@ -917,37 +923,37 @@ impl Ftl {
                 continue;
             }
             if self.l2p[lpn as usize] != ppa as u32 {
-                return Err(format!("ppa {ppa} holds lpn {lpn}, a stale copy (lpn -> {})", self.l2p[lpn as usize]));
+                return Err(Error::Invariant(format!("ppa {ppa} holds lpn {lpn}, a stale copy (lpn -> {})", self.l2p[lpn as usize])));
             }
             counted[ppa / upb as usize] += 1;
         }
         for (b, (&c, &v)) in counted.iter().zip(&self.valid).enumerate() {
             if c != v {
-                return Err(format!("block {b}: valid count {v}, but {c} units map to it"));
+                return Err(Error::Invariant(format!("block {b}: valid count {v}, but {c} units map to it")));
             }
         }
         let mut in_free = vec![false; self.valid.len()];
         for list in &self.free {
             for &b in list {
                 if in_free[b as usize] || self.state[b as usize] != BlockState::Free || self.valid[b as usize] != 0 {
-                    return Err(format!(
+                    return Err(Error::Invariant(format!(
                         "free list holds block {b} in state {:?} with {} valid",
                         self.state[b as usize], self.valid[b as usize]
-                    ));
+                    )));
                 }
                 in_free[b as usize] = true;
             }
         }
         let jobs = self.job_victim.iter().filter(|&&v| v != NIL).count();
         if jobs != self.jobs as usize {
-            return Err(format!("{} dies with a GC victim in progress, but the count says {}", jobs, self.jobs));
+            return Err(Error::Invariant(format!("{} dies with a GC victim in progress, but the count says {}", jobs, self.jobs)));
         }
         for (b, s) in self.state.iter().enumerate() {
             if *s == BlockState::Free && !in_free[b] {
-                return Err(format!("block {b} is free but in no free list"));
+                return Err(Error::Invariant(format!("block {b} is free but in no free list")));
             }
             if *s == BlockState::Victim && !self.job_victim.contains(&(b as u32)) {
-                return Err(format!("block {b} left in victim state"));
+                return Err(Error::Invariant(format!("block {b} left in victim state")));
             }
         }
         Ok(())

@@ -4,40 +4,44 @@
 //! for UFS and NVMe).
 
 use crate::nand::{us, xfer_ns};
-use crate::profile::{Interface, Profile, MAP_UNIT};
+use crate::profile::{Profile, MAP_UNIT};
 use crate::timeline::{BusyUntil, Ns, Timeline};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Direction of a bus transfer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
+pub(crate) enum Dir {
     ToDevice,
     ToHost,
 }
 
+/// The host interface of a device: its command queue, controller and bus, with the host
+/// stack's costs around each request. [`crate::Device::host`] shows it read-only.
 #[derive(Debug, Clone)]
 pub struct HostInterface {
-    pub interface: Interface,
+    /// Commands the device accepts at once (the profile's `host.queue_depth` or the
+    /// interface's default).
     pub queue_depth: u32,
     in_flight: BinaryHeap<Reverse<Ns>>,
     controller: BusyUntil,
     /// `bus[0]` carries writes; `bus[1]` reads when full duplex, else everything uses `bus[0]`.
     bus: [Timeline; 2],
     full_duplex: bool,
-    pub unit_bus_xfer: Ns,
+    pub(crate) unit_bus_xfer: Ns,
     bus_mb_s: f64,
-    pub command_overhead: Ns,
+    pub(crate) command_overhead: Ns,
+    /// Host software stack time per request before the command reaches the device, ns.
     pub host_submit: Ns,
+    /// Host software stack time per request after the device completes it, ns.
     pub host_complete: Ns,
     trim_ns_per_unit: f64,
 }
 
 impl HostInterface {
-    pub fn new(p: &Profile) -> HostInterface {
+    pub(crate) fn new(p: &Profile) -> HostInterface {
         let h = &p.host;
         HostInterface {
-            interface: h.interface,
             queue_depth: p.queue_depth(),
             in_flight: BinaryHeap::new(),
             controller: BusyUntil::default(),
@@ -54,7 +58,7 @@ impl HostInterface {
 
     /// A command reaches the device at `t`; returns when the device has a slot for it.
     #[inline]
-    pub fn admit(&mut self, t: Ns) -> Ns {
+    pub(crate) fn admit(&mut self, t: Ns) -> Ns {
         while let Some(&Reverse(done)) = self.in_flight.peek() {
             if done > t {
                 break;
@@ -70,19 +74,19 @@ impl HostInterface {
 
     /// The command admitted earlier completes at `done` and frees its slot then.
     #[inline]
-    pub fn retire_at(&mut self, done: Ns) {
+    pub(crate) fn retire_at(&mut self, done: Ns) {
         self.in_flight.push(Reverse(done));
     }
 
     /// The controller's firmware handles the command; returns when it is done with it.
     #[inline]
-    pub fn command(&mut self, t: Ns) -> Ns {
+    pub(crate) fn command(&mut self, t: Ns) -> Ns {
         self.controller.run(t, self.command_overhead).1
     }
 
     /// Book `bytes` on the bus at or after `ready`; returns (start, end).
     #[inline]
-    pub fn transfer(&mut self, dir: Dir, ready: Ns, bytes: u64) -> (Ns, Ns) {
+    pub(crate) fn transfer(&mut self, dir: Dir, ready: Ns, bytes: u64) -> (Ns, Ns) {
         // A 4 KiB transfer is the common case: skip the float arithmetic (same value).
         let dur = if bytes == MAP_UNIT { self.unit_bus_xfer } else { xfer_ns(bytes, self.bus_mb_s) };
         let lane = usize::from(self.full_duplex && dir == Dir::ToHost);
@@ -91,11 +95,11 @@ impl HostInterface {
     }
 
     /// Controller time to unmap `units` units.
-    pub fn trim_cost(&self, units: u64) -> Ns {
+    pub(crate) fn trim_cost(&self, units: u64) -> Ns {
         (units as f64 * self.trim_ns_per_unit).round() as Ns
     }
 
-    pub fn prune(&mut self, now: Ns) {
+    pub(crate) fn prune(&mut self, now: Ns) {
         for b in &mut self.bus {
             b.prune(now);
         }

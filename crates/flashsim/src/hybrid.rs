@@ -21,6 +21,7 @@
 mod bounded;
 mod bulk;
 mod busy;
+mod translation;
 
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
@@ -28,6 +29,7 @@ use crate::ftl::{buffered_tag, heap_bytes, Location, OpenPage, BUFFERED, INVALID
 use crate::nand::{Geometry, Nand, NandTiming};
 use crate::profile::{Profile, MAP_UNIT};
 use crate::timeline::Ns;
+use crate::Error;
 use std::collections::VecDeque;
 
 /// `l2p` value of a unit whose latest copy is at its own offset in its data block.
@@ -67,9 +69,9 @@ struct SeqLog {
 }
 
 #[derive(Debug, Clone)]
-pub struct HybridFtl {
-    pub geo: Geometry,
-    pub nand: Nand,
+pub(crate) struct HybridFtl {
+    geo: Geometry,
+    nand: Nand,
     logical_units: u32,
     upb: u32,
     upp: u32,
@@ -132,11 +134,11 @@ pub struct HybridFtl {
     /// queued commands' own work (`busy.rs`).
     busy_since: Ns,
     busy_reserve: Ns,
-    pub counters: Counters,
+    counters: Counters,
 }
 
 impl HybridFtl {
-    pub fn new(profile: &Profile) -> HybridFtl {
+    pub(crate) fn new(profile: &Profile) -> HybridFtl {
         let geo = Geometry::from_profile(profile);
         let f = &profile.ftl;
         let blocks = geo.blocks();
@@ -198,13 +200,13 @@ impl HybridFtl {
         }
     }
 
-    pub fn track_content(&mut self) {
+    fn track_content(&mut self) {
         if self.tags.is_none() {
             self.tags = Some(vec![0; self.p2l.len()]);
         }
     }
 
-    pub fn logical_units(&self) -> u32 {
+    fn logical_units(&self) -> u32 {
         self.logical_units
     }
 
@@ -228,7 +230,7 @@ impl HybridFtl {
         }
     }
 
-    pub fn locate(&self, lpn: u32) -> Location {
+    fn locate(&self, lpn: u32) -> Location {
         match self.l2p[lpn as usize] {
             UNMAPPED => Location::Unmapped,
             v if v & BUFFERED != 0 => Location::Buffered,
@@ -236,7 +238,7 @@ impl HybridFtl {
         }
     }
 
-    pub fn peek(&self, lpn: u32) -> Option<u64> {
+    fn peek(&self, lpn: u32) -> Option<u64> {
         let tags = self.tags.as_ref().expect("content tracking is off");
         match self.l2p[lpn as usize] {
             UNMAPPED => None,
@@ -313,7 +315,7 @@ impl HybridFtl {
 
     /// A host write of one unit whose data is in the controller at `at`; returns when the
     /// buffer has accepted it.
-    pub fn write_unit(&mut self, lpn: u32, at: Ns, tag: u64) -> Ns {
+    fn write_unit(&mut self, lpn: u32, at: Ns, tag: u64) -> Ns {
         self.counters.host_units_written += 1;
         let cur = self.l2p[lpn as usize];
         if cur != UNMAPPED && cur & BUFFERED != 0 {
@@ -704,12 +706,12 @@ impl HybridFtl {
         }
     }
 
-    pub fn trim_unit(&mut self, lpn: u32) {
+    fn trim_unit(&mut self, lpn: u32) {
         self.drop_copy(lpn);
     }
 
     /// Read `n` units from `lpn` at `at`; `chunk(ready, units)` per piece as in the page FTL.
-    pub fn read_units(&mut self, lpn: u32, n: u32, at: Ns, mut chunk: impl FnMut(Ns, u32)) {
+    fn read_units(&mut self, lpn: u32, n: u32, at: Ns, mut chunk: impl FnMut(Ns, u32)) {
         let upp = self.upp;
         let mut i = 0;
         while i < n {
@@ -732,7 +734,7 @@ impl HybridFtl {
     }
 
     /// Write the open pages to NAND (padded); returns when everything in flight has landed.
-    pub fn flush(&mut self, at: Ns) -> Ns {
+    fn flush(&mut self, at: Ns) -> Ns {
         if !self.volatile_buffer {
             return at;
         }
@@ -757,7 +759,7 @@ impl HybridFtl {
     /// Idle time: carry on with the paced merge, then merge the full random logs, oldest
     /// first, a page at a time while the window lasts (a page started inside the window
     /// completes past it).
-    pub fn background(&mut self, from: Ns, until: Ns) {
+    fn background(&mut self, from: Ns, until: Ns) {
         let mut t = from;
         while t < until {
             let before = (self.job_victim, self.job_slots_left(), self.cl_l, self.cl_page);
@@ -830,7 +832,7 @@ impl HybridFtl {
     /// The merge work a host write command of `units` units carries, starting at `at` for a
     /// command that started at `start`: its share of the paced merge, at most the profile's
     /// pages per command and never past the busy-time ceiling. Returns when it is done.
-    pub fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
+    fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
         let deadline = self.gc_deadline(start);
         let mut end = at;
         let mut budget = self.pages_per_command;
@@ -1019,7 +1021,7 @@ impl HybridFtl {
         self.l2p[range].iter().any(|&v| v != UNMAPPED && v != DATA && v & BUFFERED == 0)
     }
 
-    pub fn state(&self) -> DeviceState {
+    fn state(&self) -> DeviceState {
         let live: u64 = self.data_live.iter().map(|&v| u64::from(v)).sum();
         let logged: u64 = self.valid.iter().map(|&v| u64::from(v)).sum();
         DeviceState {
@@ -1033,7 +1035,7 @@ impl HybridFtl {
         }
     }
 
-    pub fn memory_bytes(&self) -> u64 {
+    fn memory_bytes(&self) -> u64 {
         let free: u64 = self.free.iter().map(|f| (f.capacity() * 4) as u64).sum();
         heap_bytes(&self.l2p)
             + heap_bytes(&self.p2l)
@@ -1053,7 +1055,7 @@ impl HybridFtl {
     }
 
     /// Check that the mapping, the logs' valid counts, the data blocks and the free lists agree.
-    pub fn check_invariants(&self) -> Result<(), String> {
+    fn check_invariants(&self) -> Result<(), Error> {
         let mut live = vec![0u32; self.data.len()];
         for (lpn, &v) in self.l2p.iter().enumerate() {
             let lpn = lpn as u32;
@@ -1064,41 +1066,41 @@ impl HybridFtl {
                     let i = (v & !BUFFERED) as usize;
                     let (op, slot) = (i / MAX_UPP, i % MAX_UPP);
                     if op > SW || slot >= self.open[op].len as usize || self.open[op].lpn[slot] != lpn {
-                        return Err(format!("lpn {lpn} points at open page {op} slot {slot}, which does not hold it"));
+                        return Err(Error::Invariant(format!("lpn {lpn} points at open page {op} slot {slot}, which does not hold it")));
                     }
                 }
                 DATA => {
                     let b = self.data[l as usize];
                     if b == NIL || self.kind[b as usize] != Kind::Data {
-                        return Err(format!("lpn {lpn} is in the data block of {l}, which has none"));
+                        return Err(Error::Invariant(format!("lpn {lpn} is in the data block of {l}, which has none")));
                     }
                     live[l as usize] += 1;
                 }
                 ppa => {
                     if self.p2l[ppa as usize] != lpn {
-                        return Err(format!("lpn {lpn} -> log unit {ppa}, which holds {}", self.p2l[ppa as usize]));
+                        return Err(Error::Invariant(format!("lpn {lpn} -> log unit {ppa}, which holds {}", self.p2l[ppa as usize])));
                     }
                     if self.kind[self.geo.block_of(ppa) as usize] != Kind::Log {
-                        return Err(format!("lpn {lpn} -> unit {ppa} outside a log block"));
+                        return Err(Error::Invariant(format!("lpn {lpn} -> unit {ppa} outside a log block")));
                     }
                 }
             }
         }
         if live != self.data_live {
-            return Err("data_live disagrees with the mapping".into());
+            return Err(Error::Invariant("data_live disagrees with the mapping".into()));
         }
         let mut counted = vec![0u32; self.valid.len()];
         for (ppa, &lpn) in self.p2l.iter().enumerate() {
             if lpn != INVALID {
                 if self.l2p[lpn as usize] != ppa as u32 {
-                    return Err(format!("unit {ppa} holds lpn {lpn}, a stale copy"));
+                    return Err(Error::Invariant(format!("unit {ppa} holds lpn {lpn}, a stale copy")));
                 }
                 counted[ppa / self.upb as usize] += 1;
             }
         }
         for (b, (&c, &v)) in counted.iter().zip(&self.valid).enumerate() {
             if c != v {
-                return Err(format!("block {b}: valid count {v}, but {c} units map to it"));
+                return Err(Error::Invariant(format!("block {b}: valid count {v}, but {c} units map to it")));
             }
         }
         if self.job_victim != NIL {
@@ -1108,18 +1110,18 @@ impl HybridFtl {
                 let held =
                     self.p2l[base..base + self.upb as usize].iter().filter(|&&u| u != INVALID && u >= lo && u < hi);
                 if held.count() != self.job_held[l as usize] as usize {
-                    return Err(format!("the merge's count of block {l}'s units in victim {} is off", self.job_victim));
+                    return Err(Error::Invariant(format!("the merge's count of block {l}'s units in victim {} is off", self.job_victim)));
                 }
             }
         }
         let logs = self.rw_full.len() + usize::from(self.rw_active != NIL);
         if logs > self.log_blocks {
-            return Err(format!("{logs} random log blocks, more than {}", self.log_blocks));
+            return Err(Error::Invariant(format!("{logs} random log blocks, more than {}", self.log_blocks)));
         }
         let in_free: usize = self.free.iter().map(|f| f.len()).sum();
         let free_kind = self.kind.iter().filter(|&&k| k == Kind::Free).count();
         if in_free != free_kind {
-            return Err(format!("{in_free} blocks in free lists but {free_kind} marked free"));
+            return Err(Error::Invariant(format!("{in_free} blocks in free lists but {free_kind} marked free")));
         }
         Ok(())
     }

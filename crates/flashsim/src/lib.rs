@@ -1,40 +1,59 @@
 //! flashsim: the simulator core of flashlab. A flash device — NAND dies and channels, a
 //! page-mapped FTL with garbage collection, TRIM and wear, and a host interface (eMMC, UFS,
 //! NVMe) — simulated in virtual time. A profile may choose a hybrid log-block FTL instead,
-//! as cheap DRAM-less eMMC controllers use.
+//! as cheap DRAM-less eMMC controllers use. Not here: files, filesystems, workloads, reports
+//! and the wall clock (flashlab's other crates).
 //!
 //! No I/O, no wall clock, no threads: a [`Device`] takes requests with their arrival time and
 //! returns when they complete. The same profile, requests and seed give the same results.
 //!
-//! Layout: [`profile`] (TOML device description) → [`nand`] (geometry, timing) and
-//! [`timeline`] (time resources) → [`mapping`]: [`ftl`] (page mapping, buffer, GC, with [`victim`] and
-//! [`buffer`]) or [`hybrid`] (log blocks and merges) → [`host`] (queue, bus, controller) → [`device`] (the whole, request API).
-//! [`temperature`] places host data by temperature (hot/cold frontiers).
-//! [`counters`] and [`analytic`] give the numbers to check it by. [`builtin`] holds the device
-//! profiles built into flashlab (`profiles/*.toml`).
+//! ```
+//! use flashsim::{builtin, Device, Op, Profile, Request};
+//! let profile = Profile::from_toml("toy.toml", builtin::TOY).unwrap();
+//! let mut dev = Device::new(&profile, 1);
+//! let c = dev.submit(0, &Request::new(Op::Write, 0, 4096)).unwrap();
+//! assert!(c.done > c.submitted);
+//! ```
+//!
+//! Layout: [`profile`] (TOML device description) → `nand` (geometry, timing) and `timeline`
+//! (time resources) → the FTL behind the `Translation` trait (`translation.rs`): `ftl` (page
+//! mapping, buffer, GC, with `victim` and `buffer`) or `hybrid` (log blocks and merges), one of
+//! them held by `mapping` → `host` (queue, bus, controller) → [`Device`] (the whole, request
+//! API). [`temperature`] places host data by temperature (hot/cold frontiers). [`Counters`] and
+//! [`analytic`] give the numbers to check it by. [`builtin`] holds the device profiles built
+//! into flashlab (`profiles/*.toml`). Errors: [`RequestError`] for a refused request,
+//! [`ProfileError`] for a bad profile, [`Error`] for the rest.
+
+// `translation` first: `enum_dispatch` must see the trait before the enum (`mapping`) that
+// implements it, so that it writes the enum's impl where the enum is.
+mod translation;
 
 pub mod analytic;
-pub mod buffer;
+mod buffer;
 pub mod builtin;
 mod capacity;
-pub mod counters;
-pub mod device;
-pub mod ftl;
-pub mod host;
-pub mod hybrid;
-pub mod mapcache;
-pub mod mapping;
+mod counters;
+mod device;
+mod error;
+mod ftl;
+mod host;
+mod hybrid;
+mod mapcache;
+mod mapping;
 mod memory;
-pub mod nand;
+mod nand;
 mod packed;
 pub mod profile;
-pub mod suspend;
+mod suspend;
 pub mod temperature;
-pub mod timeline;
-pub mod victim;
+mod timeline;
+mod victim;
 
 pub use counters::{Counters, DeviceState, Wear};
 pub use device::{Completion, Device, Op, Request, RequestError, SECTOR};
+pub use error::Error;
+pub use host::HostInterface;
+pub use nand::xfer_ns;
 pub use profile::{GcPolicy, Interface, MappingKind, Profile, ProfileError, MAP_UNIT};
 pub use temperature::TemperatureMode;
 pub use timeline::Ns;

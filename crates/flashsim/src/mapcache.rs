@@ -15,11 +15,11 @@ use crate::nand::Nand;
 use crate::timeline::Ns;
 
 /// Mapping entries per translation page (4 KiB of 4-byte entries).
-pub const ENTRIES_PER_TPAGE: u32 = 1024;
+pub(crate) const ENTRIES_PER_TPAGE: u32 = 1024;
 const NIL: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
-pub struct MapCache {
+pub(crate) struct MapCache {
     /// Per translation page: its cache slot, or NIL.
     slot_of: Vec<u32>,
     /// Per slot: the translation page it holds (NIL when empty).
@@ -29,13 +29,13 @@ pub struct MapCache {
     hand: usize,
     /// Program time of a translation page (SLC mode where the device has an SLC cache).
     t_prog: Ns,
-    pub misses: u64,
-    pub writebacks: u64,
+    pub(crate) misses: u64,
+    pub(crate) writebacks: u64,
 }
 
 impl MapCache {
     /// A cache of `slots` translation pages for `logical_units` mapping entries.
-    pub fn new(logical_units: u32, slots: u32, t_prog: Ns) -> MapCache {
+    pub(crate) fn new(logical_units: u32, slots: u32, t_prog: Ns) -> MapCache {
         let tpages = logical_units.div_ceil(ENTRIES_PER_TPAGE) as usize;
         let slots = (slots.max(1) as usize).min(tpages.max(1));
         MapCache {
@@ -54,7 +54,7 @@ impl MapCache {
     /// is in SRAM, after reading its translation page (and writing back a dirty victim) on a
     /// miss, and the NAND work done: (time, pages read, pages written back).
     #[inline]
-    pub fn access(&mut self, lpn: u32, write: bool, at: Ns, nand: &mut Nand) -> (Ns, u64, u64) {
+    pub(crate) fn access(&mut self, lpn: u32, write: bool, at: Ns, nand: &mut Nand) -> (Ns, u64, u64) {
         let tp = lpn / ENTRIES_PER_TPAGE;
         let s = self.slot_of[tp as usize];
         if s != NIL {
@@ -93,7 +93,7 @@ impl MapCache {
         (ready, 1, written)
     }
 
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         (self.slot_of.capacity() * 4 + self.tpage.capacity() * 4 + self.dirty.capacity() * 2) as u64
     }
 }

@@ -28,7 +28,7 @@ fn advise_huge(ptr: *mut u8, len: usize) {
 }
 
 /// A table of `n` entries set to `v`, on huge pages where the OS gives them.
-pub fn table(n: usize, v: u32) -> Vec<u32> {
+pub(crate) fn table(n: usize, v: u32) -> Vec<u32> {
     let mut t: Vec<u32> = Vec::with_capacity(n);
     advise_huge(t.as_mut_ptr() as *mut u8, n * 4);
     t.resize(n, v);
@@ -37,7 +37,7 @@ pub fn table(n: usize, v: u32) -> Vec<u32> {
 
 /// `n` zero bytes, on huge pages where the OS gives them. The memory is allocated zeroed, so
 /// the OS maps it only as it is first written.
-pub fn zeroed(n: usize) -> Vec<u8> {
+pub(crate) fn zeroed(n: usize) -> Vec<u8> {
     let mut t = vec![0u8; n];
     advise_huge(t.as_mut_ptr(), n);
     t
@@ -46,7 +46,7 @@ pub fn zeroed(n: usize) -> Vec<u8> {
 /// Hint the CPU to fetch `v[i]` into cache: the mapping tables are tens of MiB and GC touches
 /// them at random, one cache miss per copied unit unless fetched ahead.
 #[inline(always)]
-pub fn prefetch<T>(v: &[T], i: usize) {
+pub(crate) fn prefetch<T>(v: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if i < v.len() {
         // SAFETY: `_mm_prefetch` only needs SSE, which every x86_64 CPU has; it is a hint that

@@ -7,7 +7,7 @@
 //! in and then the die for tPROG; an erase occupies the die for tBERS. Planes work in
 //! multi-plane mode, so one "page" here is a page on every plane of the die at once.
 
-use crate::profile::{CellType, Profile};
+use crate::profile::Profile;
 use crate::suspend::{Preempt, SuspendTimes, Suspender};
 use crate::timeline::{BusyUntil, Channel, Ns};
 
@@ -15,14 +15,13 @@ use crate::timeline::{BusyUntil, Channel, Ns};
 /// (`block = die * blocks_per_die + i`), physical units block-major
 /// (`ppa = block * units_per_block + page * units_per_page + slot`).
 #[derive(Debug, Clone, Copy)]
-pub struct Geometry {
-    pub channels: u32,
-    pub dies: u32,
-    pub blocks_per_die: u32,
-    pub pages_per_block: u32,
-    pub units_per_page: u32,
-    pub units_per_block: u32,
-    pub cell: CellType,
+pub(crate) struct Geometry {
+    pub(crate) channels: u32,
+    pub(crate) dies: u32,
+    pub(crate) blocks_per_die: u32,
+    pub(crate) pages_per_block: u32,
+    pub(crate) units_per_page: u32,
+    pub(crate) units_per_block: u32,
     div_units_per_block: FastDiv,
     div_blocks_per_die: FastDiv,
     div_channels: FastDiv,
@@ -33,19 +32,19 @@ pub struct Geometry {
 /// Exact for every `u32` numerator: with M = ceil(2^64 / d), n / d = (M * n) >> 64 (Lemire,
 /// Kaser and Kurz, "Faster remainder by direct computation", 2019, for 32-bit n and 64-bit M).
 #[derive(Debug, Clone, Copy)]
-pub struct FastDiv {
+pub(crate) struct FastDiv {
     d: u32,
     /// ceil(2^64 / d); unused for d = 1 (2^64 does not fit).
     m: u64,
 }
 
 impl FastDiv {
-    pub fn new(d: u32) -> FastDiv {
+    pub(crate) fn new(d: u32) -> FastDiv {
         assert!(d > 0, "division by zero");
         FastDiv { d, m: if d == 1 { 0 } else { u64::MAX / u64::from(d) + 1 } }
     }
     #[inline]
-    pub fn quotient(self, n: u32) -> u32 {
+    pub(crate) fn quotient(self, n: u32) -> u32 {
         if self.d == 1 {
             n
         } else {
@@ -53,13 +52,13 @@ impl FastDiv {
         }
     }
     #[inline]
-    pub fn remainder(self, n: u32) -> u32 {
+    pub(crate) fn remainder(self, n: u32) -> u32 {
         n - self.quotient(n) * self.d
     }
 }
 
 impl Geometry {
-    pub fn from_profile(p: &Profile) -> Geometry {
+    pub(crate) fn from_profile(p: &Profile) -> Geometry {
         let n = &p.nand;
         let upp = p.units_per_page();
         Geometry {
@@ -69,54 +68,53 @@ impl Geometry {
             pages_per_block: n.pages_per_block,
             units_per_page: upp,
             units_per_block: upp * n.pages_per_block,
-            cell: n.cell,
             div_units_per_block: FastDiv::new(upp * n.pages_per_block),
             div_blocks_per_die: FastDiv::new(n.blocks_per_plane),
             div_channels: FastDiv::new(n.channels),
         }
     }
     #[inline]
-    pub fn blocks(&self) -> u32 {
+    pub(crate) fn blocks(&self) -> u32 {
         self.dies * self.blocks_per_die
     }
     #[inline]
-    pub fn physical_units(&self) -> u64 {
+    pub(crate) fn physical_units(&self) -> u64 {
         u64::from(self.blocks()) * u64::from(self.units_per_block)
     }
     #[inline]
-    pub fn die_of_block(&self, block: u32) -> u32 {
+    pub(crate) fn die_of_block(&self, block: u32) -> u32 {
         self.div_blocks_per_die.quotient(block)
     }
     /// Dies are numbered so that consecutive dies sit on different channels.
     #[inline]
-    pub fn channel_of_die(&self, die: u32) -> u32 {
+    pub(crate) fn channel_of_die(&self, die: u32) -> u32 {
         self.div_channels.remainder(die)
     }
     /// A die's place among the dies of its channel.
     #[inline]
-    pub fn lane_of_die(&self, die: u32) -> u32 {
+    pub(crate) fn lane_of_die(&self, die: u32) -> u32 {
         self.div_channels.quotient(die)
     }
     #[inline]
-    pub fn block_of(&self, ppa: u32) -> u32 {
+    pub(crate) fn block_of(&self, ppa: u32) -> u32 {
         self.div_units_per_block.quotient(ppa)
     }
 }
 
 /// Timings in nanoseconds.
 #[derive(Debug, Clone, Copy)]
-pub struct NandTiming {
-    pub t_read: Ns,
-    pub t_prog: Ns,
-    pub t_erase: Ns,
+pub(crate) struct NandTiming {
+    pub(crate) t_read: Ns,
+    pub(crate) t_prog: Ns,
+    pub(crate) t_erase: Ns,
     /// Channel time to move one 4 KiB unit.
-    pub unit_xfer: Ns,
+    pub(crate) unit_xfer: Ns,
     /// Program/erase suspension for reads, where the part has it ([`crate::suspend`]).
-    pub suspend: Option<SuspendTimes>,
+    pub(crate) suspend: Option<SuspendTimes>,
 }
 
 impl NandTiming {
-    pub fn from_profile(p: &Profile) -> NandTiming {
+    pub(crate) fn from_profile(p: &Profile) -> NandTiming {
         let n = &p.nand;
         NandTiming {
             t_read: us(n.t_read_us),
@@ -129,7 +127,7 @@ impl NandTiming {
 }
 
 /// Microseconds (float, from a profile) to nanoseconds.
-pub fn us(v: f64) -> Ns {
+pub(crate) fn us(v: f64) -> Ns {
     (v * 1000.0).round() as Ns
 }
 
@@ -140,9 +138,9 @@ pub fn xfer_ns(bytes: u64, mb_s: f64) -> Ns {
 
 /// Dies and channels with their bookings.
 #[derive(Debug, Clone)]
-pub struct Nand {
-    pub geo: Geometry,
-    pub timing: NandTiming,
+pub(crate) struct Nand {
+    pub(crate) geo: Geometry,
+    pub(crate) timing: NandTiming,
     dies: Vec<BusyUntil>,
     channels: Vec<Channel>,
     prune_calls: u32,
@@ -150,7 +148,7 @@ pub struct Nand {
 }
 
 impl Nand {
-    pub fn new(geo: Geometry, timing: NandTiming) -> Nand {
+    pub(crate) fn new(geo: Geometry, timing: NandTiming) -> Nand {
         Nand {
             geo,
             timing,
@@ -165,7 +163,7 @@ impl Nand {
     /// bookings that ended before `now` can never delay a later one, so keeping them a while
     /// longer changes no result, only memory.
     #[inline]
-    pub fn prune(&mut self, now: Ns) {
+    pub(crate) fn prune(&mut self, now: Ns) {
         self.prune_calls = self.prune_calls.wrapping_add(1);
         if self.prune_calls.is_multiple_of(64) {
             for c in &mut self.channels {
@@ -182,14 +180,14 @@ impl Nand {
 
     /// When the die is next free.
     #[inline]
-    pub fn die_free_at(&self, die: u32) -> Ns {
+    pub(crate) fn die_free_at(&self, die: u32) -> Ns {
         self.dies[die as usize].0
     }
 
     /// Read a page on `die` and move `units` of it to the controller; returns when the data is
     /// in the controller.
     #[inline]
-    pub fn read(&mut self, die: u32, at: Ns, units: u32) -> Ns {
+    pub(crate) fn read(&mut self, die: u32, at: Ns, units: u32) -> Ns {
         if let Some(p) = self.suspend.preempt(die, at, self.dies[die as usize].0) {
             return self.read_suspending(die, p, units);
         }
@@ -218,19 +216,19 @@ impl Nand {
     }
 
     /// Program/erase operations suspended for reads so far (0 on a part without suspension).
-    pub fn suspensions(&self) -> u64 {
+    pub(crate) fn suspensions(&self) -> u64 {
         self.suspend.suspensions()
     }
 
     /// Move a full page into `die` and program it; returns when the program completes.
     #[inline]
-    pub fn program(&mut self, die: u32, at: Ns) -> Ns {
+    pub(crate) fn program(&mut self, die: u32, at: Ns) -> Ns {
         self.program_for(die, at, self.timing.t_prog)
     }
 
     /// [`Nand::program`] with a program time of `t_prog` (an SLC-mode program of TLC NAND).
     #[inline]
-    pub fn program_for(&mut self, die: u32, at: Ns, t_prog: Ns) -> Ns {
+    pub(crate) fn program_for(&mut self, die: u32, at: Ns, t_prog: Ns) -> Ns {
         let ready = at.max(self.die_free_at(die));
         let (ch, lane) = self.channel_lane(die);
         let loaded = self.channels[ch].book(lane, ready, u64::from(self.geo.units_per_page) * self.timing.unit_xfer);
@@ -239,7 +237,7 @@ impl Nand {
 
     /// Erase a block on `die`; returns when it completes.
     #[inline]
-    pub fn erase(&mut self, die: u32, at: Ns) -> Ns {
+    pub(crate) fn erase(&mut self, die: u32, at: Ns) -> Ns {
         self.dies[die as usize].run(at, self.timing.t_erase).1
     }
 }

@@ -7,7 +7,7 @@
 //! 8-byte load, a shift, a mask and a subtraction, without a branch.
 
 /// Entry value meaning "none" (stored as zero).
-pub const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
 pub(crate) struct PackedTable {
@@ -21,7 +21,7 @@ pub(crate) struct PackedTable {
 
 impl PackedTable {
     /// A table of `len` entries, every one `NONE`, for values up to `max_value`.
-    pub fn new(len: usize, max_value: u32) -> PackedTable {
+    pub(crate) fn new(len: usize, max_value: u32) -> PackedTable {
         // Stored values run from 0 (NONE) to max_value + 1.
         let width = (64 - (u64::from(max_value) + 1).leading_zeros()).max(1);
         let n = (len * width as usize).div_ceil(8) + 8;
@@ -31,11 +31,11 @@ impl PackedTable {
 
     /// Bits per entry.
     #[cfg(test)]
-    pub fn width(&self) -> u32 {
+    pub(crate) fn width(&self) -> u32 {
         self.width
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
@@ -53,14 +53,14 @@ impl PackedTable {
 
     /// Entry `i` (`NONE` when none was set).
     #[inline(always)]
-    pub fn get(&self, i: usize) -> u32 {
+    pub(crate) fn get(&self, i: usize) -> u32 {
         let (at, shift) = self.place(i);
         (((self.word(at) >> shift) & self.mask) as u32).wrapping_sub(1)
     }
 
     /// Set entry `i` to `v` (`NONE` clears it). `v` must not exceed the table's `max_value`.
     #[inline(always)]
-    pub fn set(&mut self, i: usize, v: u32) {
+    pub(crate) fn set(&mut self, i: usize, v: u32) {
         let stored = u64::from(v.wrapping_add(1));
         debug_assert!(stored <= self.mask, "value {v} does not fit {} bits", self.width);
         let (at, shift) = self.place(i);
@@ -70,26 +70,26 @@ impl PackedTable {
 
     /// Whether any of the entries `from..to` is set.
     #[inline]
-    pub fn any(&self, from: usize, to: usize) -> bool {
+    pub(crate) fn any(&self, from: usize, to: usize) -> bool {
         (from..to).any(|i| self.get(i) != NONE)
     }
 
     /// How many of the entries `from..to` are set.
     #[inline]
-    pub fn count(&self, from: usize, to: usize) -> u32 {
+    pub(crate) fn count(&self, from: usize, to: usize) -> u32 {
         (from..to).filter(|&i| self.get(i) != NONE).count() as u32
     }
 
     /// Ask the CPU to fetch entry `i` into cache (a hint; out-of-range indices are ignored).
     #[inline(always)]
-    pub fn prefetch(&self, i: usize) {
+    pub(crate) fn prefetch(&self, i: usize) {
         if i < self.len {
             crate::memory::prefetch(&self.bytes, self.place(i).0);
         }
     }
 
     /// Heap bytes held.
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         self.bytes.capacity() as u64
     }
 }

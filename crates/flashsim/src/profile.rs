@@ -14,7 +14,7 @@ use std::fmt;
 /// The logical mapping unit of every FTL in flashlab: 4 KiB.
 pub const MAP_UNIT: u64 = 4096;
 /// Largest program unit (page size x planes) in mapping units.
-pub const MAX_UNITS_PER_PAGE: u32 = 32;
+pub(crate) const MAX_UNITS_PER_PAGE: u32 = 32;
 
 /// A parsed, validated device profile.
 #[derive(Debug, Clone, Deserialize)]
@@ -28,8 +28,11 @@ pub struct Profile {
     /// What the profile was calibrated against and how close it got (free text).
     #[serde(default)]
     pub calibration: String,
+    /// `[nand]`: geometry and timings of the flash array.
     pub nand: NandConfig,
+    /// `[ftl]`: the translation layer's mapping scheme, spare, buffer and GC policy.
     pub ftl: FtlConfig,
+    /// `[host]`: the host interface and the host software stack's costs.
     pub host: HostConfig,
     /// The system the device ships in (filesystem, mount options): read by flashlab's
     /// filesystem layer; the simulator core ignores it.
@@ -45,22 +48,33 @@ pub struct Profile {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CellType {
+    /// One bit per cell.
     Slc,
+    /// Two bits per cell.
     Mlc,
+    /// Three bits per cell.
     Tlc,
+    /// Four bits per cell.
     Qlc,
 }
 
+/// `[nand]`: the flash array. Dies are spread over channels; each die has its planes, each
+/// plane its blocks, each block its pages.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NandConfig {
+    /// Bits per cell (reports show it; the timings below are what the simulation uses).
     pub cell: CellType,
+    /// NAND buses between the controller and the dies; each carries one transfer at a time.
     pub channels: u32,
+    /// Dies on each channel; each die runs one operation (read, program, erase) at a time.
     pub dies_per_channel: u32,
     /// Planes per die. Planes are operated in multi-plane mode: a die reads or programs one
     /// page on every plane at once, so the program unit is `planes_per_die x page_kib`.
     pub planes_per_die: u32,
+    /// Erase blocks per plane (in multi-plane mode, the FTL's blocks per die).
     pub blocks_per_plane: u32,
+    /// Pages per erase block.
     pub pages_per_block: u32,
     /// NAND page size in KiB (a multiple of the 4 KiB mapping unit).
     pub page_kib: u32,
@@ -103,6 +117,8 @@ pub enum GcPolicy {
 }
 
 impl GcPolicy {
+    /// Read a policy as the command line spells it: `greedy`, `cost-benefit` (or
+    /// `costbenefit`, `cb`), `fifo` (or `lru`), `random`; `None` for anything else.
     pub fn parse(s: &str) -> Option<GcPolicy> {
         match s {
             "greedy" => Some(GcPolicy::Greedy),
@@ -112,6 +128,7 @@ impl GcPolicy {
             _ => None,
         }
     }
+    /// The policy as a profile spells it (`greedy`, `cost-benefit`, `fifo`, `random`).
     pub fn name(self) -> &'static str {
         match self {
             GcPolicy::Greedy => "greedy",
@@ -135,6 +152,7 @@ pub enum MappingKind {
 }
 
 impl MappingKind {
+    /// The kind as a profile spells it (`page`, `hybrid`).
     pub fn name(self) -> &'static str {
         match self {
             MappingKind::Page => "page",
@@ -143,6 +161,8 @@ impl MappingKind {
     }
 }
 
+/// `[ftl]`: the flash translation layer (mapping scheme, spare, write buffer, garbage
+/// collection, placement).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FtlConfig {
@@ -172,6 +192,7 @@ pub struct FtlConfig {
     /// A volatile buffer is drained to NAND by FLUSH; a power-loss-protected one is not.
     #[serde(default = "default_true")]
     pub write_buffer_volatile: bool,
+    /// How garbage collection picks its victim block (page mapping).
     pub gc_policy: GcPolicy,
     /// Foreground GC runs on a die when its free blocks fall below this.
     pub gc_min_free_blocks: u32,
@@ -221,16 +242,19 @@ pub enum Interface {
 }
 
 impl Interface {
-    pub fn default_queue_depth(self) -> u32 {
+    /// Commands the device accepts at once when the profile does not say.
+    pub(crate) fn default_queue_depth(self) -> u32 {
         match self {
             Interface::Emmc => 1,
             Interface::EmmcCq | Interface::Ufs => 32,
             Interface::Nvme => 1024,
         }
     }
-    pub fn full_duplex(self) -> bool {
+    /// Reads and writes move on the bus at the same time (separate lanes each way).
+    pub(crate) fn full_duplex(self) -> bool {
         matches!(self, Interface::Ufs | Interface::Nvme)
     }
+    /// The interface as a profile spells it (`emmc`, `emmc-cq`, `ufs`, `nvme`).
     pub fn name(self) -> &'static str {
         match self {
             Interface::Emmc => "emmc",
@@ -241,9 +265,11 @@ impl Interface {
     }
 }
 
+/// `[host]`: the host interface and the host software stack's cost per request.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostConfig {
+    /// The interface standard: sets the command queue and whether the bus is full duplex.
     pub interface: Interface,
     /// Commands the device accepts at once; defaults to the interface's (1, 32, 32, 1024).
     #[serde(default)]
@@ -538,6 +564,7 @@ impl Profile {
         self.nand.page_kib / 4 * self.nand.planes_per_die
     }
 
+    /// Commands the device accepts at once: `host.queue_depth`, or the interface's default.
     pub fn queue_depth(&self) -> u32 {
         self.host.queue_depth.unwrap_or_else(|| self.host.interface.default_queue_depth())
     }

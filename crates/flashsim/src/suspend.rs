@@ -24,16 +24,16 @@ use crate::timeline::Ns;
 
 /// Suspension timings of a NAND part, nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SuspendTimes {
+pub(crate) struct SuspendTimes {
     /// From the suspend command to the die ready for the read (the pulse in progress ends).
-    pub suspend: Ns,
+    pub(crate) suspend: Ns,
     /// Extra time the suspended operation takes when it resumes.
-    pub resume: Ns,
+    pub(crate) resume: Ns,
 }
 
 /// Per-die state for suspension. Empty (and every call a no-op) when the part has none.
 #[derive(Debug, Clone, Default)]
-pub struct Suspender {
+pub(crate) struct Suspender {
     times: Option<SuspendTimes>,
     /// When each die's last read releases it.
     read_until: Vec<Ns>,
@@ -42,15 +42,15 @@ pub struct Suspender {
 
 /// Where a read goes on a die that suspends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Preempt {
+pub(crate) struct Preempt {
     /// When the die starts sensing the read.
-    pub start: Ns,
+    pub(crate) start: Ns,
     /// When the suspend command was issued (the P/E work stops from here).
-    pub from: Ns,
+    pub(crate) from: Ns,
 }
 
 impl Suspender {
-    pub fn new(times: Option<SuspendTimes>, dies: u32) -> Suspender {
+    pub(crate) fn new(times: Option<SuspendTimes>, dies: u32) -> Suspender {
         Suspender {
             times,
             read_until: if times.is_some() { vec![0; dies as usize] } else { Vec::new() },
@@ -61,7 +61,7 @@ impl Suspender {
     /// A read arriving at `at` on `die`, whose bookings end at `busy_until`: where it starts
     /// if it suspends the program/erase work ahead of it, or `None` to wait as usual.
     #[inline]
-    pub fn preempt(&self, die: u32, at: Ns, busy_until: Ns) -> Option<Preempt> {
+    pub(crate) fn preempt(&self, die: u32, at: Ns, busy_until: Ns) -> Option<Preempt> {
         let t = self.times?;
         let from = at.max(self.read_until[die as usize]);
         // Only program/erase work lies between the last read and `busy_until`; suspend it
@@ -72,7 +72,7 @@ impl Suspender {
     /// The read placed by [`Suspender::preempt`] holds the die until `done`: returns when the
     /// suspended work (booked until `busy_until`) now ends.
     #[inline]
-    pub fn resume(&mut self, die: u32, p: Preempt, done: Ns, busy_until: Ns) -> Ns {
+    pub(crate) fn resume(&mut self, die: u32, p: Preempt, done: Ns, busy_until: Ns) -> Ns {
         let t = self.times.expect("resume without suspension");
         self.read_until[die as usize] = done;
         self.suspensions += 1;
@@ -81,14 +81,14 @@ impl Suspender {
 
     /// A read that did not suspend anything holds `die` until `done`.
     #[inline]
-    pub fn read_done(&mut self, die: u32, done: Ns) {
+    pub(crate) fn read_done(&mut self, die: u32, done: Ns) {
         if self.times.is_some() {
             self.read_until[die as usize] = done;
         }
     }
 
     /// Program/erase operations suspended so far.
-    pub fn suspensions(&self) -> u64 {
+    pub(crate) fn suspensions(&self) -> u64 {
         self.suspensions
     }
 }

@@ -11,7 +11,7 @@
 //!   numbers as hotter.
 //! - `detect`: the device's own detection by update frequency (Hsieh, Kuo and Chang, ACM TOS
 //!   2006; Stoica and Ailamaki, VLDB 2013): a saturating write counter per logical unit, aged
-//!   by halving. Units written at least [`HOT_COUNT`] times in the aging window go to the hot
+//!   by halving. Units written at least `HOT_COUNT` (4) times in the aging window go to the hot
 //!   frontier (stream 1), the rest to the cold one (stream 0).
 //!
 //! GC copies go to their own frontier (`separate_gc_frontier`, required with temperature on):
@@ -41,6 +41,7 @@ pub enum TemperatureMode {
 }
 
 impl TemperatureMode {
+    /// The mode as a profile or the command line spells it (`off`, `hint`, `detect`).
     pub fn name(self) -> &'static str {
         match self {
             TemperatureMode::Off => "off",
@@ -49,6 +50,8 @@ impl TemperatureMode {
         }
     }
 
+    /// Read a mode as [`TemperatureMode::name`] spells it (`none` also means off); `None` for
+    /// anything else.
     pub fn parse(s: &str) -> Option<TemperatureMode> {
         match s {
             "off" | "none" => Some(TemperatureMode::Off),
@@ -67,27 +70,27 @@ pub const HOT_STREAM: u32 = 1;
 /// logical pass, so a unit written `k` times per pass settles between `k` and `2k`; the
 /// average unit is written once per pass, and 4 marks units updated at least about twice as
 /// often as the average (the hot side of Hsieh et al.'s and Stoica and Ailamaki's splits).
-pub const HOT_COUNT: u8 = 4;
+pub(crate) const HOT_COUNT: u8 = 4;
 
 /// The update-frequency detector: per-unit aged write counts.
 #[derive(Debug, Clone)]
-pub struct Detector {
+pub(crate) struct Detector {
     counts: Vec<u8>,
     /// Next counter the aging halves.
     cursor: u32,
     /// Host unit writes classified hot and cold.
-    pub hot_writes: u64,
-    pub cold_writes: u64,
+    pub(crate) hot_writes: u64,
+    pub(crate) cold_writes: u64,
 }
 
 impl Detector {
-    pub fn new(logical_units: u32) -> Detector {
+    pub(crate) fn new(logical_units: u32) -> Detector {
         Detector { counts: vec![0; logical_units as usize], cursor: 0, hot_writes: 0, cold_writes: 0 }
     }
 
     /// Count a host write of `lpn` and return the stream it goes to.
     #[inline]
-    pub fn classify(&mut self, lpn: u32) -> u32 {
+    pub(crate) fn classify(&mut self, lpn: u32) -> u32 {
         let c = &mut self.counts[lpn as usize];
         *c = c.saturating_add(1);
         let hot = *c >= HOT_COUNT;
@@ -110,18 +113,18 @@ impl Detector {
     /// Remember the host's hint for `lpn` (hint mode with GC by temperature): a hot stream
     /// marks it hot, the cold one cold, until its next write.
     #[inline]
-    pub fn remember(&mut self, lpn: u32, stream: u32) {
+    pub(crate) fn remember(&mut self, lpn: u32, stream: u32) {
         self.counts[lpn as usize] = if stream == COLD_STREAM { 0 } else { HOT_COUNT };
     }
 
     /// Whether `lpn` counts as hot now (for GC's choice of frontier; counts nothing).
     #[inline]
-    pub fn is_hot(&self, lpn: u32) -> bool {
+    pub(crate) fn is_hot(&self, lpn: u32) -> bool {
         self.counts[lpn as usize] >= HOT_COUNT
     }
 
     /// Heap bytes of the counters.
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         self.counts.capacity() as u64
     }
 }

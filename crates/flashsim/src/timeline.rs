@@ -8,16 +8,17 @@
 
 use std::collections::VecDeque;
 
+/// A time on the virtual clock, or a duration: nanoseconds (from 0 when the device was created).
 pub type Ns = u64;
 
 /// A resource that runs one operation at a time in submission order (a NAND die, a controller).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct BusyUntil(pub Ns);
+pub(crate) struct BusyUntil(pub(crate) Ns);
 
 impl BusyUntil {
     /// Start an operation of `dur` no earlier than `at`; returns its (start, end).
     #[inline]
-    pub fn run(&mut self, at: Ns, dur: Ns) -> (Ns, Ns) {
+    pub(crate) fn run(&mut self, at: Ns, dur: Ns) -> (Ns, Ns) {
         let start = at.max(self.0);
         self.0 = start + dur;
         (start, self.0)
@@ -27,7 +28,7 @@ impl BusyUntil {
 /// A resource with future bookings kept as sorted, disjoint intervals; a new booking takes the
 /// earliest gap at or after its ready time.
 #[derive(Debug, Clone, Default)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     /// Sorted by start, disjoint, non-adjacent (touching intervals are merged). A deque: pruning
     /// takes from the front and most bookings land near the back, so neither shifts the rest.
     busy: VecDeque<(Ns, Ns)>,
@@ -36,14 +37,14 @@ pub struct Timeline {
 impl Timeline {
     /// Forget bookings that ended at or before `now` (nothing is booked before `now` again).
     #[inline]
-    pub fn prune(&mut self, now: Ns) {
+    pub(crate) fn prune(&mut self, now: Ns) {
         while self.busy.front().is_some_and(|&(_, e)| e <= now) {
             self.busy.pop_front();
         }
     }
 
     /// Book `dur` at the earliest time >= `ready` where it fits; returns the end time.
-    pub fn book(&mut self, ready: Ns, dur: Ns) -> Ns {
+    pub(crate) fn book(&mut self, ready: Ns, dur: Ns) -> Ns {
         if dur == 0 {
             return ready;
         }
@@ -91,7 +92,8 @@ impl Timeline {
     }
 
     /// End of the last booking (0 if none).
-    pub fn last_end(&self) -> Ns {
+    #[cfg(test)]
+    fn last_end(&self) -> Ns {
         self.busy.back().map_or(0, |&(_, e)| e)
     }
 }
@@ -107,7 +109,7 @@ impl Timeline {
 /// list of all bookings (thousands deep while GC books a whole block's copies ahead) costs a
 /// search and an insertion shift.
 #[derive(Debug, Clone)]
-pub struct Channel {
+pub(crate) struct Channel {
     lanes: Vec<Lane>,
     /// `cursor[a * lanes + b]`: index in lane `b`'s vector of its first booking that may end
     /// after lane `a`'s next ready time.
@@ -124,13 +126,13 @@ struct Lane {
 }
 
 impl Channel {
-    pub fn new(lanes: u32) -> Channel {
+    pub(crate) fn new(lanes: u32) -> Channel {
         let n = lanes.max(1) as usize;
         Channel { lanes: vec![Lane::default(); n], cursor: vec![0; n * n] }
     }
 
     /// Forget bookings that ended at or before `now` (nothing is booked before `now` again).
-    pub fn prune(&mut self, now: Ns) {
+    pub(crate) fn prune(&mut self, now: Ns) {
         let n = self.lanes.len();
         for (b, l) in self.lanes.iter_mut().enumerate() {
             while l.busy.get(l.head).is_some_and(|&(_, e)| e <= now) {
@@ -151,7 +153,7 @@ impl Channel {
     /// Book `dur` for `lane` at the earliest time >= `ready` where the channel is free; returns
     /// the end time. `ready` must not be before the end of the lane's previous booking.
     #[inline(always)]
-    pub fn book(&mut self, lane: usize, ready: Ns, dur: Ns) -> Ns {
+    pub(crate) fn book(&mut self, lane: usize, ready: Ns, dur: Ns) -> Ns {
         if dur == 0 {
             return ready;
         }
@@ -227,7 +229,8 @@ impl Channel {
     }
 
     /// End of the last booking on the channel (0 if none).
-    pub fn last_end(&self) -> Ns {
+    #[cfg(test)]
+    fn last_end(&self) -> Ns {
         self.lanes.iter().filter_map(|l| l.busy[l.head..].last().map(|&(_, e)| e)).max().unwrap_or(0)
     }
 }

@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 const NIL: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
-pub struct Victims {
+pub(crate) struct Victims {
     policy: GcPolicy,
     blocks_per_die: FastDiv,
     units_per_block: u32,
@@ -35,7 +35,7 @@ pub struct Victims {
 }
 
 impl Victims {
-    pub fn new(
+    pub(crate) fn new(
         policy: GcPolicy,
         dies: u32,
         blocks_per_die: u32,
@@ -115,7 +115,7 @@ impl Victims {
     }
 
     /// A block was filled and closed with `valid` valid units at host-write clock `clock`.
-    pub fn insert(&mut self, block: u32, valid: u32, clock: u64) {
+    pub(crate) fn insert(&mut self, block: u32, valid: u32, clock: u64) {
         match self.policy {
             GcPolicy::Greedy => self.link(block, valid),
             GcPolicy::Fifo => {
@@ -132,7 +132,7 @@ impl Victims {
 
     /// A closed block's valid count changed from `old` to `new`.
     #[inline]
-    pub fn update(&mut self, block: u32, old: u32, new: u32) {
+    pub(crate) fn update(&mut self, block: u32, old: u32, new: u32) {
         if self.policy == GcPolicy::Greedy {
             self.unlink(block, old);
             self.link(block, new);
@@ -141,7 +141,7 @@ impl Victims {
 
     /// Choose and remove a victim on `die`. `valid` gives each block's valid count; `clock` is
     /// the current host-write clock (cost-benefit's notion of age).
-    pub fn select(&mut self, die: u32, valid: &[u32], clock: u64) -> Option<u32> {
+    pub(crate) fn select(&mut self, die: u32, valid: &[u32], clock: u64) -> Option<u32> {
         let d = die as usize;
         match self.policy {
             GcPolicy::Greedy => {
@@ -185,7 +185,7 @@ impl Victims {
 
     /// Choose and remove the block on `die` with the fewest valid units, whatever the policy
     /// (GC's way out when the policy's victims gain nothing). O(closed blocks) except greedy.
-    pub fn select_fewest_valid(&mut self, die: u32, valid: &[u32]) -> Option<u32> {
+    pub(crate) fn select_fewest_valid(&mut self, die: u32, valid: &[u32]) -> Option<u32> {
         let d = die as usize;
         match self.policy {
             GcPolicy::Greedy => self.select(die, valid, 0),
@@ -201,7 +201,7 @@ impl Victims {
     }
 
     /// Bytes of heap held by the victim index.
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         let fifo: usize = self.fifo.iter().map(|f| f.capacity() * 4).sum();
         let list: usize = self.list.iter().map(|l| l.capacity() * 4).sum();
         ((self.head.capacity()
@@ -218,7 +218,7 @@ impl Victims {
     }
 
     /// Put back a block that `select` returned but GC decided not to clean.
-    pub fn put_back(&mut self, block: u32, valid: u32) {
+    pub(crate) fn put_back(&mut self, block: u32, valid: u32) {
         match self.policy {
             GcPolicy::Greedy => self.link(block, valid),
             GcPolicy::Fifo => {

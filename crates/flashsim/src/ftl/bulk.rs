@@ -8,13 +8,14 @@
 //! counters and the wear are untouched: the writes are history, not part of the run.
 
 use super::{BlockState, Ftl, NIL, UNMAPPED};
+use crate::Error;
 
 impl Ftl {
     /// Map every logical unit as one sequential pass would. Fails (changing nothing) unless
     /// the FTL is new: nothing mapped, nothing buffered, no block opened.
-    pub fn map_all_sequential(&mut self) -> Result<(), String> {
+    pub(crate) fn map_all_sequential(&mut self) -> Result<(), Error> {
         if self.l2p.iter().any(|&v| v != UNMAPPED) || self.active.iter().any(|&b| b != NIL) {
-            return Err("the device is not new: a bulk sequential fill needs an empty FTL".into());
+            return Err(Error::NotNew);
         }
         let upp = self.geo.units_per_page;
         let upb = self.geo.units_per_block;
@@ -26,7 +27,7 @@ impl Ftl {
             if self.active[ai] == NIL {
                 let b = self.free[die as usize]
                     .pop_front()
-                    .ok_or_else(|| format!("die {die} ran out of free blocks during the bulk fill"))?;
+                    .ok_or(Error::NoFreeBlock { die })?;
                 self.state[b as usize] = BlockState::Open;
                 self.next_page[b as usize] = 0;
                 self.active[ai] = b;

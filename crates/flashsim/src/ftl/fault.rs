@@ -7,7 +7,7 @@ use super::Ftl;
 impl Ftl {
     /// Swap the mapping entries of logical units `a` and `b`, as a buggy FTL would: each then
     /// reads the other's data (the reverse map is left alone, so GC later moves the wrong unit).
-    pub fn fault_swap_mapping(&mut self, a: u32, b: u32) {
+    pub(crate) fn fault_swap_mapping(&mut self, a: u32, b: u32) {
         self.l2p.swap(a as usize, b as usize);
     }
 }

@@ -6,13 +6,14 @@
 //! counters and the wear are untouched.
 
 use super::{HybridFtl, Kind, DATA, NIL, UNMAPPED};
+use crate::Error;
 
 impl HybridFtl {
     /// Map every logical unit as one sequential pass would. Fails (changing nothing) unless
     /// the FTL is new.
-    pub fn map_all_sequential(&mut self) -> Result<(), String> {
+    pub(crate) fn map_all_sequential(&mut self) -> Result<(), Error> {
         if self.l2p.iter().any(|&v| v != UNMAPPED) || self.sw.is_some() || self.rw_active != NIL {
-            return Err("the device is not new: a bulk sequential fill needs an empty FTL".into());
+            return Err(Error::NotNew);
         }
         for l in 0..self.data.len() as u32 {
             let (b, _) = self.take_block(l % self.geo.dies, 0, Kind::Data);

@@ -18,7 +18,7 @@ use crate::timeline::Ns;
 impl HybridFtl {
     /// The device has been busy without a break since `t` (told before each command).
     #[inline]
-    pub fn note_busy_since(&mut self, t: Ns) {
+    pub(super) fn note_busy_since(&mut self, t: Ns) {
         self.busy_since = t;
     }
 
