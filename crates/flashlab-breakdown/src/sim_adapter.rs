@@ -45,9 +45,9 @@ pub fn run_model_job(
     let mut out = Vec::with_capacity(ios as usize);
     run_jobs_observed(&mut sys, &[spec], |_| {}, |c, _| out.push(c)).map_err(|e| BreakdownError::Sim(e.to_string()))?;
     let host = HostModel {
-        host_submit_ns: sys.dev.host.host_submit,
-        host_complete_ns: sys.dev.host.host_complete,
-        queue_depth: sys.dev.host.queue_depth,
+        host_submit_ns: sys.dev.host().host_submit,
+        host_complete_ns: sys.dev.host().host_complete,
+        queue_depth: sys.dev.host().queue_depth,
     };
     Ok((out, host))
 }

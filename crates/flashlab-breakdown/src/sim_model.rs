@@ -7,7 +7,7 @@
 //! The lab engine reports each completed I/O's submit and done times; the host costs and the
 //! device's queue depth are the model's own (`flashsim`'s host interface). The time a request
 //! entered the device is recovered by replaying the device's admission rule (a request gets a
-//! slot when one of the `queue_depth` in flight has finished: `flashsim::host::admit`) over the
+//! slot when one of the `queue_depth` in flight has finished: `flashsim::HostInterface`) over the
 //! requests in submission order; requests submitted at the same instant are ordered by when the
 //! device finished them, which is the device's FIFO order on a one-slot device and leaves every
 //! phase non-negative otherwise. A test checks the replay against the device's own
@@ -133,9 +133,9 @@ mod tests {
             truth.push(c);
         }
         let host = HostModel {
-            host_submit_ns: dev.host.host_submit,
-            host_complete_ns: dev.host.host_complete,
-            queue_depth: dev.host.queue_depth,
+            host_submit_ns: dev.host().host_submit,
+            host_complete_ns: dev.host().host_complete,
+            queue_depth: dev.host().queue_depth,
         };
         // The engine reports completions in completion order: shuffle the input likewise.
         let mut idx: Vec<usize> = (0..truth.len()).collect();

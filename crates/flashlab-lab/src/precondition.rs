@@ -5,7 +5,7 @@
 //!   discarded or erased, as a secure erase or a full-device TRIM leaves it).
 //! * `used`: every logical block written once and never trimmed: a phone after months of use,
 //!   a board whose filesystem is mounted without discard and never trimmed, an image written
-//!   with `dd`. Set up in bulk ([`flashsim::mapping::Mapping::map_all_sequential`]): the
+//!   with `dd`. Set up in bulk ([`flashsim::Device::map_all_sequential`]): the
 //!   mapping a sequential pass over the whole device leaves, in no virtual time.
 //! * `steady`: SNIA PTS's order: purge (a new simulated device is the purged state), a
 //!   sequential pass over the whole device (the workload-independent preconditioning, set up
@@ -186,7 +186,7 @@ pub fn apply(dev: &mut Device, p: Precondition, seed: u64) -> Result<(Preconditi
     if matches!(p, Precondition::Fresh | Precondition::Lived) {
         return Ok((report, 0));
     }
-    dev.ftl.map_all_sequential()?;
+    dev.map_all_sequential().map_err(|e| e.to_string())?;
     report.bulk_mapped_bytes = dev.logical_bytes();
     let mut t: Ns = 0;
     if p == Precondition::Steady {
@@ -217,7 +217,7 @@ pub fn apply(dev: &mut Device, p: Precondition, seed: u64) -> Result<(Preconditi
     }
     report.counters = dev.counters();
     report.virtual_s = t as f64 / 1e9;
-    *dev.ftl.counters_mut() = Counters::default();
+    dev.reset_counters();
     Ok((report, t))
 }
 
@@ -251,7 +251,7 @@ pub fn system_with_trim(
         let t0 = sys.now;
         let lived = crate::lived_in::live_in(&mut sys, &spec).map_err(|e| format!("lived: {e}"))?;
         report.counters = sys.dev.counters();
-        *sys.dev.ftl.counters_mut() = Counters::default();
+        sys.dev.reset_counters();
         report.virtual_s = (sys.now - t0) as f64 / 1e9;
         report.lived = Some(lived);
     }

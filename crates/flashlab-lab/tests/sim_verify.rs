@@ -60,7 +60,7 @@ fn a_wrong_ftl_mapping_is_caught_at_its_offset() {
     let spec = raw_job(&mut sys, &opts(true));
     let mut r = run_jobs(&mut sys, std::slice::from_ref(&spec), |_| {}).unwrap().remove(0);
     // A buggy FTL: units 3 and 100 swap their mapping entries.
-    assert!(sys.dev.ftl.fault_swap_mapping(3, 100));
+    assert!(sys.dev.fault_swap_mapping(3, 100));
     finish(&mut sys, &spec, &mut r).unwrap();
     let v = r.verify.unwrap();
     assert_eq!(r.error, EILSEQ);

@@ -11,7 +11,7 @@
 
 mod common;
 
-use flashsim::nand::xfer_ns;
+use flashsim::xfer_ns;
 use flashsim::{Device, Ns, Op, Profile, Request, MAP_UNIT};
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -11,7 +11,7 @@ use flashsim::{Device, Ns, Op, Profile, Request};
 /// together, on a device whose every block was written once; and the suspensions.
 fn mixed(profile: &Profile, n: usize) -> (Vec<Ns>, u64) {
     let mut dev = Device::new(profile, 1);
-    dev.ftl.map_all_sequential().unwrap();
+    dev.map_all_sequential().unwrap();
     let units = dev.logical_bytes() / 4096;
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
@@ -28,7 +28,7 @@ fn mixed(profile: &Profile, n: usize) -> (Vec<Ns>, u64) {
         reads.push(r.latency());
         t = w.done.max(r.done);
     }
-    let suspensions = dev.ftl.nand().suspensions();
+    let suspensions = dev.suspensions();
     (reads, suspensions)
 }
 

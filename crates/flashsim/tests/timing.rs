@@ -17,7 +17,7 @@
 
 mod common;
 
-use flashsim::nand::xfer_ns;
+use flashsim::xfer_ns;
 use flashsim::{Completion, Device, Interface, Ns, Op, Profile, Request, MAP_UNIT};
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
