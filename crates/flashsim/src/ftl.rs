@@ -910,10 +910,15 @@ impl Ftl {
                 let i = (v & !BUFFERED) as usize;
                 let (op, slot) = (i / MAX_UPP, i % MAX_UPP);
                 if slot >= self.open[op].len as usize || self.open[op].lpn[slot] != lpn as u32 {
-                    return Err(Error::Invariant(format!("lpn {lpn} points at open page {op} slot {slot}, which does not hold it")));
+                    return Err(Error::Invariant(format!(
+                        "lpn {lpn} points at open page {op} slot {slot}, which does not hold it"
+                    )));
                 }
             } else if self.p2l.get(v as usize) != lpn as u32 {
-                return Err(Error::Invariant(format!("lpn {lpn} -> ppa {v}, but ppa {v} -> {}", self.p2l.get(v as usize))));
+                return Err(Error::Invariant(format!(
+                    "lpn {lpn} -> ppa {v}, but ppa {v} -> {}",
+                    self.p2l.get(v as usize)
+                )));
             }
         }
         let mut counted = vec![0u32; self.valid.len()];
@@ -923,7 +928,10 @@ impl Ftl {
                 continue;
             }
             if self.l2p[lpn as usize] != ppa as u32 {
-                return Err(Error::Invariant(format!("ppa {ppa} holds lpn {lpn}, a stale copy (lpn -> {})", self.l2p[lpn as usize])));
+                return Err(Error::Invariant(format!(
+                    "ppa {ppa} holds lpn {lpn}, a stale copy (lpn -> {})",
+                    self.l2p[lpn as usize]
+                )));
             }
             counted[ppa / upb as usize] += 1;
         }
@@ -946,7 +954,10 @@ impl Ftl {
         }
         let jobs = self.job_victim.iter().filter(|&&v| v != NIL).count();
         if jobs != self.jobs as usize {
-            return Err(Error::Invariant(format!("{} dies with a GC victim in progress, but the count says {}", jobs, self.jobs)));
+            return Err(Error::Invariant(format!(
+                "{} dies with a GC victim in progress, but the count says {}",
+                jobs, self.jobs
+            )));
         }
         for (b, s) in self.state.iter().enumerate() {
             if *s == BlockState::Free && !in_free[b] {

@@ -1066,7 +1066,9 @@ impl HybridFtl {
                     let i = (v & !BUFFERED) as usize;
                     let (op, slot) = (i / MAX_UPP, i % MAX_UPP);
                     if op > SW || slot >= self.open[op].len as usize || self.open[op].lpn[slot] != lpn {
-                        return Err(Error::Invariant(format!("lpn {lpn} points at open page {op} slot {slot}, which does not hold it")));
+                        return Err(Error::Invariant(format!(
+                            "lpn {lpn} points at open page {op} slot {slot}, which does not hold it"
+                        )));
                     }
                 }
                 DATA => {
@@ -1078,7 +1080,10 @@ impl HybridFtl {
                 }
                 ppa => {
                     if self.p2l[ppa as usize] != lpn {
-                        return Err(Error::Invariant(format!("lpn {lpn} -> log unit {ppa}, which holds {}", self.p2l[ppa as usize])));
+                        return Err(Error::Invariant(format!(
+                            "lpn {lpn} -> log unit {ppa}, which holds {}",
+                            self.p2l[ppa as usize]
+                        )));
                     }
                     if self.kind[self.geo.block_of(ppa) as usize] != Kind::Log {
                         return Err(Error::Invariant(format!("lpn {lpn} -> unit {ppa} outside a log block")));
@@ -1110,7 +1115,10 @@ impl HybridFtl {
                 let held =
                     self.p2l[base..base + self.upb as usize].iter().filter(|&&u| u != INVALID && u >= lo && u < hi);
                 if held.count() != self.job_held[l as usize] as usize {
-                    return Err(Error::Invariant(format!("the merge's count of block {l}'s units in victim {} is off", self.job_victim)));
+                    return Err(Error::Invariant(format!(
+                        "the merge's count of block {l}'s units in victim {} is off",
+                        self.job_victim
+                    )));
                 }
             }
         }

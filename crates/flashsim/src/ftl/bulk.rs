@@ -25,9 +25,7 @@ impl Ftl {
         while lpn < self.logical_units {
             let ai = (die * self.frontiers) as usize;
             if self.active[ai] == NIL {
-                let b = self.free[die as usize]
-                    .pop_front()
-                    .ok_or(Error::NoFreeBlock { die })?;
+                let b = self.free[die as usize].pop_front().ok_or(Error::NoFreeBlock { die })?;
                 self.state[b as usize] = BlockState::Open;
                 self.next_page[b as usize] = 0;
                 self.active[ai] = b;
