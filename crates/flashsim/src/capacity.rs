@@ -9,7 +9,7 @@ impl Profile {
     /// Mapping units (4 KiB) the host can address: the physical units less the spare. The
     /// page-mapped FTL keeps spare in units; the hybrid FTL maps whole blocks, so its spare is
     /// whole blocks.
-    pub fn logical_units(&self) -> u32 {
+    pub(crate) fn logical_units(&self) -> u32 {
         let geo = Geometry::from_profile(self);
         let spare = self.ftl.spare_factor;
         match self.ftl.mapping {

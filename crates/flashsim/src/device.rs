@@ -255,8 +255,8 @@ impl Device {
 
     /// Program and erase operations that reads have suspended so far (0 on a NAND part
     /// without suspension).
-    pub fn suspensions(&mut self) -> u64 {
-        self.ftl.nand().suspensions()
+    pub fn suspensions(&self) -> u64 {
+        self.ftl.suspensions()
     }
 
     /// Test-only (feature `fault-injection`): swap two logical units' mapping entries, as a

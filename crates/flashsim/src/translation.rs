@@ -24,6 +24,10 @@ pub(crate) trait Translation {
     /// The NAND dies and channels the FTL books its operations on.
     fn nand(&mut self) -> &mut Nand;
 
+    /// Program and erase operations that reads have suspended so far (0 on a NAND part
+    /// without suspension).
+    fn suspensions(&self) -> u64;
+
     /// Running totals since the FTL was created (host requests, NAND operations, GC).
     fn counters(&self) -> &Counters;
 

@@ -15,6 +15,10 @@ impl Translation for Ftl {
         &mut self.nand
     }
 
+    fn suspensions(&self) -> u64 {
+        self.nand.suspensions()
+    }
+
     #[inline]
     fn counters(&self) -> &Counters {
         &self.counters

@@ -16,6 +16,10 @@ impl Translation for HybridFtl {
         &mut self.nand
     }
 
+    fn suspensions(&self) -> u64 {
+        self.nand.suspensions()
+    }
+
     #[inline]
     fn counters(&self) -> &Counters {
         &self.counters
