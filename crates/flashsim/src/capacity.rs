@@ -21,7 +21,8 @@ impl Profile {
         }
     }
 
-    /// Bytes the host can address ([`Profile::logical_units`] × 4 KiB).
+    /// Bytes the host can address: the physical 4 KiB units less the spare (page mapping) or
+    /// the whole blocks less the spare blocks (hybrid mapping), times 4 KiB.
     pub fn logical_bytes(&self) -> u64 {
         u64::from(self.logical_units()) * MAP_UNIT
     }

@@ -87,7 +87,7 @@ pub struct NandConfig {
     /// Channel (NAND bus) transfer rate, 10^6 bytes/s.
     pub channel_mb_s: f64,
     /// Program/erase suspension for reads (`[nand.suspend]`), where the part supports it;
-    /// absent = not supported ([`crate::suspend`]).
+    /// absent = not supported (the model is in flashsim's `suspend.rs`).
     #[serde(default)]
     pub suspend: Option<SuspendConfig>,
 }

@@ -19,7 +19,7 @@
 //! separation avoids. With `gc_by_temperature` GC has two frontiers, and a copied unit goes to
 //! the hot or the cold one by its temperature now (the detector's count, or the host's last
 //! hint), so that hot data GC moves does not end up among cold data either
-//! ([`crate::ftl`]'s `gc_split` module).
+//! (the page-mapped FTL's `ftl/gc_split.rs`).
 //!
 //! The counters are one byte per logical unit in one flat array; aging halves one counter per
 //! host write at a moving cursor, so each counter is halved once per logical pass and no
