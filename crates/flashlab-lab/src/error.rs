@@ -117,6 +117,12 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// `sim waf --separate hint` with a distribution that has no hot zones to hint.
+    #[error("--separate hint needs a zoned distribution (the host knows its hot zones); '{distribution}' has no hint: use --separate detect")]
+    HintNeedsZones {
+        /// The distribution, as fio spells it.
+        distribution: String,
+    },
     /// A job file with no jobs.
     #[error("{file}: no jobs")]
     NoJobs {
@@ -194,5 +200,42 @@ impl Error {
     pub fn within<E: Into<Error>>(context: impl Into<String>) -> impl FnOnce(E) -> Error {
         let context = context.into();
         move |e| e.into().context(context)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages name the file, the table and the field, and a context comes first.
+    #[test]
+    fn messages_name_where() {
+        let t = |table: Option<&str>, field: Option<&str>| {
+            Error::ProfileTable {
+                file: "p.toml".into(),
+                table: table.map(str::to_string),
+                field: field.map(str::to_string),
+                message: "wrong".into(),
+            }
+            .to_string()
+        };
+        assert_eq!(t(Some("[system]"), Some("trim")), "p.toml: [system] field 'trim': wrong");
+        assert_eq!(t(Some("[calibrate]"), None), "p.toml: [calibrate]: wrong");
+        assert_eq!(t(None, None), "p.toml: wrong");
+        let e = Error::NotBlockMultiple { bytes: 100 }.context("rand_io");
+        assert_eq!(e.to_string(), "rand_io: 100 bytes is not a positive multiple of 4 KiB");
+        let e = Error::At {
+            file: "j.fio".into(),
+            line: 3,
+            source: Box::new(Error::RateMin {
+                job: "w".into(),
+                option: "rate_min",
+                direction: "write",
+                wanted: "1000 B/s".into(),
+                got: "10 B/s".into(),
+            }),
+        };
+        assert_eq!(e.to_string(), "j.fio:3: job 'w': rate_min of 1000 B/s for writes not met (10 B/s)");
+        assert!(std::error::Error::source(&e).is_some(), "the cause is kept");
     }
 }

@@ -12,6 +12,8 @@
 //! * [`stack`]: the system stack above the filesystem (shared-storage layer, trim policy).
 //! * [`precondition`]: the device's history before a run (fresh, used, steady).
 //! * [`units`]: sizes and durations as the command line reads them; [`rng`]: seeded randomness.
+//! * [`Error`]: the one error type of all of the above, naming the file, line, field, job or
+//!   flag at fault.
 
 pub mod calibrate;
 pub mod calibrate_loo;

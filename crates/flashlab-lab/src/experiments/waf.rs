@@ -140,13 +140,7 @@ pub(crate) fn waf_profile(cfg: &WafConfig) -> Result<Profile, Error> {
 /// as often as the average block, the detector's threshold too).
 fn zone_hints(dist: &Distribution, n: u64) -> Result<Vec<(u64, u64, bool)>, Error> {
     let Distribution::Zoned(z) = dist else {
-        return Err(Error::Flag {
-            flag: "--separate hint".into(),
-            message: format!(
-                "needs a zoned distribution (the host knows its hot zones); '{}' has no hint: use --separate detect",
-                dist.fio_spelling()
-            ),
-        });
+        return Err(Error::HintNeedsZones { distribution: dist.fio_spelling() });
     };
     let mut sp = 0u64;
     let mut out = Vec::new();
