@@ -364,9 +364,9 @@ mod tests {
 
     #[test]
     fn continue_values() {
-        assert_eq!(continue_on_verify("verify").unwrap(), true);
-        assert_eq!(continue_on_verify("read,write").unwrap(), false);
-        assert_eq!(continue_on_verify("all").unwrap(), true);
+        assert!(continue_on_verify("verify").unwrap());
+        assert!(!continue_on_verify("read,write").unwrap());
+        assert!(continue_on_verify("all").unwrap());
         assert!(continue_on_verify("sometimes").is_err());
     }
 }
