@@ -182,14 +182,15 @@ pub fn tables(r: &Report) -> Vec<Table> {
             ("rotational", ""),
             ("scheduler", ""),
             ("write cache", ""),
-            ("discard", "max / granularity"),
+            // One word, so the unit is not broken after its slash while the table fits 80 columns.
+            ("discard", "max/granularity"),
         ],
     );
     for d in &r.devices {
         let f = &d.facts;
         let discard = match (f.discard.max_bytes, f.discard.granularity) {
             (Some(0), _) => "no".to_string(),
-            (Some(m), g) => format!("{} / {}", bytes(m), g.map(bytes).unwrap_or_else(|| "unknown".into())),
+            (Some(m), g) => format!("{}/{}", bytes(m), g.map(bytes).unwrap_or_else(|| "unknown".into())),
             (None, _) => "unknown".to_string(),
         };
         dev.row(vec![

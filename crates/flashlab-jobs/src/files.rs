@@ -61,7 +61,7 @@ impl Default for FileService {
 impl FileService {
     /// Reads fio's value: `random`, `roundrobin`, `sequential`, each optionally `:N`; or
     /// `zipf[:θ]`, `pareto[:h]`, `normal[:σ]` / `gauss[:σ]`, each optionally `:center`.
-    pub fn parse(v: &str) -> Result<FileService, String> {
+    pub fn parse(v: &str) -> Result<FileService, crate::Error> {
         let (name, n) = match v.split_once(':') {
             Some((a, b)) => (a, Some(b)),
             None => (v, None),
@@ -71,20 +71,28 @@ impl FileService {
             "roundrobin" => FileServiceType::RoundRobin,
             "sequential" => FileServiceType::Sequential,
             "zipf" | "pareto" | "normal" | "gauss" => {
-                let d = Distribution::parse(v, 1024).map_err(|e| e.to_string())?;
+                let d = Distribution::parse(v, 1024)?;
                 return Ok(FileService { kind: FileServiceType::Skewed(d), batch: 1 });
             }
             _ => {
-                return Err(format!(
-                    "bad file_service_type '{name}': expected random, roundrobin, sequential, zipf, pareto, normal or gauss"
-                ))
+                return Err(crate::Error::Bad {
+                    what: "file_service_type",
+                    value: name.to_string(),
+                    expected: "random, roundrobin, sequential, zipf, pareto, normal or gauss".into(),
+                })
             }
         };
         let batch = match n {
             None => 1,
             Some(n) => match n.parse::<u32>() {
                 Ok(b) if b >= 1 => b,
-                _ => return Err(format!("bad ':{n}': expected a whole number of I/Os, at least 1")),
+                _ => {
+                    return Err(crate::Error::Bad {
+                        what: "batch",
+                        value: format!(":{n}"),
+                        expected: "a whole number of I/Os, at least 1".into(),
+                    })
+                }
             },
         };
         Ok(FileService { kind, batch })

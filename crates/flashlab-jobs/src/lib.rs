@@ -24,6 +24,7 @@
 
 pub mod blocksize;
 pub mod distribution;
+mod error;
 pub mod files;
 pub mod job;
 pub mod latency_target;
@@ -35,6 +36,7 @@ pub mod steadystate;
 pub mod units;
 pub mod verify;
 
+pub use error::Error;
 pub use job::{IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};
 pub use options::{OptionClass, OptionInfo};
 pub use parse::{parse_jobfile, parse_jobfile_path, parse_jobfile_with_env, JobFile, JobFileError, Warning};

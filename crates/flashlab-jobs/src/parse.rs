@@ -27,6 +27,7 @@ use crate::job::{Job, Rw};
 use crate::limits;
 use crate::options::{self, OptionClass, OptionInfo};
 use crate::units::{self, SizeSpec, TimeUnit};
+use crate::Error;
 
 /// A parsed job file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -190,6 +191,16 @@ fn strip_comment(line: &str) -> &str {
 
 fn option_key(text: &str) -> &str {
     text.split('=').next().unwrap_or("").trim()
+}
+
+/// A value that is not one of those an option takes: `bad value '4x': expected 0 or 1`.
+fn bad(what: &'static str, v: &str, expected: &str) -> Error {
+    Error::Bad { what, value: v.to_string(), expected: expected.to_string() }
+}
+
+/// A value an option cannot use: `'4k-8k': ranges are not supported by flashlab; ...`.
+fn value(v: &str, problem: String) -> Error {
+    Error::Value { value: v.to_string(), problem }
 }
 
 const RW_VALUES: &str = "read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite";
@@ -395,38 +406,38 @@ impl<'a> Parser<'a> {
             }
             OptionClass::Supported => {}
         }
-        self.apply_supported(job, o).map_err(|m| self.err(o.line, Some(&o.key), m))?;
+        self.apply_supported(job, o).map_err(|m| self.err(o.line, Some(&o.key), m.to_string()))?;
         lines.insert(o.info.name, o.line);
         Ok(())
     }
 
     /// A required, non-empty value.
-    fn need(o: &Opt) -> Result<&str, String> {
+    fn need(o: &Opt) -> Result<&str, Error> {
         match o.value.as_deref() {
-            None => Err(format!("needs a value ('{}=...')", o.key)),
-            Some("") => Err("empty value".to_string()),
+            None => Err(Error::NeedsValue { option: o.key.clone() }),
+            Some("") => Err(Error::Empty),
             Some(v) => Ok(v),
         }
     }
 
     /// fio's FIO_OPT_STR_SET: bare means 1; otherwise 0 or 1.
-    fn flag(o: &Opt) -> Result<bool, String> {
+    fn flag(o: &Opt) -> Result<bool, Error> {
         match o.value.as_deref() {
             None => Ok(true),
             Some(v) => Self::zero_one(v),
         }
     }
 
-    fn zero_one(v: &str) -> Result<bool, String> {
+    fn zero_one(v: &str) -> Result<bool, Error> {
         match v {
             "1" => Ok(true),
             "0" => Ok(false),
-            _ => Err(format!("bad value '{v}': expected 0 or 1")),
+            _ => Err(bad("value", v, "0 or 1")),
         }
     }
 
     /// fio's FIO_OPT_BOOL: fio wants a value; flashlab reads a bare one as 1, with a warning.
-    fn boolean(&mut self, o: &Opt) -> Result<bool, String> {
+    fn boolean(&mut self, o: &Opt) -> Result<bool, Error> {
         match o.value.as_deref() {
             None => {
                 self.warn(o.line, &o.key, format!("read as '{}=1' (fio itself needs the '=1')", o.key));
@@ -449,15 +460,15 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn size(&mut self, o: &Opt, v: &str, kb_base: u32) -> Result<u64, String> {
-        let b = units::parse_size(v, kb_base).map_err(|e| e.to_string())?;
+    fn size(&mut self, o: &Opt, v: &str, kb_base: u32) -> Result<u64, Error> {
+        let b = units::parse_size(v, kb_base)?;
         Self::bounded_bytes(v, b)?;
         self.check_iec(o, v, kb_base);
         Ok(b)
     }
 
-    fn size_spec(&mut self, o: &Opt, v: &str, kb_base: u32) -> Result<SizeSpec, String> {
-        let s = units::parse_size_spec(v, kb_base).map_err(|e| e.to_string())?;
+    fn size_spec(&mut self, o: &Opt, v: &str, kb_base: u32) -> Result<SizeSpec, Error> {
+        let s = units::parse_size_spec(v, kb_base)?;
         if let SizeSpec::Bytes(b) = s {
             Self::bounded_bytes(v, b)?;
         }
@@ -466,53 +477,54 @@ impl<'a> Parser<'a> {
     }
 
     /// Sizes and offsets stay below [`limits::MAX_BYTES`], so offset + size never wraps.
-    fn bounded_bytes(v: &str, b: u64) -> Result<(), String> {
+    fn bounded_bytes(v: &str, b: u64) -> Result<(), Error> {
         if b > limits::MAX_BYTES {
-            return Err(format!("'{v}' is {b} bytes: more than flashlab's limit of {} (1 PiB)", limits::MAX_BYTES));
+            return Err(value(v, format!("{b} bytes: more than flashlab's limit of {} (1 PiB)", limits::MAX_BYTES)));
         }
         Ok(())
     }
 
-    fn bounded_time(v: &str, ns: u64) -> Result<u64, String> {
+    fn bounded_time(v: &str, ns: u64) -> Result<u64, Error> {
         if ns > limits::MAX_DURATION_NS {
-            return Err(format!("'{v}': longer than flashlab's limit of 100 years"));
+            return Err(value(v, "longer than flashlab's limit of 100 years".into()));
         }
         Ok(ns)
     }
 
-    fn count(v: &str, kb_base: u32) -> Result<u64, String> {
-        units::parse_int_suffixed("number", v, kb_base).map_err(|e| e.to_string())
+    fn count(v: &str, kb_base: u32) -> Result<u64, Error> {
+        Ok(units::parse_int_suffixed("number", v, kb_base)?)
     }
 
-    fn count_u32(v: &str, kb_base: u32) -> Result<u32, String> {
+    fn count_u32(v: &str, kb_base: u32) -> Result<u32, Error> {
         let n = Self::count(v, kb_base)?;
-        u32::try_from(n).map_err(|_| format!("bad number '{v}': too large (at most {})", u32::MAX))
+        u32::try_from(n).map_err(|_| value(v, format!("too large (at most {})", u32::MAX)))
     }
 
-    fn percent(v: &str) -> Result<u32, String> {
+    fn percent(v: &str) -> Result<u32, Error> {
         match v.parse::<u32>() {
             Ok(n) if n <= 100 => Ok(n),
-            _ => Err(format!("bad percentage '{v}': expected a whole number from 0 to 100")),
+            _ => Err(bad("percentage", v, "a whole number from 0 to 100")),
         }
     }
 
-    fn time(v: &str, unit: TimeUnit) -> Result<u64, String> {
-        units::parse_time_ns(v, unit).map_err(|e| e.to_string())
+    fn time(v: &str, unit: TimeUnit) -> Result<u64, Error> {
+        Ok(units::parse_time_ns(v, unit)?)
     }
 
     /// A path value: fio separates several files with ':' and escapes a ':' in a name as '\:'.
-    fn path(v: &str) -> Result<String, String> {
+    fn path(v: &str) -> Result<String, Error> {
         let mut names = Self::paths(v)?;
         if names.len() > 1 {
-            return Err(format!(
-                "'{v}' names several directories (':' separates them in fio), which flashlab does not support; write a ':' inside a name as '\\:'"
+            return Err(value(
+                v,
+                "names several directories (':' separates them in fio), which flashlab does not support; write a ':' inside a name as '\\:'".into(),
             ));
         }
         Ok(names.remove(0))
     }
 
     /// fio's ':'-separated list of paths (`filename=a:b:c`), with `\:` escapes resolved.
-    fn paths(v: &str) -> Result<Vec<String>, String> {
+    fn paths(v: &str) -> Result<Vec<String>, Error> {
         let mut names = vec![String::new()];
         let mut chars = v.chars().peekable();
         while let Some(c) = chars.next() {
@@ -526,20 +538,20 @@ impl<'a> Parser<'a> {
             }
         }
         if names.iter().any(String::is_empty) {
-            return Err(format!("'{v}': an empty name in the ':'-separated list"));
+            return Err(value(v, "an empty name in the ':'-separated list".into()));
         }
         if names.len() as u64 > u64::from(limits::MAX_NRFILES) {
-            return Err(format!("'{v}': {} files, at most {}", names.len(), limits::MAX_NRFILES));
+            return Err(value(v, format!("{} files, at most {}", names.len(), limits::MAX_NRFILES)));
         }
         Ok(names)
     }
 
     /// fio's `R,W,T` list for per-direction values (`rate=1m,500k`; `rate=,500k` limits only
     /// writes; one value applies to all directions).
-    fn per_dir<T: Copy + Default>(v: &str, mut one: impl FnMut(&str) -> Result<T, String>) -> Result<[T; 3], String> {
+    fn per_dir<T: Copy + Default>(v: &str, mut one: impl FnMut(&str) -> Result<T, Error>) -> Result<[T; 3], Error> {
         let parts: Vec<&str> = v.split(',').map(str::trim).collect();
         if parts.len() > 3 {
-            return Err(format!("'{v}': at most three values (read,write,trim)"));
+            return Err(value(v, "at most three values (read,write,trim)".into()));
         }
         let mut out = [T::default(); 3];
         if parts.len() == 1 {
@@ -557,12 +569,12 @@ impl<'a> Parser<'a> {
         Ok(out)
     }
 
-    fn per_dir_sizes(&mut self, o: &Opt, kb: u32) -> Result<[u64; 3], String> {
+    fn per_dir_sizes(&mut self, o: &Opt, kb: u32) -> Result<[u64; 3], Error> {
         let v = Self::need(o)?.to_string();
         let mut iec = false;
         let r = Self::per_dir(&v, |p| {
             iec |= units::uses_iec_prefix(p);
-            let b = units::parse_size(p, kb).map_err(|e| e.to_string())?;
+            let b = units::parse_size(p, kb)?;
             Self::bounded_bytes(p, b)?;
             Ok(b)
         })?;
@@ -572,26 +584,26 @@ impl<'a> Parser<'a> {
         Ok(r)
     }
 
-    fn per_dir_counts(o: &Opt, kb: u32) -> Result<[u64; 3], String> {
+    fn per_dir_counts(o: &Opt, kb: u32) -> Result<[u64; 3], Error> {
         Self::per_dir(Self::need(o)?, |p| Self::count(p, kb))
     }
 
-    fn no_range(v: &str) -> Result<(), String> {
+    fn no_range(v: &str) -> Result<(), Error> {
         if v.contains(['-', ':']) && !v.starts_with('-') {
-            Err(format!("'{v}': ranges are not supported by flashlab; give one size"))
+            Err(value(v, "ranges are not supported by flashlab; give one size".into()))
         } else {
             Ok(())
         }
     }
 
-    fn apply_supported(&mut self, job: &mut Job, o: &Opt) -> Result<(), String> {
+    fn apply_supported(&mut self, job: &mut Job, o: &Opt) -> Result<(), Error> {
         let kb = job.kb_base;
         match o.info.name {
             "kb_base" => {
                 job.kb_base = match Self::need(o)? {
                     "1024" => 1024,
                     "1000" => 1000,
-                    v => return Err(format!("bad value '{v}': expected 1000 or 1024")),
+                    v => return Err(bad("value", v, "1000 or 1024")),
                 }
             }
             "rw" => {
@@ -600,7 +612,7 @@ impl<'a> Parser<'a> {
                     Some((b, m)) => (b.trim(), Some(m.trim())),
                     None => (v, None),
                 };
-                job.rw = Rw::from_fio(base).ok_or_else(|| format!("bad value '{v}': expected one of {RW_VALUES}"))?;
+                job.rw = Rw::from_fio(base).ok_or_else(|| bad("value", v, &format!("one of {RW_VALUES}")))?;
                 job.rw_seq_nr = 1;
                 job.rw_seq_add = 0;
                 if let Some(m) = modifier {
@@ -609,7 +621,7 @@ impl<'a> Parser<'a> {
                     if job.rw.is_random() {
                         let n = Self::count(m, kb)?;
                         if n == 0 {
-                            return Err(format!("'{v}': the offset modifier must be at least 1"));
+                            return Err(value(v, "the offset modifier must be at least 1".into()));
                         }
                         job.rw_seq_nr = n;
                     } else {
@@ -618,7 +630,7 @@ impl<'a> Parser<'a> {
                 }
             }
             "bssplit" => {
-                let m = crate::blocksize::parse_bssplit(Self::need(o)?, kb).map_err(|e| e.to_string())?;
+                let m = crate::blocksize::parse_bssplit(Self::need(o)?, kb)?;
                 job.bs_read = m.read.max();
                 job.bs_write = m.write.max();
                 job.bs_trim = m.trim.max();
@@ -626,7 +638,7 @@ impl<'a> Parser<'a> {
                 job.bs = job.max_bs();
             }
             "bsrange" => {
-                let m = crate::blocksize::parse_bsrange(Self::need(o)?, kb).map_err(|e| e.to_string())?;
+                let m = crate::blocksize::parse_bsrange(Self::need(o)?, kb)?;
                 job.bs_read = m.read.max();
                 job.bs_write = m.write.max();
                 job.bs_trim = m.trim.max();
@@ -636,19 +648,17 @@ impl<'a> Parser<'a> {
             "bs_unaligned" => job.bs_unaligned = Self::flag(o)?,
             "blockalign" => job.blockalign = self.per_dir_sizes(o, kb)?,
             "random_distribution" => {
-                job.random_distribution =
-                    crate::distribution::Distribution::parse(Self::need(o)?, kb).map_err(|e| e.to_string())?
+                job.random_distribution = crate::distribution::Distribution::parse(Self::need(o)?, kb)?
             }
             "percentage_random" => {
-                job.percentage_random =
-                    crate::distribution::PercentageRandom::parse(Self::need(o)?).map_err(|e| e.to_string())?
+                job.percentage_random = crate::distribution::PercentageRandom::parse(Self::need(o)?)?
             }
             "norandommap" => job.norandommap = Self::flag(o)?,
             "rw_sequencer" => {
                 job.rw_sequencer_identical = match Self::need(o)? {
                     "sequential" => false,
                     "identical" => true,
-                    v => return Err(format!("bad value '{v}': expected sequential or identical")),
+                    v => return Err(bad("value", v, "sequential or identical")),
                 }
             }
             "rate" => job.rate = self.per_dir_sizes(o, kb)?,
@@ -659,7 +669,7 @@ impl<'a> Parser<'a> {
                 job.rate_poisson = match Self::need(o)? {
                     "linear" => false,
                     "poisson" => true,
-                    v => return Err(format!("bad value '{v}': expected linear or poisson")),
+                    v => return Err(bad("value", v, "linear or poisson")),
                 }
             }
             "buffer_compress_percentage" => job.buffer_compress_percentage = Self::percent(Self::need(o)?)?,
@@ -670,7 +680,7 @@ impl<'a> Parser<'a> {
                 let ns = Self::bounded_time(v, Self::time(v, TimeUnit::Seconds)?)?;
                 // fio keeps whole seconds; a window under one second would hold no sample.
                 if ns > 0 && ns < crate::steadystate::CHECK_INTERVAL_NS {
-                    return Err(format!("'{v}': the window must be at least one second (fio samples once a second)"));
+                    return Err(value(v, "the window must be at least one second (fio samples once a second)".into()));
                 }
                 job.steadystate.dur_s = ns / crate::steadystate::CHECK_INTERVAL_NS;
             }
@@ -692,7 +702,7 @@ impl<'a> Parser<'a> {
             "loops" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
                 if n == 0 {
-                    return Err("loops must be at least 1".to_string());
+                    return Err(Error::Must { what: "loops".into(), rule: "at least 1" });
                 }
                 job.loops = n;
             }
@@ -702,10 +712,10 @@ impl<'a> Parser<'a> {
                 let v = Self::need(o)?;
                 let parts: Vec<&str> = v.split(',').map(str::trim).collect();
                 if parts.len() > 3 {
-                    return Err(format!("'{v}': at most three sizes (bs=read,write,trim)"));
+                    return Err(value(v, "at most three sizes (bs=read,write,trim)".into()));
                 }
                 if parts.iter().all(|p| p.is_empty()) {
-                    return Err("empty value".to_string());
+                    return Err(Error::Empty);
                 }
                 let mut sizes = [None; 3];
                 for (i, p) in parts.iter().enumerate() {
@@ -713,13 +723,14 @@ impl<'a> Parser<'a> {
                         continue;
                     }
                     if p.contains(['-', ':']) {
-                        return Err(format!(
-                            "'{p}': block-size ranges are not supported by flashlab; give one size per direction"
+                        return Err(value(
+                            p,
+                            "block-size ranges are not supported by flashlab; give one size per direction".into(),
                         ));
                     }
                     let b = self.size(o, p, kb)?;
                     if b == 0 {
-                        return Err("block size must be greater than 0".to_string());
+                        return Err(Error::Must { what: "block size".into(), rule: "greater than 0" });
                     }
                     sizes[i] = Some(b);
                 }
@@ -743,7 +754,7 @@ impl<'a> Parser<'a> {
             "size" => {
                 let s = self.size_spec(o, Self::need(o)?, kb)?;
                 if matches!(s, SizeSpec::Bytes(0)) || matches!(s, SizeSpec::Percent(p) if p == 0.0) {
-                    return Err("size must be greater than 0".to_string());
+                    return Err(Error::Must { what: "size".into(), rule: "greater than 0" });
                 }
                 job.size = Some(s);
             }
@@ -752,22 +763,22 @@ impl<'a> Parser<'a> {
                 let v = Self::need(o)?;
                 Self::no_range(v)?;
                 if v.ends_with('%') {
-                    return Err(format!("'{v}': a percentage is not supported for filesize"));
+                    return Err(value(v, "a percentage is not supported for filesize".into()));
                 }
                 let b = self.size(o, v, kb)?;
                 if b == 0 {
-                    return Err("filesize must be greater than 0".to_string());
+                    return Err(Error::Must { what: "filesize".into(), rule: "greater than 0" });
                 }
                 job.filesize = Some(SizeSpec::Bytes(b));
             }
             "iodepth" | "numjobs" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
                 if n == 0 {
-                    return Err(format!("{} must be at least 1", o.info.name));
+                    return Err(Error::Must { what: o.info.name.into(), rule: "at least 1" });
                 }
                 let max = if o.info.name == "iodepth" { limits::MAX_IODEPTH } else { limits::MAX_NUMJOBS };
                 if n > max {
-                    return Err(format!("{} {n}: at most {max}", o.info.name));
+                    return Err(Error::AtMost { what: o.info.name, value: u64::from(n), max: u64::from(max) });
                 }
                 if o.info.name == "iodepth" {
                     job.iodepth = n;
@@ -778,7 +789,7 @@ impl<'a> Parser<'a> {
             "io_size" => {
                 let v = Self::need(o)?;
                 if v.ends_with('%') {
-                    return Err(format!("'{v}': a percentage is not supported for io_size"));
+                    return Err(value(v, "a percentage is not supported for io_size".into()));
                 }
                 let b = self.size(o, v, kb)?;
                 job.io_size = (b > 0).then_some(b);
@@ -786,7 +797,7 @@ impl<'a> Parser<'a> {
             "number_ios" => {
                 let n = Self::count(Self::need(o)?, kb)?;
                 if n > limits::MAX_IOS {
-                    return Err(format!("number_ios {n}: at most {}", limits::MAX_IOS));
+                    return Err(Error::AtMost { what: "number_ios", value: n, max: limits::MAX_IOS });
                 }
                 job.number_ios = (n > 0).then_some(n);
             }
@@ -816,11 +827,11 @@ impl<'a> Parser<'a> {
                         .parse()
                         .ok()
                         .filter(|x: &f64| x.is_finite() && (0.0..=100.0).contains(x))
-                        .ok_or_else(|| format!("bad percentile '{p}': expected a number from 0 to 100"))?;
+                        .ok_or_else(|| bad("percentile", p, "a number from 0 to 100"))?;
                     list.push(x);
                 }
                 if list.len() > 20 {
-                    return Err("at most 20 percentiles (as fio)".to_string());
+                    return Err(value(v, "at most 20 percentiles (as fio)".into()));
                 }
                 list.sort_by(f64::total_cmp);
                 list.dedup();
@@ -834,14 +845,14 @@ impl<'a> Parser<'a> {
             "nrfiles" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
                 if n == 0 || n > limits::MAX_NRFILES {
-                    return Err(format!("nrfiles {n}: expected 1 to {}", limits::MAX_NRFILES));
+                    return Err(bad("nrfiles", &n.to_string(), &format!("1 to {}", limits::MAX_NRFILES)));
                 }
                 job.nrfiles = n;
             }
             "openfiles" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
                 if n == 0 {
-                    return Err("openfiles must be at least 1".to_string());
+                    return Err(Error::Must { what: "openfiles".into(), rule: "at least 1" });
                 }
                 job.openfiles = n;
             }
@@ -849,8 +860,10 @@ impl<'a> Parser<'a> {
             "filename_format" => {
                 let v = Self::need(o)?;
                 if v.contains('/') {
-                    return Err(format!(
-                        "'{v}': flashlab keeps a job's files in one directory; a '/' in filename_format is not supported"
+                    return Err(value(
+                        v,
+                        "flashlab keeps a job's files in one directory; a '/' in filename_format is not supported"
+                            .into(),
                     ));
                 }
                 job.filename_format = Some(v.to_string());
@@ -879,7 +892,7 @@ impl<'a> Parser<'a> {
                     .parse()
                     .ok()
                     .filter(|p: &f64| p.is_finite() && *p > 0.0 && *p <= 100.0)
-                    .ok_or_else(|| format!("bad percentile '{v}': expected a number above 0, at most 100"))?;
+                    .ok_or_else(|| bad("percentile", v, "a number above 0, at most 100"))?;
                 job.latency_target.percentile = p;
             }
             "latency_run" => job.latency_target.run = self.boolean(o)?,
@@ -890,11 +903,11 @@ impl<'a> Parser<'a> {
             "thinktime_blocks" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
                 if n == 0 {
-                    return Err("thinktime_blocks must be at least 1".to_string());
+                    return Err(Error::Must { what: "thinktime_blocks".into(), rule: "at least 1" });
                 }
                 job.thinktime_blocks = n;
             }
-            other => return Err(format!("internal: supported option '{other}' has no handler")),
+            other => return Err(Error::Internal { option: other.to_string() }),
         }
         Ok(())
     }

@@ -61,30 +61,42 @@ impl SteadyState {
     /// Reads fio's `steadystate=` value (`iops:5`, `iops_slope:0.1%`, `bw:10%`,
     /// `bw_slope:1m`, ...) into the criterion fields of `self`; an absolute bandwidth limit
     /// is a size read with `kb_base`.
-    pub fn parse_criterion(&mut self, v: &str, kb_base: u32) -> Result<(), String> {
-        let (name, limit) = v
-            .split_once(':')
-            .ok_or_else(|| format!("'{v}': fio needs a threshold after the criterion (e.g. 'iops_slope:0.1%')"))?;
+    pub fn parse_criterion(&mut self, v: &str, kb_base: u32) -> Result<(), crate::Error> {
+        use crate::Error;
+        let bad = |what: &'static str, value: &str, expected: &str| Error::Bad {
+            what,
+            value: value.to_string(),
+            expected: expected.to_string(),
+        };
+        let (name, limit) = v.split_once(':').ok_or_else(|| Error::Value {
+            value: v.to_string(),
+            problem: "fio needs a threshold after the criterion (e.g. 'iops_slope:0.1%')".into(),
+        })?;
         let (metric, slope) = match name {
             "iops" => (SsMetric::Iops, false),
             "iops_slope" => (SsMetric::Iops, true),
             "bw" => (SsMetric::Bw, false),
             "bw_slope" => (SsMetric::Bw, true),
             "lat" | "lat_slope" => {
-                return Err(format!("'{name}': latency criteria are not supported (fio 3.33 has none either)"))
+                return Err(Error::Value {
+                    value: name.to_string(),
+                    problem: "latency criteria are not supported (fio 3.33 has none either)".into(),
+                })
             }
-            _ => return Err(format!("bad criterion '{name}': expected iops, iops_slope, bw or bw_slope")),
+            _ => return Err(bad("criterion", name, "iops, iops_slope, bw or bw_slope")),
         };
         let limit = limit.trim();
         let (pct, value) = match limit.strip_suffix('%') {
-            Some(p) => (true, p.trim().parse::<f64>().map_err(|_| format!("bad percentage '{limit}'"))?),
-            None if metric == SsMetric::Iops => {
-                (false, limit.parse::<f64>().map_err(|_| format!("bad IOPS threshold '{limit}'"))?)
+            Some(p) => {
+                (true, p.trim().parse::<f64>().map_err(|_| bad("percentage", limit, "a number before the '%'"))?)
             }
-            None => (false, crate::units::parse_size(limit, kb_base).map_err(|e| e.to_string())? as f64),
+            None if metric == SsMetric::Iops => {
+                (false, limit.parse::<f64>().map_err(|_| bad("IOPS threshold", limit, "a number"))?)
+            }
+            None => (false, crate::units::parse_size(limit, kb_base)? as f64),
         };
         if !value.is_finite() || value < 0.0 {
-            return Err(format!("bad threshold '{limit}': must be a non-negative number"));
+            return Err(bad("threshold", limit, "a non-negative number"));
         }
         self.metric = metric;
         self.slope = slope;
@@ -312,9 +324,9 @@ mod tests {
         assert!(!s.slope && !s.pct && s.metric == SsMetric::Bw && s.limit == 1048576.0);
         assert_eq!(ss("iops:20", 3).limit, 20.0);
         let mut d = SteadyState::default();
-        assert!(d.parse_criterion("iops", 1024).unwrap_err().contains("threshold"));
+        assert!(d.parse_criterion("iops", 1024).unwrap_err().to_string().contains("threshold"));
         assert!(d.parse_criterion("lat:5ms", 1024).is_err());
-        assert!(d.parse_criterion("frob:1", 1024).unwrap_err().contains("criterion"));
+        assert!(d.parse_criterion("frob:1", 1024).unwrap_err().to_string().contains("criterion"));
         assert!(d.parse_criterion("iops:x%", 1024).is_err());
     }
 

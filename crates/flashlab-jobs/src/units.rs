@@ -167,8 +167,8 @@ fn split_number<'a>(what: &'static str, input: &str, s: &'a str) -> Result<(u64,
     Ok((v, rest))
 }
 
-/// The multiplier for a size suffix, or an error message. `suffix` is lower-cased.
-fn size_multiplier(suffix: &str, kb_base: u32) -> Result<u64, String> {
+/// The multiplier for a size suffix, or why the suffix is refused. `suffix` is lower-cased.
+fn size_multiplier(suffix: &str, kb_base: u32) -> Result<u64, SuffixError> {
     if suffix.is_empty() || suffix == "b" {
         return Ok(1);
     }
@@ -181,12 +181,8 @@ fn size_multiplier(suffix: &str, kb_base: u32) -> Result<u64, String> {
         'g' => 3,
         't' => 4,
         'p' => 5,
-        'z' => return Err("fio's zone suffix 'z' is not supported".to_string()),
-        _ => {
-            return Err(format!(
-                "unknown suffix '{suffix}' (expected k, m, g, t or p, optionally followed by b, i or ib)"
-            ))
-        }
+        'z' => return Err(SuffixError::Zone),
+        _ => return Err(SuffixError::Unknown(suffix.to_string())),
     };
     let base: u64 = match rest {
         "" | "b" => kb_base as u64,
@@ -198,13 +194,20 @@ fn size_multiplier(suffix: &str, kb_base: u32) -> Result<u64, String> {
                 1000
             }
         }
-        _ => {
-            return Err(format!(
-                "unknown suffix '{suffix}' (expected k, m, g, t or p, optionally followed by b, i or ib)"
-            ))
-        }
+        _ => return Err(SuffixError::Unknown(suffix.to_string())),
     };
     Ok(base.pow(pow))
+}
+
+/// Why a size suffix is refused (the unit error's reason).
+#[derive(Debug, thiserror::Error)]
+enum SuffixError {
+    /// fio's `z` (zones).
+    #[error("fio's zone suffix 'z' is not supported")]
+    Zone,
+    /// Anything else.
+    #[error("unknown suffix '{0}' (expected k, m, g, t or p, optionally followed by b, i or ib)")]
+    Unknown(String),
 }
 
 fn check_kb_base(what: &'static str, input: &str, kb_base: u32) -> Result<(), UnitError> {
@@ -226,7 +229,8 @@ pub(crate) fn parse_int_suffixed(what: &'static str, s: &str, kb_base: u32) -> R
     if suffix.ends_with('%') {
         return Err(UnitError::new(what, input, "a percentage is not allowed here"));
     }
-    let mult = size_multiplier(&suffix.to_ascii_lowercase(), kb_base).map_err(|r| UnitError::new(what, input, r))?;
+    let mult = size_multiplier(&suffix.to_ascii_lowercase(), kb_base)
+        .map_err(|r| UnitError::new(what, input, r.to_string()))?;
     v.checked_mul(mult).ok_or_else(|| UnitError::new(what, input, "too large (more than 2^64-1 bytes)"))
 }
 

@@ -9,6 +9,7 @@
 //! data written to every block. This module only reads the options (fio's names, values and
 //! defaults, from fio's HOWTO "Verification").
 
+use crate::Error;
 use serde::{Deserialize, Serialize};
 
 /// The checksum stored in every block's header (`verify=`).
@@ -44,7 +45,7 @@ impl VerifyMethod {
     }
 
     /// Reads fio's `verify=` value; `Err` says what flashlab accepts.
-    pub fn parse(v: &str) -> Result<VerifyMethod, String> {
+    pub fn parse(v: &str) -> Result<VerifyMethod, Error> {
         Ok(match v {
             "0" | "none" => VerifyMethod::None,
             "crc32c" | "crc32c-intel" => VerifyMethod::Crc32c,
@@ -54,12 +55,14 @@ impl VerifyMethod {
             "pattern" => VerifyMethod::Pattern,
             "crc64" | "crc32" | "crc16" | "crc7" | "xxhash" | "sha512" | "sha1" | "sha3-224" | "sha3-256"
             | "sha3-384" | "sha3-512" | "pattern_hdr" | "null" => {
-                return Err(format!(
-                    "verify={v} is fio's, but flashlab implements crc32c (crc32c-intel), md5, sha256, meta and pattern"
-                ))
+                return Err(Error::FioVerifyMethod { method: v.to_string() })
             }
             _ => {
-                return Err(format!("bad value '{v}': expected crc32c, crc32c-intel, md5, sha256, meta, pattern or 0"))
+                return Err(Error::Bad {
+                    what: "value",
+                    value: v.to_string(),
+                    expected: "crc32c, crc32c-intel, md5, sha256, meta, pattern or 0".into(),
+                })
             }
         })
     }
@@ -124,36 +127,40 @@ impl VerifyOptions {
 /// first as fio writes it), a decimal number (1 to 4 bytes, little-endian as fio stores an
 /// int), or a quoted string (`"abcd"`); several may be concatenated with nothing between.
 /// fio's `%o` (the block's offset) and the `-N` repeat suffix are errors.
-pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
+pub fn parse_pattern(v: &str) -> Result<Vec<u8>, Error> {
+    let bad = |problem: String| Error::Value { value: v.to_string(), problem };
     let mut out = Vec::new();
     let mut rest = v.trim();
     if rest.is_empty() {
-        return Err("empty pattern".into());
+        return Err(Error::Empty);
     }
     while !rest.is_empty() {
         if rest.starts_with("%o") {
-            return Err("'%o' (the block offset) in verify_pattern is not supported by flashlab".into());
+            return Err(Error::Value {
+                value: "%o".into(),
+                problem: "the block offset in verify_pattern is not supported by flashlab".into(),
+            });
         }
         if let Some(body) = rest.strip_prefix('"').or_else(|| rest.strip_prefix('\'')) {
             let q = rest.as_bytes()[0] as char;
-            let end = body.find(q).ok_or_else(|| format!("'{v}': unterminated quoted string"))?;
+            let end = body.find(q).ok_or_else(|| bad("unterminated quoted string".into()))?;
             out.extend_from_slice(&body.as_bytes()[..end]);
             rest = &body[end + 1..];
         } else if let Some(hex) = rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
             let n = hex.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(hex.len());
             let digits = &hex[..n];
             if digits.is_empty() {
-                return Err(format!("'{v}': '0x' without hex digits"));
+                return Err(bad("'0x' without hex digits".into()));
             }
             // Odd digit counts get a leading zero, as fio pads.
             let padded = if digits.len() % 2 == 1 { format!("0{digits}") } else { digits.to_string() };
             for i in (0..padded.len()).step_by(2) {
-                out.push(u8::from_str_radix(&padded[i..i + 2], 16).map_err(|e| format!("'{v}': {e}"))?);
+                out.push(u8::from_str_radix(&padded[i..i + 2], 16).map_err(|e| bad(e.to_string()))?);
             }
             rest = &hex[n..];
         } else if rest.starts_with(|c: char| c.is_ascii_digit()) {
             let n = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-            let x: u32 = rest[..n].parse().map_err(|_| format!("'{v}': a decimal pattern must fit 32 bits"))?;
+            let x: u32 = rest[..n].parse().map_err(|_| bad("a decimal pattern must fit 32 bits".into()))?;
             let bytes = x.to_le_bytes();
             let used = if x <= 0xff {
                 1
@@ -167,28 +174,34 @@ pub fn parse_pattern(v: &str) -> Result<Vec<u8>, String> {
             out.extend_from_slice(&bytes[..used]);
             rest = &rest[n..];
         } else {
-            return Err(format!(
-                "'{v}': expected a hex number (0x...), a decimal number or a quoted string (at '{rest}')"
-            ));
+            return Err(bad(format!(
+                "expected a hex number (0x...), a decimal number or a quoted string (at '{rest}')"
+            )));
         }
         rest = rest.trim_start();
     }
     if out.len() > 512 {
-        return Err(format!("'{v}': at most 512 bytes of pattern"));
+        return Err(bad("at most 512 bytes of pattern".into()));
     }
     Ok(out)
 }
 
 /// fio's `continue_on_error` value: does it continue after a verify error? (`none`/`0`: no;
 /// `verify`, `all`, `1`: yes; `read`, `write`, `io`: only other errors.)
-pub fn continue_on_verify(v: &str) -> Result<bool, String> {
+pub fn continue_on_verify(v: &str) -> Result<bool, Error> {
     let mut any = false;
     for part in v.split(',').map(str::trim) {
         match part {
             "none" | "0" => {}
             "verify" | "all" | "1" => any = true,
             "read" | "write" | "io" => {}
-            _ => return Err(format!("bad value '{part}': expected none, read, write, io, verify, all, 0 or 1")),
+            _ => {
+                return Err(Error::Bad {
+                    what: "value",
+                    value: part.to_string(),
+                    expected: "none, read, write, io, verify, all, 0 or 1".into(),
+                })
+            }
         }
     }
     Ok(any)
@@ -211,20 +224,20 @@ pub const HEADER_BYTES: u64 = 48;
 /// The longest checksum (SHA-256).
 pub const MAX_CHECKSUM_BYTES: u64 = 32;
 
-fn zero_one(v: &str) -> Result<bool, String> {
+fn zero_one(v: &str) -> Result<bool, Error> {
     match v {
         "1" => Ok(true),
         "0" => Ok(false),
-        _ => Err(format!("bad value '{v}': expected 0 or 1")),
+        _ => Err(Error::Bad { what: "value", value: v.to_string(), expected: "0 or 1".into() }),
     }
 }
 
-fn count(v: &str, kb_base: u32) -> Result<u64, String> {
-    crate::units::parse_int_suffixed("number", v, kb_base).map_err(|e| e.to_string())
+fn count(v: &str, kb_base: u32) -> Result<u64, Error> {
+    Ok(crate::units::parse_int_suffixed("number", v, kb_base)?)
 }
 
 /// Applies option `name` (one of [`OPTION_NAMES`]) with value `v`.
-pub fn apply(o: &mut VerifyOptions, name: &str, v: &str, kb_base: u32) -> Result<(), String> {
+pub fn apply(o: &mut VerifyOptions, name: &str, v: &str, kb_base: u32) -> Result<(), Error> {
     match name {
         "verify" => o.method = VerifyMethod::parse(v)?,
         "do_verify" => o.do_verify = zero_one(v)?,
@@ -232,15 +245,15 @@ pub fn apply(o: &mut VerifyOptions, name: &str, v: &str, kb_base: u32) -> Result
         "verify_backlog" => o.backlog = count(v, kb_base)?,
         "verify_backlog_batch" => o.backlog_batch = count(v, kb_base)?,
         "verify_interval" => {
-            let b = crate::units::parse_size(v, kb_base).map_err(|e| e.to_string())?;
+            let b = crate::units::parse_size(v, kb_base)?;
             if b > u64::from(u32::MAX) {
-                return Err(format!("'{v}': at most 4 GiB"));
+                return Err(Error::Value { value: v.to_string(), problem: "at most 4 GiB".into() });
             }
             o.interval = b;
         }
         "verify_pattern" => o.pattern = parse_pattern(v)?,
         "continue_on_error" => o.continue_on_error = continue_on_verify(v)?,
-        other => return Err(format!("internal: '{other}' is not a verify option")),
+        other => return Err(Error::Internal { option: other.to_string() }),
     }
     Ok(())
 }
@@ -306,11 +319,11 @@ mod tests {
 
     #[test]
     fn methods() {
-        assert_eq!(VerifyMethod::parse("crc32c-intel"), Ok(VerifyMethod::Crc32c));
-        assert_eq!(VerifyMethod::parse("md5"), Ok(VerifyMethod::Md5));
-        assert_eq!(VerifyMethod::parse("0"), Ok(VerifyMethod::None));
-        assert!(VerifyMethod::parse("xxhash").unwrap_err().contains("flashlab implements"));
-        assert!(VerifyMethod::parse("frob").unwrap_err().contains("expected crc32c"));
+        assert_eq!(VerifyMethod::parse("crc32c-intel").unwrap(), VerifyMethod::Crc32c);
+        assert_eq!(VerifyMethod::parse("md5").unwrap(), VerifyMethod::Md5);
+        assert_eq!(VerifyMethod::parse("0").unwrap(), VerifyMethod::None);
+        assert!(VerifyMethod::parse("xxhash").unwrap_err().to_string().contains("flashlab implements"));
+        assert!(VerifyMethod::parse("frob").unwrap_err().to_string().contains("expected crc32c"));
     }
 
     #[test]
@@ -320,8 +333,8 @@ mod tests {
         assert_eq!(parse_pattern("255").unwrap(), vec![0xff]);
         assert_eq!(parse_pattern("258").unwrap(), vec![0x02, 0x01]);
         assert_eq!(parse_pattern("0xff\"ab\"").unwrap(), vec![0xff, b'a', b'b']);
-        assert!(parse_pattern("%o").unwrap_err().contains("not supported"));
-        assert!(parse_pattern("\"ab").unwrap_err().contains("unterminated"));
+        assert!(parse_pattern("%o").unwrap_err().to_string().contains("not supported"));
+        assert!(parse_pattern("\"ab").unwrap_err().to_string().contains("unterminated"));
         assert!(parse_pattern("zz").is_err());
     }
 
@@ -345,15 +358,15 @@ mod tests {
         assert!(e.contains("6144 is not a multiple of the verify interval 4096"), "{e}");
         let e = parse("[a]\nrw=write\nbs=4k\nverify=sha256\nverify_interval=64\n").unwrap_err();
         assert!(e.contains("smaller than flashlab's 80-byte verify header"), "{e}");
-        assert!(parse("[a]\nrw=write\nverify=xxhash\n").unwrap_err().contains("flashlab implements"));
-        assert!(parse("[a]\nrw=write\nverify_only=1\n").unwrap_err().contains("not supported"));
+        assert!(parse("[a]\nrw=write\nverify=xxhash\n").unwrap_err().to_string().contains("flashlab implements"));
+        assert!(parse("[a]\nrw=write\nverify_only=1\n").unwrap_err().to_string().contains("not supported"));
     }
 
     #[test]
     fn continue_values() {
-        assert_eq!(continue_on_verify("verify"), Ok(true));
-        assert_eq!(continue_on_verify("read,write"), Ok(false));
-        assert_eq!(continue_on_verify("all"), Ok(true));
+        assert!(continue_on_verify("verify").unwrap());
+        assert!(!continue_on_verify("read,write").unwrap());
+        assert!(continue_on_verify("all").unwrap());
         assert!(continue_on_verify("sometimes").is_err());
     }
 }

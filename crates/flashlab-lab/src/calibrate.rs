@@ -18,10 +18,12 @@ use crate::fs::FsConfig;
 use crate::precondition::Precondition;
 use crate::protocol::{run_protocol, Protocol};
 use crate::units::parse_cli_size;
+use crate::Error;
 use flashlab_jobs::Rw;
 use flashsim::Profile;
 use serde::{Deserialize, Serialize};
 
+/// A profile's `[calibrate]` table: the published numbers and how to reproduce them.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CalibrationSpec {
@@ -41,8 +43,10 @@ pub struct CalibrationSpec {
     /// ([`crate::calibrate_loo`]).
     #[serde(default)]
     pub knobs: Vec<String>,
+    /// The published rows of a `protocol` procedure.
     #[serde(default)]
     pub row: Vec<RowSpec>,
+    /// The datasheet figures of a `vendor` procedure.
     #[serde(default)]
     pub vendor: Option<VendorSpec>,
 }
@@ -51,10 +55,15 @@ pub struct CalibrationSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RowSpec {
+    /// The protocol's four-corner step the row was measured after.
     pub label: String,
+    /// Sequential read, MB/s.
     pub seq_read_mbs: Option<f64>,
+    /// Sequential write, MB/s.
     pub seq_write_mbs: Option<f64>,
+    /// Random read, MB/s.
     pub rand_read_mbs: Option<f64>,
+    /// Random write, MB/s.
     pub rand_write_mbs: Option<f64>,
 }
 
@@ -62,9 +71,13 @@ pub struct RowSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VendorSpec {
+    /// Sequential read, MB/s.
     pub seq_read_mbs: Option<f64>,
+    /// Sequential write, MB/s.
     pub seq_write_mbs: Option<f64>,
+    /// 4 KiB random read IOPS.
     pub rand_read_iops: Option<f64>,
+    /// 4 KiB random write IOPS.
     pub rand_write_iops: Option<f64>,
     /// Queue depth of every test (default 32; a device without a command queue runs QD1 anyway).
     #[serde(default)]
@@ -80,23 +93,32 @@ pub struct VendorSpec {
 /// One compared number.
 #[derive(Debug, Clone, Serialize)]
 pub struct Cell {
+    /// The published row.
     pub row: String,
+    /// What is compared (`seq write MB/s`, `rand read IOPS`).
     pub metric: String,
+    /// The published number.
     pub published: f64,
+    /// The simulated number.
     pub simulated: f64,
     /// (simulated - published) / published.
     pub error: f64,
 }
 
+/// The outcome of a calibration: every published number beside the simulated one.
 #[derive(Debug, Clone, Serialize)]
 pub struct CalibrationReport {
+    /// The profile's name.
     pub profile: String,
+    /// Where the published numbers come from.
     pub source: String,
+    /// `protocol` or `vendor`.
     pub procedure: String,
     /// The simulated filesystem the procedure ran on (the profile's `[system]`).
     pub filesystem: String,
     /// The device's history before the procedure.
     pub precondition: Precondition,
+    /// The compared numbers.
     pub cells: Vec<Cell>,
 }
 
@@ -105,19 +127,33 @@ impl CalibrationReport {
     pub fn worst(&self) -> f64 {
         self.cells.iter().map(|c| c.error.abs()).fold(0.0, f64::max)
     }
+    /// The cell of `row` and `metric`, if published.
     pub fn cell(&self, row: &str, metric: &str) -> Option<&Cell> {
         self.cells.iter().find(|c| c.row == row && c.metric == metric)
     }
 }
 
+/// An error about `table`'s `field` in profile `source`.
+fn table_error(source: &str, table: Option<&str>, field: Option<&str>, message: String) -> Error {
+    Error::ProfileTable {
+        file: source.to_string(),
+        table: table.map(str::to_string),
+        field: field.map(str::to_string),
+        message,
+    }
+}
+
 /// A published number is a positive, finite measurement: NaN, infinity, zero or a negative
 /// value would make every relative error meaningless (and a NaN error compares as "fine").
-fn published_numbers(source: &str, table: &str, fields: &[(&str, Option<f64>)]) -> Result<(), String> {
+fn published_numbers(source: &str, table: &str, fields: &[(&str, Option<f64>)]) -> Result<(), Error> {
     for (field, v) in fields {
         if let Some(v) = v {
             if !(v.is_finite() && *v > 0.0 && *v <= 1e12) {
-                return Err(format!(
-                    "{source}: {table} field '{field}': {v} is not a published measurement (a number > 0 and <= 1e12)"
+                return Err(table_error(
+                    source,
+                    Some(table),
+                    Some(field),
+                    format!("{v} is not a published measurement (a number > 0 and <= 1e12)"),
                 ));
             }
         }
@@ -127,21 +163,27 @@ fn published_numbers(source: &str, table: &str, fields: &[(&str, Option<f64>)]) 
 
 impl CalibrationSpec {
     /// The `[calibrate]` table of `profile`; errors name the profile (`source`) and the field.
-    pub fn of(profile: &Profile, source: &str) -> Result<CalibrationSpec, String> {
-        let table = profile
-            .calibrate
-            .clone()
-            .ok_or_else(|| format!("{source}: profile '{}' has no [calibrate] table to compare with", profile.name))?;
-        let spec: CalibrationSpec =
-            toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| format!("{source}: [calibrate]: {e}"))?;
+    pub fn of(profile: &Profile, source: &str) -> Result<CalibrationSpec, Error> {
+        let bad = |table: &str, field: Option<&str>, message: String| table_error(source, Some(table), field, message);
+        let table = profile.calibrate.clone().ok_or_else(|| {
+            table_error(
+                source,
+                None,
+                None,
+                format!("profile '{}' has no [calibrate] table to compare with", profile.name),
+            )
+        })?;
+        let spec: CalibrationSpec = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| bad("[calibrate]", None, e.to_string()))?;
         match spec.procedure.as_str() {
             "protocol" => {
                 if spec.row.is_empty() {
-                    return Err(format!("{source}: [calibrate]: procedure 'protocol' needs [[calibrate.row]] tables"));
+                    return Err(bad("[calibrate]", None, "procedure 'protocol' needs [[calibrate.row]] tables".into()));
                 }
                 let name = spec.protocol.as_deref().unwrap_or("age");
                 if Protocol::builtin(name).is_none() {
-                    return Err(format!("{source}: [calibrate] field 'protocol': no built-in protocol '{name}'"));
+                    return Err(bad("[calibrate]", Some("protocol"), format!("no built-in protocol '{name}'")));
                 }
                 for r in &spec.row {
                     let fields = [
@@ -155,11 +197,11 @@ impl CalibrationSpec {
             }
             "vendor" => {
                 let v = spec.vendor.as_ref().ok_or_else(|| {
-                    format!("{source}: [calibrate]: procedure 'vendor' needs a [calibrate.vendor] table")
+                    bad("[calibrate]", None, "procedure 'vendor' needs a [calibrate.vendor] table".into())
                 })?;
                 for (field, s) in [("seq_bs", &v.seq_bs), ("span", &v.span)] {
                     if let Some(s) = s {
-                        parse_cli_size(s).map_err(|e| format!("{source}: [calibrate.vendor] field '{field}': {e}"))?;
+                        parse_cli_size(s).map_err(|e| bad("[calibrate.vendor]", Some(field), e.to_string()))?;
                     }
                 }
                 published_numbers(
@@ -173,11 +215,11 @@ impl CalibrationSpec {
                     ],
                 )?;
                 if v.iodepth == Some(0) {
-                    return Err(format!("{source}: [calibrate.vendor] field 'iodepth': must be at least 1"));
+                    return Err(bad("[calibrate.vendor]", Some("iodepth"), "must be at least 1".into()));
                 }
             }
             other => {
-                return Err(format!("{source}: [calibrate] field 'procedure': '{other}' is not 'protocol' or 'vendor'"))
+                return Err(bad("[calibrate]", Some("procedure"), format!("'{other}' is not 'protocol' or 'vendor'")))
             }
         }
         Ok(spec)
@@ -197,14 +239,17 @@ pub fn calibrate(
     spec: &CalibrationSpec,
     seed: u64,
     mut progress: impl FnMut(&str, f64),
-) -> Result<CalibrationReport, String> {
-    let fs = FsConfig::from_profile(profile, &profile.name)?;
+) -> Result<CalibrationReport, Error> {
+    let fs = FsConfig::from_profile(profile, &profile.name).map_err(|e| Error::FsModel(e.to_string()))?;
     let (mut sys, _) = crate::precondition::system(profile, seed, fs, spec.precondition)?;
     let mut cells = Vec::new();
     match spec.procedure.as_str() {
         "protocol" => {
             let name = spec.protocol.as_deref().unwrap_or("age");
-            let mut proto = Protocol::builtin(name).ok_or_else(|| format!("no built-in protocol '{name}'"))?;
+            let mut proto = Protocol::builtin(name).ok_or_else(|| Error::UnknownProtocol {
+                name: name.to_string(),
+                builtin: crate::protocol::BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
+            })?;
             // Steps after the last compared row cannot change it: stop there.
             let last = proto.steps.iter().rposition(|s| {
                 matches!(s, crate::protocol::Step::FourCorner { label } if spec.row.iter().any(|r| &r.label == label))
@@ -216,9 +261,11 @@ pub fn calibrate(
             let r =
                 run_protocol(&mut sys, &proto, &fc, |i, n, what, f| progress(what, ((i - 1) as f64 + f) / n as f64))?;
             for row in &spec.row {
-                let got = r.steps.iter().find(|s| s.label == row.label).ok_or_else(|| {
-                    format!("[calibrate.row] label '{}': protocol '{name}' has no four-corner step so named", row.label)
-                })?;
+                let got = r
+                    .steps
+                    .iter()
+                    .find(|s| s.label == row.label)
+                    .ok_or_else(|| Error::CalibrateRow { label: row.label.clone(), protocol: name.to_string() })?;
                 cell(&row.label, "seq read MB/s", row.seq_read_mbs, got.seq_read_mbs, &mut cells);
                 cell(&row.label, "seq write MB/s", row.seq_write_mbs, got.seq_write_mbs, &mut cells);
                 cell(&row.label, "rand read MB/s", row.rand_read_mbs, got.rand_read_mbs, &mut cells);
@@ -231,7 +278,7 @@ pub fn calibrate(
             let seq_bs = v.seq_bs.as_deref().map_or(512 << 10, |s| parse_cli_size(s).expect("validated"));
             let span = v.span.as_deref().map_or(1 << 30, |s| parse_cli_size(s).expect("validated"));
             let span = span.min(sys.fs.free_bytes() / 2) / seq_bs * seq_bs;
-            let file = sys.create("calibrate", span).map_err(|e| e.to_string())?;
+            let file = sys.create("calibrate", span)?;
             let tests = [
                 ("seq write", Rw::Write, seq_bs, span),
                 ("seq read", Rw::Read, seq_bs, span),
@@ -244,7 +291,7 @@ pub fn calibrate(
                 job.iodepth = qd;
                 job.io_limit = Some(io);
                 job.seed = seed + i as u64;
-                let r = run_jobs(&mut sys, &[job], |f| progress(what, f)).map_err(|e| e.to_string())?;
+                let r = run_jobs(&mut sys, &[job], |f| progress(what, f))?;
                 let d = if matches!(rw, Rw::Write | Rw::RandWrite) { &r[0].write } else { &r[0].read };
                 got[i] = if bs == 4096 { d.iops() } else { d.bw_bytes_per_sec() / 1e6 };
             }

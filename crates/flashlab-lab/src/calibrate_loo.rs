@@ -12,6 +12,7 @@
 //! that cell for its own fit.
 
 use crate::calibrate::{calibrate, CalibrationReport, CalibrationSpec};
+use crate::Error;
 use flashsim::Profile;
 use serde::Serialize;
 
@@ -21,40 +22,58 @@ pub const FACTORS: [f64; 2] = [0.8, 1.25];
 /// One cell with both errors.
 #[derive(Debug, Clone, Serialize)]
 pub struct LooCell {
+    /// The published row (a protocol step's label).
     pub row: String,
+    /// What is compared (`seq write MB/s`).
     pub metric: String,
+    /// The published number.
     pub published: f64,
     /// Simulated with the profile as it is, and its relative error.
     pub in_sample: f64,
+    /// Relative error of `in_sample`.
     pub in_sample_error: f64,
     /// Predicted by the fit that did not see this cell, and its relative error.
     pub left_out: f64,
+    /// Relative error of `left_out`.
     pub left_out_error: f64,
     /// The design point that fit chose ("profile" or "KNOB x FACTOR").
     pub chosen: String,
 }
 
+/// A profile's leave-one-out check: every cell predicted by the fit that did not see it.
 #[derive(Debug, Clone, Serialize)]
 pub struct LooReport {
+    /// The profile's name.
     pub profile: String,
+    /// The knobs varied (dotted paths into the profile).
     pub knobs: Vec<String>,
+    /// Profiles simulated: the profile itself and each knob moved by each factor.
     pub design_points: usize,
+    /// The cells, in the calibration's order.
     pub cells: Vec<LooCell>,
 }
 
 impl LooReport {
+    /// Largest left-out relative error, in absolute value.
     pub fn worst_left_out(&self) -> f64 {
         self.cells.iter().map(|c| c.left_out_error.abs()).fold(0.0, f64::max)
     }
 }
 
 /// The profile's TOML with the value at dotted `path` multiplied by `factor`.
-fn scaled(text: &str, source: &str, path: &str, factor: f64) -> Result<String, String> {
-    let mut v: toml::Table = text.parse().map_err(|e| format!("{source}: {e}"))?;
+fn scaled(text: &str, source: &str, path: &str, factor: f64) -> Result<String, Error> {
+    let bad_profile = |table: Option<&str>, field: Option<&str>, message: String| Error::ProfileTable {
+        file: source.to_string(),
+        table: table.map(str::to_string),
+        field: field.map(str::to_string),
+        message,
+    };
+    let mut v: toml::Table = text.parse().map_err(|e: toml::de::Error| bad_profile(None, None, e.to_string()))?;
     let mut parts = path.split('.').peekable();
     let mut table = &mut v;
     while let Some(key) = parts.next() {
-        let bad = || format!("{source}: [calibrate] knobs: '{path}' names no number in the profile");
+        let bad =
+            || bad_profile(Some("[calibrate]"), Some("knobs"), format!("'{path}' names no number in the profile"));
         if parts.peek().is_none() {
             let slot = table.get_mut(key).ok_or_else(bad)?;
             *slot = match slot {
@@ -66,7 +85,7 @@ fn scaled(text: &str, source: &str, path: &str, factor: f64) -> Result<String, S
             table = table.get_mut(key).and_then(toml::Value::as_table_mut).ok_or_else(bad)?;
         }
     }
-    toml::to_string(&v).map_err(|e| e.to_string())
+    toml::to_string(&v).map_err(|e| bad_profile(None, None, e.to_string()))
 }
 
 fn msle(r: &CalibrationReport, skip: Option<usize>) -> f64 {
@@ -91,8 +110,8 @@ pub fn leave_one_out(
     source: &str,
     seed: u64,
     mut progress: impl FnMut(f64),
-) -> Result<Option<LooReport>, String> {
-    let profile = Profile::from_toml(source, text).map_err(|e| e.to_string())?;
+) -> Result<Option<LooReport>, Error> {
+    let profile = Profile::from_toml(source, text)?;
     let spec = CalibrationSpec::of(&profile, source)?;
     if spec.knobs.is_empty() {
         return Ok(None);
@@ -101,7 +120,7 @@ pub fn leave_one_out(
     for k in &spec.knobs {
         for f in FACTORS {
             let t = scaled(text, source, k, f)?;
-            let p = Profile::from_toml(source, &t).map_err(|e| format!("{k} x {f}: {e}"))?;
+            let p = Profile::from_toml(source, &t).map_err(Error::within(format!("{k} x {f}")))?;
             points.push((format!("{k} x {f}"), p));
         }
     }
@@ -109,7 +128,7 @@ pub fn leave_one_out(
     let mut runs = Vec::with_capacity(n);
     for (i, (label, p)) in points.iter().enumerate() {
         let r = calibrate(p, &spec, seed, |_, f| progress((i as f64 + f) / n as f64))
-            .map_err(|e| format!("{label}: {e}"))?;
+            .map_err(Error::within(label.as_str()))?;
         runs.push(r);
     }
     let own = &runs[0];

@@ -19,30 +19,43 @@ use flashsim::{Ns, Op};
 /// One job, resolved against a target: which file, which span of it, how much.
 #[derive(Debug, Clone)]
 pub struct JobSpec {
+    /// The job's name (fio's section name).
     pub name: String,
+    /// The stonewalled group the job runs in.
     pub groupid: u32,
+    /// Read, write, trim, or a mix; sequential or random.
     pub rw: Rw,
     /// Percentage of reads in a mixed workload.
     pub rwmixread: u32,
+    /// Block size of reads.
     pub bs_read: u64,
+    /// Block size of writes.
     pub bs_write: u64,
+    /// Block size of trims.
     pub bs_trim: u64,
     /// Where the job's I/O goes.
     pub file: FileId,
     /// Span within the file: [offset, offset + span).
     pub offset: u64,
+    /// Bytes of the file the job covers.
     pub span: u64,
+    /// Requests kept in flight.
     pub iodepth: u32,
     /// Bytes to transfer (fio's `io_size`; defaults to the span).
     pub io_limit: Option<u64>,
+    /// I/Os to issue at most (fio's `number_ios`).
     pub number_ios: Option<u64>,
+    /// Run time limit, ns (fio's `runtime`).
     pub runtime_ns: Option<u64>,
+    /// Keep going over the span until `runtime_ns` is up (fio's `time_based`).
     pub time_based: bool,
+    /// Time at the start not counted in the results, ns (fio's `ramp_time`).
     pub ramp_ns: u64,
     /// Flush after every N writes (fsync / fdatasync), 0 = never.
     pub fsync_every: u32,
     /// Random offsets visit each block once per pass (fio's default); false = `norandommap`.
     pub random_map: bool,
+    /// Seed of the job's offsets.
     pub seed: u64,
     /// Bandwidth sampling interval (fio's default `log_avg_msec` is 500 ms).
     pub interval_ns: u64,
@@ -50,6 +63,7 @@ pub struct JobSpec {
     /// stalls this long before it issues again (0 = never). On the
     /// simulated clock `thinktime_spin` is the same as sleeping, so it is not separate here.
     pub thinktime_ns: u64,
+    /// I/Os between two think times (fio's `thinktime_blocks`).
     pub thinktime_blocks: u32,
     /// A layer between the job and the filesystem that each request crosses on the way in and
     /// on the way out (a FUSE daemon's round trip; see [`crate::stack`]); zero by default.
@@ -72,9 +86,11 @@ pub struct JobSpec {
 pub struct FileRegion {
     /// The file's name (reported per file).
     pub name: String,
+    /// The file.
     pub file: FileId,
     /// The file's I/O lies in [offset, offset + span).
     pub offset: u64,
+    /// Bytes of I/O space in the file.
     pub span: u64,
 }
 
@@ -245,11 +261,15 @@ impl Live {
 /// One completed I/O, as an observer of [`run_jobs_observed`] sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct Completed {
+    /// Index of the job in the specs passed in.
     pub job: usize,
     /// `None` for a flush (fsync).
     pub dir: Option<Ddir>,
+    /// Bytes transferred.
     pub bytes: u64,
+    /// When it was issued (virtual time).
     pub submitted: Ns,
+    /// When it completed (virtual time).
     pub done: Ns,
 }
 

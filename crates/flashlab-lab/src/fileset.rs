@@ -55,7 +55,7 @@ impl FileSet {
     /// The generator of `job` over files of `spans` bytes each; draws its set-up from `rng`
     /// (the engine's generator, seeded with the job's seed), the first file's exactly as a
     /// single-file job does. Errors name the option.
-    pub fn new(job: &Job, spans: &[u64], rng: &mut Rng) -> Result<FileSet, String> {
+    pub fn new(job: &Job, spans: &[u64], rng: &mut Rng) -> Result<FileSet, crate::Error> {
         assert!(!spans.is_empty(), "a job has at least one file");
         let file_seed = rng.clone().next_u64() ^ FILE_SEED;
         let mut gens = Vec::with_capacity(spans.len());

@@ -14,15 +14,19 @@ use flashlab_jobs::Rw;
 use flashlab_measure::{JobResult, LatencySummary};
 use serde::Serialize;
 
+/// The settings of a four-corner run (AndroBench's defaults).
 #[derive(Debug, Clone)]
 pub struct FourCornerConfig {
     /// Size of the test file (the span every test covers).
     pub span: u64,
+    /// Block size of the sequential tests (256 KiB).
     pub seq_bs: u64,
+    /// Block size of the random tests (4 KiB).
     pub rand_bs: u64,
     /// Bytes each random test transfers (random tests cover the span in a random order; a
     /// budget below the span keeps slow devices from taking hours of virtual time).
     pub rand_io: u64,
+    /// Seed of the random tests' offsets.
     pub seed: u64,
     /// The random writes go into a new, empty file (AndroBench 3.x opens its write-test file
     /// with `O_TRUNC` before them) instead of over the file the sequential test wrote. ext4
@@ -48,32 +52,56 @@ impl Default for FourCornerConfig {
 /// One four-corner run. MB/s are 10^6 bytes per second; latencies in microseconds.
 #[derive(Debug, Clone, Serialize)]
 pub struct FourCorner {
+    /// The row's label (`new`, `after fill 1`).
     pub label: String,
+    /// Sequential read bandwidth, MB/s.
     pub seq_read_mbs: f64,
+    /// Sequential write bandwidth, MB/s.
     pub seq_write_mbs: f64,
+    /// Random read bandwidth, MB/s.
     pub rand_read_mbs: f64,
+    /// Random write bandwidth, MB/s.
     pub rand_write_mbs: f64,
+    /// Random read IOPS.
     pub rand_read_iops: f64,
+    /// Random write IOPS.
     pub rand_write_iops: f64,
+    /// Random write median latency, µs.
     pub rand_write_p50_us: f64,
+    /// Random write p99 latency, µs.
     pub rand_write_p99_us: f64,
+    /// Random read median latency, µs.
     pub rand_read_p50_us: f64,
     /// Completion latency of each test, µs: exact mean and max, p99 and p99.9 (clamped to the
     /// exact range, so max >= p99.9 >= p99). QD1, so mean x IOPS = 1 (Little's law).
     pub rand_write_mean_us: f64,
+    /// Random write p99.9 latency, µs.
     pub rand_write_p999_us: f64,
+    /// Random write largest latency, µs.
     pub rand_write_max_us: f64,
+    /// Random read mean latency, µs.
     pub rand_read_mean_us: f64,
+    /// Random read p99 latency, µs.
     pub rand_read_p99_us: f64,
+    /// Random read p99.9 latency, µs.
     pub rand_read_p999_us: f64,
+    /// Random read largest latency, µs.
     pub rand_read_max_us: f64,
+    /// Sequential write mean latency, µs.
     pub seq_write_mean_us: f64,
+    /// Sequential write p99 latency, µs.
     pub seq_write_p99_us: f64,
+    /// Sequential write p99.9 latency, µs.
     pub seq_write_p999_us: f64,
+    /// Sequential write largest latency, µs.
     pub seq_write_max_us: f64,
+    /// Sequential read mean latency, µs.
     pub seq_read_mean_us: f64,
+    /// Sequential read p99 latency, µs.
     pub seq_read_p99_us: f64,
+    /// Sequential read p99.9 latency, µs.
     pub seq_read_p999_us: f64,
+    /// Sequential read largest latency, µs.
     pub seq_read_max_us: f64,
     /// A simulated device after this run (counters cumulative since it was new); real
     /// targets have none.
@@ -82,14 +110,16 @@ pub struct FourCorner {
     /// A simulated filesystem's counters after this run (cumulative since it was made).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub filesystem: Option<FsCounters>,
+    /// Each test's fio-style result (not in the JSON).
     #[serde(skip)]
     pub jobs: Vec<JobResult>,
 }
 
+/// The four-corner test file's name.
 pub const TEST_FILE: &str = "flashlab-four-corner.tmp";
 /// The file the random writes fill when they do not overwrite [`TEST_FILE`]
 /// ([`FourCornerConfig::rand_write_truncated`]).
-pub const RAND_WRITE_FILE: &str = "flashlab-four-corner-rw.tmp";
+pub(crate) const RAND_WRITE_FILE: &str = "flashlab-four-corner-rw.tmp";
 
 fn mbs(r: &JobResult, write: bool) -> f64 {
     let d = if write { &r.write } else { &r.read };

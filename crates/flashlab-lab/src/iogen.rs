@@ -75,7 +75,7 @@ impl IoGen {
     /// The generator of `job` over `span` bytes; draws its set-up from `rng` as [`Offsets`]
     /// did (the engine's generator, seeded with the job's seed). Errors name the option
     /// (a `zoned_abs` zone past the end of the span).
-    pub fn new(job: &Job, span: u64, rng: &mut Rng) -> Result<IoGen, String> {
+    pub fn new(job: &Job, span: u64, rng: &mut Rng) -> Result<IoGen, crate::Error> {
         let random = job.rw.is_random();
         let random_map = !job.norandommap;
         let extra_seed = rng.clone().next_u64() ^ EXTRA_SEED;
@@ -96,7 +96,7 @@ impl IoGen {
                 (None, random_map.then(|| RandomMap::new(blocks)))
             } else {
                 let s = Sampler::new(&job.random_distribution, dir, blocks, align, &mut extra)
-                    .map_err(|e| format!("random_distribution: {e}"))?;
+                    .map_err(crate::Error::within("random_distribution"))?;
                 (Some(s), None)
             };
             dirs.push(DirGen::Full(Box::new(FullGen {
@@ -259,7 +259,7 @@ mod tests {
 /// fio's `rate_min`/`rate_iops_min`: the job failed if a direction ran slower (fio checks
 /// every `rate_cycle` and ends the job; flashlab checks the run's average). `Err` names the
 /// option, the direction and both rates.
-pub fn check_rate_min(job: &Job, result: &flashlab_measure::JobResult) -> Result<(), String> {
+pub fn check_rate_min(job: &Job, result: &flashlab_measure::JobResult) -> Result<(), crate::Error> {
     for (i, (name, d)) in
         [("read", &result.read), ("write", &result.write), ("trim", &result.trim)].into_iter().enumerate()
     {
@@ -269,16 +269,22 @@ pub fn check_rate_min(job: &Job, result: &flashlab_measure::JobResult) -> Result
         let secs = d.runtime_ns as f64 / 1e9;
         let (bw, iops) = (d.io_bytes as f64 / secs, d.ios as f64 / secs);
         if job.rate_min[i] > 0 && bw < job.rate_min[i] as f64 {
-            return Err(format!(
-                "job '{}': rate_min of {} B/s for {name}s not met ({bw:.0} B/s)",
-                job.name, job.rate_min[i]
-            ));
+            return Err(crate::Error::RateMin {
+                job: job.name.clone(),
+                option: "rate_min",
+                direction: name,
+                wanted: format!("{} B/s", job.rate_min[i]),
+                got: format!("{bw:.0} B/s"),
+            });
         }
         if job.rate_iops_min[i] > 0 && iops < job.rate_iops_min[i] as f64 {
-            return Err(format!(
-                "job '{}': rate_iops_min of {} for {name}s not met ({iops:.0} IOPS)",
-                job.name, job.rate_iops_min[i]
-            ));
+            return Err(crate::Error::RateMin {
+                job: job.name.clone(),
+                option: "rate_iops_min",
+                direction: name,
+                wanted: job.rate_iops_min[i].to_string(),
+                got: format!("{iops:.0} IOPS"),
+            });
         }
     }
     Ok(())

@@ -7,6 +7,7 @@ use crate::engine::{run_jobs, JobSpec};
 use crate::fs::FileId;
 use crate::precondition::PreconditionReport;
 use crate::system::SimSystem;
+use crate::Error;
 use flashlab_jobs::{Job, JobFile};
 use flashlab_measure::{fio_json, JobResult, RunMeta};
 use flashsim::Op;
@@ -24,9 +25,9 @@ pub fn run_jobfile(
     file_name: &str,
     precondition: Option<&PreconditionReport>,
     progress: &mut dyn FnMut(usize, usize, f64),
-) -> Result<Vec<JobRun>, String> {
+) -> Result<Vec<JobRun>, Error> {
     if jf.jobs.is_empty() {
-        return Err(format!("{file_name}: no jobs"));
+        return Err(Error::NoJobs { file: file_name.to_string() });
     }
     let groups = jf.run_groups();
     let mut results: Vec<JobRun> = Vec::new();
@@ -38,15 +39,19 @@ pub fn run_jobfile(
                 specs.push(spec(sys, job, g as u32, n, seed.wrapping_add(ji as u64 * 1000 + u64::from(n)), file_name)?);
             }
         }
-        let res = run_jobs(sys, &specs, |f| progress(g, groups.len(), f)).map_err(|e| e.to_string())?;
-        let mut device = serde_json::to_value(sys.device_report()).map_err(|e| e.to_string())?;
+        let res = run_jobs(sys, &specs, |f| progress(g, groups.len(), f))?;
+        let mut device = serde_json::to_value(sys.device_report())?;
         if let Some(pre) = precondition {
-            device["precondition"] = serde_json::to_value(pre).map_err(|e| e.to_string())?;
+            device["precondition"] = serde_json::to_value(pre)?;
         }
         for (mut r, s) in res.into_iter().zip(&specs) {
-            crate::sim_verify::finish(sys, s, &mut r).map_err(|e| e.to_string())?;
+            crate::sim_verify::finish(sys, s, &mut r)?;
             if let Some(job) = &s.job {
-                crate::iogen::check_rate_min(job, &r).map_err(|e| format!("{file_name}:{}: {e}", job.line))?;
+                crate::iogen::check_rate_min(job, &r).map_err(|e| Error::At {
+                    file: file_name.to_string(),
+                    line: job.line,
+                    source: Box::new(e),
+                })?;
             }
             r.extra = Some(device.clone());
             results.push((r, s.rw.fio_name().to_string(), s.bs_write.max(s.bs_read), s.iodepth));
@@ -65,22 +70,24 @@ pub fn fio_document(results: &[JobRun], percentiles: &[f64], timestamp_ms: u64, 
 }
 
 /// Resolve a job against the simulated system: create (and for reads lay out) its file.
-fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name: &str) -> Result<JobSpec, String> {
+fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name: &str) -> Result<JobSpec, Error> {
     let here = format!("{file_name}:{}: job '{}'", job.line, job.name);
+    let cannot =
+        |message: String| Error::Job { file: file_name.to_string(), line: job.line, job: job.name.clone(), message };
     let cap = sys.fs.capacity();
     let multi = job.nr_files() > 1;
     // fio's sizes: `filesize` each, or `size` split over the files (one file: `size`).
     let sizes =
         if multi || job.filesize.is_some() { job.file_sizes(cap) } else { job.size.map(|s| vec![s.resolve(cap)]) }
             .ok_or_else(|| {
-                format!("{here}: no size= (flashlab needs the size of the job's file on a simulated device)")
+                cannot("no size= (flashlab needs the size of the job's file on a simulated device)".into())
             })?;
     if job.rw == flashlab_jobs::Rw::TrimWrite && (job.bs_trim != job.bs_write || job.is_random()) {
-        return Err(format!("{here}: rw=trimwrite needs one block size for trims and writes"));
+        return Err(cannot("rw=trimwrite needs one block size for trims and writes".into()));
     }
     for (name, b) in [("bs (read)", job.bs_read), ("bs (write)", job.bs_write), ("bs (trim)", job.bs_trim)] {
         if b == 0 || b % flashsim::SECTOR != 0 {
-            return Err(format!("{here}: {name} = {b} is not a multiple of the {}-byte sector", flashsim::SECTOR));
+            return Err(cannot(format!("{name} = {b} is not a multiple of the {}-byte sector", flashsim::SECTOR)));
         }
     }
     for d in [flashlab_jobs::IoDir::Read, flashlab_jobs::IoDir::Write, flashlab_jobs::IoDir::Trim] {
@@ -88,16 +95,16 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         let align = job.align(d);
         let bad = sizes.probabilities().into_iter().map(|(b, _)| b).chain([align]).find(|b| b % flashsim::SECTOR != 0);
         if let Some(b) = bad.filter(|_| job.bs_mix.is_some() || job.blockalign.iter().any(|&a| a > 0)) {
-            return Err(format!(
-                "{here}: block size or alignment {b} (bssplit/bsrange/blockalign) is not a multiple of the {}-byte sector",
+            return Err(cannot(format!(
+                "block size or alignment {b} (bssplit/bsrange/blockalign) is not a multiple of the {}-byte sector",
                 flashsim::SECTOR
-            ));
+            )));
         }
         if job.bs_unaligned && job.bs_mix.is_some() {
-            return Err(format!(
-                "{here}: bs_unaligned: a simulated device takes whole {}-byte sectors",
+            return Err(cannot(format!(
+                "bs_unaligned: a simulated device takes whole {}-byte sectors",
                 flashsim::SECTOR
-            ));
+            )));
         }
     }
     let bs = job.max_bs();
@@ -114,7 +121,7 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
     for (name, &size) in names.iter().zip(&sizes) {
         let offset = job.offset.resolve(size);
         if offset + bs > size {
-            return Err(format!("{here}: offset {offset} leaves no room for a {bs}-byte block in a {size}-byte file"));
+            return Err(cannot(format!("offset {offset} leaves no room for a {bs}-byte block in a {size}-byte file")));
         }
         let file = open_or_lay_out(sys, job, name, size, &here)?;
         regions.push(crate::engine::FileRegion { name: name.clone(), file, offset, span: (size - offset) / bs * bs });
@@ -123,7 +130,8 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
     let spans: Vec<u64> = regions.iter().map(|r| r.span).collect();
     let io_limit = if multi || job.filesize.is_some() { Some(job.pass_bytes(cap, &spans)) } else { job.io_size };
     let (bs_read, bs_write, bs_trim) = (job.bs_read, job.bs_write, job.bs_trim);
-    let verify = crate::sim_verify::SimVerifier::new(sys, &job.verify, file, offset, span, &here)?
+    let verify = crate::sim_verify::SimVerifier::new(sys, &job.verify, file, offset, span)
+        .map_err(Error::within(here.as_str()))?
         .map(|v| std::sync::Arc::new(std::sync::Mutex::new(v)));
     Ok(JobSpec {
         name: job.name.clone(),
@@ -157,19 +165,19 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
 
 /// The file `name` of `size` bytes: an existing one at least that large, or a new one, laid
 /// out (written once, not measured) when the job reads, as fio lays out its files.
-fn open_or_lay_out(sys: &mut SimSystem, job: &Job, name: &str, size: u64, here: &str) -> Result<FileId, String> {
+fn open_or_lay_out(sys: &mut SimSystem, job: &Job, name: &str, size: u64, here: &str) -> Result<FileId, Error> {
     if let Some(id) = sys.file_id(name).filter(|&id| sys.file_size(id).is_some_and(|s| s >= size)) {
         return Ok(id);
     }
     if sys.file_id(name).is_some() {
-        sys.delete(name).map_err(|e| e.to_string())?;
+        sys.delete(name)?;
     }
-    let f = sys.create(name, size).map_err(|e| format!("{here}: {e}"))?;
+    let f = sys.create(name, size).map_err(Error::within(here))?;
     if job.rw.has_reads() {
         let mut off = 0;
         while off < size {
             let len = (1u64 << 20).min(size - off);
-            let c = sys.io(sys.now, f, Op::Write, off, len).map_err(|e| e.to_string())?;
+            let c = sys.io(sys.now, f, Op::Write, off, len)?;
             sys.now = c.done;
             off += len;
         }

@@ -34,6 +34,7 @@ use serde::Serialize;
 /// How the system was used before the run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct LivedSpec {
+    /// Seed of the files' sizes and of which ones stay.
     pub seed: u64,
     /// Fraction of the files (by count) that stay.
     pub keep: f64,
@@ -52,9 +53,13 @@ impl LivedSpec {
 /// What the owner's use left.
 #[derive(Debug, Clone, Serialize)]
 pub struct LivedReport {
+    /// Files the owner wrote.
     pub files_written: u64,
+    /// Bytes the owner wrote.
     pub bytes_written: u64,
+    /// Files still there.
     pub files_kept: u64,
+    /// Bytes still there.
     pub bytes_kept: u64,
     /// Bytes trimmed by the fstrim after the deletions (0 without one).
     pub fstrim_bytes: u64,

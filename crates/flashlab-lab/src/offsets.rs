@@ -6,11 +6,23 @@
 
 use crate::rng::Rng;
 
+/// Where a job's next block is, one policy per job.
 #[derive(Debug, Clone)]
 pub enum Offsets {
-    Sequential { next: u64 },
+    /// One block after the other, wrapping at the end of the span.
+    Sequential {
+        /// The next block.
+        next: u64,
+    },
+    /// Every block once per pass, in a random order (fio's random map).
     Random(Permutation),
-    Uniform { blocks: u64, rng: Rng },
+    /// Blocks picked uniformly, repeats allowed (fio's `norandommap`).
+    Uniform {
+        /// Blocks in the span.
+        blocks: u64,
+        /// The generator of the picks.
+        rng: Rng,
+    },
 }
 
 impl Offsets {
@@ -54,6 +66,7 @@ pub struct Permutation {
 }
 
 impl Permutation {
+    /// A permutation of `0..n` drawn from `rng`.
     pub fn new(n: u64, rng: &mut Rng) -> Permutation {
         let bits = 64 - (n.max(2) - 1).leading_zeros();
         let mut p = Permutation {
@@ -81,8 +94,9 @@ impl Permutation {
         self.left_in_pass = self.n;
     }
 
+    /// The next index of the permutation (a new permutation each pass).
     #[inline]
-    pub fn next_index(&mut self) -> u64 {
+    pub(crate) fn next_index(&mut self) -> u64 {
         if self.left_in_pass == 0 {
             self.new_pass();
         }

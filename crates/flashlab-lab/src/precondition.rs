@@ -25,7 +25,8 @@
 
 use crate::fs::{Fs, FsConfig};
 use crate::rng::Rng;
-use crate::system::SimSystem;
+use crate::system::{SimSystem, SysError};
+use crate::Error;
 use flashsim::{Counters, Device, Ns, Op, Profile, Request};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -47,9 +48,11 @@ pub enum Precondition {
 }
 
 impl Precondition {
+    /// Every precondition, in the order the help lists them.
     pub const ALL: [Precondition; 4] =
         [Precondition::Fresh, Precondition::Used, Precondition::Steady, Precondition::Lived];
 
+    /// The name the command line and documents use (`fresh`).
     pub fn name(self) -> &'static str {
         match self {
             Precondition::Fresh => "fresh",
@@ -77,18 +80,22 @@ impl fmt::Display for Precondition {
 }
 
 impl FromStr for Precondition {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Precondition, String> {
-        Precondition::ALL
-            .into_iter()
-            .find(|p| p.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| format!("precondition '{s}': expected fresh, used, steady or lived"))
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Precondition, Error> {
+        Precondition::ALL.into_iter().find(|p| p.name().eq_ignore_ascii_case(s.trim())).ok_or_else(|| {
+            Error::UnknownName {
+                what: "precondition",
+                name: s.to_string(),
+                expected: "fresh, used, steady or lived".into(),
+            }
+        })
     }
 }
 
 /// What preconditioning did, for results documents.
 #[derive(Debug, Clone, Serialize)]
 pub struct PreconditionReport {
+    /// Which precondition it was.
     pub precondition: Precondition,
     /// Bytes mapped in bulk (the sequential pass of `used` and `steady`).
     pub bulk_mapped_bytes: u64,
@@ -152,7 +159,7 @@ const MAX_ROUNDS: usize = 25;
 
 /// SNIA PTS steady state over the last [`WINDOW`] values: their range is at most 20 % of their
 /// mean, and the least-squares line's excursion across the window at most 10 % of it.
-pub fn is_steady(ys: &[f64]) -> bool {
+pub(crate) fn is_steady(ys: &[f64]) -> bool {
     if ys.len() < WINDOW {
         return false;
     }
@@ -172,7 +179,7 @@ pub fn is_steady(ys: &[f64]) -> bool {
 
 /// Bring a new device into the state `p` names; returns what was done and when the device is
 /// ready (the virtual time the run starts at).
-pub fn apply(dev: &mut Device, p: Precondition, seed: u64) -> Result<(PreconditionReport, Ns), String> {
+pub fn apply(dev: &mut Device, p: Precondition, seed: u64) -> Result<(PreconditionReport, Ns), Error> {
     let mut report = PreconditionReport {
         precondition: p,
         bulk_mapped_bytes: 0,
@@ -186,7 +193,7 @@ pub fn apply(dev: &mut Device, p: Precondition, seed: u64) -> Result<(Preconditi
     if matches!(p, Precondition::Fresh | Precondition::Lived) {
         return Ok((report, 0));
     }
-    dev.map_all_sequential().map_err(|e| e.to_string())?;
+    dev.map_all_sequential().map_err(|e| Error::Device(e.to_string()))?;
     report.bulk_mapped_bytes = dev.logical_bytes();
     let mut t: Ns = 0;
     if p == Precondition::Steady {
@@ -201,7 +208,7 @@ pub fn apply(dev: &mut Device, p: Precondition, seed: u64) -> Result<(Preconditi
             let mut n = 0u64;
             while t < end && n < round_units && written < limit {
                 let lpn = rng.below(units);
-                let c = dev.submit(t, &Request::new(Op::Write, lpn * 4096, 4096)).map_err(|e| e.to_string())?;
+                let c = dev.submit(t, &Request::new(Op::Write, lpn * 4096, 4096)).map_err(SysError::from)?;
                 t = c.done;
                 n += 1;
                 written += 1;
@@ -229,7 +236,7 @@ pub fn system(
     seed: u64,
     cfg: FsConfig,
     p: Precondition,
-) -> Result<(SimSystem, PreconditionReport), String> {
+) -> Result<(SimSystem, PreconditionReport), Error> {
     system_with_trim(profile, seed, cfg, p, false)
 }
 
@@ -241,7 +248,7 @@ pub fn system_with_trim(
     cfg: FsConfig,
     p: Precondition,
     fstrim: bool,
-) -> Result<(SimSystem, PreconditionReport), String> {
+) -> Result<(SimSystem, PreconditionReport), Error> {
     let mut dev = Device::new(profile, seed);
     let (mut report, now) = apply(&mut dev, p, seed)?;
     let fs = Fs::new(dev.logical_bytes(), cfg);
@@ -249,7 +256,7 @@ pub fn system_with_trim(
     if p == Precondition::Lived {
         let spec = crate::lived_in::LivedSpec::new(seed, fstrim);
         let t0 = sys.now;
-        let lived = crate::lived_in::live_in(&mut sys, &spec).map_err(|e| format!("lived: {e}"))?;
+        let lived = crate::lived_in::live_in(&mut sys, &spec).map_err(Error::within("lived"))?;
         report.counters = sys.dev.counters();
         sys.dev.reset_counters();
         report.virtual_s = (sys.now - t0) as f64 / 1e9;
@@ -265,10 +272,10 @@ mod tests {
     #[test]
     fn parse_and_print() {
         for p in Precondition::ALL {
-            assert_eq!(p.to_string().parse::<Precondition>(), Ok(p));
+            assert_eq!(p.to_string().parse::<Precondition>().unwrap(), p);
         }
-        assert_eq!(" Used ".parse::<Precondition>(), Ok(Precondition::Used));
-        assert!("old".parse::<Precondition>().unwrap_err().contains("fresh, used, steady or lived"));
+        assert_eq!(" Used ".parse::<Precondition>().unwrap(), Precondition::Used);
+        assert!("old".parse::<Precondition>().unwrap_err().to_string().contains("fresh, used, steady or lived"));
         assert_eq!(serde_json::to_string(&Precondition::Steady).unwrap(), "\"steady\"");
     }
 

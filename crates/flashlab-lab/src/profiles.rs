@@ -15,7 +15,7 @@ pub fn names() -> String {
 
 /// A profile's TOML text and the name errors should give it: `spec` is a built-in name or a
 /// path to a `.toml` file (without the `sim:` of a target).
-pub fn text(spec: &str) -> Result<(String, String), crate::LabError> {
+pub fn text(spec: &str) -> Result<(String, String), crate::Error> {
     if let Some(text) = builtin(spec) {
         return Ok((format!("built-in profile {spec}"), text.to_string()));
     }
@@ -27,11 +27,11 @@ pub fn text(spec: &str) -> Result<(String, String), crate::LabError> {
         )?;
         return Ok((spec.to_string(), text));
     }
-    Err(crate::LabError::UnknownProfile { name: spec.to_string(), builtin: names() })
+    Err(crate::Error::UnknownProfile { name: spec.to_string(), builtin: names() })
 }
 
 /// Parse and validate the profile `spec` names (see [`text`]).
-pub fn load(spec: &str) -> Result<flashsim::Profile, crate::LabError> {
+pub fn load(spec: &str) -> Result<flashsim::Profile, crate::Error> {
     let (source, text) = text(spec)?;
     Ok(flashsim::Profile::from_toml(&source, &text)?)
 }

@@ -34,20 +34,21 @@
 use crate::fourcorner::{FourCorner, FourCornerConfig};
 use crate::rng::Rng;
 use crate::units::{parse_cli_size, parse_duration_ns};
-use crate::LabError;
+use crate::Error;
 use serde::{Deserialize, Serialize};
 
 /// The longest idle step: a century keeps the virtual clock (u64 ns) far from overflow.
 pub const MAX_IDLE_NS: u64 = 100 * 365 * 24 * 3600 * 1_000_000_000;
 
 /// Sizes of files and transfers: whole 4 KiB blocks, at least one.
-pub fn block_multiple(bytes: u64) -> Result<u64, String> {
+pub fn block_multiple(bytes: u64) -> Result<u64, Error> {
     if bytes == 0 || !bytes.is_multiple_of(4096) {
-        return Err(format!("{bytes} bytes is not a positive multiple of 4 KiB"));
+        return Err(Error::NotBlockMultiple { bytes });
     }
     Ok(bytes)
 }
 
+/// The built-in protocols: (name, TOML).
 pub const BUILTIN: &[(&str, &str)] = &[
     ("age", include_str!("../protocols/age.toml")),
     ("age-thin", include_str!("../protocols/age-thin.toml")),
@@ -55,10 +56,13 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("age-small", include_str!("../protocols/age-small.toml")),
 ];
 
+/// A protocol: its name and its ordered steps.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Protocol {
+    /// The protocol's name (the results document's `protocol`).
     pub name: String,
+    /// What it is for, in a sentence.
     #[serde(default)]
     pub description: String,
     /// Size of the four-corner test file (default 100 MiB, as AndroBench).
@@ -71,17 +75,23 @@ pub struct Protocol {
     /// test wrote; the default) or `truncated` (the emptied write-test file, AndroBench 3.x).
     #[serde(default)]
     pub four_corner_rand_write: Option<String>,
+    /// The steps, in order.
     #[serde(rename = "step")]
     pub steps: Vec<Step>,
 }
 
+/// One step of a protocol (`kind = "..."` in the TOML).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Step {
+    /// A four-corner run: one row of the output table.
     FourCorner {
+        /// The row's label.
         label: String,
     },
+    /// Sequential fill files until `leave_free` is left.
     Fill {
+        /// The free space to leave (a size).
         leave_free: String,
         /// `SIZE` for files of one size, or `MIN..MAX` for sizes drawn log-uniformly (as the
         /// files on a phone are: many small, a few large). Default 1 GiB.
@@ -91,12 +101,17 @@ pub enum Step {
     /// Delete fill files picked at random until `free` bytes are free: the free space is then
     /// in holes between live files, as on a device that has been in use.
     Thin {
+        /// The free space to reach (a size).
         free: String,
     },
+    /// 4 KiB random writes over a new file taking the free space but `keep_free`.
     RandomWrites {
+        /// The free space the file leaves (a size).
         keep_free: String,
+        /// Logical passes over the file (default 1).
         #[serde(default = "one")]
         passes: f64,
+        /// Requests in flight (default 1).
         #[serde(default = "one_u32")]
         iodepth: u32,
         /// Visit each block once per pass (fio's random map); by default blocks are picked
@@ -109,9 +124,13 @@ pub enum Step {
         #[serde(default)]
         delete_after: bool,
     },
+    /// Delete every fill file (trimmed only with discard).
     DeleteFill,
+    /// Trim the filesystem's free space.
     Fstrim,
+    /// No I/O for a while (the device may collect garbage).
     Idle {
+        /// How long (a duration: `24h`).
         duration: String,
     },
 }
@@ -125,8 +144,8 @@ fn one_u32() -> u32 {
 
 impl Protocol {
     /// Parse a protocol; `source` names it in errors, which also name the line or step.
-    pub fn from_toml(source: &str, text: &str) -> Result<Protocol, LabError> {
-        let err = |line: Option<usize>, place: Option<String>, message: String| LabError::Protocol {
+    pub fn from_toml(source: &str, text: &str) -> Result<Protocol, Error> {
+        let err = |line: Option<usize>, place: Option<String>, message: String| Error::Protocol {
             file: source.to_string(),
             line,
             place,
@@ -139,7 +158,7 @@ impl Protocol {
         for (field, v) in [("four_corner_span", &p.four_corner_span), ("four_corner_rand_io", &p.four_corner_rand_io)] {
             if let Some(v) = v {
                 let bytes = parse_cli_size(v).map_err(|e| err(None, Some(field.into()), e.to_string()))?;
-                block_multiple(bytes).map_err(|e| err(None, Some(field.into()), e))?;
+                block_multiple(bytes).map_err(|e| err(None, Some(field.into()), e.to_string()))?;
             }
         }
         if let Some(v) = &p.four_corner_rand_write {
@@ -160,7 +179,7 @@ impl Protocol {
                 Step::Fill { leave_free, file_size } => {
                     parse_cli_size(leave_free).map_err(|e| bad("leave_free", e.to_string()))?;
                     if let Some(f) = file_size {
-                        FileSizes::parse(f, 0).map_err(|e| bad("file_size", e))?;
+                        FileSizes::parse(f, 0).map_err(|e| bad("file_size", e.to_string()))?;
                     }
                 }
                 Step::Thin { free } => {
@@ -203,7 +222,7 @@ impl Protocol {
     }
 
     /// A built-in protocol by name, or a protocol TOML file.
-    pub fn load(spec: &str) -> Result<Protocol, LabError> {
+    pub fn load(spec: &str) -> Result<Protocol, Error> {
         if let Some(p) = Protocol::builtin(spec) {
             return Ok(p);
         }
@@ -216,9 +235,10 @@ impl Protocol {
             return Protocol::from_toml(spec, &text);
         }
         let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
-        Err(LabError::UnknownProtocol { name: spec.to_string(), builtin: names.join(", ") })
+        Err(Error::UnknownProtocol { name: spec.to_string(), builtin: names.join(", ") })
     }
 
+    /// The built-in protocol `name`, if there is one.
     pub fn builtin(name: &str) -> Option<Protocol> {
         BUILTIN
             .iter()
@@ -230,18 +250,25 @@ impl Protocol {
 /// A step other than a four-corner run, as it happened.
 #[derive(Debug, Clone, Serialize)]
 pub struct StepLog {
+    /// The step's number, from 1.
     pub step: usize,
+    /// The step's kind (`fill`, `fstrim`).
     pub kind: String,
+    /// What it did, in one line.
     pub detail: String,
     /// When the step ended, seconds since the target was set up (virtual time on a
     /// simulated system).
     pub at_s: f64,
 }
 
+/// What a protocol run gave: a four-corner row per four-corner step and a log of the others.
 #[derive(Debug, Clone, Serialize)]
 pub struct ProtocolResult {
+    /// The protocol's name.
     pub protocol: String,
+    /// The four-corner rows, in order.
     pub steps: Vec<FourCorner>,
+    /// The other steps, in order.
     pub log: Vec<StepLog>,
 }
 
@@ -249,23 +276,27 @@ pub struct ProtocolResult {
 /// when they are equal), whole 4 KiB blocks, drawn from `seed`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FileSizes {
+    /// The smallest file, bytes.
     pub min: u64,
+    /// The largest file, bytes.
     pub max: u64,
+    /// Seed of the sizes.
     pub seed: u64,
 }
 
 impl FileSizes {
     /// `SIZE` or `MIN..MAX`.
-    pub fn parse(s: &str, seed: u64) -> Result<FileSizes, String> {
+    pub fn parse(s: &str, seed: u64) -> Result<FileSizes, Error> {
         let (a, b) = s.split_once("..").unwrap_or((s, s));
         let min = block_multiple(parse_cli_size(a.trim())?)?;
         let max = block_multiple(parse_cli_size(b.trim())?)?;
         if min == 0 || max < min {
-            return Err(format!("'{s}': sizes must be positive and MIN <= MAX"));
+            return Err(Error::FileSizes { value: s.to_string() });
         }
         Ok(FileSizes { min, max, seed })
     }
 
+    /// Files of `size` bytes each.
     pub fn fixed(size: u64) -> FileSizes {
         FileSizes { min: size, max: size, seed: 0 }
     }
@@ -286,12 +317,17 @@ impl FileSizes {
 /// afterwards, seed.
 #[derive(Debug, Clone, Copy)]
 pub struct RandomWrites {
+    /// Bytes of the free space the file leaves.
     pub keep_free: u64,
+    /// Logical passes over the file.
     pub passes: f64,
+    /// Requests in flight.
     pub iodepth: u32,
+    /// Each block once per pass (fio's random map), else uniform picks with repeats.
     pub random_map: bool,
     /// Delete the file when the writes are done (a benchmark app's test file).
     pub delete_after: bool,
+    /// Seed of the offsets.
     pub seed: u64,
 }
 
@@ -304,20 +340,20 @@ pub trait ProtocolTarget {
         fc: &FourCornerConfig,
         label: &str,
         progress: &mut dyn FnMut(&str, f64),
-    ) -> Result<FourCorner, String>;
+    ) -> Result<FourCorner, Error>;
     /// Write sequential fill files (of sizes drawn from `sizes`) until `leave_free` bytes are free.
-    fn fill(&mut self, leave_free: u64, sizes: FileSizes, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
+    fn fill(&mut self, leave_free: u64, sizes: FileSizes, progress: &mut dyn FnMut(f64)) -> Result<String, Error>;
     /// Delete fill files picked at random (from `seed`) until `free` bytes are free.
-    fn thin(&mut self, free: u64, seed: u64) -> Result<String, String>;
+    fn thin(&mut self, free: u64, seed: u64) -> Result<String, Error>;
     /// 4 KiB random writes over a new fill file taking all free space but `w.keep_free`
     /// (deleted afterwards if `w.delete_after`).
-    fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, String>;
+    fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, Error>;
     /// Delete every fill file.
-    fn delete_fill(&mut self) -> Result<String, String>;
+    fn delete_fill(&mut self) -> Result<String, Error>;
     /// Trim the free space of the filesystem.
-    fn fstrim(&mut self) -> Result<String, String>;
+    fn fstrim(&mut self) -> Result<String, Error>;
     /// No I/O for `ns` nanoseconds.
-    fn idle(&mut self, ns: u64, duration: &str) -> Result<String, String>;
+    fn idle(&mut self, ns: u64, duration: &str) -> Result<String, Error>;
     /// Seconds since the protocol's target was set up (virtual or real).
     fn clock_s(&self) -> f64;
 }
@@ -328,7 +364,7 @@ pub fn run_protocol<T: ProtocolTarget + ?Sized>(
     proto: &Protocol,
     fc: &FourCornerConfig,
     mut progress: impl FnMut(usize, usize, &str, f64),
-) -> Result<ProtocolResult, String> {
+) -> Result<ProtocolResult, Error> {
     let fc = &proto.four_corner(fc);
     let n = proto.steps.len();
     let mut out = ProtocolResult { protocol: proto.name.clone(), steps: Vec::new(), log: Vec::new() };

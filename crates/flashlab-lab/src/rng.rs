@@ -4,10 +4,12 @@
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+/// A seeded xoshiro256++ generator.
 #[derive(Debug, Clone)]
 pub struct Rng(Xoshiro256PlusPlus);
 
 impl Rng {
+    /// The generator of `seed` (the same sequence everywhere).
     pub fn new(seed: u64) -> Rng {
         Rng(Xoshiro256PlusPlus::seed_from_u64(seed))
     }
@@ -24,6 +26,7 @@ impl Rng {
         (self.0.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
+    /// The next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()

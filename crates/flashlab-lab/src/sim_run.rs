@@ -7,6 +7,7 @@ use crate::fs::FsConfig;
 use crate::precondition::{Precondition, PreconditionReport};
 use crate::protocol::{block_multiple, run_protocol, Protocol, ProtocolResult};
 use crate::system::SimSystem;
+use crate::Error;
 use flashsim::Profile;
 use serde_json::{json, Value};
 
@@ -15,9 +16,13 @@ use serde_json::{json, Value};
 pub struct SimProtocolRun<'a> {
     /// How the target was named (`sim:toy`), for the document.
     pub target: &'a str,
+    /// The device's profile.
     pub profile: &'a Profile,
+    /// The filesystem made on it.
     pub fs: FsConfig,
+    /// The protocol to run.
     pub protocol: &'a Protocol,
+    /// Seed of the device and the workloads.
     pub seed: u64,
     /// Bytes each random four-corner test transfers, over the protocol's own setting.
     pub rand_io: Option<u64>,
@@ -29,9 +34,13 @@ pub struct SimProtocolRun<'a> {
 
 /// What came out: the result, its document, and the system as the run left it.
 pub struct SimProtocolOutcome {
+    /// The four-corner rows and the step log.
     pub result: ProtocolResult,
+    /// The results document (`flashlab age --json`).
     pub document: Value,
+    /// The four-corner settings used.
     pub four_corner: FourCornerConfig,
+    /// The simulated system as the protocol left it.
     pub system: SimSystem,
     /// What the precondition did to the device before the protocol.
     pub precondition: PreconditionReport,
@@ -45,27 +54,24 @@ pub fn four_corner_config(
     seed: u64,
     rand_io: Option<u64>,
     span: Option<u64>,
-) -> Result<FourCornerConfig, String> {
+) -> Result<FourCornerConfig, Error> {
     let mut fc = protocol.four_corner(&FourCornerConfig { seed, ..Default::default() });
     if let Some(r) = rand_io {
-        fc.rand_io = block_multiple(r).map_err(|e| format!("rand_io: {e}"))?;
+        fc.rand_io = block_multiple(r).map_err(Error::within("rand_io"))?;
     }
     if let Some(sp) = span {
-        fc.span = block_multiple(sp).map_err(|e| format!("span: {e}"))?;
+        fc.span = block_multiple(sp).map_err(Error::within("span"))?;
     }
     Ok(fc)
 }
 
 /// Run it. `progress` gets (step, steps, what, fraction of the step).
-pub fn run(
-    r: &SimProtocolRun,
-    progress: &mut dyn FnMut(usize, usize, &str, f64),
-) -> Result<SimProtocolOutcome, String> {
+pub fn run(r: &SimProtocolRun, progress: &mut dyn FnMut(usize, usize, &str, f64)) -> Result<SimProtocolOutcome, Error> {
     let fc = four_corner_config(r.protocol, r.seed, r.rand_io, r.span)?;
     // The settings are resolved into `fc`; the protocol's own must not apply twice.
     let proto = Protocol { four_corner_span: None, four_corner_rand_io: None, ..r.protocol.clone() };
     let (mut sys, pre) = crate::precondition::system(r.profile, r.seed, r.fs.clone(), r.precondition)
-        .map_err(|e| format!("precondition: {e}"))?;
+        .map_err(Error::within("precondition"))?;
     let start = sys.now;
     let result = run_protocol(&mut sys, &proto, &fc, progress)?;
     let document = protocol_document(r, &sys, &pre, &result);
@@ -74,7 +80,7 @@ pub fn run(
 }
 
 /// The results document of a simulated protocol run (`flashlab age --json`).
-pub fn protocol_document(
+pub(crate) fn protocol_document(
     r: &SimProtocolRun,
     sys: &SimSystem,
     pre: &PreconditionReport,

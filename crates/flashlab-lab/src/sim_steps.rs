@@ -6,6 +6,7 @@ use crate::fourcorner::{run_four_corner, FourCorner, FourCornerConfig};
 use crate::protocol::{FileSizes, ProtocolTarget, RandomWrites};
 use crate::rng::Rng;
 use crate::system::SimSystem;
+use crate::Error;
 use flashlab_jobs::Rw;
 
 /// Prefix of the fill files a protocol creates (and `delete-fill` removes).
@@ -28,11 +29,11 @@ impl ProtocolTarget for SimSystem {
         fc: &FourCornerConfig,
         label: &str,
         progress: &mut dyn FnMut(&str, f64),
-    ) -> Result<FourCorner, String> {
-        run_four_corner(self, fc, label, progress).map_err(|e| e.to_string())
+    ) -> Result<FourCorner, Error> {
+        Ok(run_four_corner(self, fc, label, progress)?)
     }
 
-    fn fill(&mut self, leave_free: u64, sizes: FileSizes, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+    fn fill(&mut self, leave_free: u64, sizes: FileSizes, progress: &mut dyn FnMut(f64)) -> Result<String, Error> {
         let target = self.fs.free_bytes().saturating_sub(leave_free);
         let mut written = 0;
         let mut rng = Rng::new(sizes.seed);
@@ -47,30 +48,29 @@ impl ProtocolTarget for SimSystem {
             let size = sizes.pick(&mut rng).min(room).min(target - written);
             let (name, n) = self.next_fill_name(number);
             number = n + 1;
-            let file = self.create(&name, size).map_err(|e| e.to_string())?;
+            let file = self.create(&name, size)?;
             let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file, size);
-            run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64))
-                .map_err(|e| e.to_string())?;
+            run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64))?;
             written += size;
         }
         Ok(format!("wrote {written} bytes of fill files; {} bytes free", self.fs.free_bytes()))
     }
 
-    fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
+    fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, Error> {
         let size = self.fs.free_bytes().saturating_sub(w.keep_free) / 4096 * 4096;
         if size == 0 {
             return Ok("no free space beyond keep_free: skipped".into());
         }
         let (name, _) = self.next_fill_name(0);
-        let file = self.create(&name, size).map_err(|e| e.to_string())?;
+        let file = self.create(&name, size)?;
         let mut job = JobSpec::on_file(&name, Rw::RandWrite, 4096, file, size);
         job.io_limit = Some((size as f64 * w.passes) as u64 / 4096 * 4096);
         job.iodepth = w.iodepth;
         job.random_map = w.random_map;
         job.seed = w.seed;
-        let r = run_jobs(self, &[job], progress).map_err(|e| e.to_string())?;
+        let r = run_jobs(self, &[job], progress)?;
         let deleted = if w.delete_after {
-            self.delete(&name).map_err(|e| e.to_string())?;
+            self.delete(&name)?;
             if self.fs.discard() {
                 "; file deleted (discarded)"
             } else {
@@ -86,34 +86,34 @@ impl ProtocolTarget for SimSystem {
         ))
     }
 
-    fn thin(&mut self, free: u64, seed: u64) -> Result<String, String> {
+    fn thin(&mut self, free: u64, seed: u64) -> Result<String, Error> {
         let mut names: Vec<String> =
             self.fs.names().filter(|n| n.starts_with(FILL_PREFIX)).map(str::to_string).collect();
         let mut rng = Rng::new(seed);
         let mut deleted = 0;
         while self.fs.free_bytes() < free && !names.is_empty() {
             let name = names.swap_remove(rng.below(names.len() as u64) as usize);
-            self.delete(&name).map_err(|e| e.to_string())?;
+            self.delete(&name)?;
             deleted += 1;
         }
         Ok(format!("deleted {deleted} fill files at random; {} bytes free", self.fs.free_bytes()))
     }
 
-    fn delete_fill(&mut self) -> Result<String, String> {
+    fn delete_fill(&mut self) -> Result<String, Error> {
         let names: Vec<String> = self.fs.names().filter(|n| n.starts_with(FILL_PREFIX)).map(str::to_string).collect();
         for name in &names {
-            self.delete(name).map_err(|e| e.to_string())?;
+            self.delete(name)?;
         }
         let how = if self.fs.discard() { "discarded" } else { "not trimmed" };
         Ok(format!("deleted {} fill files ({how}); {} bytes free", names.len(), self.fs.free_bytes()))
     }
 
-    fn fstrim(&mut self) -> Result<String, String> {
-        let bytes = SimSystem::fstrim(self).map_err(|e| e.to_string())?;
+    fn fstrim(&mut self) -> Result<String, Error> {
+        let bytes = SimSystem::fstrim(self)?;
         Ok(format!("Trimmed {bytes} bytes"))
     }
 
-    fn idle(&mut self, ns: u64, duration: &str) -> Result<String, String> {
+    fn idle(&mut self, ns: u64, duration: &str) -> Result<String, Error> {
         SimSystem::idle(self, ns);
         let st = self.dev.state();
         Ok(format!("idle {duration}; {} of {} blocks free after background GC", st.free_blocks, st.total_blocks))

@@ -53,28 +53,23 @@ pub struct SimVerifier {
 }
 
 /// How a read-back went: (virtual completion time, bytes read).
-pub type ReadBack = (Ns, u64);
+pub(crate) type ReadBack = (Ns, u64);
 
 impl SimVerifier {
     /// A verifier for a job over [base, base + span) of `file` on `sys`, which it switches
-    /// content tracking on for; `None` when the job does not verify. `where_` names the job
-    /// in errors.
+    /// content tracking on for; `None` when the job does not verify.
     pub fn new(
         sys: &mut SimSystem,
         opts: &VerifyOptions,
         file: FileId,
         base: u64,
         span: u64,
-        where_: &str,
-    ) -> Result<Option<SimVerifier>, String> {
+    ) -> Result<Option<SimVerifier>, crate::Error> {
         if !opts.enabled() {
             return Ok(None);
         }
         if file != FileId::RAW && sys.fs.inplace().is_none() {
-            return Err(format!(
-                "{where_}: verify on the simulated {} filesystem is not supported: its cleaning moves blocks without carrying their data (use --fs plain or ext4)",
-                sys.fs.config().label()
-            ));
+            return Err(crate::Error::VerifyUnsupported { filesystem: sys.fs.config().label() });
         }
         sys.dev.track_content();
         let first = base / MAP_UNIT;
@@ -96,7 +91,7 @@ impl SimVerifier {
 
     /// The tag the next write (`len` bytes at file offset `off`) carries; the units it covers
     /// now expect it.
-    pub fn tag_write(&mut self, off: u64, len: u64) -> u64 {
+    pub(crate) fn tag_write(&mut self, off: u64, len: u64) -> u64 {
         self.writes += 1;
         let tag = self.tag_base | self.writes;
         for u in self.units(off, len) {
@@ -130,7 +125,7 @@ impl SimVerifier {
     }
 
     /// A backlog read-back is due: (file offset, length).
-    pub fn next_backlog(&mut self) -> Option<(u64, u64)> {
+    pub(crate) fn next_backlog(&mut self) -> Option<(u64, u64)> {
         if self.aborted {
             return None;
         }
@@ -144,7 +139,7 @@ impl SimVerifier {
 
     /// Read back `len` bytes at file offset `off` at time `t` and check every unit; returns
     /// the read's completion.
-    pub fn read_back(&mut self, sys: &mut SimSystem, t: Ns, off: u64, len: u64) -> Result<ReadBack, SysError> {
+    pub(crate) fn read_back(&mut self, sys: &mut SimSystem, t: Ns, off: u64, len: u64) -> Result<ReadBack, SysError> {
         let c = sys.io(t, self.file, Op::Read, off, len)?;
         self.check(sys, off, len);
         Ok((c.done, len))
@@ -205,7 +200,7 @@ impl SimVerifier {
     /// fio's pass after the write phase (`do_verify`): read every unit written back, in
     /// offset order, `max_read` bytes at most per read with `iodepth` reads in flight, from
     /// `t`; returns when the last read completes and every read's (latency, bytes).
-    pub fn final_pass(
+    pub(crate) fn final_pass(
         &mut self,
         sys: &mut SimSystem,
         t: Ns,

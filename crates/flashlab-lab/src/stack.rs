@@ -31,24 +31,31 @@
 //! `shared_storage_complete_us`.
 
 use crate::units::parse_duration_ns;
+use crate::Error;
 use flashsim::{Ns, Profile};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// An hour of virtual time, ns.
 pub const HOUR: Ns = 3_600_000_000_000;
+/// A day of virtual time, ns.
 pub const DAY: Ns = 24 * HOUR;
 
 /// A fixed cost each request pays crossing a layer: before it reaches the filesystem and
 /// after the filesystem has completed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct LayerCost {
+    /// Added on the way in (before the request reaches the filesystem), ns.
     pub submit_ns: Ns,
+    /// Added on the way out (after the filesystem completes it), ns.
     pub complete_ns: Ns,
 }
 
 impl LayerCost {
+    /// No layer.
     pub const ZERO: LayerCost = LayerCost { submit_ns: 0, complete_ns: 0 };
 
+    /// The cost of a request's round trip through the layer, ns.
     pub fn total_ns(self) -> Ns {
         self.submit_ns + self.complete_ns
     }
@@ -58,9 +65,13 @@ impl LayerCost {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SharedLayer {
+    /// No layer: applications write to the filesystem directly.
     None,
+    /// A FUSE daemon in user space (Android's `sdcard` before 8.0).
     Fuse,
+    /// Samsung's in-kernel stacked file system (later in AOSP).
     Sdcardfs,
+    /// Motorola's in-kernel stacked file system.
     Esdfs,
 }
 
@@ -78,23 +89,32 @@ const KERNEL_PASS_COMPLETE_NS: Ns = 700;
 /// How many times longer a 2016 phone core (Snapdragon 820/821 Kryo, 2.15 GHz) takes than this
 /// machine's core for the same kernel code path. docs/breakdown.md gives the source and the
 /// uncertainty.
-pub const PHONE_2016_CPU_SCALE: f64 = 4.0;
+const PHONE_2016_CPU_SCALE: f64 = 4.0;
+/// This machine's FUSE round trip (`bench/fuse-cost.sh`), ns.
+const FUSE_HERE_NS: f64 = 11_500.0;
+// The FUSE costs above are this machine's round trip scaled to the phone core.
+const _: () = assert!(FUSE_SUBMIT_NS + FUSE_COMPLETE_NS == (FUSE_HERE_NS * PHONE_2016_CPU_SCALE) as Ns);
 
 impl SharedLayer {
+    /// The names `parse` takes.
     pub const NAMES: [&'static str; 4] = ["none", "fuse", "sdcardfs", "esdfs"];
 
-    pub fn parse(s: &str) -> Result<SharedLayer, String> {
+    /// `none`, `fuse`, `sdcardfs` or `esdfs`, any case.
+    pub fn parse(s: &str) -> Result<SharedLayer, Error> {
         match s.trim().to_ascii_lowercase().as_str() {
             "none" => Ok(SharedLayer::None),
             "fuse" => Ok(SharedLayer::Fuse),
             "sdcardfs" => Ok(SharedLayer::Sdcardfs),
             "esdfs" => Ok(SharedLayer::Esdfs),
-            other => {
-                Err(format!("unknown shared-storage layer '{other}' (expected one of: {})", Self::NAMES.join(", ")))
-            }
+            other => Err(Error::UnknownName {
+                what: "shared-storage layer",
+                name: other.to_string(),
+                expected: format!("one of: {}", Self::NAMES.join(", ")),
+            }),
         }
     }
 
+    /// The layer's name, as `parse` takes it.
     pub fn name(self) -> &'static str {
         match self {
             SharedLayer::None => "none",
@@ -131,7 +151,10 @@ pub enum TrimPolicy {
     /// Online discard: the filesystem trims what it frees (the `discard` mount option).
     Discard,
     /// fstrim every `interval_ns` of virtual time, whenever it falls due (a timer).
-    Fstrim { interval_ns: Ns },
+    Fstrim {
+        /// Time between two fstrims, ns.
+        interval_ns: Ns,
+    },
     /// Android's idle maintenance: fstrim at most once a day, once the device has been idle
     /// (no application I/O) for an hour.
     Android,
@@ -139,19 +162,29 @@ pub enum TrimPolicy {
 
 impl TrimPolicy {
     /// `none`, `discard`, `daily` (= `fstrim:1d`), `weekly`, `android`, `fstrim[:INTERVAL]`.
-    pub fn parse(s: &str) -> Result<TrimPolicy, String> {
+    pub fn parse(s: &str) -> Result<TrimPolicy, Error> {
         let s = s.trim().to_ascii_lowercase();
-        let interval = |v: &str| -> Result<Ns, String> {
+        let unknown = |name: &str| Error::UnknownName {
+            what: "trim policy",
+            name: name.to_string(),
+            expected: "none, discard, daily, weekly, android or fstrim:INTERVAL".into(),
+        };
+        let interval = |v: &str| -> Result<Ns, Error> {
             match v {
                 "daily" => Ok(DAY),
                 "weekly" => Ok(7 * DAY),
-                v => parse_duration_ns(v).map_err(|e| format!("trim policy 'fstrim:{v}': {e}")).and_then(|n| {
-                    if n == 0 {
-                        Err(format!("trim policy 'fstrim:{v}': the interval must be above zero"))
-                    } else {
-                        Ok(n)
-                    }
-                }),
+                v => parse_duration_ns(v)
+                    .map_err(|e| Error::TrimInterval { value: v.to_string(), problem: e.to_string() })
+                    .and_then(|n| {
+                        if n == 0 {
+                            Err(Error::TrimInterval {
+                                value: v.to_string(),
+                                problem: "the interval must be above zero".into(),
+                            })
+                        } else {
+                            Ok(n)
+                        }
+                    }),
             }
         };
         match s.split_once(':') {
@@ -161,17 +194,14 @@ impl TrimPolicy {
                 "daily" => Ok(TrimPolicy::Fstrim { interval_ns: DAY }),
                 "weekly" | "fstrim" => Ok(TrimPolicy::Fstrim { interval_ns: 7 * DAY }),
                 "android" => Ok(TrimPolicy::Android),
-                other => Err(format!(
-                    "unknown trim policy '{other}' (expected none, discard, daily, weekly, android or fstrim:INTERVAL)"
-                )),
+                other => Err(unknown(other)),
             },
             Some(("fstrim", v)) => Ok(TrimPolicy::Fstrim { interval_ns: interval(v)? }),
-            Some(_) => Err(format!(
-                "unknown trim policy '{s}' (expected none, discard, daily, weekly, android or fstrim:INTERVAL)"
-            )),
+            Some(_) => Err(unknown(&s)),
         }
     }
 
+    /// The policy as a document and the tables show it (`fstrim every 24h`).
     pub fn label(self) -> String {
         match self {
             TrimPolicy::None => "none".into(),
@@ -185,7 +215,7 @@ impl TrimPolicy {
 
     /// Whether an fstrim runs in an idle period [`from`, `to`) given the last one (`None`:
     /// never), and at what time.
-    pub fn fstrim_in_idle(self, from: Ns, to: Ns, last: Option<Ns>) -> Option<Ns> {
+    pub(crate) fn fstrim_in_idle(self, from: Ns, to: Ns, last: Option<Ns>) -> Option<Ns> {
         let (interval, idle_before) = match self {
             TrimPolicy::Fstrim { interval_ns } => (interval_ns, 0),
             TrimPolicy::Android => (DAY, HOUR),
@@ -211,9 +241,11 @@ impl TrimPolicy {
 /// The stack of a profile's `[system]` table beyond the filesystem.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Stack {
+    /// The shared-storage layer above the filesystem.
     pub shared_storage: SharedLayer,
     /// What a request pays crossing the shared-storage layer.
     pub shared_cost: LayerCost,
+    /// When the system trims.
     pub trim: TrimPolicy,
 }
 
@@ -238,15 +270,21 @@ struct StackFields {
 impl Stack {
     /// The stack of `profile`'s `[system]` table (none: no layer, no trim). Errors name
     /// `source` (the profile) and the field.
-    pub fn from_profile(profile: &Profile, source: &str) -> Result<Stack, String> {
+    pub fn from_profile(profile: &Profile, source: &str) -> Result<Stack, Error> {
         let Some(table) = &profile.system else {
             return Ok(Stack::default());
         };
+        let bad = |field: Option<&str>, message: String| Error::ProfileTable {
+            file: source.to_string(),
+            table: Some("[system]".into()),
+            field: field.map(str::to_string),
+            message,
+        };
         let t: StackFields = toml::Value::Table(table.clone())
             .try_into()
-            .map_err(|e: toml::de::Error| format!("{source}: [system]: {}", e.message().trim()))?;
+            .map_err(|e: toml::de::Error| bad(None, e.message().trim().to_string()))?;
         let shared_storage = match &t.shared_storage {
-            Some(s) => SharedLayer::parse(s).map_err(|e| format!("{source}: [system] field 'shared_storage': {e}"))?,
+            Some(s) => SharedLayer::parse(s).map_err(|e| bad(Some("shared_storage"), e.to_string()))?,
             None => SharedLayer::None,
         };
         let mut shared_cost = shared_storage.default_cost();
@@ -256,13 +294,13 @@ impl Stack {
         ] {
             if let Some(us) = v {
                 if !(0.0..=1e6).contains(&us) {
-                    return Err(format!("{source}: [system] field '{field}': {us} is not between 0 and 1000000 µs"));
+                    return Err(bad(Some(field), format!("{us} is not between 0 and 1000000 µs")));
                 }
                 *slot = (us * 1e3).round() as Ns;
             }
         }
         let trim = match &t.trim {
-            Some(s) => TrimPolicy::parse(s).map_err(|e| format!("{source}: [system] field 'trim': {e}"))?,
+            Some(s) => TrimPolicy::parse(s).map_err(|e| bad(Some("trim"), e.to_string()))?,
             None => TrimPolicy::None,
         };
         Ok(Stack { shared_storage, shared_cost, trim })
@@ -306,11 +344,14 @@ mod tests {
     #[test]
     fn bad_values_name_the_field() {
         let e = Stack::from_profile(&profile("filesystem = \"ext4\"\nshared_storage = \"nfs\"\n"), "toy").unwrap_err();
+        let e = e.to_string();
         assert!(e.contains("shared_storage") && e.contains("nfs"), "{e}");
         let e = Stack::from_profile(&profile("filesystem = \"ext4\"\ntrim = \"hourly\"\n"), "toy").unwrap_err();
+        let e = e.to_string();
         assert!(e.contains("'trim'") && e.contains("hourly"), "{e}");
         let e =
             Stack::from_profile(&profile("filesystem = \"ext4\"\nshared_storage_submit_us = -1\n"), "toy").unwrap_err();
+        let e = e.to_string();
         assert!(e.contains("shared_storage_submit_us"), "{e}");
     }
 

@@ -10,51 +10,41 @@ use crate::fs::{FileId, Fs, FsConfig, FsCounters};
 use crate::simfs::FsError;
 use flashsim::{Completion, Device, Ns, Op, Profile, Request, RequestError};
 use serde::Serialize;
-use std::fmt;
 
-#[derive(Debug)]
+/// Why the simulated system refused a request: its filesystem, its device, or a job that
+/// cannot run on it.
+#[derive(Debug, thiserror::Error)]
 pub enum SysError {
-    Fs(FsError),
-    Device(RequestError),
+    /// The simulated filesystem (no space, no such file, ...).
+    #[error("{0}")]
+    Fs(#[from] FsError),
+    /// The simulated device (a request out of range, ...).
+    #[error("device: {0}")]
+    Device(#[from] RequestError),
     /// A job that cannot run on this system (e.g. `zoned_abs` zones past its file's end).
+    #[error("{0}")]
     Job(String),
-}
-
-impl fmt::Display for SysError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SysError::Fs(e) => write!(f, "{e}"),
-            SysError::Device(e) => write!(f, "device: {e}"),
-            SysError::Job(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for SysError {}
-
-impl From<FsError> for SysError {
-    fn from(e: FsError) -> Self {
-        SysError::Fs(e)
-    }
-}
-impl From<RequestError> for SysError {
-    fn from(e: RequestError) -> Self {
-        SysError::Device(e)
-    }
 }
 
 /// What the device reports about itself, for results files and tables.
 #[derive(Debug, Clone, Serialize)]
 pub struct DeviceReport {
+    /// The profile's name.
     pub profile: String,
+    /// NAND writes per host write since the device was new.
     pub write_amplification: f64,
+    /// The device's counters.
     pub counters: flashsim::Counters,
+    /// The device's state (free blocks, wear).
     pub state: flashsim::DeviceState,
 }
 
+/// A simulated device with a simulated filesystem on it, at a virtual time.
 #[derive(Debug, Clone)]
 pub struct SimSystem {
+    /// The device.
     pub dev: Device,
+    /// The filesystem.
     pub fs: Fs,
     /// The virtual clock: when the next operation may start.
     pub now: Ns,
@@ -78,10 +68,12 @@ impl SimSystem {
         self.fs.create(&mut self.dev, self.now, name, size)
     }
 
+    /// The file named `name`, if it exists.
     pub fn file_id(&self, name: &str) -> Option<FileId> {
         self.fs.file_id(name)
     }
 
+    /// The size of file `id`, if it exists.
     pub fn file_size(&self, id: FileId) -> Option<u64> {
         self.fs.file_size(id)
     }
@@ -143,10 +135,12 @@ impl SimSystem {
         self.dev.idle_until(self.now);
     }
 
+    /// The filesystem's counters (metadata and journal writes, ...).
     pub fn fs_counters(&self) -> FsCounters {
         self.fs.counters()
     }
 
+    /// The device's write amplification, counters and state.
     pub fn device_report(&self) -> DeviceReport {
         let counters = self.dev.counters();
         DeviceReport {

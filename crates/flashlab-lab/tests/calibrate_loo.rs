@@ -28,6 +28,6 @@ fn every_cell_gets_an_in_sample_and_a_left_out_error() {
 #[test]
 fn a_knob_that_names_nothing_is_a_clear_error() {
     let text = builtin("sd-card").unwrap().replace("knobs = [\"nand.t_prog_us\"", "knobs = [\"nand.nosuch\"");
-    let e = leave_one_out(&text, "sd.toml", 1, |_| {}).unwrap_err();
+    let e = leave_one_out(&text, "sd.toml", 1, |_| {}).unwrap_err().to_string();
     assert!(e.contains("sd.toml") && e.contains("nand.nosuch"), "{e}");
 }

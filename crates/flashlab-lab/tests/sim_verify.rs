@@ -45,7 +45,7 @@ fn reads_return_the_last_write_through_gc() {
 
 fn raw_job(sys: &mut SimSystem, opts: &VerifyOptions) -> JobSpec {
     let mut spec = JobSpec::on_file("raw", Rw::RandWrite, 4096, FileId::RAW, 2 * MIB);
-    let v = SimVerifier::new(sys, opts, FileId::RAW, 0, 2 * MIB, "raw").unwrap().unwrap();
+    let v = SimVerifier::new(sys, opts, FileId::RAW, 0, 2 * MIB).unwrap().unwrap();
     spec.verify = Some(Arc::new(Mutex::new(v)));
     spec
 }
@@ -105,6 +105,6 @@ fn a_trim_or_a_stray_write_is_caught_and_the_first_mismatch_stops() {
 fn f2fs_is_refused_with_a_clear_error() {
     let mut sys = toy("f2fs");
     let jf = parse_jobfile("t.fio", "[w]\nrw=write\nbs=4k\nsize=1m\nverify=md5\n").unwrap();
-    let e = run_jobfile(&mut sys, &jf, 1, "t.fio", None, &mut |_, _, _| {}).unwrap_err();
+    let e = run_jobfile(&mut sys, &jf, 1, "t.fio", None, &mut |_, _, _| {}).unwrap_err().to_string();
     assert!(e.starts_with("t.fio:1: job 'w': verify on the simulated") && e.contains("not supported"), "{e}");
 }

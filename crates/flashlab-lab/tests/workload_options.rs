@@ -13,7 +13,7 @@ fn run(text: &str) -> Result<Vec<flashlab_lab::jobfile_run::JobRun>, String> {
     let p = Profile::from_toml("toy", builtin("toy").unwrap()).unwrap();
     let mut sys = SimSystem::with_fs(&p, 1, FsConfig::plain(false));
     let jf = flashlab_jobs::parse_jobfile("t.fio", text).map_err(|e| e.to_string())?;
-    run_jobfile(&mut sys, &jf, 1, "t.fio", None, &mut |_, _, _| {})
+    run_jobfile(&mut sys, &jf, 1, "t.fio", None, &mut |_, _, _| {}).map_err(|e| e.to_string())
 }
 
 #[test]

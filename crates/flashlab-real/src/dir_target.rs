@@ -22,6 +22,7 @@ use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig, TEST_FILE};
 use flashlab_lab::protocol::{FileSizes, ProtocolTarget, RandomWrites};
 use flashlab_lab::rng::Rng;
 use flashlab_lab::sim_steps::FILL_PREFIX;
+use flashlab_lab::Error as LabError;
 use flashlab_measure::JobResult;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -468,34 +469,39 @@ impl DirTarget {
     }
 }
 
+/// A real target's error, as a protocol step returns it (kept whole; flashlab's error shows it).
+fn target(e: RealError) -> LabError {
+    LabError::Target(Box::new(e))
+}
+
 impl ProtocolTarget for DirTarget {
     fn four_corner(
         &mut self,
         fc: &FourCornerConfig,
         label: &str,
         progress: &mut dyn FnMut(&str, f64),
-    ) -> Result<FourCorner, String> {
-        self.run_four_corner(fc, label, progress).map_err(|e| e.to_string())
+    ) -> Result<FourCorner, LabError> {
+        self.run_four_corner(fc, label, progress).map_err(target)
     }
 
-    fn fill(&mut self, leave_free: u64, sizes: FileSizes, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
-        self.run_fill(leave_free, sizes, progress).map_err(|e| e.to_string())
+    fn fill(&mut self, leave_free: u64, sizes: FileSizes, progress: &mut dyn FnMut(f64)) -> Result<String, LabError> {
+        self.run_fill(leave_free, sizes, progress).map_err(target)
     }
 
-    fn thin(&mut self, free: u64, seed: u64) -> Result<String, String> {
-        self.run_thin(free, seed).map_err(|e| e.to_string())
+    fn thin(&mut self, free: u64, seed: u64) -> Result<String, LabError> {
+        self.run_thin(free, seed).map_err(target)
     }
 
-    fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
-        self.run_random_writes(w, progress).map_err(|e| e.to_string())
+    fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, LabError> {
+        self.run_random_writes(w, progress).map_err(target)
     }
 
-    fn delete_fill(&mut self) -> Result<String, String> {
-        self.run_delete_fill().map_err(|e| e.to_string())
+    fn delete_fill(&mut self) -> Result<String, LabError> {
+        self.run_delete_fill().map_err(target)
     }
 
-    fn fstrim(&mut self) -> Result<String, String> {
-        match self.fitrim().map_err(|e| e.to_string())? {
+    fn fstrim(&mut self) -> Result<String, LabError> {
+        match self.fitrim().map_err(target)? {
             Ok(bytes) => Ok(format!("Trimmed {bytes} bytes")),
             Err(why) if crate::android::is_android() => match crate::android::request_trim() {
                 Ok(ran) => Ok(format!("FITRIM not done ({why}); {ran}")),
@@ -505,7 +511,7 @@ impl ProtocolTarget for DirTarget {
         }
     }
 
-    fn idle(&mut self, ns: u64, duration: &str) -> Result<String, String> {
+    fn idle(&mut self, ns: u64, duration: &str) -> Result<String, LabError> {
         match self.idle_override {
             Some(d) => {
                 std::thread::sleep(d);

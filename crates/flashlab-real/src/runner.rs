@@ -846,7 +846,7 @@ fn run_with<E: IoEngine>(
         majf: cpu1.3 - cpu0.3,
         minf: cpu1.4 - cpu0.4,
     };
-    flashlab_lab::iogen::check_rate_min(&model, &result).map_err(RealError::BadJob)?;
+    flashlab_lab::iogen::check_rate_min(&model, &result).map_err(|e| RealError::BadJob(e.to_string()))?;
     progress(1.0);
     Ok(result)
 }

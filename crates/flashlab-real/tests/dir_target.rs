@@ -276,6 +276,12 @@ fn refuses_to_take_over_an_existing_file() {
     std::fs::write(d.path().join(flashlab_lab::fourcorner::TEST_FILE), b"someone's").unwrap();
     let mut t = DirTarget::with_cleanup(d.path(), opts(), Cleanup::new()).unwrap();
     let e = t.four_corner(&small_fc(), "x", &mut |_, _| {}).unwrap_err();
+    // The real target's own error, kept whole inside flashlab-lab's.
+    assert!(
+        matches!(&e, flashlab_lab::Error::Target(b) if b.downcast_ref::<flashlab_real::RealError>().is_some()),
+        "{e:?}"
+    );
+    let e = e.to_string();
     assert!(e.contains("not created by this run"), "{e}");
     assert_eq!(std::fs::read(d.path().join(flashlab_lab::fourcorner::TEST_FILE)).unwrap(), b"someone's");
     let e = DirTarget::with_cleanup(&d.path().join("nope"), opts(), Cleanup::new()).err().unwrap().to_string();

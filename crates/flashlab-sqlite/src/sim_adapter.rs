@@ -37,7 +37,8 @@ impl SimAdapter {
         fs: FsConfig,
         precondition: flashlab_lab::precondition::Precondition,
     ) -> Result<SimAdapter, Error> {
-        let (sys, _) = flashlab_lab::precondition::system(profile, seed, fs, precondition).map_err(Error::Sim)?;
+        let (sys, _) = flashlab_lab::precondition::system(profile, seed, fs, precondition)
+            .map_err(|e| Error::Sim(e.to_string()))?;
         Ok(SimAdapter { sys, ids: HashMap::new() })
     }
 

@@ -185,7 +185,7 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, SweepError> {
             let rand_io = match string("rand_io")? {
                 Some(s) => Some(
                     parse_cli_size(&s)
-                        .map_err(String::from)
+                        .map_err(flashlab_lab::Error::from)
                         .and_then(flashlab_lab::protocol::block_multiple)
                         .map_err(|e| bad("rand_io", e.to_string()))?,
                 ),

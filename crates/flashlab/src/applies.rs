@@ -1,16 +1,40 @@
 //! Options that do not apply to what a command was asked to do are an error, never silently
 //! ignored (issue 19): checked here, before any work, from the command line alone. An option
-//! with a default counts as given when its value differs from the default (the default changes
-//! nothing). Where the answer needs more than the command line (the target kind, the fill's
+//! with a default counts as given when it was typed on the command line (clap's
+//! [`ValueSource::CommandLine`]), whatever its value: `--fill 80` with `--workload
+//! randwrite-fsync` is as wrong as `--fill 50`. Where the answer needs more than the command line (the target kind, the fill's
 //! procedure from the profile), the command checks it where it knows: real-target options on a
 //! simulated device and simulated-system options on a real one (age, bench, run, sqlite), and
 //! `fill`'s procedure options (cmd/fill_args.rs).
 
 use crate::cli::{BreakdownArgs, Command, LifeArgs, ValidateFsArgs};
 use crate::error::Error;
+use clap::parser::ValueSource;
+use clap::ArgMatches;
 
-/// An error for the first option of `cmd` that does not apply to the rest of its command line.
-pub fn check(cmd: &Command) -> Result<(), Error> {
+/// Which options the user typed: the subcommand's matches (a nested subcommand's, for `sim
+/// waf`), asked by the option's id (its field name: `cpu_scale`).
+struct Given<'a>(Option<&'a ArgMatches>);
+
+impl Given<'_> {
+    /// Whether option `id` was given on the command line (not left at its default).
+    fn has(&self, id: &str) -> bool {
+        self.0.is_some_and(|m| m.value_source(id) == Some(ValueSource::CommandLine))
+    }
+}
+
+/// The matches of the innermost subcommand of `matches`.
+fn innermost(matches: &ArgMatches) -> &ArgMatches {
+    match matches.subcommand() {
+        Some((_, sub)) => innermost(sub),
+        None => matches,
+    }
+}
+
+/// An error for the first option of `cmd` that does not apply to the rest of its command line;
+/// `matches` is the whole command line as clap read it (it says which options were typed).
+pub fn check(cmd: &Command, matches: &ArgMatches) -> Result<(), Error> {
+    let given = Given(matches.subcommand().map(|(_, m)| innermost(m)));
     match cmd {
         Command::Run(a) if a.output.is_some() && a.output_format != "json" => Err(Error::not_applicable(
             "--output",
@@ -28,18 +52,18 @@ pub fn check(cmd: &Command) -> Result<(), Error> {
             "--overwrite-backing",
             "applies to --backing FILE; without it the data is kept in memory",
         )),
-        Command::Sqlite(a) if a.target.starts_with("sim:") && a.baseline != 1.0 => Err(Error::not_applicable(
+        Command::Sqlite(a) if a.target.starts_with("sim:") && given.has("baseline") => Err(Error::not_applicable(
             "--baseline",
             "applies to real targets (it measures the device's idle activity), not to a simulated device",
         )),
-        Command::Breakdown(a) => breakdown(a),
-        Command::Life(a) => life(a),
-        Command::ValidateFs(a) => validate_fs(a),
+        Command::Breakdown(a) => breakdown(a, &given),
+        Command::Life(a) => life(a, &given),
+        Command::ValidateFs(a) => validate_fs(a, &given),
         _ => Ok(()),
     }
 }
 
-fn breakdown(a: &BreakdownArgs) -> Result<(), Error> {
+fn breakdown(a: &BreakdownArgs, given: &Given) -> Result<(), Error> {
     let sim = a.target.starts_with("sim:");
     if sim && a.destroy_data {
         return Err(Error::not_applicable("--destroy-data", "applies to a real block device, not to sim:PROFILE"));
@@ -50,7 +74,7 @@ fn breakdown(a: &BreakdownArgs) -> Result<(), Error> {
             "applies to real targets; on sim:PROFILE the model's host costs stand for the engine",
         ));
     }
-    if a.cpu_scale != 1.0 && a.host_cost.is_none() {
+    if given.has("cpu_scale") && a.host_cost.is_none() {
         return Err(Error::not_applicable("--cpu-scale", "applies to --host-cost FILE (it scales the measured costs)"));
     }
     Ok(())
@@ -58,7 +82,7 @@ fn breakdown(a: &BreakdownArgs) -> Result<(), Error> {
 
 /// life runs one of three things: the usage model, a block trace (`--trace`), or a block-level
 /// endurance workload (`--usage jesd219-enterprise|uniform-4k`); each takes its own options.
-fn life(a: &LifeArgs) -> Result<(), Error> {
+fn life(a: &LifeArgs, given: &Given) -> Result<(), Error> {
     let na = |flag: &str, why: String| Error::not_applicable(flag, why);
     if a.trace.is_none() {
         if a.trace_format.is_some() {
@@ -77,28 +101,24 @@ fn life(a: &LifeArgs) -> Result<(), Error> {
         "not to a block-level endurance workload (docs/jesd219.md)"
     };
     if !model {
-        if a.trace.is_some() && a.usage != "light-phone" {
+        if a.trace.is_some() && given.has("usage") {
             return Err(na("--usage", "names the usage model; --trace replays a trace instead".into()));
         }
-        for (given, flag) in [
-            (a.scale != 1.0, "--scale"),
-            (a.duration != "12months", "--duration"),
-            (a.sample_days != 1, "--sample-days"),
-        ] {
-            if given {
+        for (id, flag) in [("scale", "--scale"), ("duration", "--duration"), ("sample_days", "--sample-days")] {
+            if given.has(id) {
                 return Err(na(flag, format!("applies to the usage model, {against}")));
             }
         }
     }
     if endurance {
-        if a.policy != "none" || a.compare_policies {
+        if given.has("policy") || a.compare_policies {
             return Err(na("--policy and --compare-policies", format!("apply to the usage model, {against}")));
         }
-        if a.probe_every != 7 {
+        if given.has("probe_every") {
             return Err(na("--probe-every", format!("applies to the usage model and traces, {against}")));
         }
     }
-    if !endurance && a.drive_writes != 3.0 {
+    if !endurance && given.has("drive_writes") {
         return Err(na(
             "--drive-writes",
             "applies to a block-level endurance workload (--usage jesd219-enterprise or uniform-4k)".into(),
@@ -107,16 +127,57 @@ fn life(a: &LifeArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn validate_fs(a: &ValidateFsArgs) -> Result<(), Error> {
+fn validate_fs(a: &ValidateFsArgs, given: &Given) -> Result<(), Error> {
     let w = a.workload.as_str();
-    if a.fill != 80 && w != "fill" {
+    if given.has("fill") && w != "fill" {
         return Err(Error::not_applicable("--fill", "applies to --workload fill"));
     }
-    if a.writes != 400 && w != "randwrite-fsync" {
+    if given.has("writes") && w != "randwrite-fsync" {
         return Err(Error::not_applicable("--writes", "applies to --workload randwrite-fsync"));
     }
-    if a.transactions != 100 && !w.starts_with("sqlite-") {
+    if given.has("transactions") && !w.starts_with("sqlite-") {
         return Err(Error::not_applicable("--transactions", "applies to the sqlite-* workloads"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every option id asked for above names an option of its command (clap answers `None` for
+    /// an unknown id in release builds, which would make the check silently pass).
+    #[test]
+    fn the_ids_name_options_of_their_commands() {
+        let cli = crate::cli::Cli::command();
+        for (sub, ids) in [
+            ("sqlite", &["baseline"][..]),
+            ("breakdown", &["cpu_scale"]),
+            ("life", &["usage", "scale", "duration", "sample_days", "policy", "probe_every", "drive_writes"]),
+            ("validate-fs", &["fill", "writes", "transactions"]),
+        ] {
+            let c = cli.find_subcommand(sub).unwrap_or_else(|| panic!("no subcommand {sub}"));
+            for id in ids {
+                assert!(c.get_arguments().any(|a| a.get_id() == id), "{sub} has no option {id}");
+            }
+        }
+    }
+
+    /// An option typed with its default value is still given.
+    #[test]
+    fn a_typed_default_counts_as_given() {
+        use clap::{CommandFactory, FromArgMatches};
+        let m = crate::cli::Cli::command()
+            .try_get_matches_from(["flashlab", "validate-fs", "--workload", "randwrite-fsync", "--fill", "80"])
+            .unwrap();
+        let cli = crate::cli::Cli::from_arg_matches(&m).unwrap();
+        let e = check(&cli.command, &m).unwrap_err().to_string();
+        assert!(e.starts_with("--fill applies to --workload fill"), "{e}");
+        let m = crate::cli::Cli::command()
+            .try_get_matches_from(["flashlab", "validate-fs", "--workload", "randwrite-fsync"])
+            .unwrap();
+        let cli = crate::cli::Cli::from_arg_matches(&m).unwrap();
+        check(&cli.command, &m).unwrap();
+    }
 }

@@ -12,9 +12,9 @@ pub type Source = Box<dyn std::error::Error + Send + Sync>;
 /// Why a flashlab command failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A profile, protocol or command-line value (flashlab-lab).
+    /// A profile, protocol, command-line value, job or experiment (flashlab-lab).
     #[error(transparent)]
-    Lab(#[from] flashlab_lab::LabError),
+    Lab(#[from] flashlab_lab::Error),
     /// A simulated system's filesystem or device refusing a request (flashlab-lab).
     #[error(transparent)]
     Sim(#[from] flashlab_lab::system::SysError),
@@ -24,6 +24,9 @@ pub enum Error {
     /// An fio job file.
     #[error(transparent)]
     JobFile(#[from] JobFileError),
+    /// An fio option's value outside a job file (flashlab-jobs).
+    #[error(transparent)]
+    Jobs(#[from] flashlab_jobs::Error),
     /// A size or time value.
     #[error(transparent)]
     Unit(#[from] UnitError),
@@ -170,10 +173,6 @@ pub enum Error {
         note: String,
     },
 
-    /// A message from a library function that still returns `String` (flashlab-lab's parsers,
-    /// runs and experiments); goes away as they return typed errors.
-    #[error("{0}")]
-    Library(String),
     /// A run on a real file or device.
     #[error(transparent)]
     Real(#[from] flashlab_real::RealError),
@@ -206,13 +205,6 @@ fn adb_start(e: &std::io::Error) -> String {
         "not found (install Android's platform-tools, or give --adb PATH)".to_string()
     } else {
         e.to_string()
-    }
-}
-
-/// flashlab-lab's functions that still return `String` (see [`Error::Library`]).
-impl From<String> for Error {
-    fn from(m: String) -> Error {
-        Error::Library(m)
     }
 }
 

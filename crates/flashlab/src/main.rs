@@ -19,8 +19,9 @@ use cli::{Cli, Command, SimCommand};
 
 /// The command line, with usage errors on one line naming the flag (`flashlab: error:
 /// invalid value '-5' for '--ios <IOS>': ...`), exit status 2; negative numbers are read as
-/// values (and refused by the flag's parser) rather than as unknown options.
-fn parse_command_line() -> Cli {
+/// values (and refused by the flag's parser) rather than as unknown options. The matches say
+/// which options were typed (see [`applies`]).
+fn parse_command_line() -> (Cli, clap::ArgMatches) {
     fn negatives(c: clap::Command) -> clap::Command {
         c.allow_negative_numbers(true).mut_subcommands(negatives)
     }
@@ -38,7 +39,8 @@ fn parse_command_line() -> Cli {
         std::process::exit(2)
     };
     let matches = negatives(Cli::command()).try_get_matches().unwrap_or_else(|e| usage(e));
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage(e))
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage(e));
+    (cli, matches)
 }
 
 fn main() {
@@ -48,7 +50,7 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = parse_command_line();
+    let (cli, matches) = parse_command_line();
     if !matches!(cli.command, Command::Serve(_) | Command::Phone(_)) {
         // One signal policy (serve and phone have their own ordered teardown with the same
         // signals: a served device is unmounted and detached first, a phone run stops
@@ -59,8 +61,9 @@ fn main() {
         }
     }
     output_args::set_text_mode(outputs::args(&cli.command).text_mode());
-    if let Err(e) =
-        applies::check(&cli.command).and(outputs::of(&cli.command)).and_then(|o| report::output::check_outputs(&o))
+    if let Err(e) = applies::check(&cli.command, &matches)
+        .and(outputs::of(&cli.command))
+        .and_then(|o| report::output::check_outputs(&o))
     {
         eprintln!("flashlab: error: {e}");
         std::process::exit(1);

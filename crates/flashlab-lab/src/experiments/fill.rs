@@ -40,11 +40,16 @@ pub enum Layout {
 }
 
 impl Layout {
-    pub fn parse(s: &str) -> Result<Layout, String> {
+    /// `allocate` (or `fallocate`) or `write` (or `overwrite`).
+    pub fn parse(s: &str) -> Result<Layout, crate::Error> {
         match s {
             "allocate" | "fallocate" => Ok(Layout::Allocate),
             "write" | "overwrite" => Ok(Layout::Write),
-            other => Err(format!("unknown layout '{other}' (expected allocate or write)")),
+            other => Err(crate::Error::UnknownName {
+                what: "layout",
+                name: other.to_string(),
+                expected: "allocate or write".into(),
+            }),
         }
     }
 }
@@ -52,8 +57,11 @@ impl Layout {
 /// What a fill does.
 #[derive(Debug, Clone, Serialize)]
 pub struct FillSpec {
+    /// Requests in flight (fio's `iodepth`).
     pub iodepth: u32,
+    /// Seed of the random offsets.
     pub seed: u64,
+    /// How the file is laid out before the random pass.
     pub layout: Layout,
     /// fio's random map (each block once per pass); false = `norandommap`.
     pub random_map: bool,
@@ -94,14 +102,19 @@ impl FillSpec {
 pub struct FillDecile {
     /// Fill level at the end of this slice, percent of the fill's random writes done.
     pub filled_pct: u32,
+    /// Median write latency, µs.
     pub p50_us: f64,
+    /// 90th percentile write latency, µs.
     pub p90_us: f64,
+    /// 99th percentile write latency, µs.
     pub p99_us: f64,
     /// p99.9 and p99.99 (clamped to the exact range: max >= p99.99 >= p99.9 >= p99).
     pub p999_us: f64,
+    /// 99.99th percentile write latency, µs.
     pub p9999_us: f64,
     /// Exact largest and mean latency of the slice.
     pub max_us: f64,
+    /// Mean write latency, µs.
     pub mean_us: f64,
     /// Writes in this slice.
     pub writes: u64,
@@ -118,26 +131,35 @@ pub struct FillDecile {
 /// One fstrim during a fill.
 #[derive(Debug, Clone, Serialize)]
 pub struct FstrimEvent {
+    /// When it ran, virtual seconds since the fill started.
     pub at_s: f64,
+    /// How far the fill was, percent of its random writes.
     pub filled_pct: f64,
+    /// Bytes it trimmed.
     pub bytes: u64,
 }
 
+/// What a fill did: the file, the latency per slice, the fstrims, the device afterwards.
 #[derive(Debug, Clone, Serialize)]
 pub struct FillResult {
     /// Bytes of the fill file.
     pub bytes: u64,
     /// Bytes written laying the file out (0 with [`Layout::Allocate`]).
     pub layout_bytes: u64,
+    /// What was asked for.
     pub spec: FillSpec,
+    /// Latency and device state per tenth of the fill.
     pub deciles: Vec<FillDecile>,
+    /// Every fstrim during the fill.
     pub fstrims: Vec<FstrimEvent>,
     /// Virtual time the fill took, idle periods included.
     pub virtual_s: f64,
+    /// The device after the fill.
     pub device: DeviceReport,
 }
 
-pub const FILL_FILE: &str = "flashlab-fill-random.tmp";
+/// The fill file's name on the simulated filesystem.
+pub(crate) const FILL_FILE: &str = "flashlab-fill-random.tmp";
 
 /// Fill the free space (less `spec.leave_free`) with one file named [`FILL_FILE`].
 pub fn run_fill(sys: &mut SimSystem, spec: &FillSpec, progress: impl FnMut(f64)) -> Result<FillResult, SysError> {
@@ -145,7 +167,7 @@ pub fn run_fill(sys: &mut SimSystem, spec: &FillSpec, progress: impl FnMut(f64))
 }
 
 /// [`run_fill`] with the file named `name`.
-pub fn run_fill_named(
+pub(crate) fn run_fill_named(
     sys: &mut SimSystem,
     name: &str,
     spec: &FillSpec,
@@ -279,29 +301,45 @@ fn lay_out(sys: &mut SimSystem, file: FileId, size: u64, spec: &FillSpec) -> Res
 /// One test run of the published procedure: 4 KiB random writes over a file on /data.
 #[derive(Debug, Clone, Serialize)]
 pub struct TestRun {
+    /// Which run (`/data before the fill`).
     pub label: String,
+    /// Median write latency, µs.
     pub p50_us: f64,
+    /// 90th percentile write latency, µs.
     pub p90_us: f64,
+    /// 99th percentile write latency, µs.
     pub p99_us: f64,
+    /// 99.9th percentile write latency, µs.
     pub p999_us: f64,
+    /// Largest write latency, µs.
     pub max_us: f64,
+    /// Mean write latency, µs.
     pub mean_us: f64,
+    /// Writes done.
     pub writes: u64,
+    /// Host write bandwidth, MB/s (10^6 bytes per second).
     pub mbs: f64,
+    /// Device write amplification during the run.
     pub write_amplification: f64,
 }
 
 /// The published procedure: test /data, fill the shared storage, test /data again.
 #[derive(Debug, Clone, Serialize)]
 pub struct PhoneResult {
+    /// Bytes of the test file on /data.
     pub test_bytes: u64,
+    /// The test before the fill.
     pub before: TestRun,
+    /// The fill of the shared storage.
     pub fill: FillResult,
+    /// The test after the fill.
     pub after: TestRun,
 }
 
+/// The test file on /data.
 pub const TEST_FILE: &str = "data/flashlab-fill-test.tmp";
-pub const SHARED_FILL_FILE: &str = "media/0/flashlab-fill-random.tmp";
+/// The fill file on the shared storage (`/storage/emulated/0`).
+pub(crate) const SHARED_FILL_FILE: &str = "media/0/flashlab-fill-random.tmp";
 
 /// Run the published procedure on `sys`: a 4 KiB random-write test over a `test_bytes` file on
 /// /data (fio's semantics as in the fill, without the shared-storage layer), the fill of the

@@ -11,6 +11,7 @@
 //! frontier, as the analytical models of uniform traffic assume. See docs/hotcold.md.
 
 use crate::rng::Rng;
+use crate::Error;
 use flashlab_jobs::distribution::{Distribution, Sampler};
 use flashlab_jobs::IoDir;
 use flashsim::profile::single_die;
@@ -25,14 +26,17 @@ use serde::Serialize;
 pub struct WafConfig {
     /// Spare factor (physical - logical) / physical.
     pub spare: f64,
+    /// NAND pages per erase block.
     pub pages_per_block: u32,
     /// Physical blocks.
     pub blocks: u32,
+    /// Garbage-collection victim policy.
     pub policy: GcPolicy,
     /// Logical passes of random writes over the live space.
     pub passes: f64,
     /// Fraction of the logical space trimmed after the prefill.
     pub trimmed: f64,
+    /// Seed of the random writes.
     pub seed: u64,
     /// Where the random writes go (fio's `random_distribution`).
     pub distribution: Distribution,
@@ -63,12 +67,19 @@ impl Default for WafConfig {
 /// Measured over the second half of the random phase.
 #[derive(Debug, Clone, Serialize)]
 pub struct WafResult {
+    /// Spare factor (physical - logical) / physical.
     pub spare_factor: f64,
+    /// NAND pages per erase block.
     pub pages_per_block: u32,
+    /// Physical blocks.
     pub blocks: u32,
+    /// Garbage-collection victim policy (`greedy`, `cost-benefit`, `fifo`, `random`).
     pub policy: &'static str,
+    /// Logical passes of random writes over the live space.
     pub passes: f64,
+    /// Fraction of the logical space trimmed after the prefill.
     pub trimmed: f64,
+    /// Seed of the random writes.
     pub seed: u64,
     /// fio's spelling of the write distribution.
     pub distribution: String,
@@ -78,12 +89,19 @@ pub struct WafResult {
     pub gc_by_temperature: bool,
     /// Share of the measured host writes that went to the hot frontier (separation on).
     pub hot_write_share: Option<f64>,
+    /// Logical pages of the device.
     pub logical_pages: u64,
+    /// Pages still mapped after the trim (the live data).
     pub live_pages: u64,
+    /// NAND programs per host write over the measured half.
     pub write_amplification: f64,
+    /// Host pages written in the measured half.
     pub host_pages_written: u64,
+    /// NAND pages programmed in the measured half (host and GC).
     pub nand_pages_programmed: u64,
+    /// Valid pages garbage collection copied in the measured half.
     pub gc_pages_copied: u64,
+    /// Blocks erased in the measured half.
     pub erases: u64,
     /// Virtual time the random phase took, seconds.
     pub simulated_seconds: f64,
@@ -93,13 +111,17 @@ pub struct WafResult {
 /// least two free blocks, GC copies sharing the host's write frontier.
 /// With separation on: two host frontiers (cold, hot) and one for GC copies, and a write
 /// buffer big enough for their open pages.
-pub fn waf_profile(cfg: &WafConfig) -> Result<Profile, String> {
+pub(crate) fn waf_profile(cfg: &WafConfig) -> Result<Profile, Error> {
+    // The device's fields are the command's options.
     let flags = |e: flashsim::ProfileError| {
-        e.to_string()
-            .replace("single-die device", "sim waf options")
-            .replace("field 'ftl.spare_factor'", "--spare (with --blocks)")
-            .replace("field 'nand.blocks_per_plane'", "--blocks")
-            .replace("field 'nand.pages_per_block'", "--pages-per-block")
+        let flag = match e.field.as_deref() {
+            Some("ftl.spare_factor") => "--spare (with --blocks)".to_string(),
+            Some("nand.blocks_per_plane") => "--blocks".to_string(),
+            Some("nand.pages_per_block") => "--pages-per-block".to_string(),
+            Some(other) => format!("sim waf options: field '{other}'"),
+            None => "sim waf options".to_string(),
+        };
+        Error::Flag { flag, message: e.message }
     };
     let mut p = single_die(cfg.blocks, cfg.pages_per_block, cfg.spare, cfg.policy).map_err(flags)?;
     if cfg.separation != TemperatureMode::Off {
@@ -116,12 +138,9 @@ pub fn waf_profile(cfg: &WafConfig) -> Result<Profile, String> {
 /// The host's hint for a `zoned` distribution: block ranges of the write zones, and whether
 /// each is hot (its share of writes at least twice its share of space: updated at least twice
 /// as often as the average block, the detector's threshold too).
-fn zone_hints(dist: &Distribution, n: u64) -> Result<Vec<(u64, u64, bool)>, String> {
+fn zone_hints(dist: &Distribution, n: u64) -> Result<Vec<(u64, u64, bool)>, Error> {
     let Distribution::Zoned(z) = dist else {
-        return Err(format!(
-            "--separate hint needs a zoned distribution (the host knows its hot zones); '{}' has no hint: use --separate detect",
-            dist.fio_spelling()
-        ));
+        return Err(Error::HintNeedsZones { distribution: dist.fio_spelling() });
     };
     let mut sp = 0u64;
     let mut out = Vec::new();
@@ -136,14 +155,17 @@ fn zone_hints(dist: &Distribution, n: u64) -> Result<Vec<(u64, u64, bool)>, Stri
 /// Read `sim waf`'s `--distribution` (fio's `random_distribution` spelling) and `--separate`
 /// (`off`, `hint` or `detect`).
 /// `hint-gc` and `detect-gc` also send GC copies to a hot or a cold GC frontier.
-pub fn parse_workload(distribution: &str, separate: &str) -> Result<(Distribution, TemperatureMode, bool), String> {
-    let d = Distribution::parse(distribution, 1024).map_err(|e| format!("--distribution '{distribution}': {e}"))?;
+pub fn parse_workload(distribution: &str, separate: &str) -> Result<(Distribution, TemperatureMode, bool), Error> {
+    let d = Distribution::parse(distribution, 1024)
+        .map_err(|e| Error::Flag { flag: format!("--distribution '{distribution}'"), message: e.to_string() })?;
     let (mode, gc) = match separate.strip_suffix("-gc") {
         Some(m) if m != "off" => (m, true),
         _ => (separate, false),
     };
-    let t = TemperatureMode::parse(mode)
-        .ok_or_else(|| format!("--separate '{separate}': expected off, hint, detect, hint-gc or detect-gc"))?;
+    let t = TemperatureMode::parse(mode).ok_or_else(|| Error::Flag {
+        flag: format!("--separate '{separate}'"),
+        message: "expected off, hint, detect, hint-gc or detect-gc".into(),
+    })?;
     Ok((d, t, gc))
 }
 
@@ -172,12 +194,18 @@ pub fn lrw_model(cfg: &WafConfig) -> Option<f64> {
 }
 
 /// Run the experiment; `progress` gets the fraction done now and then.
-pub fn run_waf(cfg: &WafConfig, mut progress: impl FnMut(f64)) -> Result<WafResult, String> {
+pub fn run_waf(cfg: &WafConfig, mut progress: impl FnMut(f64)) -> Result<WafResult, Error> {
     if !(cfg.trimmed >= 0.0 && cfg.trimmed < 1.0) {
-        return Err(format!("--trimmed must be in [0, 1), got {}", cfg.trimmed));
+        return Err(Error::Flag {
+            flag: "--trimmed".into(),
+            message: format!("must be in [0, 1), got {}", cfg.trimmed),
+        });
     }
     if !(cfg.passes > 0.0 && cfg.passes <= 1000.0) {
-        return Err(format!("--passes must be in (0, 1000], got {}", cfg.passes));
+        return Err(Error::Flag {
+            flag: "--passes".into(),
+            message: format!("must be in (0, 1000], got {}", cfg.passes),
+        });
     }
     let profile = waf_profile(cfg)?;
     let mut dev = Device::new(&profile, cfg.seed);
@@ -205,7 +233,7 @@ pub fn run_waf(cfg: &WafConfig, mut progress: impl FnMut(f64)) -> Result<WafResu
     } else {
         Some(
             Sampler::new(&cfg.distribution, IoDir::Write, live, MAP_UNIT, &mut xo)
-                .map_err(|e| format!("--distribution: {e}"))?,
+                .map_err(|e| Error::Flag { flag: "--distribution".into(), message: e.to_string() })?,
         )
     };
     let hints = match cfg.separation {

@@ -28,7 +28,9 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
     let args = &a.common;
     let size = |flag: &str, v: &Option<String>| -> Result<Option<u64>, Error> {
         v.as_ref()
-            .map(|r| parse_cli_size(r).map_err(String::from).and_then(block_multiple).map_err(Error::at(flag)))
+            .map(|r| {
+                parse_cli_size(r).map_err(flashlab_lab::Error::from).and_then(block_multiple).map_err(Error::at(flag))
+            })
             .transpose()
     };
     let rand_io = size("--rand-io", &a.four.rand_io)?;

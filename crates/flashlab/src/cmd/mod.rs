@@ -31,7 +31,7 @@ use flashsim::Profile;
 pub fn fs_config(a: &SimFsArgs, profile: &Profile, source: &str) -> Result<FsConfig, Error> {
     let mut cfg = match &a.fs {
         Some(spec) => FsConfig::parse(spec).map_err(Error::at("--fs"))?,
-        None => FsConfig::from_profile(profile, source)?,
+        None => FsConfig::from_profile(profile, source).map_err(|e| flashlab_lab::Error::FsModel(e.to_string()))?,
     };
     cfg.discard |= a.discard;
     Ok(cfg)
