@@ -1,0 +1,117 @@
+//! Foreground GC pacing of the page-mapped FTL: how much of a die's incremental GC each host
+//! write command carries.
+//!
+//! A controller that cleans a victim block a few pages per host command must clean it at the
+//! rate the host consumes what the victim gives back, or it falls behind and some command has
+//! to clean whole blocks at once (seconds on 8 MiB blocks, far past the eMMC write timeout).
+//! A victim with `V` valid units out of `U` frees `U - V` units net (its erase frees `U`, its
+//! copies take `V`), and needs `L` page copies (its pages holding valid data). So while the
+//! host writes `U - V` units to the die, the die must copy `L` pages: `L / (U - V)` page copies
+//! per host unit, which grows without bound as victims fill with valid data (a full device).
+//!
+//! Each die with a victim in progress accrues a debt of page copies per host unit the command
+//! writes (host pages are striped over the dies, so each die takes `units / dies` of them):
+//! that steady rate, fixed when the victim is chosen, times one plus the number of blocks the
+//! die is below its zone (so a die that fell below climbs back within about one block of host
+//! writes instead of sitting at its floor, where every block the host opens forces a whole
+//! clean: on a device full of valid data, dozens of victims for one free block). A command pays the whole pages of its dies' debts, up to the profile's pages per
+//! command in all and never a page that would end past the busy-time ceiling; what it cannot
+//! pay stays owed to the next commands. A die keeps a victim in progress while it has at most
+//! `gc_min_free_blocks + 2` free blocks (one block more for the host's next open block, one
+//! for GC's own frontier), and starts the next victim as soon as one is erased, from the
+//! command, rather than waiting for the host to open a block on it.
+//!
+//! The causes this replaces (docs/fill.md): the pace was set by the free space alone, so a
+//! victim full of valid data was cleaned ten times too slowly; a die started a victim only
+//! when the host opened a block on it; and a victim whose pages had all been visited waited
+//! for the forced path to be erased.
+
+use super::{Ftl, INVALID, NIL};
+use crate::timeline::Ns;
+
+/// Per-die pacing state: flat arrays, no allocation per command.
+#[derive(Debug, Clone)]
+pub(crate) struct Pacing {
+    /// Steady rate of the die's victim: page copies per host unit written to the die.
+    rate: Vec<f64>,
+    /// Page copies the die owes (whole pages are paid by commands, the fraction carried).
+    debt: Vec<f64>,
+    /// A die keeps a victim in progress while it has at most this many free blocks.
+    pub(crate) zone: usize,
+}
+
+impl Pacing {
+    pub(crate) fn new(dies: u32, gc_min_free: u32) -> Pacing {
+        Pacing { rate: vec![0.0; dies as usize], debt: vec![0.0; dies as usize], zone: gc_min_free as usize + 2 }
+    }
+
+    /// Heap bytes (for the memory accounting).
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        super::heap_bytes(&self.rate) + super::heap_bytes(&self.debt)
+    }
+}
+
+impl Ftl {
+    /// Choose `die`'s next victim for incremental GC (if it has none) and set its steady rate
+    /// from what it holds: its pages with valid data over the units it frees net.
+    pub(super) fn start_paced_job(&mut self, die: u32) {
+        self.start_job(die);
+        let v = self.job_victim[die as usize];
+        if v == NIL {
+            return;
+        }
+        let upb = self.geo.units_per_block;
+        let upp = self.geo.units_per_page as usize;
+        let base = (v * upb) as usize;
+        let live_pages = self.p2l[base..base + upb as usize]
+            .chunks_exact(upp)
+            .filter(|page| page.iter().any(|&l| l != INVALID))
+            .count();
+        let gain = upb - self.valid[v as usize];
+        self.pace.rate[die as usize] = live_pages as f64 / f64::from(gain.max(1));
+    }
+
+    /// The GC work a host write command of `units` units carries, starting at `at` for a
+    /// command that started at `start` (see the module doc). Returns when it is done.
+    pub(super) fn paced_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
+        let deadline = start + self.busy_ceiling;
+        let mut budget = u64::from(self.pages_per_command);
+        let mut end = at;
+        let dies = self.geo.dies;
+        for die in 0..dies {
+            let d = die as usize;
+            if self.job_victim[d] == NIL {
+                continue;
+            }
+            // Below the zone, gain one block more than the host takes per block it writes, for
+            // each block missing: the die climbs back within about a block of host writes.
+            let deficit = self.pace.zone.saturating_sub(self.free[d].len()) as f64;
+            let rate = self.pace.rate[d] / f64::from(dies) * (1.0 + deficit);
+            // Never owe more than a block's pages: beyond that the forced path cleans anyway.
+            self.pace.debt[d] =
+                (self.pace.debt[d] + f64::from(units) * rate).min(f64::from(self.geo.pages_per_block));
+            while budget > 0 && self.job_victim[d] != NIL {
+                let owed = (self.pace.debt[d] as u64).min(budget);
+                if owed == 0 {
+                    break;
+                }
+                let (e, n) = self.advance(die, at, owed, deadline, false, true);
+                end = end.max(e);
+                budget -= n.min(budget);
+                self.pace.debt[d] -= n as f64;
+                if self.job_victim[d] == NIL {
+                    // The victim is erased: the next one starts now if the die is still short.
+                    if self.free[d].len() <= self.pace.zone {
+                        self.start_paced_job(die);
+                    } else {
+                        self.pace.debt[d] = 0.0;
+                    }
+                } else if n < owed {
+                    // Stopped by the ceiling or the die's last free block: the rest stays owed.
+                    break;
+                }
+            }
+        }
+        end
+    }
+}
