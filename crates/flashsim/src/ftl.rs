@@ -686,7 +686,7 @@ impl Ftl {
                 self.jobs -= 1;
                 break;
             }
-            if paced && self.free[die as usize].len() <= 1 {
+            if paced && self.free[die as usize].len() <= 1 && !self.gc_room(die) {
                 break;
             }
             let upp = self.geo.units_per_page;

@@ -26,7 +26,7 @@
 //! when the host opened a block on it; and a victim whose pages had all been visited waited
 //! for the forced path to be erased.
 
-use super::{Ftl, INVALID, NIL};
+use super::{Ftl, NIL};
 use crate::timeline::Ns;
 
 /// Per-die pacing state: flat arrays, no allocation per command.
@@ -42,7 +42,7 @@ pub(crate) struct Pacing {
 
 impl Pacing {
     pub(crate) fn new(dies: u32, gc_min_free: u32) -> Pacing {
-        Pacing { rate: vec![0.0; dies as usize], debt: vec![0.0; dies as usize], zone: gc_min_free as usize + 2 }
+        Pacing { rate: vec![0.0; dies as usize], debt: vec![0.0; dies as usize], zone: gc_min_free as usize + 1 }
     }
 
     /// Heap bytes (for the memory accounting).
@@ -52,21 +52,36 @@ impl Pacing {
 }
 
 impl Ftl {
+    /// `die`'s GC frontier can take one more victim page without opening a block: a paced
+    /// step may go on at the die's last free block, which it leaves alone.
+    pub(super) fn gc_room(&self, die: u32) -> bool {
+        if self.gc_split {
+            return false;
+        }
+        let b = self.active[(die * self.frontiers + self.gc_frontier) as usize];
+        b != NIL && self.next_page[b as usize] + 2 <= self.geo.pages_per_block
+    }
+
     /// Choose `die`'s next victim for incremental GC (if it has none) and set its steady rate
     /// from what it holds: its pages with valid data over the units it frees net.
     pub(super) fn start_paced_job(&mut self, die: u32) {
-        self.start_job(die);
-        let v = self.job_victim[die as usize];
-        if v == NIL {
+        if self.job_victim[die as usize] != NIL {
             return;
         }
+        // The victim the forced path would clean (`gc_one`): only greedy declines one full of
+        // valid data (then every candidate is full). Declining them under random or FIFO would
+        // redraw until a block with invalid data came up: another policy, with less write
+        // amplification than the one the profile names.
+        let Some(v) = self.choose_victim(die, self.greedy, false) else {
+            return;
+        };
+        self.job_victim[die as usize] = v;
+        self.job_page[die as usize] = 0;
+        self.jobs += 1;
         let upb = self.geo.units_per_block;
         let upp = self.geo.units_per_page as usize;
         let base = (v * upb) as usize;
-        let live_pages = self.p2l[base..base + upb as usize]
-            .chunks_exact(upp)
-            .filter(|page| page.iter().any(|&l| l != INVALID))
-            .count();
+        let live_pages = (0..upb as usize / upp).filter(|&i| self.p2l.any(base + i * upp, base + (i + 1) * upp)).count();
         let gain = upb - self.valid[v as usize];
         self.pace.rate[die as usize] = live_pages as f64 / f64::from(gain.max(1));
     }
@@ -91,7 +106,9 @@ impl Ftl {
             self.pace.debt[d] =
                 (self.pace.debt[d] + f64::from(units) * rate).min(f64::from(self.geo.pages_per_block));
             while budget > 0 && self.job_victim[d] != NIL {
-                let owed = (self.pace.debt[d] as u64).min(budget);
+                // A victim with nothing valid left owes no copies, only its erase: at once.
+                let empty = self.valid[self.job_victim[d] as usize] == 0;
+                let owed = if empty { 1 } else { (self.pace.debt[d] as u64).min(budget) };
                 if owed == 0 {
                     break;
                 }
@@ -101,7 +118,9 @@ impl Ftl {
                 self.pace.debt[d] -= n as f64;
                 if self.job_victim[d] == NIL {
                     // The victim is erased: the next one starts now if the die is still short.
-                    if self.free[d].len() <= self.pace.zone {
+                    // The victim is erased: the next one starts now only if the die is below
+                    // its zone (else at the next block the host opens on it, as before).
+                    if self.free[d].len() < self.pace.zone {
                         self.start_paced_job(die);
                     } else {
                         self.pace.debt[d] = 0.0;
