@@ -181,19 +181,16 @@ fn idle_time_background_gc_shortens_the_next_burst() {
         a.dev.state().free_blocks
     );
     // Without a target above the floor, idle time at most completes the victim incremental GC
-    // had started: nothing beyond the zone in which paced GC keeps a victim in progress
-    // (gc_min_free_blocks + 2, ftl/pacing.rs) and the block that victim frees.
+    // had started (its copies may have taken a die below the floor): nothing beyond the floor.
     assert!(
-        b.dev.state().free_blocks <= (min_free + 3) * dies,
+        b.dev.state().free_blocks <= (min_free + 1) * dies,
         "idle time without background GC reclaimed past the floor: {} free",
         b.dev.state().free_blocks
     );
 
     // A burst that fits in the space background GC reclaimed (less a block per die for the
     // open frontier), but is more than the device without it has before foreground GC.
-    // Paced GC starts a victim once a die is down to gc_min_free_blocks + 2 free blocks
-    // (ftl/pacing.rs): the burst stops a block short of that.
-    let k = (target - min_free - 3) * upb * dies;
+    let k = (target - min_free - 2) * upb * dies;
     assert!(k >= 2 * upb * dies);
     let (ca, cb, cn) = (a.dev.counters(), b.dev.counters(), no_idle.dev.counters());
     let (la, lb, ln) = (a.writes(k), b.writes(k), no_idle.writes(k));
