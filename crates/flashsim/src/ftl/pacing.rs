@@ -52,6 +52,27 @@ impl Pacing {
 }
 
 impl Ftl {
+    /// Greedy: when a closed block now holds fewer valid units than are left to copy in `die`'s
+    /// victim (the host has overwritten it meanwhile), clean that one instead and put the
+    /// victim back with what it still holds, as greedy cleaning at the moment of need would.
+    /// Starting a victim a block ahead of need must not make GC copy more than greedy does.
+    fn reconsider(&mut self, die: u32) {
+        let v = self.job_victim[die as usize];
+        let Some(b) = self.victims.select(die, &self.valid, self.counters.host_units_written) else {
+            return;
+        };
+        if self.valid[b as usize] >= self.valid[v as usize] {
+            self.victims.put_back(b, self.valid[b as usize]);
+            return;
+        }
+        self.state[v as usize] = super::BlockState::Closed;
+        self.victims.put_back(v, self.valid[v as usize]);
+        self.job_victim[die as usize] = NIL;
+        self.jobs -= 1;
+        self.victims.put_back(b, self.valid[b as usize]);
+        self.start_paced_job(die);
+    }
+
     /// `die`'s GC frontier can take one more victim page without opening a block: a paced
     /// step may go on at the die's last free block, which it leaves alone.
     pub(super) fn gc_room(&self, die: u32) -> bool {
@@ -97,6 +118,9 @@ impl Ftl {
             let d = die as usize;
             if self.job_victim[d] == NIL {
                 continue;
+            }
+            if self.greedy {
+                self.reconsider(die);
             }
             // Below the zone, gain one block more than the host takes per block it writes, for
             // each block missing: the die climbs back within about a block of host writes.
