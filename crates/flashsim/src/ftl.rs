@@ -651,13 +651,16 @@ impl Ftl {
         done
     }
 
-    /// Choose the victim that `die`'s incremental GC cleans next (none when every candidate is
-    /// full of valid data: then the forced path decides, as before).
+    /// Choose the victim that `die`'s incremental GC cleans next: the one the forced path
+    /// (`gc_one`) would take. Only greedy declines a victim full of valid data (then every
+    /// candidate is; the forced path decides); declining one under random or FIFO would redraw
+    /// until a block with invalid data came up, another policy with less write amplification
+    /// than the one the profile names.
     fn start_job(&mut self, die: u32) {
         if self.job_victim[die as usize] != NIL {
             return;
         }
-        if let Some(v) = self.choose_victim(die, true, false) {
+        if let Some(v) = self.choose_victim(die, self.greedy, false) {
             self.job_victim[die as usize] = v;
             self.job_page[die as usize] = 0;
             self.jobs += 1;

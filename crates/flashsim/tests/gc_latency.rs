@@ -135,7 +135,11 @@ fn foreground_gc_makes_the_write_latency_tail() {
     let programs_per_write = c.gc_units_copied as f64 / f64::from(p.units_per_page()) / lat.len() as f64;
     let gc_floor = fast as f64 + programs_per_write * ns(p.nand.t_prog_us) as f64 / dies;
     assert!(p50 >= fast, "median {p50} ns below buffer speed {fast} ns");
-    assert!(mean(&lat) >= gc_floor, "mean {} ns below buffer speed plus GC programs per write ({gc_floor} ns)", mean(&lat));
+    assert!(
+        mean(&lat) >= gc_floor,
+        "mean {} ns below buffer speed plus GC programs per write ({gc_floor} ns)",
+        mean(&lat)
+    );
     assert!(max < gc, "max {max} ns: a write waited for a whole GC victim ({gc} ns)");
     assert!(p999 > p50, "p99.9 {p999} ns, p50 {p50} ns");
     assert!(max <= ns(p.busy_ceiling_ms() * 1000.0), "max {max} ns past the busy-time ceiling");

@@ -1,5 +1,7 @@
 //! Foreground GC pacing of the page-mapped FTL: how much of a die's incremental GC each host
-//! write command carries.
+//! write command carries. It changes when cleaning is done, not what is cleaned: greedy, FIFO,
+//! random and cost-benefit keep their write amplification (the `waf` tests against the
+//! analytic references).
 //!
 //! A controller that cleans a victim block a few pages per host command must clean it at the
 //! rate the host consumes what the victim gives back, or it falls behind and some command has
@@ -9,22 +11,27 @@
 //! host writes `U - V` units to the die, the die must copy `L` pages: `L / (U - V)` page copies
 //! per host unit, which grows without bound as victims fill with valid data (a full device).
 //!
-//! Each die with a victim in progress accrues a debt of page copies per host unit the command
-//! writes (host pages are striped over the dies, so each die takes `units / dies` of them):
-//! that steady rate, fixed when the victim is chosen, times one plus the number of blocks the
-//! die is below its zone (so a die that fell below climbs back within about one block of host
-//! writes instead of sitting at its floor, where every block the host opens forces a whole
-//! clean: on a device full of valid data, dozens of victims for one free block). A command pays the whole pages of its dies' debts, up to the profile's pages per
-//! command in all and never a page that would end past the busy-time ceiling; what it cannot
-//! pay stays owed to the next commands. A die keeps a victim in progress while it has at most
-//! `gc_min_free_blocks + 2` free blocks (one block more for the host's next open block, one
-//! for GC's own frontier), and starts the next victim as soon as one is erased, from the
-//! command, rather than waiting for the host to open a block on it.
-//!
-//! The causes this replaces (docs/fill.md): the pace was set by the free space alone, so a
-//! victim full of valid data was cleaned ten times too slowly; a die started a victim only
-//! when the host opened a block on it; and a victim whose pages had all been visited waited
-//! for the forced path to be erased.
+//! - **Rate.** Each die with a victim in progress accrues a debt of page copies per host unit
+//!   the command writes (host pages are striped over the dies, so each die takes
+//!   `units / dies` of them): that steady rate, fixed when the victim is chosen, times one
+//!   plus the number of blocks the die is below its zone (a die that fell behind climbs back
+//!   within about a block of host writes).
+//! - **Per command.** A command pays the whole pages of its dies' debts, up to the profile's
+//!   pages per command in all and never a page that would end past the busy-time ceiling;
+//!   what it cannot pay stays owed to the next commands. A victim with nothing valid left is
+//!   erased at once (it owes no copies).
+//! - **When.** A die starts a victim when the host opens a block on it and leaves it with at
+//!   most `gc_min_free_blocks + 1` free blocks (the threshold incremental GC always had), and
+//!   starts the next one as soon as one is erased only while it is below that zone. Holding
+//!   more blocks free would take them from the over-provisioning that cleaning works with,
+//!   and raise write amplification (by 1-3 % on the `waf` devices, far more on a part with
+//!   little spare).
+//! - **Which victim.** The one the forced path would clean (only greedy declines one full of
+//!   valid data); greedy changes its mind while the host overwrites: a closed block that now
+//!   holds fewer valid units than the victim has left to copy is cleaned instead.
+//! - **The last free block.** A paced step may go on at the die's last free block while GC's
+//!   open block has room for the page, since it then takes no block. Below that the forced
+//!   path (clean to the end in one command) remains the fallback.
 
 use super::{Ftl, NIL};
 use crate::timeline::Ns;
@@ -89,20 +96,16 @@ impl Ftl {
         if self.job_victim[die as usize] != NIL {
             return;
         }
-        // The victim the forced path would clean (`gc_one`): only greedy declines one full of
-        // valid data (then every candidate is full). Declining them under random or FIFO would
-        // redraw until a block with invalid data came up: another policy, with less write
-        // amplification than the one the profile names.
-        let Some(v) = self.choose_victim(die, self.greedy, false) else {
+        self.start_job(die);
+        let v = self.job_victim[die as usize];
+        if v == NIL {
             return;
-        };
-        self.job_victim[die as usize] = v;
-        self.job_page[die as usize] = 0;
-        self.jobs += 1;
+        }
         let upb = self.geo.units_per_block;
         let upp = self.geo.units_per_page as usize;
         let base = (v * upb) as usize;
-        let live_pages = (0..upb as usize / upp).filter(|&i| self.p2l.any(base + i * upp, base + (i + 1) * upp)).count();
+        let live_pages =
+            (0..upb as usize / upp).filter(|&i| self.p2l.any(base + i * upp, base + (i + 1) * upp)).count();
         let gain = upb - self.valid[v as usize];
         self.pace.rate[die as usize] = live_pages as f64 / f64::from(gain.max(1));
     }
@@ -127,8 +130,7 @@ impl Ftl {
             let deficit = self.pace.zone.saturating_sub(self.free[d].len()) as f64;
             let rate = self.pace.rate[d] / f64::from(dies) * (1.0 + deficit);
             // Never owe more than a block's pages: beyond that the forced path cleans anyway.
-            self.pace.debt[d] =
-                (self.pace.debt[d] + f64::from(units) * rate).min(f64::from(self.geo.pages_per_block));
+            self.pace.debt[d] = (self.pace.debt[d] + f64::from(units) * rate).min(f64::from(self.geo.pages_per_block));
             while budget > 0 && self.job_victim[d] != NIL {
                 // A victim with nothing valid left owes no copies, only its erase: at once.
                 let empty = self.valid[self.job_victim[d] as usize] == 0;
