@@ -35,7 +35,11 @@ fn a_lived_in_device_with_large_blocks_gets_slower_in_the_p99_within_the_ceiling
         eprintln!("fstrim {fstrim}: p99 per tenth {p99:?}, max {max:?}");
         assert!(p99[9] >= 2.0 * p99[0], "fstrim {fstrim}: last tenth's p99 vs first: {p99:?}");
         for (i, m) in max.iter().enumerate() {
-            assert!(*m <= ceiling_us, "fstrim {fstrim}: tenth {}: a write took {m} us, past the {ceiling_us} us ceiling", i + 1);
+            assert!(
+                *m <= ceiling_us,
+                "fstrim {fstrim}: tenth {}: a write took {m} us, past the {ceiling_us} us ceiling",
+                i + 1
+            );
         }
     }
 }
