@@ -70,6 +70,11 @@ def marginal(name, short, long, writes, out="file"):
     print(f"{name:8} {n:>10} {n / (wl - ws) / 1e6:>8.3f} {(cl - cs) * 1e9 / n:>8.1f} {n / (cl - cs) / 1e6:>8.3f} {rss / 2**20:>8.1f}")
 
 
+def sim_waf_doc(d):
+    """`sim waf`'s figures: the JSON document's results (older binaries printed them bare)."""
+    return d["results"] if "results" in d else d
+
+
 def wsat_writes(d):
     return d["results"]["device"]["counters"]["host_units_written"]
 
@@ -77,9 +82,9 @@ def wsat_writes(d):
 print(f"flashlab simulator speed: {BIN}, best of {REPEAT}, load average {os.getloadavg()[0]:.1f} at start")
 print(f"{'case':8} {'writes':>10} {'M/s wall':>8} {'ns cpu':>8} {'M/s cpu':>8} {'peak MiB':>8}")
 if "waf" in CASES:
-    waf = ["sim", "waf", "--blocks", "16384", "--pages-per-block", "256", "--json", "--passes"]
+    waf = ["sim", "waf", "--blocks", "16384", "--pages-per-block", "256", "--passes"]
     # host_pages_written covers the second half of the random phase: the whole of it is twice that.
-    marginal("sim-waf", waf + ["1"], waf + ["4"], lambda d: 2 * d["host_pages_written"], out="stdout")
+    marginal("sim-waf", waf + ["1"], waf + ["4"], lambda d: 2 * sim_waf_doc(d)["host_pages_written"])
 if "wsat" in CASES:
     w = ["wsat", "--target", "sim:bench/speed/mqsim-match.toml", "--intervals", "10", "--times"]
     marginal("wsat", w + ["1"], w + ["4"], wsat_writes)

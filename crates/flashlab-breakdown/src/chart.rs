@@ -4,6 +4,7 @@
 //! small writer lives here rather than in that crate.
 
 use crate::report::{size_name, Report};
+use crate::BreakdownError;
 use plotters::prelude::*;
 
 const COLORS: [RGBColor; 4] =
@@ -11,25 +12,25 @@ const COLORS: [RGBColor; 4] =
 
 /// The SVG of `r`: one bar per job, stacked from the phase means; the upper panel in µs, the
 /// lower one as shares of the total (so the phases of short requests stay visible).
-pub fn render_svg(r: &Report) -> Result<String, String> {
+pub fn render_svg(r: &Report) -> Result<String, BreakdownError> {
     let n = r.jobs.len().max(1);
     let width = (160 + 120 * n as u32).max(560);
     let height = 760u32;
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, (width, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        root.fill(&WHITE).map_err(|e| BreakdownError::Chart(e.to_string()))?;
         let title = format!(
             "{} — {}",
             r.target,
             if r.is_model() { "model: where the time goes" } else { "measured: where the time goes" }
         );
-        let root = root.titled(&title, ("sans-serif", 18)).map_err(|e| e.to_string())?;
+        let root = root.titled(&title, ("sans-serif", 18)).map_err(|e| BreakdownError::Chart(e.to_string()))?;
         let (top, bottom) = root.split_vertically(height / 2 - 10);
         // Upper panel: mean µs per phase; lower: each phase's share of the total, in %.
         panel(&top, r, "mean latency, µs", true, |j, pi| j.breakdown.phases[pi].dist.mean_ns.max(0.0) / 1000.0)?;
         panel(&bottom, r, "share of latency, %", false, |j, pi| j.breakdown.phases[pi].share.max(0.0) * 100.0)?;
-        root.present().map_err(|e| e.to_string())?;
+        root.present().map_err(|e| BreakdownError::Chart(e.to_string()))?;
     }
     Ok(buf)
 }
@@ -40,8 +41,8 @@ fn panel<DB: DrawingBackend>(
     y_desc: &str,
     legend: bool,
     value: impl Fn(&crate::report::JobReport, usize) -> f64,
-) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), BreakdownError> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| BreakdownError::Chart(e.to_string());
     let n = r.jobs.len().max(1);
     let phases = r.phase_names.len();
     let ymax = r.jobs.iter().map(|j| (0..phases).map(|pi| value(j, pi)).sum::<f64>()).fold(0.0, f64::max);
@@ -105,7 +106,7 @@ fn panel<DB: DrawingBackend>(
 }
 
 /// A self-contained HTML page: the chart and the summary table.
-pub fn render_html(r: &Report) -> Result<String, String> {
+pub fn render_html(r: &Report) -> Result<String, BreakdownError> {
     let svg = render_svg(r)?;
     let esc = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
     Ok(format!(

@@ -15,14 +15,19 @@ use std::path::{Path, PathBuf};
 /// Everything a breakdown run needs.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The target as given: a directory, a block device or `sim:PROFILE`.
     pub target: String,
+    /// `--destroy-data`: a raw block device may be written.
     pub destroy_data: bool,
+    /// The jobs to run, in order.
     pub jobs: Vec<JobKey>,
     /// I/Os per job.
     pub ios: u64,
     /// Bytes of the target the jobs spread over (file size, or the first bytes of a device).
     pub span: u64,
+    /// The I/O engine on a real target.
     pub engine: EngineKind,
+    /// Seed of the random offsets.
     pub seed: u64,
     /// On `sim:PROFILE`: host costs measured on this machine (scaled) instead of the profile's.
     pub host_cost: Option<crate::host_cost::HostCost>,
@@ -113,7 +118,7 @@ fn run_model(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, Brea
     let mut jobs = Vec::new();
     for &key in &o.jobs {
         progress(&format!("{} {} QD{}", key.rw_name(), crate::report::size_name(key.bs), key.iodepth));
-        jobs.push(model_job(&profile, o.seed, key, o.ios, o.span).map_err(BreakdownError::Sim)?);
+        jobs.push(model_job(&profile, o.seed, key, o.ios, o.span)?);
     }
     let host = jobs.first().map(|j| j.host);
     let mut notes = vec![format!(

@@ -13,6 +13,7 @@
 //! itself); 29: padding; 30: a time extension (`delta + (next u32 << 27)`); 31: an absolute
 //! timestamp.
 
+use crate::error::FieldError;
 use crate::BreakdownError;
 
 /// Which block tracepoint an event is.
@@ -29,6 +30,7 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The four events, in the order a request meets them.
     pub const ALL: [Kind; 4] = [Kind::Queue, Kind::Insert, Kind::Issue, Kind::Complete];
 
     /// The tracepoint's name under `events/block/`.
@@ -55,15 +57,19 @@ impl Kind {
 /// One block-layer event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockEvent {
+    /// Which event.
     pub kind: Kind,
     /// Trace clock, ns (CLOCK_MONOTONIC with `trace_clock` = `mono`).
     pub ts: u64,
     /// The kernel's dev_t: major << 20 | minor.
     pub dev: u32,
+    /// First sector (512 bytes) of the request.
     pub sector: u64,
+    /// Length in sectors (512 bytes).
     pub nr_sector: u32,
     /// `R`, `W`, `D` (discard), `F` (flush), `N` (none) and modifiers, as blktrace prints them.
     pub write: bool,
+    /// The operation is a read (`R`).
     pub read: bool,
     /// The other `rwbs` letters as [`flags`] bits (preflush, FUA, discard, flush, sync, meta).
     pub flags: u8,
@@ -73,12 +79,17 @@ pub struct BlockEvent {
 /// an optional `F` (PREFLUSH), the operation (`W`, `R`, `D` discard, `F` flush, `N`), then
 /// `F` (FUA), `A`, `S` (sync), `M` (metadata).
 pub mod flags {
+    /// `F` before the operation: a cache flush before the write.
     pub const PREFLUSH: u8 = 1;
+    /// `F` after the operation: force unit access.
     pub const FUA: u8 = 2;
+    /// The operation is a discard (`D`).
     pub const DISCARD: u8 = 4;
     /// The request is a cache flush (operation `F`).
     pub const FLUSH: u8 = 8;
+    /// `S`: synchronous.
     pub const SYNC: u8 = 16;
+    /// `M`: metadata.
     pub const META: u8 = 32;
 
     /// The bits of one `rwbs` string.
@@ -115,20 +126,27 @@ pub fn kernel_dev(major: u32, minor: u32) -> u32 {
 /// One `field:` line of a format file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Field {
+    /// The field's name, e.g. `sector`.
     pub name: String,
+    /// Byte offset in the event's record.
     pub offset: usize,
+    /// Size in bytes.
     pub size: usize,
 }
 
 /// A parsed format file: the event id and its fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Format {
+    /// The event's name, e.g. `block_rq_issue`.
     pub name: String,
+    /// The event's id (`ID:` line), which records carry.
     pub id: Option<u16>,
+    /// The fields, in file order.
     pub fields: Vec<Field>,
 }
 
 impl Format {
+    /// The field called `name`, if the format has one.
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)
     }
@@ -137,23 +155,28 @@ impl Format {
 /// Parse one `field:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;` line (leading whitespace
 /// allowed). `Ok(None)` for lines that are not field lines; `Err` names what is wrong with a
 /// field line that does not parse.
-pub fn parse_field_line(line: &str) -> Result<Option<Field>, String> {
+pub fn parse_field_line(line: &str) -> Result<Option<Field>, FieldError> {
     let l = line.trim();
     let Some(rest) = l.strip_prefix("field:") else { return Ok(None) };
     let parts: Vec<&str> = rest.split(';').map(str::trim).collect();
     let decl = parts.first().copied().unwrap_or("").trim();
     // The name is the last word of the declaration, without an array suffix.
-    let last = decl.split_whitespace().last().ok_or_else(|| "empty field declaration".to_string())?;
+    let last = decl.split_whitespace().last().ok_or(FieldError::EmptyDeclaration)?;
     let name = last.split('[').next().unwrap_or("").trim_start_matches('*');
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(format!("field declaration '{decl}': no field name"));
+        return Err(FieldError::NoName(decl.to_string()));
     }
     let mut offset = None;
     let mut size = None;
     for p in &parts[1..] {
         if let Some((k, v)) = p.split_once(':') {
-            let parse =
-                |v: &str| v.trim().parse::<usize>().map_err(|_| format!("field '{name}': {k} '{v}' is not a number"));
+            let parse = |v: &str| {
+                v.trim().parse::<usize>().map_err(|_| FieldError::NotANumber {
+                    field: name.to_string(),
+                    key: k.to_string(),
+                    value: v.to_string(),
+                })
+            };
             match k.trim() {
                 "offset" => offset = Some(parse(v)?),
                 "size" => size = Some(parse(v)?),
@@ -163,8 +186,8 @@ pub fn parse_field_line(line: &str) -> Result<Option<Field>, String> {
     }
     match (offset, size) {
         (Some(offset), Some(size)) => Ok(Some(Field { name: name.to_string(), offset, size })),
-        (None, _) => Err(format!("field '{name}': no offset")),
-        (_, None) => Err(format!("field '{name}': no size")),
+        (None, _) => Err(FieldError::Incomplete { field: name.to_string(), missing: "offset" }),
+        (_, None) => Err(FieldError::Incomplete { field: name.to_string(), missing: "size" }),
     }
 }
 
@@ -178,7 +201,7 @@ pub fn parse_format(source: &str, text: &str) -> Result<Format, BreakdownError> 
             f.name = n.trim().to_string();
         } else if let Some(id) = t.strip_prefix("ID:") {
             f.id = Some(id.trim().parse().map_err(|_| bad(format!("ID '{}' is not a number", id.trim())))?);
-        } else if let Some(field) = parse_field_line(t).map_err(bad)? {
+        } else if let Some(field) = parse_field_line(t).map_err(|e| bad(e.to_string()))? {
             f.fields.push(field);
         }
     }
@@ -188,7 +211,9 @@ pub fn parse_format(source: &str, text: &str) -> Result<Format, BreakdownError> 
 /// Where the fields the breakdown reads live in one event's record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventLayout {
+    /// Which event.
     pub kind: Kind,
+    /// The event's id, which records carry.
     pub id: u16,
     dev: (usize, usize),
     sector: (usize, usize),
@@ -221,12 +246,16 @@ impl EventLayout {
 /// The page header's layout, from `events/header_page`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageLayout {
+    /// Offset of the page header's `commit` field (bytes of data in the page), bytes.
     pub commit_offset: usize,
+    /// Size of the `commit` field, bytes.
     pub commit_size: usize,
+    /// Offset of the first record in a page, bytes.
     pub data_offset: usize,
 }
 
 impl PageLayout {
+    /// The layout from the parsed `header_page`; `source` names the file in errors.
     pub fn from_format(source: &str, f: &Format) -> Result<PageLayout, BreakdownError> {
         let get = |n: &str| f.field(n).ok_or_else(|| BreakdownError::parse(format!("{source}: no field '{n}'")));
         let ts = get("timestamp")?;
@@ -476,11 +505,11 @@ format:
     fn malformed_format_lines_are_named() {
         assert_eq!(parse_field_line("print fmt: \"%d\"").unwrap(), None);
         assert_eq!(parse_field_line("").unwrap(), None);
-        let e = parse_field_line("\tfield:dev_t dev;\toffset:x8;\tsize:4;").unwrap_err();
+        let e = parse_field_line("\tfield:dev_t dev;\toffset:x8;\tsize:4;").unwrap_err().to_string();
         assert!(e.contains("dev") && e.contains("offset") && e.contains("x8"), "{e}");
-        let e = parse_field_line("\tfield:dev_t dev;\tsize:4;").unwrap_err();
+        let e = parse_field_line("\tfield:dev_t dev;\tsize:4;").unwrap_err().to_string();
         assert!(e.contains("no offset"), "{e}");
-        let e = parse_field_line("\tfield:;\toffset:0;\tsize:4;").unwrap_err();
+        let e = parse_field_line("\tfield:;\toffset:0;\tsize:4;").unwrap_err().to_string();
         assert!(e.contains("declaration"), "{e}");
         // In a file: the error names the file and line.
         let bad = ISSUE_FORMAT.replace("offset:16;\tsize:8", "offset:16;\tsize:eight");

@@ -30,9 +30,11 @@ pub struct HostCost {
 }
 
 impl HostCost {
+    /// Host submit cost on the simulated host, ns (measured × `cpu_scale`).
     pub fn submit_ns(&self) -> f64 {
         self.measured_submit_ns * self.cpu_scale
     }
+    /// Host completion cost on the simulated host, ns (measured × `cpu_scale`).
     pub fn complete_ns(&self) -> f64 {
         self.measured_complete_ns * self.cpu_scale
     }
@@ -45,27 +47,29 @@ impl HostCost {
             .map_err(|e| BreakdownError::Bad(format!("--host-cost {}: {e}", path.display())))
     }
 
-    pub fn from_report_json(text: &str, cpu_scale: f64) -> Result<HostCost, String> {
+    /// Host costs from a measured report's JSON (a results document or the report itself).
+    pub fn from_report_json(text: &str, cpu_scale: f64) -> Result<HostCost, BreakdownError> {
+        let bad = BreakdownError::HostCost;
         if !(cpu_scale.is_finite() && cpu_scale > 0.0) {
-            return Err(format!("--cpu-scale {cpu_scale}: must be a positive number"));
+            return Err(bad(format!("--cpu-scale {cpu_scale}: must be a positive number")));
         }
         let mut v: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| format!("not a breakdown report: {e}"))?;
+            serde_json::from_str(text).map_err(|e| bad(format!("not a breakdown report: {e}")))?;
         // `flashlab breakdown --json FILE` writes a results document (docs/results.md): the
         // report is its `results`; older files are the report itself.
         if v.get("schema_version").is_some() {
             v = v["results"].take();
         }
-        let r: ReportIn = serde_json::from_value(v).map_err(|e| format!("not a breakdown report: {e}"))?;
+        let r: ReportIn = serde_json::from_value(v).map_err(|e| bad(format!("not a breakdown report: {e}")))?;
         if r.source != "measured" {
-            return Err(format!("source '{}': host costs come from a measured report, not a model", r.source));
+            return Err(bad(format!("source '{}': host costs come from a measured report, not a model", r.source)));
         }
-        let phase = |j: &JobIn, name: &str| -> Result<f64, String> {
+        let phase = |j: &JobIn, name: &str| -> Result<f64, BreakdownError> {
             j.phases
                 .iter()
                 .find(|p| p.name == name)
                 .map(|p| p.p50_ns as f64)
-                .ok_or_else(|| format!("job {} QD{}: no phase '{name}'", j.rw, j.iodepth))
+                .ok_or_else(|| bad(format!("job {} QD{}: no phase '{name}'", j.rw, j.iodepth)))
         };
         let (mut submit, mut complete, mut n) = (0.0, 0.0, 0usize);
         for j in r.jobs.iter().filter(|j| j.iodepth == 1) {
@@ -74,7 +78,7 @@ impl HostCost {
             n += 1;
         }
         if n == 0 {
-            return Err("no queue-depth-1 job in the report (run it with --iodepth 1)".into());
+            return Err(bad("no queue-depth-1 job in the report (run it with --iodepth 1)".into()));
         }
         Ok(HostCost {
             measured_submit_ns: submit / n as f64,
@@ -137,9 +141,15 @@ mod tests {
 
     #[test]
     fn refuses_models_reports_without_qd1_and_bad_scales() {
-        assert!(HostCost::from_report_json(&report("model", 1), 1.0).unwrap_err().contains("measured"));
-        assert!(HostCost::from_report_json(&report("measured", 4), 1.0).unwrap_err().contains("--iodepth 1"));
-        assert!(HostCost::from_report_json(&report("measured", 1), 0.0).unwrap_err().contains("--cpu-scale"));
-        assert!(HostCost::from_report_json("{", 1.0).unwrap_err().contains("not a breakdown report"));
+        assert!(HostCost::from_report_json(&report("model", 1), 1.0).unwrap_err().to_string().contains("measured"));
+        assert!(HostCost::from_report_json(&report("measured", 4), 1.0)
+            .unwrap_err()
+            .to_string()
+            .contains("--iodepth 1"));
+        assert!(HostCost::from_report_json(&report("measured", 1), 0.0)
+            .unwrap_err()
+            .to_string()
+            .contains("--cpu-scale"));
+        assert!(HostCost::from_report_json("{", 1.0).unwrap_err().to_string().contains("not a breakdown report"));
     }
 }

@@ -21,6 +21,7 @@ pub const TOLERANCE_NS: u64 = 2_000;
 /// One request flashlab submitted, in device sectors.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UserIo {
+    /// Read or write.
     pub dir: Dir,
     /// CLOCK_MONOTONIC ns just before the submit call.
     pub submit: u64,
@@ -34,10 +35,15 @@ pub struct UserIo {
 /// The kernel's timestamps of one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Joined {
+    /// CLOCK_MONOTONIC ns just before the submit call.
     pub submit: u64,
+    /// `block_rq_queue` (Q), ns.
     pub queue: u64,
+    /// `block_rq_issue` (D), ns.
     pub issue: u64,
+    /// `block_rq_complete` (C), ns.
     pub complete: u64,
+    /// CLOCK_MONOTONIC ns just after the reap call that returned it.
     pub done: u64,
     /// A `block_rq_insert` was seen between Q and D (the request went through a scheduler or
     /// software queue rather than straight to the driver).
@@ -57,6 +63,7 @@ impl Joined {
         ]
     }
 
+    /// Submit to reap, ns.
     pub fn total(&self) -> u64 {
         self.done - self.submit
     }
@@ -65,12 +72,16 @@ impl Joined {
 /// Why a request was not joined.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Unmatched {
+    /// Requests with no `block_rq_queue` event.
     pub no_queue: u64,
+    /// Requests with no `block_rq_issue` event.
     pub no_issue: u64,
+    /// Requests with no `block_rq_complete` event.
     pub no_complete: u64,
 }
 
 impl Unmatched {
+    /// Requests not joined, all reasons.
     pub fn total(&self) -> u64 {
         self.no_queue + self.no_issue + self.no_complete
     }

@@ -32,24 +32,27 @@ pub mod join;
 pub mod report;
 pub mod run_real;
 pub mod serve_split;
-pub mod sim_adapter;
-pub mod sim_model;
-pub mod stats;
+mod sim_adapter;
+mod sim_model;
+mod stats;
 pub mod target;
-pub mod text;
+mod text;
 pub mod tracefs;
 
-pub use error::BreakdownError;
+pub use error::{BreakdownError, FieldError};
 
 /// Read or write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dir {
+    /// Reads.
     Read,
+    /// Writes.
     Write,
 }
 
 impl Dir {
+    /// `read` or `write`.
     pub fn name(self) -> &'static str {
         match self {
             Dir::Read => "read",
@@ -61,8 +64,11 @@ impl Dir {
 /// One job of a breakdown: random I/O of `bs` bytes in one direction at queue depth `iodepth`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JobKey {
+    /// Read or write.
     pub dir: Dir,
+    /// Block size, bytes.
     pub bs: u64,
+    /// Requests in flight.
     pub iodepth: u32,
 }
 

@@ -38,8 +38,11 @@ pub fn us(ns: f64) -> String {
 /// One job's row of the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct JobReport {
+    /// `randread` or `randwrite`.
     pub rw: String,
+    /// Block size, bytes.
     pub bs: u64,
+    /// Queue depth.
     pub iodepth: u32,
     /// Requests completed.
     pub requests: u64,
@@ -64,6 +67,7 @@ pub struct JobReport {
     /// Share of the total spent queued (Q2D / queue wait): at depth mostly waiting behind other
     /// requests for the device, which is not software cost.
     pub queue_share: f64,
+    /// The phases' statistics.
     #[serde(flatten)]
     pub breakdown: Breakdown,
     /// Measured on a flashlab serve loop device: D2C split into the emulator's parts.
@@ -72,6 +76,7 @@ pub struct JobReport {
 }
 
 impl JobReport {
+    /// The job as the tables name it, e.g. `randread 4KiB QD1`.
     pub fn key_name(&self) -> String {
         format!("{} {} QD{}", self.rw, size_name(self.bs), self.iodepth)
     }
@@ -82,12 +87,17 @@ impl JobReport {
 pub struct Report {
     /// `measured` (block-layer trace) or `model` (simulated device).
     pub source: String,
+    /// The target as given.
     pub target: String,
+    /// What the target is (device, filesystem, model).
     pub description: String,
     /// The phases in order; `device_phase` is the index of the device's.
     pub phase_names: Vec<String>,
+    /// Index in `phase_names` of the device's phase.
     pub device_phase: usize,
+    /// Notes printed under the tables.
     pub notes: Vec<String>,
+    /// One entry per job.
     pub jobs: Vec<JobReport>,
 }
 
@@ -96,6 +106,7 @@ fn key_fields(k: &JobKey) -> (String, u64, u32) {
 }
 
 impl Report {
+    /// The report of traced jobs on a real target.
     pub fn measured(target: String, description: String, jobs: &[RealJob], notes: Vec<String>) -> Report {
         let jobs = jobs
             .iter()
@@ -130,6 +141,7 @@ impl Report {
         }
     }
 
+    /// The report of modelled jobs on a simulated device.
     pub fn model(target: String, description: String, jobs: &[ModelJob], notes: Vec<String>) -> Report {
         let jobs = jobs
             .iter()
@@ -164,6 +176,7 @@ impl Report {
         }
     }
 
+    /// The report comes from the model, not a trace.
     pub fn is_model(&self) -> bool {
         self.source == "model"
     }
@@ -178,6 +191,7 @@ impl Report {
         crate::text::render_summary(self)
     }
 
+    /// The report as pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }

@@ -39,9 +39,13 @@ pub fn mono_ns() -> u64 {
 /// One request as the loop saw it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Sample {
+    /// Byte offset in the target.
     pub off: u64,
+    /// Length, bytes.
     pub len: u32,
+    /// CLOCK_MONOTONIC ns just before the submit call.
     pub submit: u64,
+    /// CLOCK_MONOTONIC ns just after the reap call that returned it.
     pub done: u64,
 }
 
@@ -133,16 +137,22 @@ fn run_with<E: IoEngine>(
 /// The measured breakdown of one job.
 #[derive(Debug, Clone)]
 pub struct RealJob {
+    /// The job.
     pub key: JobKey,
+    /// Requests submitted.
     pub submitted: u64,
+    /// Requests joined with their Q, D and C events.
     pub joined: u64,
+    /// Requests not joined, by the event that was missing.
     pub unmatched: crate::join::Unmatched,
     /// Joined requests whose every phase is ≥ −[`TOLERANCE_NS`] (the kernel's timestamps fall
     /// inside flashlab's own readings, in order).
     pub consistent: u64,
     /// Joined requests that went through `block_rq_insert`.
     pub inserted: u64,
+    /// What draining the trace buffers found.
     pub drain: DrainStats,
+    /// The phases' statistics over the joined requests.
     pub breakdown: Breakdown,
     /// On a flashlab serve device: D2C split into the emulator's parts.
     pub serve: Option<ServeSplit>,
@@ -151,8 +161,11 @@ pub struct RealJob {
 /// Options of a traced run.
 #[derive(Debug, Clone)]
 pub struct RealOptions {
+    /// I/Os per job.
     pub ios: u64,
+    /// The I/O engine.
     pub engine: EngineKind,
+    /// Seed of the random offsets.
     pub seed: u64,
     /// Tracefs roots to look in, in order.
     pub tracefs_roots: Vec<std::path::PathBuf>,

@@ -42,24 +42,35 @@ pub fn detect(disk: &Disk) -> Option<ServeDevice> {
 /// Running sums of one operation in a stats snapshot (simulated ns).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct OpSums {
+    /// Requests answered.
     pub count: u64,
+    /// Sum of the simulated latency (`done − submitted`), simulated ns.
     pub model_ns: u64,
+    /// Sum of the device service time, simulated ns.
     pub device_ns: u64,
+    /// Sum of the time queued in the simulated host, simulated ns.
     pub queue_ns: u64,
 }
 
 /// The parts of a serve stats snapshot the split needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServeStats {
+    /// The served profile.
     pub profile: String,
+    /// Simulated seconds per real second.
     pub time_scale: f64,
+    /// The profile's host submit cost, simulated ns.
     pub host_submit_ns: f64,
+    /// The profile's host completion cost, simulated ns.
     pub host_complete_ns: f64,
+    /// Sums over reads.
     pub read: OpSums,
+    /// Sums over writes.
     pub write: OpSums,
 }
 
 impl ServeStats {
+    /// The sums of direction `d`.
     pub fn op(&self, d: Dir) -> OpSums {
         match d {
             Dir::Read => self.read,
@@ -118,16 +129,21 @@ pub fn read_stats(path: &Path) -> Result<ServeStats, BreakdownError> {
 /// One job's D2C split, in real ns (means over the requests serve answered during the job).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ServeSplit {
+    /// The served profile.
     pub profile: String,
+    /// Simulated seconds per real second.
     pub time_scale: f64,
     /// Requests of the job's direction serve answered between the two snapshots.
     pub serve_requests: u64,
+    /// Mean D2C of the job, real ns.
     pub d2c_mean_ns: f64,
+    /// Median D2C of the job, real ns.
     pub d2c_p50_ns: i64,
     /// The whole simulated latency (`done − submitted`), real ns.
     pub sim_latency_mean_ns: f64,
     /// Simulated host stack (`host_submit + host_complete`), inside D2C on a serve device.
     pub sim_host_ns: f64,
+    /// Mean time queued in the simulated host, real ns.
     pub sim_queue_mean_ns: f64,
     /// Simulated device service (`device_done − device_start`).
     pub sim_device_mean_ns: f64,

@@ -5,7 +5,7 @@
 //! (so reads hit NAND, not unmapped blocks) and flushed, then the measured job through
 //! `flashlab_lab::engine::run_jobs_observed`, keeping every completed I/O.
 
-use crate::{Dir, JobKey};
+use crate::{BreakdownError, Dir, JobKey};
 use flashlab_jobs::Rw;
 use flashlab_lab::engine::{run_jobs, run_jobs_observed, Completed, JobSpec};
 use flashlab_lab::system::SimSystem;
@@ -27,13 +27,13 @@ pub fn run_model_job(
     key: JobKey,
     ios: u64,
     span: u64,
-) -> Result<(Vec<Completed>, HostModel), String> {
+) -> Result<(Vec<Completed>, HostModel), BreakdownError> {
     let mut sys = SimSystem::new(profile, seed, false);
-    let file = sys.create("breakdown", span).map_err(|e| e.to_string())?;
+    let file = sys.create("breakdown", span).map_err(|e| BreakdownError::Sim(e.to_string()))?;
     let mut fill = JobSpec::on_file("fill", Rw::Write, 1 << 20, file, span);
     fill.iodepth = 4;
-    run_jobs(&mut sys, &[fill], |_| {}).map_err(|e| format!("fill: {e}"))?;
-    sys.sync().map_err(|e| format!("flush after fill: {e}"))?;
+    run_jobs(&mut sys, &[fill], |_| {}).map_err(|e| BreakdownError::Sim(format!("fill: {e}")))?;
+    sys.sync().map_err(|e| BreakdownError::Sim(format!("flush after fill: {e}")))?;
     let rw = match key.dir {
         Dir::Read => Rw::RandRead,
         Dir::Write => Rw::RandWrite,
@@ -43,7 +43,7 @@ pub fn run_model_job(
     spec.number_ios = Some(ios);
     spec.seed = seed;
     let mut out = Vec::with_capacity(ios as usize);
-    run_jobs_observed(&mut sys, &[spec], |_| {}, |c, _| out.push(c)).map_err(|e| e.to_string())?;
+    run_jobs_observed(&mut sys, &[spec], |_| {}, |c, _| out.push(c)).map_err(|e| BreakdownError::Sim(e.to_string()))?;
     let host = HostModel {
         host_submit_ns: sys.dev.host.host_submit,
         host_complete_ns: sys.dev.host.host_complete,

@@ -15,7 +15,7 @@
 
 use crate::sim_adapter::{run_model_job, HostModel};
 use crate::stats::Breakdown;
-use crate::JobKey;
+use crate::{BreakdownError, JobKey};
 use flashsim::Profile;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -34,14 +34,14 @@ pub struct ModelIo {
 
 /// The phases of each request (same order as `ios`), in ns: host submit, queue wait, device,
 /// host complete. Each row adds up to `done - submitted`.
-pub fn model_phases(ios: &[ModelIo], host: &HostModel) -> Result<Vec<[i64; 4]>, String> {
+pub fn model_phases(ios: &[ModelIo], host: &HostModel) -> Result<Vec<[i64; 4]>, BreakdownError> {
     let overhead = host.host_submit_ns + host.host_complete_ns;
     for (i, io) in ios.iter().enumerate() {
         if io.done < io.submitted + overhead {
-            return Err(format!(
+            return Err(BreakdownError::Sim(format!(
                 "request {i}: latency {} ns is below the model's host costs ({overhead} ns)",
                 io.done.saturating_sub(io.submitted)
-            ));
+            )));
         }
     }
     let mut order: Vec<usize> = (0..ios.len()).collect();
@@ -72,7 +72,7 @@ pub fn model_phases(ios: &[ModelIo], host: &HostModel) -> Result<Vec<[i64; 4]>, 
 }
 
 /// The model breakdown of one job on `profile`.
-pub fn model_job(profile: &Profile, seed: u64, key: JobKey, ios: u64, span: u64) -> Result<ModelJob, String> {
+pub fn model_job(profile: &Profile, seed: u64, key: JobKey, ios: u64, span: u64) -> Result<ModelJob, BreakdownError> {
     let (done, host) = run_model_job(profile, seed, key, ios, span)?;
     let ios: Vec<ModelIo> =
         done.iter().filter(|c| c.dir.is_some()).map(|c| ModelIo { submitted: c.submitted, done: c.done }).collect();
@@ -190,7 +190,7 @@ mod tests {
     #[test]
     fn latency_below_host_costs_is_an_error() {
         let host = HostModel { host_submit_ns: 100, host_complete_ns: 100, queue_depth: 1 };
-        let e = model_phases(&[ModelIo { submitted: 0, done: 150 }], &host).unwrap_err();
+        let e = model_phases(&[ModelIo { submitted: 0, done: 150 }], &host).unwrap_err().to_string();
         assert!(e.contains("request 0") && e.contains("host costs"), "{e}");
     }
 }

@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 pub struct Disk {
     /// Kernel name of the disk (`loop0`, `vda`).
     pub name: String,
+    /// The disk's major number.
     pub major: u32,
+    /// The disk's minor number.
     pub minor: u32,
     /// The target's device if it is a partition (its name), else `None`.
     pub partition: Option<String>,
@@ -36,8 +38,11 @@ impl Disk {
 /// A run of the target: `len` bytes at target offset `off` are at disk byte `disk_off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Extent {
+    /// Target offset, bytes.
     pub off: u64,
+    /// Disk offset, bytes.
     pub disk_off: u64,
+    /// Length, bytes.
     pub len: u64,
 }
 
@@ -50,6 +55,7 @@ pub struct RealTarget {
     pub file: File,
     /// Bytes the jobs use, from offset 0.
     pub span: u64,
+    /// The disk whose events are traced.
     pub disk: Disk,
     /// Sorted, covering [0, span).
     pub extents: Vec<Extent>,

@@ -38,7 +38,9 @@ pub fn find_tracefs(roots: &[&Path]) -> Result<PathBuf, BreakdownError> {
 /// The layouts the decoder needs, read from this kernel's format files.
 #[derive(Debug, Clone)]
 pub struct Layouts {
+    /// The ring buffer page header's layout.
     pub page: PageLayout,
+    /// The layouts of the four block events.
     pub events: Vec<EventLayout>,
 }
 
@@ -144,7 +146,9 @@ fn teardown(dir: &Path) -> Vec<String> {
 /// What draining the buffers found.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct DrainStats {
+    /// Ring buffer pages read.
     pub pages: u64,
+    /// Block event records read.
     pub events: u64,
     /// Records of other events (none expected: only block events are enabled).
     pub other: u64,
@@ -208,6 +212,7 @@ impl TraceSession {
         Ok(s)
     }
 
+    /// The tracing instance's directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

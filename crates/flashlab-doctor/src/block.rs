@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 /// A block device node as sysfs lists it: a whole device or a partition of one.
 #[derive(Debug, Clone)]
-pub struct Node {
+pub(crate) struct Node {
     pub name: String,
     /// The whole device (itself when not a partition).
     pub disk: String,
@@ -22,10 +22,8 @@ pub struct Node {
 
 /// The block devices found under `sys/block`.
 #[derive(Debug, Default)]
-pub struct Index {
+pub(crate) struct Index {
     pub nodes: Vec<Node>,
-    /// `sys/block` itself could be listed.
-    pub available: bool,
 }
 
 fn parse_majmin(s: &str) -> Option<(u32, u32)> {
@@ -70,7 +68,7 @@ impl Index {
             }
             nodes.push(Node { name: d.clone(), disk: d, partition: None, majmin });
         }
-        Index { nodes, available: true }
+        Index { nodes }
     }
 
     pub fn by_majmin(&self, mm: (u32, u32)) -> Option<&Node> {
@@ -127,30 +125,48 @@ pub fn split_partition(name: &str) -> (String, Option<u32>) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DeviceClass {
+    /// eMMC (`mmcblk*` whose `device/type` is `MMC`).
     Emmc,
+    /// SD card (`mmcblk*` whose `device/type` is `SD`).
     Sd,
     /// mmcblk whose card type could not be read.
     Mmc,
+    /// UFS (an `sd*` device behind a UFS host controller).
     Ufs,
     /// sd*: SCSI-driven, could be UFS, SATA or USB.
     Scsi,
+    /// SATA or SAS disk.
     Sata,
+    /// USB mass storage.
     Usb,
+    /// NVMe namespace (`nvme*n*`).
     Nvme,
+    /// virtio disk (`vd*`) of a virtual machine.
     Virtio,
+    /// Xen virtual disk (`xvd*`).
     Xen,
+    /// IDE disk (`hd*`).
     Ide,
+    /// Loop device (`loop*`), backed by a file.
     Loop,
+    /// Device-mapper device (`dm-*`: crypt, verity, LVM).
     DeviceMapper,
+    /// Software RAID (`md*`).
     Md,
+    /// Compressed RAM disk (`zram*`).
     Zram,
+    /// RAM disk (`ram*`).
     Ram,
+    /// Network block device (`nbd*`).
     Nbd,
+    /// Raw NAND through MTD (`mtdblock*`).
     RawNand,
+    /// A name the doctor does not know.
     Unknown,
 }
 
 impl DeviceClass {
+    /// The class in words, for the text report (`eMMC`, `virtio disk (virtual machine)`).
     pub fn label(self) -> &'static str {
         match self {
             DeviceClass::Emmc => "eMMC",
@@ -226,6 +242,7 @@ pub fn class_from_name(name: &str) -> DeviceClass {
 pub struct BlockPath {
     /// The node the filesystem is mounted from, e.g. `mmcblk0p2`, `dm-6`.
     pub node: String,
+    /// The partition number of `node` (`None` for a whole device).
     pub partition: Option<u32>,
     /// The whole device of `node` (e.g. `mmcblk0`, `dm-6`): its queue is what the filesystem sees.
     pub disk: String,
@@ -242,7 +259,7 @@ pub struct BlockPath {
 }
 
 /// Resolves a mount's source to its block devices; `None` when it names no block device at all.
-pub fn resolve(tree: &Tree, idx: &Index, majmin: Option<(u32, u32)>, source: &str) -> Option<BlockPath> {
+pub(crate) fn resolve(tree: &Tree, idx: &Index, majmin: Option<(u32, u32)>, source: &str) -> Option<BlockPath> {
     let mut node: Option<Node> = None;
     if let Some(mm) = majmin {
         if mm.0 != 0 {
@@ -356,11 +373,12 @@ pub struct Discard {
 }
 
 impl Discard {
+    /// Whether the device accepts discards (`None` when `discard_max_bytes` is unknown).
     pub fn supported(&self) -> Option<bool> {
         self.max_bytes.map(|b| b > 0)
     }
 
-    pub fn read(tree: &Tree, disk: &str, needed: bool) -> Discard {
+    pub(crate) fn read(tree: &Tree, disk: &str, needed: bool) -> Discard {
         let affects = format!("whether {disk} accepts TRIM is unknown");
         let rd = |f: &str| {
             let rel = format!("sys/block/{disk}/queue/{f}");
@@ -382,6 +400,7 @@ pub struct EmmcHealth {
     pub life_time_b: Option<u8>,
     /// `device/pre_eol_info`: 1 normal, 2 warning (80 % of reserved blocks used), 3 urgent.
     pub pre_eol: Option<u8>,
+    /// `device/pre_eol_info` as read, e.g. `0x01`.
     pub pre_eol_raw: Option<String>,
 }
 
@@ -400,6 +419,7 @@ pub fn parse_life_time(s: &str) -> (Option<u8>, Option<u8>) {
     (it.next().and_then(parse_hex_u8), it.next().and_then(parse_hex_u8))
 }
 
+/// Parses `device/pre_eol_info` (`0x01`): 1 normal, 2 warning, 3 urgent.
 pub fn parse_pre_eol(s: &str) -> Option<u8> {
     s.split_whitespace().next().and_then(parse_hex_u8)
 }
@@ -407,19 +427,27 @@ pub fn parse_pre_eol(s: &str) -> Option<u8> {
 /// Everything the doctor knows about one physical device.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DeviceFacts {
+    /// The kernel's name for the whole device, e.g. `mmcblk0`, `sda`.
     pub name: String,
+    /// What kind of device it is.
     pub class: DeviceClass,
+    /// `class` in words, as the text report shows it.
     pub class_label: String,
     /// Model or card name, where sysfs has one.
     pub model: Option<String>,
+    /// Size in bytes (`size` × 512), where sysfs has it.
     pub size_bytes: Option<u64>,
+    /// `queue/rotational`: the kernel treats it as a spinning disk.
     pub rotational: Option<bool>,
     /// The active I/O scheduler (`[mq-deadline]` in `queue/scheduler`).
     pub scheduler: Option<String>,
+    /// Every scheduler `queue/scheduler` offers, the active one included.
     pub schedulers_available: Vec<String>,
     /// `queue/write_cache`: `write back` (volatile cache, flushes matter) or `write through`.
     pub write_cache: Option<String>,
+    /// Whether and how the device accepts discards.
     pub discard: Discard,
+    /// eMMC wear estimates (eMMC only).
     pub emmc: Option<EmmcHealth>,
     /// The storage part and its interface version (eMMC CID fields and EXT_CSD revision, UFS
     /// descriptors), where sysfs has them.
@@ -468,7 +496,7 @@ fn sysfs_link(tree: &Tree, name: &str) -> Option<String> {
 }
 
 impl DeviceFacts {
-    pub fn read(tree: &Tree, name: &str, android: bool) -> DeviceFacts {
+    pub(crate) fn read(tree: &Tree, name: &str, android: bool) -> DeviceFacts {
         let base = format!("sys/block/{name}");
         let in_sysfs = tree.is_dir(&base);
         let mut class = class_from_name(name);

@@ -11,18 +11,20 @@
 //! findings) and [`render`] (the text report). Nothing here needs root, writes anything or
 //! panics on bad input: what cannot be read becomes "unknown" and a [`Problem`] saying why.
 
-pub mod android_maint;
+mod android_maint;
 pub mod block;
+mod error;
 pub mod mounts;
 pub mod part;
 pub mod render;
-pub mod rules;
+mod rules;
 pub mod trim;
 pub mod usage;
 
 mod tree;
 
 pub use block::{BlockPath, DeviceClass, DeviceFacts, Discard, EmmcHealth};
+pub use error::DoctorError;
 pub use render::render_text;
 pub use trim::{AndroidInfo, CronEntry, TimerState, TrimSchedule};
 pub use usage::Usage;
@@ -49,6 +51,7 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// The severity as the JSON writes it (`ok`, `info`, `unknown`, `warn`, `alarm`).
     pub fn label(self) -> &'static str {
         match self {
             Severity::Ok => "ok",
@@ -65,6 +68,7 @@ impl Severity {
 pub struct Finding {
     /// Stable identifier, e.g. `no-trim`, `usage-alarm` (see docs/doctor.md for the table).
     pub id: String,
+    /// How bad it is.
     pub severity: Severity,
     /// What it is about: a mount point, a device name, or `system`.
     pub subject: String,
@@ -83,33 +87,42 @@ pub struct Finding {
 pub struct Problem {
     /// Path on the inspected system, e.g. `/sys/block/mmcblk0/device/life_time`.
     pub path: String,
+    /// Why it could not be read (the system's error, or a malformed value).
     pub reason: String,
+    /// What the report cannot say because of it.
     pub affects: String,
 }
 
 /// A physical device under at least one writable filesystem.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Device {
+    /// What sysfs says about the device.
     #[serde(flatten)]
     pub facts: DeviceFacts,
+    /// Findings about the device itself (wear, rotational flag, scheduler).
     pub findings: Vec<Finding>,
 }
 
 /// A filesystem on a block device (one entry however many times it is mounted).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Filesystem {
+    /// Where it is mounted (the first mount in the mount table).
     pub mount_point: String,
     /// Bind mounts and other mounts of the same filesystem.
     pub other_mount_points: Vec<String>,
+    /// The mount table's source, e.g. `/dev/mmcblk0p2`.
     pub source: String,
+    /// Filesystem type, e.g. `ext4`, `f2fs`.
     pub fs_type: String,
     /// All mount and filesystem options; `None` when unknown (a truncated mount table).
     pub options: Option<Vec<String>>,
+    /// Mounted read-only (listed, not judged).
     pub read_only: bool,
     /// The block devices under it; `None` when the source names none the doctor can resolve.
     pub block: Option<BlockPath>,
     /// Discard support of the device the filesystem sits on directly (`block.disk`).
     pub discard: Discard,
+    /// Size and usage; `None` when unknown (`usage_unknown` says why).
     pub usage: Option<Usage>,
     /// Why `usage` is unknown.
     pub usage_unknown: Option<String>,
@@ -117,14 +130,18 @@ pub struct Filesystem {
     pub trimmed_by: Vec<String>,
     /// Mount points of FUSE / sdcardfs / overlay filesystems stacked over it.
     pub stacked_over_by: Vec<String>,
+    /// Findings about this filesystem.
     pub findings: Vec<Finding>,
 }
 
 /// A stacked filesystem (FUSE, sdcardfs, esdfs, overlay...) and what it sits on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stacked {
+    /// Filesystem type, e.g. `fuse`, `sdcardfs`, `overlay`.
     pub fs_type: String,
+    /// The mount table's source.
     pub source: String,
+    /// Where it is mounted (every mount of it).
     pub mount_points: Vec<String>,
     /// Mount point of the block filesystem under it, when traced.
     pub over: Option<String>,
@@ -137,6 +154,7 @@ pub struct Stacked {
 pub struct Source {
     /// The live system (as opposed to a captured tree).
     pub live: bool,
+    /// The directory inspected: `/` live, the top of the tree when captured.
     pub root: String,
     /// The mount table read, e.g. `/proc/self/mountinfo`.
     pub mounts_file: Option<String>,
@@ -144,12 +162,18 @@ pub struct Source {
     pub usage_from: Option<String>,
 }
 
+/// How many findings of each severity the report has.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
+    /// Findings of severity `alarm`.
     pub alarm: usize,
+    /// Findings of severity `warn`.
     pub warn: usize,
+    /// Findings of severity `unknown`.
     pub unknown: usize,
+    /// Findings of severity `info`.
     pub info: usize,
+    /// Findings of severity `ok`.
     pub ok: usize,
 }
 
@@ -158,17 +182,23 @@ pub struct Summary {
 pub struct Report {
     /// Version of this JSON layout.
     pub schema: u32,
+    /// Where the data came from.
     pub source: Source,
+    /// The Android system, when the inspected system is one.
     pub android: Option<AndroidInfo>,
+    /// What trims the system's filesystems on a schedule.
     pub trim: TrimSchedule,
+    /// The physical devices under at least one writable filesystem.
     pub devices: Vec<Device>,
     /// Writable filesystems first, in mount-table order, then read-only ones.
     pub filesystems: Vec<Filesystem>,
+    /// Stacked filesystems (FUSE, sdcardfs, overlay) and what each sits on.
     pub stacked: Vec<Stacked>,
     /// Findings about the system as a whole (mount table, timers, Android maintenance).
     pub findings: Vec<Finding>,
     /// What could not be read, and why.
     pub problems: Vec<Problem>,
+    /// Counts of findings by severity.
     pub summary: Summary,
 }
 
@@ -186,10 +216,12 @@ impl Report {
         self.all_findings().into_iter().find(|f| f.subject == subject && f.id == id)
     }
 
+    /// The filesystem mounted at `mount_point`, if the report has one.
     pub fn filesystem(&self, mount_point: &str) -> Option<&Filesystem> {
         self.filesystems.iter().find(|f| f.mount_point == mount_point)
     }
 
+    /// The device named `name` (e.g. `mmcblk0`), if the report has one.
     pub fn device(&self, name: &str) -> Option<&Device> {
         self.devices.iter().find(|d| d.facts.name == name)
     }
@@ -426,7 +458,7 @@ fn inspect_tree(tree: &Tree) -> Report {
         if tree.live {
             match usage::statvfs(&tree.root().join(f.mount_point.trim_start_matches('/'))) {
                 Ok(u) => f.usage = Some(u),
-                Err(e) => f.usage_unknown = Some(e),
+                Err(e) => f.usage_unknown = Some(e.to_string()),
             }
         } else if let Some(df) = &df {
             match df.get(&f.mount_point).or_else(|| f.other_mount_points.iter().find_map(|m| df.get(m))) {

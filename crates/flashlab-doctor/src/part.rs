@@ -15,8 +15,11 @@ use serde::{Deserialize, Serialize};
 pub struct StoragePart {
     /// e.g. `eMMC 5.1`, `UFS 2.1`; the class alone when the version is unknown.
     pub interface: String,
+    /// The manufacturer, by name where its ID is known, e.g. `Samsung (0x15)`.
     pub manufacturer: Option<String>,
+    /// The product name, e.g. `HAG4a2`.
     pub product: Option<String>,
+    /// The product revision, e.g. `0.7`.
     pub revision: Option<String>,
     /// eMMC: the manufacturing month (`MM/YYYY`, as the kernel prints it).
     pub date: Option<String>,
@@ -25,7 +28,9 @@ pub struct StoragePart {
     /// UFS health descriptor: life-time estimates A and B (1 = 0–10 % used ... 11 = exceeded)
     /// and pre-EOL information.
     pub ufs_life_time_a: Option<u8>,
+    /// UFS health descriptor: life-time estimate B, same scale as A.
     pub ufs_life_time_b: Option<u8>,
+    /// UFS health descriptor: pre-EOL information (1 normal, 2 warning, 3 urgent).
     pub ufs_pre_eol: Option<u8>,
     /// The sysfs files the facts came from (paths on the inspected system).
     pub from: Vec<String>,
@@ -92,7 +97,7 @@ fn val(tree: &Tree, rel: &str, from: &mut Vec<String>) -> Option<String> {
 }
 
 /// An eMMC part (`mmcblkN` with `device/type` = `MMC`).
-pub fn emmc(tree: &Tree, disk: &str) -> StoragePart {
+pub(crate) fn emmc(tree: &Tree, disk: &str) -> StoragePart {
     let base = format!("sys/block/{disk}/device");
     let mut from = Vec::new();
     let mut manfid = val(tree, &format!("{base}/manfid"), &mut from).and_then(|v| parse_num(&v));
@@ -146,7 +151,7 @@ fn ufs_version(spec: &str) -> Option<String> {
 }
 
 /// A UFS part, from the descriptors under its host controller `host` (see [`ufs_host_dir`]).
-pub fn ufs(tree: &Tree, host: &str) -> StoragePart {
+pub(crate) fn ufs(tree: &Tree, host: &str) -> StoragePart {
     let mut from = Vec::new();
     let mut v = |f: &str| val(tree, &format!("{host}/{f}"), &mut from);
     let manufacturer = v("string_descriptors/manufacturer_name");

@@ -1,9 +1,13 @@
-//! The human report: grouped by device, then filesystem; ANSI colour only when asked for
+//! The human report: a short header, then tables of the devices, the writable filesystems and
+//! the findings, drawn by flashlab-results' terminal renderer within 80 columns, then why each
+//! finding matters and how to fix it; ANSI colour only in the prose and only when asked for
 //! (the binary asks when standard output is a terminal and NO_COLOR is not set).
 
 use crate::rules::pct_shown;
 use crate::trim::TimerState;
 use crate::{Device, Filesystem, Finding, Report, Severity};
+use flashlab_results::export::terminal;
+use flashlab_results::table::{Format, Table};
 use std::fmt::Write;
 
 /// Bytes in binary units, labelled (`29.1 GiB`, `512 KiB`).
@@ -36,9 +40,6 @@ impl Style {
     }
     fn bold(&self, s: &str) -> String {
         self.paint("1", s)
-    }
-    fn dim(&self, s: &str) -> String {
-        self.paint("2", s)
     }
     fn sev(&self, s: Severity) -> String {
         let (code, tag) = match s {
@@ -88,18 +89,14 @@ fn matters(o: &str) -> bool {
     EXACT.contains(&o) || PREFIX.iter().any(|p| o.starts_with(p))
 }
 
-fn finding(out: &mut String, st: &Style, x: &Finding, indent: &str) {
-    let _ = writeln!(out, "{indent}{}  {}  {}", st.sev(x.severity), st.bold(&x.id), x.summary);
-    if x.severity == Severity::Ok {
-        return;
-    }
-    let pad = format!("{indent}         ");
-    let _ = writeln!(out, "{pad}{} {}", st.dim("why:"), x.why);
-    if let Some(fix) = &x.fix {
-        let _ = writeln!(out, "{pad}{} {fix}", st.dim("fix:"));
-    }
-    if let Some(r) = &x.risk {
-        let _ = writeln!(out, "{pad}{} {r}", st.dim("risk:"));
+/// Severity as the findings table shows it (`ALARM` shouts; the rest are quiet).
+fn sev_label(s: Severity) -> &'static str {
+    match s {
+        Severity::Alarm => "ALARM",
+        Severity::Warn => "warn",
+        Severity::Unknown => "unknown",
+        Severity::Info => "info",
+        Severity::Ok => "ok",
     }
 }
 
@@ -111,52 +108,9 @@ fn yes_no(v: Option<bool>) -> &'static str {
     }
 }
 
-fn device(out: &mut String, st: &Style, d: &Device) {
-    let f = &d.facts;
-    let model = f.model.as_deref().map(|m| format!(" \"{m}\"")).unwrap_or_default();
-    let size = f.size_bytes.map(|s| format!(", {}", bytes(s))).unwrap_or_default();
-    let _ = writeln!(out, "{} — {}{model}{size}", st.bold(&format!("Device {}", f.name)), f.class_label);
-    let discard = match (f.discard.max_bytes, f.discard.granularity) {
-        (Some(0), _) => "no".to_string(),
-        (Some(m), g) => {
-            format!("yes (max {}, granularity {})", bytes(m), g.map(bytes).unwrap_or_else(|| "unknown".into()))
-        }
-        (None, _) => "unknown".to_string(),
-    };
-    let _ = writeln!(
-        out,
-        "  rotational: {} · scheduler: {} · write cache: {} · discard: {discard}",
-        yes_no(f.rotational),
-        f.scheduler.as_deref().unwrap_or("unknown"),
-        f.write_cache.as_deref().unwrap_or("unknown"),
-    );
-    if let Some(p) = f.part.as_ref().filter(|p| !p.from.is_empty()) {
-        let _ = writeln!(out, "  part: {}", p.line());
-        if p.ufs_life_time_a.is_some() || p.ufs_life_time_b.is_some() || p.ufs_pre_eol.is_some() {
-            let h = |v: Option<u8>| v.map(|v| format!("0x{v:02X}")).unwrap_or_else(|| "unknown".into());
-            let _ = writeln!(
-                out,
-                "  UFS life_time_estimation: {} {} · eol_info: {}",
-                h(p.ufs_life_time_a),
-                h(p.ufs_life_time_b),
-                h(p.ufs_pre_eol)
-            );
-        }
-    }
-    if let Some(h) = &f.emmc {
-        let _ = writeln!(
-            out,
-            "  life_time: {} · pre_eol_info: {}",
-            h.life_time_raw.as_deref().unwrap_or("unknown"),
-            h.pre_eol_raw.as_deref().unwrap_or("unknown")
-        );
-    }
-    for x in &d.findings {
-        finding(out, st, x, "  ");
-    }
-}
-
-fn filesystem(out: &mut String, st: &Style, f: &Filesystem) {
+/// Where a filesystem lives: its source and, when it is not plain, the partition, the stacked
+/// layers and a loop device's backing file.
+fn on_what(f: &Filesystem) -> String {
     let mut where_ = f.source.clone();
     if where_.is_empty() {
         where_ = "unknown source".into();
@@ -177,36 +131,161 @@ fn filesystem(out: &mut String, st: &Style, f: &Filesystem) {
             where_.push_str(&format!(" ({})", parts.join("; ")));
         }
     }
-    let usage = match &f.usage {
-        Some(u) => format!("{}, {:.0} % used", bytes(u.size_bytes), pct_shown(u.used_pct)),
-        None => "usage unknown".to_string(),
-    };
-    let _ = writeln!(out, "  {}  {where_}, {}, {usage}", st.bold(&f.mount_point), f.fs_type);
-    let opts = match &f.options {
+    where_
+}
+
+/// The mount options worth showing, comma-separated (a space after each comma lets a table
+/// cell wrap between options) (`unknown` when the mount table was cut).
+fn options_shown(f: &Filesystem) -> String {
+    match &f.options {
         Some(o) => {
             let m: Vec<&str> = o.iter().map(String::as_str).filter(|o| matters(o)).collect();
             if m.is_empty() {
                 "(none that matter)".to_string()
             } else {
-                m.join(",")
+                m.join(", ")
             }
         }
         None => "unknown".to_string(),
-    };
-    let _ = writeln!(out, "    options: {opts}");
-    if !f.other_mount_points.is_empty() {
-        let mut o = f.other_mount_points.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
-        if f.other_mount_points.len() > 4 {
-            o.push_str(&format!(" (+{} more)", f.other_mount_points.len() - 4));
-        }
-        let _ = writeln!(out, "    also mounted at: {o}");
-    }
-    for x in &f.findings {
-        finding(out, st, x, "    ");
     }
 }
 
-/// The human report. `color` adds ANSI colours.
+/// The writable filesystems in the order the report shows them: under their first physical
+/// device, in device order, then those on no known device.
+fn writable_in_order(r: &Report) -> Vec<&Filesystem> {
+    let writable: Vec<&Filesystem> = r.filesystems.iter().filter(|f| !f.read_only).collect();
+    let mut shown = vec![false; writable.len()];
+    let mut out = Vec::new();
+    for d in &r.devices {
+        for (i, f) in writable.iter().enumerate() {
+            let first = f.block.as_ref().and_then(|b| b.physical.first()).is_some_and(|p| p == &d.facts.name);
+            if first && !shown[i] {
+                shown[i] = true;
+                out.push(*f);
+            }
+        }
+    }
+    out.extend(writable.iter().zip(&shown).filter(|(_, s)| !**s).map(|(f, _)| *f));
+    out
+}
+
+/// The report's tables: `devices` (one row per physical device), `filesystems` (one row per
+/// writable filesystem) and `findings` (every finding: system-wide, per device, per
+/// filesystem, in that order).
+pub fn tables(r: &Report) -> Vec<Table> {
+    let mut dev = Table::new(
+        "devices",
+        &[
+            ("device", ""),
+            ("class", ""),
+            ("size", ""),
+            ("rotational", ""),
+            ("scheduler", ""),
+            ("write cache", ""),
+            ("discard", "max / granularity"),
+        ],
+    );
+    for d in &r.devices {
+        let f = &d.facts;
+        let discard = match (f.discard.max_bytes, f.discard.granularity) {
+            (Some(0), _) => "no".to_string(),
+            (Some(m), g) => format!("{} / {}", bytes(m), g.map(bytes).unwrap_or_else(|| "unknown".into())),
+            (None, _) => "unknown".to_string(),
+        };
+        dev.row(vec![
+            f.name.as_str().into(),
+            f.class_label.as_str().into(),
+            f.size_bytes.map(bytes).into(),
+            yes_no(f.rotational).into(),
+            f.scheduler.as_deref().unwrap_or("unknown").into(),
+            f.write_cache.as_deref().unwrap_or("unknown").into(),
+            discard.into(),
+        ]);
+    }
+    let mut fs = Table::new(
+        "filesystems",
+        &[("mount point", ""), ("on", ""), ("type", ""), ("size", ""), ("used", "%"), ("options", "that matter")],
+    )
+    .format(4, Format::Fixed(0));
+    for f in writable_in_order(r) {
+        fs.row(vec![
+            f.mount_point.as_str().into(),
+            on_what(f).into(),
+            f.fs_type.as_str().into(),
+            f.usage.as_ref().map(|u| bytes(u.size_bytes)).into(),
+            f.usage.as_ref().map(|u| pct_shown(u.used_pct)).into(),
+            options_shown(f).into(),
+        ]);
+    }
+    let mut find = Table::new("findings", &[("severity", ""), ("subject", ""), ("finding", ""), ("summary", "")]);
+    let mut ordered: Vec<&Finding> = r.findings.iter().collect();
+    for d in &r.devices {
+        ordered.extend(&d.findings);
+    }
+    for f in writable_in_order(r) {
+        ordered.extend(&f.findings);
+    }
+    for x in ordered {
+        find.row(vec![
+            sev_label(x.severity).into(),
+            x.subject.as_str().into(),
+            x.id.as_str().into(),
+            x.summary.as_str().into(),
+        ]);
+    }
+    vec![dev, fs, find]
+}
+
+/// The lines under the devices table: each device's model, storage part and wear estimates.
+fn device_notes(out: &mut String, d: &Device) {
+    let f = &d.facts;
+    let mut lines = Vec::new();
+    if let Some(m) = &f.model {
+        lines.push(format!("model: \"{m}\""));
+    }
+    if let Some(p) = f.part.as_ref().filter(|p| !p.from.is_empty()) {
+        lines.push(format!("part: {}", p.line()));
+        if p.ufs_life_time_a.is_some() || p.ufs_life_time_b.is_some() || p.ufs_pre_eol.is_some() {
+            let h = |v: Option<u8>| v.map(|v| format!("0x{v:02X}")).unwrap_or_else(|| "unknown".into());
+            lines.push(format!(
+                "UFS life_time_estimation: {} {} · eol_info: {}",
+                h(p.ufs_life_time_a),
+                h(p.ufs_life_time_b),
+                h(p.ufs_pre_eol)
+            ));
+        }
+    }
+    if let Some(h) = &f.emmc {
+        lines.push(format!(
+            "life_time: {} · pre_eol_info: {}",
+            h.life_time_raw.as_deref().unwrap_or("unknown"),
+            h.pre_eol_raw.as_deref().unwrap_or("unknown")
+        ));
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(out, "  {}:", f.name);
+        for l in lines {
+            let _ = writeln!(out, "    {l}");
+        }
+    }
+}
+
+/// Why each finding that is not `ok` matters, how to fix it and what the fix risks.
+fn advice(out: &mut String, st: &Style, x: &Finding) {
+    let _ = writeln!(out, "  {} {} ({})", st.bold(&x.subject), st.bold(&x.id), st.sev(x.severity).trim_end());
+    let _ = writeln!(out, "    why: {}", x.why);
+    if let Some(fix) = &x.fix {
+        let _ = writeln!(out, "    fix: {fix}");
+    }
+    if let Some(r) = &x.risk {
+        let _ = writeln!(out, "    risk: {r}");
+    }
+}
+
+/// The human report: a header (what was inspected, the trim schedule, the count of findings),
+/// then the devices, filesystems and findings tables drawn by flashlab-results' terminal
+/// renderer (80 columns), the advice for every finding that is not `ok`, what was not checked
+/// and what could not be read. Prose lines are printed whole (a fix is a command to copy). `color` adds ANSI colours to the prose (never inside tables).
 pub fn render_text(r: &Report, color: bool) -> String {
     let st = Style { color };
     let mut out = String::new();
@@ -270,28 +349,28 @@ pub fn render_text(r: &Report, color: bool) -> String {
         s.ok
     );
 
-    // Devices, each with its writable filesystems.
-    let writable: Vec<&Filesystem> = r.filesystems.iter().filter(|f| !f.read_only).collect();
-    let mut shown = vec![false; writable.len()];
-    for d in &r.devices {
-        out.push('\n');
-        device(&mut out, &st, d);
-        for (i, f) in writable.iter().enumerate() {
-            let first = f.block.as_ref().and_then(|b| b.physical.first()).map(|p| p == &d.facts.name).unwrap_or(false);
-            if first && !shown[i] {
-                shown[i] = true;
-                out.push('\n');
-                filesystem(&mut out, &st, f);
-            }
+    let [dev, fs, find]: [Table; 3] = tables(r).try_into().unwrap_or_else(|_| unreachable!("three tables"));
+    if !dev.rows.is_empty() {
+        let _ = writeln!(out, "\n{}", st.bold("Devices"));
+        out.push_str(&terminal(&dev));
+        let mut notes = String::new();
+        for d in &r.devices {
+            device_notes(&mut notes, d);
         }
+        out.push_str(&notes);
     }
-    let rest: Vec<&&Filesystem> = writable.iter().zip(&shown).filter(|(_, s)| !**s).map(|(f, _)| f).collect();
-    if !rest.is_empty() {
-        let _ = writeln!(out, "\n{}", st.bold("Filesystems on an unknown device"));
-        for f in rest {
-            out.push('\n');
-            filesystem(&mut out, &st, f);
+    if !fs.rows.is_empty() {
+        let _ = writeln!(out, "\n{}", st.bold("Filesystems"));
+        out.push_str(&terminal(&fs));
+        let mut notes = String::new();
+        for f in writable_in_order(r).into_iter().filter(|f| !f.other_mount_points.is_empty()) {
+            let mut o = f.other_mount_points.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
+            if f.other_mount_points.len() > 4 {
+                o.push_str(&format!(" (+{} more)", f.other_mount_points.len() - 4));
+            }
+            let _ = writeln!(notes, "  {} is also mounted at: {o}", f.mount_point);
         }
+        out.push_str(&notes);
     }
 
     let ro: Vec<&Filesystem> = r.filesystems.iter().filter(|f| f.read_only).collect();
@@ -317,17 +396,33 @@ pub fn render_text(r: &Report, color: bool) -> String {
         let _ = writeln!(out, "{} {list}", st.bold("Stacked mounts not traced to a device:"));
     }
 
-    if !r.findings.is_empty() {
-        let _ = writeln!(out, "\n{}", st.bold("System"));
-        for x in &r.findings {
-            finding(&mut out, &st, x, "  ");
-        }
+    if !find.rows.is_empty() {
+        let _ = writeln!(out, "\n{}", st.bold("Findings"));
+        out.push_str(&terminal(&find));
+    }
+    let mut todo = String::new();
+    let mut all: Vec<&Finding> = r.findings.iter().collect();
+    for d in &r.devices {
+        all.extend(&d.findings);
+    }
+    for f in writable_in_order(r) {
+        all.extend(&f.findings);
+    }
+    all.sort_by_key(|x| std::cmp::Reverse(x.severity));
+    for x in all.into_iter().filter(|x| x.severity != Severity::Ok) {
+        advice(&mut todo, &st, x);
+    }
+    if !todo.is_empty() {
+        let _ = writeln!(out, "\n{}", st.bold("Why, and what to do"));
+        out.push_str(&todo);
     }
     if !r.problems.is_empty() {
         let _ = writeln!(out, "\n{}", st.bold("Could not read"));
-        for p in &r.problems {
-            let _ = writeln!(out, "  {}: {} — {}", p.path, p.reason, p.affects);
+        let mut p = String::new();
+        for x in &r.problems {
+            let _ = writeln!(p, "  {}: {} — {}", x.path, x.reason, x.affects);
         }
+        out.push_str(&p);
     }
     out
 }

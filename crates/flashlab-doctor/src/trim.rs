@@ -26,6 +26,7 @@ pub struct CronEntry {
     pub file: String,
     /// 1-based line, or 0 when the whole file is an fstrim script.
     pub line: usize,
+    /// The line as written.
     pub text: String,
     /// Trims every mounted filesystem (`-a`, `--all`, `--fstab`, `--listed-in`, or a script).
     pub all: bool,
@@ -33,13 +34,16 @@ pub struct CronEntry {
     pub mount_points: Vec<String>,
 }
 
+/// What trims the system's filesystems on a schedule: the fstrim timer, cron, Android.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrimSchedule {
+    /// The state of systemd's `fstrim.timer`.
     pub fstrim_timer: TimerState,
     /// The file that enables the timer, when enabled.
     pub timer_enabled_by: Option<String>,
     /// systemd is PID 1 (`/run/systemd/system` exists); `None` when a capture does not say.
     pub systemd_running: Option<bool>,
+    /// Every cron/anacron/periodic entry that runs fstrim.
     pub cron: Vec<CronEntry>,
     /// Android: StorageManagerService runs fstrim on /data (and other internal volumes) once a
     /// day when the phone is idle and charging.
@@ -71,7 +75,7 @@ const WANTS: &[&str] = &[
 const UNITS: &[&str] =
     &["etc/systemd/system/fstrim.timer", "usr/lib/systemd/system/fstrim.timer", "lib/systemd/system/fstrim.timer"];
 
-pub fn timer(tree: &Tree) -> (TimerState, Option<String>) {
+pub(crate) fn timer(tree: &Tree) -> (TimerState, Option<String>) {
     let masked = tree.read_link("etc/systemd/system/fstrim.timer").map(|t| t == "/dev/null").unwrap_or(false)
         || tree.read("etc/systemd/system/fstrim.timer").map(|t| t.trim() == "/dev/null").unwrap_or(false);
     if masked {
@@ -147,7 +151,7 @@ pub fn fstrim_entries(file: &str, text: &str, script_dir: bool) -> Vec<CronEntry
     out
 }
 
-pub fn cron(tree: &Tree) -> Vec<CronEntry> {
+pub(crate) fn cron(tree: &Tree) -> Vec<CronEntry> {
     let mut out = Vec::new();
     for f in CRON_FILES {
         match tree.read(f) {
@@ -186,8 +190,11 @@ pub fn cron(tree: &Tree) -> Vec<CronEntry> {
 /// What the doctor knows about an Android system.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AndroidInfo {
+    /// The maker and model (`ro.product.manufacturer`, `ro.product.model`), e.g. `Google Pixel 4a`.
     pub model: Option<String>,
+    /// `ro.build.version.release`, e.g. `13`.
     pub release: Option<String>,
+    /// `ro.build.version.sdk`, e.g. `33`.
     pub sdk: Option<u32>,
     /// `persist.sys.fuse.passthrough.enable` (Android 12+): reads and writes of open files
     /// bypass the FUSE daemon.
@@ -217,7 +224,7 @@ pub fn parse_props(text: &str) -> Vec<(String, String)> {
 }
 
 /// Detects Android from props files or the shape of the mount table.
-pub fn android(tree: &Tree, mount_points: &[&str], sources: &[&str]) -> Option<AndroidInfo> {
+pub(crate) fn android(tree: &Tree, mount_points: &[&str], sources: &[&str]) -> Option<AndroidInfo> {
     let mut props = Vec::new();
     let mut by = None;
     for (f, what) in [("doctor/getprop.txt", "captured getprop"), ("system/build.prop", "/system/build.prop")] {
@@ -266,7 +273,7 @@ fn live_command(program: &str, args: &[&str]) -> Option<String> {
 }
 
 /// `Last maintenance:` from a captured `dumpsys mount` (live: from running it).
-pub fn android_last_maintenance(tree: &Tree) -> Option<String> {
+pub(crate) fn android_last_maintenance(tree: &Tree) -> Option<String> {
     let t = match tree.read("doctor/dumpsys-mount.txt") {
         Ok(t) => t,
         Err(_) if tree.live => live_command("dumpsys", &["mount"])?,
@@ -278,7 +285,7 @@ pub fn android_last_maintenance(tree: &Tree) -> Option<String> {
     })
 }
 
-pub fn schedule(tree: &Tree, android: Option<&AndroidInfo>) -> TrimSchedule {
+pub(crate) fn schedule(tree: &Tree, android: Option<&AndroidInfo>) -> TrimSchedule {
     let (fstrim_timer, timer_enabled_by) = timer(tree);
     // A capture by scripts/capture-adb.sh says whether systemd was running.
     let captured = tree.read("doctor/capture.txt").ok().and_then(|t| {

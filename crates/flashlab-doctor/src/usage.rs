@@ -7,9 +7,12 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// Size and usage of one filesystem, as `df` reports them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Size in bytes.
     pub size_bytes: u64,
+    /// Used bytes.
     pub used_bytes: u64,
     /// Available to unprivileged users.
     pub avail_bytes: u64,
@@ -20,6 +23,7 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Usage from byte counts (`from`: `statvfs` or `df`); computes `used_pct` as df does.
     pub fn new(size: u64, used: u64, avail: u64, from: &str) -> Usage {
         let denom = used as f64 + avail as f64;
         // Two decimals: enough for any report, and exact through JSON.
@@ -29,8 +33,8 @@ impl Usage {
 }
 
 /// Usage of the filesystem mounted at `path` on the live system.
-pub fn statvfs(path: &Path) -> Result<Usage, String> {
-    let s = flashlab_sysfacts::statvfs::statvfs(path).map_err(|e| format!("statvfs {e}"))?;
+pub fn statvfs(path: &Path) -> Result<Usage, crate::DoctorError> {
+    let s = flashlab_sysfacts::statvfs::statvfs(path).map_err(crate::DoctorError::Statvfs)?;
     Ok(Usage::new(s.size, s.used, s.avail, "statvfs"))
 }
 

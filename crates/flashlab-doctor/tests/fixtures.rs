@@ -41,6 +41,14 @@ fn well_formed(r: &Report) {
     // The text report and the JSON both render, and the JSON reads back.
     let text = render_text(r, false);
     assert!(!text.contains('\x1b'));
+    // Its tables (devices, filesystems, findings) fit 80 columns, and every finding has a row.
+    let tables = flashlab_doctor::render::tables(r);
+    assert_eq!(tables[2].rows.len(), r.all_findings().len());
+    for t in &tables {
+        let drawn = flashlab_results::export::terminal(t);
+        assert!(drawn.lines().all(|l| l.chars().count() <= 80), "{} wider than 80 columns:\n{drawn}", t.title);
+        assert!(t.rows.is_empty() || text.contains(drawn.lines().next().unwrap()), "{} not shown:\n{text}", t.title);
+    }
     assert!(render_text(r, true).contains("\x1b["));
     let json = serde_json::to_string(r).unwrap();
     let back: Report = serde_json::from_str(&json).unwrap();

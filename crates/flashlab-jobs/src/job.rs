@@ -210,8 +210,21 @@ pub struct Job {
     pub randseed: Option<u64>,
     /// Same random sequence on every run (`randrepeat=`). Default true, as fio.
     pub randrepeat: bool,
-    /// Target file or device (`filename=`), with fio's `\:` escapes resolved.
+    /// Target file or device (`filename=`), with fio's `\:` escapes resolved; the first of
+    /// them when `filename=` names several (see [`Job::filenames`]).
     pub filename: Option<String>,
+    /// Every name of `filename=a:b:c` (fio's ':' list, escapes resolved); empty without
+    /// `filename=`. When given, fio ignores `nrfiles`.
+    pub filenames: Vec<String>,
+    /// `nrfiles=`: files the job spreads its I/O over (default 1).
+    pub nrfiles: u32,
+    /// `openfiles=`: files open at once (0: all, fio's default).
+    pub openfiles: u32,
+    /// `file_service_type=`: how the next file is chosen ([`crate::files`]).
+    pub file_service: crate::files::FileService,
+    /// `filename_format=`: names of the job's files (`$jobname`, `$jobnum`, `$filenum`);
+    /// `None`: fio's `$jobname.$jobnum.$filenum`.
+    pub filename_format: Option<String>,
     /// Directory files are created in (`directory=`).
     pub directory: Option<String>,
     /// fio's I/O engine name (`ioengine=`), as given; the target decides what it means.
@@ -279,6 +292,10 @@ pub struct Job {
     /// `steadystate`/`ss`, `ss_dur`, `ss_ramp`: stop when IOPS or bandwidth settle (off
     /// unless `ss_dur` is given, as in fio).
     pub steadystate: crate::steadystate::SteadyState,
+    /// `latency_target`, `latency_window`, `latency_percentile`, `latency_run`: probe the
+    /// queue depth that meets a latency target ([`crate::latency_target`]; off by default).
+    #[serde(default)]
+    pub latency_target: crate::latency_target::LatencyTarget,
 }
 
 impl Default for Job {
@@ -310,6 +327,11 @@ impl Default for Job {
             randseed: None,
             randrepeat: true,
             filename: None,
+            filenames: Vec::new(),
+            nrfiles: 1,
+            openfiles: 0,
+            file_service: crate::files::FileService::default(),
+            filename_format: None,
             directory: None,
             ioengine: None,
             stonewall: false,
@@ -337,6 +359,7 @@ impl Default for Job {
             buffer_compress_percentage: 0,
             dedupe_percentage: 0,
             steadystate: crate::steadystate::SteadyState::default(),
+            latency_target: crate::latency_target::LatencyTarget::default(),
         }
     }
 }
@@ -426,6 +449,59 @@ impl Job {
     /// A rate limit (`rate` or `rate_iops`) applies to some direction.
     pub fn rate_limited(&self) -> bool {
         self.rate.iter().chain(&self.rate_iops).any(|&r| r > 0)
+    }
+
+    /// The number of files the job uses: the names of `filename=`, else `nrfiles`.
+    pub fn nr_files(&self) -> u32 {
+        if self.filenames.is_empty() {
+            self.nrfiles.max(1)
+        } else {
+            self.filenames.len() as u32
+        }
+    }
+
+    /// The names of clone `jobnum`'s files, as fio makes them: `filename=`'s names, else
+    /// `filename_format` (default `$jobname.$jobnum.$filenum`) for each file number. Relative
+    /// to `directory=` when that is given; a '/' of the job name becomes '_'.
+    pub fn file_names(&self, jobnum: u32) -> Vec<String> {
+        if !self.filenames.is_empty() {
+            return self.filenames.clone();
+        }
+        let stem: String = self.name.chars().map(|c| if c == '/' || c == '\0' { '_' } else { c }).collect();
+        let fmt = self.filename_format.as_deref().unwrap_or("$jobname.$jobnum.$filenum");
+        (0..self.nrfiles.max(1))
+            .map(|k| {
+                fmt.replace("$jobname", &stem)
+                    .replace("$jobnum", &jobnum.to_string())
+                    .replace("$filenum", &k.to_string())
+                    .replace("$clientuid", "0")
+            })
+            .collect()
+    }
+
+    /// The size of each file, fio's `setup_files`: `filesize` each, else `size` (resolved
+    /// against `capacity`) split over the files, the first ones one block larger while the
+    /// remainder lasts. `None` when neither is given.
+    pub fn file_sizes(&self, capacity: u64) -> Option<Vec<u64>> {
+        let n = self.nr_files();
+        if let Some(fs) = self.filesize {
+            return Some(vec![fs.resolve(capacity); n as usize]);
+        }
+        let size = self.size?.resolve(capacity);
+        let min_bs = self.rw.directions().into_iter().map(|d| self.min_block_size(d)).min().unwrap_or(self.bs);
+        Some(crate::files::split_size(size, n, min_bs))
+    }
+
+    /// Bytes one pass of the job transfers over files of `file_spans` bytes of I/O each
+    /// (fio's `total_io_size` for one loop): `io_size`, else `size` when it is smaller than
+    /// the files hold, else all of the files.
+    pub fn pass_bytes(&self, capacity: u64, file_spans: &[u64]) -> u64 {
+        let total: u64 = file_spans.iter().sum();
+        match (self.io_size, self.size) {
+            (Some(b), _) => b,
+            (None, Some(s)) if self.filesize.is_some() => s.resolve(capacity).min(total),
+            _ => total,
+        }
     }
 
     /// Issues any sync calls (`fsync`, `fdatasync` or `end_fsync`).

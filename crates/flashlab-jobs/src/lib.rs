@@ -26,6 +26,7 @@ pub mod blocksize;
 pub mod distribution;
 pub mod files;
 pub mod job;
+pub mod latency_target;
 pub mod limits;
 pub mod options;
 pub mod pacing;

@@ -24,6 +24,8 @@ pub const MAX_IOS: u64 = 100_000_000;
 pub const MAX_IODEPTH: u32 = 65_536;
 /// Largest `numjobs`.
 pub const MAX_NUMJOBS: u32 = 4096;
+/// Largest number of files of one job (`nrfiles`, `filename=a:b:...`).
+pub const MAX_NRFILES: u32 = 4096;
 /// Longest duration (runtime, thinktime, simulated life): 100 years in nanoseconds.
 pub const MAX_DURATION_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
 

@@ -65,8 +65,8 @@ const RATE: &str =
     "this rate-limit detail is not implemented (rate, rate_iops, rate_min, rate_iops_min and rate_process are)";
 const BS_MIX: &str = "block sizes by sequential/random are not supported (bssplit and bsrange are)";
 const ZONES: &str = "zoned-device modes are not supported";
-const MULTIFILE: &str = "jobs use one file or device each";
-const LATENCY_TARGET: &str = "searching the queue depth that meets a latency target is not implemented";
+const MULTIFILE: &str =
+    "the files of a directory tree are not taken as a job's files (nrfiles, filename=a:b and filename_format are)";
 const IOLOG: &str = "I/O log replay/recording is not supported; use a flashlab trace";
 
 /// Every option flashlab recognises. Anything else in a job file is an error.
@@ -231,10 +231,10 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("zoneskip", &[], ZONES, &["0"]),
     unsup("zonecapacity", &[], ZONES, &[]),
     unsup("max_open_zones", &[], ZONES, &[]),
-    unsup("nrfiles", &["nr_files"], MULTIFILE, &["1"]),
-    unsup("openfiles", &[], MULTIFILE, &[]),
-    unsup("file_service_type", &[], MULTIFILE, &[]),
-    unsup("filename_format", &[], MULTIFILE, &[]),
+    sup("nrfiles", &["nr_files"]),
+    sup("openfiles", &[]),
+    sup("file_service_type", &[]),
+    sup("filename_format", &[]),
     unsup("opendir", &[], MULTIFILE, &[]),
     unsup("lockfile", &[], "file locking between jobs is not supported", &["none"]),
     unsup("startdelay", &[], "delayed job starts are not supported", &["0"]),
@@ -269,10 +269,10 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("replay_align", &[], IOLOG, &[]),
     unsup("exec_prerun", &[], "running commands from a job file is not supported", &[]),
     unsup("exec_postrun", &[], "running commands from a job file is not supported", &[]),
-    unsup("latency_target", &[], LATENCY_TARGET, &["0"]),
-    unsup("latency_window", &[], LATENCY_TARGET, &["0"]),
-    unsup("latency_percentile", &[], LATENCY_TARGET, &["100"]),
-    unsup("latency_run", &[], LATENCY_TARGET, &["0"]),
+    sup("latency_target", &[]),
+    sup("latency_window", &[]),
+    sup("latency_percentile", &[]),
+    sup("latency_run", &[]),
     unsup("cgroup", &[], "cgroups are not supported", &[]),
     unsup("cgroup_weight", &[], "cgroups are not supported", &[]),
     unsup("uid", &[], "switching user is not supported", &[]),

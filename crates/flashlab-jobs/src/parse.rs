@@ -502,23 +502,36 @@ impl<'a> Parser<'a> {
 
     /// A path value: fio separates several files with ':' and escapes a ':' in a name as '\:'.
     fn path(v: &str) -> Result<String, String> {
-        let mut out = String::with_capacity(v.len());
+        let mut names = Self::paths(v)?;
+        if names.len() > 1 {
+            return Err(format!(
+                "'{v}' names several directories (':' separates them in fio), which flashlab does not support; write a ':' inside a name as '\\:'"
+            ));
+        }
+        Ok(names.remove(0))
+    }
+
+    /// fio's ':'-separated list of paths (`filename=a:b:c`), with `\:` escapes resolved.
+    fn paths(v: &str) -> Result<Vec<String>, String> {
+        let mut names = vec![String::new()];
         let mut chars = v.chars().peekable();
         while let Some(c) = chars.next() {
             match c {
                 '\\' if chars.peek() == Some(&':') => {
-                    out.push(':');
+                    names.last_mut().expect("one name").push(':');
                     chars.next();
                 }
-                ':' => {
-                    return Err(format!(
-                        "'{v}' names several files (':' separates them in fio), which flashlab does not support; write a ':' inside a name as '\\:'"
-                    ))
-                }
-                _ => out.push(c),
+                ':' => names.push(String::new()),
+                _ => names.last_mut().expect("one name").push(c),
             }
         }
-        Ok(out)
+        if names.iter().any(String::is_empty) {
+            return Err(format!("'{v}': an empty name in the ':'-separated list"));
+        }
+        if names.len() as u64 > u64::from(limits::MAX_NRFILES) {
+            return Err(format!("'{v}': {} files, at most {}", names.len(), limits::MAX_NRFILES));
+        }
+        Ok(names)
     }
 
     /// fio's `R,W,T` list for per-direction values (`rate=1m,500k`; `rate=,500k` limits only
@@ -813,7 +826,35 @@ impl<'a> Parser<'a> {
                 list.dedup();
                 job.percentile_list = list;
             }
-            "filename" => job.filename = Some(Self::path(Self::need(o)?)?),
+            "filename" => {
+                let names = Self::paths(Self::need(o)?)?;
+                job.filename = names.first().cloned();
+                job.filenames = names;
+            }
+            "nrfiles" => {
+                let n = Self::count_u32(Self::need(o)?, kb)?;
+                if n == 0 || n > limits::MAX_NRFILES {
+                    return Err(format!("nrfiles {n}: expected 1 to {}", limits::MAX_NRFILES));
+                }
+                job.nrfiles = n;
+            }
+            "openfiles" => {
+                let n = Self::count_u32(Self::need(o)?, kb)?;
+                if n == 0 {
+                    return Err("openfiles must be at least 1".to_string());
+                }
+                job.openfiles = n;
+            }
+            "file_service_type" => job.file_service = crate::files::FileService::parse(Self::need(o)?)?,
+            "filename_format" => {
+                let v = Self::need(o)?;
+                if v.contains('/') {
+                    return Err(format!(
+                        "'{v}': flashlab keeps a job's files in one directory; a '/' in filename_format is not supported"
+                    ));
+                }
+                job.filename_format = Some(v.to_string());
+            }
             "directory" => job.directory = Some(Self::path(Self::need(o)?)?),
             "ioengine" => job.ioengine = Some(Self::need(o)?.to_string()),
             "stonewall" => job.stonewall = Self::flag(o)?,
@@ -822,6 +863,26 @@ impl<'a> Parser<'a> {
                 let v = Self::need(o)?;
                 job.thinktime_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?
             }
+            "latency_target" | "latency_window" => {
+                let v = Self::need(o)?;
+                let ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?;
+                if o.info.name == "latency_target" {
+                    job.latency_target.target_ns = ns;
+                } else {
+                    job.latency_target.window_ns = ns;
+                }
+            }
+            "latency_percentile" => {
+                let v = Self::need(o)?;
+                let p: f64 = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| p.is_finite() && *p > 0.0 && *p <= 100.0)
+                    .ok_or_else(|| format!("bad percentile '{v}': expected a number above 0, at most 100"))?;
+                job.latency_target.percentile = p;
+            }
+            "latency_run" => job.latency_target.run = self.boolean(o)?,
             "thinktime_spin" => {
                 let v = Self::need(o)?;
                 job.thinktime_spin_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?
@@ -856,6 +917,14 @@ impl<'a> Parser<'a> {
                     job.thinktime_spin_ns / 1000,
                     job.thinktime_ns / 1000
                 ),
+            ));
+        }
+        if job.nr_files() > 1 && job.verify.enabled() {
+            let opt = if job.filenames.len() > 1 { "filename" } else { "nrfiles" };
+            return Err(self.err(
+                at(opt),
+                Some(opt),
+                format!("job '{}': verify over several files per job is not supported (use one file)", job.name),
             ));
         }
         if job.time_based && job.runtime_ns.is_none() {
@@ -1037,7 +1106,11 @@ mod tests {
         assert!(parse_err("[a]\ndirect=2\n").contains("expected 0 or 1"));
         assert!(parse_err("[a]\ntime_based\n").contains("time_based needs a runtime"));
         assert!(parse_err("[a]\nruntime=10x\n").contains("bad time '10x'"));
-        assert!(parse_err("[a]\nfilename=/dev/a:/dev/b\n").contains("several files"));
+        let f = parse("[a]\nfilename=/dev/a:/dev/b\\:c\nnrfiles=8\n");
+        assert_eq!(f.jobs[0].filenames, vec!["/dev/a".to_string(), "/dev/b:c".to_string()]);
+        assert_eq!(f.jobs[0].nr_files(), 2, "filename= overrides nrfiles, as in fio");
+        assert!(parse_err("[a]\nfilename=a::b\n").contains("empty name"));
+        assert!(parse_err("[a]\ndirectory=/x:/y\n").contains("several directories"));
         assert!(parse_err("[a]\nsize=512\n").contains("smaller than the block size"));
         assert!(parse_err("[a]\nsize=0\n").contains("greater than 0"));
         assert!(parse_err("[a]\npercentile_list=50:nan\n").contains("bad percentile"));

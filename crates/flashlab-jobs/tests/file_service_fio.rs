@@ -1,11 +1,12 @@
 //! fio's file switching (`nrfiles`, `openfiles`, `file_service_type`) against fio 3.33 itself:
 //! fio writes every I/O of a multi-file job to an iolog (`write_iolog`), and the order of
-//! files in it must be the order [`FileSelector`] gives for the same options, where fio's
+//! files in it must be the order `FileSelector` gives for the same options, where fio's
 //! choice is deterministic (round robin, sequential, and `random:N` whose batches cover
 //! whole files); for `random` the shares and run lengths are compared. Needs fio
 //! (flashlab_testcaps: a missing fio fails unless FLASHLAB_TEST_SKIP names it).
 
-use flashlab_jobs::files::{split_size, FileSelector, FileService};
+use flashlab_jobs::files::{split_size, visit_order, FileService};
+use rand_core::SeedableRng;
 use std::process::Command;
 
 /// The file index of every write fio did, from its iolog.
@@ -38,23 +39,11 @@ fn fio_pattern(dir: &std::path::Path, nrfiles: u32, size: &str, svc: &str, openf
         .collect()
 }
 
-/// The files [`FileSelector`] chooses when every file takes `ios` I/Os.
+/// The files flashlab's selector chooses when every file takes `ios` I/Os (the driver the
+/// unit tests use too).
 fn our_pattern(nrfiles: u32, ios: &[u64], svc: &str, openfiles: u32, seed: u64) -> Vec<usize> {
-    let mut s = FileSelector::new(nrfiles, openfiles, FileService::parse(svc).unwrap());
-    let mut left = ios.to_vec();
-    let mut x = seed;
-    let mut out = Vec::new();
-    while let Some(f) = s.next(|| {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (x >> 11) as f64 / (1u64 << 53) as f64
-    }) {
-        out.push(f);
-        left[f] -= 1;
-        if left[f] == 0 {
-            s.done(f);
-        }
-    }
-    out
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    visit_order(nrfiles, openfiles, &FileService::parse(svc).unwrap(), ios, &mut rng)
 }
 
 #[test]

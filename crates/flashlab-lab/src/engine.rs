@@ -5,16 +5,16 @@
 //! its next request when one of its own completes, until its byte or I/O budget or its
 //! runtime is used up. Latencies go into fio-compatible histograms, bandwidth into intervals.
 
+use crate::event_queue::EventQueue;
+use crate::fileset::FileSet;
 use crate::fs::FileId;
-use crate::iogen::IoGen;
 use crate::rng::Rng;
 use crate::system::{SimSystem, SysError};
+use flashlab_jobs::latency_target::{Action, DepthProbe};
 use flashlab_jobs::pacing::Pacer;
 use flashlab_jobs::{IoDir, Job, Rw};
 use flashlab_measure::{Ddir, Interval, JobResult};
 use flashsim::{Ns, Op};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// One job, resolved against a target: which file, which span of it, how much.
 #[derive(Debug, Clone)]
@@ -61,6 +61,21 @@ pub struct JobSpec {
     /// fio's `verify` on the simulated device ([`crate::sim_verify`]): writes carry tags, a
     /// backlog's read-backs are issued as this job's reads. `None`: no verification.
     pub verify: Option<std::sync::Arc<std::sync::Mutex<crate::sim_verify::SimVerifier>>>,
+    /// A job over several files (fio's `nrfiles`, `filename=a:b`): every file with its span,
+    /// chosen per I/O as [`crate::fileset`] does. Empty: the one file `file` at
+    /// [`JobSpec::offset`] over [`JobSpec::span`].
+    pub files: Vec<FileRegion>,
+}
+
+/// One file of a job over several files: where its I/O goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRegion {
+    /// The file's name (reported per file).
+    pub name: String,
+    pub file: FileId,
+    /// The file's I/O lies in [offset, offset + span).
+    pub offset: u64,
+    pub span: u64,
 }
 
 impl JobSpec {
@@ -93,6 +108,25 @@ impl JobSpec {
             layer: crate::stack::LayerCost::ZERO,
             job: None,
             verify: None,
+            files: Vec::new(),
+        }
+    }
+
+    /// The spans of the job's files (one: [`JobSpec::span`]).
+    fn spans(&self) -> Vec<u64> {
+        if self.files.is_empty() {
+            vec![self.span]
+        } else {
+            self.files.iter().map(|f| f.span).collect()
+        }
+    }
+
+    /// File `i`'s id and where its span starts.
+    #[inline]
+    fn region(&self, i: usize) -> (FileId, u64) {
+        match self.files.get(i) {
+            Some(f) => (f.file, f.offset),
+            None => (self.file, self.offset),
         }
     }
 
@@ -145,8 +179,8 @@ enum Kind {
     Wake,
 }
 
-/// An I/O in flight: (done, sequence number for a stable order, job, kind, bytes, submitted).
-type Event = Reverse<(Ns, u64, usize, Kind, u64, Ns)>;
+/// An I/O in flight, queued at the time it is done: (job, kind, bytes, submitted).
+type Event = (usize, Kind, u64, Ns);
 
 fn iodir(i: u8) -> IoDir {
     [IoDir::Read, IoDir::Write, IoDir::Trim][i as usize]
@@ -158,7 +192,9 @@ fn ddir(i: u8) -> Ddir {
 
 struct Live {
     rng: Rng,
-    gen: IoGen,
+    gen: FileSet,
+    /// The file of the last write (the one an `fsync` flushes).
+    last_file: FileId,
     pacer: Option<Pacer>,
     /// A [`Kind::Wake`] is pending.
     waking: bool,
@@ -181,16 +217,29 @@ struct Live {
     last_done: Ns,
     /// I/Os issued since the last think time.
     since_think: u32,
-    /// A random read or write job on the raw device draws its offsets two ahead (`ahead`) and
+    /// A random read or write job on the raw device draws its offsets three ahead (`ahead`) and
     /// tells the device, which fetches their mapping entries meanwhile ([`flashsim::Device::prefetch`]).
     /// The offsets' generator is the job's own, so the sequence is the same.
     lookahead: Option<u8>,
-    ahead: [(u64, u64); 2],
+    ahead: [(u64, u64); 3],
     /// fio's steady-state window (`ss_dur`), sampled on the virtual clock, with the job's
     /// completed bytes and I/Os it is fed.
     ss: Option<flashlab_jobs::steadystate::SteadyTracker>,
     done_bytes: u64,
     done_ios: u64,
+    /// fio's `latency_target` probe of the queue depth ([`flashlab_jobs::latency_target`]).
+    probe: Option<DepthProbe>,
+    /// Issue nothing until the I/O in flight has completed (the probe lowered the depth).
+    quiesce: bool,
+    /// Once quiesced, restart the statistics (the probe found its depth).
+    reset_pending: bool,
+}
+
+impl Live {
+    /// I/Os the job keeps in flight now: the probe's depth, or `iodepth`.
+    fn depth(&self, s: &JobSpec) -> u32 {
+        self.probe.as_ref().map_or(s.iodepth.max(1), |p| p.depth())
+    }
 }
 
 /// One completed I/O, as an observer of [`run_jobs_observed`] sees it.
@@ -241,23 +290,23 @@ pub fn run_jobs_hooked(
         live.push({
             let mut rng = Rng::new(s.seed);
             let model = s.model();
-            let mut gen =
-                IoGen::new(&model, s.span, &mut rng).map_err(|e| SysError::Job(format!("job '{}': {e}", s.name)))?;
+            let mut gen = FileSet::new(&model, &s.spans(), &mut rng)
+                .map_err(|e| SysError::Job(format!("job '{}': {e}", s.name)))?;
             let pacer = Pacer::new(&model, start);
             let ss = model
                 .steadystate
                 .enabled()
                 .then(|| flashlab_jobs::steadystate::SteadyTracker::new(model.steadystate, start));
             let lookahead = match s.rw {
-                _ if s.file != FileId::RAW => None,
+                _ if s.file != FileId::RAW || !s.files.is_empty() => None,
                 Rw::RandRead => Some(0u8),
                 Rw::RandWrite => Some(1u8),
                 _ => None,
             };
-            let mut ahead = [(0, 0); 2];
+            let mut ahead = [(0, 0); 3];
             if let Some(d) = lookahead {
                 for a in &mut ahead {
-                    *a = gen.next(d);
+                    *a = gen.next(d).map_or((0, 0), |(_, off, len)| (off, len));
                 }
             }
             let mut result = JobResult::new(s.name.clone(), s.groupid);
@@ -265,6 +314,7 @@ pub fn run_jobs_hooked(
             Live {
                 rng,
                 gen,
+                last_file: s.file,
                 pacer,
                 waking: false,
                 pending_dir: None,
@@ -288,11 +338,16 @@ pub fn run_jobs_hooked(
                 ss,
                 done_bytes: 0,
                 done_ios: 0,
+                probe: model
+                    .latency_target
+                    .enabled()
+                    .then(|| DepthProbe::new(model.latency_target, s.iodepth, start + s.ramp_ns)),
+                quiesce: false,
+                reset_pending: false,
             }
         });
     }
-    let mut events: BinaryHeap<Event> = BinaryHeap::new();
-    let mut seq = 0u64;
+    let mut events: EventQueue<Event> = EventQueue::new();
     let mut last_progress = 0.0;
 
     let issue = |sys: &mut SimSystem,
@@ -323,7 +378,7 @@ pub fn run_jobs_hooked(
         }
         if s.fsync_every > 0 && l.writes_since_sync >= s.fsync_every {
             l.writes_since_sync = 0;
-            let done = sys.fsync(t_in, s.file)?;
+            let done = sys.fsync(t_in, l.last_file)?;
             return Ok(Some((done + s.layer.complete_ns, Kind::Sync, 0)));
         }
         if l.waking {
@@ -353,15 +408,24 @@ pub fn run_jobs_hooked(
                 return Ok(Some((due, Kind::Wake, 0)));
             }
         }
-        let (off, len) = match l.lookahead {
+        let (fi, off, len) = match l.lookahead {
             Some(_) => {
                 let got = l.ahead[0];
-                l.ahead = [l.ahead[1], l.gen.next(dir)];
-                sys.dev.prefetch(s.offset + l.ahead[1].0);
-                got
+                let next = l.gen.next(dir).map_or((0, 0), |(_, off, len)| (off, len));
+                l.ahead = [l.ahead[1], l.ahead[2], next];
+                sys.dev.prefetch(s.offset + l.ahead[2].0);
+                (0, got.0, got.1)
             }
-            None => l.gen.next(dir),
+            None => match l.gen.next(dir) {
+                Some(x) => x,
+                None => {
+                    // Every file is done (fio ends the job there).
+                    l.stopped = true;
+                    return Ok(None);
+                }
+            },
         };
+        let (file, base) = s.region(fi);
         if let Some(p) = &mut l.pacer {
             p.issued(iodir(dir), len, &mut l.rng);
         }
@@ -372,7 +436,7 @@ pub fn run_jobs_hooked(
             let tag = v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(s.offset + off, len);
             sys.dev.set_write_tag(tag);
         }
-        let c = sys.io(t_in, s.file, op, s.offset + off, len);
+        let c = sys.io(t_in, file, op, base + off, len);
         if let Some(v) = verify {
             sys.dev.set_write_tag(0);
             v.lock().unwrap_or_else(|e| e.into_inner()).written(s.offset + off, len);
@@ -386,25 +450,49 @@ pub fn run_jobs_hooked(
         }
         if dir == 1 {
             l.writes_since_sync += 1;
+            l.last_file = file;
         }
         Ok(Some((c.done + s.layer.complete_ns, Kind::Dir(dir), len)))
     };
 
+    // Issue at `t` until the job's depth is in flight, a think time is due or a rate limit
+    // makes it wait (a Wake); a job that must think with nothing in flight schedules it.
+    let top_up = |sys: &mut SimSystem,
+                  j: usize,
+                  t: Ns,
+                  l: &mut Live,
+                  s: &JobSpec,
+                  events: &mut EventQueue<Event>|
+     -> Result<(), SysError> {
+        while l.in_flight < l.depth(s) && !s.must_think(l) {
+            let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? else { break };
+            l.since_think += u32::from(kind != Kind::Wake);
+            l.in_flight += 1;
+            events.push(done, (j, kind, bytes, t));
+            if kind == Kind::Wake {
+                break;
+            }
+        }
+        if l.in_flight == 0 && s.must_think(l) && !l.stopped {
+            events.push(t.saturating_add(s.thinktime_ns), (j, Kind::Think, 0, t));
+        }
+        Ok(())
+    };
+
     for (j, s) in specs.iter().enumerate() {
-        for _ in 0..s.iodepth.max(1) {
+        for _ in 0..live[j].depth(s) {
             if s.must_think(&live[j]) {
                 break;
             }
             if let Some((done, kind, bytes)) = issue(sys, j, start, &mut live[j], s)? {
                 live[j].since_think += u32::from(kind != Kind::Wake);
                 live[j].in_flight += 1;
-                events.push(Reverse((done, seq, j, kind, bytes, start)));
-                seq += 1;
+                events.push(done, (j, kind, bytes, start));
             }
         }
     }
 
-    while let Some(Reverse((t, _, j, kind, bytes, submitted))) = events.pop() {
+    while let Some((t, (j, kind, bytes, submitted))) = events.take() {
         let s = &specs[j];
         let l = &mut live[j];
         if kind == Kind::Think || kind == Kind::Wake {
@@ -416,24 +504,7 @@ pub fn run_jobs_hooked(
                 l.waking = false;
                 l.in_flight -= 1;
             }
-            let t = t.max(not_before);
-            while l.in_flight < s.iodepth.max(1) {
-                if s.must_think(l) {
-                    break;
-                }
-                let Some((done, kind, bytes)) = issue(sys, j, t, l, s)? else { break };
-                l.since_think += u32::from(kind != Kind::Wake);
-                l.in_flight += 1;
-                events.push(Reverse((done, seq, j, kind, bytes, t)));
-                seq += 1;
-                if kind == Kind::Wake {
-                    break;
-                }
-            }
-            if l.in_flight == 0 && s.must_think(l) && !l.stopped {
-                events.push(Reverse((t.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, t)));
-                seq += 1;
-            }
+            top_up(sys, j, t.max(not_before), l, s, &mut events)?;
             continue;
         }
         l.in_flight -= 1;
@@ -475,6 +546,22 @@ pub fn run_jobs_hooked(
                 }
             }
             let lat = t - submitted;
+            if let (Some(p), Kind::Dir(_)) = (&mut l.probe, kind) {
+                match p.completed(lat, t) {
+                    Action::Go => {}
+                    Action::Quiesce => l.quiesce = true,
+                    Action::ResetStats => {
+                        l.quiesce = true;
+                        l.reset_pending = true;
+                    }
+                    Action::Done => l.stopped = true,
+                    Action::Fatal => {
+                        // fio: "max latency exceeded", ETIMEDOUT.
+                        l.result.error = 110;
+                        l.stopped = true;
+                    }
+                }
+            }
             match kind {
                 Kind::Sync | Kind::Think | Kind::Wake => l.result.sync.record(lat),
                 Kind::Dir(d) => {
@@ -487,17 +574,37 @@ pub fn run_jobs_hooked(
             }
         }
         let at = t.max(not_before);
-        if s.must_think(l) {
+        if l.probe.is_some() {
+            if l.quiesce && l.in_flight == 0 {
+                l.quiesce = false;
+                if l.reset_pending {
+                    // fio's reset_all_stats: measure again from here, at the depth found.
+                    l.reset_pending = false;
+                    let mut r = JobResult::new(s.name.clone(), s.groupid);
+                    r.iodepth = Some(s.iodepth);
+                    l.result = r;
+                    l.measure_from = at;
+                    l.win_start = at;
+                    l.win_bytes = [0; 3];
+                    l.win_ios = [0; 3];
+                    l.win_lat_sum = [0; 3];
+                    l.win_lat_max = [0; 3];
+                }
+            }
+            // While quiesced, I/O is still in flight (the quiesce ends above when none is), so
+            // nothing is issued and no think time is due.
+            if !l.quiesce {
+                top_up(sys, j, at, l, s, &mut events)?;
+            }
+        } else if s.must_think(l) {
             // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
             if l.in_flight == 0 && !l.stopped {
-                events.push(Reverse((at.saturating_add(s.thinktime_ns), seq, j, Kind::Think, 0, at)));
-                seq += 1;
+                events.push(at.saturating_add(s.thinktime_ns), (j, Kind::Think, 0, at));
             }
         } else if let Some((done, kind, bytes)) = issue(sys, j, at, l, s)? {
             l.since_think += u32::from(kind != Kind::Wake);
             l.in_flight += 1;
-            events.push(Reverse((done, seq, j, kind, bytes, at)));
-            seq += 1;
+            events.push(done, (j, kind, bytes, at));
         }
         let frac = specs
             .iter()
@@ -534,12 +641,28 @@ pub fn run_jobs_hooked(
         if let Some(ss) = &l.ss {
             l.result.steadystate = serde_json::to_value(ss.report()).ok();
         }
+        if let (Some(p), Some(j)) = (&l.probe, &s.job) {
+            l.result.latency_probe = Some(flashlab_measure::LatencyProbe {
+                depth: p.depth(),
+                target_ns: j.latency_target.target_ns,
+                window_ns: j.latency_target.window_ns,
+                percentile: j.latency_target.percentile,
+            });
+        }
+        for (f, c) in s.files.iter().zip(l.gen.counts()) {
+            l.result.files.push(file_io(&f.name, c));
+        }
         end = end.max(l.last_done);
         results.push(l.result);
     }
     sys.now = sys.now.max(end);
     progress(1.0);
     Ok(results)
+}
+
+/// One file's counts as the report shows them.
+pub fn file_io(name: &str, c: &crate::fileset::FileCounts) -> flashlab_measure::FileIo {
+    flashlab_measure::FileIo { name: name.to_string(), ios: c.ios, bytes: c.bytes }
 }
 
 fn close_window(l: &mut Live, s: &JobSpec, dur: Ns) {

@@ -1,9 +1,10 @@
 //! An fio job file on a simulated system, as `flashlab run` and a sweep's `job` cases run it:
-//! each job gets its own file on the simulated filesystem (fio's `jobname.N.0`), laid out
-//! first when the job reads; stonewalled groups run one after another, the jobs of a group
+//! each job gets its own files on the simulated filesystem (fio's `jobname.N.K`, or the names
+//! of `filename=`), laid out first when the job reads; stonewalled groups run one after another, the jobs of a group
 //! side by side. The document is fio's JSON with the device's counters in each job.
 
 use crate::engine::{run_jobs, JobSpec};
+use crate::fs::FileId;
 use crate::precondition::PreconditionReport;
 use crate::system::SimSystem;
 use flashlab_jobs::{Job, JobFile};
@@ -66,10 +67,14 @@ pub fn fio_document(results: &[JobRun], percentiles: &[f64], timestamp_ms: u64, 
 /// Resolve a job against the simulated system: create (and for reads lay out) its file.
 fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name: &str) -> Result<JobSpec, String> {
     let here = format!("{file_name}:{}: job '{}'", job.line, job.name);
-    let size =
-        job.size.or(job.filesize).map(|s| s.resolve(sys.fs.capacity())).ok_or_else(|| {
-            format!("{here}: no size= (flashlab needs the size of the job's file on a simulated device)")
-        })?;
+    let cap = sys.fs.capacity();
+    let multi = job.nr_files() > 1;
+    // fio's sizes: `filesize` each, or `size` split over the files (one file: `size`).
+    let sizes =
+        if multi || job.filesize.is_some() { job.file_sizes(cap) } else { job.size.map(|s| vec![s.resolve(cap)]) }
+            .ok_or_else(|| {
+                format!("{here}: no size= (flashlab needs the size of the job's file on a simulated device)")
+            })?;
     if job.rw == flashlab_jobs::Rw::TrimWrite && (job.bs_trim != job.bs_write || job.is_random()) {
         return Err(format!("{here}: rw=trimwrite needs one block size for trims and writes"));
     }
@@ -95,42 +100,29 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
             ));
         }
     }
-    let offset = job.offset.resolve(size);
     let bs = job.max_bs();
-    if offset + bs > size {
-        return Err(format!("{here}: offset {offset} leaves no room for a {bs}-byte block in a {size}-byte file"));
-    }
     // fio's semantics: `filename=` names the file, and the same name is the same file (a fill
     // job and a randwrite job on one file share it; clones of a job share it too); without it
-    // the file is `NAME.JOBNUM.0`, in `directory=` when given.
-    let name = match (&job.filename, &job.directory) {
-        (Some(f), _) => f.clone(),
-        (None, Some(d)) => format!("{d}/{}.{n}.0", job_file_stem(&job.name)),
-        (None, None) => format!("{}.{n}.0", job.name),
+    // the files are `NAME.JOBNUM.FILENUM` (or `filename_format`), in `directory=` when given.
+    let names: Vec<String> = match (&job.filename, &job.directory) {
+        (Some(_), _) => job.file_names(n),
+        (None, Some(d)) => job.file_names(n).into_iter().map(|f| format!("{d}/{f}")).collect(),
+        (None, None) if !multi && job.filename_format.is_none() => vec![format!("{}.{n}.0", job.name)],
+        (None, None) => job.file_names(n),
     };
-    let existing = sys.file_id(&name).filter(|&id| sys.file_size(id).is_some_and(|s| s >= size));
-    let file = match existing {
-        Some(id) => id,
-        None => {
-            if sys.file_id(&name).is_some() {
-                sys.delete(&name).map_err(|e| e.to_string())?;
-            }
-            let f = sys.create(&name, size).map_err(|e| format!("{here}: {e}"))?;
-            if job.rw.has_reads() {
-                // fio lays out a file before reading it; so does flashlab (not measured).
-                let mut off = 0;
-                while off < size {
-                    let len = (1u64 << 20).min(size - off);
-                    let c = sys.io(sys.now, f, Op::Write, off, len).map_err(|e| e.to_string())?;
-                    sys.now = c.done;
-                    off += len;
-                }
-            }
-            f
+    let mut regions = Vec::with_capacity(names.len());
+    for (name, &size) in names.iter().zip(&sizes) {
+        let offset = job.offset.resolve(size);
+        if offset + bs > size {
+            return Err(format!("{here}: offset {offset} leaves no room for a {bs}-byte block in a {size}-byte file"));
         }
-    };
+        let file = open_or_lay_out(sys, job, name, size, &here)?;
+        regions.push(crate::engine::FileRegion { name: name.clone(), file, offset, span: (size - offset) / bs * bs });
+    }
+    let (file, offset, span) = (regions[0].file, regions[0].offset, regions[0].span);
+    let spans: Vec<u64> = regions.iter().map(|r| r.span).collect();
+    let io_limit = if multi || job.filesize.is_some() { Some(job.pass_bytes(cap, &spans)) } else { job.io_size };
     let (bs_read, bs_write, bs_trim) = (job.bs_read, job.bs_write, job.bs_trim);
-    let span = (size - offset) / bs * bs;
     let verify = crate::sim_verify::SimVerifier::new(sys, &job.verify, file, offset, span, &here)?
         .map(|v| std::sync::Arc::new(std::sync::Mutex::new(v)));
     Ok(JobSpec {
@@ -143,9 +135,9 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         bs_trim,
         file,
         offset,
-        span,
+        span: if multi { spans.iter().sum() } else { span },
         iodepth: job.iodepth.max(1),
-        io_limit: job.io_size,
+        io_limit,
         number_ios: job.number_ios,
         runtime_ns: job.runtime_ns,
         time_based: job.time_based,
@@ -159,7 +151,30 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         layer: crate::stack::LayerCost::ZERO,
         job: Some(std::sync::Arc::new(job.clone())),
         verify,
+        files: if multi { regions } else { Vec::new() },
     })
+}
+
+/// The file `name` of `size` bytes: an existing one at least that large, or a new one, laid
+/// out (written once, not measured) when the job reads, as fio lays out its files.
+fn open_or_lay_out(sys: &mut SimSystem, job: &Job, name: &str, size: u64, here: &str) -> Result<FileId, String> {
+    if let Some(id) = sys.file_id(name).filter(|&id| sys.file_size(id).is_some_and(|s| s >= size)) {
+        return Ok(id);
+    }
+    if sys.file_id(name).is_some() {
+        sys.delete(name).map_err(|e| e.to_string())?;
+    }
+    let f = sys.create(name, size).map_err(|e| format!("{here}: {e}"))?;
+    if job.rw.has_reads() {
+        let mut off = 0;
+        while off < size {
+            let len = (1u64 << 20).min(size - off);
+            let c = sys.io(sys.now, f, Op::Write, off, len).map_err(|e| e.to_string())?;
+            sys.now = c.done;
+            off += len;
+        }
+    }
+    Ok(f)
 }
 
 /// The job name as one file-name component: every '/' (and NUL) becomes '_', so a job named

@@ -211,6 +211,51 @@ fn ext4_fsync_of_a_small_overwrite_commits_the_journal() {
     }
 }
 
+/// Home blocks (4 KiB block numbers) the next checkpoint writes: everything journaled since
+/// the last one. Idles past the writeback interval and reads them from the trace.
+fn checkpointed_blocks(s: &mut SimSystem) -> Vec<u64> {
+    s.fs.set_trace(true);
+    s.sync().unwrap();
+    s.idle(61_000_000_000);
+    let trace = s.fs.set_trace(false);
+    let mut blocks = Vec::new();
+    for r in trace.iter().filter(|r| r.purpose == Some(Purpose::Meta)) {
+        blocks.extend(r.offset / 4096..(r.offset + r.len) / 4096);
+    }
+    blocks
+}
+
+/// What the kernel's journal holds (validate-fs, docs/validate-fs.md): the superblock (block
+/// 0) in a transaction that deletes a file or truncates one holding data (the orphan list's
+/// head is in it), and once after mount (the first open records the mount point); the root
+/// directory's inode block on create and delete (its mtime and ctime). A truncate of an empty
+/// file frees nothing and leaves the superblock alone.
+#[test]
+fn ext4_logs_the_superblock_for_orphans_and_the_directory_inode() {
+    let mut s = sys("ext4");
+    let root = flashlab_lab::fs::ext4_layout::Layout::new(s.fs.capacity() / 4096).inode_block(2);
+    // Enough files that the later ones' inodes are not in the root's inode-table block.
+    for i in 0..40 {
+        let id = s.create(&format!("f{i}"), 64 << 10).unwrap();
+        write_all(&mut s, id, 64 << 10);
+    }
+    let first = checkpointed_blocks(&mut s);
+    assert!(first.contains(&0), "the first transaction after mount logs the superblock: {first:?}");
+    assert!(first.contains(&root), "creates log the directory's inode block {root}: {first:?}");
+    s.create("empty", 0).unwrap();
+    checkpointed_blocks(&mut s);
+    assert!(s.truncate_to_zero("empty").unwrap());
+    let empty = checkpointed_blocks(&mut s);
+    assert!(!empty.contains(&0), "an empty file's truncate frees nothing: {empty:?}");
+    assert!(s.truncate_to_zero("f39").unwrap());
+    let trunc = checkpointed_blocks(&mut s);
+    assert!(trunc.contains(&0), "a truncate that frees blocks logs the superblock: {trunc:?}");
+    assert!(!trunc.contains(&root), "a truncate leaves the directory alone: {trunc:?}");
+    s.delete("f38").unwrap();
+    let del = checkpointed_blocks(&mut s);
+    assert!(del.contains(&0) && del.contains(&root), "a delete logs the superblock and the directory's inode: {del:?}");
+}
+
 #[test]
 fn plain_fsync_is_one_flush_and_no_metadata() {
     let mut s = sys("plain");

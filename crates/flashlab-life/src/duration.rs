@@ -3,13 +3,14 @@
 //! `48h`), between an hour and 100 years.
 
 use crate::policy::{DAY, HOUR};
+use crate::LifeError;
 use flashsim::Ns;
 
 /// The virtual time a life run simulates, in nanoseconds.
-pub fn parse_duration(s: &str) -> Result<Ns, String> {
-    let ns = flashlab_lab::units::parse_duration_ns(s).map_err(|e| e.to_string())?;
+pub fn parse_duration(s: &str) -> Result<Ns, LifeError> {
+    let ns = flashlab_lab::units::parse_duration_ns(s)?;
     if !(HOUR..=100 * 365 * DAY).contains(&ns) {
-        return Err(format!("duration '{s}': must be between an hour and 100 years"));
+        return Err(LifeError::DurationRange(s.to_string()));
     }
     Ok(ns)
 }

@@ -19,6 +19,7 @@
 //! The samplers are flashlab-jobs' (fio's `bssplit` and `random_distribution=zoned`); each run
 //! reports its steady-state write amplification, measured over the second half of the writes.
 
+use crate::error::LifeError;
 use crate::probe::ProbeConfig;
 use crate::runner::{LifeResult, Sampler};
 use crate::sim_adapter::Sim;
@@ -48,7 +49,9 @@ const SAMPLES: u64 = 8;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Endurance {
+    /// JESD219A's enterprise workload: its block-size mix and hot-zone distribution, random writes.
     Jesd219Enterprise,
+    /// Uniform 4 KiB random writes over the whole range (the usual comparison).
     #[serde(rename = "uniform-4k")]
     Uniform4k,
 }
@@ -56,18 +59,16 @@ pub enum Endurance {
 impl Endurance {
     /// The workload named `s`; `Ok(None)` when `s` names none of them (a usage preset or file),
     /// an error for the client workload, which needs JEDEC's trace.
-    pub fn parse(s: &str) -> Result<Option<Endurance>, String> {
+    pub fn parse(s: &str) -> Result<Option<Endurance>, LifeError> {
         match s {
             "jesd219-enterprise" => Ok(Some(Endurance::Jesd219Enterprise)),
             "uniform-4k" => Ok(Some(Endurance::Uniform4k)),
-            "jesd219-client" => Err("jesd219-client: JESD219A's client workload is the replay of JEDEC's client \
-                 master trace, which flashlab does not ship; convert it to blkparse, fio iolog or MSR CSV and \
-                 pass it with --trace FILE (docs/jesd219.md)"
-                .into()),
+            "jesd219-client" => Err(LifeError::ClientTrace),
             _ => Ok(None),
         }
     }
 
+    /// The workload's name as given on the command line (`jesd219-enterprise`, `uniform-4k`).
     pub fn name(self) -> &'static str {
         match self {
             Endurance::Jesd219Enterprise => "jesd219-enterprise",
@@ -78,7 +79,7 @@ impl Endurance {
 
 /// Draws the requests of an endurance workload: (offset, length) in bytes. No allocation
 /// per request.
-pub struct Generator {
+pub(crate) struct Generator {
     sizes: Option<BlockSizeSampler>,
     lba: Lba,
     rng: Xoshiro256PlusPlus,
@@ -86,18 +87,19 @@ pub struct Generator {
 }
 
 impl Generator {
-    pub fn new(w: Endurance, capacity: u64, seed: u64) -> Result<Generator, String> {
+    pub fn new(w: Endurance, capacity: u64, seed: u64) -> Result<Generator, LifeError> {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x1ede_c219);
         let blocks = capacity / ALIGN;
         let (sizes, dist) = match w {
             Endurance::Jesd219Enterprise => {
-                let s = parse_bssplit(ENTERPRISE_BSSPLIT, 1024).map_err(|e| e.to_string())?;
-                let d = Distribution::parse(ENTERPRISE_ZONES, 1024).map_err(|e| e.to_string())?;
+                let s = parse_bssplit(ENTERPRISE_BSSPLIT, 1024).map_err(|e| LifeError::Workload(e.to_string()))?;
+                let d = Distribution::parse(ENTERPRISE_ZONES, 1024).map_err(|e| LifeError::Workload(e.to_string()))?;
                 (Some(BlockSizeSampler::new(s.for_dir(IoDir::Write), false)), d)
             }
             Endurance::Uniform4k => (None, Distribution::Random),
         };
-        let lba = Lba::new(&dist, IoDir::Write, blocks, ALIGN, &mut rng).map_err(|e| e.to_string())?;
+        let lba =
+            Lba::new(&dist, IoDir::Write, blocks, ALIGN, &mut rng).map_err(|e| LifeError::Workload(e.to_string()))?;
         Ok(Generator { sizes, lba, rng, capacity })
     }
 
@@ -121,13 +123,16 @@ impl Generator {
 /// What an endurance run measured besides the samples.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct EnduranceStats {
+    /// The workload that ran.
     pub workload: Endurance,
     /// Drive writes of the workload phase (host bytes / user capacity), after the fill.
     pub drive_writes: f64,
+    /// Host write requests of the workload phase.
     pub requests: u64,
     /// Over the second half of the workload: NAND bytes programmed per host byte written
     /// (what TBW sees) and NAND units per host unit (the FTL's; a sub-4 KiB write is a unit).
     pub steady_waf_bytes: f64,
+    /// NAND units programmed per host unit written, same half (4 KiB units).
     pub steady_waf_units: f64,
 }
 
@@ -140,9 +145,9 @@ pub fn run_endurance(
     seed: u64,
     pe_cycles: Option<u32>,
     mut progress: impl FnMut(f64),
-) -> Result<(LifeResult, EnduranceStats), String> {
+) -> Result<(LifeResult, EnduranceStats), LifeError> {
     if !(drive_writes.is_finite() && drive_writes > 0.0 && drive_writes <= 1000.0) {
-        return Err(format!("drive writes must be in (0, 1000], got {drive_writes}"));
+        return Err(LifeError::DriveWrites(drive_writes));
     }
     let mut sim = Sim::new(profile, seed, false)?;
     let cap = sim.logical_bytes();
@@ -188,22 +193,7 @@ pub fn run_endurance(
         steady_waf_bytes: (d.nand_units_programmed * flashsim::MAP_UNIT) as f64 / d.host_write_bytes.max(1) as f64,
         steady_waf_units: d.write_amplification(),
     };
-    let end = sim.now();
-    Ok((
-        LifeResult {
-            workload: w.name().into(),
-            policy: "none (block-level workload)".into(),
-            profile: profile.name.clone(),
-            seed,
-            days: end as f64 / crate::policy::DAY as f64,
-            pe_cycles: sampler.pe,
-            probe: sampler.probe,
-            samples,
-            app,
-            virtual_s: end as f64 / 1e9,
-        },
-        stats,
-    ))
+    Ok((sampler.finish(&sim, w.name().into(), "none (block-level workload)".into(), samples, app), stats))
 }
 
 /// `life --usage <endurance workload>`: run `w`, and uniform 4 KiB random writes the same way
@@ -215,7 +205,7 @@ pub fn run_compared(
     seed: u64,
     pe_cycles: Option<u32>,
     mut progress: impl FnMut(f64, &str),
-) -> Result<(LifeResult, serde_json::Value, String), String> {
+) -> Result<(LifeResult, serde_json::Value, String), LifeError> {
     let (run, stats) = run_endurance(profile, w, drive_writes, seed, pe_cycles, |f| progress(f / 2.0, w.name()))?;
     let mut all = vec![stats];
     if w != Endurance::Uniform4k {
@@ -301,6 +291,6 @@ mod tests {
     fn names() {
         assert_eq!(Endurance::parse("jesd219-enterprise").unwrap(), Some(Endurance::Jesd219Enterprise));
         assert_eq!(Endurance::parse("light-phone").unwrap(), None);
-        assert!(Endurance::parse("jesd219-client").unwrap_err().contains("--trace"));
+        assert!(Endurance::parse("jesd219-client").unwrap_err().to_string().contains("--trace"));
     }
 }

@@ -16,6 +16,7 @@
 
 pub mod document;
 pub mod duration;
+mod error;
 pub mod jesd219;
 pub mod policy;
 pub mod presets;
@@ -23,9 +24,11 @@ pub mod probe;
 pub mod report;
 pub mod runner;
 pub mod series;
-pub mod sim_adapter;
+mod sim_adapter;
 pub mod table;
 pub mod traces;
 pub mod usage;
 pub mod usage_toml;
 pub mod workload;
+
+pub use error::{LifeError, SimError};

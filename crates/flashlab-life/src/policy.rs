@@ -12,31 +12,41 @@
 //!   writes are no guide: between sessions the device's idle-time GC hides its state from them
 //!   (docs/life.md shows it).
 
+use crate::error::LifeError;
 use flashlab_lab::units::parse_duration_ns;
 use flashsim::Ns;
 use serde::Serialize;
 
+/// One hour of virtual time, in nanoseconds.
 pub const HOUR: Ns = 3_600_000_000_000;
+/// One day of virtual time, in nanoseconds.
 pub const DAY: Ns = 24 * HOUR;
 
+/// When the simulated phone trims its filesystem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Policy {
+    /// Never.
     None,
+    /// Online discard: the filesystem trims each delete as it happens (mounted `discard`).
     Discard,
+    /// fstrim every `interval_ns` of virtual time (weekly by default).
     Fstrim {
+        /// Time between two fstrims, in nanoseconds.
         interval_ns: Ns,
     },
+    /// Android's idle maintenance: fstrim at most daily, after an idle hour, with enough battery.
     Android,
-    /// `None`: twice the first probe's mean latency.
+    /// fstrim after a probe whose mean 4 KiB write latency passed a threshold.
     OnNotice {
+        /// The threshold, in nanoseconds (`None`: twice the first probe's mean latency).
         mean_ns: Option<Ns>,
     },
 }
 
 /// What a policy looks at when it decides (checked every hour of virtual time).
 #[derive(Debug, Clone, Copy)]
-pub struct Moment {
+pub(crate) struct Moment {
     pub now: Ns,
     /// End of the last application I/O.
     pub last_io: Ns,
@@ -61,15 +71,17 @@ impl Policy {
         ]
     }
 
-    pub fn parse(s: &str) -> Result<Policy, String> {
+    /// Parses `none`, `discard`, `fstrim[:INTERVAL]` (`weekly`, `daily`), `android` or `on-notice[:LATENCY]`.
+    pub fn parse(s: &str) -> Result<Policy, LifeError> {
         let (kind, arg) = match s.split_once(':') {
             Some((k, a)) => (k, Some(a)),
             None => (s, None),
         };
-        let dur = |a: &str, what: &str| -> Result<Ns, String> {
-            let ns = parse_duration_ns(a).map_err(|e| format!("policy '{s}': {what}: {e}"))?;
+        let bad = |msg: String| LifeError::Policy { policy: s.to_string(), msg };
+        let dur = |a: &str, what: &str| -> Result<Ns, LifeError> {
+            let ns = parse_duration_ns(a).map_err(|e| bad(format!("{what}: {e}")))?;
             if ns == 0 {
-                return Err(format!("policy '{s}': {what} must be above zero"));
+                return Err(bad(format!("{what} must be above zero")));
             }
             Ok(ns)
         };
@@ -83,14 +95,15 @@ impl Policy {
             ("on-notice", None) => Policy::OnNotice { mean_ns: None },
             ("on-notice", Some(a)) => Policy::OnNotice { mean_ns: Some(dur(a, "latency")?) },
             _ => {
-                return Err(format!(
-                    "policy '{s}': expected none, discard, fstrim[:INTERVAL] (weekly, daily), android or on-notice[:LATENCY]"
+                return Err(bad(
+                    "expected none, discard, fstrim[:INTERVAL] (weekly, daily), android or on-notice[:LATENCY]".into(),
                 ))
             }
         };
         Ok(p)
     }
 
+    /// The policy as `parse` reads it back, e.g. `fstrim:7d`.
     pub fn name(&self) -> String {
         match self {
             Policy::None => "none".into(),
@@ -108,7 +121,7 @@ impl Policy {
     }
 
     /// Does the policy run fstrim at this moment?
-    pub fn wants_fstrim(&self, m: &Moment, start: Ns) -> bool {
+    pub(crate) fn wants_fstrim(&self, m: &Moment, start: Ns) -> bool {
         match *self {
             Policy::None | Policy::Discard => false,
             Policy::Fstrim { interval_ns } => m.now >= m.last_trim.unwrap_or(start) + interval_ns,
@@ -167,7 +180,7 @@ mod tests {
         assert_eq!(Policy::parse("fstrim:2w").unwrap(), Policy::Fstrim { interval_ns: 14 * DAY });
         assert_eq!(Policy::parse("weekly").unwrap().name(), "fstrim:7d");
         assert_eq!(Policy::parse("on-notice:2ms").unwrap(), Policy::OnNotice { mean_ns: Some(2_000_000) });
-        assert!(Policy::parse("sometimes").unwrap_err().contains("android"));
+        assert!(Policy::parse("sometimes").unwrap_err().to_string().contains("android"));
         assert!(Policy::parse("fstrim:0").is_err());
         for p in Policy::all() {
             assert_eq!(Policy::parse(&p.name()).unwrap(), p);

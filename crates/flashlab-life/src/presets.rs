@@ -3,6 +3,7 @@
 
 use crate::usage::Usage;
 use crate::usage_toml::parse_usage;
+use crate::LifeError;
 
 /// Name and TOML text of every preset.
 pub const PRESETS: &[(&str, &str)] = &[
@@ -13,6 +14,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("anandtech-10g", include_str!("../presets/anandtech-10g.toml")),
 ];
 
+/// The built-in usage model called `name` (`light-phone`, ...), if there is one.
 pub fn preset(name: &str) -> Option<Usage> {
     PRESETS
         .iter()
@@ -21,17 +23,17 @@ pub fn preset(name: &str) -> Option<Usage> {
 }
 
 /// A preset by name, else a usage TOML file.
-pub fn resolve(what: &str) -> Result<Usage, String> {
+pub fn resolve(what: &str) -> Result<Usage, LifeError> {
     if let Some(u) = preset(what) {
         return Ok(u);
     }
     let path = std::path::Path::new(what);
     if !path.exists() {
         let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
-        return Err(format!("usage '{what}': not a preset ({}) nor a file", names.join(", ")));
+        return Err(LifeError::NoUsage { what: what.to_string(), presets: names.join(", ") });
     }
     let text = flashlab_jobs::limits::read_text(path, "usage file", flashlab_jobs::limits::MAX_TEXT_INPUT)?;
-    parse_usage(what, &text).map_err(|e| e.to_string())
+    Ok(parse_usage(what, &text)?)
 }
 
 #[cfg(test)]
@@ -45,6 +47,6 @@ mod tests {
             assert_eq!(&u.name, name);
             assert!(!u.description.is_empty());
         }
-        assert!(resolve("no-such-preset").unwrap_err().contains("light-phone"));
+        assert!(resolve("no-such-preset").unwrap_err().to_string().contains("light-phone"));
     }
 }

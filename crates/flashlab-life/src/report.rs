@@ -3,6 +3,7 @@
 //! only the other commands' results, so this module writes its own small page around the
 //! charts). One series per run: a single run, or every policy of `--compare-policies`.
 
+use crate::error::LifeError;
 use crate::runner::LifeResult;
 use crate::series::Sample;
 use flashlab_report::chart::{render_svg, Chart, Kind, Panel, Series, Style, XAxis};
@@ -33,7 +34,7 @@ fn panel(runs: &[LifeResult], title: &str, y: &str, log_y: bool, f: impl Fn(&Sam
 }
 
 /// The charts: (stem, title, caption, SVG).
-pub fn charts(runs: &[LifeResult]) -> Result<Vec<(String, String, String, String)>, String> {
+pub fn charts(runs: &[LifeResult]) -> Result<Vec<(String, String, String, String)>, LifeError> {
     let pct = |a: u64, b: u64| Some(100.0 * a as f64 / b.max(1) as f64);
     let specs: Vec<(&str, &str, &str, Vec<Panel>)> = vec![
         (
@@ -81,7 +82,7 @@ pub fn charts(runs: &[LifeResult]) -> Result<Vec<(String, String, String, String
 }
 
 /// A self-contained HTML page (inline SVG and CSS, no script or network).
-pub fn html(title: &str, runs: &[LifeResult], table: &str) -> Result<String, String> {
+pub fn html(title: &str, runs: &[LifeResult], table: &str) -> Result<String, LifeError> {
     let mut h = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title>\n<style>\
          body{{font-family:system-ui,sans-serif;max-width:1000px;margin:0 auto;padding:16px 24px;color:#1a1a1a}}\

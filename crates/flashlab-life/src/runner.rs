@@ -2,6 +2,7 @@
 //! duration, the trim policy is consulted every hour, battery and charger follow the day cycle,
 //! and a [`Sample`] is taken every sampling interval (a probe every few samples).
 
+use crate::error::LifeError;
 use crate::policy::{Moment, Policy, DAY, HOUR};
 use crate::probe::{run_probe, ProbeConfig, ProbeResult};
 use crate::series::{cycles_used, default_pe_cycles, project, Sample};
@@ -12,10 +13,14 @@ use flashlab_measure::LatencyHistogram;
 use flashsim::{Counters, Ns, Profile};
 use serde::Serialize;
 
+/// What a life run simulates: the trim policy, how long, the seed, sampling and probing.
 #[derive(Debug, Clone)]
 pub struct LifeConfig {
+    /// When the filesystem is trimmed.
     pub policy: Policy,
+    /// Virtual time to simulate, in nanoseconds.
     pub duration_ns: Ns,
+    /// Seed of every random choice (same seed, same run).
     pub seed: u64,
     /// Take a sample every this many days (at the end of the day).
     pub sample_days: u32,
@@ -28,6 +33,7 @@ pub struct LifeConfig {
 }
 
 impl LifeConfig {
+    /// A run of `duration_ns` with `policy`: a sample a day, a probe every 7 samples.
     pub fn new(policy: Policy, duration_ns: Ns, seed: u64) -> LifeConfig {
         LifeConfig { policy, duration_ns, seed, sample_days: 1, probe_every: 7, pe_cycles: None, probe: None }
     }
@@ -36,20 +42,30 @@ impl LifeConfig {
 /// What a run produced: its parameters, the time series and the totals.
 #[derive(Debug, Clone, Serialize)]
 pub struct LifeResult {
+    /// The usage model's name.
     pub workload: String,
+    /// The trim policy's name.
     pub policy: String,
+    /// The device profile's name.
     pub profile: String,
+    /// The seed the run used.
     pub seed: u64,
+    /// Virtual days simulated.
     pub days: f64,
+    /// P/E-cycle budget per block used for the projections.
     pub pe_cycles: u32,
+    /// The random-write probe's size.
     pub probe: ProbeConfig,
+    /// The time series, one sample per interval.
     pub samples: Vec<Sample>,
+    /// What the applications did over the whole run.
     pub app: AppStats,
     /// Virtual seconds of the whole run.
     pub virtual_s: f64,
 }
 
 impl LifeResult {
+    /// The last sample (a run has at least one).
     pub fn last(&self) -> &Sample {
         self.samples.last().expect("a run has at least one sample")
     }
@@ -73,7 +89,7 @@ impl LifeResult {
 }
 
 /// Samples the device and filesystem; shared with trace replay.
-pub struct Sampler {
+pub(crate) struct Sampler {
     pub pe: u32,
     pub probe: ProbeConfig,
     pub seed: u64,
@@ -99,8 +115,34 @@ impl Sampler {
         }
     }
 
+    /// The run's result: `samples` and `app` under a header taken from this sampler and
+    /// `sim` (profile, seed, P/E-cycle budget, probe size; days and virtual seconds from the
+    /// simulated clock now).
+    pub fn finish(
+        self,
+        sim: &Sim,
+        workload: String,
+        policy: String,
+        samples: Vec<Sample>,
+        app: AppStats,
+    ) -> LifeResult {
+        let end = sim.now();
+        LifeResult {
+            workload,
+            policy,
+            profile: sim.profile().name.clone(),
+            seed: self.seed,
+            days: end as f64 / DAY as f64,
+            pe_cycles: self.pe,
+            probe: self.probe,
+            samples,
+            app,
+            virtual_s: end as f64 / 1e9,
+        }
+    }
+
     /// Run the probe now (on a copy of `sim`).
-    pub fn probe_now(&mut self, sim: &Sim) -> Result<ProbeResult, String> {
+    pub fn probe_now(&mut self, sim: &Sim) -> Result<ProbeResult, LifeError> {
         self.probes += 1;
         run_probe(sim, &self.probe, self.seed.wrapping_add(self.probes))
     }
@@ -112,7 +154,7 @@ impl Sampler {
         day: f64,
         probe: Option<ProbeResult>,
         lat: Option<(&LatencyHistogram, &LatencyHistogram)>,
-    ) -> Result<Sample, String> {
+    ) -> Result<Sample, LifeError> {
         let c = sim.counters();
         let st = sim.state();
         let d = c.since(&self.prev);
@@ -162,10 +204,10 @@ pub fn run_life(
     usage: &Usage,
     cfg: &LifeConfig,
     mut progress: impl FnMut(f64),
-) -> Result<LifeResult, String> {
+) -> Result<LifeResult, LifeError> {
     let mut sim = Sim::new(profile, cfg.seed, cfg.policy.mount_discard())?;
     let mut work = Workload::new(usage, cfg.seed);
-    work.setup(&mut sim).map_err(|e| format!("base data (day 0): {e}"))?;
+    work.setup(&mut sim).map_err(LifeError::sim("base data (day 0)"))?;
     let mut sampler = Sampler::new(&sim, cfg.pe_cycles, cfg.probe, usage.keep_fill, cfg.seed);
     let day_cycle = &usage.day;
     let days = cfg.duration_ns.div_ceil(DAY).max(1);
@@ -202,7 +244,7 @@ pub fn run_life(
                     break;
                 }
                 sim.idle_until(at);
-                work.session(&mut sim).map_err(|e| format!("day {day}: {e}"))?;
+                work.session(&mut sim).map_err(LifeError::sim(format!("day {day}")))?;
                 last_io = sim.now();
                 next_session += 1;
             }
@@ -237,7 +279,7 @@ pub fn run_life(
             };
             if cfg.policy.wants_fstrim(&m, start) {
                 sim.idle_until(now);
-                let bytes = sim.fstrim().map_err(|e| format!("day {day}: fstrim: {e}"))?;
+                let bytes = sim.fstrim().map_err(LifeError::sim(format!("day {day}: fstrim")))?;
                 last_trim = Some(now);
                 sampler.fstrims += 1;
                 sampler.trimmed_bytes += bytes;
@@ -251,16 +293,9 @@ pub fn run_life(
         }
         progress((day + 1) as f64 / days as f64);
     }
+    // Days as the whole days simulated (the clock may have run a little past the last one).
     Ok(LifeResult {
-        workload: usage.name.clone(),
-        policy: cfg.policy.name(),
-        profile: profile.name.clone(),
-        seed: cfg.seed,
         days: days as f64,
-        pe_cycles: sampler.pe,
-        probe: sampler.probe,
-        samples,
-        app: work.stats,
-        virtual_s: sim.now() as f64 / 1e9,
+        ..sampler.finish(&sim, usage.name.clone(), cfg.policy.name(), samples, work.stats)
     })
 }

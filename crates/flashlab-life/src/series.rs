@@ -25,6 +25,7 @@ pub fn default_pe_cycles(cell: &str) -> u32 {
     }
 }
 
+/// The state of the simulated phone at one point of a life run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Sample {
     /// Virtual time, days since the start.
@@ -32,37 +33,56 @@ pub struct Sample {
     /// Cumulative host bytes written to the device (application data, fsync'd or not; not the
     /// probe's) and the NAND bytes programmed.
     pub host_write_bytes: u64,
+    /// Cumulative NAND bytes programmed (GC copies included).
     pub nand_write_bytes: u64,
     /// NAND / host writes since new, and over the last interval.
     pub waf: f64,
+    /// NAND / host writes over the last interval.
     pub waf_interval: f64,
+    /// Bytes the filesystem holds in files.
     pub fs_used_bytes: u64,
+    /// The filesystem's capacity, in bytes.
     pub fs_capacity_bytes: u64,
     /// Data the device holds as valid (4 KiB units x 4096).
     pub device_valid_bytes: u64,
+    /// The device's logical capacity, in bytes.
     pub logical_bytes: u64,
     /// Valid to the device but not in any file: deleted and never trimmed.
     pub deleted_valid_bytes: u64,
+    /// Erase blocks free (erased, not yet written).
     pub free_blocks: u64,
+    /// Erase blocks in the device.
     pub total_blocks: u64,
+    /// Mean erase count per block.
     pub erases_mean: f64,
+    /// Highest erase count of a block.
     pub erases_max: u32,
+    /// Lowest erase count of a block.
     pub erases_min: u32,
+    /// fstrims run so far.
     pub fstrims: u64,
+    /// Bytes the fstrims so far trimmed.
     pub trimmed_bytes: u64,
     /// 99th percentile of the applications' small writes and of fsync over the interval, us.
     pub app_write_p99_us: Option<f64>,
+    /// 99.9th percentile of the applications' small writes over the interval, µs.
     pub app_write_p999_us: Option<f64>,
+    /// Mean of the applications' small writes over the interval, µs.
     pub app_write_mean_us: Option<f64>,
+    /// 99th percentile of fsync over the interval, µs.
     pub fsync_p99_us: Option<f64>,
+    /// Mean fsync latency over the interval, µs.
     pub fsync_mean_us: Option<f64>,
+    /// The random-write probe's result, when one ran at this sample.
     pub probe: Option<ProbeResult>,
     /// Projected lifetime in years from the mean and the maximum erase count (None before
     /// any erase).
     pub lifetime_years: Option<f64>,
+    /// Projected lifetime in years from the most-erased block (None before any erase).
     pub lifetime_years_worst_block: Option<f64>,
     /// Host TB written so far and projected at the end of the P/E budget (10^12 bytes).
     pub tbw_tb: f64,
+    /// Projected host TB written when the P/E budget is used up (10^12 bytes).
     pub projected_tbw_tb: Option<f64>,
 }
 

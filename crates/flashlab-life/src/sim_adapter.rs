@@ -15,18 +15,18 @@ use flashsim::{Completion, Counters, DeviceState, Ns, Op, Profile, Request};
 use std::collections::HashMap;
 
 /// The error of any simulated-system call, as text (the caller adds context).
-pub type SimError = String;
+pub use crate::error::SimError;
 
 /// A simulated system for a life run.
 #[derive(Debug, Clone)]
-pub struct Sim {
+pub(crate) struct Sim {
     sys: SimSystem,
     ids: HashMap<String, FileId>,
 }
 
 /// What a random-write probe measured.
 #[derive(Debug, Clone)]
-pub struct ProbeRun {
+pub(crate) struct ProbeRun {
     /// Bytes of 4 KiB random writes and the virtual time they took.
     pub bytes: u64,
     pub elapsed_ns: Ns,
@@ -41,14 +41,9 @@ impl Sim {
     /// A new device with an empty filesystem of the profile's kind; `discard` mounts it with
     /// online discard. Errors name a bad `[system]` table of the profile.
     pub fn new(profile: &Profile, seed: u64, discard: bool) -> Result<Sim, SimError> {
-        let mut fs = FsConfig::from_profile(profile, &profile.name)?;
+        let mut fs = FsConfig::from_profile(profile, &profile.name).map_err(SimError::Config)?;
         fs.discard |= discard;
         Ok(Sim { sys: SimSystem::with_fs(profile, seed, fs), ids: HashMap::new() })
-    }
-
-    /// The simulated filesystem and its mount options, e.g. `ext4,discard`.
-    pub fn filesystem(&self) -> String {
-        self.sys.fs.config().label()
     }
 
     pub fn now(&self) -> Ns {
@@ -65,16 +60,16 @@ impl Sim {
 
     /// Create a file of `size` bytes (its blocks allocated, nothing written yet).
     pub fn create(&mut self, name: &str, size: u64) -> Result<(), SimError> {
-        let id = self.sys.create(name, size).map_err(|e| e.to_string())?;
+        let id = self.sys.create(name, size)?;
         self.ids.insert(name.to_string(), id);
         Ok(())
     }
 
     /// Write or read [off, off+len) of a file at `now`; `now` moves to the completion.
     pub fn file_io(&mut self, name: &str, write: bool, off: u64, len: u64) -> Result<Completion, SimError> {
-        let id = *self.ids.get(name).ok_or_else(|| format!("no file '{name}'"))?;
+        let id = *self.ids.get(name).ok_or_else(|| SimError::NoFile(name.to_string()))?;
         let op = if write { Op::Write } else { Op::Read };
-        let c = self.sys.io(self.sys.now, id, op, off, len).map_err(|e| e.to_string())?;
+        let c = self.sys.io(self.sys.now, id, op, off, len)?;
         self.sys.now = self.sys.now.max(c.done);
         Ok(c)
     }
@@ -83,19 +78,19 @@ impl Sim {
     /// long it took.
     pub fn fsync(&mut self) -> Result<Ns, SimError> {
         let t = self.sys.now;
-        self.sys.sync().map_err(|e| e.to_string())?;
+        self.sys.sync()?;
         Ok(self.sys.now - t)
     }
 
     /// Delete a file (trimmed at once when mounted with discard).
     pub fn delete(&mut self, name: &str) -> Result<(), SimError> {
         self.ids.remove(name);
-        self.sys.delete(name).map_err(|e| e.to_string())
+        Ok(self.sys.delete(name)?)
     }
 
     /// fstrim: trim all free space; returns the bytes trimmed.
     pub fn fstrim(&mut self) -> Result<u64, SimError> {
-        self.sys.fstrim().map_err(|e| e.to_string())
+        Ok(self.sys.fstrim()?)
     }
 
     pub fn fs_used(&self) -> u64 {
@@ -123,7 +118,7 @@ impl Sim {
     /// A block-level request straight to the device (trace replay), arriving at `t` (not before
     /// the previous one); `now` moves to the latest completion.
     pub fn block_io(&mut self, t: Ns, op: Op, off: u64, len: u64) -> Result<Completion, SimError> {
-        let c = self.sys.dev.submit(t, &Request::new(op, off, len)).map_err(|e| e.to_string())?;
+        let c = self.sys.dev.submit(t, &Request::new(op, off, len))?;
         self.sys.now = self.sys.now.max(c.done);
         Ok(c)
     }
@@ -137,7 +132,7 @@ impl Sim {
         const BS: u64 = 4096;
         let span = span.min(self.fs_free() / 2 / BS * BS);
         if span < 1 << 20 {
-            return Err(format!("the filesystem has {} bytes free, too little for the probe's file", self.fs_free()));
+            return Err(SimError::NoRoomForProbe { free: self.fs_free() });
         }
         let mut s = self.clone();
         let before = s.counters();

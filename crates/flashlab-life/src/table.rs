@@ -30,22 +30,24 @@ fn pct(a: u64, b: u64) -> String {
     format!("{:.1}", 100.0 * a as f64 / b.max(1) as f64)
 }
 
+/// The columns of [`run_table`]: header and unit.
+const RUN_COLUMNS: [(&str, &str); 12] = [
+    ("day", ""),
+    ("fs used", "%"),
+    ("device valid", "%"),
+    ("deleted, valid", "GB"),
+    ("free blocks", ""),
+    ("WAF", ""),
+    ("rand write", "MB/s"),
+    ("rand write p99", "us"),
+    ("p99.9", "us"),
+    ("app write p99", "us"),
+    ("erases", "mean/max"),
+    ("fstrims", ""),
+];
+
 /// One run: the samples that have a probe (and the last), as rows.
 pub fn run_table(r: &LifeResult) -> String {
-    let cols = [
-        ("day", ""),
-        ("fs used", "%"),
-        ("device valid", "%"),
-        ("deleted, valid", "GB"),
-        ("free blocks", ""),
-        ("WAF", ""),
-        ("rand write", "MB/s"),
-        ("rand write p99", "us"),
-        ("p99.9", "us"),
-        ("app write p99", "us"),
-        ("erases", "mean/max"),
-        ("fstrims", ""),
-    ];
     let rows: Vec<Vec<String>> = r
         .samples
         .iter()
@@ -67,7 +69,7 @@ pub fn run_table(r: &LifeResult) -> String {
             ]
         })
         .collect();
-    render(&cols, &rows)
+    render(&RUN_COLUMNS, &rows)
 }
 
 /// The end of each run, one row per policy; the probe columns average the last four weeks'
@@ -112,6 +114,21 @@ pub fn compare_table(runs: &[LifeResult]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The run table's twelve header words all fit side by side in 80 columns: the renderer
+    /// wraps headers between words (it once split "deleted," and "mean/max" inside them).
+    #[test]
+    fn run_headers_wrap_between_words() {
+        let row = ["365", "41.7", "41.8", "0.000", "312", "1.00", "51.1", "326", "326", "45.2", "0/1.5/3", "0"];
+        let text = render(&RUN_COLUMNS, &[row.iter().map(|c| c.to_string()).collect()]);
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        let words: Vec<&str> = text.split_whitespace().collect();
+        for (h, _) in RUN_COLUMNS {
+            for w in h.split_whitespace() {
+                assert!(words.contains(&w), "'{w}' of '{h}' split:\n{text}");
+            }
+        }
+    }
 
     #[test]
     fn aligned() {

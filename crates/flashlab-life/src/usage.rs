@@ -9,8 +9,11 @@ use serde::Serialize;
 /// [min, max].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SizeClass {
+    /// Smallest file of the class, in bytes.
     pub min: u64,
+    /// Largest file of the class, in bytes.
     pub max: u64,
+    /// Relative weight of the class among the classes.
     pub weight: f64,
 }
 
@@ -20,6 +23,7 @@ pub struct DayCycle {
     /// Hours [start, end) in which the user is active; `end` may be below `start` (past midnight)
     /// and equal to it for all day.
     pub active_start_h: u32,
+    /// End hour of the active window (exclusive).
     pub active_end_h: u32,
     /// Bursts of activity per day, evenly spread over the active hours.
     pub sessions: u32,
@@ -27,14 +31,24 @@ pub struct DayCycle {
     pub charging: Charging,
     /// Battery percentage points used per hour off the charger, and gained per hour on it.
     pub drain_pct_per_h: f64,
+    /// Battery percentage points gained per hour on the charger.
     pub charge_pct_per_h: f64,
 }
 
+/// When the phone is on its charger.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Charging {
-    Hours { start: u32, end: u32 },
+    /// On the charger in the hours [start, end), which may wrap past midnight.
+    Hours {
+        /// First hour on the charger (0..24).
+        start: u32,
+        /// First hour off it again.
+        end: u32,
+    },
+    /// On the charger all day.
     Always,
+    /// Never on the charger.
     Never,
 }
 
@@ -51,6 +65,7 @@ pub fn in_window(h: u32, start: u32, end: u32) -> bool {
 }
 
 impl DayCycle {
+    /// Hours a day the user is active (24 when start equals end).
     pub fn active_hours(&self) -> u32 {
         if self.active_start_h == self.active_end_h {
             24
@@ -59,6 +74,7 @@ impl DayCycle {
         }
     }
 
+    /// Whether the phone is on its charger at hour `h` (0..24).
     pub fn charging_at(&self, h: u32) -> bool {
         match self.charging {
             Charging::Always => true,
@@ -68,19 +84,24 @@ impl DayCycle {
     }
 }
 
+/// A usage model: what a phone's user writes, rewrites, reads and deletes each day, and when.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Usage {
+    /// Short name (a preset's name, or the file's `name`).
     pub name: String,
+    /// One line saying whom it models.
     pub description: String,
     /// Bytes of new files written per day.
     pub daily_write: u64,
     /// In-place rewrites of existing files (databases, app state) per day, bytes, in requests of
     /// `overwrite_bs` at random offsets.
     pub daily_overwrite: u64,
+    /// Size of one in-place rewrite request, in bytes.
     pub overwrite_bs: u64,
     /// fsync after this many bytes of a file's writes (and at the end of each new file); 0 =
     /// never.
     pub fsync_every: u64,
+    /// Size classes of new files.
     pub file_sizes: Vec<SizeClass>,
     /// Share of new files that are temporary (caches, downloads moved elsewhere): deleted at the
     /// user's next session.
@@ -93,6 +114,7 @@ pub struct Usage {
     pub base_fill: f64,
     /// The user deletes their oldest files whenever the filesystem is fuller than this.
     pub keep_fill: f64,
+    /// The user's day: active hours, sessions, charging, battery.
     pub day: DayCycle,
 }
 

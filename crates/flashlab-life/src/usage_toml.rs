@@ -9,11 +9,16 @@ use flashlab_lab::units::parse_cli_size;
 use serde::Deserialize;
 use std::fmt;
 
+/// A usage file (or preset) that does not parse: where, which field, and what is wrong.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UsageError {
+    /// The file's name, or `preset NAME`.
     pub source: String,
+    /// 1-based line, when known.
     pub line: Option<usize>,
+    /// The field, e.g. `writes.daily`.
     pub field: Option<String>,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -159,13 +164,28 @@ fn to_error(source: &str, text: &str, e: toml::de::Error) -> UsageError {
     UsageError { source: source.to_string(), line, field, message: e.message().trim().to_string() }
 }
 
+/// What is wrong with an hours range (the message goes into a [`UsageError`] for its field).
+#[derive(Debug, thiserror::Error)]
+enum HoursError {
+    /// No `-` between two hours.
+    #[error("'{0}' is not hours like \"7-23\"")]
+    NotRange(String),
+    /// One side is not a whole number.
+    #[error("'{range}': '{hour}' is not an hour 0..24")]
+    NotHour { range: String, hour: String },
+    /// One side is above 24.
+    #[error("'{range}': hour {hour} is past 24")]
+    Past24 { range: String, hour: u32 },
+}
+
 /// Hours "A-B" (0..=24 each; 24 is midnight).
-fn hours(s: &str) -> Result<(u32, u32), String> {
-    let (a, b) = s.split_once('-').ok_or_else(|| format!("'{s}' is not hours like \"7-23\""))?;
-    let p = |x: &str| -> Result<u32, String> {
-        let h: u32 = x.trim().parse().map_err(|_| format!("'{s}': '{}' is not an hour 0..24", x.trim()))?;
+fn hours(s: &str) -> Result<(u32, u32), HoursError> {
+    let (a, b) = s.split_once('-').ok_or_else(|| HoursError::NotRange(s.to_string()))?;
+    let p = |x: &str| -> Result<u32, HoursError> {
+        let h: u32 =
+            x.trim().parse().map_err(|_| HoursError::NotHour { range: s.to_string(), hour: x.trim().to_string() })?;
         if h > 24 {
-            return Err(format!("'{s}': hour {h} is past 24"));
+            return Err(HoursError::Past24 { range: s.to_string(), hour: h });
         }
         Ok(h % 24)
     };
@@ -251,7 +271,8 @@ pub fn parse_usage(source: &str, text: &str) -> Result<Usage, UsageError> {
         ));
     }
     let d = &doc.day;
-    let (active_start_h, active_end_h) = hours(&d.active_hours).map_err(|m| err("day", "active_hours", 0, m))?;
+    let (active_start_h, active_end_h) =
+        hours(&d.active_hours).map_err(|m| err("day", "active_hours", 0, m.to_string()))?;
     if d.sessions == 0 || d.sessions > 1440 {
         return Err(err("day", "sessions", 0, format!("must be 1..=1440, got {}", d.sessions)));
     }

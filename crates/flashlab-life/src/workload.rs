@@ -3,6 +3,7 @@
 //! large requests, fsync as configured), delete the oldest files to stay at the kept fill level,
 //! rewrite parts of existing files in place, read. Deterministic for a seed.
 
+use crate::error::SimError;
 use crate::sim_adapter::Sim;
 use crate::usage::Usage;
 use flashlab_lab::rng::Rng;
@@ -17,11 +18,17 @@ pub const MAX_REQUEST: u64 = 512 << 10;
 /// Totals of what the application side did.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct AppStats {
+    /// Bytes of new files written.
     pub write_bytes: u64,
+    /// Bytes rewritten in place.
     pub overwrite_bytes: u64,
+    /// Bytes read.
     pub read_bytes: u64,
+    /// Files created.
     pub files_created: u64,
+    /// Files deleted (by the user or as temporary files).
     pub files_deleted: u64,
+    /// fsync calls.
     pub fsyncs: u64,
     /// New-file bytes not written because the filesystem had no room even after deleting.
     pub skipped_bytes: u64,
@@ -33,7 +40,7 @@ struct FileRec {
     size: u64,
 }
 
-pub struct Workload {
+pub(crate) struct Workload {
     usage: Usage,
     rng: Rng,
     next_id: u64,
@@ -74,7 +81,7 @@ impl Workload {
     }
 
     /// Day 0: write the base data (`base_fill` of the filesystem) as large files.
-    pub fn setup(&mut self, sim: &mut Sim) -> Result<(), String> {
+    pub fn setup(&mut self, sim: &mut Sim) -> Result<(), SimError> {
         let target = (self.usage.base_fill * sim.fs_capacity() as f64) as u64;
         let chunk = (sim.fs_capacity() / 64).clamp(1 << 20, 256 << 20) / 4096 * 4096;
         let mut written = 0;
@@ -91,12 +98,7 @@ impl Workload {
         Ok(())
     }
 
-    /// Bytes the user's (deletable) files hold now.
-    pub fn user_bytes(&self) -> u64 {
-        self.user.iter().chain(&self.temp).map(|f| f.size).sum()
-    }
-
-    fn fsync(&mut self, sim: &mut Sim) -> Result<(), String> {
+    fn fsync(&mut self, sim: &mut Sim) -> Result<(), SimError> {
         let d = sim.fsync()?;
         self.fsync_lat.record(d);
         self.stats.fsyncs += 1;
@@ -104,7 +106,7 @@ impl Workload {
     }
 
     /// Write a whole file sequentially in large requests, with fsync as the model says.
-    fn write_seq(&mut self, sim: &mut Sim, name: &str, size: u64, record: bool) -> Result<(), String> {
+    fn write_seq(&mut self, sim: &mut Sim, name: &str, size: u64, record: bool) -> Result<(), SimError> {
         let mut off = 0;
         let mut since_sync = 0;
         let every = self.usage.fsync_every;
@@ -153,14 +155,14 @@ impl Workload {
         whole as u64
     }
 
-    fn delete(&mut self, sim: &mut Sim, f: &FileRec) -> Result<(), String> {
+    fn delete(&mut self, sim: &mut Sim, f: &FileRec) -> Result<(), SimError> {
         sim.delete(&f.name)?;
         self.stats.files_deleted += 1;
         Ok(())
     }
 
     /// One session of use at the simulator's current time.
-    pub fn session(&mut self, sim: &mut Sim) -> Result<(), String> {
+    pub fn session(&mut self, sim: &mut Sim) -> Result<(), SimError> {
         for f in std::mem::take(&mut self.temp) {
             self.delete(sim, &f)?;
         }

@@ -29,7 +29,8 @@
 //! "no latency target"). fio's `disk_util` (kernel disk statistics) is not produced here.
 //!
 //! flashlab adds one key: `jobs[].flashlab_device`, the job's [`JobResult::extra`] (device
-//! counters) when present.
+//! counters) when present; and for a job over several files `jobs[].flashlab_files`, the I/Os
+//! and bytes each file was given (`[{name, read: {ios, io_bytes}, write, trim}]`).
 //!
 //! `serde_json` keeps object keys sorted, so key order differs from fio's; JSON readers do
 //! not care. The key paths flashlab promises are listed by [`fio_json_keypaths`], and any
@@ -182,14 +183,20 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
     o.insert("latency_ms".into(), pct_object(&LAT_M_KEYS, &bands.msec, total, 0.01));
 
     if let Some(depth) = job.iodepth {
-        // fio prints these whenever its latency_qd is set, i.e. always; with no
-        // latency_target (flashlab has none) they hold these values.
-        o.insert("latency_depth".into(), depth.into());
-        o.insert("latency_target".into(), 0u64.into());
-        o.insert("latency_target_ns".into(), 0u64.into());
-        o.insert("latency_percentile".into(), float(100.0));
-        o.insert("latency_window".into(), 0u64.into());
-        o.insert("latency_window_us".into(), 0u64.into());
+        // fio prints these whenever its latency_qd is set, i.e. always; without a
+        // latency_target they hold these values (target in ns, window in us, as fio).
+        let p = job.latency_probe.unwrap_or(crate::stats::LatencyProbe {
+            depth,
+            target_ns: 0,
+            window_ns: 0,
+            percentile: 100.0,
+        });
+        o.insert("latency_depth".into(), p.depth.into());
+        o.insert("latency_target".into(), p.target_ns.into());
+        o.insert("latency_target_ns".into(), p.target_ns.into());
+        o.insert("latency_percentile".into(), float(p.percentile));
+        o.insert("latency_window".into(), (p.window_ns / 1000).into());
+        o.insert("latency_window_us".into(), (p.window_ns / 1000).into());
     }
     if let Some(ss) = &job.steadystate {
         o.insert("steadystate".into(), ss.clone());
@@ -202,6 +209,15 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
     }
     if let Some(v) = &job.verify {
         o.insert("flashlab_verify".into(), serde_json::to_value(v).unwrap_or(Value::Null));
+    }
+    if !job.files.is_empty() {
+        let per_dir = |f: &crate::stats::FileIo, i: usize| serde_json::json!({"ios": f.ios[i], "io_bytes": f.bytes[i]});
+        let files: Vec<Value> = job
+            .files
+            .iter()
+            .map(|f| serde_json::json!({"name": f.name, "read": per_dir(f, 0), "write": per_dir(f, 1), "trim": per_dir(f, 2)}))
+            .collect();
+        o.insert("flashlab_files".into(), Value::Array(files));
     }
     if let Some(extra) = &job.extra {
         o.insert("flashlab_device".into(), extra.clone());

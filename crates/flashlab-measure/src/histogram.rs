@@ -385,31 +385,79 @@ impl From<LatencyHistogram> for HistogramRepr {
     }
 }
 
-impl TryFrom<HistogramRepr> for LatencyHistogram {
-    type Error = String;
+/// Why a stored histogram (its serialized form) is not a valid histogram; serde names the
+/// field it was reading.
+#[derive(Debug, thiserror::Error)]
+pub enum HistogramError {
+    /// A bucket index past the last bucket.
+    #[error("bucket index {index} out of range (< {PLAT_NR})")]
+    Bucket {
+        /// The stored index.
+        index: usize,
+    },
+    /// The bucket counts, or their total, do not fit in 64 bits.
+    #[error("{what} overflows u64")]
+    Overflow {
+        /// `bucket count` or `total count`.
+        what: &'static str,
+    },
+    /// The bucket counts do not add up to the stored count.
+    #[error("bucket counts add up to {total}, but count is {count}")]
+    Count {
+        /// The sum of the bucket counts.
+        total: u64,
+        /// The stored count.
+        count: u64,
+    },
+    /// The stored minimum is above the stored maximum.
+    #[error("min {min} greater than max {max}")]
+    MinMax {
+        /// The stored minimum.
+        min: u64,
+        /// The stored maximum.
+        max: u64,
+    },
+    /// `sum` or `sum_sq` is not a number.
+    #[error("{field} {text:?}: {source}")]
+    Sum {
+        /// `sum` or `sum_sq`.
+        field: &'static str,
+        /// The stored text.
+        text: String,
+        /// The parser's error.
+        source: std::num::ParseIntError,
+    },
+}
 
-    fn try_from(r: HistogramRepr) -> Result<Self, String> {
+impl TryFrom<HistogramRepr> for LatencyHistogram {
+    type Error = HistogramError;
+
+    fn try_from(r: HistogramRepr) -> Result<Self, HistogramError> {
         let mut h = LatencyHistogram::new();
         let mut total = 0u64;
         for (idx, c) in r.buckets {
             let idx = idx as usize;
             if idx >= PLAT_NR {
-                return Err(format!("bucket index {idx} out of range (< {PLAT_NR})"));
+                return Err(HistogramError::Bucket { index: idx });
             }
-            h.counts[idx] = h.counts[idx].checked_add(c).ok_or_else(|| "bucket count overflows u64".to_string())?;
-            total = total.checked_add(c).ok_or_else(|| "total count overflows u64".to_string())?;
+            h.counts[idx] = h.counts[idx].checked_add(c).ok_or(HistogramError::Overflow { what: "bucket count" })?;
+            total = total.checked_add(c).ok_or(HistogramError::Overflow { what: "total count" })?;
         }
         if total != r.count {
-            return Err(format!("bucket counts add up to {total}, but count is {}", r.count));
+            return Err(HistogramError::Count { total, count: r.count });
         }
         if r.count > 0 && r.min > r.max {
-            return Err(format!("min {} greater than max {}", r.min, r.max));
+            return Err(HistogramError::MinMax { min: r.min, max: r.max });
         }
         h.n = r.count;
         h.min = if r.count == 0 { u64::MAX } else { r.min };
         h.max = r.max;
-        h.sum = r.sum.parse().map_err(|e| format!("sum {:?}: {e}", r.sum))?;
-        h.sum_sq = r.sum_sq.parse().map_err(|e| format!("sum_sq {:?}: {e}", r.sum_sq))?;
+        h.sum = r.sum.parse().map_err(|source| HistogramError::Sum { field: "sum", text: r.sum.clone(), source })?;
+        h.sum_sq = r.sum_sq.parse().map_err(|source| HistogramError::Sum {
+            field: "sum_sq",
+            text: r.sum_sq.clone(),
+            source,
+        })?;
         Ok(h)
     }
 }

@@ -316,6 +316,38 @@ pub struct JobResult {
     /// `total_err` and `first_error`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub continue_on_error: bool,
+    /// A job over several files: the I/O each file was given (fio reports only the job);
+    /// reported as `"flashlab_files"`. Empty for a job with one file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileIo>,
+    /// fio's `latency_target` probe, when the job had one: reported as fio's `latency_depth`,
+    /// `latency_target`, `latency_percentile`, `latency_window`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_probe: Option<LatencyProbe>,
+}
+
+/// The outcome of a job's `latency_target` probe.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyProbe {
+    /// The queue depth the probe ended at (fio's `latency_depth`).
+    pub depth: u32,
+    /// `latency_target`, ns.
+    pub target_ns: u64,
+    /// `latency_window`, ns.
+    pub window_ns: u64,
+    /// `latency_percentile`.
+    pub percentile: f64,
+}
+
+/// The I/O one file of a job over several files was given (issued, ramp included).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileIo {
+    /// The file's name.
+    pub name: String,
+    /// I/Os per direction (read, write, trim).
+    pub ios: [u64; 3],
+    /// Bytes per direction (read, write, trim).
+    pub bytes: [u64; 3],
 }
 
 impl JobResult {
@@ -372,6 +404,7 @@ impl JobResult {
         if self.extra.is_none() {
             self.extra = other.extra.clone();
         }
+        self.files.extend(other.files.iter().cloned());
     }
 }
 

@@ -48,28 +48,27 @@ pub fn explain_uring_error(e: &std::io::Error) -> String {
 }
 
 /// Ask Android to trim; `sm` is looked up on `PATH`. Returns what ran, or why nothing did.
-pub fn request_trim() -> Result<String, String> {
-    let run = |args: &[&str]| -> Result<(), String> {
-        let out = Command::new("sm").args(args).output().map_err(|e| format!("sm {}: {e}", args.join(" ")))?;
+pub fn request_trim() -> Result<String, crate::SmError> {
+    use crate::SmError;
+    let run = |args: &[&str]| -> Result<(), SmError> {
+        let out = Command::new("sm")
+            .args(args)
+            .output()
+            .map_err(|source| SmError::NotRun { args: args.join(" "), source })?;
         if out.status.success() {
             Ok(())
         } else {
             let err = String::from_utf8_lossy(&out.stderr);
             let msg =
                 err.lines().chain(String::from_utf8_lossy(&out.stdout).lines()).next().unwrap_or("").trim().to_string();
-            Err(format!(
-                "sm {} failed ({}{})",
-                args.join(" "),
-                out.status,
-                if msg.is_empty() { String::new() } else { format!(": {msg}") }
-            ))
+            Err(SmError::Failed { args: args.join(" "), status: out.status, output: msg })
         }
     };
     match run(&["fstrim"]) {
         Ok(()) => Ok("ran `sm fstrim`: vold trims the internal volumes in the background (it does not report the bytes trimmed)".into()),
         Err(first) => match run(&["idle-maint", "run"]) {
             Ok(()) => Ok(format!("{first}; ran `sm idle-maint run` instead: Android's idle maintenance, which includes fstrim, runs in the background (it does not report the bytes trimmed)")),
-            Err(second) => Err(format!("{first}; {second}")),
+            Err(second) => Err(SmError::Both { first: Box::new(first), second: Box::new(second) }),
         },
     }
 }

@@ -15,10 +15,13 @@ use std::path::{Path, PathBuf};
 /// A block device that passed the checks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockDevice {
+    /// The device node, e.g. `/dev/sdb`.
     pub path: PathBuf,
     /// Kernel name (`sda`, `mmcblk0p9`, `nvme0n1`).
     pub name: String,
+    /// The device's major number.
     pub major: u32,
+    /// The device's minor number.
     pub minor: u32,
     /// Names of its partitions.
     pub partitions: Vec<String>,

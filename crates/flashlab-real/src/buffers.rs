@@ -36,6 +36,7 @@ pub struct AlignedBuffers {
 unsafe impl Send for AlignedBuffers {}
 
 impl AlignedBuffers {
+    /// `slots` buffers of `slot_size` bytes each, aligned for O_DIRECT, filled with `pattern`.
     pub fn new(slots: usize, slot_size: usize, pattern: DataPattern, seed: u64) -> AlignedBuffers {
         let slots = slots.max(1);
         let slot_size = slot_size.max(1).div_ceil(ALIGN) * ALIGN;
@@ -55,10 +56,12 @@ impl AlignedBuffers {
         b
     }
 
+    /// Bytes in one slot.
     pub fn slot_size(&self) -> usize {
         self.slot_size
     }
 
+    /// Number of slots.
     pub fn slots(&self) -> usize {
         self.slots
     }

@@ -20,6 +20,7 @@ pub struct Cleanup {
 }
 
 impl Cleanup {
+    /// An empty registry of files to remove.
     pub fn new() -> Cleanup {
         Cleanup::default()
     }
@@ -45,14 +46,17 @@ impl Cleanup {
         self.lock().remove(path);
     }
 
+    /// Whether `path` is registered for removal.
     pub fn contains(&self, path: &Path) -> bool {
         self.lock().contains(path)
     }
 
+    /// Every registered path.
     pub fn paths(&self) -> Vec<PathBuf> {
         self.lock().iter().cloned().collect()
     }
 
+    /// Whether nothing is registered.
     pub fn is_empty(&self) -> bool {
         self.lock().is_empty()
     }

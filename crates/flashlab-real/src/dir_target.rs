@@ -30,9 +30,11 @@ use std::time::{Duration, Instant};
 /// How a real target does its I/O.
 #[derive(Debug, Clone)]
 pub struct RealOptions {
+    /// The I/O engine.
     pub engine: EngineKind,
     /// O_DIRECT (default); false = buffered (`--buffered`).
     pub direct: bool,
+    /// What the written bytes hold.
     pub pattern: DataPattern,
     /// Block size of fill writes (default 1 MiB).
     pub fill_bs: u64,
@@ -58,6 +60,7 @@ pub const PROBE_FILE: &str = "flashlab-probe.tmp";
 /// A directory on a mounted filesystem.
 pub struct DirTarget {
     dir: PathBuf,
+    /// How the target does its I/O.
     pub opts: RealOptions,
     /// Sleep this long in every idle step instead of the protocol's duration (`--idle`).
     pub idle_override: Option<Duration>,
@@ -129,6 +132,7 @@ impl DirTarget {
         Ok(t)
     }
 
+    /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -431,6 +435,7 @@ impl DirTarget {
         Ok(format!("deleted {deleted} fill files at random; {} bytes free", self.free_bytes()?))
     }
 
+    /// Deletes every fill file flashlab wrote; says how many and the bytes free after.
     pub fn run_delete_fill(&mut self) -> Result<String, RealError> {
         let n = self.fill_files.len();
         for p in std::mem::take(&mut self.fill_files) {
@@ -441,7 +446,7 @@ impl DirTarget {
 
     /// FITRIM on the directory's filesystem: `Ok(Some(bytes))` trimmed, `Ok(None)` with the
     /// reason when the filesystem or the user's rights do not allow it.
-    pub fn fitrim(&self) -> Result<Result<u64, String>, RealError> {
+    pub fn fitrim(&self) -> Result<Result<u64, crate::NoTrim>, RealError> {
         let d =
             std::fs::File::open(&self.dir).map_err(|e| RealError::io(format!("{}: open", self.dir.display()), e))?;
         let mut range = FstrimRange { start: 0, len: u64::MAX, minlen: 0 };
@@ -451,18 +456,14 @@ impl DirTarget {
             return Ok(Ok(range.len));
         }
         let e = std::io::Error::last_os_error();
-        let dir = self.dir.display();
+        let dir = self.dir.clone();
         match e.raw_os_error() {
             Some(libc::EOPNOTSUPP) | Some(libc::ENOTTY) | Some(libc::ENOSYS) => {
-                Ok(Err(format!("the filesystem of {dir} does not support FITRIM ({e}); nothing trimmed")))
+                Ok(Err(crate::NoTrim::Unsupported { dir, source: e }))
             }
-            Some(libc::EPERM) | Some(libc::EACCES) => {
-                Ok(Err(format!("FITRIM on {dir} was refused ({e}): it needs root (CAP_SYS_ADMIN); nothing trimmed")))
-            }
-            Some(libc::EINVAL) => {
-                Ok(Err(format!("FITRIM on {dir} was rejected ({e}: e.g. a device without discard); nothing trimmed")))
-            }
-            _ => Err(RealError::io(format!("{dir}: FITRIM"), e)),
+            Some(libc::EPERM) | Some(libc::EACCES) => Ok(Err(crate::NoTrim::Refused { dir, source: e })),
+            Some(libc::EINVAL) => Ok(Err(crate::NoTrim::Rejected { dir, source: e })),
+            _ => Err(RealError::io(format!("{}: FITRIM", dir.display()), e)),
         }
     }
 }

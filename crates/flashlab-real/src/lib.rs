@@ -30,4 +30,4 @@ pub mod error;
 pub mod runner;
 pub mod verify;
 
-pub use error::RealError;
+pub use error::{NoTrim, RealError, SmError, UringUnavailable};

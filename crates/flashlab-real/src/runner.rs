@@ -1,4 +1,5 @@
-//! The real-time closed-loop runner: one job on one open file or block device, keeping
+//! The real-time closed-loop runner: one job on one open file or block device (or on several
+//! files, fio's `nrfiles`, each I/O's file chosen by `flashlab_lab::fileset`), keeping
 //! `iodepth` I/Os in flight (the engine's depth: psync has 1) until its byte or I/O budget or
 //! its runtime is used up — the semantics of the simulated engine
 //! (`flashlab_lab::engine`), with the wall clock (`std::time::Instant`) instead of virtual
@@ -29,7 +30,7 @@ use crate::engine::{EngineConfig, EngineKind, IoCompletion, IoEngine, IoOp, IoRe
 use crate::RealError;
 use flashlab_jobs::pacing::Pacer;
 use flashlab_jobs::{IoDir, Job, Rw};
-use flashlab_lab::iogen::IoGen;
+use flashlab_lab::fileset::FileSet;
 use flashlab_lab::rng::Rng;
 use flashlab_measure::{CpuUsage, Ddir, Interval, JobResult};
 use std::fs::File;
@@ -41,20 +42,27 @@ use std::time::{Duration, Instant};
 /// One job on a real file or device.
 #[derive(Debug, Clone)]
 pub struct RealJob {
+    /// The job's name.
     pub name: String,
+    /// The I/O pattern (read, write, randread, ...).
     pub rw: Rw,
     /// Percentage of reads in a mixed workload.
     pub rwmixread: u32,
+    /// Block size of reads, bytes.
     pub bs_read: u64,
+    /// Block size of writes, bytes.
     pub bs_write: u64,
     /// The job's region of the file: [offset, offset + span).
     pub offset: u64,
+    /// Length of the job's region, bytes.
     pub span: u64,
     /// I/Os kept in flight (psync: effectively 1).
     pub iodepth: u32,
     /// Bytes to transfer (fio's `io_size`); `None`: the span. Ignored when time-based.
     pub io_limit: Option<u64>,
+    /// Number of I/Os to do (fio's `number_ios`); `None`: no limit.
     pub number_ios: Option<u64>,
+    /// How long to run; `None`: until the bytes are done.
     pub runtime: Option<Duration>,
     /// Loop over the region until `runtime` has passed.
     pub time_based: bool,
@@ -68,10 +76,13 @@ pub struct RealJob {
     pub end_fsync: bool,
     /// Random offsets visit each block once per pass (fio's default); false = `norandommap`.
     pub random_map: bool,
+    /// Seed of the random offsets and data.
     pub seed: u64,
     /// O_DIRECT (the file must have been opened with it: see [`open_file`]).
     pub direct: bool,
+    /// The I/O engine.
     pub engine: EngineKind,
+    /// What the written bytes hold.
     pub pattern: DataPattern,
     /// Bandwidth sampling interval (fio's default 500 ms).
     pub interval: Duration,
@@ -81,7 +92,9 @@ pub struct RealJob {
     /// fio's `thinktime`: the job issues `thinktime_blocks` I/Os, waits for them to complete,
     /// busy-waits `thinktime_spin`, then sleeps the rest of `thinktime`.
     pub thinktime: Duration,
+    /// Part of `thinktime` busy-waited.
     pub thinktime_spin: Duration,
+    /// I/Os between two think times.
     pub thinktime_blocks: u32,
     /// The job-file job this runs, for fio's options beyond the fields above (mixed block
     /// sizes, `random_distribution`, `percentage_random`, `rw=...:N`, `rate*`, `loops`);
@@ -90,6 +103,31 @@ pub struct RealJob {
     /// Called once when a verifying job's writes have all completed, before it reads them
     /// back (tests corrupt a block here, as a faulty device would).
     pub before_verify: Option<crate::verify::Hook>,
+    /// A job over several files (fio's `nrfiles`, `filename=a:b`): each file's path and span,
+    /// chosen per I/O as `flashlab_lab::fileset` does ([`run_job_on_path`] opens them).
+    /// Empty: one file, [offset, offset + span) of the file the runner is given.
+    pub files: Vec<RealFile>,
+}
+
+/// One file of a job over several files: a file of its own, or a region of a block device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RealFile {
+    /// The name reported for it.
+    pub name: String,
+    /// Where it is (several regions may share one block device).
+    pub path: PathBuf,
+    /// Its I/O lies in [offset, offset + span) of `path`: the first byte, in bytes.
+    pub offset: u64,
+    /// The length of that range, in bytes (whole blocks).
+    pub span: u64,
+}
+
+/// One open file the runner does I/O to, with the span of it the job uses.
+struct Target<'a> {
+    path: &'a Path,
+    fd: RawFd,
+    offset: u64,
+    span: u64,
 }
 
 impl RealJob {
@@ -125,6 +163,7 @@ impl RealJob {
             thinktime_blocks: 1,
             job: None,
             before_verify: None,
+            files: Vec::new(),
         }
     }
 
@@ -215,16 +254,49 @@ pub fn open_file(path: &Path, direct: bool, create: bool) -> Result<File, RealEr
     })
 }
 
-/// Open `path` (which must exist) as the job asks and run the job on it.
+/// Open `path` (which must exist) as the job asks and run the job on it; a job over several
+/// files opens each of [`RealJob::files`] instead (a path named twice is opened once).
 pub fn run_job_on_path(path: &Path, job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
-    let f = open_file(path, job.direct, false)?;
-    run_job(path, &f, job, progress)
+    if job.files.is_empty() {
+        let f = open_file(path, job.direct, false)?;
+        return run_job(path, &f, job, progress);
+    }
+    let mut open: Vec<(&Path, File)> = Vec::new();
+    for f in &job.files {
+        if !open.iter().any(|(p, _)| *p == f.path.as_path()) {
+            open.push((&f.path, open_file(&f.path, job.direct, false)?));
+        }
+    }
+    let targets: Vec<Target> = job
+        .files
+        .iter()
+        .map(|f| {
+            let fd = open.iter().find(|(p, _)| *p == f.path.as_path()).map(|(_, h)| h.as_raw_fd()).unwrap_or(-1);
+            Target { path: &f.path, fd, offset: f.offset, span: f.span }
+        })
+        .collect();
+    run_targets(&targets, job, progress)
 }
 
 /// Run `job` on `file` (open with O_DIRECT if `job.direct`); `path` names it in errors;
 /// `progress` gets the fraction done now and then.
 pub fn run_job(path: &Path, file: &File, job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
+    run_targets(&[Target { path, fd: file.as_raw_fd(), offset: job.offset, span: job.span }], job, progress)
+}
+
+fn run_targets(targets: &[Target], job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
     validate(job)?;
+    for t in targets {
+        if job.direct && (!t.offset.is_multiple_of(512) || !t.span.is_multiple_of(512)) {
+            return Err(RealError::BadJob(format!(
+                "job '{}': {}: offset {} and size {} must be multiples of 512 with O_DIRECT (use --buffered)",
+                job.name,
+                t.path.display(),
+                t.offset,
+                t.span
+            )));
+        }
+    }
     let reads = job.rw.has_reads();
     let writes = job.rw.has_writes();
     let buf_size = [(reads, job.bs_read), (writes, job.bs_write)]
@@ -235,8 +307,8 @@ pub fn run_job(path: &Path, file: &File, job: &RealJob, progress: &mut dyn FnMut
         .unwrap_or(4096) as usize;
     let cfg = EngineConfig { depth: job.iodepth.max(1), buf_size, pattern: job.pattern, seed: job.seed };
     match job.engine {
-        EngineKind::IoUring => run_with(&mut UringEngine::new(&cfg)?, path, file.as_raw_fd(), job, progress),
-        EngineKind::Psync => run_with(&mut PsyncEngine::new(&cfg), path, file.as_raw_fd(), job, progress),
+        EngineKind::IoUring => run_with(&mut UringEngine::new(&cfg)?, targets, job, progress),
+        EngineKind::Psync => run_with(&mut PsyncEngine::new(&cfg), targets, job, progress),
     }
 }
 
@@ -288,6 +360,8 @@ fn validate(job: &RealJob) -> Result<(), RealError> {
 struct Slot {
     /// 0 read, 1 write, 2 flush, 3 a verify's read-back.
     kind: u8,
+    /// The target (file) it went to.
+    file: u32,
     len: u32,
     offset: u64,
     /// Start of clat.
@@ -296,12 +370,20 @@ struct Slot {
     slat_ns: u64,
 }
 
+#[derive(Default)]
 struct Windows {
     start_ns: u64,
     bytes: [u64; 2],
     ios: [u64; 2],
     lat_sum: [u64; 2],
     lat_max: [u64; 2],
+}
+
+impl Windows {
+    /// An empty bandwidth window opening at `start_ns`.
+    fn starting(start_ns: u64) -> Windows {
+        Windows { start_ns, ..Windows::default() }
+    }
 }
 
 fn thread_cpu() -> (u64, u64, u64, u64, u64) {
@@ -314,25 +396,34 @@ fn thread_cpu() -> (u64, u64, u64, u64, u64) {
 
 fn run_with<E: IoEngine>(
     eng: &mut E,
-    path: &Path,
-    fd: RawFd,
+    targets: &[Target],
     job: &RealJob,
     progress: &mut dyn FnMut(f64),
 ) -> Result<JobResult, RealError> {
+    // The distinct open files (several regions of a block device share one).
+    let mut fds: Vec<RawFd> = targets.iter().map(|t| t.fd).collect();
+    fds.sort_unstable();
+    fds.dedup();
     if !job.direct {
-        // fio's invalidate=1: start with none of the file in the page cache.
-        // SAFETY: plain syscalls on an open fd.
-        unsafe {
-            libc::fdatasync(fd);
-            libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED);
+        for &fd in &fds {
+            // fio's invalidate=1: start with none of the file in the page cache.
+            // SAFETY: plain syscalls on an open fd.
+            unsafe {
+                libc::fdatasync(fd);
+                libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED);
+            }
         }
     }
+    // A verifying job has one file (the parser refuses verify over several).
+    let fd = targets[0].fd;
+    let mut last_write_file = 0u32;
     let depth = eng.depth() as usize;
     let sync_engine = eng.synchronous();
     let mut rng = Rng::new(job.seed);
     let model = job.model();
+    let spans: Vec<u64> = targets.iter().map(|t| t.span).collect();
     let mut gen =
-        IoGen::new(&model, job.span, &mut rng).map_err(|e| RealError::BadJob(format!("job '{}': {e}", job.name)))?;
+        FileSet::new(&model, &spans, &mut rng).map_err(|e| RealError::BadJob(format!("job '{}': {e}", job.name)))?;
     let mut verifier = crate::verify::Verifier::new(&model.verify, job.offset, job.span, job.bs_write, job.seed, 0);
     // When the write phase ended (the verify pass starts), ns from the start.
     let mut write_phase_end: Option<u64> = None;
@@ -362,7 +453,16 @@ fn run_with<E: IoEngine>(
     let mut writes_since_sync = 0u32;
     let mut write_counter = 0u64;
     let mut stopped = false;
-    let mut win = Windows { start_ns: ramp_ns, bytes: [0; 2], ios: [0; 2], lat_sum: [0; 2], lat_max: [0; 2] };
+    let mut win = Windows::starting(ramp_ns);
+    // Completions from this time on are measured: the ramp's end, or where the latency
+    // target's probe restarted the statistics.
+    let mut measure_from = ramp_ns;
+    // fio's `latency_target` probe of the queue depth, with its quiesce and restart.
+    let mut probe = model
+        .latency_target
+        .enabled()
+        .then(|| flashlab_jobs::latency_target::DepthProbe::new(model.latency_target, job.iodepth, ramp_ns));
+    let (mut quiesce, mut reset_pending) = (false, false);
     let mut last_done_ns = 0u64;
     let mut done_count = 0u64;
     let mut last_progress = 0.0f64;
@@ -382,12 +482,29 @@ fn run_with<E: IoEngine>(
         // Issue until every slot is busy or the job is done.
         let think_due = thinks && since_think >= job.thinktime_blocks;
         let verify_now = verifier.as_ref().is_some_and(|v| v.has_work());
+        if quiesce && eng.in_flight() == 0 {
+            quiesce = false;
+            if reset_pending {
+                // fio's reset_all_stats: measure again from here, at the depth found.
+                reset_pending = false;
+                let now_ns = start.elapsed().as_nanos() as u64;
+                let mut r = JobResult::new(job.name.clone(), 0);
+                r.iodepth = Some(job.iodepth);
+                result = r;
+                measure_from = now_ns;
+                win = Windows::starting(now_ns);
+            }
+        }
         if (!stopped || verify_now) && !free.is_empty() && (!think_due || verify_now) {
             let now = Instant::now();
             while let Some(&slot) = free.last() {
+                if probe.as_ref().is_some_and(|p| quiesce || eng.in_flight() + batch.len() as u32 >= p.depth()) {
+                    break;
+                }
                 // A verify's read-back goes first (a backlog's, or the pass after the writes).
                 if let Some((off, len)) = verifier.as_mut().and_then(|v| v.next_read()) {
-                    slots[slot as usize] = Slot { kind: 3, len: len as u32, offset: off, submitted: None, slat_ns: 0 };
+                    slots[slot as usize] =
+                        Slot { kind: 3, file: 0, len: len as u32, offset: off, submitted: None, slat_ns: 0 };
                     eng.queue(IoRequest {
                         op: IoOp::Read,
                         fd,
@@ -416,7 +533,9 @@ fn run_with<E: IoEngine>(
                 let now_ns = now.duration_since(start).as_nanos() as u64;
                 let req = if job.fsync_every > 0 && writes_since_sync >= job.fsync_every {
                     writes_since_sync = 0;
-                    slots[slot as usize] = Slot { kind: 2, len: 0, offset: 0, submitted: None, slat_ns: 0 };
+                    slots[slot as usize] =
+                        Slot { kind: 2, file: last_write_file, len: 0, offset: 0, submitted: None, slat_ns: 0 };
+                    let fd = targets[last_write_file as usize].fd;
                     IoRequest { op: flush_op, fd, offset: 0, len: 0, slot, user_data: u64::from(slot) }
                 } else {
                     let dir: u8 = pending_dir.take().unwrap_or_else(|| match job.rw {
@@ -433,12 +552,19 @@ fn run_with<E: IoEngine>(
                             break;
                         }
                     }
-                    let (off, len) = gen.next(dir);
+                    let Some((fi, off, len)) = gen.next(dir) else {
+                        // Every file is done (fio ends the job there).
+                        pending_dir = None;
+                        stopped = true;
+                        break;
+                    };
                     if let Some(p) = &mut pacer {
                         p.issued(io_dir, len, &mut rng);
                     }
-                    let abs = job.offset + off;
+                    let t = &targets[fi];
+                    let abs = t.offset + off;
                     if dir == 1 {
+                        last_write_file = fi as u32;
                         write_counter += 1;
                         writes_since_sync += 1;
                         if job.pattern == DataPattern::Random {
@@ -465,10 +591,10 @@ fn run_with<E: IoEngine>(
                     issued_bytes += len;
                     issued_ios += 1;
                     slots[slot as usize] =
-                        Slot { kind: dir, len: len as u32, offset: abs, submitted: None, slat_ns: 0 };
+                        Slot { kind: dir, file: fi as u32, len: len as u32, offset: abs, submitted: None, slat_ns: 0 };
                     IoRequest {
                         op: if dir == 0 { IoOp::Read } else { IoOp::Write },
-                        fd,
+                        fd: t.fd,
                         offset: abs,
                         len: len as u32,
                         slot,
@@ -559,7 +685,7 @@ fn run_with<E: IoEngine>(
                     result.error = libc::ENOSPC;
                     continue;
                 }
-                return Err(io_error(path, job, &s, errno));
+                return Err(io_error(targets[s.file as usize].path, job, &s, errno));
             }
             if let Some(tr) = &mut ss {
                 // Steady state ends the job: nothing more is issued, what is in flight completes.
@@ -602,8 +728,25 @@ fn run_with<E: IoEngine>(
             let clat = s.submitted.map_or(0, |sub| t_done.duration_since(sub).as_nanos() as u64);
             // clat already spans the submission (see above).
             let lat = clat;
-            if t_ns < ramp_ns {
+            if t_ns < measure_from {
                 continue;
+            }
+            if let (Some(p), 0 | 1) = (&mut probe, s.kind) {
+                use flashlab_jobs::latency_target::Action;
+                match p.completed(lat, t_ns) {
+                    Action::Go => {}
+                    Action::Quiesce => quiesce = true,
+                    Action::ResetStats => {
+                        quiesce = true;
+                        reset_pending = true;
+                    }
+                    Action::Done => stopped = true,
+                    Action::Fatal => {
+                        // fio: "max latency exceeded", ETIMEDOUT.
+                        result.error = libc::ETIMEDOUT;
+                        stopped = true;
+                    }
+                }
             }
             while t_ns >= win.start_ns + interval_ns {
                 close_window(&mut result, job, &mut win, interval_ns);
@@ -647,10 +790,17 @@ fn run_with<E: IoEngine>(
     }
 
     if job.end_fsync && job.rw.has_writes() {
-        // SAFETY: fsync on an open fd.
-        if unsafe { libc::fsync(fd) } != 0 {
-            let e = std::io::Error::last_os_error();
-            return Err(RealError::io(format!("{}: fsync at the end of job '{}'", path.display(), job.name), e));
+        for t in targets {
+            if fds.binary_search(&t.fd).is_err() {
+                continue;
+            }
+            // SAFETY: fsync on an open fd.
+            if unsafe { libc::fsync(t.fd) } != 0 {
+                let e = std::io::Error::last_os_error();
+                return Err(RealError::io(format!("{}: fsync at the end of job '{}'", t.path.display(), job.name), e));
+            }
+            // Each distinct file once.
+            fds.retain(|&f| f != t.fd);
         }
         last_done_ns = start.elapsed().as_nanos() as u64;
     }
@@ -658,14 +808,14 @@ fn run_with<E: IoEngine>(
     if partial > 0 {
         close_window(&mut result, job, &mut win, partial);
     }
-    let runtime = last_done_ns.saturating_sub(ramp_ns);
+    let runtime = last_done_ns.saturating_sub(measure_from);
     result.read.runtime_ns = if job.reads() { runtime } else { 0 };
     result.write.runtime_ns = if job.rw.has_writes() { runtime } else { 0 };
     if let Some(v) = verifier {
         // As fio: without a backlog the reads are the pass after the writes, and each
         // direction's runtime is its own phase's.
         if let (Some(end), 0) = (write_phase_end, model.verify.backlog) {
-            let end = end.saturating_sub(ramp_ns).min(runtime);
+            let end = end.saturating_sub(measure_from).min(runtime);
             result.write.runtime_ns = end;
             result.read.runtime_ns = runtime - end;
         }
@@ -676,6 +826,17 @@ fn run_with<E: IoEngine>(
     result.job_runtime_ns = runtime;
     if let Some(tr) = &ss {
         result.steadystate = serde_json::to_value(tr.report()).ok();
+    }
+    if let Some(p) = &probe {
+        result.latency_probe = Some(flashlab_measure::LatencyProbe {
+            depth: p.depth(),
+            target_ns: model.latency_target.target_ns,
+            window_ns: model.latency_target.window_ns,
+            percentile: model.latency_target.percentile,
+        });
+    }
+    for (f, c) in job.files.iter().zip(gen.counts()) {
+        result.files.push(flashlab_lab::engine::file_io(&f.name, c));
     }
     let cpu1 = thread_cpu();
     result.cpu = CpuUsage {

@@ -49,7 +49,7 @@ fn android_engine_default_and_trim_requests() {
     assert_eq!(std::fs::read_to_string(d.path().join("sm.log")).unwrap(), "fstrim\nidle-maint run\n");
     // Neither works.
     fake_sm(d.path(), "exit 1");
-    let e = request_trim().unwrap_err();
+    let e = request_trim().unwrap_err().to_string();
     assert!(e.contains("sm fstrim failed") && e.contains("sm idle-maint run failed"), "{e}");
 
     std::env::set_var("PATH", &old_path);

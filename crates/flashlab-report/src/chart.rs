@@ -5,6 +5,7 @@
 //! installed when the chart is drawn, and the viewer's own sans-serif is used when it is shown.
 //! Sizes below are CSS pixels of the rendered text.
 
+use crate::ChartError;
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
@@ -24,20 +25,29 @@ pub const PALETTE: [RGBColor; 8] = [
     RGBColor(0xF0, 0xE4, 0x42), // yellow
 ];
 
+/// The mark drawn at each point of a line series (tells series apart in grey).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Marker {
+    /// A filled circle.
     Circle,
+    /// A filled triangle.
     Triangle,
+    /// A filled square.
     Square,
+    /// An x.
     Cross,
 }
 
 const MARKERS: [Marker; 4] = [Marker::Circle, Marker::Triangle, Marker::Square, Marker::Cross];
 
+/// How one series looks: colour, marker, dashed or solid.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Style {
+    /// Line and bar colour (from [`PALETTE`]).
     pub color: RGBColor,
+    /// The mark at each point.
     pub marker: Marker,
+    /// Dashed line (solid when false).
     pub dashed: bool,
 }
 
@@ -61,47 +71,75 @@ impl Style {
     }
 }
 
+/// How a panel draws its series.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
+    /// Grouped bars, one group per category.
     Bars,
+    /// Lines with a marker at each point.
     Lines,
 }
 
+/// One named series of points.
 #[derive(Debug, Clone)]
 pub struct Series {
+    /// Its name in the legend.
     pub name: String,
+    /// How it is drawn.
     pub style: Style,
     /// (x, y); for a categorical x axis, x is the category's index.
     pub points: Vec<(f64, f64)>,
 }
 
+/// A panel's x axis.
 #[derive(Debug, Clone)]
 pub enum XAxis {
+    /// Named categories, one per x index (bars, steps).
     Categories(Vec<String>),
-    Linear { lo: f64, hi: f64 },
+    /// A numeric axis from `lo` to `hi`, in the unit of `x_desc`.
+    Linear {
+        /// The left end.
+        lo: f64,
+        /// The right end.
+        hi: f64,
+    },
 }
 
+/// One plot area: axes, title and series.
 #[derive(Debug, Clone)]
 pub struct Panel {
+    /// Title above the plot.
     pub title: String,
+    /// The x axis label, with its unit.
     pub x_desc: String,
+    /// The y axis label, with its unit.
     pub y_desc: String,
+    /// The x axis.
     pub x: XAxis,
+    /// Logarithmic y axis (latencies).
     pub log_y: bool,
+    /// Bars or lines.
     pub kind: Kind,
+    /// The series drawn in it.
     pub series: Vec<Series>,
 }
 
+/// A chart: a title over a grid of panels, drawn as one SVG document.
 #[derive(Debug, Clone)]
 pub struct Chart {
     /// File stem for `--svg DIR` (`four-corners` → `four-corners.svg`) and the HTML anchor.
     pub stem: String,
+    /// Title above all panels.
     pub title: String,
+    /// The panels, row by row.
     pub panels: Vec<Panel>,
+    /// Panels per row.
     pub cols: usize,
+    /// Height of one panel, in pixels.
     pub panel_height: u32,
 }
 
+/// Width of every chart, in pixels.
 pub const WIDTH: u32 = 880;
 const TITLE_H: u32 = 34;
 const LEGEND_ROW_H: u32 = 24;
@@ -130,8 +168,8 @@ pub fn text_width(s: &str, px: f64) -> f64 {
         * px
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> String {
-    format!("drawing a chart: {e:?}")
+fn err<E: std::fmt::Debug>(e: E) -> ChartError {
+    ChartError::of(e)
 }
 
 /// The legend's entries: every distinct series name of the chart, in order.
@@ -167,7 +205,8 @@ fn legend_layout(entries: &[(String, Style, Kind)]) -> (Vec<(f64, u32)>, u32) {
     (pos, rows)
 }
 
-pub fn render_svg(chart: &Chart) -> Result<String, String> {
+/// The chart as a standalone SVG document.
+pub fn render_svg(chart: &Chart) -> Result<String, ChartError> {
     let entries = legend(chart);
     let (lpos, lrows) = legend_layout(&entries);
     let legend_h = lrows * LEGEND_ROW_H + 6;
@@ -225,7 +264,7 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
-fn draw_marker_px(area: &Area, (x, y): (i32, i32), s: Style) -> Result<(), String> {
+fn draw_marker_px(area: &Area, (x, y): (i32, i32), s: Style) -> Result<(), ChartError> {
     let fill = s.color.filled();
     match s.marker {
         Marker::Circle => area.draw(&Circle::new((x, y), 4, fill)),
@@ -333,7 +372,7 @@ fn drawable(p: &Panel, ylo: f64, yhi: f64) -> Panel {
     p
 }
 
-fn draw_panel(root: &Area, area: &Area, p: &Panel) -> Result<(), String> {
+fn draw_panel(root: &Area, area: &Area, p: &Panel) -> Result<(), ChartError> {
     let (ylo, yhi) = y_range(p);
     let p = &drawable(p, ylo, yhi);
     let mut b = ChartBuilder::on(area);
@@ -374,7 +413,7 @@ fn finish<'a, X, Y>(
     mut chart: ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     p: &Panel,
     ybase: f64,
-) -> Result<(), String>
+) -> Result<(), ChartError>
 where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,

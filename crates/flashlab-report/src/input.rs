@@ -3,6 +3,7 @@
 //! Every problem is a message naming the field (`steps[2].seq_read_mbs`); the caller adds the
 //! file name.
 
+use crate::error::InputError;
 use serde_json::Value;
 
 /// What one results file says about the run that wrote it (the report's header).
@@ -72,7 +73,6 @@ pub struct FillDecile {
 
 #[derive(Debug, Clone)]
 pub struct FillDoc {
-    pub bytes: Option<f64>,
     pub deciles: Vec<FillDecile>,
 }
 
@@ -88,7 +88,6 @@ pub struct WsatInterval {
 #[derive(Debug, Clone)]
 pub struct WsatDoc {
     pub iodepth: Option<u64>,
-    pub capacity_bytes: Option<f64>,
     pub intervals: Vec<WsatInterval>,
 }
 
@@ -96,13 +95,10 @@ pub struct WsatDoc {
 pub struct RunDirection {
     /// `read`, `write` or `trim`.
     pub name: &'static str,
-    pub io_bytes: f64,
     pub bw_bytes: f64,
     pub iops: f64,
-    pub total_ios: f64,
     /// Completion-latency percentiles: (percentile, nanoseconds), ascending.
     pub clat_ns: Vec<(f64, f64)>,
-    pub clat_mean_ns: Option<f64>,
     pub clat_max_ns: Option<f64>,
 }
 
@@ -128,7 +124,7 @@ pub struct RunDoc {
 pub const KNOWN: &str = "age, bench, fill, wsat, and fio-style JSON from `flashlab run --output-format json` or fio";
 
 /// Parse one results file's text.
-pub fn parse(text: &str) -> Result<(Meta, Results), String> {
+pub fn parse(text: &str) -> Result<(Meta, Results), InputError> {
     let v = parse_json(text)?;
     if v.get("schema_version").is_some() {
         return parse_document(&v);
@@ -137,25 +133,30 @@ pub fn parse(text: &str) -> Result<(Meta, Results), String> {
 }
 
 /// The files written before the results document (and fio's JSON).
-fn parse_legacy(v: &Value) -> Result<(Meta, Results), String> {
+fn parse_legacy(v: &Value) -> Result<(Meta, Results), InputError> {
     let v = v.clone();
     let Some(obj) = v.as_object() else {
-        return Err(format!(
+        return Err(InputError::NotDrawn(format!(
             "not a flashlab results file: the JSON is {}, not an object (the report reads results of {KNOWN})",
             kind_of(&v)
-        ));
+        )));
     };
     if obj.contains_key("fio version") || (obj.contains_key("jobs") && !obj.contains_key("command")) {
         return parse_run(&v);
     }
     let command = match obj.get("command") {
         Some(Value::String(c)) => c.as_str(),
-        Some(other) => return Err(format!("field 'command' is {}, expected a string such as \"age\"", kind_of(other))),
+        Some(other) => {
+            return Err(InputError::NotDrawn(format!(
+                "field 'command' is {}, expected a string such as \"age\"",
+                kind_of(other)
+            )))
+        }
         None => {
             if obj.contains_key("policy") && obj.contains_key("write_amplification") {
-                return Err(format!("results of `flashlab sim waf --json`, which the report does not draw (it draws results of {KNOWN})"));
+                return Err(InputError::NotDrawn(format!("results of `flashlab sim waf --json`, which the report does not draw (it draws results of {KNOWN})")));
             }
-            return Err(format!("not a flashlab results file: no 'command' field and no 'fio version' (the report reads results of {KNOWN})"));
+            return Err(InputError::NotDrawn(format!("not a flashlab results file: no 'command' field and no 'fio version' (the report reads results of {KNOWN})")));
         }
     };
     let mut meta = Meta {
@@ -204,9 +205,9 @@ fn parse_legacy(v: &Value) -> Result<(Meta, Results), String> {
             Results::Wsat(doc)
         }
         other => {
-            return Err(format!(
+            return Err(InputError::NotDrawn(format!(
                 "results of `flashlab {other}`, which the report does not draw (it draws results of {KNOWN})"
-            ));
+            )));
         }
     };
     Ok((meta, results))
@@ -214,15 +215,15 @@ fn parse_legacy(v: &Value) -> Result<(Meta, Results), String> {
 
 /// A results document (flashlab-results: `schema_version`, `command`, `results`): the body is
 /// read as the older files' fields were, the header gives the metadata.
-fn parse_document(v: &Value) -> Result<(Meta, Results), String> {
-    let command = opt_str(v, "command").ok_or("command: missing")?;
+fn parse_document(v: &Value) -> Result<(Meta, Results), InputError> {
+    let command = opt_str(v, "command").ok_or_else(|| missing("command"))?;
     let body = field(v, "results", "")?;
     if command == "phone" {
         let inner = body.get("results").filter(|r| !r.is_null()).ok_or_else(|| {
-            format!(
+            InputError::NotDrawn(format!(
                 "results of `flashlab phone {}`, which the report does not draw (it draws results of {KNOWN})",
                 opt_str(body, "subcommand").unwrap_or_default()
-            )
+            ))
         })?;
         return parse_document(inner);
     }
@@ -289,7 +290,7 @@ fn parse_document(v: &Value) -> Result<(Meta, Results), String> {
     }
 }
 
-fn parse_json(text: &str) -> Result<Value, String> {
+fn parse_json(text: &str) -> Result<Value, InputError> {
     match serde_json::from_str::<Value>(text) {
         Ok(v) => Ok(v),
         Err(e) => {
@@ -301,7 +302,7 @@ fn parse_json(text: &str) -> Result<Value, String> {
                     }
                 }
             }
-            Err(format!("malformed JSON: {e}"))
+            Err(InputError::Json(e))
         }
     }
 }
@@ -325,24 +326,32 @@ fn join(at: &str, key: &str) -> String {
     }
 }
 
-fn field<'a>(v: &'a Value, key: &str, at: &str) -> Result<&'a Value, String> {
-    v.get(key).ok_or_else(|| format!("{}: missing", join(at, key)))
+/// The error for a missing field at `field` (its whole path).
+fn missing(field: &str) -> InputError {
+    InputError::Missing { field: field.to_string() }
 }
 
-fn num(v: &Value, key: &str, at: &str) -> Result<f64, String> {
+/// The error for a field at `field` that holds `x` where `expected` was needed.
+fn wrong(field: &str, expected: &'static str, x: &Value) -> InputError {
+    InputError::WrongType { field: field.to_string(), expected, found: kind_of(x) }
+}
+
+fn field<'a>(v: &'a Value, key: &str, at: &str) -> Result<&'a Value, InputError> {
+    v.get(key).ok_or_else(|| missing(&join(at, key)))
+}
+
+fn num(v: &Value, key: &str, at: &str) -> Result<f64, InputError> {
     match v.get(key) {
-        Some(x) => x.as_f64().ok_or_else(|| format!("{}: expected a number, found {}", join(at, key), kind_of(x))),
-        None => Err(format!("{}: missing", join(at, key))),
+        Some(x) => x.as_f64().ok_or_else(|| wrong(&join(at, key), "a number", x)),
+        None => Err(missing(&join(at, key))),
     }
 }
 
 /// A number that may be absent (older or other writers); present but not a number is an error.
-fn opt_num(v: &Value, key: &str, at: &str) -> Result<Option<f64>, String> {
+fn opt_num(v: &Value, key: &str, at: &str) -> Result<Option<f64>, InputError> {
     match v.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(x) => {
-            x.as_f64().map(Some).ok_or_else(|| format!("{}: expected a number, found {}", join(at, key), kind_of(x)))
-        }
+        Some(x) => x.as_f64().map(Some).ok_or_else(|| wrong(&join(at, key), "a number", x)),
     }
 }
 
@@ -354,15 +363,15 @@ fn opt_str(v: &Value, key: &str) -> Option<String> {
     }
 }
 
-fn array<'a>(v: &'a Value, key: &str, at: &str) -> Result<&'a Vec<Value>, String> {
+fn array<'a>(v: &'a Value, key: &str, at: &str) -> Result<&'a Vec<Value>, InputError> {
     match v.get(key) {
         Some(Value::Array(a)) => Ok(a),
-        Some(x) => Err(format!("{}: expected an array, found {}", join(at, key), kind_of(x))),
-        None => Err(format!("{}: missing", join(at, key))),
+        Some(x) => Err(wrong(&join(at, key), "an array", x)),
+        None => Err(missing(&join(at, key))),
     }
 }
 
-fn device(v: &Value, at: &str) -> Result<DeviceState, String> {
+fn device(v: &Value, at: &str) -> Result<DeviceState, InputError> {
     let state = field(v, "state", at)?;
     let sat = join(at, "state");
     let counters = v.get("counters");
@@ -376,19 +385,19 @@ fn device(v: &Value, at: &str) -> Result<DeviceState, String> {
     })
 }
 
-fn parse_age(v: &Value) -> Result<AgeDoc, String> {
+fn parse_age(v: &Value) -> Result<AgeDoc, InputError> {
     let protocol = opt_str(v, "protocol").unwrap_or_else(|| "?".into());
     let steps_v = array(v, "steps", "")?;
     if steps_v.is_empty() {
-        return Err("steps: empty (no four-corner run to draw)".into());
+        return Err(InputError::Empty { field: "steps".into(), why: " (no four-corner run to draw)" });
     }
     let mut steps = Vec::new();
     for (i, s) in steps_v.iter().enumerate() {
         let at = format!("steps[{i}]");
         let label = match s.get("label") {
             Some(Value::String(l)) => l.clone(),
-            Some(x) => return Err(format!("{at}.label: expected a string, found {}", kind_of(x))),
-            None => return Err(format!("{at}.label: missing")),
+            Some(x) => return Err(wrong(&format!("{at}.label"), "a string", x)),
+            None => return Err(missing(&format!("{at}.label"))),
         };
         steps.push(AgeStep {
             label,
@@ -425,11 +434,11 @@ fn parse_age(v: &Value) -> Result<AgeDoc, String> {
     Ok(AgeDoc { protocol, steps, log })
 }
 
-fn parse_fill(r: &Value) -> Result<FillDoc, String> {
+fn parse_fill(r: &Value) -> Result<FillDoc, InputError> {
     let at = "result";
     let dv = array(r, "deciles", at)?;
     if dv.is_empty() {
-        return Err("result.deciles: empty".into());
+        return Err(InputError::Empty { field: "result.deciles".into(), why: "" });
     }
     let mut deciles = Vec::new();
     for (i, d) in dv.iter().enumerate() {
@@ -444,14 +453,16 @@ fn parse_fill(r: &Value) -> Result<FillDoc, String> {
             write_amplification: opt_num(d, "write_amplification", &at)?,
         });
     }
-    Ok(FillDoc { bytes: opt_num(r, "bytes", at)?, deciles })
+    // `bytes` is not drawn, but a present non-number is still an error in the file.
+    opt_num(r, "bytes", at)?;
+    Ok(FillDoc { deciles })
 }
 
-fn parse_wsat(r: &Value) -> Result<WsatDoc, String> {
+fn parse_wsat(r: &Value) -> Result<WsatDoc, InputError> {
     let at = "result";
     let iv = array(r, "intervals", at)?;
     if iv.is_empty() {
-        return Err("result.intervals: empty".into());
+        return Err(InputError::Empty { field: "result.intervals".into(), why: "" });
     }
     let mut intervals = Vec::new();
     for (i, d) in iv.iter().enumerate() {
@@ -464,24 +475,22 @@ fn parse_wsat(r: &Value) -> Result<WsatDoc, String> {
             free_blocks: opt_num(d, "free_blocks", &at)?,
         });
     }
-    Ok(WsatDoc {
-        iodepth: r.get("iodepth").and_then(Value::as_u64),
-        capacity_bytes: opt_num(r, "capacity_bytes", at)?,
-        intervals,
-    })
+    // `capacity_bytes` is not drawn, but a present non-number is still an error in the file.
+    opt_num(r, "capacity_bytes", at)?;
+    Ok(WsatDoc { iodepth: r.get("iodepth").and_then(Value::as_u64), intervals })
 }
 
-fn parse_run(v: &Value) -> Result<(Meta, Results), String> {
+fn parse_run(v: &Value) -> Result<(Meta, Results), InputError> {
     let writer = opt_str(v, "fio version");
     let jobs_v = array(v, "jobs", "")?;
     if jobs_v.is_empty() {
-        return Err("jobs: empty (no job to draw)".into());
+        return Err(InputError::Empty { field: "jobs".into(), why: " (no job to draw)" });
     }
     let mut jobs = Vec::new();
     let mut profile = None;
     for (i, j) in jobs_v.iter().enumerate() {
         let at = format!("jobs[{i}]");
-        let name = opt_str(j, "jobname").ok_or_else(|| format!("{at}.jobname: missing"))?;
+        let name = opt_str(j, "jobname").ok_or_else(|| missing(&format!("{at}.jobname")))?;
         let opts = j.get("job options");
         let opt = |k: &str| opts.and_then(|o| opt_str(o, k));
         let mut directions = Vec::new();
@@ -494,7 +503,6 @@ fn parse_run(v: &Value) -> Result<(Meta, Results), String> {
                 continue;
             }
             let mut clat_ns = Vec::new();
-            let mut clat_mean_ns = None;
             let mut clat_max_ns = None;
             // fio reports completion latency percentiles (clat_ns), or total latency ones (lat_ns) with lat_percentiles=1.
             for key in ["clat_ns", "lat_ns"] {
@@ -502,14 +510,16 @@ fn parse_run(v: &Value) -> Result<(Meta, Results), String> {
                 let cat = join(&dat, key);
                 if let Some(Value::Object(p)) = c.get("percentile") {
                     for (k, x) in p {
-                        let pct: f64 =
-                            k.parse().map_err(|_| format!("{cat}.percentile: key \"{k}\" is not a percentile"))?;
-                        let ns = x.as_f64().ok_or_else(|| {
-                            format!("{cat}.percentile.\"{k}\": expected a number, found {}", kind_of(x))
+                        let pct: f64 = k.parse().map_err(|_| InputError::NotPercentile {
+                            field: format!("{cat}.percentile"),
+                            key: k.clone(),
                         })?;
+                        let ns =
+                            x.as_f64().ok_or_else(|| wrong(&format!("{cat}.percentile.\"{k}\""), "a number", x))?;
                         clat_ns.push((pct, ns));
                     }
-                    clat_mean_ns = opt_num(c, "mean", &cat)?;
+                    // The mean is not drawn; a present non-number is still an error.
+                    opt_num(c, "mean", &cat)?;
                     clat_max_ns = opt_num(c, "max", &cat)?;
                     break;
                 }
@@ -517,13 +527,10 @@ fn parse_run(v: &Value) -> Result<(Meta, Results), String> {
             clat_ns.sort_by(|a, b| a.0.total_cmp(&b.0));
             directions.push(RunDirection {
                 name: dir,
-                io_bytes,
                 bw_bytes: opt_num(d, "bw_bytes", &dat)?
                     .unwrap_or_else(|| num(d, "bw", &dat).map(|kib| kib * 1024.0).unwrap_or(0.0)),
                 iops: opt_num(d, "iops", &dat)?.unwrap_or(0.0),
-                total_ios,
                 clat_ns,
-                clat_mean_ns,
                 clat_max_ns,
             });
         }

@@ -14,31 +14,24 @@
 //! needs no network to be viewed. [`sweep`] draws a sweep's table (`flashlab report DIR`).
 
 pub mod chart;
+mod error;
 mod html;
-pub mod input;
+mod input;
 pub mod num;
 mod sections;
 pub mod sweep;
 
+pub use error::{ChartError, InputError, ReportError};
 use std::path::{Path, PathBuf};
 
 /// A report: the HTML page and each chart as a standalone SVG document.
 #[derive(Debug, Clone)]
 pub struct Report {
+    /// The HTML page (self-contained: the charts are inline SVG).
     pub html: String,
     /// (file stem, SVG document): `four-corners`, `age-latency`, `age-device`, `fill-latency`,
     /// `fill-throughput`, `wsat`, `run-clat`, `run-bandwidth` (those the inputs have data for).
     pub charts: Vec<(String, String)>,
-}
-
-/// A problem with one file: the file's name and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{message}", if file.is_empty() { String::new() } else { format!("{file}: ") })]
-pub struct ReportError {
-    /// The file (empty when the problem is not one file's).
-    pub file: String,
-    /// What is wrong.
-    pub message: String,
 }
 
 /// One parsed input.
@@ -59,11 +52,11 @@ pub(crate) struct Input {
 /// results file with a missing or mistyped field (named as `steps[2].seq_read_mbs`).
 pub fn render_report(inputs: &[(String, String)]) -> Result<Report, ReportError> {
     if inputs.is_empty() {
-        return Err(ReportError { file: String::new(), message: "no results files to report on".into() });
+        return Err(ReportError::NoInputs);
     }
     let mut parsed = Vec::new();
     for (file, text) in inputs {
-        let (meta, results) = input::parse(text).map_err(|message| ReportError { file: file.clone(), message })?;
+        let (meta, results) = input::parse(text).map_err(|source| ReportError::Input { file: file.clone(), source })?;
         parsed.push((file.clone(), meta, results));
     }
     let names = series_names(&parsed.iter().map(|p| p.0.as_str()).collect::<Vec<_>>());
@@ -72,7 +65,7 @@ pub fn render_report(inputs: &[(String, String)]) -> Result<Report, ReportError>
         .zip(names)
         .map(|((file, meta, results), series)| Input { file, series, meta, results })
         .collect();
-    let sections = sections::sections(&inputs).map_err(|message| ReportError { file: String::new(), message })?;
+    let sections = sections::sections(&inputs)?;
     let html = html::page(&inputs, &sections);
     let charts = sections.iter().map(|s| (s.stem.clone(), s.svg.clone())).collect();
     Ok(Report { html, charts })
@@ -99,8 +92,7 @@ pub fn write_outputs(
         written.push(p.to_path_buf());
     }
     if let Some(dir) = svg_dir {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| ReportError { file: dir.display().to_string(), message: e.to_string() })?;
+        std::fs::create_dir_all(dir).map_err(|source| ReportError::Io { path: dir.to_path_buf(), source })?;
         for (stem, svg) in &report.charts {
             let p = dir.join(format!("{stem}.svg"));
             write_atomic(&p, svg.as_bytes())?;
@@ -114,9 +106,8 @@ pub fn write_outputs(
 /// over `path`. flashlab writes every results file this way.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
     use std::io::Write;
-    let e = |m: String| ReportError { file: path.display().to_string(), message: m };
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| e("not a file name".into()))?;
+    let name = path.file_name().ok_or_else(|| ReportError::NotAFile { path: path.to_path_buf() })?;
     let tmp = dir.join(format!(".{}.flashlab-tmp", name.to_string_lossy()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
@@ -124,9 +115,9 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
-    result.map_err(|err| {
+    result.map_err(|source| {
         let _ = std::fs::remove_file(&tmp);
-        e(err.to_string())
+        ReportError::Io { path: path.to_path_buf(), source }
     })
 }
 

@@ -3,7 +3,7 @@
 
 use crate::chart::{self, Chart, Kind, Panel, Series, Style, XAxis, PALETTE};
 use crate::input::{AgeDoc, FillDoc, Results, RunDoc, WsatDoc};
-use crate::Input;
+use crate::{ChartError, Input};
 
 pub struct Table {
     pub caption: String,
@@ -72,7 +72,7 @@ fn union(lists: impl Iterator<Item = Vec<String>>) -> Vec<String> {
     out
 }
 
-pub fn sections(inputs: &[Input]) -> Result<Vec<Section>, String> {
+pub fn sections(inputs: &[Input]) -> Result<Vec<Section>, ChartError> {
     let mut out = Vec::new();
     let ages: Vec<(&Input, &AgeDoc)> =
         inputs.iter().filter_map(|i| if let Results::Age(d) = &i.results { Some((i, d)) } else { None }).collect();
@@ -97,7 +97,7 @@ pub fn sections(inputs: &[Input]) -> Result<Vec<Section>, String> {
     Ok(out)
 }
 
-fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<(), String> {
+fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<(), ChartError> {
     let n = ages.len();
     let cats = union(ages.iter().map(|(_, d)| d.steps.iter().map(|s| s.label.clone()).collect()));
     let idx = |l: &str| cats.iter().position(|c| c == l).unwrap_or(0) as f64;
@@ -321,7 +321,7 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
     Ok(())
 }
 
-fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result<(), String> {
+fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result<(), ChartError> {
     let n = fills.len();
     let mut series = Vec::new();
     for (k, (i, d)) in fills.iter().enumerate() {
@@ -434,7 +434,7 @@ fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result
     Ok(())
 }
 
-fn wsat_section(wsats: &[(&Input, &WsatDoc)], out: &mut Vec<Section>) -> Result<(), String> {
+fn wsat_section(wsats: &[(&Input, &WsatDoc)], out: &mut Vec<Section>) -> Result<(), ChartError> {
     let hi = wsats.iter().flat_map(|(_, d)| d.intervals.iter().map(|x| x.capacity_written)).fold(0.0, f64::max);
     let hi = if hi > 0.0 { hi } else { 1.0 };
     type Get = fn(&crate::input::WsatInterval) -> Option<f64>;
@@ -518,7 +518,7 @@ fn pct_label(p: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<(), String> {
+fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<(), ChartError> {
     let n = runs.len();
     // Completion-latency percentiles per job and direction.
     let mut pcts: Vec<f64> = runs

@@ -11,6 +11,7 @@ use crate::{Report, ReportError};
 /// The table of a sweep as the report needs it.
 #[derive(Debug, Clone)]
 pub struct SweepTable {
+    /// The sweep's title (the `name =` of its spec file).
     pub title: String,
     /// Each varying setting: its name and the value of each row, as text.
     pub settings: Vec<(String, Vec<String>)>,
@@ -128,7 +129,6 @@ fn heatmap(t: &SweepTable, a: usize, b: usize, metric: usize) -> Option<String> 
 
 /// Render the report of a sweep.
 pub fn render_sweep(t: &SweepTable) -> Result<Report, ReportError> {
-    let e = |m: String| ReportError { file: String::new(), message: m };
     let varying: Vec<usize> = (0..t.settings.len()).filter(|&i| levels(&t.settings[i].1).len() > 1).collect();
     let metrics: Vec<usize> = (0..t.metrics.len())
         .filter(|&i| {
@@ -138,7 +138,7 @@ pub fn render_sweep(t: &SweepTable) -> Result<Report, ReportError> {
         .take(MAX_METRICS)
         .collect();
     if varying.is_empty() {
-        return Err(e("the sweep has no setting with more than one value to draw".into()));
+        return Err(ReportError::NothingVaries);
     }
     let mut sections: Vec<(String, String, String, String, Vec<Table>)> = Vec::new();
     for &a in &varying {
@@ -179,7 +179,7 @@ pub fn render_sweep(t: &SweepTable) -> Result<Report, ReportError> {
             cols: 3,
             panel_height: 220,
         };
-        let svg = chart::render_svg(&chart).map_err(e)?;
+        let svg = chart::render_svg(&chart)?;
         let mut columns = vec![(name.clone(), String::new())];
         columns.extend(metrics.iter().map(|&m| (t.metrics[m].0.clone(), "mean (min–max)".to_string())));
         sections.push((

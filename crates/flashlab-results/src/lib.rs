@@ -23,6 +23,7 @@
 //! must ignore fields they do not know.
 
 pub mod body;
+mod error;
 pub mod export;
 pub mod schema;
 pub mod table;
@@ -32,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use body::Body;
+pub use error::Error;
 
 /// The version of the document's layout (see the crate documentation for when it changes).
 pub const SCHEMA_VERSION: u32 = 1;
@@ -125,7 +127,7 @@ pub struct ProfileInfo {
 
 /// A typed view of a library result: serialize `value` and read it back as `T` (the typed
 /// fields of `T`; the rest lands in `T`'s `extra`). An error names what did not fit.
-pub fn typed<T: serde::de::DeserializeOwned>(what: &str, value: &impl Serialize) -> Result<T, String> {
-    let v = serde_json::to_value(value).map_err(|e| format!("{what}: cannot be written as JSON: {e}"))?;
-    serde_json::from_value(v).map_err(|e| format!("{what}: does not fit the results document: {e}"))
+pub fn typed<T: serde::de::DeserializeOwned>(what: &str, value: &impl Serialize) -> Result<T, Error> {
+    let v = serde_json::to_value(value).map_err(|source| Error::Encode { what: what.to_string(), source })?;
+    serde_json::from_value(v).map_err(|source| Error::Fit { what: what.to_string(), source })
 }

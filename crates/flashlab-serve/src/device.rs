@@ -84,10 +84,6 @@ impl ServedDevice {
         self.size
     }
 
-    pub fn clock(&self) -> &SimClock {
-        &self.clock
-    }
-
     /// Submit under the lock with `f` doing the data part; returns the model's completion.
     fn submit<T>(&self, req: &Request, f: impl FnOnce(&mut Inner) -> io::Result<T>) -> io::Result<(Completion, T)> {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());

@@ -2,19 +2,20 @@
 //! mount, optionally with a loop block device over it, so real filesystems, fio and
 //! applications run on it. Every request is answered at the time the model says it completes.
 //!
-//! Layout: [`clock`] (real ↔ virtual time) · [`store`] (the data) · [`powercut`] (what
-//! survives a power loss) · [`device`] (the one owner of simulator and data) · [`stats`]
-//! (live statistics, final report) · [`fs`] (the FUSE filesystem) · [`loopdev`] (loop device
+//! Layout: `clock` (real ↔ virtual time) · `store` (the data) · `powercut` (what
+//! survives a power loss) · `device` (the one owner of simulator and data) · `stats`
+//! (live statistics, final report) · `fs` (the FUSE filesystem) · [`loopdev`] (loop device
 //! attach/detach) · [`teardown`] (signals and the ordered shutdown) · this file (start/stop).
 
-pub mod clock;
-pub mod device;
-pub mod fs;
+pub(crate) mod clock;
+pub(crate) mod device;
+mod error;
+pub(crate) mod fs;
 pub mod loopdev;
 pub mod mounts;
-pub mod powercut;
-pub mod stats;
-pub mod store;
+pub(crate) mod powercut;
+pub(crate) mod stats;
+pub(crate) mod store;
 pub mod teardown;
 
 use clock::SimClock;
@@ -24,23 +25,43 @@ use fuser::{BackgroundSession, Config, MountOption, Session, SessionACL};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use error::{LoopError, StoreError};
 pub use stats::Snapshot;
 
+/// Why a device could not be served, attached or torn down.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// An option or the mount directory is not usable (the message names it).
     #[error("{0}")]
     Options(String),
-    #[error("mounting FUSE at {dir}: {source}")]
-    Mount { dir: PathBuf, source: std::io::Error },
-    #[error("{0}")]
-    Loop(String),
+    /// The backing file could not be created.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The FUSE mount failed.
+    #[error("mounting FUSE at {}: {source}", dir.display())]
+    Mount {
+        /// The mount directory.
+        dir: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The loop device could not be attached or detached.
+    #[error(transparent)]
+    Loop(#[from] LoopError),
+    /// The loop device is still held (mounted, a device-mapper holder, an exclusive opener).
     #[error("{dev} is still in use ({})", holders.join(", "))]
-    Busy { dev: String, holders: Vec<String> },
+    Busy {
+        /// The loop device, e.g. `/dev/loop3`.
+        dev: String,
+        /// What holds it.
+        holders: Vec<String>,
+    },
 }
 
 /// What to serve and how.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
+    /// The simulated device's profile.
     pub profile: Profile,
     /// Bytes exposed; at most (and by default) the device's logical capacity.
     pub size: Option<u64>,
@@ -48,11 +69,13 @@ pub struct ServeOptions {
     pub time_scale: f64,
     /// Keep the data in this file (created by flashlab) instead of memory.
     pub backing: Option<PathBuf>,
+    /// Replace an existing `backing` file instead of refusing it.
     pub overwrite_backing: bool,
     /// Unflushed writes within the write buffer are lost on a power cut.
     pub volatile_cache: bool,
     /// Set up a loop block device over the file.
     pub attach: bool,
+    /// Seed of the simulator's random choices.
     pub seed: u64,
     /// FUSE worker threads (each can hold one request until its modeled completion).
     pub threads: usize,
@@ -61,6 +84,8 @@ pub struct ServeOptions {
 }
 
 impl ServeOptions {
+    /// Defaults for `profile` mounted on `dir`: whole capacity in memory, real time (scale 1),
+    /// no volatile cache, no loop device, seed 1, `fs::MAX_BACKGROUND` (64) threads.
     pub fn new(profile: Profile, dir: PathBuf) -> ServeOptions {
         ServeOptions {
             profile,
@@ -105,9 +130,11 @@ fn check_dir(dir: &Path) -> Result<(), ServeError> {
     Ok(())
 }
 
-/// Bounds of `--time-scale` (simulated seconds per real second) and `--threads`.
+/// Smallest `--time-scale` (simulated seconds per real second).
 pub const MIN_TIME_SCALE: f64 = 1e-3;
+/// Largest `--time-scale` (simulated seconds per real second).
 pub const MAX_TIME_SCALE: f64 = 1e6;
+/// Most FUSE worker threads (`--threads`).
 pub const MAX_THREADS: usize = 1024;
 
 impl Server {
@@ -138,7 +165,7 @@ impl Server {
             )));
         }
         let store = match &opts.backing {
-            Some(p) => store::Store::backing_file(p, size, opts.overwrite_backing).map_err(ServeError::Options)?,
+            Some(p) => store::Store::backing_file(p, size, opts.overwrite_backing)?,
             None => store::Store::memory(size),
         };
         let dev = Arc::new(ServedDevice::new(dev, store, SimClock::new(opts.time_scale), opts.volatile_cache));
@@ -169,22 +196,22 @@ impl Server {
         Ok(server)
     }
 
+    /// The mount directory (absolute).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// The served device file inside the mount (`DIR/device`).
     pub fn device_path(&self) -> PathBuf {
         self.dir.join(fs::DEVICE_NAME)
     }
 
+    /// The attached loop device (e.g. `/dev/loop3`), if any.
     pub fn loop_device(&self) -> Option<&str> {
         self.loopdev.as_deref()
     }
 
-    pub fn device(&self) -> &ServedDevice {
-        &self.dev
-    }
-
+    /// The live statistics at this moment.
     pub fn snapshot(&self) -> Snapshot {
         self.dev.snapshot()
     }

@@ -1,6 +1,7 @@
 //! The loop block device over the served file: attach with direct I/O and 4 KiB sectors,
 //! detach, and find what still holds it (mounts, device-mapper holders, exclusive openers).
 
+use crate::error::LoopError;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,31 +10,42 @@ use std::process::Command;
 ///
 /// Direct I/O lets the loop driver keep many requests in flight and keeps the page cache out;
 /// 4 KiB sectors keep sub-page requests out (the device's mapping unit is 4 KiB).
-pub fn attach(file: &Path) -> Result<String, String> {
+pub fn attach(file: &Path) -> Result<String, LoopError> {
     let out = Command::new("losetup")
         .args(["--direct-io=on", "--sector-size", "4096", "--find", "--show"])
         .arg(file)
         .output()
-        .map_err(|e| format!("losetup: {e} (is util-linux installed?)"))?;
+        .map_err(|source| LoopError::NotRun {
+            command: "losetup".into(),
+            source,
+            hint: " (is util-linux installed?)",
+        })?;
     if !out.status.success() {
-        return Err(format!(
-            "losetup --direct-io=on --sector-size 4096 --find --show {}: {}",
-            file.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        return Err(LoopError::Failed {
+            command: format!("losetup --direct-io=on --sector-size 4096 --find --show {}", file.display()),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
     }
     let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if !dev.starts_with("/dev/loop") {
-        return Err(format!("losetup printed '{dev}', not a loop device"));
+        return Err(LoopError::NotLoop(dev));
     }
     Ok(dev)
 }
 
 /// `losetup -d DEV`.
-pub fn detach(dev: &str) -> Result<(), String> {
-    let out = Command::new("losetup").args(["-d", dev]).output().map_err(|e| format!("losetup -d {dev}: {e}"))?;
+pub fn detach(dev: &str) -> Result<(), LoopError> {
+    let command = || format!("losetup -d {dev}");
+    let out = Command::new("losetup").args(["-d", dev]).output().map_err(|source| LoopError::NotRun {
+        command: command(),
+        source,
+        hint: "",
+    })?;
     if !out.status.success() {
-        return Err(format!("losetup -d {dev}: {}", String::from_utf8_lossy(&out.stderr).trim()));
+        return Err(LoopError::Failed {
+            command: command(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
     }
     Ok(())
 }

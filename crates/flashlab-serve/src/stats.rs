@@ -83,19 +83,31 @@ pub struct PowerStats {
 /// Everything the stats file shows, taken at one moment.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
+    /// The profile's name.
     pub profile: String,
+    /// Bytes exposed by the served device file.
     pub size_bytes: u64,
+    /// Simulated seconds per real second.
     pub time_scale: f64,
+    /// Real seconds from the start of the server to `sim_now_ns`.
     pub uptime_s: f64,
+    /// The simulator's clock at this moment, simulated ns.
     pub sim_now_ns: u64,
+    /// Requests in the server not yet answered.
     pub in_flight: u64,
+    /// Most requests ever in flight at once.
     pub max_in_flight: u64,
+    /// The simulator's counters (host and NAND bytes, GC, erases).
     pub counters: Counters,
+    /// The simulator's state (free and total blocks...).
     pub state: DeviceState,
+    /// Power-cut bookkeeping.
     pub power: PowerStats,
-    /// The profile's simulated host-stack costs per request (part of `model`), simulated ns.
+    /// The profile's simulated host-stack cost on submit per request (part of `model`), simulated ns.
     pub host_submit_ns: Ns,
+    /// The profile's simulated host-stack cost on completion per request (part of `model`), simulated ns.
     pub host_complete_ns: Ns,
+    /// Latency histograms per request kind.
     pub latencies: Latencies,
 }
 
@@ -116,6 +128,7 @@ fn pct_json(h: &LatencyHistogram) -> Value {
 }
 
 impl Snapshot {
+    /// The `stats.json` document: sizes, counters, state, power and latency percentiles (µs).
     pub fn to_json(&self) -> Value {
         let c = &self.counters;
         let mut lat = serde_json::Map::new();

@@ -2,17 +2,18 @@
 //! freed when wholly trimmed) or in a backing file that flashlab creates. Reads return exactly
 //! what was written, zeros where nothing was written or where it was trimmed.
 
+use crate::error::StoreError;
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const CHUNK: u64 = 1 << 20;
 
 #[derive(Debug)]
 pub enum Store {
     Memory { size: u64, chunks: Vec<Option<Box<[u8]>>> },
-    File { size: u64, file: File, path: PathBuf },
+    File { size: u64, file: File },
 }
 
 impl Store {
@@ -23,13 +24,13 @@ impl Store {
 
     /// Create the backing file `path` of `size` bytes (sparse). An existing file is refused
     /// unless `overwrite` is set, and then only a regular file is reused.
-    pub fn backing_file(path: &Path, size: u64, overwrite: bool) -> Result<Store, String> {
+    pub fn backing_file(path: &Path, size: u64, overwrite: bool) -> Result<Store, StoreError> {
         let mut o = OpenOptions::new();
         o.read(true).write(true).mode(0o600).custom_flags(libc::O_NOFOLLOW);
         if overwrite {
             if let Ok(m) = std::fs::symlink_metadata(path) {
                 if !m.file_type().is_file() {
-                    return Err(format!("backing file {}: exists and is not a regular file", path.display()));
+                    return Err(StoreError::NotAFile(path.to_path_buf()));
                 }
             }
             o.create(true).truncate(true);
@@ -38,13 +39,13 @@ impl Store {
         }
         let file = o.open(path).map_err(|e| {
             if e.kind() == io::ErrorKind::AlreadyExists {
-                format!("backing file {}: already exists (give --overwrite-backing to reuse it)", path.display())
+                StoreError::Exists(path.to_path_buf())
             } else {
-                format!("backing file {}: {e}", path.display())
+                StoreError::Io { path: path.to_path_buf(), source: e }
             }
         })?;
-        file.set_len(size).map_err(|e| format!("backing file {}: {e}", path.display()))?;
-        Ok(Store::File { size, file, path: path.to_path_buf() })
+        file.set_len(size).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?;
+        Ok(Store::File { size, file })
     }
 
     pub fn size(&self) -> u64 {
@@ -53,14 +54,8 @@ impl Store {
         }
     }
 
-    pub fn backing_path(&self) -> Option<&Path> {
-        match self {
-            Store::Memory { .. } => None,
-            Store::File { path, .. } => Some(path),
-        }
-    }
-
-    /// Bytes of memory or file the data occupies now.
+    /// Bytes of memory or file the data occupies now (the tests check trims free it).
+    #[cfg(test)]
     pub fn allocated_bytes(&self) -> u64 {
         match self {
             Store::Memory { chunks, .. } => chunks.iter().filter(|c| c.is_some()).count() as u64 * CHUNK,
@@ -218,7 +213,7 @@ mod tests {
         let path = dir.join("backing.img");
         let _ = std::fs::remove_file(&path);
         exercise(Store::backing_file(&path, 4 * CHUNK, false).unwrap());
-        let e = Store::backing_file(&path, 4 * CHUNK, false).unwrap_err();
+        let e = Store::backing_file(&path, 4 * CHUNK, false).unwrap_err().to_string();
         assert!(e.contains("already exists") && e.contains("backing.img"), "{e}");
         assert!(Store::backing_file(&path, 4 * CHUNK, true).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();

@@ -18,7 +18,9 @@ pub const GIVE_UP: Duration = Duration::from_secs(10);
 
 /// How the server ended, and the signal that ended it (the exit status is 128 + it).
 pub enum Ending {
+    /// Loop device detached and FUSE unmounted in order: final statistics, signal number.
     Clean(Snapshot, i32),
+    /// Stopped by force (second signal or give-up): final statistics, signal number.
     Forced(Snapshot, i32),
 }
 

@@ -10,14 +10,20 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JournalMode {
+    /// Rollback journal deleted at each commit.
     Delete,
+    /// Rollback journal truncated to zero bytes at each commit.
     Truncate,
+    /// Rollback journal kept; its header zeroed at each commit.
     Persist,
+    /// Write-ahead log (`-wal` file, `-shm` index).
     Wal,
+    /// No journal: no rollback, no atomic commit.
     Off,
 }
 
 impl JournalMode {
+    /// Every mode, in the order the runs and tables use.
     pub const ALL: [JournalMode; 5] =
         [JournalMode::Delete, JournalMode::Truncate, JournalMode::Persist, JournalMode::Wal, JournalMode::Off];
 
@@ -44,14 +50,19 @@ impl fmt::Display for JournalMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SyncMode {
+    /// Sync at every critical moment (journal and database).
     Full,
+    /// Sync less often (in WAL mode only at checkpoints).
     Normal,
+    /// Never sync: hand writes to the OS and go on.
     Off,
 }
 
 impl SyncMode {
+    /// Every setting, in the order the runs and tables use.
     pub const ALL: [SyncMode; 3] = [SyncMode::Full, SyncMode::Normal, SyncMode::Off];
 
+    /// The pragma's value, as SQLite spells it.
     pub fn pragma(self) -> &'static str {
         match self {
             SyncMode::Full => "full",
@@ -91,6 +102,7 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// The `--shape` word for this shape.
     pub fn name(self) -> &'static str {
         match self {
             Shape::Insert => "insert",
@@ -118,15 +130,19 @@ pub const MAX_ROWS: u64 = 1_000_000;
 /// One run's settings, already checked.
 #[derive(Debug, Clone, Serialize)]
 pub struct Workload {
+    /// Journal modes to run, in order.
     pub modes: Vec<JournalMode>,
+    /// `synchronous` settings to run, in order (each with every mode).
     pub syncs: Vec<SyncMode>,
     /// Transactions (commits) per configuration.
     pub transactions: u64,
     /// Row operations per transaction.
     pub batch: u64,
+    /// What each row operation does.
     pub shape: Shape,
     /// Bytes of message text per row.
     pub row_bytes: usize,
+    /// Seed of the row contents and the `mix` order.
     pub seed: u64,
 }
 
@@ -215,6 +231,7 @@ pub fn parse_syncs(list: &str) -> Result<Vec<SyncMode>, Error> {
     dedup(out, "--sync")
 }
 
+/// Parse a `--shape` word (insert, update, delete, mix); the error names `--shape`.
 pub fn parse_shape(word: &str) -> Result<Shape, Error> {
     match word.trim().to_ascii_lowercase().as_str() {
         "insert" => Ok(Shape::Insert),

@@ -6,7 +6,7 @@
 //! The counters count everything that reaches the device, from any process: callers sample
 //! them around a measured interval and measure an idle interval for comparison.
 
-use crate::error::Error;
+use crate::error::{CountersError, CountersProblem, Error};
 use serde::Serialize;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -33,17 +33,17 @@ pub struct DiskDelta {
 
 impl DiskStat {
     /// Parse a `stat` line; `what` names the file for errors.
-    pub fn parse(text: &str, what: &str) -> Result<DiskStat, String> {
+    pub fn parse(text: &str, what: &str) -> Result<DiskStat, CountersError> {
+        let bad = |problem| CountersError { file: what.to_string(), problem };
         let fields: Vec<u64> = text
             .split_whitespace()
             .enumerate()
-            .map(|(i, w)| w.parse::<u64>().map_err(|_| format!("{what}: field {} is '{w}', not a number", i + 1)))
+            .map(|(i, w)| {
+                w.parse::<u64>().map_err(|_| bad(CountersProblem::NotANumber { field: i + 1, word: w.to_string() }))
+            })
             .collect::<Result<_, _>>()?;
         if fields.len() < 11 {
-            return Err(format!(
-                "{what}: {} fields, expected at least 11 (Documentation/block/stat.rst)",
-                fields.len()
-            ));
+            return Err(bad(CountersProblem::TooFewFields(fields.len())));
         }
         Ok(DiskStat {
             write_ios: fields[4],
@@ -84,7 +84,7 @@ impl BlockDevice {
         let text = std::fs::read_to_string(&self.stat_path)
             .map_err(|source| Error::Io { path: self.stat_path.clone(), source })?;
         DiskStat::parse(&text, &self.stat_path.display().to_string())
-            .map_err(|msg| Error::Target { path: self.stat_path.clone(), msg })
+            .map_err(|e| Error::Target { path: self.stat_path.clone(), msg: e.to_string() })
     }
 
     /// Whether the kernel sends cache flushes to this device.
@@ -167,9 +167,9 @@ mod tests {
         assert_eq!(s.flush_ios, None);
         assert_eq!(s.discard_ios, None);
         assert_eq!(s.write_ios, 5);
-        let e = DiskStat::parse("1 2 x", "f").unwrap_err();
+        let e = DiskStat::parse("1 2 x", "f").unwrap_err().to_string();
         assert!(e.contains("field 3"), "{e}");
-        assert!(DiskStat::parse("1 2 3", "f").unwrap_err().contains("at least 11"));
+        assert!(DiskStat::parse("1 2 3", "f").unwrap_err().to_string().contains("at least 11"));
     }
 
     #[test]

@@ -6,14 +6,14 @@
 //!   integrity check, removal of the database files.
 //! * [`vfs_recorder`]: the recording VFS every run goes through (opens, writes, syncs,
 //!   truncates, deletes as SQLite asked for them).
-//! * [`kernel_counters`]: the block device under a directory and its `/sys/.../stat` counters.
-//! * [`serve_counters`]: a directory on a `flashlab serve` device (its loop device's backing
+//! * `kernel_counters`: the block device under a directory and its `/sys/.../stat` counters.
+//! * `serve_counters`: a directory on a `flashlab serve` device (its loop device's backing
 //!   file is the serve mount's `device`): the simulator's own counters from `stats.json`.
 //! * [`replay`] and [`sim_adapter`]: the recorded log replayed on a simulated device through a
 //!   page-cache model, in virtual time (a model, labelled so).
 //! * [`results`]: per-configuration results and the JSON document.
-//! * [`text`]: the terminal text (tables drawn by flashlab-results, 80 columns).
-//! * [`signals`]: Ctrl-C/SIGTERM remove the database files between two transactions.
+//! * `text`: the terminal text (tables drawn by flashlab-results, 80 columns).
+//! * `signals`: Ctrl-C/SIGTERM remove the database files between two transactions.
 //!
 //! On a directory target, device counts come from the kernel's counters sampled around each
 //! configuration (everything on that device counts, so an idle baseline is measured and
@@ -23,19 +23,19 @@
 //! directory) and its log is replayed on a fresh simulated device per configuration.
 
 pub mod config;
-pub mod error;
-pub mod kernel_counters;
+pub(crate) mod error;
+pub(crate) mod kernel_counters;
 pub mod replay;
 pub mod results;
-pub mod serve_counters;
-pub mod signals;
+pub(crate) mod serve_counters;
+pub(crate) mod signals;
 pub mod sim_adapter;
-pub mod text;
+pub(crate) mod text;
 pub mod vfs_recorder;
 pub mod workload;
 
 pub use config::{JournalMode, Shape, SyncMode, Workload};
-pub use error::Error;
+pub use error::{CountersError, CountersProblem, Error};
 pub use results::Report;
 pub use text::render_table;
 
@@ -52,9 +52,13 @@ pub enum Target {
     Dir(PathBuf),
     /// A simulated device: `spec` is how the user named it (`sim:emmc-16g`).
     Sim {
+        /// The profile named.
         spec: String,
+        /// The simulated device's profile.
         profile: Box<flashsim::Profile>,
+        /// Seed of the simulated device.
         seed: u64,
+        /// The simulated filesystem model over the device.
         fs: flashlab_lab::fs::FsConfig,
         /// The simulated device's history before each configuration's run.
         precondition: flashlab_lab::precondition::Precondition,

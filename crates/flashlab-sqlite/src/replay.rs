@@ -53,6 +53,7 @@ pub struct Replay {
     pub tx_span_ns: u64,
     /// Writeback requests the page-cache model sent, and their bytes.
     pub writeback_requests: u64,
+    /// Bytes of those writeback requests.
     pub writeback_bytes: u64,
 }
 

@@ -11,15 +11,20 @@ use serde::Serialize;
 /// Commit latency summary (ns), percentiles by fio's rule over fio's log-linear buckets.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Latency {
+    /// Median, ns.
     pub p50_ns: u64,
+    /// 90th percentile, ns.
     pub p90_ns: u64,
+    /// 99th percentile, ns.
     pub p99_ns: u64,
+    /// Mean, ns.
     pub mean_ns: f64,
+    /// Slowest, ns.
     pub max_ns: u64,
 }
 
 impl Latency {
-    pub fn of(samples: &[u64]) -> Latency {
+    pub(crate) fn of(samples: &[u64]) -> Latency {
         let mut h = LatencyHistogram::new();
         for &s in samples {
             h.record(s);
@@ -40,11 +45,17 @@ impl Latency {
 /// The file operations SQLite asked the VFS for in the measured interval.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct VfsCounts {
+    /// Files opened.
     pub opens: u64,
+    /// `xWrite` calls.
     pub writes: u64,
+    /// Bytes those writes carried.
     pub write_bytes: u64,
+    /// `xSync` calls.
     pub syncs: u64,
+    /// `xTruncate` calls.
     pub truncates: u64,
+    /// `xDelete` calls.
     pub deletes: u64,
     /// Deletes with SQLite's syncDir flag (a directory fsync).
     pub deletes_sync_dir: u64,
@@ -87,10 +98,13 @@ impl VfsCounts {
 /// What reached the device in the measured interval.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct DeviceCounts {
+    /// Write requests.
     pub write_requests: u64,
+    /// Bytes written.
     pub write_bytes: u64,
     /// `None` where the kernel does not report flushes.
     pub flushes: Option<u64>,
+    /// Discard (trim) requests; `None` where the kernel does not report them.
     pub discards: Option<u64>,
     /// Simulated devices only: bytes programmed to NAND (host data, GC copies, padding).
     pub nand_write_bytes: Option<u64>,
@@ -101,31 +115,47 @@ pub struct DeviceCounts {
 /// The device's activity over an idle interval measured before the runs.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Baseline {
+    /// Length of the idle interval, seconds.
     pub seconds: f64,
+    /// Write requests in it.
     pub write_requests: u64,
+    /// Bytes written in it.
     pub write_bytes: u64,
+    /// Flush requests in it; `None` where the kernel does not report flushes.
     pub flushes: Option<u64>,
 }
 
 /// Per-transaction figures, derived from the counts above.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct PerTx {
+    /// VFS writes per transaction.
     pub vfs_writes: f64,
+    /// VFS bytes written per transaction.
     pub vfs_write_bytes: f64,
+    /// VFS syncs per transaction.
     pub vfs_syncs: f64,
+    /// Device write requests per transaction.
     pub device_write_requests: Option<f64>,
+    /// Device bytes written per transaction.
     pub device_write_bytes: Option<f64>,
+    /// Device flush requests per transaction.
     pub device_flushes: Option<f64>,
+    /// Device discard requests per transaction.
     pub device_discards: Option<f64>,
     /// Device bytes written / row bytes.
     pub amplification: Option<f64>,
+    /// NAND bytes programmed per transaction (simulated devices only).
     pub nand_write_bytes: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
+/// One configuration's (journal mode × synchronous) results.
 pub struct ConfigResult {
+    /// The journal mode run.
     pub journal_mode: JournalMode,
+    /// The `synchronous` setting run.
     pub synchronous: SyncMode,
+    /// Transactions measured.
     pub transactions: u64,
     /// Row bytes each transaction writes (batch × row bytes).
     pub row_bytes_per_tx: u64,
@@ -134,17 +164,22 @@ pub struct ConfigResult {
     /// `None` when the transactions took no time (simulated synchronous=OFF: nothing reaches
     /// the device before the final writeback).
     pub tx_per_s: Option<f64>,
+    /// Commit latency (BEGIN to COMMIT's return).
     pub latency: Latency,
     /// Length of the measured interval (syncfs to syncfs), seconds.
     pub measured_s: f64,
+    /// What SQLite asked the VFS for in the measured interval.
     pub vfs: VfsCounts,
+    /// What reached the device in the measured interval (`None` when it cannot be counted).
     pub device: Option<DeviceCounts>,
     /// On a flashlab serve device: the loop device's kernel counters over the same interval
     /// (`device` then holds the simulator's counters).
     pub kernel_device: Option<DeviceCounts>,
     /// On a real device: what the idle baseline predicts for this interval's length.
     pub background_expected: Option<Baseline>,
+    /// The counts divided by the transactions.
     pub per_tx: PerTx,
+    /// What `PRAGMA integrity_check` answered ("ok").
     pub integrity_check: String,
 }
 
@@ -210,19 +245,26 @@ impl ConfigResult {
 /// One `flashlab sqlite` run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// The SQLite library's version (bundled).
     pub sqlite_version: String,
+    /// The target as the user named it.
     pub target: String,
     /// "directory", "serve" (a directory on a flashlab serve device) or "simulated".
     pub kind: &'static str,
     /// Where the device counts come from, in words.
     pub counts_from: String,
+    /// The target directory's filesystem type (e.g. `ext4`), when known.
     pub filesystem: Option<String>,
     /// The simulated device's history before each run (`--precondition`); none on a real device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub precondition: Option<flashlab_lab::precondition::Precondition>,
+    /// The device's activity over an idle interval before the runs (real devices only).
     pub baseline: Option<Baseline>,
+    /// The run's settings.
     pub workload: Workload,
+    /// Remarks printed under the table.
     pub notes: Vec<String>,
+    /// Every configuration's results, in run order.
     pub configs: Vec<ConfigResult>,
 }
 

@@ -9,7 +9,7 @@
 //! when a request is submitted to the model, before the request is answered: once an fsync
 //! has returned, everything it waited for is counted.
 
-use crate::error::Error;
+use crate::error::{CountersError, CountersProblem, Error};
 use crate::kernel_counters::BlockDevice;
 use crate::results::DeviceCounts;
 use serde::Serialize;
@@ -40,14 +40,13 @@ pub struct SimCounters {
 
 impl SimCounters {
     /// Parse stats.json's text; `what` names the file for errors.
-    pub fn parse(text: &str, what: &str) -> Result<SimCounters, String> {
-        let v: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| format!("{what}: not JSON (line {}): {e}", e.line()))?;
-        let c = v.get("counters").ok_or_else(|| format!("{what}: no field 'counters'"))?;
+    pub fn parse(text: &str, what: &str) -> Result<SimCounters, CountersError> {
+        let bad = |problem| CountersError { file: what.to_string(), problem };
+        let v: serde_json::Value = serde_json::from_str(text)
+            .map_err(|source| bad(CountersProblem::NotJson { line: source.line(), source }))?;
+        let c = v.get("counters").ok_or_else(|| bad(CountersProblem::NoCounters))?;
         let field = |name: &str| {
-            c.get(name)
-                .and_then(|x| x.as_u64())
-                .ok_or_else(|| format!("{what}: field 'counters.{name}' missing or not a count"))
+            c.get(name).and_then(|x| x.as_u64()).ok_or_else(|| bad(CountersProblem::Counter(name.to_string())))
         };
         Ok(SimCounters {
             host_writes: field("host_writes")?,
@@ -82,7 +81,7 @@ impl ServeDevice {
         let text = std::fs::read_to_string(&self.stats_path)
             .map_err(|source| Error::Io { path: self.stats_path.clone(), source })?;
         SimCounters::parse(&text, &self.stats_path.display().to_string())
-            .map_err(|msg| Error::Target { path: self.stats_path.clone(), msg })
+            .map_err(|e| Error::Target { path: self.stats_path.clone(), msg: e.to_string() })
     }
 }
 
@@ -127,10 +126,10 @@ mod tests {
 
     #[test]
     fn bad_stats_name_the_field() {
-        let e = SimCounters::parse("{\"counters\":{\"host_writes\":1}}", "S/stats.json").unwrap_err();
+        let e = SimCounters::parse("{\"counters\":{\"host_writes\":1}}", "S/stats.json").unwrap_err().to_string();
         assert!(e.contains("S/stats.json") && e.contains("counters.host_write_bytes"), "{e}");
-        assert!(SimCounters::parse("{", "f").unwrap_err().contains("not JSON"));
-        assert!(SimCounters::parse("{}", "f").unwrap_err().contains("'counters'"));
+        assert!(SimCounters::parse("{", "f").unwrap_err().to_string().contains("not JSON"));
+        assert!(SimCounters::parse("{}", "f").unwrap_err().to_string().contains("'counters'"));
     }
 
     #[test]

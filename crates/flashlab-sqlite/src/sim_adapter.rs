@@ -24,6 +24,7 @@ pub struct SimAdapter {
 }
 
 impl SimAdapter {
+    /// A fresh simulated system: a new `profile` device (seeded) with the `fs` filesystem model on it.
     pub fn new(profile: &Profile, seed: u64, fs: FsConfig) -> SimAdapter {
         SimAdapter { sys: SimSystem::with_fs(profile, seed, fs), ids: HashMap::new() }
     }
@@ -56,16 +57,12 @@ impl SimAdapter {
         self.sys
     }
 
-    pub fn profile_name(&self) -> &str {
-        &self.sys.dev.profile().name
-    }
-
     /// Virtual time now (ns).
     pub fn now(&self) -> Ns {
         self.sys.now
     }
 
-    pub fn counters(&self) -> Counters {
+    pub(crate) fn counters(&self) -> Counters {
         self.sys.dev.counters()
     }
 

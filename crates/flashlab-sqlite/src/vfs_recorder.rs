@@ -20,8 +20,11 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileKind {
+    /// The main database file.
     MainDb,
+    /// The rollback journal (`-journal`).
     MainJournal,
+    /// The write-ahead log (`-wal`).
     Wal,
     /// Temporary databases, statement and super journals: no name or deleted on close.
     Other,
@@ -52,7 +55,9 @@ pub enum Mark {
     MeasureStart,
     /// The measured interval ends (right after a writeback of everything).
     MeasureEnd,
+    /// A transaction's BEGIN is about to run.
     TxBegin,
+    /// A transaction's COMMIT returned.
     TxEnd,
 }
 
@@ -61,44 +66,68 @@ pub enum Mark {
 pub enum Event {
     /// `path` is `None` for files SQLite opens without a name (temporary files).
     Open {
+        /// Handle number given to this open.
         file: u32,
+        /// The path SQLite opened (`None`: a nameless temporary file).
         path: Option<String>,
+        /// What the file is for.
         kind: FileKind,
     },
+    /// SQLite wrote `len` bytes at byte offset `off`.
     Write {
+        /// The handle written.
         file: u32,
+        /// Byte offset.
         off: u64,
+        /// Bytes written.
         len: u64,
     },
+    /// SQLite synced the file (`xSync`).
     Sync {
+        /// The handle synced.
         file: u32,
+        /// SQLite's sync flags (`SQLITE_SYNC_NORMAL`/`FULL`, `DATAONLY`).
         flags: i32,
     },
+    /// SQLite truncated the file to `size` bytes.
     Truncate {
+        /// The handle truncated.
         file: u32,
+        /// New length, bytes.
         size: u64,
     },
+    /// SQLite closed the file.
     Close {
+        /// The handle closed.
         file: u32,
     },
+    /// SQLite deleted a file by name.
     Delete {
+        /// The path deleted.
         path: String,
+        /// SQLite asked for a directory sync after the delete (its syncDir flag).
         sync_dir: bool,
     },
     /// SQLite read from the file (a read may update its atime: `relatime`).
     Read {
+        /// The handle read.
         file: u32,
     },
     /// SQLite asked for the file's size (`xFileSize`: an fstat, which reads its timestamps).
     Stat {
+        /// The handle asked about.
         file: u32,
     },
     /// A region of the WAL index (`-shm`) was mapped.
     ShmMap {
+        /// The `-shm` handle.
         file: u32,
+        /// Region index (SQLite's `iRegion`).
         region: u32,
+        /// Region size, bytes.
         size: u32,
     },
+    /// A point the workload marked.
     Mark(Mark),
 }
 
@@ -116,11 +145,11 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new() -> Arc<Recorder> {
+    pub(crate) fn new() -> Arc<Recorder> {
         Arc::new(Recorder::default())
     }
 
-    pub fn push(&self, e: Event) {
+    pub(crate) fn push(&self, e: Event) {
         self.push_at(e, coarse_clock_ns());
     }
 
@@ -131,7 +160,7 @@ impl Recorder {
         self.clocks.lock().unwrap_or_else(|p| p.into_inner()).push(clock_ns);
     }
 
-    pub fn mark(&self, m: Mark) {
+    pub(crate) fn mark(&self, m: Mark) {
         self.push(Event::Mark(m));
     }
 
@@ -243,6 +272,7 @@ impl RecordingVfs {
         &self.name
     }
 
+    /// The log this VFS records into.
     pub fn recorder(&self) -> &Arc<Recorder> {
         &self.recorder
     }

@@ -45,6 +45,7 @@ pub struct ConfigRun {
     pub events: Vec<Event>,
     /// What `PRAGMA integrity_check` answered.
     pub integrity: String,
+    /// Rows in the table after the run (checked against the expected count).
     pub final_rows: i64,
 }
 

@@ -111,7 +111,7 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, SweepError> {
     }
     for (key, value) in &case.settings {
         if key.contains('.') {
-            set_dotted(&mut table, key, value.to_toml()).map_err(|e| bad(key, e.to_string()))?;
+            set_dotted(&mut table, key, value.to_toml(), &bad)?;
             changed.push(format!("{key}={}", value.text()));
         }
     }
@@ -210,24 +210,29 @@ pub fn prepare(spec: &Spec, case: &Case) -> Result<Prepared, SweepError> {
 }
 
 /// Set `a.b.c` in a profile table; tables on the way are made when missing.
-fn set_dotted(table: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), String> {
+fn set_dotted(
+    table: &mut toml::Table,
+    key: &str,
+    value: toml::Value,
+    bad: &dyn Fn(&str, String) -> SweepError,
+) -> Result<(), SweepError> {
     let parts: Vec<&str> = key.split('.').collect();
     let (last, path) = parts.split_last().expect("split gives one part at least");
     let mut t = table;
     for p in path {
         let entry = t.entry(p.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        t = entry.as_table_mut().ok_or_else(|| format!("'{p}' in '{key}' is a value, not a table of the profile"))?;
+        t = entry
+            .as_table_mut()
+            .ok_or_else(|| bad(key, format!("'{p}' in '{key}' is a value, not a table of the profile")))?;
     }
     t.insert(last.to_string(), value);
     Ok(())
 }
 
 /// Run a prepared case; the document is the one the `age` or `life` command writes.
+/// A failure of the libraries that run it (their messages) is [`SweepError::Run`].
 pub fn run(p: &Prepared) -> Result<Value, SweepError> {
-    run_work(p).map_err(SweepError::Run)
-}
-
-fn run_work(p: &Prepared) -> Result<Value, String> {
+    let failed = |e: String| SweepError::Run(e);
     match &p.work {
         Work::Protocol { protocol, rand_io } => {
             let r = SimProtocolRun {
@@ -240,20 +245,22 @@ fn run_work(p: &Prepared) -> Result<Value, String> {
                 span: None,
                 precondition: flashlab_lab::precondition::Precondition::Fresh,
             };
-            Ok(sim_run::run(&r, &mut |_, _, _, _| {})?.document)
+            Ok(sim_run::run(&r, &mut |_, _, _, _| {}).map_err(|e| failed(e.to_string()))?.document)
         }
         Work::Life { usage, policy, duration, duration_ns, sample_days, probe_every } => {
             let mut cfg = LifeConfig::new(*policy, *duration_ns, p.seed);
             cfg.sample_days = *sample_days;
             cfg.probe_every = *probe_every;
             // The filesystem is the profile's [system] table, which the `fs` setting rewrote.
-            let r = run_life(&p.profile, usage, &cfg, |_| {})?;
-            let usage_json = serde_json::to_value(usage.as_ref()).map_err(|e| e.to_string())?;
+            let r = run_life(&p.profile, usage, &cfg, |_| {}).map_err(|e| failed(e.to_string()))?;
+            let usage_json = serde_json::to_value(usage.as_ref())
+                .map_err(|e| SweepError::Encode { format: "json", message: e.to_string() })?;
             Ok(flashlab_life::document::life_document(&p.target, &p.profile, p.seed, duration, usage_json, &[r]))
         }
         Work::Job { file, jobs } => {
             let mut sys = flashlab_lab::system::SimSystem::with_fs(&p.profile, p.seed, p.fs.clone());
-            let runs = flashlab_lab::jobfile_run::run_jobfile(&mut sys, jobs, p.seed, file, None, &mut |_, _, _| {})?;
+            let runs = flashlab_lab::jobfile_run::run_jobfile(&mut sys, jobs, p.seed, file, None, &mut |_, _, _| {})
+                .map_err(|e| failed(e.to_string()))?;
             let secs = runs.iter().map(|r| r.0.job_runtime_ns).sum::<u64>() / 1_000_000_000;
             // Timestamp 0: the same case gives the same document.
             Ok(flashlab_lab::jobfile_run::fio_document(&runs, &jobs.jobs[0].percentile_list, 0, secs))

@@ -21,14 +21,14 @@
 //!   [`parquet_out`]: the table and its two formats; [`engine`]: the local parallel run;
 //!   [`report`]: the sweep's charts; [`error`]: what can go wrong, typed.
 
-pub mod case;
-pub mod csv_out;
-pub mod engine;
-pub mod error;
+mod case;
+mod csv_out;
+mod engine;
+mod error;
 pub mod headline;
-pub mod parquet_out;
+mod parquet_out;
 pub mod report;
-pub mod spec;
+mod spec;
 pub mod store;
 pub mod table;
 

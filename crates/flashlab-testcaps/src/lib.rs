@@ -45,6 +45,57 @@ pub const SKIP_FIO_VAR: &str = "FLASHLAB_SKIP_FIO";
 /// Roots where tracefs is looked for (the same two the kernel documents).
 pub const TRACEFS_ROOTS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
 
+/// Why the machine lacks a capability (the message says what to install or mount).
+#[derive(Debug, thiserror::Error)]
+pub enum Missing {
+    /// Not running as root.
+    #[error("not running as root (effective uid {uid})")]
+    NotRoot {
+        /// The effective uid.
+        uid: u32,
+    },
+    /// A device node that does not open for reading and writing.
+    #[error("cannot open {path} for reading and writing: {source}")]
+    CannotOpen {
+        /// The device node.
+        path: &'static str,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A program that is not on `PATH`.
+    #[error("{program} is not on PATH{hint}")]
+    NotOnPath {
+        /// The program.
+        program: &'static str,
+        /// Where it comes from (` (util-linux)`), or empty.
+        hint: &'static str,
+    },
+    /// No tracefs root has the block tracepoints readable.
+    #[error(
+        "no tracefs with block events ({}); as root: mount -t tracefs nodev /sys/kernel/tracing",
+        tried.iter().map(|(p, e)| format!("{}: {e}", p.display())).collect::<Vec<_>>().join("; ")
+    )]
+    NoTracefs {
+        /// Each format file tried, and why it did not read.
+        tried: Vec<(std::path::PathBuf, std::io::Error)>,
+    },
+    /// `/proc/mounts` does not read.
+    #[error("/proc/mounts: {0}")]
+    Mounts(#[source] std::io::Error),
+    /// `/proc/mounts` has no line for `/`.
+    #[error("no / in /proc/mounts")]
+    NoRootMount,
+    /// `/` is mounted from something that is not a block device node.
+    #[error("the root filesystem is mounted from {source_name}, not a block device node")]
+    RootNotBlock {
+        /// What `/` is mounted from (`overlay`).
+        source_name: String,
+    },
+    /// The kernel refused `io_uring_setup`.
+    #[error("io_uring_setup: {0}")]
+    IoUring(#[source] std::io::Error),
+}
+
 /// Something a test needs from the machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cap {
@@ -85,7 +136,7 @@ impl Cap {
     }
 
     /// `Ok` when this machine has it, else why not.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Missing> {
         match self {
             Cap::Root => {
                 // SAFETY: geteuid has no preconditions and cannot fail.
@@ -93,21 +144,21 @@ impl Cap {
                 if uid == 0 {
                     Ok(())
                 } else {
-                    Err(format!("not running as root (effective uid {uid})"))
+                    Err(Missing::NotRoot { uid })
                 }
             }
             Cap::Fuse => opens_rw("/dev/fuse"),
             Cap::Loop => {
                 opens_rw("/dev/loop-control")?;
-                on_path("losetup").map(|_| ()).ok_or_else(|| "losetup is not on PATH (util-linux)".to_string())
+                on_path("losetup").map(|_| ()).ok_or(Missing::NotOnPath { program: "losetup", hint: " (util-linux)" })
             }
             Cap::Tracefs => tracefs_root().map(|_| ()),
-            Cap::Fio => {
-                on_path("fio").map(|_| ()).ok_or_else(|| "fio is not on PATH (Debian: apt-get install fio)".into())
-            }
+            Cap::Fio => on_path("fio")
+                .map(|_| ())
+                .ok_or(Missing::NotOnPath { program: "fio", hint: " (Debian: apt-get install fio)" }),
             Cap::IoUring => io_uring_setup(),
             Cap::RootDev => root_block_device().map(|_| ()),
-            Cap::Tool(t) => on_path(t).map(|_| ()).ok_or_else(|| format!("{t} is not on PATH")),
+            Cap::Tool(t) => on_path(t).map(|_| ()).ok_or(Missing::NotOnPath { program: t, hint: "" }),
         }
     }
 }
@@ -152,7 +203,8 @@ pub fn require_for(what: &str, caps: &[Cap]) -> bool {
 
 #[track_caller]
 fn decide(test: &str, caps: &[Cap], what: &str) -> bool {
-    let missing: Vec<(Cap, String)> = caps.iter().filter_map(|c| c.check().err().map(|why| (*c, why))).collect();
+    let missing: Vec<(Cap, String)> =
+        caps.iter().filter_map(|c| c.check().err().map(|why| (*c, why.to_string()))).collect();
     match verdict(&missing, skip_requested) {
         Verdict::Run => true,
         Verdict::Skip(why) => {
@@ -192,10 +244,10 @@ fn verdict(missing: &[(Cap, String)], skip: impl Fn(&str) -> bool) -> Verdict {
     ))
 }
 
-fn opens_rw(path: &str) -> Result<(), String> {
+fn opens_rw(path: &'static str) -> Result<(), Missing> {
     match std::fs::OpenOptions::new().read(true).write(true).open(path) {
         Ok(_) => Ok(()),
-        Err(e) => Err(format!("cannot open {path} for reading and writing: {e}")),
+        Err(source) => Err(Missing::CannotOpen { path, source }),
     }
 }
 
@@ -210,45 +262,42 @@ pub fn on_path(prog: &str) -> Option<std::path::PathBuf> {
 }
 
 /// The tracefs root that has the block tracepoints readable.
-pub fn tracefs_root() -> Result<&'static Path, String> {
-    let mut why = Vec::new();
+pub fn tracefs_root() -> Result<&'static Path, Missing> {
+    let mut tried = Vec::new();
     for root in TRACEFS_ROOTS {
         let fmt = Path::new(root).join("events/block/block_rq_issue/format");
         match std::fs::read_to_string(&fmt) {
             Ok(_) => return Ok(Path::new(root)),
-            Err(e) => why.push(format!("{}: {e}", fmt.display())),
+            Err(e) => tried.push((fmt, e)),
         }
     }
-    Err(format!(
-        "no tracefs with block events ({}); as root: mount -t tracefs nodev /sys/kernel/tracing",
-        why.join("; ")
-    ))
+    Err(Missing::NoTracefs { tried })
 }
 
 /// The block device node `/` is mounted from.
-pub fn root_block_device() -> Result<String, String> {
+pub fn root_block_device() -> Result<String, Missing> {
     use std::os::unix::fs::FileTypeExt;
-    let mounts = std::fs::read_to_string("/proc/mounts").map_err(|e| format!("/proc/mounts: {e}"))?;
+    let mounts = std::fs::read_to_string("/proc/mounts").map_err(Missing::Mounts)?;
     let src = mounts
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
         .find(|f| f.len() > 2 && f[1] == "/")
         .map(|f| f[0].to_string())
-        .ok_or("no / in /proc/mounts")?;
+        .ok_or(Missing::NoRootMount)?;
     match std::fs::metadata(&src) {
         Ok(m) if m.file_type().is_block_device() => Ok(src),
-        _ => Err(format!("the root filesystem is mounted from {src}, not a block device node")),
+        _ => Err(Missing::RootNotBlock { source_name: src }),
     }
 }
 
 /// Set up (and close) a one-entry io_uring, as any io_uring user must.
-fn io_uring_setup() -> Result<(), String> {
+fn io_uring_setup() -> Result<(), Missing> {
     // struct io_uring_params is 120 bytes; zeroed means no flags.
     let mut params = [0u64; 15];
     // SAFETY: io_uring_setup(2) with a valid pointer to a zeroed io_uring_params.
     let fd = unsafe { libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) };
     if fd < 0 {
-        return Err(format!("io_uring_setup: {}", std::io::Error::last_os_error()));
+        return Err(Missing::IoUring(std::io::Error::last_os_error()));
     }
     // SAFETY: closing the descriptor io_uring_setup returned.
     unsafe { libc::close(fd as i32) };
@@ -301,7 +350,7 @@ mod tests {
 
     #[test]
     fn a_program_that_does_not_exist_is_missing() {
-        let e = Cap::Tool("flashlab-no-such-program").check().unwrap_err();
+        let e = Cap::Tool("flashlab-no-such-program").check().unwrap_err().to_string();
         assert!(e.contains("flashlab-no-such-program"), "{e}");
         assert!(Cap::Tool("sh").check().is_ok());
     }

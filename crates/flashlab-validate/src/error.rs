@@ -3,22 +3,40 @@
 
 use std::path::PathBuf;
 
+/// Why a validation run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A command-line option has a bad value.
     #[error("{option}: {msg}")]
-    Option { option: &'static str, msg: String },
+    Option {
+        /// The option, e.g. `--size`.
+        option: &'static str,
+        /// What is wrong with its value.
+        msg: String,
+    },
     /// Something the kernel side needs is not there (named by `capability`: root, e2fsprogs,
     /// loop, tracefs).
     #[error("needs {capability}: {msg}")]
-    Missing { capability: &'static str, msg: String },
+    Missing {
+        /// The capability: root, e2fsprogs, loop or tracefs.
+        capability: &'static str,
+        /// What failed and how to get it.
+        msg: String,
+    },
     /// A tool flashlab runs (mkfs.ext4, losetup, mount, dumpe2fs, debugfs) failed.
     #[error("{tool}: {msg}")]
-    Tool { tool: String, msg: String },
+    Tool {
+        /// The tool, e.g. `mkfs.ext4`.
+        tool: String,
+        /// What it said.
+        msg: String,
+    },
     /// A file operation on a file flashlab created failed.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The system's error.
         #[source]
         source: std::io::Error,
     },

@@ -9,11 +9,11 @@
 //! Not for: other filesystems (the kernel side is ext4 only), simulated devices' timing (the
 //! model's device only sets its clock).
 //!
-//! Modules, one job each: [`options`] (workloads, mount options, sizes), [`ops`] (a workload
-//! as file operations), [`image`] (mkfs, dumpe2fs, loop, mount, cleanup), [`kernel_run`] and
-//! [`model_run`] (the operations on each side), [`sqlite_run`] (real SQLite and its replay),
-//! [`requests`] (both sides' requests in one form), [`classify`], [`compare`] (per-class
-//! totals and errors), [`freemap`], [`fiemap`], [`report`], [`text`] (its terminal tables).
+//! Modules, one job each: [`options`] (workloads, mount options, sizes), `ops` (a workload
+//! as file operations), `image` (mkfs, dumpe2fs, loop, mount, cleanup), `kernel_run` and
+//! `model_run` (the operations on each side), `sqlite_run` (real SQLite and its replay),
+//! `requests` (both sides' requests in one form), `classify`, `compare` (per-class
+//! totals and errors), `freemap`, `fiemap`, [`report`], `text` (its terminal tables).
 //!
 //! ```no_run
 //! use flashlab_validate::options::{Mount, Options, Workload};
@@ -22,21 +22,21 @@
 //! print!("{}", report.render_text());
 //! ```
 
-pub mod classify;
+pub(crate) mod classify;
 pub mod clock;
-pub mod compare;
-pub mod error;
-pub mod fiemap;
-pub mod freemap;
-pub mod image;
-pub mod kernel_run;
-pub mod model_run;
-pub mod ops;
+pub(crate) mod compare;
+pub(crate) mod error;
+pub(crate) mod fiemap;
+pub(crate) mod freemap;
+pub(crate) mod image;
+pub(crate) mod kernel_run;
+pub(crate) mod model_run;
+pub(crate) mod ops;
 pub mod options;
 pub mod report;
-pub mod requests;
-pub mod sqlite_run;
-pub mod text;
+pub(crate) mod requests;
+pub(crate) mod sqlite_run;
+pub(crate) mod text;
 
 pub use error::Error;
 

@@ -82,8 +82,6 @@ pub fn apply(s: &mut SimSystem, op: &FileOp) -> Result<(), Error> {
 #[derive(Debug)]
 pub struct ModelRun {
     pub trace: Vec<Traced>,
-    /// Virtual time the measured part took.
-    pub virtual_ns: u64,
     pub system: SimSystem,
 }
 
@@ -99,12 +97,11 @@ pub fn run(o: &Options, layout: &Layout, script: &Script, clock: Option<&[u64]>)
     }
     s.sync().map_err(|e| Error::Model(e.to_string()))?;
     s.fs.set_trace(true);
-    let t0 = s.now;
     for (i, op) in script.measured.iter().enumerate() {
         s.fs.set_file_clock(clock.and_then(|c| c.get(i).copied()));
         apply(&mut s, op)?;
     }
     s.fs.set_file_clock(None);
     let trace = s.fs.set_trace(false);
-    Ok(ModelRun { trace, virtual_ns: s.now - t0, system: s })
+    Ok(ModelRun { trace, system: s })
 }

@@ -19,9 +19,11 @@ pub enum Workload {
 }
 
 impl Workload {
-    pub const NAMES: [&'static str; 7] =
+    /// Every workload's `--workload` name.
+    pub(crate) const NAMES: [&'static str; 7] =
         ["fill", "randwrite-fsync", "sqlite-delete", "sqlite-truncate", "sqlite-persist", "sqlite-wal", "age-fill"];
 
+    /// Parse a `--workload` name; the error names `--workload` and lists the known ones.
     pub fn parse(s: &str) -> Result<Workload, Error> {
         Ok(match s {
             "fill" => Workload::Fill,
@@ -40,7 +42,8 @@ impl Workload {
         })
     }
 
-    pub fn name(self) -> &'static str {
+    /// The `--workload` name.
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Workload::Fill => "fill",
             Workload::RandwriteFsync => "randwrite-fsync",
@@ -59,11 +62,14 @@ impl Workload {
 pub enum Mount {
     /// ext4's defaults (data=ordered, barriers, no discard).
     Default,
+    /// `nobarrier`: no flushes or FUA from the filesystem.
     Nobarrier,
+    /// `discard`: online discard of freed blocks.
     Discard,
 }
 
 impl Mount {
+    /// Parse a `--mount` word (default, nobarrier, discard); the error names `--mount`.
     pub fn parse(s: &str) -> Result<Mount, Error> {
         match s {
             "default" | "defaults" | "" => Ok(Mount::Default),
@@ -76,7 +82,8 @@ impl Mount {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    /// The `--mount` word for these options.
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Mount::Default => "default",
             Mount::Nobarrier => "nobarrier",
@@ -97,7 +104,9 @@ impl Mount {
 /// One validation run's settings.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// What runs on both sides.
     pub workload: Workload,
+    /// The ext4 mount options (kernel and model alike).
     pub mount: Mount,
     /// Size of the image (bytes, a multiple of 4 MiB).
     pub image_bytes: u64,
@@ -113,6 +122,7 @@ pub struct Options {
     pub pause_ns: u64,
     /// SQLite: transactions.
     pub transactions: u64,
+    /// Seed of the workload's random choices.
     pub seed: u64,
     /// Directory the image lives in (tmpfs).
     pub image_dir: std::path::PathBuf,
@@ -123,6 +133,7 @@ pub struct Options {
 }
 
 impl Options {
+    /// Defaults: a 128 MiB image in /dev/shm, 8192 blocks per group, fill to 80 %, 400 writes with no pause, 100 SQLite transactions, seed 1, model on `sim:toy`, the kernel's jiffy as tick.
     pub fn new(workload: Workload, mount: Mount) -> Options {
         Options {
             workload,

@@ -11,7 +11,9 @@ pub type BlockRuns = Vec<(u64, u64)>;
 /// Free-space maps after the workload, model beside kernel.
 #[derive(Debug, Clone, Serialize)]
 pub struct FreeMaps {
+    /// The model's free space.
     pub model: FreeMap,
+    /// The kernel's free space.
     pub kernel: FreeMap,
     /// Relative error of the model's mixed-window fraction.
     pub mixed_window_error: Option<f64>,
@@ -22,12 +24,15 @@ pub struct FreeMaps {
 /// Where the files left are, FIEMAP (kernel) beside the model's extents.
 #[derive(Debug, Clone, Serialize)]
 pub struct Placement {
+    /// Files compared.
     pub files: u64,
     /// Files whose first block is the same block on both sides.
     pub same_start: u64,
     /// Files whose every extent is the same on both sides.
     pub same_extents: u64,
+    /// Extents per file in the model.
     pub model_extents_per_file: f64,
+    /// Extents per file in the kernel (FIEMAP).
     pub kernel_extents_per_file: f64,
     /// The first files placed differently: extents (start block, blocks) on each side as
     /// (name, model, kernel).
@@ -37,28 +42,48 @@ pub struct Placement {
 /// Per SQLite transaction (synchronous=FULL, one insert each).
 #[derive(Debug, Clone, Serialize)]
 pub struct PerCommit {
+    /// Transactions measured.
     pub transactions: u64,
+    /// Model flush requests per transaction.
     pub model_flushes: f64,
+    /// Kernel flush requests per transaction.
     pub kernel_flushes: f64,
+    /// Model write requests per transaction.
     pub model_write_requests: f64,
+    /// Kernel write requests per transaction.
     pub kernel_write_requests: f64,
+    /// Model bytes written per transaction.
     pub model_write_bytes: f64,
+    /// Kernel bytes written per transaction.
     pub kernel_write_bytes: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
+/// One validation run's results: model beside kernel, per request class and more.
 pub struct Report {
+    /// Version of this document's layout (1).
     pub version: u32,
+    /// The workload's name.
     pub workload: String,
+    /// The mount options' name.
     pub mount: String,
+    /// Size of the image, bytes.
     pub image_bytes: u64,
+    /// The mkfs.ext4 command line.
     pub mkfs: String,
+    /// The kernel side, in words (release, where the image lives).
     pub kernel: String,
+    /// The model side, in words (filesystem model, simulated device).
     pub model: String,
+    /// Requests, bytes and errors per request class, model beside kernel.
     pub classes: Vec<ClassRow>,
+    /// SQLite workloads: requests per commit.
     pub per_commit: Option<PerCommit>,
+    /// Fill workloads: the free-space maps.
     pub free_space: Option<FreeMaps>,
+    /// Fill workloads: where the remaining files lie.
     pub placement: Option<Placement>,
+    /// Remarks printed under the tables.
     pub notes: Vec<String>,
 }
 
@@ -67,6 +92,7 @@ fn pct(e: Option<f64>) -> String {
 }
 
 impl Report {
+    /// The terminal report (tables, 80 columns).
     pub fn render_text(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(
@@ -151,6 +177,7 @@ impl Report {
         flashlab_results::export::wrap(&s)
     }
 
+    /// The JSON document (pretty, newline-terminated).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("the report serializes") + "\n"
     }

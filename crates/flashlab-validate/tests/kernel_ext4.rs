@@ -184,13 +184,14 @@ fn sqlite_once(test: &str, workload: &str) {
     };
     // jbd2's commits follow the file timestamps, which the model takes from the kernel's own
     // clock readings (the recording VFS), so the kernel's pace no longer moves the commit
-    // count; the retry above is for the block layer's merging. Bytes are held to 25 %, not
-    // the acceptance's 15 %: a fresh-clone CI run measured sqlite-wal's journal bytes 16 %
-    // above the model in all three tries (model 1298432, kernel 1540096-1552384) while the
-    // requests agreed; what the kernel's commits carry beyond the model's blocks is not
-    // explained yet (fill, DELETE and TRUNCATE show the same 5-13 % gap in quiet runs).
-    check_classes(&r, 0.25, 0.25);
-    check_per_commit(&r, 0.25);
+    // count; the retry above is for the block layer's merging. The journal's bytes agree
+    // block for block since the model logs the superblock where the kernel does (the orphan
+    // list on delete and truncate, the mount point at the first open) and the kernel side
+    // keeps SQLite on one CPU (a thread moved between CPUs takes a growing file's blocks from
+    // two per-CPU windows, and the extent leaf it then needs is logged in every commit: +16 %
+    // on sqlite-wal in a loaded CI run, before the pinning).
+    check_classes(&r, 0.15, 0.25);
+    check_per_commit(&r, 0.15);
 }
 
 #[test]

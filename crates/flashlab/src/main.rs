@@ -1,6 +1,7 @@
 //! flashlab: simulate, measure and explain flash storage. This binary only parses the command
 //! line and prints; the work is in flashlab-lab (workloads, protocols) and flashsim (the device).
 
+mod applies;
 mod cli;
 mod cmd;
 mod error;
@@ -58,7 +59,9 @@ fn main() {
         }
     }
     output_args::set_text_mode(outputs::args(&cli.command).text_mode());
-    if let Err(e) = outputs::of(&cli.command).and_then(|o| report::output::check_outputs(&o)) {
+    if let Err(e) =
+        applies::check(&cli.command).and(outputs::of(&cli.command)).and_then(|o| report::output::check_outputs(&o))
+    {
         eprintln!("flashlab: error: {e}");
         std::process::exit(1);
     }

@@ -3,6 +3,7 @@
 //! standard output; nowhere with `--quiet`), and writing the results document through the
 //! exporters of flashlab-results.
 
+use crate::error::Error;
 use clap::Args;
 use flashlab_results::{export, Document};
 use std::path::{Path, PathBuf};
@@ -53,9 +54,9 @@ impl OutputArgs {
 
     /// Write `doc` where the options say: JSON, CSV (its main table), and the HTML report
     /// (drawn by flashlab-report from the JSON; `title` names it).
-    pub fn write(&self, doc: &Document, title: &str) -> Result<(), String> {
+    pub fn write(&self, doc: &Document, title: &str) -> Result<(), Error> {
         if self.json.as_deref().is_some_and(is_stdout) && self.csv.as_deref().is_some_and(is_stdout) {
-            return Err("--json - and --csv -: only one of them can take standard output".into());
+            return Err(Error::Usage("--json - and --csv -: only one of them can take standard output".into()));
         }
         if let Some(p) = &self.json {
             put(p, &export::json(doc)?)?;
@@ -64,7 +65,7 @@ impl OutputArgs {
             put(p, &export::csv(doc)?)?;
         }
         if let Some(p) = &self.report {
-            let v = serde_json::to_value(doc).map_err(|e| format!("--report: {e}"))?;
+            let v = serde_json::to_value(doc).map_err(Error::at("--report"))?;
             crate::cmd::report::write_for(p, title, v)?;
         }
         Ok(())
@@ -72,11 +73,11 @@ impl OutputArgs {
 }
 
 /// Write `text` to the file `p` (complete or not at all), or to standard output for `-`.
-fn put(p: &Path, text: &str) -> Result<(), String> {
+fn put(p: &Path, text: &str) -> Result<(), Error> {
     if is_stdout(p) {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(|e| format!("standard output: {e}"))
+        out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(Error::Stdout)
     } else {
         crate::report::output::write_atomic(p, text.as_bytes())?;
         crate::outln!("results written to {}", p.display());
@@ -139,6 +140,14 @@ macro_rules! out {
 macro_rules! outln {
     () => { $crate::output_args::emit_text("\n") };
     ($($t:tt)*) => { $crate::output_args::emit_text(&(format!($($t)*) + "\n")) };
+}
+
+/// `println!` for a line of prose that holds no path and no command line (a note, a legend):
+/// wrapped at 80 columns between words ([`export::wrap`]). A line with a path or a command in
+/// it goes through [`outln!`], whole.
+#[macro_export]
+macro_rules! proseln {
+    ($($t:tt)*) => { $crate::output_args::emit_text(&flashlab_results::export::wrap(&(format!($($t)*) + "\n"))) };
 }
 
 /// A table of the results, drawn for the terminal (80 columns).

@@ -3,6 +3,7 @@
 //! the results have no table, `--report` where they have no charts) is refused at once.
 
 use crate::cli::{Command, SimCommand};
+use crate::error::Error;
 use crate::output_args::OutputArgs;
 use std::path::Path;
 
@@ -65,16 +66,22 @@ fn can(cmd: &Command) -> (bool, bool) {
 
 /// (flag, path) of every output file `cmd` was asked to write; an error for an output it
 /// cannot write.
-pub fn of(cmd: &Command) -> Result<Vec<(&'static str, Option<&Path>)>, String> {
+pub fn of(cmd: &Command) -> Result<Vec<(&'static str, Option<&Path>)>, Error> {
     let o = args(cmd);
     let (csv, report) = can(cmd);
     let name = command_name(cmd);
     if o.csv.is_some() && !csv {
-        return Err(format!("--csv: the results of flashlab {name} have no table (--json writes them all)"));
+        return Err(Error::flag(
+            "--csv",
+            format!("the results of flashlab {name} have no table (--json writes them all)"),
+        ));
     }
     if o.report.is_some() && !report {
-        return Err(format!(
-            "--report: the results of flashlab {name} have no charts (reports draw age, bench, fill, wsat, run and life)"
+        return Err(Error::flag(
+            "--report",
+            format!(
+                "the results of flashlab {name} have no charts (reports draw age, bench, fill, wsat, run and life)"
+            ),
         ));
     }
     let mut v = o.files();

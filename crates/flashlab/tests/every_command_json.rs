@@ -213,3 +213,110 @@ fn serve_writes_its_document_when_stopped() {
     serve(file.to_str().unwrap(), &root.0.join("m2"));
     validate("serve --json FILE", &std::fs::read_to_string(&file).unwrap(), "serve");
 }
+
+/// Every subcommand that produces results (all but `completions` and `man`, whose output is a
+/// script or a manual page) takes the same output options, and every `--target` defaults to
+/// the same simulated device (`run`'s defaults to the job file's own files, else that device).
+#[test]
+fn every_command_has_the_output_options_and_one_default_target() {
+    let commands: [&[&str]; 22] = [
+        &["age"],
+        &["bench"],
+        &["fill"],
+        &["wsat"],
+        &["run"],
+        &["profiles"],
+        &["sim", "waf"],
+        &["report"],
+        &["doctor"],
+        &["calibrate"],
+        &["breakdown"],
+        &["sqlite"],
+        &["serve"],
+        &["life"],
+        &["sweep"],
+        &["validate-fs"],
+        &["phone", "devices"],
+        &["phone", "doctor"],
+        &["phone", "bench"],
+        &["phone", "fill"],
+        &["phone", "age"],
+        &["phone", "run"],
+    ];
+    for c in commands {
+        let o = run(plain(&[c, &["--help"][..]].concat()), &format!("flashlab {c:?} --help"));
+        let help = String::from_utf8_lossy(&o.stdout);
+        for flag in ["--json <FILE>", "--csv <FILE>", "--report <FILE.html>", "--quiet"] {
+            assert!(help.contains(flag), "flashlab {c:?} --help lacks {flag}:\n{help}");
+        }
+        // The --target entry: its line and the lines up to the next option.
+        let mut lines = help.lines().skip_while(|l| !l.trim_start().starts_with("--target <"));
+        if let Some(first) = lines.next() {
+            let rest: Vec<&str> = lines.take_while(|l| !l.trim_start().starts_with('-')).collect();
+            let entry = format!("{first}\n{}", rest.join("\n"));
+            assert!(
+                entry.contains("[default: sim:nexus7-2012]") || c == ["run"],
+                "flashlab {c:?}: --target has another default:\n{entry}"
+            );
+        }
+    }
+}
+
+/// An option that does not apply to what the command was asked to do is an error naming it,
+/// on one line, before any work: never silently ignored (issue 19, item 1).
+#[test]
+fn options_that_do_not_apply_are_errors() {
+    let root = Dir(scratch("every-applies", ""));
+    std::fs::create_dir_all(root.0.join("dir")).unwrap();
+    let dir = root.0.join("dir");
+    let d = dir.to_str().unwrap();
+    let job = jobfile();
+    let j = job.to_str().unwrap();
+    let out = root.0.join("out.json");
+    let o = out.to_str().unwrap();
+    let toy = "sim:toy";
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        // Real-target options on a simulated device, simulated-system options on a real one.
+        (vec!["bench", "--target", toy, "--idle", "1m"], "--idle"),
+        (vec!["bench", "--target", toy, "--zero-buffers"], "--zero-buffers"),
+        (vec!["age", "--target", d, "--fs", "ext4"], "--fs"),
+        (vec!["run", j, "--target", toy, "--buffered"], "--buffered"),
+        (vec!["run", j, "--target", d, "--precondition", "used"], "--precondition"),
+        (vec!["sqlite", "--target", d, "--discard"], "--discard"),
+        (vec!["sqlite", "--target", toy, "--baseline", "0"], "--baseline"),
+        (vec!["breakdown", "--target", toy, "--destroy-data"], "--destroy-data"),
+        (vec!["breakdown", "--target", toy, "--ioengine", "psync"], "--ioengine"),
+        (vec!["breakdown", "--target", toy, "--cpu-scale", "2"], "--cpu-scale"),
+        // Options of another mode of the same command.
+        (vec!["run", j, "--target", toy, "--output", o], "--output"),
+        (vec!["sweep", "s.toml", "--out", d, "--python", "python3"], "--python"),
+        (vec!["calibrate", "sd-card", "--all"], "--all"),
+        (vec!["serve", "--overwrite-backing", d], "--overwrite-backing"),
+        (vec!["fill", "--target", toy, "--procedure", "fill", "--test-size", "1MiB"], "--test-size"),
+        (vec!["fill", "--target", toy, "--gap", "1d"], "--gap"),
+        (vec!["life", "--target", toy, "--trace-format", "msr"], "--trace-format"),
+        (vec!["life", "--target", toy, "--compress-time"], "--compress-time"),
+        (vec!["life", "--target", toy, "--trace", j, "--scale", "0.5"], "--scale"),
+        (vec!["life", "--target", toy, "--trace", j, "--usage", "logger"], "--usage"),
+        (vec!["life", "--target", toy, "--usage", "uniform-4k", "--duration", "5d"], "--duration"),
+        (vec!["life", "--target", toy, "--usage", "uniform-4k", "--policy", "discard"], "--policy"),
+        (vec!["life", "--target", toy, "--drive-writes", "2"], "--drive-writes"),
+        (vec!["validate-fs", "--workload", "fill", "--writes", "50"], "--writes"),
+        (vec!["validate-fs", "--workload", "randwrite-fsync", "--transactions", "5"], "--transactions"),
+        // Outputs the results do not have.
+        (vec!["doctor", "--csv", o], "--csv"),
+        (vec!["sweep", "s.toml", "--out", d, "--report", "r.html"], "--report"),
+    ];
+    for (args, flag) in cases {
+        let o = plain(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "flashlab {args:?} should fail naming {flag}:\n{err}");
+        let lines: Vec<&str> = err.lines().filter(|l| !l.starts_with("note: ")).collect();
+        assert!(
+            lines.len() == 1 && lines[0].starts_with("flashlab: error: ") && lines[0].contains(flag),
+            "flashlab {args:?}: one line naming {flag} expected:\n{err}"
+        );
+    }
+    assert!(!out.exists(), "a refused command wrote its output");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "a refused command left files in the target");
+}

@@ -206,9 +206,18 @@ fn examples_give_fios_json_key_paths_and_counts() {
             // Counts the file fixes (number_ios, or bytes for fixed sizes): the same I/O count
             // when the job is neither time-based nor cut short by fio's random map.
             let jobname = a["jobname"].as_str().unwrap_or("");
-            let count_fixed =
-                !["paced-writes", "mixed-writes", "oltp-mix", "range-reads", "db", "rewrites", "settle", "steady-bw"]
-                    .contains(&jobname);
+            let count_fixed = ![
+                "paced-writes",
+                "mixed-writes",
+                "oltp-mix",
+                "range-reads",
+                "db",
+                "rewrites",
+                "settle",
+                "steady-bw",
+                "qd-probe",
+            ]
+            .contains(&jobname);
             // fio's steadystate object: the same keys with the same types in both documents.
             for (p, k) in pa.iter().filter(|(p, _)| p.starts_with("steadystate")) {
                 if pb.get(p) != Some(k) {

@@ -101,11 +101,15 @@ pub struct Device {
     idle_delay: Ns,
     /// Latest completion of any command so far.
     last_done: Ns,
+    /// Start of the current busy period: since then every command started while another was
+    /// in progress or right as it ended (it had been waiting), with no idle gap.
+    busy_since: Ns,
     /// Background work has been done up to here.
     idle_handled: Ns,
     last_submit: Ns,
-    /// The unit [`Device::prefetch`] was last told about (`u32::MAX`: none).
-    hinted: u32,
+    /// The units [`Device::prefetch`] was told about two calls ago and at the last call
+    /// (`u32::MAX`: none).
+    hinted: [u32; 2],
     /// The tag of writes that carry none ([`Device::set_write_tag`]).
     write_tag: u64,
 }
@@ -118,28 +122,33 @@ impl Device {
             ftl: Mapping::new(profile, seed),
             idle_delay: us(profile.ftl.idle_delay_ms * 1000.0),
             last_done: 0,
+            busy_since: 0,
             idle_handled: 0,
             last_submit: 0,
-            hinted: u32::MAX,
+            hinted: [u32::MAX; 2],
             write_tag: 0,
         }
     }
 
-    /// A hint that changes no result: a read or write at byte `offset` is coming, two requests
+    /// A hint that changes no result: a read or write at byte `offset` is coming, three requests
     /// from now. A random 4 KiB request's first cost is a cache miss on its mapping entry (a
     /// table of tens to hundreds of MiB); this starts fetching it, and the reverse-map entry of
-    /// the previously hinted request's place on NAND (its entry has arrived by now), so that
-    /// neither is waited for when the requests come. A caller that draws its offsets ahead
-    /// (a workload generator) calls it once per request, two requests ahead.
+    /// the place on NAND of the request hinted two calls ago (its mapping entry has had two
+    /// requests' time to arrive: one was not always enough while GC's own misses fill the
+    /// memory queue), so that neither is waited for when the requests come. A caller that
+    /// draws its offsets ahead (a workload generator) calls it once per request, three
+    /// requests ahead.
     #[inline]
     pub fn prefetch(&mut self, offset: u64) {
-        if self.hinted != u32::MAX {
-            self.ftl.prefetch_location(self.hinted);
+        let [older, newer] = self.hinted;
+        if older != u32::MAX {
+            self.ftl.prefetch_location(older);
         }
         let lpn = offset / MAP_UNIT;
-        self.hinted = if lpn < u64::from(self.ftl.logical_units()) { lpn as u32 } else { u32::MAX };
-        if self.hinted != u32::MAX {
-            self.ftl.prefetch_mapping(self.hinted);
+        let lpn = if lpn < u64::from(self.ftl.logical_units()) { lpn as u32 } else { u32::MAX };
+        self.hinted = [newer, lpn];
+        if lpn != u32::MAX {
+            self.ftl.prefetch_mapping(lpn);
         }
     }
 
@@ -241,6 +250,10 @@ impl Device {
         self.last_submit = now;
         let arrive = now + self.host.host_submit;
         let start = self.host.admit(arrive);
+        if start > self.last_done {
+            self.busy_since = start;
+        }
+        self.ftl.note_busy_since(self.busy_since);
         self.idle_until(start);
         self.ftl.nand().prune(start);
         self.host.prune(start);

@@ -37,6 +37,9 @@ pub(crate) const MAX_UPP: usize = MAX_UNITS_PER_PAGE as usize;
 const NIL: u32 = u32::MAX;
 /// GC prefetches the mapping entry of the unit this many physical units ahead.
 const GC_PREFETCH: u32 = 16;
+/// A program prefetches the reverse-map entry of the unit this many physical units ahead in
+/// its block (a cache line holds 16 to 64 packed entries).
+const PROGRAM_PREFETCH: u32 = 32;
 
 use crate::memory::prefetch;
 
@@ -448,6 +451,13 @@ impl Ftl {
         self.counters.nand_page_programs += 1;
         self.counters.nand_units_programmed += u64::from(upp);
         let base = block * self.geo.units_per_block + page * upp;
+        // The reverse-map entries of this block's later pages: each program reads and rewrites
+        // its page's packed entries, a miss when the block's part of the table left the cache
+        // since its last erase.
+        let ahead = base + PROGRAM_PREFETCH;
+        if ahead < (block + 1) * self.geo.units_per_block {
+            self.p2l.prefetch(ahead as usize);
+        }
         let len = self.open[op].len;
         let open = &self.open[op];
         let l2p = &mut self.l2p;
@@ -571,6 +581,23 @@ impl Ftl {
         Some(v)
     }
 
+    /// GC's read of page `page` of victim `v` on `die`, the first step of every copy: counts
+    /// the page's live units and, if there are any, reads the page (counted as one NAND page
+    /// read). Returns the page's first unit and when the read completes, or `None` if the
+    /// page held nothing (no read is issued).
+    #[inline]
+    fn gc_read_page(&mut self, die: u32, v: u32, page: u32, at: Ns) -> Option<(u32, Ns)> {
+        let upp = self.geo.units_per_page;
+        let base = v * self.geo.units_per_block + page * upp;
+        let live = self.p2l.count(base as usize, (base + upp) as usize);
+        if live == 0 {
+            return None;
+        }
+        let ready = self.nand.read(die, at, live);
+        self.counters.nand_page_reads += 1;
+        Some((base, ready))
+    }
+
     /// Copy the valid units of page `page` of victim `v` on `die` into GC's open page,
     /// programming it whenever it fills; returns when the last of it is done (`at` if the
     /// page held nothing).
@@ -578,19 +605,14 @@ impl Ftl {
         if self.gc_split {
             return self.gc_copy_page_split(die, v, page, at);
         }
-        let upb = self.geo.units_per_block;
+        let Some((base, ready)) = self.gc_read_page(die, v, page, at) else {
+            return at;
+        };
         let upp = self.geo.units_per_page;
         let gc_op = (self.host_streams + die) as usize;
-        let end = (v + 1) * upb;
+        let end = (v + 1) * self.geo.units_per_block;
         let upp_us = upp as usize;
-        let base = v * upb + page * upp;
-        let live = self.p2l.count(base as usize, (base + upp) as usize);
-        if live == 0 {
-            return at;
-        }
-        let ready = self.nand.read(die, at, live);
         let mut done = ready;
-        self.counters.nand_page_reads += 1;
         // Move the page's valid units into GC's open page, programming it whenever it
         // fills. Each unit: forget its old place, append it (the mapping then points into
         // the open page until it is programmed).

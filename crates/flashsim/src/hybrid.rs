@@ -20,6 +20,7 @@
 
 mod bounded;
 mod bulk;
+mod busy;
 
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
@@ -127,6 +128,10 @@ pub struct HybridFtl {
     busy_ceiling: Ns,
     /// Conservative time of one merge page (read, transfer, program), to stop at the ceiling.
     page_cost: Ns,
+    /// Start of the device's current busy period, and the part of the ceiling kept for the
+    /// queued commands' own work (`busy.rs`).
+    busy_since: Ns,
+    busy_reserve: Ns,
     pub counters: Counters,
 }
 
@@ -185,6 +190,10 @@ impl HybridFtl {
                 let t = NandTiming::from_profile(profile);
                 t.t_read + t.t_prog + 2 * u64::from(geo.units_per_page) * t.unit_xfer
             },
+            busy_since: 0,
+            // A tenth of the ceiling: room for a jbd2 commit's queued commands (a few journal
+            // pages, two flushes of the open pages) and the host's costs around the request.
+            busy_reserve: crate::nand::us(profile.busy_ceiling_ms() * 100.0),
             counters: Counters::default(),
         }
     }
@@ -735,6 +744,11 @@ impl HybridFtl {
             done = done.max(self.program_rw(at));
         }
         if self.open[SW].len > 0 {
+            // Pad the sequential log's page with the block's current data at those offsets (a
+            // read-modify-write of one page), as closing it does: padding it with nothing
+            // would strand them in the old data block, and closing the log would then need
+            // a full merge inside one command.
+            self.fill_sw_page(at);
             done = done.max(self.program_sw(at));
         }
         done
@@ -817,7 +831,7 @@ impl HybridFtl {
     /// command that started at `start`: its share of the paced merge, at most the profile's
     /// pages per command and never past the busy-time ceiling. Returns when it is done.
     pub fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
-        let deadline = start + self.busy_ceiling;
+        let deadline = self.gc_deadline(start);
         let mut end = at;
         let mut budget = self.pages_per_command;
         // Pace to be done with a quarter of the active log to spare: a command that hits the

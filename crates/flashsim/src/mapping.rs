@@ -114,6 +114,15 @@ impl Mapping {
         each!(self, f => f.command_gc(start, at, units))
     }
 
+    /// The device has been busy without a break since `t` (commands queued back to back): the
+    /// hybrid FTL bounds the merge work of the whole busy period, not only of one command.
+    #[inline]
+    pub fn note_busy_since(&mut self, t: Ns) {
+        if let Mapping::Hybrid(h) = self {
+            h.note_busy_since(t);
+        }
+    }
+
     pub fn flush(&mut self, at: Ns) -> Ns {
         each!(self, f => f.flush(at))
     }

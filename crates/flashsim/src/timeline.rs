@@ -235,6 +235,8 @@ impl Channel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand_core::{RngCore, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
 
     #[test]
     fn fills_gaps() {
@@ -253,13 +255,8 @@ mod tests {
     /// forward in time, with pruning in between.
     #[test]
     fn channel_matches_timeline() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x2545_f491_4f6c_dd1d);
+        let mut rnd = |m: u64| rng.next_u64() % m;
         for lanes in 1..=4usize {
             for _ in 0..50 {
                 let mut t = Timeline::default();

@@ -222,13 +222,13 @@ pub fn run_waf(cfg: &WafConfig, mut progress: impl FnMut(f64)) -> Result<WafResu
     let mut split_mid = dev.temperature_split();
     let (mut hot, mut cold) = (0u64, 0u64);
     let step = (total / 100).max(1);
-    // The units are drawn two writes ahead, so that the device fetches their mapping entries
+    // The units are drawn three writes ahead, so that the device fetches their mapping entries
     // meanwhile (`Device::prefetch`); the sequence is the same.
     let draw = |rng: &mut Rng, xo: &mut Xoshiro256PlusPlus| match &sampler {
         None => rng.below(live),
         Some(s) => s.next(xo),
     };
-    let mut ahead = [draw(&mut rng, &mut xo), draw(&mut rng, &mut xo)];
+    let mut ahead = [draw(&mut rng, &mut xo), draw(&mut rng, &mut xo), draw(&mut rng, &mut xo)];
     let mut next_progress = 0;
     for i in 0..total {
         if i == half {
@@ -242,8 +242,8 @@ pub fn run_waf(cfg: &WafConfig, mut progress: impl FnMut(f64)) -> Result<WafResu
             next_progress += step;
         }
         let block = ahead[0];
-        ahead = [ahead[1], draw(&mut rng, &mut xo)];
-        dev.prefetch((trimmed + ahead[1]) * MAP_UNIT);
+        ahead = [ahead[1], ahead[2], draw(&mut rng, &mut xo)];
+        dev.prefetch((trimmed + ahead[2]) * MAP_UNIT);
         let stream = stream_of(block);
         if stream == HOT_STREAM {
             hot += 1;

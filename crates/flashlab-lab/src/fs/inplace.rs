@@ -11,8 +11,12 @@
 //!   allocation or free touches; the inode-table block of the file on every size change and
 //!   write that moves its mtime (no `lazytime`; the coarse clock ticks every
 //!   `timestamp_granularity_ns`, a jiffy); the inode bitmap on create and delete; a directory
-//!   block on create/delete (all files in one directory, 128 entries a block); extent-tree
-//!   leaf blocks once a file has more than the 4 extents its inode holds (340 per leaf).
+//!   block and the directory's own inode (its mtime and ctime) on create/delete (all files in
+//!   the root directory, 128 entries a block); extent-tree leaf blocks once a file has more
+//!   than the 4 extents its inode holds (340 per leaf); the superblock when a delete or a
+//!   truncate puts the inode on the orphan list (its head, `s_last_orphan`, is in the
+//!   superblock) and once after mount, when the first file is opened (ext4 records the mount
+//!   point in `s_last_mounted`).
 //! * Dirty blocks go to the running transaction; it commits (ordered mode: data is already on
 //!   the device, the model writing data synchronously) every `commit_interval` of virtual time
 //!   — checked at each io, fsync and idle — and on fsync of a file whose metadata is in it.
@@ -38,6 +42,11 @@ fn coarse_time(t: Ns, tick: Ns) -> Ns {
     let tick = tick.max(1);
     t / tick * tick
 }
+
+/// The block holding the primary superblock (at byte 1024 of block 0 with 4 KiB blocks).
+const SUPERBLOCK: u64 = 0;
+/// The root directory's inode number, the directory every file of the model lives in.
+const ROOT_INO: u64 = 2;
 
 /// Extents an ext4 inode holds itself; beyond that, leaf blocks of this many extents each.
 const INODE_EXTENTS: usize = 4;
@@ -84,6 +93,9 @@ struct Ext4 {
     /// Static metadata and journal (block ranges), for the tiling check.
     fixed: Vec<(u64, u64)>,
     mb: Mballoc,
+    /// The mount point was recorded in the superblock (`s_last_mounted`): ext4 does it at the
+    /// first open of a file after mount (`ext4_sample_last_mounted`), through the journal.
+    mount_sampled: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -141,6 +153,7 @@ impl InPlace {
                 dir_bytes: 24 + if layout.root_dir.is_empty() { 0 } else { dirent_bytes("lost+found") },
                 fixed,
                 mb: Mballoc::default(),
+                mount_sampled: false,
                 layout,
             }
         });
@@ -279,9 +292,12 @@ impl InPlace {
             return Err(e);
         }
         if let Some(e4) = &mut self.ext4 {
+            sample_last_mounted(e4);
             let g = e4.layout.inode_group(ino);
             e4.dirty.push(e4.layout.inode_bitmap(g));
             e4.dirty.push(e4.layout.descriptor_block(g));
+            // The new entry changes the directory's mtime and ctime (`ext4_add_entry`).
+            e4.dirty.push(e4.layout.inode_block(ROOT_INO));
             let entry = dirent_bytes(name);
             if e4.dir_bytes + entry > e4.dir_blocks.len() as u64 * FS_BLOCK {
                 // Directory blocks start at the directory's group (the flex group's first).
@@ -314,6 +330,9 @@ impl InPlace {
     ) -> Result<Completion, SysError> {
         self.file(id)?;
         self.tick(d, t)?;
+        if let Some(e4) = &mut self.ext4 {
+            sample_last_mounted(e4);
+        }
         if op == Op::Write {
             let end = off + len;
             self.grow(d, t, id, name, end)?;
@@ -455,6 +474,11 @@ impl InPlace {
                 e4.dirty.push(e4.layout.inode_block(f.ino));
                 e4.dirty.push(e4.layout.inode_bitmap(g));
                 e4.dirty.push(e4.layout.descriptor_block(g));
+                // The last link goes: the inode joins the orphan list until its blocks are
+                // freed (`ext4_orphan_add`/`_del` update the list head in the superblock), and
+                // the directory's mtime and ctime change.
+                e4.dirty.push(SUPERBLOCK);
+                e4.dirty.push(e4.layout.inode_block(ROOT_INO));
                 e4.dir_bytes = e4.dir_bytes.saturating_sub(f.dirent);
                 if let Some(&b) = e4.dir_blocks.get((u64::from(id) % e4.dir_blocks.len().max(1) as u64) as usize) {
                     e4.dirty.push(b);
@@ -535,6 +559,7 @@ impl InPlace {
     pub fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
         self.file(id)?;
         let f = self.files[id as usize].as_mut().expect("checked");
+        let shrinks = f.f.size > 0 || !f.f.extents.is_empty();
         let mut freed: Vec<(u64, u64)> = f.f.extents.drain(..).map(|e| (e.dev_off, e.len)).collect();
         freed.extend(f.leaves.drain(..).map(|b| (b * FS_BLOCK, FS_BLOCK)));
         f.f.size = 0;
@@ -550,6 +575,11 @@ impl InPlace {
             Some(e4) => {
                 for &(s, l) in &freed {
                     dirty_groups(e4, s, l);
+                }
+                if shrinks {
+                    // A shrinking truncate puts the inode on the orphan list while it frees
+                    // the blocks (`ext4_setattr`): the list head is in the superblock.
+                    e4.dirty.push(SUPERBLOCK);
                 }
                 e4.pending_free.extend(freed);
                 let f = self.files[id as usize].as_mut().expect("checked");
@@ -607,6 +637,16 @@ fn dirty_groups(e4: &mut Ext4, dev_off: u64, len: u64) {
     for g in first..=last {
         e4.dirty.push(e4.layout.block_bitmap(g));
         e4.dirty.push(e4.layout.descriptor_block(g));
+    }
+}
+
+/// The first open of a file after mount records the mount point in the superblock
+/// (`ext4_sample_last_mounted`, through the journal): the superblock joins the running
+/// transaction once per mount.
+fn sample_last_mounted(e4: &mut Ext4) {
+    if !e4.mount_sampled {
+        e4.mount_sampled = true;
+        e4.dirty.push(SUPERBLOCK);
     }
 }
 

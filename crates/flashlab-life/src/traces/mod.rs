@@ -5,9 +5,9 @@
 //!
 //! Every malformed line is an error naming the file and the line: `trace.csv:12: ...`.
 
-pub mod blkparse;
-pub mod iolog;
-pub mod msr;
+mod blkparse;
+mod iolog;
+mod msr;
 pub mod replay;
 pub mod stats;
 
@@ -17,17 +17,24 @@ use std::fmt;
 /// One request of a trace: when it was issued (ns from the trace's first request), what, where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TraceOp {
+    /// Issue time, ns from the trace's first request.
     pub t_ns: Ns,
+    /// Read, write, trim or flush.
     pub op: Op,
     /// Bytes from the start of the traced device; 0 for a flush.
     pub offset: u64,
+    /// Length in bytes; 0 for a flush.
     pub len: u64,
 }
 
+/// A trace file that does not parse: the file, the line (0: the whole file) and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceError {
+    /// The file as named.
     pub file: String,
+    /// 1-based line; 0 when the problem is the whole file's.
     pub line: usize,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -46,18 +53,22 @@ impl std::error::Error for TraceError {}
 /// The trace formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// `blkparse` default text output (blktrace).
     Blkparse,
+    /// fio's iolog version 2 or 3.
     Iolog,
+    /// The MSR Cambridge CSV traces (SNIA IOTTA).
     Msr,
 }
 
 impl Format {
-    pub fn parse(s: &str) -> Result<Format, String> {
+    /// Parses `blkparse`, `iolog` or `msr`.
+    pub fn parse(s: &str) -> Result<Format, crate::LifeError> {
         match s {
             "blkparse" => Ok(Format::Blkparse),
             "iolog" => Ok(Format::Iolog),
             "msr" => Ok(Format::Msr),
-            _ => Err(format!("trace format '{s}': expected blkparse, iolog or msr")),
+            _ => Err(crate::LifeError::TraceFormat(s.to_string())),
         }
     }
 

@@ -9,36 +9,45 @@
 //! per gap between requests, and at the end.
 
 use super::TraceOp;
+use crate::error::LifeError;
 use crate::runner::{LifeResult, Sampler};
 use crate::sim_adapter::Sim;
 use crate::workload::AppStats;
 use flashlab_measure::LatencyHistogram;
 use flashsim::{Ns, Op, Profile};
 
+/// How a trace is replayed: timing, sampling, seed, P/E budget.
 #[derive(Debug, Clone)]
 pub struct ReplayConfig {
+    /// Issue each request when the previous one completes, ignoring the trace's gaps.
     pub compress_time: bool,
+    /// Virtual time between two samples, in nanoseconds.
     pub sample_ns: Ns,
     /// A probe at every this many samples (0 = only at the end).
     pub probe_every: u32,
+    /// Seed of the simulated device.
     pub seed: u64,
+    /// P/E-cycle budget per block (`None`: by the profile's cell type).
     pub pe_cycles: Option<u32>,
 }
 
 /// What the replay did besides the samples.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct ReplayStats {
+    /// Requests replayed.
     pub requests: u64,
+    /// Requests whose offset was past the device's end, folded into it.
     pub folded: u64,
 }
 
+/// Replays `ops` (the trace `name`) on a new simulated device of `profile`, sampling as a life run does.
 pub fn replay(
     profile: &Profile,
     name: &str,
     ops: &[TraceOp],
     cfg: &ReplayConfig,
     mut progress: impl FnMut(f64),
-) -> Result<(LifeResult, ReplayStats), String> {
+) -> Result<(LifeResult, ReplayStats), LifeError> {
     let mut sim = Sim::new(profile, cfg.seed, false)?;
     let mut sampler = Sampler::new(&sim, cfg.pe_cycles, None, 0.0, cfg.seed);
     let cap = sim.logical_bytes();
@@ -58,7 +67,7 @@ pub fn replay(
             let s = sampler.sample(sim, at as f64 / crate::policy::DAY as f64, probe, Some((&*lat, &none)))?;
             lat.clear();
             samples.push(s);
-            Ok::<(), String>(())
+            Ok::<(), LifeError>(())
         };
     for (i, o) in ops.iter().enumerate() {
         let t = if cfg.compress_time { prev_done.max(sim.now()) } else { o.t_ns };
@@ -91,7 +100,7 @@ pub fn replay(
             }
             (off, len)
         };
-        let c = sim.block_io(t, o.op, off, len).map_err(|e| format!("trace {name}, request {}: {e}", i + 1))?;
+        let c = sim.block_io(t, o.op, off, len).map_err(LifeError::sim(format!("trace {name}, request {}", i + 1)))?;
         match o.op {
             Op::Write => {
                 lat.record(c.latency());
@@ -110,20 +119,5 @@ pub fn replay(
     let end = sim.now();
     take(&mut sim, &mut sampler, &mut lat, &mut samples, end.max(1), true)?;
     progress(1.0);
-    let days = end as f64 / crate::policy::DAY as f64;
-    Ok((
-        LifeResult {
-            workload: format!("trace {name}"),
-            policy: "trace (its own discards only)".into(),
-            profile: profile.name.clone(),
-            seed: cfg.seed,
-            days,
-            pe_cycles: sampler.pe,
-            probe: sampler.probe,
-            samples,
-            app,
-            virtual_s: end as f64 / 1e9,
-        },
-        stats,
-    ))
+    Ok((sampler.finish(&sim, format!("trace {name}"), "trace (its own discards only)".into(), samples, app), stats))
 }

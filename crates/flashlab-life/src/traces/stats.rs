@@ -17,6 +17,7 @@ const TOP_SIZES: usize = 8;
 /// One size of the block-size mix.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SizeShare {
+    /// Request size, in bytes.
     pub bytes: u64,
     /// Share of the direction's requests.
     pub share: f64,
@@ -25,31 +26,46 @@ pub struct SizeShare {
 /// The share of block writes that go to the hottest `top` fraction of the written blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Skew {
+    /// The hottest fraction of the written blocks (0.01, 0.1, 0.2).
     pub top: f64,
+    /// Share of block writes that go to them.
     pub write_share: f64,
 }
 
+/// What a trace holds: counts, bytes, size mix, read share and write skew.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TraceStats {
+    /// Requests of every kind.
     pub requests: u64,
+    /// Read requests.
     pub reads: u64,
+    /// Write requests.
     pub writes: u64,
+    /// Trim (discard) requests.
     pub trims: u64,
+    /// Flush requests.
     pub flushes: u64,
+    /// Bytes read.
     pub read_bytes: u64,
+    /// Bytes written.
     pub write_bytes: u64,
     /// Reads over reads + writes, by requests and by bytes.
     pub read_fraction_requests: f64,
+    /// Reads over reads + writes, by bytes.
     pub read_fraction_bytes: f64,
     /// The most common write and read sizes (share of the direction's requests), largest share
     /// first; `other` is the share of the sizes not listed.
     pub write_sizes: Vec<SizeShare>,
+    /// Share of write requests of sizes not listed.
     pub write_sizes_other: f64,
+    /// The most common read sizes, largest share first.
     pub read_sizes: Vec<SizeShare>,
+    /// Share of read requests of sizes not listed.
     pub read_sizes_other: f64,
     /// Distinct 4 KiB blocks written, and block writes (a request covers every block it
     /// touches).
     pub written_blocks: u64,
+    /// Block writes: every 4 KiB block each write request touches.
     pub block_writes: u64,
     /// Block writes per written block, on average (1: every block written once).
     pub writes_per_block: f64,

@@ -20,9 +20,13 @@ use std::os::fd::RawFd;
 /// What one request does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IoOp {
+    /// Read `len` bytes into the slot.
     Read,
+    /// Write `len` bytes from the slot.
     Write,
+    /// `fsync` the file.
     Fsync,
+    /// `fdatasync` the file.
     Fdatasync,
 }
 
@@ -30,27 +34,38 @@ pub enum IoOp {
 /// slot too (it marks the request in flight) but no bytes of it.
 #[derive(Debug, Clone, Copy)]
 pub struct IoRequest {
+    /// What the request does.
     pub op: IoOp,
+    /// The file or device.
     pub fd: RawFd,
+    /// Byte offset.
     pub offset: u64,
+    /// Length, bytes.
     pub len: u32,
+    /// The buffer slot it uses.
     pub slot: u32,
+    /// The caller's tag, returned in the completion.
     pub user_data: u64,
 }
 
 /// A finished request: `result` is the byte count (or 0 for a flush), or `-errno`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IoCompletion {
+    /// The request's tag.
     pub user_data: u64,
+    /// The buffer slot it used (free again).
     pub slot: u32,
+    /// Bytes transferred (0 for a flush), or `-errno`.
     pub result: i32,
 }
 
 /// fio's `ioengine` names flashlab implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EngineKind {
+    /// Linux io_uring: up to `iodepth` requests in flight.
     #[default]
     IoUring,
+    /// pread/pwrite: one request at a time.
     Psync,
 }
 
@@ -64,6 +79,7 @@ impl EngineKind {
         }
     }
 
+    /// fio's name: `io_uring` or `psync`.
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::IoUring => "io_uring",
@@ -79,7 +95,9 @@ pub struct EngineConfig {
     pub depth: u32,
     /// Bytes of each buffer slot (the largest block size of the job).
     pub buf_size: usize,
+    /// What the written bytes hold.
     pub pattern: DataPattern,
+    /// Seed of the random data.
     pub seed: u64,
 }
 
@@ -109,10 +127,12 @@ pub trait IoEngine {
 
 /// Whether io_uring works here: creates (and drops) a small ring. `Err` says why not
 /// (e.g. `io_uring_setup: Operation not permitted` under a seccomp policy, or ENOSYS).
-pub fn probe_io_uring() -> Result<(), String> {
+pub fn probe_io_uring() -> Result<(), crate::UringUnavailable> {
     match io_uring::IoUring::new(4) {
         Ok(_) => Ok(()),
-        Err(e) => Err(crate::android::explain_uring_error(&e)),
+        Err(source) => {
+            Err(crate::UringUnavailable { explanation: crate::android::explain_uring_error(&source), source })
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use super::{check_slot, EngineConfig, IoCompletion, IoEngine, IoOp, IoRequest};
 use crate::buffers::AlignedBuffers;
 use crate::RealError;
 
+/// The psync engine: each request is a pread/pwrite (or fsync) done when submitted.
 pub struct PsyncEngine {
     bufs: AlignedBuffers,
     busy: Vec<bool>,
@@ -15,6 +16,7 @@ pub struct PsyncEngine {
 }
 
 impl PsyncEngine {
+    /// An engine with one buffer slot (psync has one request in flight whatever `depth` says).
     pub fn new(cfg: &EngineConfig) -> PsyncEngine {
         PsyncEngine {
             bufs: AlignedBuffers::new(1, cfg.buf_size, cfg.pattern, cfg.seed),

@@ -11,6 +11,7 @@ use crate::buffers::AlignedBuffers;
 use crate::RealError;
 use io_uring::{opcode, squeue, types, IoUring};
 
+/// The io_uring engine: a ring of `depth` entries; its buffers registered where the kernel allows.
 pub struct UringEngine {
     // Declared before the buffers: dropped (ring closed) first; Drop also waits for every
     // request in flight, so the kernel never writes into freed memory.
@@ -24,6 +25,7 @@ pub struct UringEngine {
 }
 
 impl UringEngine {
+    /// Sets up the ring; an error says why io_uring cannot be used.
     pub fn new(cfg: &EngineConfig) -> Result<UringEngine, RealError> {
         let depth = cfg.depth.max(1);
         let ring = build_ring(depth)?;

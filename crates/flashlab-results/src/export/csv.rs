@@ -5,11 +5,11 @@ use crate::table::Cell;
 use crate::Document;
 
 /// The main table of `doc` as CSV (an empty string when the command has no table).
-pub fn csv(doc: &Document) -> Result<String, String> {
+pub fn csv(doc: &Document) -> Result<String, crate::Error> {
     let tables = doc.tables();
     let Some(t) = tables.first() else { return Ok(String::new()) };
     let mut w = ::csv::Writer::from_writer(Vec::new());
-    let err = |e: ::csv::Error| format!("cannot write the results as CSV: {e}");
+    let err = |e: ::csv::Error| crate::Error::Csv(e.into());
     w.write_record(t.columns.iter().map(|c| {
         if c.unit.is_empty() {
             c.header.clone()
@@ -26,6 +26,6 @@ pub fn csv(doc: &Document) -> Result<String, String> {
         }))
         .map_err(err)?;
     }
-    let bytes = w.into_inner().map_err(|e| format!("cannot write the results as CSV: {e}"))?;
-    String::from_utf8(bytes).map_err(|e| format!("cannot write the results as CSV: {e}"))
+    let bytes = w.into_inner().map_err(|e| crate::Error::Csv(e.into_error().into()))?;
+    String::from_utf8(bytes).map_err(|e| crate::Error::Csv(e.into()))
 }

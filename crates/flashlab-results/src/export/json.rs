@@ -3,8 +3,8 @@
 use crate::Document;
 
 /// The document as pretty JSON.
-pub fn json(doc: &Document) -> Result<String, String> {
-    let mut s = serde_json::to_string_pretty(doc).map_err(|e| format!("cannot write the results as JSON: {e}"))?;
+pub fn json(doc: &Document) -> Result<String, crate::Error> {
+    let mut s = serde_json::to_string_pretty(doc).map_err(crate::Error::Json)?;
     s.push('\n');
     Ok(s)
 }

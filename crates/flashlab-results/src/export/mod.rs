@@ -36,7 +36,7 @@ impl Format {
     }
 
     /// The document in this format.
-    pub fn export(self, doc: &Document) -> Result<String, String> {
+    pub fn export(self, doc: &Document) -> Result<String, crate::Error> {
         match self {
             Format::Json => json(doc),
             Format::Csv => csv(doc),

@@ -9,11 +9,49 @@ use comfy_table::{presets, CellAlignment, ColumnConstraint, ContentArrangement, 
 pub const WIDTH: u16 = 80;
 
 /// The table as text for a terminal, at most [`WIDTH`] columns wide, ending in a newline.
+///
+/// Headers wrap between words, never inside one: no column is narrower than the longest word
+/// of its header, or of a cell, or the longest piece of its unit (a unit such as `min/mean/max`
+/// breaks after a `/`). Only a table that cannot fit 80 columns that way has its words split,
+/// as comfy-table must.
 pub fn terminal(t: &Table) -> String {
+    let word = |s: &str| s.split_whitespace().map(|w| w.chars().count()).max().unwrap_or(0);
+    let unit_piece = |s: &str| s.split_inclusive('/').map(|w| w.chars().count()).max().unwrap_or(0);
+    // The first column (labels: a step, a job, a policy) is not wrapped below its longest
+    // label, up to 24 characters.
+    let longest = t.rows.iter().filter_map(|r| r.first()).map(|c| t.text(0, c).chars().count()).max().unwrap_or(0);
+    let least_with = |unit_width: &dyn Fn(&str) -> usize| -> Vec<usize> {
+        let mut least: Vec<usize> = t
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let cells =
+                    t.rows.iter().filter_map(|r| r.get(i)).map(|cell| word(&t.text(i, cell))).max().unwrap_or(0);
+                word(&c.header).max(unit_width(&c.unit)).max(cells)
+            })
+            .collect();
+        if let Some(first) = least.first_mut() {
+            *first = (*first).max(longest.clamp(6, 24));
+        }
+        least
+    };
+    // One space after every column but the last (the padding; trailing spaces are trimmed).
+    let fit = |least: &[usize]| least.iter().sum::<usize>() + least.len().saturating_sub(1) <= usize::from(WIDTH);
+    // Units whole (`MB/s`) when that fits, else broken after their slashes.
+    let mut least = least_with(&|u: &str| word(u));
+    if !fit(&least) {
+        least = least_with(&unit_piece);
+    }
+    let fits = fit(&least);
     let mut ct = comfy_table::Table::new();
     ct.load_preset(presets::NOTHING).set_content_arrangement(ContentArrangement::Dynamic).set_width(WIDTH).set_header(
-        t.columns.iter().map(|c| {
-            let text = if c.unit.is_empty() { c.header.clone() } else { format!("{}\n{}", c.header, c.unit) };
+        t.columns.iter().enumerate().map(|(i, c)| {
+            let text = if c.unit.is_empty() {
+                c.header.clone()
+            } else {
+                format!("{}\n{}", c.header, break_unit(&c.unit, if fits { least[i] } else { usize::MAX }))
+            };
             comfy_table::Cell::new(text)
         }),
     );
@@ -37,24 +75,45 @@ pub fn terminal(t: &Table) -> String {
                 && t.rows.iter().all(|r| r.get(i).is_none_or(looks_numeric))
         })
         .collect();
+    let last = t.columns.len().saturating_sub(1);
     for (i, col) in ct.column_iter_mut().enumerate() {
-        col.set_padding((0, 1));
+        col.set_padding((0, if i == last { 0 } else { 1 }));
         if i > 0 && numeric.get(i).copied().unwrap_or(false) {
             col.set_cell_alignment(CellAlignment::Right);
         }
-    }
-    // The first column (labels: a step, a job, a policy) is not wrapped below its longest
-    // label, up to 24 characters (the width counts the padding of one space); the columns of
-    // numbers wrap their headers instead.
-    let longest = t.rows.iter().filter_map(|r| r.first()).map(|c| t.text(0, c).chars().count()).max().unwrap_or(0);
-    if let Some(c) = ct.column_mut(0) {
-        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(longest.clamp(6, 24) as u16 + 1)));
+        // The lower bound counts the column's padding.
+        let pad = usize::from(i != last);
+        let w = if fits {
+            least[i]
+        } else if i == 0 {
+            longest.clamp(6, 24)
+        } else {
+            continue;
+        };
+        col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed((w + pad) as u16)));
     }
     let mut s: String = ct.lines().map(|l| l.trim_end().to_string() + "\n").collect();
     if t.rows.is_empty() && t.columns.is_empty() {
         s.clear();
     }
     s
+}
+
+/// A unit on lines of at most `width` characters, broken after a `/` (`min/`, `mean/max`).
+fn break_unit(unit: &str, width: usize) -> String {
+    if unit.chars().count() <= width {
+        return unit.to_string();
+    }
+    let mut lines: Vec<String> = vec![String::new()];
+    for piece in unit.split_inclusive('/') {
+        let cur = lines.last_mut().expect("one line at least");
+        if !cur.is_empty() && cur.chars().count() + piece.chars().count() > width {
+            lines.push(piece.to_string());
+        } else {
+            cur.push_str(piece);
+        }
+    }
+    lines.join("\n")
 }
 
 /// `text` with every line wider than [`WIDTH`] broken at spaces; a continuation keeps the
@@ -146,5 +205,13 @@ mod tests {
             assert!(text.lines().any(|l| l.starts_with(label)), "{label} wrapped:\n{text}");
         }
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    }
+
+    #[test]
+    fn units_break_after_a_slash() {
+        assert_eq!(break_unit("min/mean/max", 8), "min/\nmean/max");
+        assert_eq!(break_unit("min/mean/max", 5), "min/\nmean/\nmax");
+        assert_eq!(break_unit("MB/s", 3), "MB/\ns");
+        assert_eq!(break_unit("us", 1), "us");
     }
 }

@@ -1,6 +1,7 @@
 //! `flashlab age` (a protocol, `age` by default) and `flashlab bench` (one four-corner run).
 
 use crate::cli::{AgeArgs, BenchArgs};
+use crate::error::Error;
 use crate::progress::Progress;
 use crate::target::{real_options, resolve, Target};
 use crate::{out, outln};
@@ -13,21 +14,21 @@ use flashlab_results::body::AgeBody;
 use flashlab_results::{Body, Document};
 use std::time::Instant;
 
-pub fn age(args: &AgeArgs) -> Result<(), String> {
+/// `flashlab age`: a protocol (`age` by default) on the target.
+pub fn age(args: &AgeArgs) -> Result<(), Error> {
     run(&args.bench, &Protocol::load(&args.protocol)?, Body::Age)
 }
 
-pub fn bench(args: &BenchArgs) -> Result<(), String> {
+/// `flashlab bench`: one four-corner run on the target.
+pub fn bench(args: &BenchArgs) -> Result<(), Error> {
     run(args, &Protocol::builtin("four-corner").expect("built in"), Body::Bench)
 }
 
-fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(), String> {
+fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(), Error> {
     let args = &a.common;
-    let size = |flag: &str, v: &Option<String>| -> Result<Option<u64>, String> {
+    let size = |flag: &str, v: &Option<String>| -> Result<Option<u64>, Error> {
         v.as_ref()
-            .map(|r| {
-                parse_cli_size(r).map_err(String::from).and_then(block_multiple).map_err(|e| format!("{flag}: {e}"))
-            })
+            .map(|r| parse_cli_size(r).map_err(String::from).and_then(block_multiple).map_err(Error::at(flag)))
             .transpose()
     };
     let rand_io = size("--rand-io", &a.four.rand_io)?;
@@ -42,9 +43,9 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
     let (result, precondition, clock) = match resolve(&args.target)? {
         Target::Sim(profile) => {
             if let Some(flag) = a.real.given() {
-                return Err(format!(
-                    "{flag} applies to real targets (a directory or block device), not to {}",
-                    args.target
+                return Err(Error::not_applicable(
+                    flag,
+                    format!("applies to real targets (a directory or block device), not to {}", args.target),
                 ));
             }
             let fs = super::fs_config(&args.sim_fs, &profile, &args.target)?;
@@ -64,13 +65,15 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
             if out.precondition.precondition != Precondition::Fresh {
                 outln!("{}", out.precondition.summary());
             }
-            let pre = serde_json::to_value(&out.precondition).map_err(|e| e.to_string())?;
+            let pre = serde_json::to_value(&out.precondition)
+                .map_err(|source| Error::Json { what: "the device's history", source })?;
             (out.result, Some(pre), format!("virtual time {:.1} s", out.elapsed_ns as f64 / 1e9))
         }
         Target::Dir(dir) => {
             if let Some(flag) = args.sim_fs.given() {
-                return Err(format!(
-                    "{flag} applies to simulated targets (sim:PROFILE); on a real filesystem the filesystem and its mount options are the real ones"
+                return Err(Error::not_applicable(
+                    flag,
+                    "applies to simulated targets (sim:PROFILE); on a real filesystem the filesystem and its mount options are the real ones",
                 ));
             }
             let (opts, idle) = real_options(&a.real)?;
@@ -82,12 +85,13 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
                 if opts.direct { "O_DIRECT" } else { "buffered" },
                 args.seed
             );
-            flashlab_real::cleanup::install_signal_handlers().map_err(|e| format!("signal handlers: {e}"))?;
+            flashlab_real::cleanup::install_signal_handlers()
+                .map_err(|source| Error::Setup { what: "signal handlers", source })?;
             doc = doc.param("ioengine", opts.engine.name()).param("direct", opts.direct);
-            let mut target = DirTarget::new(&dir, opts).map_err(|e| e.to_string())?;
+            let mut target = DirTarget::new(&dir, opts)?;
             target.idle_override = idle;
             if let Some(fd) = &a.real.fill_dir {
-                if let Some(note) = target.set_fill_dir(fd).map_err(|e| e.to_string())? {
+                if let Some(note) = target.set_fill_dir(fd)? {
                     eprintln!("note: {note}");
                 }
             }
@@ -97,10 +101,11 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
             (result, None, format!("real time {:.1} s", target.clock_s()))
         }
         Target::Block(dev) => {
-            return Err(format!(
-                "{}: a protocol needs a filesystem; make one, mount it and give its directory as --target",
-                dev.display()
-            ));
+            return Err(Error::Refused {
+                path: dev,
+                problem: ": a protocol needs a filesystem; make one, mount it and give its directory as --target"
+                    .into(),
+            });
         }
     };
     bar.finish();
@@ -114,7 +119,7 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
     for l in &result.log {
         outln!("  step {:>2} {:<14} {}", l.step, l.kind, l.detail);
     }
-    outln!(
+    crate::proseln!(
         "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the {} file; rw = random-write latency; WAF = NAND writes / host writes since new (simulated devices).",
         flashlab_jobs::units::format_size_iec(fc.rand_io),
         flashlab_jobs::units::format_size_iec(fc.span)

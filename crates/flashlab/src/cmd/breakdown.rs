@@ -2,34 +2,36 @@
 //! the JSON and the chart.
 
 use crate::cli::BreakdownArgs;
+use crate::error::Error;
 use crate::report::output::write_atomic;
 use flashlab_breakdown::command::{run, Options};
 use flashlab_breakdown::{chart, job_matrix, Dir};
 use flashlab_lab::units::parse_cli_size;
 use flashlab_real::engine::choose_engine;
 
-pub fn breakdown(a: &BreakdownArgs) -> Result<(), String> {
+/// `flashlab breakdown`: where a request's latency goes, per job of the matrix.
+pub fn breakdown(a: &BreakdownArgs) -> Result<(), Error> {
     let bss =
         a.bs.iter()
-            .map(|s| parse_cli_size(s).map_err(|e| format!("--bs {s}: {e}")))
-            .collect::<Result<Vec<u64>, String>>()?;
+            .map(|s| parse_cli_size(s).map_err(Error::at(format!("--bs {s}"))))
+            .collect::<Result<Vec<u64>, Error>>()?;
     let dirs =
         a.rw.iter()
             .map(|s| match s.as_str() {
                 "randread" => Ok(Dir::Read),
                 "randwrite" => Ok(Dir::Write),
-                _ => Err(format!("--rw {s}: flashlab breakdown runs randread and randwrite")),
+                _ => Err(Error::flag(format!("--rw {s}"), "flashlab breakdown runs randread and randwrite")),
             })
-            .collect::<Result<Vec<Dir>, String>>()?;
+            .collect::<Result<Vec<Dir>, Error>>()?;
     if let Some(q) = a.iodepth.iter().find(|&&q| q == 0 || q > 4096) {
-        return Err(format!("--iodepth {q}: must be 1..=4096"));
+        return Err(Error::flag(format!("--iodepth {q}"), "must be 1..=4096"));
     }
-    let span = parse_cli_size(&a.size).map_err(|e| format!("--size {}: {e}", a.size))?;
+    let span = parse_cli_size(&a.size).map_err(Error::at(format!("--size {}", a.size)))?;
     let sim = a.target.starts_with("sim:");
     let engine = if sim {
         flashlab_real::engine::EngineKind::IoUring
     } else {
-        let (engine, note) = choose_engine(a.ioengine.as_deref()).map_err(|e| e.to_string())?;
+        let (engine, note) = choose_engine(a.ioengine.as_deref())?;
         if let Some(n) = note {
             eprintln!("note: {n}");
         }
@@ -44,16 +46,17 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<(), String> {
         engine,
         seed: a.seed,
         host_cost: match &a.host_cost {
-            Some(p) if sim => Some(
-                flashlab_breakdown::host_cost::HostCost::from_report_file(p, a.cpu_scale).map_err(|e| e.to_string())?,
-            ),
+            Some(p) if sim => Some(flashlab_breakdown::host_cost::HostCost::from_report_file(p, a.cpu_scale)?),
             Some(_) => {
-                return Err("--host-cost: only with --target sim:PROFILE (it replaces the model's host costs)".into())
+                return Err(Error::flag(
+                    "--host-cost",
+                    "only with --target sim:PROFILE (it replaces the model's host costs)",
+                ))
             }
             None => None,
         },
     };
-    let report = run(&o, &mut |job| eprintln!("running {job} ...")).map_err(|e| e.to_string())?;
+    let report = run(&o, &mut |job| eprintln!("running {job} ..."))?;
     crate::out!("{}", report.render_text());
     crate::outln!("\nsummary (means, µs):\n{}", report.render_summary());
     if let Some(p) = &a.chart {

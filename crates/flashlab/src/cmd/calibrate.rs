@@ -2,6 +2,7 @@
 //! print published vs simulated, cell by cell, with the relative error.
 
 use crate::cli::CalibrateArgs;
+use crate::error::Error;
 use crate::outln;
 use crate::progress::Progress;
 use flashlab_lab::calibrate::{calibrate as run, CalibrationSpec};
@@ -11,11 +12,12 @@ use flashlab_results::body::{CalibrateBody, CalibrationCell, CalibrationProfile}
 use flashlab_results::{Body, Document};
 use std::time::Instant;
 
-pub fn calibrate(a: &CalibrateArgs) -> Result<(), String> {
+/// `flashlab calibrate`: published vs simulated for each named profile.
+pub fn calibrate(a: &CalibrateArgs) -> Result<(), Error> {
     let names: Vec<String> = if a.all {
         profiles::BUILTIN.iter().map(|(n, _)| n.to_string()).collect()
     } else if a.profiles.is_empty() {
-        return Err("name a profile (flashlab calibrate nexus7-2012), or --all".into());
+        return Err(Error::Usage("name a profile (flashlab calibrate nexus7-2012), or --all".into()));
     } else {
         a.profiles.clone()
     };
@@ -29,7 +31,7 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<(), String> {
                 eprintln!("skipped {name}: {e}");
                 continue;
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         };
         let bar = Progress::new(&format!("calibrate {name}"));
         let wall = Instant::now();
@@ -69,22 +71,26 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<(), String> {
                 }
             })
             .collect();
-        typed.leave_one_out = loo.as_ref().map(serde_json::to_value).transpose().map_err(|e| e.to_string())?;
+        typed.leave_one_out = loo
+            .as_ref()
+            .map(serde_json::to_value)
+            .transpose()
+            .map_err(|source| Error::Json { what: "the leave-one-out fit", source })?;
         let one = CalibrateBody { profiles: vec![typed] };
         for t in one.tables() {
             crate::output_args::table(&t);
         }
         match &loo {
-            Some(l) => outln!(
+            Some(l) => crate::proseln!(
                 "leave-one-out: each cell predicted by the best of {} design points (the profile, and each of {} moved alone by x0.8 and x1.25) on the other cells; largest LOO error {:.1} %",
                 l.design_points,
                 l.knobs.join(", "),
                 l.worst_left_out() * 100.0
             ),
             None if a.no_loo => {}
-            None => outln!("leave-one-out: the profile's [calibrate] table names no knobs"),
+            None => crate::proseln!("leave-one-out: the profile's [calibrate] table names no knobs"),
         }
-        outln!(
+        crate::proseln!(
             "largest error {:.1} %; simulated with seed {} in {:.1} s of wall time\n",
             r.worst() * 100.0,
             a.seed,
@@ -100,10 +106,10 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<(), String> {
 }
 
 /// The TOML text of `sim:NAME` or `sim:FILE.toml` (the leave-one-out fit edits it).
-fn profile_text(target: &str) -> Result<String, String> {
+fn profile_text(target: &str) -> Result<String, Error> {
     let spec = target.trim_start_matches("sim:");
     match profiles::builtin(spec) {
         Some(t) => Ok(t.to_string()),
-        None => std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}")),
+        None => std::fs::read_to_string(spec).map_err(Error::io(spec)),
     }
 }

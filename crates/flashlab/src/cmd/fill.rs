@@ -3,6 +3,7 @@
 
 use crate::cli::FillArgs;
 use crate::cmd::fill_args::Procedure;
+use crate::error::Error;
 use crate::progress::Progress;
 use crate::{out, outln};
 use flashlab_lab::experiments::fill::{run_fill, run_phone_procedure, FillResult, Layout};
@@ -10,7 +11,8 @@ use flashlab_lab::stack::{Stack, TrimPolicy};
 use flashlab_results::body::FillBody;
 use flashlab_results::{Body, Document};
 
-pub fn fill(a: &FillArgs) -> Result<(), String> {
+/// `flashlab fill`: the fill (or the phone procedure) on a simulated system.
+pub fn fill(a: &FillArgs) -> Result<(), Error> {
     let profile = crate::target::sim_profile(&a.common.target)?;
     let stack = Stack::from_profile(&profile, &a.common.target)?;
     let r = a.fill.resolve(a.iodepth.max(1), a.common.seed, stack)?;
@@ -21,7 +23,7 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
     let cfg = super::fs_config(&fs_args, &profile, &a.common.target)?;
     let (mut sys, pre) =
         flashlab_lab::precondition::system_with_trim(&profile, a.common.seed, cfg, fs_args.precondition, fstrim)
-            .map_err(|e| format!("--precondition: {e}"))?;
+            .map_err(Error::at("--precondition"))?;
     out!("{}", super::banner("fill", &a.common, &profile, &sys));
     if pre.precondition != flashlab_lab::precondition::Precondition::Fresh {
         outln!("{}", pre.summary());
@@ -40,10 +42,9 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
     };
     let map = if spec.random_map { "each block once (fio's random map)" } else { "offsets without a random map" };
     let (fill, tests) = match r.procedure {
-        Procedure::Fill => (run_fill(&mut sys, spec, |x| bar.set(x, "")).map_err(|e| e.to_string())?, None),
+        Procedure::Fill => (run_fill(&mut sys, spec, |x| bar.set(x, ""))?, None),
         Procedure::Phone => {
-            let p = run_phone_procedure(&mut sys, spec, r.test_bytes, |what, x| bar.set(x, what))
-                .map_err(|e| e.to_string())?;
+            let p = run_phone_procedure(&mut sys, spec, r.test_bytes, |what, x| bar.set(x, what))?;
             (p.fill, Some((p.before, p.after, p.test_bytes)))
         }
     };
@@ -51,8 +52,10 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
     let body = FillBody {
         procedure: if tests.is_some() { "phone" } else { "fill" }.into(),
         filesystem: sys.fs.config().label(),
-        stack: serde_json::to_value(r.stack).map_err(|e| e.to_string())?,
-        precondition: Some(serde_json::to_value(&pre).map_err(|e| e.to_string())?),
+        stack: serde_json::to_value(r.stack).map_err(|source| Error::Json { what: "the system stack", source })?,
+        precondition: Some(
+            serde_json::to_value(&pre).map_err(|source| Error::Json { what: "the device's history", source })?,
+        ),
         bytes: fill.bytes,
         deciles: flashlab_results::typed("the fill's deciles", &fill.deciles)?,
         data_before: tests.as_ref().map(|t| flashlab_results::typed("the /data test before", &t.0)).transpose()?,
@@ -78,7 +81,7 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
     match &tests {
         None => {
             crate::output_args::table(&tables[0]);
-            outln!("{fill_line}");
+            crate::proseln!("{fill_line}");
         }
         Some((_, _, test_bytes)) => {
             outln!("/data (no shared-storage layer): {test_bytes} bytes test file, 4 KiB random writes, {map}{fsync}");
@@ -94,14 +97,14 @@ pub fn fill(a: &FillArgs) -> Result<(), String> {
     }
     print_sessions(&fill);
     if tests.is_some() {
-        outln!("MB/s = 10^6 bytes/s over busy time; WAF = NAND writes / host writes within the row");
+        crate::proseln!("MB/s = 10^6 bytes/s over busy time; WAF = NAND writes / host writes within the row");
     }
     a.out.write(&doc, &format!("fill {}", a.common.target))
 }
 
 fn print_sessions(f: &FillResult) {
     if f.spec.sessions > 1 || !f.fstrims.is_empty() {
-        outln!(
+        crate::proseln!(
             "{} sessions, {:.1} h idle between them; {} fstrim(s) during the fill{}; virtual time {:.1} h",
             f.spec.sessions,
             f.spec.gap_ns as f64 / 3.6e12,

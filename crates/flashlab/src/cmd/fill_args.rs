@@ -1,11 +1,13 @@
 //! The options of `flashlab fill` beyond the common ones: fio's semantics of the fill job, the
 //! system's trim policy and shared-storage layer, and which procedure runs.
 
+use crate::error::Error;
 use clap::Args;
 use flashlab_lab::experiments::fill::{FillSpec, Layout};
 use flashlab_lab::stack::{SharedLayer, Stack, TrimPolicy};
 use flashlab_lab::units::{parse_cli_size, parse_duration_ns};
 
+/// The options of `flashlab fill` that say what the fill does.
 #[derive(Args, Debug, Clone)]
 pub struct FillOptions {
     /// `fill`: fill the free space; `phone`: the published procedure — test /data, fill the
@@ -47,49 +49,73 @@ pub struct FillOptions {
 /// Which procedure `fill` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Procedure {
+    /// Fill the free space.
     Fill,
+    /// Test /data, fill the shared storage, test /data again.
     Phone,
 }
 
 /// The options resolved against the profile's stack.
 #[derive(Debug, Clone)]
 pub struct Resolved {
+    /// Which procedure runs.
     pub procedure: Procedure,
+    /// The fill job.
     pub spec: FillSpec,
+    /// The system stack, with the options' changes.
     pub stack: Stack,
+    /// The phone procedure's /data test file, in bytes.
     pub test_bytes: u64,
 }
 
 impl FillOptions {
-    pub fn resolve(&self, iodepth: u32, seed: u64, profile_stack: Stack) -> Result<Resolved, String> {
+    /// The options resolved against the profile's stack; errors name the flag.
+    pub fn resolve(&self, iodepth: u32, seed: u64, profile_stack: Stack) -> Result<Resolved, Error> {
         let mut stack = profile_stack;
         if let Some(s) = &self.shared_storage {
-            stack.shared_storage = SharedLayer::parse(s).map_err(|e| format!("--shared-storage: {e}"))?;
+            stack.shared_storage = SharedLayer::parse(s).map_err(Error::at("--shared-storage"))?;
             stack.shared_cost = stack.shared_storage.default_cost();
         }
         if let Some(t) = &self.trim {
-            stack.trim = TrimPolicy::parse(t).map_err(|e| format!("--trim: {e}"))?;
+            stack.trim = TrimPolicy::parse(t).map_err(Error::at("--trim"))?;
         }
         let procedure = match self.procedure.as_deref() {
             Some("fill") => Procedure::Fill,
             Some("phone") => Procedure::Phone,
-            Some(other) => return Err(format!("--procedure: unknown procedure '{other}' (expected fill or phone)")),
+            Some(other) => {
+                return Err(Error::flag("--procedure", format!("unknown procedure '{other}' (expected fill or phone)")))
+            }
             None if stack.shared_storage != SharedLayer::None => Procedure::Phone,
             None => Procedure::Fill,
         };
+        // The phone procedure's options, and --gap without sessions, change nothing: refused.
+        if procedure == Procedure::Fill {
+            if self.test_size != "128MiB" {
+                return Err(Error::not_applicable("--test-size", "applies to --procedure phone (its /data test)"));
+            }
+            if self.shared_storage.is_some() && stack.shared_storage != SharedLayer::None {
+                return Err(Error::not_applicable(
+                    "--shared-storage",
+                    "applies to --procedure phone (the fill of the shared storage crosses it)",
+                ));
+            }
+        }
+        if self.sessions == 1 && self.gap != "0s" {
+            return Err(Error::not_applicable("--gap", "applies to --sessions N with N > 1"));
+        }
         let mut spec = FillSpec::new(iodepth, seed);
-        spec.layout = Layout::parse(&self.layout).map_err(|e| format!("--layout: {e}"))?;
+        spec.layout = Layout::parse(&self.layout).map_err(Error::at("--layout"))?;
         spec.random_map = !self.norandommap;
         spec.fsync_every = self.fsync.unwrap_or(if procedure == Procedure::Phone { 1 } else { 0 });
         spec.sessions = self.sessions;
-        spec.gap_ns = parse_duration_ns(&self.gap).map_err(|e| format!("--gap: {e}"))?;
+        spec.gap_ns = parse_duration_ns(&self.gap).map_err(Error::at("--gap"))?;
         spec.trim = stack.trim;
         if procedure == Procedure::Phone {
             spec.layer = stack.shared_cost;
         }
-        let test_bytes = parse_cli_size(&self.test_size).map_err(|e| format!("--test-size: {e}"))?;
+        let test_bytes = parse_cli_size(&self.test_size).map_err(Error::at("--test-size"))?;
         if test_bytes < 4096 {
-            return Err("--test-size: at least 4KiB".into());
+            return Err(Error::flag("--test-size", "at least 4KiB"));
         }
         Ok(Resolved { procedure, spec, stack, test_bytes })
     }

@@ -2,6 +2,7 @@
 //! flashlab-life; this parses the options, runs, prints the tables and writes the files).
 
 use crate::cli::LifeArgs;
+use crate::error::Error;
 use crate::progress::Progress;
 use crate::target::sim_profile;
 use crate::{out, outln};
@@ -15,28 +16,30 @@ use flashlab_results::{Body, Document};
 use serde_json::json;
 use std::time::Instant;
 
-pub fn life(a: &LifeArgs) -> Result<(), String> {
+/// `flashlab life`: months of use on a simulated device.
+pub fn life(a: &LifeArgs) -> Result<(), Error> {
     let profile = sim_profile(&a.target)?;
-    let duration = parse_duration(&a.duration).map_err(|e| format!("--duration: {e}"))?;
+    let duration = parse_duration(&a.duration).map_err(Error::at("--duration"))?;
     if !(a.scale.is_finite() && a.scale > 0.0 && a.scale <= 1000.0) {
-        return Err(format!("--scale: must be in (0, 1000], got {}", a.scale));
+        return Err(Error::flag("--scale", format!("must be in (0, 1000], got {}", a.scale)));
     }
     if a.sample_days == 0 || a.sample_days > 36_500 {
-        return Err(format!("--sample-days {}: must be 1..=36500", a.sample_days));
+        return Err(Error::flag(format!("--sample-days {}", a.sample_days), "must be 1..=36500"));
     }
     if a.pe_cycles.is_some_and(|n| n == 0 || n > 10_000_000) {
-        return Err(format!(
-            "--pe-cycles {}: must be 1..=10000000 (a block wears out after that many erases; 0 makes every projection meaningless)",
-            a.pe_cycles.unwrap_or(0)
+        return Err(Error::flag(
+            format!("--pe-cycles {}", a.pe_cycles.unwrap_or(0)),
+            "must be 1..=10000000 (a block wears out after that many erases; 0 makes every projection meaningless)",
         ));
     }
     let wall = Instant::now();
     let bar = Progress::new("life");
     let (runs, usage_json, extra): (Vec<LifeResult>, serde_json::Value, String) = if let Some(path) = &a.trace {
         if a.compare_policies || a.policy != "none" {
-            return Err(
-                "--policy and --compare-policies apply to the usage model; a trace brings its own discards".into()
-            );
+            return Err(Error::not_applicable(
+                "--policy and --compare-policies",
+                "apply to the usage model; a trace brings its own discards",
+            ));
         }
         let name = path.display().to_string();
         let text = flashlab_jobs::limits::read_text(path, "trace", flashlab_jobs::limits::MAX_TRACE_INPUT)?;
@@ -44,7 +47,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             Some(f) => Format::parse(f)?,
             None => Format::detect(&text),
         };
-        let ops = traces::parse(&name, &text, format).map_err(|e| e.to_string())?;
+        let ops = traces::parse(&name, &text, format).map_err(flashlab_life::LifeError::from)?;
         let cfg = ReplayConfig {
             compress_time: a.compress_time,
             sample_ns: HOUR,
@@ -117,7 +120,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             let label = format!("policy {}", p.name());
             runs.push(run_life(&profile, &usage, &cfg, |f| bar.set((i as f64 + f) / n as f64, &label))?);
         }
-        (runs, serde_json::to_value(&usage).map_err(|e| e.to_string())?, String::new())
+        (runs, serde_json::to_value(&usage).map_err(|source| Error::Json { what: "the usage", source })?, String::new())
     };
     bar.finish();
     let text = if runs.len() > 1 {
@@ -130,11 +133,11 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
     let r0 = &runs[0];
     let last = r0.last();
     if runs.len() > 1 {
-        outln!(
+        crate::proseln!(
             "rand write columns: mean of the probes of the last 28 days; erases per block; lifetime and TBW projected"
         );
     }
-    outln!(
+    crate::proseln!(
         "probe: {} MiB file, {} MiB of 4 KiB random writes at QD1, on a copy of the device (not counted in WAF/wear); \
          lifetime from {} P/E cycles; MB/s = 10^6 B/s",
         r0.probe.span >> 20,
@@ -142,7 +145,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
         r0.pe_cycles
     );
     if runs.len() == 1 {
-        outln!(
+        crate::proseln!(
             "after {} days: host wrote {:.1} GB, WAF {:.2}, lifetime {} years (worst block {}), projected TBW {} TB",
             last.day,
             last.host_write_bytes as f64 / 1e9,
@@ -152,7 +155,7 @@ pub fn life(a: &LifeArgs) -> Result<(), String> {
             last.projected_tbw_tb.map_or("-".into(), table::sig),
         );
     }
-    outln!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
+    crate::proseln!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
     let doc = Document::new(Body::Life(LifeBody {
         duration: a.duration.clone(),
         usage: usage_json,

@@ -20,6 +20,7 @@ pub mod validate_fs;
 pub mod wsat;
 
 use crate::cli::{CommonArgs, SimFsArgs};
+use crate::error::Error;
 use flashlab_lab::fs::FsConfig;
 use flashlab_lab::precondition::PreconditionReport;
 use flashlab_lab::system::SimSystem;
@@ -27,9 +28,9 @@ use flashsim::Profile;
 
 /// The simulated filesystem of a run: `--fs` if given, else the profile's `[system]` table;
 /// `--discard` adds online discard to either.
-pub fn fs_config(a: &SimFsArgs, profile: &Profile, source: &str) -> Result<FsConfig, String> {
+pub fn fs_config(a: &SimFsArgs, profile: &Profile, source: &str) -> Result<FsConfig, Error> {
     let mut cfg = match &a.fs {
-        Some(spec) => FsConfig::parse(spec).map_err(|e| format!("--fs: {e}"))?,
+        Some(spec) => FsConfig::parse(spec).map_err(Error::at("--fs"))?,
         None => FsConfig::from_profile(profile, source)?,
     };
     cfg.discard |= a.discard;
@@ -43,13 +44,13 @@ pub fn sim_system(
     profile: &Profile,
     seed: u64,
     source: &str,
-) -> Result<(SimSystem, PreconditionReport), String> {
+) -> Result<(SimSystem, PreconditionReport), Error> {
     let cfg = fs_config(a, profile, source)?;
-    flashlab_lab::precondition::system(profile, seed, cfg, a.precondition).map_err(|e| format!("--precondition: {e}"))
+    flashlab_lab::precondition::system(profile, seed, cfg, a.precondition).map_err(Error::at("--precondition"))
 }
 
 /// The simulated system a command runs on, from the common options.
-pub fn system(args: &CommonArgs) -> Result<(Profile, SimSystem, PreconditionReport), String> {
+pub fn system(args: &CommonArgs) -> Result<(Profile, SimSystem, PreconditionReport), Error> {
     let profile = crate::target::sim_profile(&args.target)?;
     let (sys, pre) = sim_system(&args.sim_fs, &profile, args.seed, &args.target)?;
     Ok((profile, sys, pre))

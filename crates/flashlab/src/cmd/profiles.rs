@@ -1,27 +1,31 @@
 //! `flashlab profiles`: list the built-in device profiles or print one.
 
 use crate::cli::ProfilesArgs;
-use crate::{out, outln};
+use crate::error::Error;
+use crate::out;
 use flashlab_lab::profiles;
 use flashlab_results::body::{ProfileRow, ProfilesBody};
 use flashlab_results::{Body, Document};
 use flashsim::Profile;
 
-pub fn profiles(a: &ProfilesArgs) -> Result<(), String> {
+/// `flashlab profiles [NAME]`: the built-in profiles, or one profile's TOML.
+pub fn profiles(a: &ProfilesArgs) -> Result<(), Error> {
     if let Some(name) = &a.name {
-        let text = profiles::builtin(name)
-            .ok_or_else(|| format!("unknown profile '{name}'; built-in profiles: {}", crate::target::names()))?;
+        let text = profiles::builtin(name).ok_or_else(|| {
+            Error::Usage(format!("unknown profile '{name}'; built-in profiles: {}", crate::target::names()))
+        })?;
         if a.out.json.is_some() || a.out.csv.is_some() {
-            return Err(
-                "--json/--csv: list the profiles (flashlab profiles --json FILE); one profile is its TOML".into()
-            );
+            return Err(Error::flag(
+                "--json/--csv",
+                "list the profiles (flashlab profiles --json FILE); one profile is its TOML",
+            ));
         }
         out!("{text}");
         return Ok(());
     }
     let mut rows = Vec::new();
     for (n, text) in profiles::BUILTIN {
-        let p = Profile::from_toml(n, text).map_err(|e| e.to_string())?;
+        let p = Profile::from_toml(n, text)?;
         rows.push(ProfileRow {
             name: n.to_string(),
             interface: p.host.interface.name().to_string(),
@@ -34,7 +38,7 @@ pub fn profiles(a: &ProfilesArgs) -> Result<(), String> {
     for t in doc.tables() {
         crate::output_args::table(&t);
     }
-    outln!(
+    crate::proseln!(
         "default: {} (flashlab profiles NAME prints one; --target sim:NAME or sim:FILE.toml uses one)",
         profiles::DEFAULT
     );

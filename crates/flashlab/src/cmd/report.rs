@@ -2,15 +2,17 @@
 //! the other commands, which draws their own results directly.
 
 use crate::cli::ReportArgs;
+use crate::error::Error;
 use crate::outln;
 use flashlab_report::{render_report, render_report_values, write_outputs};
 use flashlab_results::body::ReportBody;
 use flashlab_results::{Body, Document};
 use std::path::{Path, PathBuf};
 
-pub fn report(a: &ReportArgs) -> Result<(), crate::error::Error> {
+/// `flashlab report FILES...`: results files (or a sweep directory) to one HTML report.
+pub fn report(a: &ReportArgs) -> Result<(), Error> {
     let html: PathBuf = match (&a.output, &a.out.report) {
-        (Some(_), Some(_)) => return Err("--report and -o/--output name the same file; give one".into()),
+        (Some(_), Some(_)) => return Err(Error::Usage("--report and -o/--output name the same file; give one".into())),
         (Some(p), None) | (None, Some(p)) => p.clone(),
         (None, None) => PathBuf::from("report.html"),
     };
@@ -40,13 +42,13 @@ pub fn report(a: &ReportArgs) -> Result<(), crate::error::Error> {
     }));
     let mut out = a.out.clone();
     out.report = None;
-    Ok(out.write(&doc, "report")?)
+    out.write(&doc, "report")
 }
 
 /// Write the HTML report of one command's results document (`name` labels it in the charts).
-pub fn write_for(path: &Path, name: &str, doc: serde_json::Value) -> Result<(), String> {
-    let r = render_report_values(&[(name.to_string(), doc)]).map_err(|e| e.to_string())?;
-    write_outputs(&r, Some(path), None).map_err(|e| e.to_string())?;
+pub fn write_for(path: &Path, name: &str, doc: serde_json::Value) -> Result<(), Error> {
+    let r = render_report_values(&[(name.to_string(), doc)])?;
+    write_outputs(&r, Some(path), None)?;
     outln!("report written to {}", path.display());
     Ok(())
 }

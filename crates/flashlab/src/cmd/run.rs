@@ -5,6 +5,7 @@
 
 use super::run_real::{run_real, Place};
 use crate::cli::RunArgs;
+use crate::error::Error;
 use crate::progress::Progress;
 use crate::report::fio_text::job_text;
 use crate::report::output::write_json;
@@ -17,22 +18,26 @@ use flashlab_results::body::{RunBody, RunDirection, RunInterval, RunJob};
 use flashlab_results::{Body, Document};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-pub fn run(a: &RunArgs) -> Result<(), String> {
-    let jf = parse_jobfile_path(&a.jobfile).map_err(|e| e.to_string())?;
+/// `flashlab run JOBFILE`: the job file on the target.
+pub fn run(a: &RunArgs) -> Result<(), Error> {
+    let jf = parse_jobfile_path(&a.jobfile)?;
     for w in &jf.warnings {
         eprintln!("warning: {w}");
     }
     if jf.jobs.is_empty() {
-        return Err(format!("{}: no jobs", a.jobfile.display()));
+        return Err(Error::Refused { path: a.jobfile.clone(), problem: ": no jobs".into() });
     }
     let json = match a.output_format.as_str() {
         "normal" => false,
         "json" => true,
-        f => return Err(format!("--output-format '{f}': expected normal or json")),
+        f => return Err(Error::flag(format!("--output-format '{f}'"), "expected normal or json")),
     };
     if json && a.output.is_none() {
         if a.out.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {
-            return Err("--json -: --output-format json already writes fio's JSON to standard output (give --output FILE or --json FILE)".into());
+            return Err(Error::flag(
+                "--json -",
+                "--output-format json already writes fio's JSON to standard output (give --output FILE or --json FILE)",
+            ));
         }
         // fio's JSON takes standard output; the text goes to standard error.
         if crate::output_args::text_mode() == crate::output_args::TextMode::Stdout {
@@ -63,7 +68,10 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         }
     };
     if let Some(flag) = a.real.given() {
-        return Err(format!("{flag} applies to real targets (a directory or block device), not to a simulated device"));
+        return Err(Error::not_applicable(
+            flag,
+            "applies to real targets (a directory or block device), not to a simulated device",
+        ));
     }
     let (mut sys, pre) = super::sim_system(&a.sim_fs, &profile, a.seed, a.target.as_deref().unwrap_or("sim:"))?;
     let bar = Progress::new("run");
@@ -90,9 +98,11 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
 }
 
 /// The simulated-system options are an error on a real target.
-fn real_only(a: &RunArgs, place: &str) -> Result<(), String> {
+fn real_only(a: &RunArgs, place: &str) -> Result<(), Error> {
     match a.sim_fs.given() {
-        Some(flag) => Err(format!("{flag} applies to simulated targets (sim:PROFILE), not to {place}")),
+        Some(flag) => {
+            Err(Error::not_applicable(flag, format!("applies to simulated targets (sim:PROFILE), not to {place}")))
+        }
         None => Ok(()),
     }
 }
@@ -159,7 +169,7 @@ fn emit(
     results: &[(JobResult, String, u64, u32)],
     what: String,
     device: Option<(String, flashlab_results::body::DeviceSummary)>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let sys_secs = results.iter().map(|r| r.0.job_runtime_ns).sum::<u64>() / 1_000_000_000;
     let percentiles = jf.jobs[0].percentile_list.clone();
     if json {
@@ -168,7 +178,10 @@ fn emit(
         let doc = fio_document(results, &percentiles, ms, sys_secs);
         match &a.output {
             Some(p) => write_json(p, &doc)?,
-            None => println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?),
+            None => println!(
+                "{}",
+                serde_json::to_string_pretty(&doc).map_err(|source| Error::Json { what: "fio's JSON", source })?
+            ),
         }
     } else {
         outln!("flashlab run {} on {what}", a.jobfile.display());
@@ -179,7 +192,7 @@ fn emit(
             }
         }
         if let Some((line, _)) = &device {
-            outln!("{line}");
+            crate::proseln!("{line}");
         }
     }
     let mut b = body(a, results, &percentiles);

@@ -1,33 +1,41 @@
 //! `flashlab run` on real targets: each job of a stonewall group runs in its own thread with
-//! its own I/O engine, on a file flashlab creates in a directory (`jobname.N.0`, laid out
+//! its own I/O engine, on files flashlab creates in a directory (`jobname.N.K`, laid out
 //! first when the job reads, removed afterwards), on a file the job names (written only if
-//! flashlab created it), or on a raw block device (only with `--destroy-data`).
+//! flashlab created it), or on a raw block device (only with `--destroy-data`; a job over
+//! several files takes consecutive regions of it).
 
 use crate::cli::RunArgs;
+use crate::error::Error;
 use crate::target::real_options;
+use flashlab_jobs::files::split_size;
 use flashlab_jobs::{Job, JobFile, Rw};
 use flashlab_measure::JobResult;
 use flashlab_real::blockdev::open_block_device;
 use flashlab_real::cleanup::{install_signal_handlers, Cleanup};
 use flashlab_real::dir_target::free_bytes;
-use flashlab_real::runner::{open_file, run_job_on_path, RealJob};
+use flashlab_real::runner::{open_file, run_job_on_path, RealFile, RealJob};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 /// Where the jobs' I/O goes.
 pub enum Place {
+    /// Files flashlab creates in this directory.
     Dir(PathBuf),
+    /// This block device.
     Block(PathBuf),
     /// Each job's own `filename=` / `directory=`.
     JobOwn,
 }
 
 /// Run every group; returns (result, rw, bs, iodepth) per job in order.
-pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResult, String, u64, u32)>, String> {
+pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResult, String, u64, u32)>, Error> {
     let (opts, _) = real_options(&a.real)?;
-    install_signal_handlers().map_err(|e| format!("signal handlers: {e}"))?;
+    install_signal_handlers().map_err(|source| Error::Setup { what: "signal handlers", source })?;
     let cleanup = Cleanup::global();
-    let here = |job: &Job| format!("{}:{}: job '{}'", a.jobfile.display(), job.line, job.name);
+    let here = |job: &Job| {
+        let (file, line, job) = (a.jobfile.clone(), job.line, job.name.clone());
+        move |e: Error| Error::Job { file, line, job, source: Box::new(e) }
+    };
     let mut out = Vec::new();
     let held = std::cell::RefCell::new(Vec::new());
     let result = (|| {
@@ -36,45 +44,22 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
             for &ji in group {
                 let job = &jf.jobs[ji];
                 for n in 0..job.numjobs.max(1) {
-                    let (path, capacity, ours) =
-                        locate(a, job, n, place, &held).map_err(|e| format!("{}: {e}", here(job)))?;
-                    let size = job.size.or(job.filesize).map(|s| s.resolve(capacity)).unwrap_or(capacity);
-                    if !ours && size > capacity {
-                        return Err(format!(
-                            "{}: size {size} is larger than {} ({capacity} bytes)",
-                            here(job),
-                            path.display()
-                        ));
-                    }
-                    let offset = job.offset.resolve(size);
-                    let bs = job.max_bs();
-                    if size < offset + bs {
-                        return Err(format!(
-                            "{}: size {size} at offset {offset} leaves no room for a {bs}-byte block",
-                            here(job)
-                        ));
-                    }
-                    if ours {
-                        cleanup.register(&path);
-                        lay_out(&path, size, job.rw.has_reads(), opts.direct)
-                            .map_err(|e| format!("{}: {e}", here(job)))?;
-                    }
-                    let seed = job.randseed.unwrap_or(a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)));
-                    let mut rj = RealJob::from_fio(job, offset, (size - offset) / bs * bs, seed);
-                    rj.engine = opts.engine;
-                    rj.pattern = opts.pattern;
-                    rj.direct = if a.real.io.buffered { false } else { job.direct };
-                    prepared.push((path, rj));
+                    let mut rj = prepare(a, job, ji, n, place, &held, cleanup, opts.direct).map_err(here(job))?;
+                    rj.1.engine = opts.engine;
+                    rj.1.pattern = opts.pattern;
+                    rj.1.direct = if a.real.io.buffered { false } else { job.direct };
+                    prepared.push(rj);
                 }
             }
-            let results: Vec<Result<JobResult, String>> = std::thread::scope(|s| {
+            let results: Vec<Result<JobResult, Error>> = std::thread::scope(|s| {
                 let handles: Vec<_> = prepared
                     .iter()
-                    .map(|(path, rj)| {
-                        s.spawn(move || run_job_on_path(path, rj, &mut |_| {}).map_err(|e| e.to_string()))
-                    })
+                    .map(|(path, rj)| s.spawn(move || run_job_on_path(path, rj, &mut |_| {}).map_err(Error::from)))
                     .collect();
-                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a job thread panicked".into()))).collect()
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::Usage("a job thread panicked".into()))))
+                    .collect()
             });
             for ((_, rj), r) in prepared.iter().zip(results) {
                 let mut r = r?;
@@ -92,33 +77,106 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
     result.map(|_| out)
 }
 
-/// The file a job uses, the capacity `size=N%` refers to, and whether flashlab creates it.
-fn locate(
+/// One clone of a job, ready to run: its first file's path and the job over all its files.
+/// fio's rules for the files ([`Job::file_sizes`]): `filesize` each, or `size` split over
+/// them; in a directory each is a file of its own (`jobname.N.K`, laid out first when the job
+/// reads); on a block device the files are consecutive regions of it.
+#[allow(clippy::too_many_arguments)]
+fn prepare(
     a: &RunArgs,
     job: &Job,
+    ji: usize,
     n: u32,
     place: &Place,
     held: &std::cell::RefCell<Vec<(PathBuf, u64, std::fs::File)>>,
-) -> Result<(PathBuf, u64, bool), String> {
-    let in_dir = |dir: &Path| -> Result<(PathBuf, u64, bool), String> {
+    cleanup: &Cleanup,
+    direct: bool,
+) -> Result<(PathBuf, RealJob), Error> {
+    let multi = job.nr_files() > 1;
+    let names = match place {
+        // The target directory decides the names, as for one file: fio's default names.
+        Place::Dir(_) if !job.filenames.is_empty() => {
+            (0..job.nr_files()).map(|k| format!("{}.{n}.{k}", job_file_stem(&job.name))).collect()
+        }
+        _ => job.file_names(n),
+    };
+    let mut located = Vec::with_capacity(names.len());
+    for name in &names {
+        located.push(locate(a, job, name, place, held)?);
+    }
+    let capacity = located[0].1;
+    let min_bs = job.rw.directions().into_iter().map(|d| job.min_block_size(d)).min().unwrap_or(job.bs);
+    let sizes: Vec<u64> = if multi || job.filesize.is_some() {
+        job.file_sizes(capacity).unwrap_or_else(|| split_size(capacity, job.nr_files(), min_bs))
+    } else {
+        vec![job.size.map(|s| s.resolve(capacity)).unwrap_or(capacity)]
+    };
+    let bs = job.max_bs();
+    let mut files = Vec::with_capacity(names.len());
+    let mut base = 0u64;
+    for (k, ((path, capacity, ours), &size)) in located.into_iter().zip(&sizes).enumerate() {
+        // Regions of one block device follow each other.
+        let shares_device = k > 0 && files.iter().any(|f: &RealFile| f.path == path);
+        let start = if shares_device { base } else { 0 };
+        if !ours && start + size > capacity {
+            return Err(Error::Usage(if shares_device {
+                format!("{} files of {} bytes do not fit in {} ({capacity} bytes)", names.len(), size, path.display())
+            } else {
+                format!("size {size} is larger than {} ({capacity} bytes)", path.display())
+            }));
+        }
+        let offset = job.offset.resolve(size);
+        if size < offset + bs {
+            return Err(Error::Usage(format!("size {size} at offset {offset} leaves no room for a {bs}-byte block")));
+        }
+        if ours {
+            cleanup.register(&path);
+            lay_out(&path, size, job.rw.has_reads(), direct)?;
+        }
+        base = start + size;
+        files.push(RealFile { name: names[k].clone(), path, offset: start + offset, span: (size - offset) / bs * bs });
+    }
+    let seed = job.randseed.unwrap_or(a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)));
+    let spans: Vec<u64> = files.iter().map(|f| f.span).collect();
+    let mut rj = RealJob::from_fio(job, files[0].offset, spans.iter().sum(), seed);
+    if multi || job.filesize.is_some() {
+        rj.io_limit = Some(job.pass_bytes(capacity, &spans));
+    }
+    let first = files[0].path.clone();
+    if multi {
+        rj.files = files;
+    }
+    Ok((first, rj))
+}
+
+/// Where the file `name` of a job is, the capacity `size=N%` refers to, and whether flashlab
+/// creates it.
+fn locate(
+    a: &RunArgs,
+    job: &Job,
+    name: &str,
+    place: &Place,
+    held: &std::cell::RefCell<Vec<(PathBuf, u64, std::fs::File)>>,
+) -> Result<(PathBuf, u64, bool), Error> {
+    let in_dir = |dir: &Path| -> Result<(PathBuf, u64, bool), Error> {
         // fio names a job's file `NAME.JOBNUM.FILENUM` in the directory; a '/' in the name
         // (`[/abs/path]`, `[../x]`) would put it elsewhere, so it becomes '_': the file is
         // always directly in the target directory.
-        let path = dir.join(format!("{}.{n}.0", job_file_stem(&job.name)));
+        let path = dir.join(job_file_stem(name));
         if path.symlink_metadata().is_ok() {
-            return Err(format!(
-                "{} exists and flashlab did not create it; remove it or choose another directory",
-                path.display()
-            ));
+            return Err(Error::Refused {
+                path,
+                problem: " exists and flashlab did not create it; remove it or choose another directory".into(),
+            });
         }
-        Ok((path, free_bytes(dir).map_err(|e| e.to_string())?, true))
+        Ok((path, free_bytes(dir)?, true))
     };
-    let block = |dev: &Path| -> Result<(PathBuf, u64, bool), String> {
+    let block = |dev: &Path| -> Result<(PathBuf, u64, bool), Error> {
         // A device this run already holds (another job, a later group): it is ours to use.
         if let Some((_, size, _)) = held.borrow().iter().find(|(p, _, _)| p == dev) {
             return Ok((dev.to_path_buf(), *size, false));
         }
-        let (file, _, size) = open_block_device(dev, a.real.destroy_data, false).map_err(|e| e.to_string())?;
+        let (file, _, size) = open_block_device(dev, a.real.destroy_data, false)?;
         // Hold the exclusive open for the rest of the run: nothing can mount the device
         // between the check and the job.
         held.borrow_mut().push((dev.to_path_buf(), size, file));
@@ -131,26 +189,30 @@ fn locate(
             if let Some(d) = &job.directory {
                 return in_dir(Path::new(d));
             }
-            let f = PathBuf::from(job.filename.as_deref().ok_or("names neither filename nor directory")?);
+            if job.filename.is_none() {
+                return Err(Error::Usage("names neither filename nor directory".into()));
+            }
+            let f = PathBuf::from(name);
             let existing = f.symlink_metadata().is_ok();
             match std::fs::metadata(&f) {
                 Ok(m) if m.file_type().is_block_device() => block(&f),
                 Ok(m) if m.is_file() => {
                     if job.rw.has_writes() || job.rw.has_trims() {
-                        return Err(format!(
-                            "{} exists and flashlab did not create it: refusing to write to it",
-                            f.display()
-                        ));
+                        return Err(Error::Refused {
+                            path: f,
+                            problem: " exists and flashlab did not create it: refusing to write to it".into(),
+                        });
                     }
                     Ok((f, m.len(), false))
                 }
-                Ok(_) => Err(format!("{}: not a regular file nor a block device", f.display())),
-                Err(_) if existing => {
-                    Err(format!("{} is a dangling symlink: refusing to create a file through it", f.display()))
-                }
+                Ok(_) => Err(Error::Refused { path: f, problem: ": not a regular file nor a block device".into() }),
+                Err(_) if existing => Err(Error::Refused {
+                    path: f,
+                    problem: " is a dangling symlink: refusing to create a file through it".into(),
+                }),
                 Err(_) => {
                     let dir = f.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-                    Ok((f.clone(), free_bytes(dir).map_err(|e| e.to_string())?, true))
+                    Ok((f.clone(), free_bytes(dir)?, true))
                 }
             }
         }
@@ -161,14 +223,14 @@ pub use flashlab_lab::jobfile_run::job_file_stem;
 
 /// Create a job file of `size` bytes: written sequentially when the job reads it (as fio lays
 /// out files), else only sized.
-fn lay_out(path: &Path, size: u64, write_it: bool, direct: bool) -> Result<(), String> {
-    let f = open_file(path, false, true).map_err(|e| e.to_string())?;
-    f.set_len(size).map_err(|e| format!("{}: {e}", path.display()))?;
+fn lay_out(path: &Path, size: u64, write_it: bool, direct: bool) -> Result<(), Error> {
+    let f = open_file(path, false, true)?;
+    f.set_len(size).map_err(Error::io(path))?;
     drop(f);
     if write_it {
         let mut job = RealJob::new("layout", Rw::Write, 1 << 20, size / 4096 * 4096);
         job.direct = direct;
-        run_job_on_path(path, &job, &mut |_| {}).map_err(|e| e.to_string())?;
+        run_job_on_path(path, &job, &mut |_| {})?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 use flashlab_measure::JobResult;
 
 /// `Err` naming each job whose verify found mismatches, after printing them.
-pub fn verdict(results: &[(JobResult, String, u64, u32)]) -> Result<(), String> {
+pub fn verdict(results: &[(JobResult, String, u64, u32)]) -> Result<(), crate::error::Error> {
     let mut failed = Vec::new();
     for (r, ..) in results {
         let Some(v) = r.verify.as_ref().filter(|v| v.mismatches > 0) else { continue };
@@ -24,7 +24,7 @@ pub fn verdict(results: &[(JobResult, String, u64, u32)]) -> Result<(), String> 
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(format!("verify failed: {}", failed.join("; ")))
+        Err(crate::error::Error::Verify { failed })
     }
 }
 

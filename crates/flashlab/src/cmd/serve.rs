@@ -2,6 +2,7 @@
 //! device is, serve until Ctrl-C / SIGTERM, print the final report.
 
 use crate::cli::ServeArgs;
+use crate::error::Error;
 use flashlab_lab::units::parse_cli_size;
 use flashlab_results::body::ServeBody;
 use flashlab_results::{Body, Document};
@@ -9,14 +10,15 @@ use flashlab_serve::teardown::{catch_signals, serve_until_signal, Ending};
 use flashlab_serve::{ServeOptions, Server};
 use std::sync::Arc;
 
-pub fn serve(a: &ServeArgs) -> Result<(), String> {
+/// `flashlab serve`: a simulated device as a block device, until a signal.
+pub fn serve(a: &ServeArgs) -> Result<(), Error> {
     // SAFETY: geteuid has no preconditions.
     if flashlab_real::android::is_android() && unsafe { libc::geteuid() } != 0 {
-        return Err("serve needs to mount FUSE (/dev/fuse), which Android allows only to root: run it from a root shell (adb root, su) or on a Linux host".into());
+        return Err(Error::Usage("serve needs to mount FUSE (/dev/fuse), which Android allows only to root: run it from a root shell (adb root, su) or on a Linux host".into()));
     }
     let profile = crate::target::sim_profile(&a.target)?;
     let mut o = ServeOptions::new(profile, a.dir.clone());
-    o.size = a.size.as_deref().map(|s| parse_cli_size(s).map_err(|e| format!("--size {s}: {e}"))).transpose()?;
+    o.size = a.size.as_deref().map(|s| parse_cli_size(s).map_err(Error::at(format!("--size {s}")))).transpose()?;
     o.time_scale = a.time_scale;
     o.backing = a.backing.clone();
     o.overwrite_backing = a.overwrite_backing;
@@ -32,8 +34,8 @@ pub fn serve(a: &ServeArgs) -> Result<(), String> {
     };
     // Caught before the mount, so a signal at any moment (even right after "ready") ends in
     // the ordered teardown rather than in the default action, which left the mount behind.
-    let signals = catch_signals().map_err(|e| format!("signals: {e}"))?;
-    let server = Server::start(&o, Arc::new(say)).map_err(|e| e.to_string())?;
+    let signals = catch_signals().map_err(|source| Error::Setup { what: "signals", source })?;
+    let server = Server::start(&o, Arc::new(say))?;
     let snap = server.snapshot();
     crate::outln!(
         "serving {} ({} bytes, time scale {}{}) at {}",
@@ -49,7 +51,8 @@ pub fn serve(a: &ServeArgs) -> Result<(), String> {
         crate::outln!("attached {d}");
     }
     crate::outln!("ready (Ctrl-C or SIGTERM to stop)");
-    let ending = serve_until_signal(server, signals, &say).map_err(|e| format!("signals: {e}"))?;
+    let ending =
+        serve_until_signal(server, signals, &say).map_err(|source| Error::Setup { what: "signals", source })?;
     // flashlab's signal policy: the exit status is 128 + the signal, after the cleanup.
     let (s, sig, clean) = match ending {
         Ending::Clean(s, sig) => (s, sig, true),

@@ -3,20 +3,23 @@
 //! Python package's Ray backend (`python3 -m flashlab.ray_sweep`), which calls the same library.
 
 use crate::cli::SweepArgs;
+use crate::error::Error;
 use flashlab_sweep::{run_sweep, Spec};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::process::Command;
 
-pub fn sweep(a: &SweepArgs) -> Result<(), crate::error::Error> {
+/// `flashlab sweep`: every case of a sweep file, locally or on Ray.
+pub fn sweep(a: &SweepArgs) -> Result<(), Error> {
     let spec = Spec::load(&a.spec)?;
     if let Some(address) = &a.ray {
         if a.output.json.is_some() {
-            return Err(
-                "--json: a sweep on Ray writes its summary from the Python driver; results.csv is in --out".into()
-            );
+            return Err(Error::flag(
+                "--json",
+                "a sweep on Ray writes its summary from the Python driver; results.csv is in --out",
+            ));
         }
-        return Ok(ray(a, &spec, address)?);
+        return ray(a, &spec, address);
     }
     // Resolve every case before the bar appears: bad input fails at once.
     flashlab_sweep::prepare_all(&spec)?;
@@ -66,13 +69,16 @@ pub fn sweep(a: &SweepArgs) -> Result<(), crate::error::Error> {
     }))
     .param("spec", a.spec.display().to_string())
     .param("out", a.out.display().to_string());
-    Ok(a.output.write(&doc, "sweep")?)
+    a.output.write(&doc, "sweep")
 }
 
 /// Hand the sweep to the Python package's Ray driver; it prints its own summary.
-fn ray(a: &SweepArgs, spec: &Spec, address: &str) -> Result<(), String> {
+fn ray(a: &SweepArgs, spec: &Spec, address: &str) -> Result<(), Error> {
     if a.threads.is_some() {
-        return Err("--threads applies to a local sweep; on Ray the cluster's workers run the cases".into());
+        return Err(Error::not_applicable(
+            "--threads",
+            "applies to a local sweep; on Ray the cluster's workers run the cases",
+        ));
     }
     let python = a
         .python
@@ -87,13 +93,19 @@ fn ray(a: &SweepArgs, spec: &Spec, address: &str) -> Result<(), String> {
         .args(["--address", address])
         .status()
         .map_err(|e| {
-            format!("--ray: cannot start {}: {e} (install the Python package: docs/sweep.md)", python.display())
+            Error::flag(
+                "--ray",
+                format!("cannot start {}: {e} (install the Python package: docs/sweep.md)", python.display()),
+            )
         })?;
     if !status.success() {
-        return Err(format!(
-            "--ray: {} -m flashlab.ray_sweep {} failed ({status}); is the flashlab Python package with ray installed there? (docs/sweep.md)",
-            python.display(),
-            spec.source
+        return Err(Error::flag(
+            "--ray",
+            format!(
+                "{} -m flashlab.ray_sweep {} failed ({status}); is the flashlab Python package with ray installed there? (docs/sweep.md)",
+                python.display(),
+                spec.source
+            ),
         ));
     }
     Ok(())

@@ -2,20 +2,22 @@
 //! JSON (its directory is checked before the run, so a bad path fails at once).
 
 use crate::cli::ValidateFsArgs;
+use crate::error::Error;
 use flashlab_lab::units::parse_cli_size;
 use flashlab_validate::options::{Mount, Options, Workload};
 
-pub fn validate_fs(a: &ValidateFsArgs) -> Result<(), String> {
-    let workload = Workload::parse(&a.workload).map_err(|e| e.to_string())?;
-    let mount = Mount::parse(&a.mount).map_err(|e| e.to_string())?;
+/// `flashlab validate-fs`: the filesystem model against the kernel's ext4.
+pub fn validate_fs(a: &ValidateFsArgs) -> Result<(), Error> {
+    let workload = Workload::parse(&a.workload)?;
+    let mount = Mount::parse(&a.mount)?;
     let mut o = Options::new(workload, mount);
-    o.image_bytes = parse_cli_size(&a.size).map_err(|e| format!("--size {}: {e}", a.size))?;
+    o.image_bytes = parse_cli_size(&a.size).map_err(Error::at(format!("--size {}", a.size)))?;
     o.fill_percent = a.fill;
     o.writes = a.writes;
     o.transactions = a.transactions;
     o.seed = a.seed;
-    o.check().map_err(|e| e.to_string())?;
-    let report = flashlab_validate::run(&o).map_err(|e| e.to_string())?;
+    o.check()?;
+    let report = flashlab_validate::run(&o)?;
     crate::out!("{}", report.render_text());
     let doc = flashlab_results::Document::new(flashlab_results::Body::ValidateFs(flashlab_results::typed(
         "the comparison",

@@ -1,18 +1,20 @@
 //! `flashlab wsat`: SNIA write saturation on a new device.
 
 use crate::cli::WsatArgs;
+use crate::error::Error;
 use crate::progress::Progress;
 use crate::{out, outln};
 use flashlab_lab::experiments::wsat::run_wsat;
 use flashlab_results::body::WsatBody;
 use flashlab_results::{Body, Document};
 
-pub fn wsat(a: &WsatArgs) -> Result<(), String> {
+/// `flashlab wsat`: SNIA write saturation on a simulated device.
+pub fn wsat(a: &WsatArgs) -> Result<(), Error> {
     if !(a.times > 0.0 && a.times <= 1000.0) {
-        return Err(format!("--times must be in (0, 1000] capacities, got {}", a.times));
+        return Err(Error::flag("--times", format!("must be in (0, 1000] capacities, got {}", a.times)));
     }
     if a.intervals == 0 || a.intervals > 100_000 {
-        return Err(format!("--intervals {}: must be 1..=100000", a.intervals));
+        return Err(Error::flag(format!("--intervals {}", a.intervals), "must be 1..=100000"));
     }
     let (profile, mut sys, pre) = super::system(&a.common)?;
     out!("{}", super::banner("wsat", &a.common, &profile, &sys));
@@ -20,11 +22,11 @@ pub fn wsat(a: &WsatArgs) -> Result<(), String> {
         outln!("{}", pre.summary());
     }
     let bar = Progress::new("wsat");
-    let r = run_wsat(&mut sys, a.times, a.iodepth.max(1), a.intervals.max(1), a.common.seed, |f| bar.set(f, ""))
-        .map_err(|e| e.to_string())?;
+    let r = run_wsat(&mut sys, a.times, a.iodepth.max(1), a.intervals.max(1), a.common.seed, |f| bar.set(f, ""))?;
     bar.finish();
     let mut body: WsatBody = flashlab_results::typed("wsat's results", &r)?;
-    body.precondition = Some(serde_json::to_value(&pre).map_err(|e| e.to_string())?);
+    body.precondition =
+        Some(serde_json::to_value(&pre).map_err(|source| Error::Json { what: "the device's history", source })?);
     let doc = Document::new(Body::Wsat(body))
         .target(&a.common.target)
         .seed(a.common.seed)
@@ -39,7 +41,7 @@ pub fn wsat(a: &WsatArgs) -> Result<(), String> {
     t.rows =
         t.rows.into_iter().enumerate().filter(|(i, _)| i % step == step - 1 || i + 1 == n).map(|(_, r)| r).collect();
     crate::output_args::table(&t);
-    outln!(
+    crate::proseln!(
         "4 KiB random writes at QD{} over the whole device; every {}th interval shown (--csv for all)",
         a.iodepth,
         step

@@ -2,18 +2,22 @@
 //! them), running a call and reading its output, `adb devices` parsing, and shell quoting of
 //! the one command string `adb shell` hands to the phone's `sh -c`.
 
+use crate::error::Error;
 use std::process::{Command, Output, Stdio};
 
 /// One adb program and (once chosen) one device.
 #[derive(Debug, Clone)]
 pub struct Adb {
+    /// The adb program (`--adb`, else `$ADB`, else `adb`).
     pub program: String,
+    /// The device's serial, once chosen (`-s SERIAL`).
     pub serial: Option<String>,
 }
 
 /// A line of `adb devices`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listed {
+    /// The device's serial.
     pub serial: String,
     /// `device`, `unauthorized`, `offline`, `recovery`, ...
     pub state: String,
@@ -46,6 +50,7 @@ pub fn join(words: &[&str]) -> String {
 }
 
 impl Adb {
+    /// adb as `program` names it (else `$ADB`, else `adb`), no device chosen yet.
     pub fn new(program: Option<&str>) -> Adb {
         let program = program
             .map(str::to_string)
@@ -70,6 +75,7 @@ impl Adb {
         self.args(&["shell", cmd])
     }
 
+    /// The command of a call, its standard input closed.
     pub fn command(&self, args: &[String]) -> Command {
         let mut c = Command::new(&self.program);
         c.args(args).stdin(Stdio::null());
@@ -77,36 +83,24 @@ impl Adb {
     }
 
     /// Runs a call to completion; an adb that cannot start is an error naming it.
-    pub fn output(&self, args: &[String]) -> Result<Output, String> {
-        self.command(args).output().map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                format!("{}: not found (install Android's platform-tools, or give --adb PATH)", self.program)
-            } else {
-                format!("{}: {e}", self.program)
-            }
-        })
+    pub fn output(&self, args: &[String]) -> Result<Output, Error> {
+        self.command(args).output().map_err(|source| Error::AdbStart { program: self.program.clone(), source })
     }
 
     /// Runs a call that must succeed; returns its standard output.
-    pub fn checked(&self, args: &[String]) -> Result<String, String> {
+    pub fn checked(&self, args: &[String]) -> Result<String, Error> {
         let o = self.output(args)?;
         let out = String::from_utf8_lossy(&o.stdout).into_owned();
         if !o.status.success() {
             let err = String::from_utf8_lossy(&o.stderr);
             let why = err.lines().chain(out.lines()).find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-            return Err(format!(
-                "{} {} failed ({}){}",
-                self.program,
-                args.join(" "),
-                o.status,
-                if why.is_empty() { String::new() } else { format!(": {why}") }
-            ));
+            return Err(Error::Adb { program: self.program.clone(), args: args.join(" "), status: o.status, why });
         }
         Ok(out)
     }
 
     /// Runs a shell command on the phone that must succeed.
-    pub fn shell(&self, cmd: &str) -> Result<String, String> {
+    pub fn shell(&self, cmd: &str) -> Result<String, Error> {
         self.checked(&self.shell_args(cmd))
     }
 }

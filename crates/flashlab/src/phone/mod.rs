@@ -18,6 +18,7 @@ pub mod doctor;
 pub mod plan;
 pub mod session;
 
+use crate::error::Error;
 use crate::outln;
 use adb::Adb;
 use cli::{PhoneCommand, RunOnPhone};
@@ -25,7 +26,8 @@ use flashlab_results::body::PhoneBody;
 use flashlab_results::{Body, Document};
 use plan::Plan;
 
-pub fn run(c: &PhoneCommand) -> Result<(), String> {
+/// `flashlab phone SUBCOMMAND`.
+pub fn run(c: &PhoneCommand) -> Result<(), Error> {
     match c {
         PhoneCommand::Devices(a) => devices(a),
         PhoneCommand::Doctor(a) => doctor::doctor(a),
@@ -36,7 +38,7 @@ pub fn run(c: &PhoneCommand) -> Result<(), String> {
     }
 }
 
-fn devices(args: &cli::DevicesArgs) -> Result<(), String> {
+fn devices(args: &cli::DevicesArgs) -> Result<(), Error> {
     let a = &args.conn;
     let base = Adb::new(a.adb.as_deref());
     let text = base.checked(&base.args(&["devices"]))?;
@@ -54,14 +56,14 @@ fn devices(args: &cli::DevicesArgs) -> Result<(), String> {
         let mut one = base.clone();
         match device::connect(&mut one, Some(&d.serial)) {
             Ok(dev) => {
-                let build = dev.rust_target().map(|t| format!("binary: {t}")).unwrap_or_else(|e| e);
+                let build = dev.rust_target().map(|t| format!("binary: {t}")).unwrap_or_else(|e| e.to_string());
                 outln!("{}  {build}", dev.label());
                 found.push(serde_json::json!({"serial": dev.serial, "state": d.state, "model": dev.model,
                     "android": dev.release, "sdk": dev.sdk, "abi": dev.abi, "root": dev.root, "binary": build}));
             }
             Err(e) => {
                 outln!("{}  {e}", d.serial);
-                found.push(serde_json::json!({"serial": d.serial, "state": d.state, "error": e}));
+                found.push(serde_json::json!({"serial": d.serial, "state": d.state, "error": e.to_string()}));
             }
         }
     }
@@ -75,7 +77,7 @@ fn devices(args: &cli::DevicesArgs) -> Result<(), String> {
 }
 
 /// Connects, builds the plan, runs it, renders the pulled document.
-fn on_phone(on: &RunOnPhone, make: impl FnOnce(std::path::PathBuf) -> Result<Plan, String>) -> Result<(), String> {
+fn on_phone(on: &RunOnPhone, make: impl FnOnce(std::path::PathBuf) -> Result<Plan, Error>) -> Result<(), Error> {
     // Output files were checked before the command started (outputs.rs), not after an hour
     // on the phone.
     let mut adb = Adb::new(on.conn.adb.as_deref());
@@ -98,12 +100,12 @@ fn on_phone(on: &RunOnPhone, make: impl FnOnce(std::path::PathBuf) -> Result<Pla
     } else {
         eprintln!("phone: no root: fstrim steps cannot run FITRIM; flashlab asks Android instead (sm fstrim, else sm idle-maint run) and says which ran");
     }
-    let local = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
+    let local = tempfile::tempdir().map_err(|source| Error::Setup { what: "temporary directory", source })?;
     let results = local.path().join(plan::RESULTS);
     session::execute(&adb, &plan, &results)?;
-    let text = std::fs::read_to_string(&results).map_err(|e| format!("{}: {e}", results.display()))?;
+    let text = std::fs::read_to_string(&results).map_err(Error::io(&results))?;
     let pulled: Document =
-        serde_json::from_str(&text).map_err(|e| format!("the results document from the phone: {e}"))?;
+        serde_json::from_str(&text).map_err(|e| Error::Phone(format!("the results document from the phone: {e}")))?;
     let name = dev.model.as_deref().unwrap_or(&dev.serial).to_string();
     outln!("flashlab {} on {name} — results from the phone:", plan.what);
     match &pulled.body {
@@ -133,7 +135,7 @@ fn on_phone(on: &RunOnPhone, make: impl FnOnce(std::path::PathBuf) -> Result<Pla
     out.report = None;
     out.write(&doc, &plan.what)?;
     if let Some(p) = &on.out.report {
-        let v = serde_json::to_value(&pulled).map_err(|e| e.to_string())?;
+        let v = serde_json::to_value(&pulled).map_err(|source| Error::Json { what: "the phone's results", source })?;
         crate::cmd::report::write_for(p, &format!("{} {name}", plan.what), v)?;
     }
     Ok(())

@@ -5,6 +5,7 @@
 
 use super::adb::{join, Adb};
 use super::cli::{AgeArgs, BenchArgs, FillArgs, RunArgs, RunOnPhone};
+use crate::error::Error;
 use std::path::PathBuf;
 
 /// Name of the results document in the remote directory.
@@ -156,10 +157,10 @@ label = "after delete"
     )
 }
 
-pub fn fill(a: &FillArgs, binary: PathBuf) -> Result<Plan, String> {
+pub fn fill(a: &FillArgs, binary: PathBuf) -> Result<Plan, Error> {
     let quote_free = |s: &str, flag: &str| {
         if s.contains('"') || s.contains('\n') {
-            Err(format!("{flag} {s}: not a size"))
+            Err(Error::flag(format!("{flag} {s}"), "not a size"))
         } else {
             Ok(())
         }
@@ -169,7 +170,7 @@ pub fn fill(a: &FillArgs, binary: PathBuf) -> Result<Plan, String> {
     let text = fill_protocol(&a.leave_free, &a.file_size);
     // Fail on the host, before anything reaches the phone.
     flashlab_lab::protocol::Protocol::from_toml("phone-fill protocol", &text)?;
-    flashlab_lab::units::parse_cli_size(&a.leave_free).map_err(|e| format!("--leave-free: {e}"))?;
+    flashlab_lab::units::parse_cli_size(&a.leave_free).map_err(Error::at("--leave-free"))?;
     let mut p = base("fill", &a.bench.on, binary);
     p.extra_dir = Some(a.shared_dir.trim_end_matches('/').to_string());
     p.generated.push(("phone-fill.toml".into(), text));
@@ -183,19 +184,20 @@ pub fn fill(a: &FillArgs, binary: PathBuf) -> Result<Plan, String> {
     Ok(p)
 }
 
-pub fn age(a: &AgeArgs, binary: PathBuf) -> Result<Plan, String> {
+pub fn age(a: &AgeArgs, binary: PathBuf) -> Result<Plan, Error> {
     let mut p = base("age", &a.bench.on, binary);
     let builtin = flashlab_lab::protocol::BUILTIN.iter().any(|(n, _)| *n == a.protocol);
     let proto = if builtin {
         a.protocol.clone()
     } else {
-        let text = std::fs::read_to_string(&a.protocol)
-            .map_err(|e| format!("protocol '{}': not a built-in protocol nor a readable file ({e})", a.protocol))?;
+        let text = std::fs::read_to_string(&a.protocol).map_err(|e| {
+            Error::Usage(format!("protocol '{}': not a built-in protocol nor a readable file ({e})", a.protocol))
+        })?;
         flashlab_lab::protocol::Protocol::from_toml(&a.protocol, &text)?;
         p.generated.push(("protocol.toml".into(), text));
         p.remote("protocol.toml")
     };
-    flashlab_lab::units::parse_duration_ns(&a.idle).map_err(|e| format!("--idle: {e}"))?;
+    flashlab_lab::units::parse_duration_ns(&a.idle).map_err(Error::at("--idle"))?;
     let mut v = vec!["age".to_string(), "--protocol".into(), proto, "--target".into(), p.remote("work")];
     v.extend(["--idle".to_string(), a.idle.clone()]);
     io_args(&a.bench.on, &mut v);
@@ -205,9 +207,9 @@ pub fn age(a: &AgeArgs, binary: PathBuf) -> Result<Plan, String> {
     Ok(p)
 }
 
-pub fn run(a: &RunArgs, binary: PathBuf) -> Result<Plan, String> {
-    let text = std::fs::read_to_string(&a.jobfile).map_err(|e| format!("{}: {e}", a.jobfile.display()))?;
-    flashlab_jobs::parse_jobfile(&a.jobfile.display().to_string(), &text).map_err(|e| e.to_string())?;
+pub fn run(a: &RunArgs, binary: PathBuf) -> Result<Plan, Error> {
+    let text = std::fs::read_to_string(&a.jobfile).map_err(Error::io(&a.jobfile))?;
+    flashlab_jobs::parse_jobfile(&a.jobfile.display().to_string(), &text)?;
     let mut p = base("run", &a.on, binary);
     p.generated.push(("job.fio".into(), text));
     let mut v = vec!["run".to_string(), p.remote("job.fio"), "--target".into(), p.remote("work")];

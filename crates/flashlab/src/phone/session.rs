@@ -5,6 +5,7 @@
 
 use super::adb::{join, Adb};
 use super::plan::{Plan, RESULTS};
+use crate::error::Error;
 use crate::progress::{Progress, LINE_PREFIX};
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
@@ -18,53 +19,54 @@ use std::time::{Duration, Instant};
 const STOP_GRACE: Duration = Duration::from_secs(60);
 
 /// SIGINT/SIGTERM set this flag instead of ending flashlab on the host.
-fn interrupt_flag() -> Result<Arc<AtomicBool>, String> {
+fn interrupt_flag() -> Result<Arc<AtomicBool>, Error> {
     let flag = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, Arc::clone(&flag)).map_err(|e| format!("signal handler: {e}"))?;
+        signal_hook::flag::register(sig, Arc::clone(&flag))
+            .map_err(|source| Error::Setup { what: "signal handler", source })?;
     }
     Ok(flag)
 }
 
 /// Runs the plan; the results document lands in `local_results`.
-pub fn execute(adb: &Adb, plan: &Plan, local_results: &Path) -> Result<(), String> {
+pub fn execute(adb: &Adb, plan: &Plan, local_results: &Path) -> Result<(), Error> {
     let stop = interrupt_flag()?;
     // Nothing exists on the phone yet: a failed mkdir leaves nothing to remove (and a
     // directory that already existed is not ours).
     adb.shell(&plan.mkdir_command()).map_err(|e| {
-        format!("{e}\n(flashlab creates {} and removes only what it created; if a previous run left it, remove it: adb shell {})", plan.remote_dir, plan.cleanup_command())
+        e.noted(format!("(flashlab creates {} and removes only what it created; if a previous run left it, remove it: adb shell {})", plan.remote_dir, plan.cleanup_command()))
     })?;
     let result = (|| {
-        let gen = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
+        let gen = tempfile::tempdir().map_err(|source| Error::Setup { what: "temporary directory", source })?;
         for (local, remote) in &plan.pushes {
             adb.checked(&adb.args(&["push", &local.display().to_string(), remote]))?;
         }
         for (name, text) in &plan.generated {
             let p = gen.path().join(name);
-            std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+            std::fs::write(&p, text).map_err(Error::io(&p))?;
             adb.checked(&adb.args(&["push", &p.display().to_string(), &plan.remote(name)]))?;
         }
         adb.shell(&format!("chmod 755 {}", join(&[&plan.remote("flashlab")])))?;
         stream(adb, plan, &stop)?;
         if stop.load(Ordering::SeqCst) {
-            return Err("interrupted".to_string());
+            return Err(Error::Interrupted { dir: plan.remote_dir.clone() });
         }
         adb.checked(&adb.args(&["pull", &plan.remote(RESULTS), &local_results.display().to_string()]))
-            .map_err(|e| format!("{e}\n(flashlab on the phone wrote no results document)"))?;
+            .map_err(|e| e.noted("(flashlab on the phone wrote no results document)"))?;
         Ok(())
     })();
     let cleaned = adb.shell(&plan.cleanup_command());
     match (result, cleaned) {
         (Ok(()), Ok(_)) => Ok(()),
-        (Ok(()), Err(e)) => Err(format!("the run finished, but removing its files from the phone failed: {e}")),
-        (Err(e), Ok(_)) if e == "interrupted" => {
-            Err(format!("interrupted: flashlab on the phone was stopped and {} removed", plan.remote_dir))
+        (Ok(()), Err(e)) => {
+            Err(Error::Phone(format!("the run finished, but removing its files from the phone failed: {e}")))
         }
-        (Err(e), Ok(_)) => Err(format!("{e}\n(removed {} from the phone)", dirs(plan))),
-        (Err(e), Err(c)) => Err(format!(
-            "{e}\nremoving the run's files from the phone failed too: {c}; remove them by hand: adb shell {}",
+        (Err(e), Ok(_)) if e.is_interrupted() => Err(e),
+        (Err(e), Ok(_)) => Err(e.noted(format!("(removed {} from the phone)", dirs(plan)))),
+        (Err(e), Err(c)) => Err(e.noted(format!(
+            "removing the run's files from the phone failed too: {c}; remove them by hand: adb shell {}",
             plan.cleanup_command()
-        )),
+        ))),
     }
 }
 
@@ -82,7 +84,7 @@ enum Line {
 
 /// Runs flashlab on the phone, printing its messages and showing its progress, until it ends;
 /// on Ctrl-C sends it SIGINT and waits for it.
-fn stream(adb: &Adb, plan: &Plan, stop: &AtomicBool) -> Result<(), String> {
+fn stream(adb: &Adb, plan: &Plan, stop: &AtomicBool) -> Result<(), Error> {
     let args = adb.shell_args(&plan.run_command());
     let mut child = adb
         .command(&args)
@@ -92,7 +94,7 @@ fn stream(adb: &Adb, plan: &Plan, stop: &AtomicBool) -> Result<(), String> {
         // side first, not adb.
         .process_group(0)
         .spawn()
-        .map_err(|e| format!("{}: {e}", adb.program))?;
+        .map_err(|source| Error::AdbStart { program: adb.program.clone(), source })?;
     let (tx, rx) = mpsc::channel();
     let out = child.stdout.take().expect("piped");
     let err = child.stderr.take().expect("piped");
@@ -129,7 +131,7 @@ fn stream(adb: &Adb, plan: &Plan, stop: &AtomicBool) -> Result<(), String> {
         while let Ok(line) = rx.try_recv() {
             handle(line, &mut pid);
         }
-        if let Some(st) = child.try_wait().map_err(|e| format!("{}: {e}", adb.program))? {
+        if let Some(st) = child.try_wait().map_err(Error::io(&adb.program))? {
             // The readers end with the pipes; take what is left.
             while let Ok(line) = rx.recv_timeout(Duration::from_millis(200)) {
                 handle(line, &mut pid);
@@ -163,7 +165,10 @@ fn stream(adb: &Adb, plan: &Plan, stop: &AtomicBool) -> Result<(), String> {
         return Ok(());
     }
     if !status.success() {
-        return Err(format!("flashlab {} on the phone failed ({status}); its messages are above", plan.what));
+        return Err(Error::Phone(format!(
+            "flashlab {} on the phone failed ({status}); its messages are above",
+            plan.what
+        )));
     }
     Ok(())
 }

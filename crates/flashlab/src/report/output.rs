@@ -2,6 +2,7 @@
 //! and checked before a run starts, so a bad `--json`/`--csv`/`--report` path fails at once
 //! rather than after an hour of work (as hyperfine's ExportManager creates its files first).
 
+use crate::error::Error;
 use flashlab_real::cleanup::{creating, Cleanup};
 use std::path::{Path, PathBuf};
 
@@ -11,25 +12,26 @@ fn temp_of(path: &Path) -> Option<PathBuf> {
     Some(dir.join(format!(".{}.flashlab-tmp", path.file_name()?.to_string_lossy())))
 }
 
-/// [`flashlab_report::write_atomic`], with its error as the message the CLI prints. The
-/// temporary file is registered for removal, so a signal during the write leaves nothing.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
+/// [`flashlab_report::write_atomic`]; the temporary file is registered for removal, so a
+/// signal during the write leaves nothing.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), Error> {
     let tmp = temp_of(path);
     if let Some(t) = &tmp {
         Cleanup::global().register(t);
     }
     let r = {
         let _gate = creating();
-        flashlab_report::write_atomic(path, contents).map_err(|e| e.to_string())
+        flashlab_report::write_atomic(path, contents)
     };
     if let Some(t) = &tmp {
         Cleanup::global().unregister(t);
     }
-    r
+    Ok(r?)
 }
 
-pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), String> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+/// `value` as pretty JSON in the file `path` (complete or not at all).
+pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), Error> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|source| Error::Json { what: "the results", source })?;
     text.push('\n');
     write_atomic(path, text.as_bytes())
 }
@@ -37,10 +39,10 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), Stri
 /// Check, before any work, that each output (`flag`, path) can be written: its directory
 /// exists and takes a new file (the temporary file is created and removed again), and the
 /// path is not a directory. Nothing at `path` itself is touched.
-pub fn check_outputs(outputs: &[(&str, Option<&Path>)]) -> Result<(), String> {
+pub fn check_outputs(outputs: &[(&'static str, Option<&Path>)]) -> Result<(), Error> {
     for (flag, path) in outputs {
         let Some(path) = path else { continue };
-        let bad = |why: String| format!("{flag} {}: {why}", path.display());
+        let bad = |problem: String| Error::Output { flag, path: path.to_path_buf(), problem };
         if path.is_dir() {
             return Err(bad("is a directory; give a file name".into()));
         }

@@ -4,9 +4,9 @@
 //! victim still held land among cold survivors and die there soon, leaving those blocks
 //! partly invalid: the mixing that host-side separation removed comes back through GC.
 //!
-//! The same work as [`Ftl::gc_copy_page`] otherwise (one page read, the valid units moved
-//! into open pages, a page programmed whenever one fills); kept apart so the common path
-//! stays as it is.
+//! The same work as [`Ftl::gc_copy_page`] otherwise (the same page read, `gc_read_page`,
+//! then the valid units moved into open pages, a page programmed whenever one fills); kept
+//! apart so the common path stays as it is.
 
 use super::{Ftl, BUFFERED, INVALID, MAX_UPP};
 use crate::timeline::Ns;
@@ -16,15 +16,11 @@ impl Ftl {
     /// each unit's temperature; returns when the last program it caused completes (`at` if
     /// the page held nothing).
     pub(super) fn gc_copy_page_split(&mut self, die: u32, v: u32, page: u32, at: Ns) -> Ns {
-        let upp = self.geo.units_per_page;
-        let base = v * self.geo.units_per_block + page * upp;
-        let live = self.p2l.count(base as usize, (base + upp) as usize);
-        if live == 0 {
+        let Some((base, ready)) = self.gc_read_page(die, v, page, at) else {
             return at;
-        }
-        let ready = self.nand.read(die, at, live);
+        };
+        let upp = self.geo.units_per_page;
         let mut done = ready;
-        self.counters.nand_page_reads += 1;
         let cold = ((self.host_streams + die) as usize, self.gc_frontier);
         let hot = ((self.host_streams + self.geo.dies + die) as usize, self.gc_frontier + 1);
         for ppa in base..base + upp {
