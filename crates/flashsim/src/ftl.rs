@@ -534,7 +534,7 @@ impl Ftl {
                 // One more block taken and the die is down to its last spare one: start
                 // cleaning a victim, a few pages per host command, before the die runs out.
                 if !self.in_gc && self.free[die as usize].len() <= self.pace.zone {
-                    self.start_paced_job(die);
+                    self.arm_paced(die);
                 }
             }
         }
@@ -745,7 +745,7 @@ impl Ftl {
     /// all and never past the busy-time ceiling. Returns when it is done.
     #[inline]
     pub fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
-        if self.jobs == 0 {
+        if self.jobs == 0 && self.pace.n_armed == 0 {
             return at;
         }
         self.paced_gc(start, at, units)

@@ -36,6 +36,10 @@
 use super::{Ftl, NIL};
 use crate::timeline::Ns;
 
+/// A die needs a paced victim when the host opens a block on it and leaves it with at most
+/// `gc_min_free_blocks` plus this many free blocks.
+const ZONE_ABOVE_MIN: usize = 1;
+
 /// Per-die pacing state: flat arrays, no allocation per command.
 #[derive(Debug, Clone)]
 pub(crate) struct Pacing {
@@ -45,16 +49,44 @@ pub(crate) struct Pacing {
     debt: Vec<f64>,
     /// A die keeps a victim in progress while it has at most this many free blocks.
     pub(crate) zone: usize,
+    /// Greedy dies that need a victim but have not chosen one yet, and the host units written
+    /// to each since (the victim is chosen when the paced work must start).
+    armed: Vec<bool>,
+    since: Vec<f64>,
+    /// The armed die's best candidate when first seen, its valid units then, and `since` then:
+    /// how fast the host itself is emptying it.
+    seen: Vec<u32>,
+    seen_valid: Vec<u32>,
+    seen_since: Vec<f64>,
+    /// How many dies are armed (a command with no armed die and no victim skips the dies).
+    pub(crate) n_armed: u32,
 }
 
 impl Pacing {
     pub(crate) fn new(dies: u32, gc_min_free: u32) -> Pacing {
-        Pacing { rate: vec![0.0; dies as usize], debt: vec![0.0; dies as usize], zone: gc_min_free as usize + 1 }
+        let n = dies as usize;
+        Pacing {
+            rate: vec![0.0; n],
+            debt: vec![0.0; n],
+            zone: gc_min_free as usize + ZONE_ABOVE_MIN,
+            armed: vec![false; n],
+            since: vec![0.0; n],
+            seen: vec![NIL; n],
+            seen_valid: vec![0; n],
+            seen_since: vec![0.0; n],
+            n_armed: 0,
+        }
     }
 
     /// Heap bytes (for the memory accounting).
     pub(crate) fn memory_bytes(&self) -> u64 {
-        super::heap_bytes(&self.rate) + super::heap_bytes(&self.debt)
+        super::heap_bytes(&self.rate)
+            + super::heap_bytes(&self.debt)
+            + super::heap_bytes(&self.armed)
+            + super::heap_bytes(&self.since)
+            + super::heap_bytes(&self.seen)
+            + super::heap_bytes(&self.seen_valid)
+            + super::heap_bytes(&self.seen_since)
     }
 }
 
@@ -77,7 +109,7 @@ impl Ftl {
         self.job_victim[die as usize] = NIL;
         self.jobs -= 1;
         self.victims.put_back(b, self.valid[b as usize]);
-        self.start_paced_job(die);
+        self.start_paced_job(die, 0.0);
     }
 
     /// `die`'s GC frontier can take one more victim page without opening a block: a paced
@@ -90,9 +122,79 @@ impl Ftl {
         b != NIL && self.next_page[b as usize] + 2 <= self.geo.pages_per_block
     }
 
+    /// `die` needs its next victim within a block of host writes. Greedy waits to choose it
+    /// until the paced work must start ([`Ftl::armed_step`]); the other policies choose now
+    /// (the victim they draw does not depend on when).
+    pub(super) fn arm_paced(&mut self, die: u32) {
+        let d = die as usize;
+        if self.job_victim[d] != NIL {
+            return;
+        }
+        if !self.greedy {
+            self.start_paced_job(die, 0.0);
+            return;
+        }
+        if !self.pace.armed[d] {
+            self.pace.armed[d] = true;
+            self.pace.n_armed += 1;
+        }
+        // A new block opened: the next need is a block of host writes away again.
+        self.pace.since[d] = 0.0;
+        self.pace.seen[d] = NIL;
+    }
+
+    /// An armed greedy die, after the host wrote `share` more units to it: choose the victim
+    /// once the host has written as many units since the die was armed as the best candidate
+    /// holds valid (`V` of `U`). From then on `U - V` host units are left before the die needs
+    /// its next block, which is what the victim frees net: paced at `L / (U - V)`, it is done
+    /// just in time. Choosing earlier copies data the host may still overwrite (a sequential
+    /// overwrite empties blocks while it runs, and greedy at the moment of need would take
+    /// those for free); choosing later concentrates the copies on fewer commands. A die that
+    /// fell below its zone chooses at once.
+    fn armed_step(&mut self, die: u32, share: f64) {
+        let d = die as usize;
+        self.pace.since[d] += share;
+        let urgent = self.free[d].len() < self.pace.zone;
+        if !urgent {
+            let Some(b) = self.victims.select(die, &self.valid, self.counters.host_units_written) else {
+                return;
+            };
+            let v = self.valid[b as usize];
+            self.victims.put_back(b, v);
+            let since = self.pace.since[d];
+            if self.pace.seen[d] != b {
+                // A new best candidate: watch it for a command before choosing it.
+                self.pace.seen[d] = b;
+                self.pace.seen_valid[d] = v;
+                self.pace.seen_since[d] = since;
+                return;
+            }
+            if since < f64::from(v) {
+                return;
+            }
+            // The host is emptying the candidate itself (a sequential overwrite of the data it
+            // holds): if at the rate seen it is empty by the time the die needs the block, wait,
+            // and greedy at the moment of need erases it without a copy.
+            let seen_for = since - self.pace.seen_since[d];
+            if seen_for > 0.0 {
+                let falling = f64::from(self.pace.seen_valid[d].saturating_sub(v)) / seen_for;
+                let left = f64::from(self.geo.units_per_block) - since;
+                if falling * left >= f64::from(v) {
+                    return;
+                }
+            }
+        }
+        self.pace.armed[d] = false;
+        self.pace.n_armed -= 1;
+        let since = self.pace.since[d];
+        self.start_paced_job(die, since);
+    }
+
     /// Choose `die`'s next victim for incremental GC (if it has none) and set its steady rate
-    /// from what it holds: its pages with valid data over the units it frees net.
-    pub(super) fn start_paced_job(&mut self, die: u32) {
+    /// from what it holds: its pages with valid data over the units it frees net, or over the
+    /// host units left before the die needs a block when fewer (`since`: host units written
+    /// to the die since it needed a victim).
+    pub(super) fn start_paced_job(&mut self, die: u32, since: f64) {
         if self.job_victim[die as usize] != NIL {
             return;
         }
@@ -106,8 +208,8 @@ impl Ftl {
         let base = (v * upb) as usize;
         let live_pages =
             (0..upb as usize / upp).filter(|&i| self.p2l.any(base + i * upp, base + (i + 1) * upp)).count();
-        let gain = upb - self.valid[v as usize];
-        self.pace.rate[die as usize] = live_pages as f64 / f64::from(gain.max(1));
+        let gain = f64::from(upb - self.valid[v as usize]).min(f64::from(upb) - since);
+        self.pace.rate[die as usize] = live_pages as f64 / gain.max(1.0);
     }
 
     /// The GC work a host write command of `units` units carries, starting at `at` for a
@@ -119,6 +221,9 @@ impl Ftl {
         let dies = self.geo.dies;
         for die in 0..dies {
             let d = die as usize;
+            if self.pace.armed[d] {
+                self.armed_step(die, f64::from(units) / f64::from(dies));
+            }
             if self.job_victim[d] == NIL {
                 continue;
             }
@@ -147,7 +252,7 @@ impl Ftl {
                     // The victim is erased: the next one starts now only if the die is below
                     // its zone (else at the next block the host opens on it, as before).
                     if self.free[d].len() < self.pace.zone {
-                        self.start_paced_job(die);
+                        self.start_paced_job(die, 0.0);
                     } else {
                         self.pace.debt[d] = 0.0;
                     }
