@@ -12,6 +12,7 @@ mod bulk;
 #[cfg(feature = "fault-injection")]
 mod fault;
 mod gc_split;
+mod pacing;
 mod translation;
 
 use crate::buffer::WriteBuffer;
@@ -164,6 +165,8 @@ pub(crate) struct Ftl {
     pages_per_command: u32,
     busy_ceiling: Ns,
     page_cost: Ns,
+    /// How much of each die's incremental GC a host command carries ([`pacing`]).
+    pace: pacing::Pacing,
     /// The update-frequency detector when the profile places data by detected temperature.
     detector: Option<Detector>,
     /// GC copies go to a hot or a cold GC frontier by temperature ([`gc_split`]).
@@ -232,6 +235,7 @@ impl Ftl {
                 let t = NandTiming::from_profile(profile);
                 t.t_read + t.t_prog + 2 * u64::from(geo.units_per_page) * t.unit_xfer
             },
+            pace: pacing::Pacing::new(geo.dies, f.gc_min_free_blocks),
             detector: (f.temperature == TemperatureMode::Detect
                 || (f.temperature == TemperatureMode::Hint && f.gc_by_temperature))
                 .then(|| Detector::new(logical)),
@@ -535,8 +539,8 @@ impl Ftl {
                 self.active[ai] = b;
                 // One more block taken and the die is down to its last spare one: start
                 // cleaning a victim, a few pages per host command, before the die runs out.
-                if !self.in_gc && self.free[die as usize].len() <= self.gc_min_free + 1 {
-                    self.start_job(die);
+                if !self.in_gc && self.free[die as usize].len() <= self.pace.zone {
+                    self.arm_paced(die);
                 }
             }
         }
@@ -675,39 +679,20 @@ impl Ftl {
         done
     }
 
-    /// Choose the victim that `die`'s incremental GC cleans next (none when every candidate is
-    /// full of valid data: then the forced path decides, as before).
+    /// Choose the victim that `die`'s incremental GC cleans next: the one the forced path
+    /// (`gc_one`) would take. Only greedy declines a victim full of valid data (then every
+    /// candidate is; the forced path decides); declining one under random or FIFO would redraw
+    /// until a block with invalid data came up, another policy with less write amplification
+    /// than the one the profile names.
     fn start_job(&mut self, die: u32) {
         if self.job_victim[die as usize] != NIL {
             return;
         }
-        if let Some(v) = self.choose_victim(die, true, false) {
+        if let Some(v) = self.choose_victim(die, self.greedy, false) {
             self.job_victim[die as usize] = v;
             self.job_page[die as usize] = 0;
             self.jobs += 1;
         }
-    }
-
-    /// Pages of `die`'s victim still to visit.
-    fn job_pages_left(&self, die: u32) -> u64 {
-        u64::from(self.geo.pages_per_block - self.job_page[die as usize])
-    }
-
-    /// Host units the device takes before `die` must clean in the foreground: its free blocks
-    /// above the floor and the rest of its open host blocks, times the dies host pages are
-    /// striped over.
-    fn host_units_left(&self, die: u32) -> u64 {
-        let upb = u64::from(self.geo.units_per_block);
-        let above = (self.free[die as usize].len() as u64).saturating_sub(self.gc_min_free as u64);
-        let mut left = above * upb;
-        for f in 0..self.host_streams {
-            let b = self.active[(die * self.frontiers + f) as usize];
-            if b != NIL {
-                left += u64::from(self.geo.pages_per_block - self.next_page[b as usize])
-                    * u64::from(self.geo.units_per_page);
-            }
-        }
-        (left * u64::from(self.geo.dies)).max(1)
     }
 
     /// Up to `pages` steps of `die`'s incremental GC from `at`, none starting a page that would
@@ -721,7 +706,7 @@ impl Ftl {
         self.in_gc = true;
         while copied < pages {
             let v = self.job_victim[die as usize];
-            if v == NIL || (paced && self.free[die as usize].len() <= 1) {
+            if v == NIL {
                 break;
             }
             let page = self.job_page[die as usize];
@@ -730,6 +715,9 @@ impl Ftl {
                 self.finish_victim(die, v, end, background);
                 self.job_victim[die as usize] = NIL;
                 self.jobs -= 1;
+                break;
+            }
+            if paced && self.free[die as usize].len() <= 1 && !self.gc_room(die) {
                 break;
             }
             let upp = self.geo.units_per_page;
@@ -758,39 +746,15 @@ impl Ftl {
     }
 
     /// The GC work a host write command of `units` units carries, starting at `at` for a
-    /// command that started at `start`: on each die with a victim in progress, its share of
-    /// that victim (the pages left over the host units left before the die must clean in the
-    /// foreground), at most the profile's pages per command in all and never past the
-    /// busy-time ceiling. Returns when it is done.
+    /// command that started at `start`: on each die with a victim in progress, the page copies
+    /// it owes at the victim's pace ([`pacing`]), at most the profile's pages per command in
+    /// all and never past the busy-time ceiling. Returns when it is done.
     #[inline]
     fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
-        if self.jobs == 0 {
+        if self.jobs == 0 && self.pace.n_armed == 0 {
             return at;
         }
-        self.command_gc_jobs(start, at, units)
-    }
-
-    /// [`Ftl::command_gc`] when some die has a victim in progress.
-    fn command_gc_jobs(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
-        let deadline = start + self.busy_ceiling;
-        let mut budget = u64::from(self.pages_per_command);
-        let mut end = at;
-        // Advancing one die's victim never starts or ends another die's: stop after the last.
-        let mut left = self.jobs;
-        for die in 0..self.geo.dies {
-            if budget == 0 || left == 0 {
-                break;
-            }
-            if self.job_victim[die as usize] == NIL {
-                continue;
-            }
-            left -= 1;
-            let quota = (self.job_pages_left(die) * u64::from(units)).div_ceil(self.host_units_left(die)).min(budget);
-            let (e, n) = self.advance(die, at, quota, deadline, false, true);
-            end = end.max(e);
-            budget -= n.min(budget);
-        }
-        end
+        self.paced_gc(start, at, units)
     }
 
     /// Write the host data in controller RAM to NAND (partial pages are padded); returns when
@@ -893,6 +857,7 @@ impl Ftl {
             + heap_bytes(&self.next_die)
             + heap_bytes(&self.job_victim)
             + heap_bytes(&self.job_page)
+            + self.pace.memory_bytes()
             + self.victims.memory_bytes()
             + self.buffer.memory_bytes()
             + self.map.as_ref().map_or(0, MapCache::memory_bytes)

@@ -125,9 +125,24 @@ fn foreground_gc_makes_the_write_latency_tail() {
         fast as f64 / 1e3,
         gc as f64 / 1e6
     );
-    assert!(p50.abs_diff(fast) <= 2, "median {p50} ns, expected buffer speed {fast} ns");
-    assert!(p999 >= gc, "p99.9 {p999} ns below the cost of one GC victim ({gc} ns: erase + {copies:.0} copies)");
-    assert!(max >= gc, "max {max} ns below the cost of one GC victim ({gc} ns)");
+    // Foreground GC is paced over the host commands (flashsim's ftl/pacing.rs, docs/fill.md):
+    // each command carries the page copies it owes, so no write waits for a whole victim and
+    // the GC cost is in the body of the distribution. At QD1 every copy is paid inside some
+    // command: the mean carries at least the programs of the copies, spread over the dies.
+    // (Before the pacing, GC fell behind and whole victims landed in single writes: this test
+    // then asserted a median at buffer speed and a p99.9 of at least one victim.)
+    let dies = f64::from(p.nand.channels * p.nand.dies_per_channel);
+    let programs_per_write = c.gc_units_copied as f64 / f64::from(p.units_per_page()) / lat.len() as f64;
+    let gc_floor = fast as f64 + programs_per_write * ns(p.nand.t_prog_us) as f64 / dies;
+    assert!(p50 >= fast, "median {p50} ns below buffer speed {fast} ns");
+    assert!(
+        mean(&lat) >= gc_floor,
+        "mean {} ns below buffer speed plus GC programs per write ({gc_floor} ns)",
+        mean(&lat)
+    );
+    assert!(max < gc, "max {max} ns: a write waited for a whole GC victim ({gc} ns)");
+    assert!(p999 > p50, "p99.9 {p999} ns, p50 {p50} ns");
+    assert!(max <= ns(p.busy_ceiling_ms() * 1000.0), "max {max} ns past the busy-time ceiling");
 }
 
 #[test]
@@ -205,8 +220,9 @@ fn idle_time_background_gc_shortens_the_next_burst() {
     );
     assert_eq!(fg(&a, ca), 0, "the burst after background GC should need no foreground GC");
     assert!(fg(&b, cb) > 0, "the burst without background GC should run into foreground GC");
+    // With GC paced over the commands no write waits for a whole victim in either burst
+    // (ftl/pacing.rs); the difference is in the GC the burst without background GC carries.
     assert!(percentile(&la, 1.0) < gc, "after background GC no write should wait for a GC victim ({gc} ns)");
-    assert!(percentile(&lb, 1.0) >= gc, "without background GC some write should wait for a GC victim ({gc} ns)");
     assert!(mean(&la) < mean(&lb), "mean after background GC {} ns vs without {} ns", mean(&la), mean(&lb));
     assert!(mean(&la) < mean(&ln), "mean after background GC {} ns vs with no idle {} ns", mean(&la), mean(&ln));
     assert!(percentile(&la, 0.99) <= percentile(&lb, 0.99));

@@ -1,0 +1,283 @@
+//! Foreground GC pacing of the page-mapped FTL: how much of a die's incremental GC each host
+//! write command carries. It changes when cleaning is done, not what is cleaned: greedy, FIFO,
+//! random and cost-benefit keep their write amplification (the `waf` tests against the
+//! analytic references).
+//!
+//! A controller that cleans a victim block a few pages per host command must clean it at the
+//! rate the host consumes what the victim gives back, or it falls behind and some command has
+//! to clean whole blocks at once (seconds on 8 MiB blocks, far past the eMMC write timeout).
+//! A victim with `V` valid units out of `U` frees `U - V` units net (its erase frees `U`, its
+//! copies take `V`), and needs `L` page copies (its pages holding valid data). So while the
+//! host writes `U - V` units to the die, the die must copy `L` pages: `L / (U - V)` page copies
+//! per host unit, which grows without bound as victims fill with valid data (a full device).
+//!
+//! - **Rate.** Each die with a victim in progress accrues a debt of page copies per host unit
+//!   the command writes (host pages are striped over the dies, so each die takes
+//!   `units / dies` of them): that steady rate, fixed when the victim is chosen, times one
+//!   plus the number of blocks the die is below its zone (a die that fell behind climbs back
+//!   within about a block of host writes).
+//! - **Per command.** A command pays the whole pages of its dies' debts, up to the profile's
+//!   pages per command in all and never a page that would end past the busy-time ceiling;
+//!   what it cannot pay stays owed to the next commands. A victim with nothing valid left is
+//!   erased at once (it owes no copies).
+//! - **When.** A die needs a victim when the host opens a block on it and leaves it with at
+//!   most `gc_min_free_blocks + 1` free blocks (the threshold incremental GC always had), and
+//!   starts the next one as soon as one is erased only while it is below that zone. Holding
+//!   more blocks free would take them from the over-provisioning that cleaning works with,
+//!   and raise write amplification (by 1-3 % on the `waf` devices, far more on a part with
+//!   little spare).
+//! - **Which victim, and when chosen.** The one the forced path would clean (only greedy
+//!   declines one full of valid data). FIFO, random and cost-benefit choose it when the die
+//!   needs it. Greedy chooses when the paced work must start: once the host has written as
+//!   many units to the die since it needed a victim as the best candidate holds valid (`V` of
+//!   `U`), the `U - V` units left before the die needs its next block are what that victim
+//!   frees net, so at the rate below it is done just in time. Before that it watches the
+//!   candidate: a new best one is watched for a command, and one the host is emptying itself
+//!   fast enough to be empty by the need (a sequential overwrite of the data it holds) is
+//!   left to the moment of need, when greedy erases it without a copy. Choosing a block ahead
+//!   of need copies data the host is about to overwrite (on `age_shapes`' toy, 3417 units in
+//!   the sequential write after fill 2 against 2627 with the choice deferred). Once chosen,
+//!   greedy still changes its mind while the host overwrites: a closed block that now holds
+//!   fewer valid units than the victim has left to copy is cleaned instead.
+//! - **The last free block.** A paced step may go on at the die's last free block while GC's
+//!   open block has room for the page, since it then takes no block. Below that the forced
+//!   path (clean to the end in one command) remains the fallback.
+
+use super::{Ftl, NIL};
+use crate::timeline::Ns;
+
+/// A die needs a paced victim when the host opens a block on it and leaves it with at most
+/// `gc_min_free_blocks` plus this many free blocks.
+const ZONE_ABOVE_MIN: usize = 1;
+
+/// Per-die pacing state: flat arrays, no allocation per command.
+#[derive(Debug, Clone)]
+pub(crate) struct Pacing {
+    /// Steady rate of the die's victim: page copies per host unit written to the die.
+    rate: Vec<f64>,
+    /// Page copies the die owes (whole pages are paid by commands, the fraction carried).
+    debt: Vec<f64>,
+    /// A die keeps a victim in progress while it has at most this many free blocks.
+    pub(crate) zone: usize,
+    /// Greedy dies that need a victim but have not chosen one yet, and the host units written
+    /// to each since (the victim is chosen when the paced work must start).
+    armed: Vec<bool>,
+    since: Vec<f64>,
+    /// The armed die's best candidate when first seen, its valid units then, and `since` then:
+    /// how fast the host itself is emptying it.
+    seen: Vec<u32>,
+    seen_valid: Vec<u32>,
+    seen_since: Vec<f64>,
+    /// How many dies are armed (a command with no armed die and no victim skips the dies).
+    pub(crate) n_armed: u32,
+}
+
+impl Pacing {
+    pub(crate) fn new(dies: u32, gc_min_free: u32) -> Pacing {
+        let n = dies as usize;
+        Pacing {
+            rate: vec![0.0; n],
+            debt: vec![0.0; n],
+            zone: gc_min_free as usize + ZONE_ABOVE_MIN,
+            armed: vec![false; n],
+            since: vec![0.0; n],
+            seen: vec![NIL; n],
+            seen_valid: vec![0; n],
+            seen_since: vec![0.0; n],
+            n_armed: 0,
+        }
+    }
+
+    /// Heap bytes (for the memory accounting).
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        super::heap_bytes(&self.rate)
+            + super::heap_bytes(&self.debt)
+            + super::heap_bytes(&self.armed)
+            + super::heap_bytes(&self.since)
+            + super::heap_bytes(&self.seen)
+            + super::heap_bytes(&self.seen_valid)
+            + super::heap_bytes(&self.seen_since)
+    }
+}
+
+impl Ftl {
+    /// Greedy: when a closed block now holds fewer valid units than are left to copy in `die`'s
+    /// victim (the host has overwritten it meanwhile), clean that one instead and put the
+    /// victim back with what it still holds, as greedy cleaning at the moment of need would.
+    /// Starting a victim a block ahead of need must not make GC copy more than greedy does.
+    fn reconsider(&mut self, die: u32) {
+        let v = self.job_victim[die as usize];
+        let Some(b) = self.victims.select(die, &self.valid, self.counters.host_units_written) else {
+            return;
+        };
+        if self.valid[b as usize] >= self.valid[v as usize] {
+            self.victims.put_back(b, self.valid[b as usize]);
+            return;
+        }
+        self.state[v as usize] = super::BlockState::Closed;
+        self.victims.put_back(v, self.valid[v as usize]);
+        self.job_victim[die as usize] = NIL;
+        self.jobs -= 1;
+        self.victims.put_back(b, self.valid[b as usize]);
+        self.start_paced_job(die, 0.0);
+    }
+
+    /// `die`'s GC frontier can take one more victim page without opening a block: a paced
+    /// step may go on at the die's last free block, which it leaves alone.
+    pub(super) fn gc_room(&self, die: u32) -> bool {
+        if self.gc_split {
+            return false;
+        }
+        let b = self.active[(die * self.frontiers + self.gc_frontier) as usize];
+        b != NIL && self.next_page[b as usize] + 2 <= self.geo.pages_per_block
+    }
+
+    /// `die` needs its next victim within a block of host writes. Greedy waits to choose it
+    /// until the paced work must start ([`Ftl::armed_step`]); the other policies choose now
+    /// (the victim they draw does not depend on when).
+    pub(super) fn arm_paced(&mut self, die: u32) {
+        let d = die as usize;
+        if self.job_victim[d] != NIL {
+            return;
+        }
+        if !self.greedy {
+            self.start_paced_job(die, 0.0);
+            return;
+        }
+        if !self.pace.armed[d] {
+            self.pace.armed[d] = true;
+            self.pace.n_armed += 1;
+        }
+        // A new block opened: the next need is a block of host writes away again.
+        self.pace.since[d] = 0.0;
+        self.pace.seen[d] = NIL;
+    }
+
+    /// An armed greedy die, after the host wrote `share` more units to it: choose the victim
+    /// once the host has written as many units since the die was armed as the best candidate
+    /// holds valid (`V` of `U`). From then on `U - V` host units are left before the die needs
+    /// its next block, which is what the victim frees net: paced at `L / (U - V)`, it is done
+    /// just in time. Choosing earlier copies data the host may still overwrite (a sequential
+    /// overwrite empties blocks while it runs, and greedy at the moment of need would take
+    /// those for free); choosing later concentrates the copies on fewer commands. A die that
+    /// fell below its zone chooses at once; one that background GC lifted above it disarms.
+    fn armed_step(&mut self, die: u32, share: f64) {
+        let d = die as usize;
+        if self.free[d].len() > self.pace.zone {
+            // Background GC cleaned meanwhile: no victim is needed now.
+            self.pace.armed[d] = false;
+            self.pace.n_armed -= 1;
+            return;
+        }
+        self.pace.since[d] += share;
+        let urgent = self.free[d].len() < self.pace.zone;
+        if !urgent {
+            let Some(b) = self.victims.select(die, &self.valid, self.counters.host_units_written) else {
+                return;
+            };
+            let v = self.valid[b as usize];
+            self.victims.put_back(b, v);
+            let since = self.pace.since[d];
+            if self.pace.seen[d] != b {
+                // A new best candidate: watch it for a command before choosing it.
+                self.pace.seen[d] = b;
+                self.pace.seen_valid[d] = v;
+                self.pace.seen_since[d] = since;
+                return;
+            }
+            if since < f64::from(v) {
+                return;
+            }
+            // The host is emptying the candidate itself (a sequential overwrite of the data it
+            // holds): if at the rate seen it is empty by the time the die needs the block, wait,
+            // and greedy at the moment of need erases it without a copy.
+            let seen_for = since - self.pace.seen_since[d];
+            if seen_for > 0.0 {
+                let falling = f64::from(self.pace.seen_valid[d].saturating_sub(v)) / seen_for;
+                let left = f64::from(self.geo.units_per_block) - since;
+                if falling * left >= f64::from(v) {
+                    return;
+                }
+            }
+        }
+        self.pace.armed[d] = false;
+        self.pace.n_armed -= 1;
+        let since = self.pace.since[d];
+        self.start_paced_job(die, since);
+    }
+
+    /// Choose `die`'s next victim for incremental GC (if it has none) and set its steady rate
+    /// from what it holds: its pages with valid data over the units it frees net, or over the
+    /// host units left before the die needs a block when fewer (`since`: host units written
+    /// to the die since it needed a victim).
+    pub(super) fn start_paced_job(&mut self, die: u32, since: f64) {
+        if self.job_victim[die as usize] != NIL {
+            return;
+        }
+        self.start_job(die);
+        let v = self.job_victim[die as usize];
+        if v == NIL {
+            return;
+        }
+        let upb = self.geo.units_per_block;
+        let upp = self.geo.units_per_page as usize;
+        let base = (v * upb) as usize;
+        let live_pages =
+            (0..upb as usize / upp).filter(|&i| self.p2l.any(base + i * upp, base + (i + 1) * upp)).count();
+        let gain = f64::from(upb - self.valid[v as usize]).min(f64::from(upb) - since);
+        self.pace.rate[die as usize] = live_pages as f64 / gain.max(1.0);
+    }
+
+    /// The GC work a host write command of `units` units carries, starting at `at` for a
+    /// command that started at `start` (see the module doc). Returns when it is done.
+    pub(super) fn paced_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
+        let deadline = start + self.busy_ceiling;
+        let mut budget = u64::from(self.pages_per_command);
+        let mut end = at;
+        let dies = self.geo.dies;
+        for die in 0..dies {
+            let d = die as usize;
+            if self.pace.armed[d] {
+                self.armed_step(die, f64::from(units) / f64::from(dies));
+            }
+            if self.job_victim[d] == NIL {
+                continue;
+            }
+            if self.greedy {
+                self.reconsider(die);
+            }
+            // Below the zone, gain one block more than the host takes per block it writes, for
+            // each block missing: the die climbs back within about a block of host writes.
+            let deficit = self.pace.zone.saturating_sub(self.free[d].len()) as f64;
+            let rate = self.pace.rate[d] / f64::from(dies) * (1.0 + deficit);
+            // Never owe more than a block's pages: beyond that the forced path cleans anyway.
+            self.pace.debt[d] = (self.pace.debt[d] + f64::from(units) * rate).min(f64::from(self.geo.pages_per_block));
+            while budget > 0 && self.job_victim[d] != NIL {
+                // A victim with nothing valid left owes no copies, only its erase: at once.
+                let empty = self.valid[self.job_victim[d] as usize] == 0;
+                let owed = if empty { 1 } else { (self.pace.debt[d] as u64).min(budget) };
+                if owed == 0 {
+                    break;
+                }
+                let (e, n) = self.advance(die, at, owed, deadline, false, true);
+                end = end.max(e);
+                budget -= n.min(budget);
+                self.pace.debt[d] -= n as f64;
+                if self.job_victim[d] == NIL {
+                    // The victim is erased: the next one starts now if the die is still short.
+                    // The victim is erased: the next one starts now only if the die is below
+                    // its zone (else at the next block the host opens on it, as before).
+                    if self.free[d].len() < self.pace.zone {
+                        self.start_paced_job(die, 0.0);
+                    } else {
+                        self.pace.debt[d] = 0.0;
+                    }
+                } else if n < owed {
+                    // Stopped by the ceiling or the die's last free block: the rest stays owed.
+                    break;
+                }
+            }
+        }
+        end
+    }
+}
