@@ -79,10 +79,15 @@ impl ProtocolTarget for SimSystem {
         } else {
             ""
         };
+        // The write latency's tail, so that the busy-time ceiling can be checked on this step
+        // too (it is not a row of the table).
+        let lat = &r[0].write.lat;
         Ok(format!(
-            "{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s{deleted}",
+            "{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s (p99 {:.1} ms, max {:.1} ms){deleted}",
             r[0].write.io_bytes,
-            r[0].write.bw_bytes_per_sec() / 1e6
+            r[0].write.bw_bytes_per_sec() / 1e6,
+            lat.percentile(99.0) as f64 / 1e6,
+            lat.max() as f64 / 1e6
         ))
     }
 
