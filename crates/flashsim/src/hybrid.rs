@@ -196,8 +196,9 @@ impl HybridFtl {
                 t.t_read + t.t_prog + 2 * u64::from(geo.units_per_page) * t.unit_xfer
             },
             busy_since: 0,
-            // A tenth of the ceiling: room for a jbd2 commit's queued commands (a few journal
-            // pages, two flushes of the open pages) and the host's costs around the request.
+            // A fifth of the ceiling: room for a jbd2 commit's queued commands (journal writes
+            // of up to 256 KiB, 18-21 ms each on nexus7-2012; two flushes of the open pages) and
+            // the host's costs around the request. A tenth let such bursts wait 251-270 ms.
             busy_reserve: crate::nand::us(profile.busy_ceiling_ms() * 200.0),
             counters: Counters::default(),
         }
