@@ -37,6 +37,7 @@ impl ProtocolTarget for SimSystem {
         let mut written = 0;
         let mut rng = Rng::new(sizes.seed);
         let mut number = 0;
+        let mut max_ns = 0;
         loop {
             // The filesystem's own blocks (metadata, node blocks) also take space: stop on what
             // is free, not on what was written.
@@ -49,11 +50,17 @@ impl ProtocolTarget for SimSystem {
             number = n + 1;
             let file = self.create(&name, size).map_err(|e| e.to_string())?;
             let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file, size);
-            run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64))
+            let r = run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64))
                 .map_err(|e| e.to_string())?;
+            max_ns = max_ns.max(r[0].write.lat.max());
             written += size;
         }
-        Ok(format!("wrote {written} bytes of fill files; {} bytes free", self.fs.free_bytes()))
+        // The slowest write request, so that the busy-time ceiling can be checked on this step.
+        Ok(format!(
+            "wrote {written} bytes of fill files; {} bytes free (max write {:.1} ms)",
+            self.fs.free_bytes(),
+            max_ns as f64 / 1e6
+        ))
     }
 
     fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, String> {
