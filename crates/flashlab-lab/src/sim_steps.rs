@@ -38,6 +38,7 @@ impl ProtocolTarget for SimSystem {
         let mut written = 0;
         let mut rng = Rng::new(sizes.seed);
         let mut number = 0;
+        let mut max_ns = 0;
         loop {
             // The filesystem's own blocks (metadata, node blocks) also take space: stop on what
             // is free, not on what was written.
@@ -50,10 +51,16 @@ impl ProtocolTarget for SimSystem {
             number = n + 1;
             let file = self.create(&name, size)?;
             let job = JobSpec::on_file(&name, Rw::Write, 1 << 20, file, size);
-            run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64))?;
+            let r = run_jobs(self, &[job], |f| progress((written as f64 + f * size as f64) / target as f64))?;
+            max_ns = max_ns.max(r[0].write.lat.max());
             written += size;
         }
-        Ok(format!("wrote {written} bytes of fill files; {} bytes free", self.fs.free_bytes()))
+        // The slowest write request, so that the busy-time ceiling can be checked on this step.
+        Ok(format!(
+            "wrote {written} bytes of fill files; {} bytes free (max write {:.1} ms)",
+            self.fs.free_bytes(),
+            max_ns as f64 / 1e6
+        ))
     }
 
     fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, Error> {
@@ -79,10 +86,15 @@ impl ProtocolTarget for SimSystem {
         } else {
             ""
         };
+        // The write latency's tail, so that the busy-time ceiling can be checked on this step
+        // too (it is not a row of the table).
+        let lat = &r[0].write.lat;
         Ok(format!(
-            "{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s{deleted}",
+            "{} bytes of 4 KiB random writes over {size} bytes at {:.3} MB/s (p99 {:.1} ms, max {:.1} ms){deleted}",
             r[0].write.io_bytes,
-            r[0].write.bw_bytes_per_sec() / 1e6
+            r[0].write.bw_bytes_per_sec() / 1e6,
+            lat.percentile(99.0) as f64 / 1e6,
+            lat.max() as f64 / 1e6
         ))
     }
 

@@ -21,6 +21,7 @@
 mod bounded;
 mod bulk;
 mod busy;
+mod spare;
 mod translation;
 
 use crate::buffer::WriteBuffer;
@@ -102,6 +103,9 @@ pub(crate) struct HybridFtl {
     buffer: WriteBuffer,
     volatile_buffer: bool,
     log_blocks: usize,
+    /// Random logs the controller may take from the free blocks beyond `log_blocks` while the
+    /// paced merge catches up (`spare.rs`).
+    spare_logs: usize,
     /// The random log being emptied a little per host command (NIL when none): the logical
     /// blocks with units in it when the job started, the next of them to merge, and per
     /// logical block the job that listed it (so each is listed once).
@@ -173,6 +177,7 @@ impl HybridFtl {
             buffer: WriteBuffer::new(f.write_buffer_kib / (MAP_UNIT / 1024) as u32),
             volatile_buffer: f.write_buffer_volatile,
             log_blocks: f.log_blocks as usize,
+            spare_logs: f.log_blocks as usize,
             job_victim: NIL,
             job_lblocks: Vec::with_capacity(upb as usize),
             job_next: 0,
@@ -193,9 +198,10 @@ impl HybridFtl {
                 t.t_read + t.t_prog + 2 * u64::from(geo.units_per_page) * t.unit_xfer
             },
             busy_since: 0,
-            // A tenth of the ceiling: room for a jbd2 commit's queued commands (a few journal
-            // pages, two flushes of the open pages) and the host's costs around the request.
-            busy_reserve: crate::nand::us(profile.busy_ceiling_ms() * 100.0),
+            // A fifth of the ceiling: room for a jbd2 commit's queued commands (journal writes
+            // of up to 256 KiB, 18-21 ms each on nexus7-2012; two flushes of the open pages) and
+            // the host's costs around the request. A tenth let such bursts wait 251-270 ms.
+            busy_reserve: crate::nand::us(profile.busy_ceiling_ms() * 200.0),
             counters: Counters::default(),
         }
     }
@@ -401,13 +407,17 @@ impl HybridFtl {
                 self.rw_full.push_back(self.rw_active);
                 self.rw_active = NIL;
             }
-            // The log space ran out before the paced merge finished: this command must finish
-            // it (the only unbounded foreground work, besides closing the sequential log).
-            if self.job_victim != NIL {
+            // The log space ran out before the paced merge finished: take a spare log and let
+            // the merge catch up (`spare.rs`); only without one must this command finish it.
+            if self.job_victim != NIL && !self.spare_log_room() {
                 start = start.max(self.finish_job(start, false));
             }
-            while self.rw_full.len() >= self.log_blocks {
+            while self.job_victim == NIL && self.rw_full.len() >= self.log_blocks {
                 let victim = self.rw_full.pop_front().expect("non-empty");
+                if self.log_blocks >= 2 && self.spare_log_room() {
+                    self.start_job(victim);
+                    break;
+                }
                 start = start.max(self.merge_log(victim, start, false));
             }
             let die = self.next_log_die;
@@ -418,7 +428,7 @@ impl HybridFtl {
             start = start.max(ready);
             // The new log is the last one allowed: start emptying the oldest, a little per
             // host command, so that it is free by the time this one is full.
-            if self.log_blocks >= 2 && self.rw_full.len() + 1 >= self.log_blocks {
+            if self.job_victim == NIL && self.log_blocks >= 2 && self.rw_full.len() + 1 >= self.log_blocks {
                 let victim = self.rw_full.pop_front().expect("non-empty");
                 self.start_job(victim);
             }
@@ -834,8 +844,10 @@ impl HybridFtl {
     /// pages per command and never past the busy-time ceiling. Returns when it is done.
     fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
         let deadline = self.gc_deadline(start);
+        self.catch_up();
         let mut end = at;
-        let mut budget = self.pages_per_command;
+        // Catching up (`spare.rs`): only the ceiling bounds the work.
+        let mut budget = if self.spare_logs_in_use() { u32::MAX } else { self.pages_per_command };
         // Pace to be done with a quarter of the active log to spare: a command that hits the
         // ceiling leaves its share to the next ones, and they need room to catch up.
         let left = self.rw_units_left().saturating_sub(u64::from(self.upb / 4)).max(1);
@@ -851,7 +863,12 @@ impl HybridFtl {
         if self.job_victim == NIL || budget == 0 {
             return end;
         }
-        let quota = (self.job_slots_left() * u64::from(units)).div_ceil(left);
+        let quota = if self.spare_logs_in_use() {
+            // Catching up (`spare.rs`): as much as the budget and the ceiling allow.
+            u64::MAX
+        } else {
+            (self.job_slots_left() * u64::from(units)).div_ceil(left)
+        };
         end.max(self.advance(at, quota, budget, deadline, false).0)
     }
 
@@ -867,11 +884,6 @@ impl HybridFtl {
         let mut programmed = 0;
         while self.cl_l != NIL && programmed < pages {
             let (l, b, page) = (self.cl_l, self.cl_block, self.cl_page);
-            if page == self.geo.pages_per_block {
-                self.install(l, b);
-                self.cl_l = NIL;
-                break;
-            }
             match self.merge_page(l, page, b, at, end, deadline) {
                 MergePage::Late => break,
                 MergePage::Empty => {}
@@ -881,6 +893,13 @@ impl HybridFtl {
                 }
             }
             self.cl_page = page + 1;
+            // Installed as soon as its last page is done: a closing left at its last page
+            // with no quota would block every new sequential run (`seq_log_can_open`), and the
+            // sequential streams would all go to the random logs.
+            if self.cl_page == self.geo.pages_per_block {
+                self.install(l, b);
+                self.cl_l = NIL;
+            }
         }
         (end, programmed)
     }
@@ -1123,8 +1142,11 @@ impl HybridFtl {
             }
         }
         let logs = self.rw_full.len() + usize::from(self.rw_active != NIL);
-        if logs > self.log_blocks {
-            return Err(Error::Invariant(format!("{logs} random log blocks, more than {}", self.log_blocks)));
+        if logs > self.log_blocks + self.spare_logs {
+            return Err(Error::Invariant(format!(
+                "{logs} random log blocks, more than {} + {} spare",
+                self.log_blocks, self.spare_logs
+            )));
         }
         let in_free: usize = self.free.iter().map(|f| f.len()).sum();
         let free_kind = self.kind.iter().filter(|&&k| k == Kind::Free).count();

@@ -1,0 +1,47 @@
+//! Spare random logs: what the controller does when the random logs run out before the paced
+//! merge of the oldest is done.
+//!
+//! The paced merge (`command_gc`) spreads the merge of the oldest random log over the writes
+//! that fill the newest one. When the victim holds units of many fully mapped logical blocks
+//! (after the published torture: units of ~150 blocks, 128 pages each), the work per write is
+//! large, commands stop at the busy-time ceiling, and the newest log can fill before the merge
+//! is done. Finishing the merge inside the command that needs a new log would take seconds,
+//! far past the ceiling. Instead the controller takes one more log block from its free blocks
+//! (as many as it has random logs, and only while the free pool keeps the reserve every merge
+//! needs) and the merge goes on, paced, in the commands that follow; once it is done, the next
+//! oldest log is merged the same way until the logs are back to their number. Only when no
+//! spare is left does a command finish the merge whatever it costs.
+
+use super::{HybridFtl, NIL};
+
+/// Free blocks a spare log must leave: a merge's destination on each die, and the sequential
+/// log's next block (the profile's validation keeps `log_blocks + 3` spare blocks).
+const FREE_RESERVE: usize = 4;
+
+impl HybridFtl {
+    /// May one more random log be opened now, beyond `log_blocks`, counting the full ones and
+    /// the new one (the victim of the paced merge is not counted: it is being emptied)?
+    pub(super) fn spare_log_room(&self) -> bool {
+        let free: usize = self.free.iter().map(|f| f.len()).sum();
+        self.rw_full.len() < self.log_blocks + self.spare_logs && free > FREE_RESERVE
+    }
+
+    /// Are more random logs in use (full, active, and the paced merge's victim) than
+    /// `log_blocks`? Then every write command merges as much as its budget and the busy-time
+    /// ceiling allow, until the logs are back to their number.
+    pub(super) fn spare_logs_in_use(&self) -> bool {
+        let logs = self.rw_full.len() + usize::from(self.rw_active != NIL) + usize::from(self.job_victim != NIL);
+        logs > self.log_blocks
+    }
+
+    /// With spare logs in use (more full logs than the paced merge's steady state leaves)
+    /// and no merge under way, start merging the oldest, paced like any other.
+    pub(super) fn catch_up(&mut self) {
+        let logs = self.rw_full.len() + usize::from(self.rw_active != NIL);
+        if self.job_victim == NIL && self.log_blocks >= 2 && logs >= self.log_blocks {
+            if let Some(victim) = self.rw_full.pop_front() {
+                self.start_job(victim);
+            }
+        }
+    }
+}
