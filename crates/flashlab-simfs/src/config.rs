@@ -1,4 +1,4 @@
-//! Which simulated filesystem a [`crate::system::SimSystem`] runs, with its mount options and
+//! Which simulated filesystem a simulated system runs, with its mount options and
 //! model knobs, and how to read that choice from a string such as `"f2fs,discard"`.
 
 use flashsim::Ns;

@@ -11,7 +11,7 @@
 //! * [`Layout::from_dumpe2fs`]: read from `dumpe2fs` of a real image, so the model and the
 //!   kernel start from the same blocks (what `flashlab validate-fs` does).
 
-use crate::simfs::FS_BLOCK;
+use crate::extents::FS_BLOCK;
 
 pub const BLOCKS_PER_GROUP: u64 = 32768;
 pub const INODES_PER_GROUP: u64 = 8192;

@@ -2,12 +2,11 @@
 //! of the device's logical block space as coalesced free extents, next-fit allocation, and a
 //! file's data as a list of extents that maps file ranges to device ranges.
 //!
-//! It only does bookkeeping; [`crate::fs`] decides which device requests follow. Without
+//! It only does bookkeeping; the models ([`crate::inplace`]) decide which device requests follow. Without
 //! discard, freeing blocks leaves the device holding the old data as valid: that is what makes
 //! an untrimmed device slow when it is full.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 /// Filesystem block: the 4 KiB mapping unit.
 pub const FS_BLOCK: u64 = 4096;
@@ -49,46 +48,6 @@ impl File {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FsError {
-    NoSpace {
-        name: String,
-        wanted: u64,
-        free: u64,
-    },
-    Exists(String),
-    NotFound(String),
-    /// A `FileId` that names no live file.
-    BadFile(u32),
-    /// A read or trim past the end of a file.
-    BeyondEof {
-        name: String,
-        off: u64,
-        len: u64,
-        size: u64,
-    },
-    /// A request of 0 bytes.
-    Empty,
-}
-
-impl fmt::Display for FsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FsError::NoSpace { name, wanted, free } => {
-                write!(f, "file '{name}' of {wanted} bytes does not fit: {free} bytes free on the simulated filesystem")
-            }
-            FsError::Exists(n) => write!(f, "file '{n}' already exists"),
-            FsError::NotFound(n) => write!(f, "no file '{n}'"),
-            FsError::BadFile(id) => write!(f, "file id {id} names no file (deleted?)"),
-            FsError::BeyondEof { name, off, len, size } => {
-                write!(f, "file '{name}': {len} bytes at {off} go past its end ({size} bytes)")
-            }
-            FsError::Empty => write!(f, "request of 0 bytes"),
-        }
-    }
-}
-
-impl std::error::Error for FsError {}
 
 /// Free space as coalesced extents with a next-fit cursor (ext4's allocator also prefers to
 /// continue after the last allocation), so a filesystem that was filled and emptied spreads

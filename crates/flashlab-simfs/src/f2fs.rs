@@ -34,8 +34,8 @@
 
 use super::disk::{instant, later, Disk, Purpose};
 use super::FsConfig;
-use crate::simfs::{FsError, FS_BLOCK};
-use crate::system::SysError;
+use crate::extents::FS_BLOCK;
+use crate::FsError;
 use flashsim::{Completion, Ns, Op};
 
 pub const SEG_BLOCKS: u32 = 512;
@@ -255,10 +255,10 @@ impl F2fs {
         (self.main_start + u64::from(addr)) * FS_BLOCK
     }
 
-    fn check_id(&self, id: u32) -> Result<(), SysError> {
+    fn check_id(&self, id: u32) -> Result<(), FsError> {
         match self.files.get(id as usize) {
             Some(Some(_)) => Ok(()),
-            _ => Err(FsError::BadFile(id).into()),
+            _ => Err(FsError::BadFile(id)),
         }
     }
 
@@ -295,7 +295,7 @@ impl F2fs {
     /// application's data logs, the used segment of the same log with the fewest valid blocks,
     /// whose holes it then fills. Cleaning (cold log) and nodes always take free segments:
     /// cleaning into the holes of the next victims would only move the garbage around.
-    fn alloc_block(&mut self, log: usize, t: Ns, owner: u32, idx: u32) -> Result<u32, SysError> {
+    fn alloc_block(&mut self, log: usize, t: Ns, owner: u32, idx: u32) -> Result<u32, FsError> {
         let addr = loop {
             let (seg, next) = self.logs[log];
             if seg != NONE {
@@ -313,7 +313,7 @@ impl F2fs {
                 Some(s) => (s, true),
                 None => {
                     let s = self.take_free_segment().ok_or_else(|| {
-                        SysError::Fs(FsError::NoSpace { name: "(f2fs log)".into(), wanted: FS_BLOCK, free: 0 })
+                        FsError::NoSpace { name: "(f2fs log)".into(), wanted: FS_BLOCK, free: 0 }
                     })?;
                     (s, false)
                 }
@@ -411,7 +411,7 @@ impl F2fs {
     }
 
     /// Send `self.runs` (main-area blocks, in allocation order) as writes of contiguous runs.
-    fn write_runs(&mut self, d: &mut Disk, t: Ns, why: Purpose) -> Result<Option<Completion>, SysError> {
+    fn write_runs(&mut self, d: &mut Disk, t: Ns, why: Purpose) -> Result<Option<Completion>, FsError> {
         let mut last = None;
         let mut i = 0;
         while i < self.runs.len() {
@@ -428,7 +428,7 @@ impl F2fs {
         Ok(last)
     }
 
-    pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), SysError> {
+    pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
         debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
         self.tick(d, t)?;
         let n = size.div_ceil(FS_BLOCK);
@@ -438,7 +438,7 @@ impl F2fs {
             if id as usize == self.files.len() {
                 self.files.push(None);
             }
-            return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes() }.into());
+            return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes() });
         }
         self.reserved_blocks += need;
         let mut f = LFile { size, blocks: vec![NEW_ADDR; n as usize], nodes: Vec::with_capacity(nodes) };
@@ -459,7 +459,7 @@ impl F2fs {
     }
 
     /// Grow file `id` to `blocks` blocks (holes), with the nodes they need; Err when full.
-    fn extend(&mut self, id: u32, name: &str, end: u64) -> Result<(), SysError> {
+    fn extend(&mut self, id: u32, name: &str, end: u64) -> Result<(), FsError> {
         let blocks = end.div_ceil(FS_BLOCK);
         let f = self.files[id as usize].as_ref().expect("checked");
         let have = f.blocks.len() as u64;
@@ -469,7 +469,7 @@ impl F2fs {
         let new_nodes = nodes_for(blocks) - f.nodes.len();
         let need = blocks - have + new_nodes as u64;
         if self.valid_blocks + self.reserved_blocks + need > self.user_blocks {
-            return Err(FsError::NoSpace { name: name.to_string(), wanted: end, free: self.free_bytes() }.into());
+            return Err(FsError::NoSpace { name: name.to_string(), wanted: end, free: self.free_bytes() });
         }
         self.reserved_blocks += need;
         let f = self.files[id as usize].as_mut().expect("checked");
@@ -495,7 +495,7 @@ impl F2fs {
         op: Op,
         off: u64,
         len: u64,
-    ) -> Result<Completion, SysError> {
+    ) -> Result<Completion, FsError> {
         self.check_id(id)?;
         self.tick(d, t)?;
         let (b0, b1) = (off / FS_BLOCK, (off + len).div_ceil(FS_BLOCK));
@@ -533,7 +533,7 @@ impl F2fs {
             Op::Read | Op::Trim => {
                 let f = self.files[id as usize].as_ref().expect("checked");
                 if b1 > f.blocks.len() as u64 {
-                    return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.size }.into());
+                    return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.size });
                 }
                 let mut last = None;
                 let mut b = b0;
@@ -570,7 +570,7 @@ impl F2fs {
 
     /// Checkpoint when the interval passed, too many nodes are dirty, or prefree segments
     /// pile up (F2FS's `reclaim_segments`: 5 % of the segments).
-    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), SysError> {
+    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), FsError> {
         let changed = self.dirty_nodes > 0 || !self.sit_list.is_empty() || !self.nat_list.is_empty();
         if (changed && t >= self.last_cp + self.cfg.cp_interval_ns)
             || self.dirty_nodes > self.cfg.dirty_node_limit
@@ -582,7 +582,7 @@ impl F2fs {
     }
 
     /// Foreground cleaning until `need` segments beyond the reserve are free.
-    fn ensure_free(&mut self, d: &mut Disk, t: Ns, need: u32) -> Result<(), SysError> {
+    fn ensure_free(&mut self, d: &mut Disk, t: Ns, need: u32) -> Result<(), FsError> {
         let want = self.reserved_segs + need;
         let mut rounds = 0;
         while self.free_segs < want && rounds < 2 * self.main_segs {
@@ -627,7 +627,7 @@ impl F2fs {
 
     /// Clean one victim: read its valid blocks, write them to the cold or node log. The
     /// victim becomes prefree. False when there is no victim.
-    fn clean_one(&mut self, d: &mut Disk, t: Ns, foreground: bool) -> Result<bool, SysError> {
+    fn clean_one(&mut self, d: &mut Disk, t: Ns, foreground: bool) -> Result<bool, FsError> {
         let Some(seg) = self.victim(t, foreground) else { return Ok(false) };
         let mut list = std::mem::take(&mut self.scratch);
         list.clear();
@@ -675,7 +675,7 @@ impl F2fs {
     }
 
     /// Write node `ni` of file `id` to the node log (its old copy invalidated).
-    fn write_node(&mut self, t: Ns, id: u32, ni: u32) -> Result<(), SysError> {
+    fn write_node(&mut self, t: Ns, id: u32, ni: u32) -> Result<(), FsError> {
         let node = self.files[id as usize].as_ref().expect("live").nodes[ni as usize];
         if node.addr == NONE {
             self.reserved_blocks -= 1;
@@ -693,7 +693,7 @@ impl F2fs {
     }
 
     /// Write every dirty node to the node log.
-    fn write_all_nodes(&mut self, d: &mut Disk, t: Ns) -> Result<Option<Completion>, SysError> {
+    fn write_all_nodes(&mut self, d: &mut Disk, t: Ns) -> Result<Option<Completion>, FsError> {
         let mut list = std::mem::take(&mut self.dirty_list);
         for &(id, ni) in &list {
             let live_dirty = matches!(self.files.get(id as usize), Some(Some(f)) if f.nodes[ni as usize].dirty);
@@ -707,7 +707,7 @@ impl F2fs {
     }
 
     /// fsync: the file's dirty nodes, then a flush; no checkpoint.
-    pub fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, SysError> {
+    pub fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
         self.check_id(id)?;
         self.tick(d, t)?;
         let f = self.files[id as usize].as_ref().expect("checked");
@@ -728,7 +728,7 @@ impl F2fs {
 
     /// A checkpoint: dirty nodes, NAT and SIT blocks, flush, checkpoint pack (FUA); prefree
     /// segments become free (and are discarded with `discard`).
-    pub fn checkpoint(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, SysError> {
+    pub fn checkpoint(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, FsError> {
         let mut last = self.write_all_nodes(d, t)?;
         let copy = self.cp_seq % 2;
         for (list, start, per_copy, is_nat) in [
@@ -794,7 +794,7 @@ impl F2fs {
         Ok(done)
     }
 
-    pub fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
+    pub fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
         self.check_id(id)?;
         self.tick(d, t)?;
         let f = self.files[id as usize].take().expect("checked");
@@ -831,7 +831,7 @@ impl F2fs {
 
     /// Idle from `start` to `end`: checkpoints that fall due; the background cleaner wakes every
     /// `gc_sleep` and cleans one cost-benefit victim when F2FS would.
-    pub fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), SysError> {
+    pub fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
         let mut t = start;
         let changed = |s: &F2fs| s.dirty_nodes > 0 || !s.sit_list.is_empty() || !s.nat_list.is_empty();
         let cp_at = (self.last_cp + self.cfg.cp_interval_ns).max(start);
@@ -864,12 +864,12 @@ impl F2fs {
         Ok(())
     }
 
-    pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, SysError> {
+    pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
         Ok(self.checkpoint(d, t)?.done)
     }
 
     /// fstrim: a checkpoint (freeing prefree segments), then discard every free segment.
-    pub fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), SysError> {
+    pub fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut done = self.checkpoint(d, t)?.done;
         let mut bytes = 0;
         let mut s = 0;
@@ -976,7 +976,7 @@ impl F2fs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fs::FsKind;
+    use crate::FsKind;
 
     #[test]
     fn a_file_of_all_free_bytes_fits_with_its_nodes() {

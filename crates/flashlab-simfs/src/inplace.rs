@@ -33,8 +33,8 @@ use super::ext4_alloc::Mballoc;
 use super::ext4_layout::{default_journal_blocks, Layout};
 use super::journal::Journal;
 use super::FsConfig;
-use crate::simfs::{check_tiling, Allocator, Extent, File, FsError, FS_BLOCK};
-use crate::system::SysError;
+use crate::extents::{check_tiling, Allocator, Extent, File, FS_BLOCK};
+use crate::FsError;
 use flashsim::{Completion, Ns, Op, SECTOR};
 
 /// The kernel's coarse clock at simulated time `t`: `t` rounded down to the tick (a jiffy).
@@ -203,8 +203,8 @@ impl InPlace {
         self.ext4.as_ref().and_then(|e| e.journal.as_ref()).map(|j| j.region())
     }
 
-    fn file(&self, id: u32) -> Result<&IFile, SysError> {
-        self.files.get(id as usize).and_then(Option::as_ref).ok_or(SysError::Fs(FsError::BadFile(id)))
+    fn file(&self, id: u32) -> Result<&IFile, FsError> {
+        self.files.get(id as usize).and_then(Option::as_ref).ok_or(FsError::BadFile(id))
     }
 
     /// The file's extents (for tests and invariant checks).
@@ -218,7 +218,7 @@ impl InPlace {
 
     /// Allocate file `id` up to `wanted` bytes (whole blocks); forces a commit to
     /// release pending frees when short of space.
-    fn grow(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, wanted: u64) -> Result<(), SysError> {
+    fn grow(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, wanted: u64) -> Result<(), FsError> {
         let f = self.files[id as usize].as_mut().expect("caller checked");
         let have = f.f.allocated();
         let need = (wanted.div_ceil(FS_BLOCK) * FS_BLOCK).saturating_sub(have);
@@ -240,7 +240,7 @@ impl InPlace {
             }
         };
         if !ok {
-            return Err(FsError::NoSpace { name: name.to_string(), wanted, free: self.alloc.free_bytes() }.into());
+            return Err(FsError::NoSpace { name: name.to_string(), wanted, free: self.alloc.free_bytes() });
         }
         if let Some(e4) = &mut self.ext4 {
             let f = self.files[id as usize].as_mut().expect("caller checked");
@@ -266,7 +266,7 @@ impl InPlace {
         Ok(())
     }
 
-    pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), SysError> {
+    pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
         debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
         let first_ino = self.ext4.as_ref().map_or(12, |e| e.layout.first_free_ino);
         let ino = first_ino + u64::from(id);
@@ -327,7 +327,7 @@ impl InPlace {
         op: Op,
         off: u64,
         len: u64,
-    ) -> Result<Completion, SysError> {
+    ) -> Result<Completion, FsError> {
         self.file(id)?;
         self.tick(d, t)?;
         if let Some(e4) = &mut self.ext4 {
@@ -354,7 +354,7 @@ impl InPlace {
         }
         let f = self.file(id)?;
         if off + len > f.f.allocated() {
-            return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.f.size }.into());
+            return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.f.size });
         }
         let mut result: Option<Completion> = None;
         let mut err = None;
@@ -383,7 +383,7 @@ impl InPlace {
     }
 
     /// Commit when the commit interval has passed; write back journaled metadata when due.
-    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), SysError> {
+    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), FsError> {
         let Some(e4) = &mut self.ext4 else { return Ok(()) };
         if t >= e4.next_commit {
             if e4.dirty.is_empty() && e4.pending_free.is_empty() {
@@ -402,7 +402,7 @@ impl InPlace {
     }
 
     /// Commit the running transaction (no-op on `plain` or with nothing in it).
-    fn commit(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, SysError> {
+    fn commit(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, FsError> {
         let cfg = &self.cfg;
         let Some(e4) = &mut self.ext4 else { return Ok(instant(t)) };
         e4.next_commit = t + cfg.commit_interval_ns;
@@ -443,7 +443,7 @@ impl InPlace {
     }
 
     /// fsync: commit if the file's metadata is in the running transaction, else a flush.
-    pub fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, SysError> {
+    pub fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
         self.file(id)?;
         self.tick(d, t)?;
         let txn = self.file(id)?.txn;
@@ -455,7 +455,7 @@ impl InPlace {
         }
     }
 
-    pub fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
+    pub fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
         self.file(id)?;
         let f = self.files[id as usize].take().expect("checked");
         let mut freed: Vec<(u64, u64)> = f.f.extents.iter().map(|e| (e.dev_off, e.len)).collect();
@@ -493,7 +493,7 @@ impl InPlace {
     }
 
     /// Let virtual time pass from `start` to `end`: commits and writeback that fall due.
-    pub fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), SysError> {
+    pub fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
         let Some(e4) = &self.ext4 else { return Ok(()) };
         let at = e4.next_commit.max(start);
         if at < end && !(e4.dirty.is_empty() && e4.pending_free.is_empty()) {
@@ -514,7 +514,7 @@ impl InPlace {
     /// Commit whatever is pending and flush (`sync`).
     /// Commit what is pending; flush only when there was nothing to commit (a commit flushes
     /// already, as `ext4_sync_fs` skips its barrier then).
-    pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, SysError> {
+    pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
         let pending = self.ext4.as_ref().is_some_and(|e| !(e.dirty.is_empty() && e.pending_free.is_empty()));
         let c = self.commit(d, t)?;
         if pending {
@@ -556,7 +556,7 @@ impl InPlace {
     /// Truncate file `id` to 0 bytes: its blocks are freed (reusable after the commit, as on
     /// delete), the inode and the freed groups' bitmaps and descriptors are dirtied; the file,
     /// its inode and its directory entry stay.
-    pub fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
+    pub fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
         self.file(id)?;
         let f = self.files[id as usize].as_mut().expect("checked");
         let shrinks = f.f.size > 0 || !f.f.extents.is_empty();
@@ -591,7 +591,7 @@ impl InPlace {
     }
 
     /// fstrim: commit (releasing pending frees), then discard every free extent.
-    pub fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), SysError> {
+    pub fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut done = self.commit(d, t)?.done;
         let mut bytes = 0;
         for (s, l) in self.alloc.free_extents() {

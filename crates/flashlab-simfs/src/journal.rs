@@ -7,7 +7,7 @@
 //! Not modelled: revoke records, asynchronous commit, fast commits, checksums.
 
 use super::disk::{later, Disk, Purpose};
-use crate::simfs::FS_BLOCK;
+use crate::extents::FS_BLOCK;
 use flashsim::{Completion, Ns, RequestError};
 
 /// Block tags per descriptor block (16-byte tags in a 4 KiB block, header and tail aside).

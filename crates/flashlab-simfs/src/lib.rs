@@ -7,19 +7,20 @@
 pub mod config;
 pub mod counters;
 pub mod disk;
+mod error;
 pub mod ext4_alloc;
 pub mod ext4_layout;
+pub mod extents;
 pub mod f2fs;
 pub mod inplace;
 pub mod journal;
-pub mod study;
 pub mod system_table;
 
 pub use config::{FsConfig, FsKind};
 pub use counters::FsCounters;
+pub use error::FsError;
+pub use extents::FS_BLOCK;
 
-use crate::simfs::FsError;
-use crate::system::SysError;
 use disk::Disk;
 use flashsim::{Completion, Device, Ns, Op};
 use std::collections::BTreeMap;
@@ -154,9 +155,9 @@ impl Fs {
         self.trace.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
-    pub fn create(&mut self, dev: &mut Device, t: Ns, name: &str, size: u64) -> Result<FileId, SysError> {
+    pub fn create(&mut self, dev: &mut Device, t: Ns, name: &str, size: u64) -> Result<FileId, FsError> {
         if self.names.contains_key(name) {
-            return Err(FsError::Exists(name.to_string()).into());
+            return Err(FsError::Exists(name.to_string()));
         }
         // Ids of deleted files are reused, so the per-file tables of the models stay as large as
         // the most files alive at once (life creates and deletes files for simulated years).
@@ -194,9 +195,9 @@ impl Fs {
         op: Op,
         off: u64,
         len: u64,
-    ) -> Result<Completion, SysError> {
+    ) -> Result<Completion, FsError> {
         if len == 0 {
-            return Err(FsError::Empty.into());
+            return Err(FsError::Empty);
         }
         let name = self.id_names.get(id.0 as usize).map_or("", String::as_str);
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
@@ -206,7 +207,7 @@ impl Fs {
         }
     }
 
-    pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, SysError> {
+    pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
             Model::InPlace(m) => m.fsync(&mut d, t, id.0),
@@ -214,7 +215,7 @@ impl Fs {
         }
     }
 
-    pub fn delete(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<(), SysError> {
+    pub fn delete(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<(), FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
@@ -257,7 +258,7 @@ impl Fs {
 
     /// Truncate `name` to 0 bytes, keeping the file. False (nothing done) on a model without
     /// truncation (F2FS): the caller deletes the file instead.
-    pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, SysError> {
+    pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
@@ -267,7 +268,7 @@ impl Fs {
         Ok(true)
     }
 
-    pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), SysError> {
+    pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
             Model::InPlace(m) => m.idle(&mut d, start, end),
@@ -275,7 +276,7 @@ impl Fs {
         }
     }
 
-    pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, SysError> {
+    pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
             Model::InPlace(m) => m.sync(&mut d, t),
@@ -283,7 +284,7 @@ impl Fs {
         }
     }
 
-    pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), SysError> {
+    pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         match &mut self.model {
             Model::InPlace(m) => m.fstrim(&mut d, t),

@@ -5,7 +5,7 @@
 
 use crate::error::Error;
 use crate::options::Options;
-use flashlab_lab::fs::ext4_layout::Layout;
+use flashlab_simfs::ext4_layout::Layout;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
