@@ -14,6 +14,7 @@ pub mod extents;
 pub mod f2fs;
 pub mod inplace;
 pub mod journal;
+mod model;
 pub mod system_table;
 
 pub use config::{FsConfig, FsKind};
@@ -22,6 +23,7 @@ pub use error::FsError;
 pub use extents::FS_BLOCK;
 
 use disk::Disk;
+use model::{AnyModel, FsModel};
 use flashsim::{Completion, Device, Ns, Op};
 use std::collections::BTreeMap;
 
@@ -38,12 +40,6 @@ impl FileId {
     }
 }
 
-#[derive(Debug, Clone)]
-enum Model {
-    InPlace(Box<inplace::InPlace>),
-    Log(Box<f2fs::F2fs>),
-}
-
 /// The filesystem: names, the model, and its counters.
 #[derive(Debug, Clone)]
 pub struct Fs {
@@ -53,7 +49,7 @@ pub struct Fs {
     id_names: Vec<String>,
     /// Ids of deleted files, reused by the next creates.
     free_ids: Vec<u32>,
-    model: Model,
+    model: AnyModel,
     counters: FsCounters,
     trace: Option<Vec<disk::Traced>>,
 }
@@ -62,9 +58,9 @@ impl Fs {
     /// Make a filesystem of `cfg.kind` over `capacity` bytes of device.
     pub fn new(capacity: u64, cfg: FsConfig) -> Fs {
         let model = match cfg.kind {
-            FsKind::Plain => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, false))),
-            FsKind::Ext4 => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
-            FsKind::F2fs => Model::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
+            FsKind::Plain => AnyModel::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, false))),
+            FsKind::Ext4 => AnyModel::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
+            FsKind::F2fs => AnyModel::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
         };
         Fs {
             cfg,
@@ -81,7 +77,7 @@ impl Fs {
     /// [`ext4_layout::Layout::from_dumpe2fs`]), so it allocates where the kernel would on it.
     pub fn ext4_on(capacity: u64, mut cfg: FsConfig, layout: ext4_layout::Layout) -> Fs {
         cfg.kind = FsKind::Ext4;
-        let model = Model::InPlace(Box::new(inplace::InPlace::with_layout(capacity, &cfg, Some(layout))));
+        let model = AnyModel::InPlace(Box::new(inplace::InPlace::with_layout(capacity, &cfg, Some(layout))));
         Fs {
             cfg,
             names: BTreeMap::new(),
@@ -101,26 +97,17 @@ impl Fs {
     }
     /// Bytes a user could allocate on the empty filesystem.
     pub fn capacity(&self) -> u64 {
-        match &self.model {
-            Model::InPlace(m) => m.capacity(),
-            Model::Log(m) => m.capacity(),
-        }
+        self.model.capacity()
     }
     /// Bytes free for new data.
     pub fn free_bytes(&self) -> u64 {
-        match &self.model {
-            Model::InPlace(m) => m.free_bytes(),
-            Model::Log(m) => m.free_bytes(),
-        }
+        self.model.free_bytes()
     }
     pub fn file_id(&self, name: &str) -> Option<FileId> {
         self.names.get(name).copied()
     }
     pub fn file_size(&self, id: FileId) -> Option<u64> {
-        match &self.model {
-            Model::InPlace(m) => m.size(id.0),
-            Model::Log(m) => m.size(id.0),
-        }
+        self.model.size(id.0)
     }
     /// Names of the live files, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
@@ -132,15 +119,15 @@ impl Fs {
     /// The F2FS model, for tests and reports (None on the other models).
     pub fn f2fs(&self) -> Option<&f2fs::F2fs> {
         match &self.model {
-            Model::Log(m) => Some(m),
-            Model::InPlace(_) => None,
+            AnyModel::Log(m) => Some(m),
+            AnyModel::InPlace(_) => None,
         }
     }
     /// The in-place model (plain or ext4), for tests and reports.
     pub fn inplace(&self) -> Option<&inplace::InPlace> {
         match &self.model {
-            Model::InPlace(m) => Some(m),
-            Model::Log(_) => None,
+            AnyModel::InPlace(m) => Some(m),
+            AnyModel::Log(_) => None,
         }
     }
 
@@ -163,10 +150,7 @@ impl Fs {
         // the most files alive at once (life creates and deletes files for simulated years).
         let id = self.free_ids.pop().unwrap_or(self.id_names.len() as u32);
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        let r = match &mut self.model {
-            Model::InPlace(m) => m.create(&mut d, t, id, name, size),
-            Model::Log(m) => m.create(&mut d, t, id, name, size),
-        };
+        let r = self.model.create(&mut d, t, id, name, size);
         match r {
             Ok(()) => {
                 if id as usize == self.id_names.len() {
@@ -201,27 +185,18 @@ impl Fs {
         }
         let name = self.id_names.get(id.0 as usize).map_or("", String::as_str);
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.io(&mut d, t, id.0, name, op, off, len),
-            Model::Log(m) => m.io(&mut d, t, id.0, name, op, off, len),
-        }
+        self.model.io(&mut d, t, id.0, name, op, off, len)
     }
 
     pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.fsync(&mut d, t, id.0),
-            Model::Log(m) => m.fsync(&mut d, t, id.0),
-        }
+        self.model.fsync(&mut d, t, id.0)
     }
 
     pub fn delete(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<(), FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.delete(&mut d, t, id.0)?,
-            Model::Log(m) => m.delete(&mut d, t, id.0)?,
-        }
+        self.model.delete(&mut d, t, id.0)?;
         self.names.remove(name);
         // Free the name (not just clear it): life creates and deletes files for simulated
         // years, and a kept allocation per deleted file made memory grow with simulated time.
@@ -234,16 +209,14 @@ impl Fs {
     /// ran the same operations, in ns) until `None`: see [`inplace::InPlace::set_file_clock`].
     /// No effect on the other models.
     pub fn set_file_clock(&mut self, clock: Option<Ns>) {
-        if let Model::InPlace(m) = &mut self.model {
-            m.set_file_clock(clock);
-        }
+        self.model.set_file_clock(clock);
     }
 
     /// Someone read `name`'s timestamps (stat): on ext4 its next write takes a fine-grained
     /// time and dirties its inode (multigrain timestamps). Unknown names are ignored.
     pub fn stat(&mut self, name: &str) {
-        if let (Some(&id), Model::InPlace(m)) = (self.names.get(name), &mut self.model) {
-            m.stat(id.0);
+        if let Some(&id) = self.names.get(name) {
+            self.model.stat(id.0);
         }
     }
 
@@ -251,8 +224,8 @@ impl Fs {
     /// updates its atime when the file changed since the last access, dirtying the inode.
     /// Unknown names are ignored.
     pub fn read_atime(&mut self, name: &str) {
-        if let (Some(&id), Model::InPlace(m)) = (self.names.get(name), &mut self.model) {
-            m.read_atime(id.0);
+        if let Some(&id) = self.names.get(name) {
+            self.model.read_atime(id.0);
         }
     }
 
@@ -261,42 +234,26 @@ impl Fs {
     pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.truncate_to_zero(&mut d, t, id.0)?,
-            Model::Log(_) => return Ok(false),
-        }
-        Ok(true)
+        self.model.truncate_to_zero(&mut d, t, id.0)
     }
 
     pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.idle(&mut d, start, end),
-            Model::Log(m) => m.idle(&mut d, start, end),
-        }
+        self.model.idle(&mut d, start, end)
     }
 
     pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.sync(&mut d, t),
-            Model::Log(m) => m.sync(&mut d, t),
-        }
+        self.model.sync(&mut d, t)
     }
 
     pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.fstrim(&mut d, t),
-            Model::Log(m) => m.fstrim(&mut d, t),
-        }
+        self.model.fstrim(&mut d, t)
     }
 
     /// The model's invariants (allocations tile the device; maps agree; accounting adds up).
     pub fn check(&self) -> Result<(), String> {
-        match &self.model {
-            Model::InPlace(m) => m.check(),
-            Model::Log(m) => m.check(),
-        }
+        self.model.check()
     }
 }
