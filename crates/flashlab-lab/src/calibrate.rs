@@ -198,7 +198,7 @@ pub fn calibrate(
     seed: u64,
     mut progress: impl FnMut(&str, f64),
 ) -> Result<CalibrationReport, String> {
-    let fs = FsConfig::from_profile(profile, &profile.name)?;
+    let fs = FsConfig::from_profile(profile, &profile.name).map_err(|e| e.to_string())?;
     let (mut sys, _) = crate::precondition::system(profile, seed, fs, spec.precondition)?;
     let mut cells = Vec::new();
     match spec.procedure.as_str() {

@@ -11,6 +11,7 @@
 //! * [`Layout::from_dumpe2fs`]: read from `dumpe2fs` of a real image, so the model and the
 //!   kernel start from the same blocks (what `flashlab validate-fs` does).
 
+use crate::error::LayoutError;
 use crate::extents::FS_BLOCK;
 
 pub const BLOCKS_PER_GROUP: u64 = 32768;
@@ -222,18 +223,19 @@ impl Layout {
     /// lost+found); the journal is found by `journal` = (start, blocks) when the caller
     /// knows it (from `debugfs -R 'stat <8>'`), else the largest used run outside the
     /// groups' metadata is taken for it.
-    pub fn from_dumpe2fs(source: &str, text: &str, journal: Option<(u64, u64)>) -> Result<Layout, String> {
-        let field = |name: &str| -> Result<u64, String> {
+    pub fn from_dumpe2fs(source: &str, text: &str, journal: Option<(u64, u64)>) -> Result<Layout, LayoutError> {
+        let input = || source.to_string();
+        let field = |name: &'static str| -> Result<u64, LayoutError> {
             let line = text
                 .lines()
                 .find(|l| l.starts_with(name) && l[name.len()..].starts_with(':'))
-                .ok_or_else(|| format!("{source}: no '{name}:' line"))?;
+                .ok_or_else(|| LayoutError::MissingField { input: input(), field: name })?;
             let v = line[name.len() + 1..].trim();
-            v.parse::<u64>().map_err(|_| format!("{source}: '{name}: {v}' is not a number"))
+            v.parse::<u64>().map_err(|_| LayoutError::NotANumber { input: input(), field: name, value: v.to_string() })
         };
         let bs = field("Block size")?;
         if bs != FS_BLOCK {
-            return Err(format!("{source}: block size {bs}: the model needs 4096-byte blocks (mkfs.ext4 -b 4096)"));
+            return Err(LayoutError::BlockSize { input: input(), size: bs });
         }
         let blocks = field("Block count")?;
         let blocks_per_group = field("Blocks per group")?;
@@ -245,22 +247,27 @@ impl Layout {
         let mut free: Vec<(u64, u64)> = Vec::new();
         let mut gdt_start = None;
         let mut first_free_ino = None;
-        let num = |s: &str, line: usize| -> Result<u64, String> {
-            s.trim().parse::<u64>().map_err(|_| format!("{source}:{line}: '{}' is not a block number", s.trim()))
+        let num = |s: &str, line: usize| -> Result<u64, LayoutError> {
+            s.trim().parse::<u64>().map_err(|_| LayoutError::BlockNumber {
+                input: input(),
+                line,
+                text: s.trim().to_string(),
+            })
         };
         let mut cur: Option<[Option<u64>; 3]> = None;
         let mut block_uninit = Vec::with_capacity(groups as usize);
-        let push = |group: &mut Vec<Group>, cur: &mut Option<[Option<u64>; 3]>, line: usize| -> Result<(), String> {
-            if let Some(c) = cur.take() {
-                match c {
-                    [Some(b), Some(i), Some(t)] => {
-                        group.push(Group { block_bitmap: b, inode_bitmap: i, inode_table: t })
+        let push =
+            |group: &mut Vec<Group>, cur: &mut Option<[Option<u64>; 3]>, line: usize| -> Result<(), LayoutError> {
+                if let Some(c) = cur.take() {
+                    match c {
+                        [Some(b), Some(i), Some(t)] => {
+                            group.push(Group { block_bitmap: b, inode_bitmap: i, inode_table: t })
+                        }
+                        _ => return Err(LayoutError::IncompleteGroup { input: input(), line }),
                     }
-                    _ => return Err(format!("{source}:{line}: a group without its bitmaps and inode table")),
                 }
-            }
-            Ok(())
-        };
+                Ok(())
+            };
         for (i, line) in text.lines().enumerate() {
             let n = i + 1;
             let l = line.trim();
@@ -290,7 +297,7 @@ impl Layout {
                     let (a, b) = part.split_once('-').unwrap_or((part, part));
                     let (a, b) = (num(a, n)?, num(b, n)?);
                     if b < a || b >= blocks {
-                        return Err(format!("{source}:{n}: free range {part} is outside the filesystem"));
+                        return Err(LayoutError::FreeRange { input: input(), line: n, range: part.to_string() });
                     }
                     free.push((a, b - a + 1));
                 }
@@ -305,7 +312,7 @@ impl Layout {
         }
         push(&mut group, &mut cur, text.lines().count())?;
         if group.len() as u64 != groups {
-            return Err(format!("{source}: {} groups listed, {groups} expected from the block count", group.len()));
+            return Err(LayoutError::GroupCount { input: input(), listed: group.len(), expected: groups });
         }
         // Used = the complement of the free list.
         free.sort_unstable();
@@ -313,7 +320,7 @@ impl Layout {
         let mut pos = 0;
         for &(s, l) in &free {
             if s < pos {
-                return Err(format!("{source}: free ranges overlap at block {s}"));
+                return Err(LayoutError::Overlap { input: input(), block: s });
             }
             if s > pos {
                 used.push((pos, s - pos));
@@ -457,11 +464,13 @@ Group 3: (Blocks 24576-32767) csum 0xf29f [INODE_UNINIT, ITABLE_ZEROED]
     #[test]
     fn bad_dumps_name_the_problem() {
         let e = Layout::from_dumpe2fs("d", &DUMP.replace("Block size:               4096", "Block size: 1024"), None)
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("4096"), "{e}");
         let e = Layout::from_dumpe2fs("d", &DUMP.replace("Free blocks: 20480-24575", "Free blocks: 20480-x"), None)
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("d:") && e.contains("'x'"), "{e}");
-        assert!(Layout::from_dumpe2fs("d", "", None).unwrap_err().contains("Block size"));
+        assert!(Layout::from_dumpe2fs("d", "", None).unwrap_err().to_string().contains("Block size"));
     }
 }

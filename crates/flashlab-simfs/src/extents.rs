@@ -6,6 +6,7 @@
 //! discard, freeing blocks leaves the device holding the old data as valid: that is what makes
 //! an untrimmed device slow when it is full.
 
+use crate::error::InvariantError;
 use std::collections::BTreeMap;
 
 /// Filesystem block: the 4 KiB mapping unit.
@@ -47,7 +48,6 @@ impl File {
         }
     }
 }
-
 
 /// Free space as coalesced extents with a next-fit cursor (ext4's allocator also prefers to
 /// continue after the last allocation), so a filesystem that was filled and emptied spreads
@@ -203,7 +203,7 @@ impl Allocator {
 }
 
 /// Check that `ranges` (start, len) tile [0, capacity) exactly. For invariant checks.
-pub fn check_tiling(mut ranges: Vec<(u64, u64)>, capacity: u64) -> Result<(), String> {
+pub fn check_tiling(mut ranges: Vec<(u64, u64)>, capacity: u64) -> Result<(), InvariantError> {
     ranges.sort_unstable();
     let mut pos = 0;
     for (s, l) in ranges {
@@ -212,12 +212,13 @@ pub fn check_tiling(mut ranges: Vec<(u64, u64)>, capacity: u64) -> Result<(), St
                 format!("overlap at {s} (a range ends at {pos})")
             } else {
                 format!("gap at {pos} (next range starts at {s})")
-            });
+            }
+            .into());
         }
         pos = s + l;
     }
     if pos != capacity {
-        return Err(format!("ranges end at {pos}, capacity {capacity}"));
+        return Err(format!("ranges end at {pos}, capacity {capacity}").into());
     }
     Ok(())
 }

@@ -35,7 +35,7 @@
 use super::disk::{instant, later, Disk, Purpose};
 use super::FsConfig;
 use crate::extents::FS_BLOCK;
-use crate::FsError;
+use crate::{FsError, InvariantError};
 use flashsim::{Completion, Ns, Op};
 
 pub const SEG_BLOCKS: u32 = 512;
@@ -312,8 +312,10 @@ impl F2fs {
             let (s, ssr) = match ssr_seg {
                 Some(s) => (s, true),
                 None => {
-                    let s = self.take_free_segment().ok_or_else(|| {
-                        FsError::NoSpace { name: "(f2fs log)".into(), wanted: FS_BLOCK, free: 0 }
+                    let s = self.take_free_segment().ok_or_else(|| FsError::NoSpace {
+                        name: "(f2fs log)".into(),
+                        wanted: FS_BLOCK,
+                        free: 0,
                     })?;
                     (s, false)
                 }
@@ -892,7 +894,7 @@ impl F2fs {
 
     /// The valid map matches the files' block and node maps; segment counts and states and
     /// the space accounting agree.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvariantError> {
         let mut owned = vec![0u32; self.main_segs as usize];
         let mut reserved = 0u64;
         let mut dirty = 0u32;
@@ -900,7 +902,7 @@ impl F2fs {
             let Some(f) = f else { continue };
             let id = id as u32;
             if (f.blocks.len() as u64) < f.size.div_ceil(FS_BLOCK) {
-                return Err(format!("file {id}: {} blocks for {} bytes", f.blocks.len(), f.size));
+                return Err(format!("file {id}: {} blocks for {} bytes", f.blocks.len(), f.size).into());
             }
             for (b, &a) in f.blocks.iter().enumerate() {
                 match a {
@@ -908,14 +910,14 @@ impl F2fs {
                     NEW_ADDR => reserved += 1,
                     a => {
                         if self.owner[a as usize] != id || self.owner_idx[a as usize] != b as u32 {
-                            return Err(format!("file {id} block {b} at {a}, but the valid map says otherwise"));
+                            return Err(format!("file {id} block {b} at {a}, but the valid map says otherwise").into());
                         }
                         owned[(a / SEG_BLOCKS) as usize] += 1;
                     }
                 }
             }
             if f.nodes.len() != nodes_for(f.blocks.len() as u64) {
-                return Err(format!("file {id}: {} nodes for {} blocks", f.nodes.len(), f.blocks.len()));
+                return Err(format!("file {id}: {} nodes for {} blocks", f.nodes.len(), f.blocks.len()).into());
             }
             for (ni, n) in f.nodes.iter().enumerate() {
                 dirty += u32::from(n.dirty);
@@ -923,7 +925,9 @@ impl F2fs {
                     reserved += 1;
                 } else {
                     if self.owner[n.addr as usize] != id || self.owner_idx[n.addr as usize] != NODE_BIT | ni as u32 {
-                        return Err(format!("file {id} node {ni} at {}, but the valid map says otherwise", n.addr));
+                        return Err(
+                            format!("file {id} node {ni} at {}, but the valid map says otherwise", n.addr).into()
+                        );
                     }
                     owned[(n.addr / SEG_BLOCKS) as usize] += 1;
                 }
@@ -936,20 +940,22 @@ impl F2fs {
             if let Some(a) =
                 range.clone().find(|&a| (self.owner[a] != NONE) != (self.cur_valid[a / 64] >> (a % 64) & 1 == 1))
             {
-                return Err(format!("block {a}: valid bit disagrees with the owner map"));
+                return Err(format!("block {a}: valid bit disagrees with the owner map").into());
             }
             let live = range.filter(|&a| self.owner[a] != NONE).count() as u32;
             if live != own || u32::from(self.seg_valid[s]) != live {
-                return Err(format!("segment {s}: valid count {}, map {live}, files {own}", self.seg_valid[s]));
+                return Err(format!("segment {s}: valid count {}, map {live}, files {own}", self.seg_valid[s]).into());
             }
             valid += u64::from(live);
             let open = self.logs.iter().any(|&(seg, _)| seg == s as u32);
             match self.seg_state[s] {
-                Seg::Free | Seg::Prefree if live > 0 => return Err(format!("segment {s} is free but holds {live}")),
+                Seg::Free | Seg::Prefree if live > 0 => {
+                    return Err(format!("segment {s} is free but holds {live}").into())
+                }
                 Seg::Free => free += 1,
                 Seg::Prefree => prefree += 1,
-                Seg::Open if !open => return Err(format!("segment {s} open but no log's")),
-                Seg::Used if live == 0 => return Err(format!("segment {s} used but empty")),
+                Seg::Open if !open => return Err(format!("segment {s} open but no log's").into()),
+                Seg::Used if live == 0 => return Err(format!("segment {s} used but empty").into()),
                 _ => {}
             }
         }
@@ -957,17 +963,19 @@ impl F2fs {
             return Err(format!(
                 "accounting: valid {valid} vs {}, reserved {reserved} vs {}, dirty nodes {dirty} vs {}",
                 self.valid_blocks, self.reserved_blocks, self.dirty_nodes
-            ));
+            )
+            .into());
         }
         if free != self.free_segs || prefree != self.prefree_segs {
-            return Err(format!("free {free} vs {}, prefree {prefree} vs {}", self.free_segs, self.prefree_segs));
+            return Err(format!("free {free} vs {}, prefree {prefree} vs {}", self.free_segs, self.prefree_segs).into());
         }
         if self.valid_blocks + self.reserved_blocks > self.user_blocks {
             return Err(format!(
                 "{} blocks in use, user space {}",
                 self.valid_blocks + self.reserved_blocks,
                 self.user_blocks
-            ));
+            )
+            .into());
         }
         Ok(())
     }

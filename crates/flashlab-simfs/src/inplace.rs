@@ -34,7 +34,7 @@ use super::ext4_layout::{default_journal_blocks, Layout};
 use super::journal::Journal;
 use super::FsConfig;
 use crate::extents::{check_tiling, Allocator, Extent, File, FS_BLOCK};
-use crate::FsError;
+use crate::{FsError, InvariantError};
 use flashsim::{Completion, Ns, Op, SECTOR};
 
 /// The kernel's coarse clock at simulated time `t`: `t` rounded down to the tick (a jiffy).
@@ -603,17 +603,17 @@ impl InPlace {
 
     /// Files, metadata, journal, pending frees and free space tile the device exactly, and
     /// every file holds at least its size.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvariantError> {
         let mut ranges = self.alloc.free_extents();
         for (i, f) in self.files.iter().enumerate() {
             let Some(f) = f else { continue };
             if f.f.allocated() < f.f.size {
-                return Err(format!("file {i} holds {} bytes but is {} long", f.f.allocated(), f.f.size));
+                return Err(format!("file {i} holds {} bytes but is {} long", f.f.allocated(), f.f.size).into());
             }
             let mut pos = 0;
             for e in &f.f.extents {
                 if e.file_off != pos {
-                    return Err(format!("file {i}: extent at file offset {} expected {pos}", e.file_off));
+                    return Err(format!("file {i}: extent at file offset {} expected {pos}", e.file_off).into());
                 }
                 pos += e.len;
             }

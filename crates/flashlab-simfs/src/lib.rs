@@ -19,12 +19,12 @@ pub mod system_table;
 
 pub use config::{FsConfig, FsKind};
 pub use counters::FsCounters;
-pub use error::FsError;
+pub use error::{ConfigError, FsError, InvariantError, LayoutError};
 pub use extents::FS_BLOCK;
 
 use disk::Disk;
-use model::{AnyModel, FsModel};
 use flashsim::{Completion, Device, Ns, Op};
+use model::{AnyModel, FsModel};
 use std::collections::BTreeMap;
 
 /// A file of the simulated filesystem: a small index, cheap to copy and look up.
@@ -253,7 +253,7 @@ impl Fs {
     }
 
     /// The model's invariants (allocations tile the device; maps agree; accounting adds up).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvariantError> {
         self.model.check()
     }
 }

@@ -9,7 +9,7 @@
 use crate::disk::Disk;
 use crate::f2fs::F2fs;
 use crate::inplace::InPlace;
-use crate::FsError;
+use crate::{FsError, InvariantError};
 use flashsim::{Completion, Ns, Op};
 
 /// What a filesystem model does with the file operations of [`crate::Fs`]. File ids are
@@ -47,7 +47,7 @@ pub(crate) trait FsModel {
     /// Trim the free space; returns the bytes trimmed and when it is done.
     fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError>;
     /// The model's invariants.
-    fn check(&self) -> Result<(), String>;
+    fn check(&self) -> Result<(), InvariantError>;
     /// Truncate file `id` to 0 bytes; false (nothing done) on a model without truncation.
     fn truncate_to_zero(&mut self, _d: &mut Disk, _t: Ns, _id: u32) -> Result<bool, FsError> {
         Ok(false)
@@ -101,7 +101,7 @@ impl FsModel for InPlace {
     fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
         InPlace::fstrim(self, d, t)
     }
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), InvariantError> {
         InPlace::check(self)
     }
     fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<bool, FsError> {
@@ -158,7 +158,7 @@ impl FsModel for F2fs {
     fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
         F2fs::fstrim(self, d, t)
     }
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), InvariantError> {
         F2fs::check(self)
     }
 }
@@ -242,7 +242,7 @@ impl FsModel for AnyModel {
             AnyModel::Log(m) => FsModel::fstrim(m.as_mut(), d, t),
         }
     }
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), InvariantError> {
         match self {
             AnyModel::InPlace(m) => FsModel::check(m.as_ref()),
             AnyModel::Log(m) => FsModel::check(m.as_ref()),

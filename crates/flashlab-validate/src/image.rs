@@ -114,7 +114,7 @@ impl Image {
             });
         };
         let journal = Some(journal);
-        img.layout = Layout::from_dumpe2fs(&format!("dumpe2fs {p}"), &dump, journal).map_err(Error::Parse)?;
+        img.layout = Layout::from_dumpe2fs(&format!("dumpe2fs {p}"), &dump, journal)?;
         img.layout.root_dir = img.dir_blocks("/")?;
         let dev = run_tool("losetup", &["-f", "--show", &p], "util-linux").map_err(|e| match e {
             Error::Tool { msg, .. } => Error::Missing { capability: "loop", msg: format!("losetup: {msg}") },
