@@ -19,8 +19,10 @@ pub enum FsKind {
 }
 
 impl FsKind {
+    /// The names [`FsKind::parse`] accepts, in the order of the variants.
     pub const NAMES: [&'static str; 3] = ["plain", "ext4", "f2fs"];
 
+    /// `plain`, `ext4` or `f2fs` (any case, blanks around ignored).
     pub fn parse(s: &str) -> Result<FsKind, ConfigError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "plain" => Ok(FsKind::Plain),
@@ -30,6 +32,7 @@ impl FsKind {
         }
     }
 
+    /// The name as [`FsKind::parse`] reads it.
     pub fn name(self) -> &'static str {
         match self {
             FsKind::Plain => "plain",
@@ -49,6 +52,7 @@ impl fmt::Display for FsKind {
 /// `docs/filesystems.md` for where each comes from) are those of `FsConfig::new(kind)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FsConfig {
+    /// The model.
     pub kind: FsKind,
     /// Online discard (`-o discard`): ext4 trims freed extents at journal commit, F2FS trims
     /// freed segments at checkpoint; `plain` trims at delete.

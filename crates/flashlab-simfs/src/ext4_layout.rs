@@ -14,16 +14,16 @@
 use crate::error::LayoutError;
 use crate::extents::FS_BLOCK;
 
-pub const BLOCKS_PER_GROUP: u64 = 32768;
-pub const INODES_PER_GROUP: u64 = 8192;
-pub const INODE_SIZE: u64 = 256;
-pub const GROUPS_PER_FLEX: u64 = 16;
+pub(crate) const BLOCKS_PER_GROUP: u64 = 32768;
+pub(crate) const INODES_PER_GROUP: u64 = 8192;
+pub(crate) const INODE_SIZE: u64 = 256;
+pub(crate) const GROUPS_PER_FLEX: u64 = 16;
 /// 64-byte group descriptors.
-pub const DESCRIPTORS_PER_BLOCK: u64 = FS_BLOCK / 64;
+pub(crate) const DESCRIPTORS_PER_BLOCK: u64 = FS_BLOCK / 64;
 
 /// mke2fs's default journal size in blocks for a filesystem of `blocks` 4 KiB blocks (0 = no
 /// journal: below 2048 blocks mke2fs makes none).
-pub fn default_journal_blocks(blocks: u64) -> u64 {
+pub(crate) fn default_journal_blocks(blocks: u64) -> u64 {
     match blocks {
         b if b < 2048 => 0,
         b if b < 32768 => 1024,
@@ -43,8 +43,11 @@ pub enum BlockKind {
     /// Superblocks, group descriptors, reserved GDT blocks and whatever else mke2fs used that
     /// is not a bitmap or an inode table (the root directory and lost+found among it).
     Super,
+    /// A block or inode bitmap.
     Bitmap,
+    /// Part of an inode table.
     InodeTable,
+    /// The journal.
     Journal,
     /// Anything the filesystem allocates: file data, directories, extent blocks.
     Data,
@@ -52,23 +55,25 @@ pub enum BlockKind {
 
 /// One block group's metadata blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Group {
-    pub block_bitmap: u64,
-    pub inode_bitmap: u64,
-    pub inode_table: u64,
+pub(crate) struct Group {
+    pub(crate) block_bitmap: u64,
+    pub(crate) inode_bitmap: u64,
+    pub(crate) inode_table: u64,
 }
 
+/// Where ext4's static metadata lives on one filesystem (see the module's doc).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
+    /// Size of the filesystem in 4 KiB blocks.
     pub blocks: u64,
-    pub groups: u64,
-    pub blocks_per_group: u64,
-    pub inodes_per_group: u64,
-    pub inode_size: u64,
+    pub(crate) groups: u64,
+    pub(crate) blocks_per_group: u64,
+    pub(crate) inodes_per_group: u64,
+    pub(crate) inode_size: u64,
     /// Groups per flex group (1 without `flex_bg`).
-    pub flex: u64,
+    pub(crate) flex: u64,
     /// First inode number a new file gets (the image's first free inode).
-    pub first_free_ino: u64,
+    pub(crate) first_free_ino: u64,
     group: Vec<Group>,
     /// Groups mke2fs left `BLOCK_UNINIT` (nothing allocated in them yet).
     block_uninit: Vec<bool>,
@@ -124,20 +129,20 @@ impl Layout {
         }
     }
 
-    pub fn block_bitmap(&self, group: u64) -> u64 {
+    pub(crate) fn block_bitmap(&self, group: u64) -> u64 {
         self.group[group as usize].block_bitmap
     }
 
-    pub fn inode_bitmap(&self, group: u64) -> u64 {
+    pub(crate) fn inode_bitmap(&self, group: u64) -> u64 {
         self.group[group as usize].inode_bitmap
     }
 
-    pub fn descriptor_block(&self, group: u64) -> u64 {
+    pub(crate) fn descriptor_block(&self, group: u64) -> u64 {
         self.gdt_start + group / DESCRIPTORS_PER_BLOCK
     }
 
     /// Group of inode `ino` (inode numbers past the table wrap around).
-    pub fn inode_group(&self, ino: u64) -> u64 {
+    pub(crate) fn inode_group(&self, ino: u64) -> u64 {
         ((ino - 1) / self.inodes_per_group) % self.groups
     }
 
@@ -148,26 +153,26 @@ impl Layout {
     }
 
     /// Whether mke2fs left `group` `BLOCK_UNINIT`.
-    pub fn block_uninit(&self, group: u64) -> bool {
+    pub(crate) fn block_uninit(&self, group: u64) -> bool {
         self.block_uninit.get(group as usize).copied().unwrap_or(false)
     }
 
-    pub fn group_of(&self, block: u64) -> u64 {
+    pub(crate) fn group_of(&self, block: u64) -> u64 {
         (block / self.blocks_per_group).min(self.groups - 1)
     }
 
     /// First block of `group`.
-    pub fn group_start(&self, group: u64) -> u64 {
+    pub(crate) fn group_start(&self, group: u64) -> u64 {
         group * self.blocks_per_group
     }
 
     /// One past the last block of `group`.
-    pub fn group_end(&self, group: u64) -> u64 {
+    pub(crate) fn group_end(&self, group: u64) -> u64 {
         ((group + 1) * self.blocks_per_group).min(self.blocks)
     }
 
     /// Blocks in use on the new filesystem, journal excluded (start block, blocks).
-    pub fn static_ranges(&self) -> Vec<(u64, u64)> {
+    pub(crate) fn static_ranges(&self) -> Vec<(u64, u64)> {
         self.fixed.clone()
     }
 
@@ -177,7 +182,7 @@ impl Layout {
     }
 
     /// Where mke2fs aims the journal: the start of the flex group holding the middle block.
-    pub fn journal_goal(&self) -> u64 {
+    pub(crate) fn journal_goal(&self) -> u64 {
         let mid_group = self.group_of(self.blocks / 2);
         (mid_group / self.flex) * self.flex * self.blocks_per_group
     }
@@ -186,7 +191,7 @@ impl Layout {
     /// (`ext4_inode_to_goal_block`): the first block of the inode's group; with flex groups
     /// of 4 or more, the second group of the inode's flex group (the first is kept for
     /// directories).
-    pub fn file_goal(&self, ino: u64) -> u64 {
+    pub(crate) fn file_goal(&self, ino: u64) -> u64 {
         let mut g = self.inode_group(ino);
         if self.flex >= 4 {
             g = g / self.flex * self.flex + 1;

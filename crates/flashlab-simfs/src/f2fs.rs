@@ -38,7 +38,7 @@ use crate::extents::FS_BLOCK;
 use crate::{FsError, InvariantError};
 use flashsim::{Completion, Ns, Op};
 
-pub const SEG_BLOCKS: u32 = 512;
+pub(crate) const SEG_BLOCKS: u32 = 512;
 const SEG_BYTES: u64 = SEG_BLOCKS as u64 * FS_BLOCK;
 /// No owner (a free or invalid block); in a file map, a hole.
 const NONE: u32 = u32::MAX;
@@ -109,6 +109,8 @@ fn data_blocks_fitting(free: u64) -> u64 {
     n
 }
 
+/// The F2FS-like model's state: areas, segments, logs, files and their nodes (see the
+/// module's doc for what it models).
 #[derive(Debug, Clone)]
 pub struct F2fs {
     cfg: FsConfig,
@@ -160,7 +162,7 @@ pub struct F2fs {
 }
 
 impl F2fs {
-    pub fn new(capacity: u64, cfg: &FsConfig) -> F2fs {
+    pub(crate) fn new(capacity: u64, cfg: &FsConfig) -> F2fs {
         let total_segs = (capacity / SEG_BYTES) as u32;
         let guess = u64::from(total_segs);
         let sit_blocks = guess.div_ceil(u64::from(SIT_ENTRIES_PER_BLOCK));
@@ -223,23 +225,27 @@ impl F2fs {
     /// blocks (inode and direct nodes) a file holding them needs, so that a file of this size
     /// fits. (Counting the free blocks alone, a file of "all the free space" never fits: its
     /// node blocks take space too. That made `fill --fs f2fs` fail on every profile.)
-    pub fn free_bytes(&self) -> u64 {
+    pub(crate) fn free_bytes(&self) -> u64 {
         let free = self.user_blocks.saturating_sub(self.valid_blocks + self.reserved_blocks);
         data_blocks_fitting(free) * FS_BLOCK
     }
     /// Bytes the user can allocate on an empty filesystem.
-    pub fn capacity(&self) -> u64 {
+    pub(crate) fn capacity(&self) -> u64 {
         self.user_blocks * FS_BLOCK
     }
+    /// Main-area segments free now.
     pub fn free_segments(&self) -> u32 {
         self.free_segs
     }
+    /// Free segments kept for cleaning: foreground cleaning runs when fewer are free.
     pub fn reserved_segments(&self) -> u32 {
         self.reserved_segs
     }
+    /// Segments out of the user's reach (mkfs.f2fs's overprovision, reserve included).
     pub fn overprovision_segments(&self) -> u32 {
         self.ovp_segs
     }
+    /// Segments of the main area (where data and nodes go).
     pub fn main_segments(&self) -> u32 {
         self.main_segs
     }
@@ -247,7 +253,7 @@ impl F2fs {
     pub fn main_offset(&self) -> u64 {
         self.main_start * FS_BLOCK
     }
-    pub fn size(&self, id: u32) -> Option<u64> {
+    pub(crate) fn size(&self, id: u32) -> Option<u64> {
         self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.size)
     }
 
@@ -430,7 +436,7 @@ impl F2fs {
         Ok(last)
     }
 
-    pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
+    pub(crate) fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
         debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
         self.tick(d, t)?;
         let n = size.div_ceil(FS_BLOCK);
@@ -488,7 +494,7 @@ impl F2fs {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn io(
+    pub(crate) fn io(
         &mut self,
         d: &mut Disk,
         t: Ns,
@@ -709,7 +715,7 @@ impl F2fs {
     }
 
     /// fsync: the file's dirty nodes, then a flush; no checkpoint.
-    pub fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
+    pub(crate) fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
         self.check_id(id)?;
         self.tick(d, t)?;
         let f = self.files[id as usize].as_ref().expect("checked");
@@ -730,7 +736,7 @@ impl F2fs {
 
     /// A checkpoint: dirty nodes, NAT and SIT blocks, flush, checkpoint pack (FUA); prefree
     /// segments become free (and are discarded with `discard`).
-    pub fn checkpoint(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, FsError> {
+    pub(crate) fn checkpoint(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, FsError> {
         let mut last = self.write_all_nodes(d, t)?;
         let copy = self.cp_seq % 2;
         for (list, start, per_copy, is_nat) in [
@@ -796,7 +802,7 @@ impl F2fs {
         Ok(done)
     }
 
-    pub fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
+    pub(crate) fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
         self.check_id(id)?;
         self.tick(d, t)?;
         let f = self.files[id as usize].take().expect("checked");
@@ -833,7 +839,7 @@ impl F2fs {
 
     /// Idle from `start` to `end`: checkpoints that fall due; the background cleaner wakes every
     /// `gc_sleep` and cleans one cost-benefit victim when F2FS would.
-    pub fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
+    pub(crate) fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
         let mut t = start;
         let changed = |s: &F2fs| s.dirty_nodes > 0 || !s.sit_list.is_empty() || !s.nat_list.is_empty();
         let cp_at = (self.last_cp + self.cfg.cp_interval_ns).max(start);
@@ -866,12 +872,12 @@ impl F2fs {
         Ok(())
     }
 
-    pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
+    pub(crate) fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
         Ok(self.checkpoint(d, t)?.done)
     }
 
     /// fstrim: a checkpoint (freeing prefree segments), then discard every free segment.
-    pub fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
+    pub(crate) fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut done = self.checkpoint(d, t)?.done;
         let mut bytes = 0;
         let mut s = 0;
@@ -894,7 +900,7 @@ impl F2fs {
 
     /// The valid map matches the files' block and node maps; segment counts and states and
     /// the space accounting agree.
-    pub fn check(&self) -> Result<(), InvariantError> {
+    pub(crate) fn check(&self) -> Result<(), InvariantError> {
         let mut owned = vec![0u32; self.main_segs as usize];
         let mut reserved = 0u64;
         let mut dirty = 0u32;

@@ -1,21 +1,45 @@
-//! The simulated filesystem layer: a namespace of files over one of three models —
-//! [`FsKind::Plain`] (data extents only), [`FsKind::Ext4`] (in-place data, metadata, jbd2
-//! journal; [`inplace`]) and [`FsKind::F2fs`] (log-structured; [`f2fs`]) — turning file
-//! operations into device requests through [`disk::Disk`], counted in [`FsCounters`].
-//! `docs/filesystems.md` says what each model does and does not model.
+//! flashlab-simfs: the simulated filesystems that sit on a simulated flash device.
+//!
+//! [`Fs`] is a namespace of files over one of three models — [`FsKind::Plain`] (data extents
+//! only), [`FsKind::Ext4`] (in-place data, metadata, a jbd2 journal; [`inplace`]) and
+//! [`FsKind::F2fs`] (log-structured with cleaning; [`f2fs`]) — that turns file operations
+//! (create, read, write, trim, fsync, delete, fstrim, idle) into block requests to a
+//! [`flashsim::Device`] at a virtual time, counted by purpose in [`FsCounters`] and, on
+//! request, traced ([`disk::Traced`]). [`FsConfig`] says which model and mount options,
+//! read from `--fs` strings or a profile's `[system]` table. The models sit behind one trait
+//! (`model.rs`): `Fs` never asks which one it drives.
+//!
+//! What it is not: it holds no clock and no device of its own (the caller passes both, as
+//! `flashlab-lab`'s `SimSystem` does), runs no workloads, and knows nothing of real
+//! filesystems beyond what the models copy from them. `docs/filesystems.md` says what each
+//! model does and does not model; `docs/validate-fs.md` how the ext4 model is checked
+//! against the kernel's.
+//!
+//! ```
+//! use flashlab_simfs::{Fs, FsConfig};
+//! use flashsim::{Device, Op, Profile};
+//!
+//! let profile = Profile::from_toml("toy.toml", flashsim::builtin::TOY).unwrap();
+//! let mut dev = Device::new(&profile, 1);
+//! let mut fs = Fs::new(dev.logical_bytes(), FsConfig::parse("ext4").unwrap());
+//! let id = fs.create(&mut dev, 0, "a.dat", 1 << 20).unwrap();
+//! let done = fs.io(&mut dev, 0, id, Op::Write, 0, 4096).unwrap().done;
+//! let durable = fs.fsync(&mut dev, done, id).unwrap();
+//! assert!(durable >= done && fs.counters().journal_bytes > 0);
+//! ```
 
-pub mod config;
-pub mod counters;
+mod config;
+mod counters;
 pub mod disk;
 mod error;
-pub mod ext4_alloc;
+mod ext4_alloc;
 pub mod ext4_layout;
 pub mod extents;
 pub mod f2fs;
 pub mod inplace;
-pub mod journal;
+mod journal;
 mod model;
-pub mod system_table;
+mod system_table;
 
 pub use config::{FsConfig, FsKind};
 pub use counters::FsCounters;
@@ -35,6 +59,7 @@ impl FileId {
     /// Not a file: the raw device, offsets being device offsets (what `wsat` writes to).
     pub const RAW: FileId = FileId(u32::MAX);
 
+    /// The id as a number (an index into the models' per-file tables).
     pub fn index(self) -> u32 {
         self.0
     }
@@ -89,9 +114,11 @@ impl Fs {
         }
     }
 
+    /// The model and mount options it was made with.
     pub fn config(&self) -> &FsConfig {
         &self.cfg
     }
+    /// Mounted with online discard.
     pub fn discard(&self) -> bool {
         self.cfg.discard
     }
@@ -103,9 +130,11 @@ impl Fs {
     pub fn free_bytes(&self) -> u64 {
         self.model.free_bytes()
     }
+    /// The id of the live file called `name`.
     pub fn file_id(&self, name: &str) -> Option<FileId> {
         self.names.get(name).copied()
     }
+    /// The size of file `id`, if it is live.
     pub fn file_size(&self, id: FileId) -> Option<u64> {
         self.model.size(id.0)
     }
@@ -113,6 +142,8 @@ impl Fs {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.names.keys().map(String::as_str)
     }
+    /// What the filesystem sent to the device so far, by purpose, with its write
+    /// amplification.
     pub fn counters(&self) -> FsCounters {
         self.counters.with_waf()
     }
@@ -142,6 +173,8 @@ impl Fs {
         self.trace.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
+    /// Create file `name` at `t` and allocate `size` bytes to it (fallocate: nothing is
+    /// written); ids of deleted files are reused.
     pub fn create(&mut self, dev: &mut Device, t: Ns, name: &str, size: u64) -> Result<FileId, FsError> {
         if self.names.contains_key(name) {
             return Err(FsError::Exists(name.to_string()));
@@ -171,6 +204,8 @@ impl Fs {
         }
     }
 
+    /// Read, write or trim `len` bytes at `off` of file `id` at `t` (writes past the end
+    /// extend the file); returns when the last device request completes.
     pub fn io(
         &mut self,
         dev: &mut Device,
@@ -188,11 +223,14 @@ impl Fs {
         self.model.io(&mut d, t, id.0, name, op, off, len)
     }
 
+    /// fsync file `id` at `t`; returns when it is durable.
     pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         self.model.fsync(&mut d, t, id.0)
     }
 
+    /// Delete file `name` at `t` (with discard its blocks are trimmed: at once on `plain`, at
+    /// the next commit on ext4, at the next checkpoint on F2FS).
     pub fn delete(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<(), FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
@@ -237,16 +275,20 @@ impl Fs {
         self.model.truncate_to_zero(&mut d, t, id.0)
     }
 
+    /// No application I/O from `start` to `end`: the model commits, checkpoints and cleans
+    /// what falls due.
     pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         self.model.idle(&mut d, start, end)
     }
 
+    /// Commit everything and flush the device cache at `t`; returns when done.
     pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         self.model.sync(&mut d, t)
     }
 
+    /// fstrim at `t`: trim the free space; returns the bytes trimmed and when it is done.
     pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
         self.model.fstrim(&mut d, t)
