@@ -36,11 +36,11 @@ use super::ext4_layout::Layout;
 use crate::extents::{Allocator, Extent, FS_BLOCK};
 
 /// Files of at most this many blocks use the locality group's window (`mb_stream_req`).
-pub(crate) const STREAM_REQUEST: u64 = 16;
+pub const STREAM_REQUEST: u64 = 16;
 /// The locality group's preallocation window in blocks (`mb_group_prealloc`).
-pub(crate) const GROUP_PREALLOC: u64 = 512;
+pub const GROUP_PREALLOC: u64 = 512;
 /// Largest extent one writeback maps (`MAX_WRITEPAGES_EXTENT_LEN`).
-pub(crate) const MAX_REQUEST: u64 = 2048;
+pub const MAX_REQUEST: u64 = 2048;
 /// Groups whose bitmaps one search prefetches (`mb_prefetch`).
 const PREFETCH: u64 = 32;
 /// Largest buddy order for 4 KiB blocks (`MB_NUM_ORDERS` = block bits + 2 orders).
@@ -49,7 +49,7 @@ const MAX_ORDER: u32 = 13;
 /// The allocator's state beyond the free-space map: the group of the last stream allocation
 /// and the locality group's window.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Mballoc {
+pub struct Mballoc {
     /// Group of the last stream allocation (`s_mb_last_group`: 0 at mount).
     last_group: u64,
     /// Groups whose buddy the kernel has loaded (allocated in since mount, or prefetched).
@@ -70,7 +70,7 @@ pub(crate) struct Mballoc {
 }
 
 /// The request size ext4 normalizes to for a file whose logical end is `end` blocks.
-pub(crate) fn normalized(end: u64) -> u64 {
+pub fn normalized(end: u64) -> u64 {
     let bytes = end * FS_BLOCK;
     let size: u64 = match bytes {
         b if b <= 16 << 10 => 16 << 10,
@@ -125,17 +125,17 @@ fn first_fit(a: &Allocator, gs: u64, ge: u64, len: u64) -> Option<u64> {
 
 impl Mballoc {
     /// The locality group's window, if one is held: (first block, blocks).
-    pub(crate) fn window(&self) -> Option<(u64, u64)> {
+    pub fn window(&self) -> Option<(u64, u64)> {
         self.lg.filter(|&(s, e)| e > s).map(|(s, e)| (s, e - s))
     }
 
     /// Blocks held in the window (free for statfs; given back when space runs short).
-    pub(crate) fn window_blocks(&self) -> u64 {
+    pub fn window_blocks(&self) -> u64 {
         self.window().map_or(0, |w| w.1)
     }
 
     /// Give the window back to the free space.
-    pub(crate) fn drop_window(&mut self, a: &mut Allocator) {
+    pub fn drop_window(&mut self, a: &mut Allocator) {
         if let Some((s, l)) = self.window() {
             a.release(s * FS_BLOCK, l * FS_BLOCK);
         }
@@ -146,7 +146,7 @@ impl Mballoc {
     /// `goal`, appending to `extents` from file offset `file_off` (bytes). False (nothing taken)
     /// when there is not enough free space.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn alloc(
+    pub fn alloc(
         &mut self,
         a: &mut Allocator,
         l: &Layout,
@@ -185,7 +185,7 @@ impl Mballoc {
     }
 
     /// One block for metadata (an extent leaf or a directory block) at or after `goal`.
-    pub(crate) fn alloc_meta(&mut self, a: &mut Allocator, l: &Layout, goal: u64) -> Option<u64> {
+    pub fn alloc_meta(&mut self, a: &mut Allocator, l: &Layout, goal: u64) -> Option<u64> {
         if a.free_bytes() < FS_BLOCK {
             self.drop_window(a);
         }

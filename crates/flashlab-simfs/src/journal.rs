@@ -11,10 +11,10 @@ use crate::extents::FS_BLOCK;
 use flashsim::{Completion, Ns, RequestError};
 
 /// Block tags per descriptor block (16-byte tags in a 4 KiB block, header and tail aside).
-pub(crate) const TAGS_PER_DESCRIPTOR: u64 = 250;
+pub const TAGS_PER_DESCRIPTOR: u64 = 250;
 
 #[derive(Debug, Clone)]
-pub(crate) struct Journal {
+pub struct Journal {
     /// Device byte offset of journal block 0 (the journal superblock).
     start: u64,
     blocks: u64,
@@ -29,30 +29,24 @@ pub(crate) struct Journal {
 }
 
 impl Journal {
-    pub(crate) fn new(start: u64, blocks: u64) -> Journal {
+    pub fn new(start: u64, blocks: u64) -> Journal {
         Journal { start, blocks, head: 1, used: 0, pending_home: Vec::new(), oldest: None }
     }
 
     /// (device offset, bytes) of the journal region.
-    pub(crate) fn region(&self) -> (u64, u64) {
+    pub fn region(&self) -> (u64, u64) {
         (self.start, self.blocks * FS_BLOCK)
     }
 
     /// Largest transaction: jbd2 closes a transaction at a quarter of the journal.
-    pub(crate) fn max_transaction(&self) -> u64 {
+    pub fn max_transaction(&self) -> u64 {
         ((self.blocks - 1) / 4).max(3)
     }
 
     /// Commit one transaction of `dirty` home blocks (sorted, distinct, at most
     /// `max_transaction() - 2` of them... the caller splits); checkpoints first if the log
     /// would pass `fraction` full.
-    pub(crate) fn commit(
-        &mut self,
-        d: &mut Disk,
-        t: Ns,
-        dirty: &[u64],
-        fraction: f64,
-    ) -> Result<Completion, RequestError> {
+    pub fn commit(&mut self, d: &mut Disk, t: Ns, dirty: &[u64], fraction: f64) -> Result<Completion, RequestError> {
         let n = dirty.len() as u64;
         let body = n.div_ceil(TAGS_PER_DESCRIPTOR).max(1) + n;
         let total = body + 1;
@@ -87,18 +81,18 @@ impl Journal {
     }
 
     /// Is a writeback of journaled metadata due at `t`?
-    pub(crate) fn writeback_due(&self, t: Ns, interval: Ns) -> Option<Ns> {
+    pub fn writeback_due(&self, t: Ns, interval: Ns) -> Option<Ns> {
         self.oldest.map(|o| o + interval).filter(|&due| due <= t)
     }
 
     /// When the next writeback falls due, if anything is journaled.
-    pub(crate) fn next_writeback(&self, interval: Ns) -> Option<Ns> {
+    pub fn next_writeback(&self, interval: Ns) -> Option<Ns> {
         self.oldest.map(|o| o + interval)
     }
 
     /// Write every journaled block home (runs of adjacent blocks as one request), flush, and
     /// free the log (journal superblock written with FUA).
-    pub(crate) fn checkpoint(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, RequestError> {
+    pub fn checkpoint(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, RequestError> {
         self.pending_home.sort_unstable();
         self.pending_home.dedup();
         let mut last = None;
