@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
             [n.channels, n.dies_per_channel, n.planes_per_die, n.blocks_per_plane, n.pages_per_block, n.page_kib]
                 .iter()
                 .fold(1024u64, |a, &x| a.saturating_mul(u64::from(x)));
-        if let Ok(cfg) = flashlab_lab::fs::FsConfig::from_profile(&p, "fuzz.toml") {
+        if let Ok(cfg) = flashlab_simfs::FsConfig::from_profile(&p, "fuzz.toml") {
             // A profile that validates must also build. Only devices up to 256 MiB: the
             // simulator's tables grow with capacity (that is by design, bounded by the
             // profile's own limit of 8 TiB), and the fuzzer runs with a 1 GiB memory limit.
@@ -20,5 +20,5 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    let _ = flashlab_lab::fs::FsConfig::parse(&text);
+    let _ = flashlab_simfs::FsConfig::parse(&text);
 });

@@ -14,7 +14,7 @@
 
 use crate::engine::{run_jobs, JobSpec};
 use crate::fourcorner::FourCornerConfig;
-use crate::fs::FsConfig;
+use flashlab_simfs::FsConfig;
 use crate::precondition::Precondition;
 use crate::protocol::{run_protocol, Protocol};
 use crate::units::parse_cli_size;

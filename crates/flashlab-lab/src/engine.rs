@@ -7,7 +7,7 @@
 
 use crate::event_queue::EventQueue;
 use crate::fileset::FileSet;
-use crate::fs::FileId;
+use flashlab_simfs::FileId;
 use crate::rng::Rng;
 use crate::system::{SimSystem, SysError};
 use flashlab_jobs::latency_target::{Action, DepthProbe};

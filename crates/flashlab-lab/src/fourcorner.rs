@@ -8,7 +8,7 @@
 //! offsets into the emptied file, so every write fills a hole.
 
 use crate::engine::{run_jobs, JobSpec};
-use crate::fs::{FileId, FsCounters};
+use flashlab_simfs::{FileId, FsCounters};
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
 use flashlab_measure::{JobResult, LatencySummary};

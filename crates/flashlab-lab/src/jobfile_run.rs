@@ -4,7 +4,7 @@
 //! side by side. The document is fio's JSON with the device's counters in each job.
 
 use crate::engine::{run_jobs, JobSpec};
-use crate::fs::FileId;
+use flashlab_simfs::FileId;
 use crate::precondition::PreconditionReport;
 use crate::system::SimSystem;
 use crate::Error;

@@ -1,7 +1,7 @@
 //! flashlab-lab: what flashlab runs on a target and what comes out.
 //!
-//! * [`system`]: a simulated device with a simulated filesystem ([`fs`]: `plain`, ext4-like,
-//!   F2FS-like; [`simfs`] is the extent allocator) on it and the virtual clock.
+//! * [`system`]: a simulated device with a simulated filesystem (`flashlab-simfs`: `plain`,
+//!   ext4-like, F2FS-like) on it and the virtual clock.
 //! * [`engine`]: the closed-loop engine that runs fio-style jobs ([`offsets`] says where each
 //!   I/O goes), measuring with `flashlab-measure`.
 //! * [`jobfile_run`]: an fio job file on a simulated system (`flashlab run`, sweeps).
@@ -23,9 +23,6 @@ mod event_queue;
 pub mod experiments;
 pub mod fileset;
 pub mod fourcorner;
-// Documented by the simulated-filesystem crate these modules move to.
-#[allow(missing_docs)]
-pub mod fs;
 pub mod iogen;
 pub mod jobfile_run;
 mod lived_in;
@@ -38,8 +35,6 @@ pub mod shrink;
 pub mod sim_run;
 pub mod sim_steps;
 pub mod sim_verify;
-#[allow(missing_docs)]
-pub mod simfs;
 pub mod stack;
 pub mod system;
 pub mod units;

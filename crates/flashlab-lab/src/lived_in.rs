@@ -85,7 +85,7 @@ pub fn live_in(sys: &mut SimSystem, spec: &LivedSpec) -> Result<LivedReport, Sys
         let f = match sys.create(&name, size) {
             Ok(f) => f,
             // The filesystem's own metadata for the file did not fit: it is full.
-            Err(SysError::Fs(crate::simfs::FsError::NoSpace { .. })) => break,
+            Err(SysError::Fs(flashlab_simfs::FsError::NoSpace { .. })) => break,
             Err(e) => return Err(e),
         };
         let mut t = sys.now;

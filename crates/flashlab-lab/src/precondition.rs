@@ -23,7 +23,7 @@
 //! The device's counters start at zero after preconditioning (the run reports its own WAF);
 //! wear (erase counts) and the virtual clock keep the history.
 
-use crate::fs::{Fs, FsConfig};
+use flashlab_simfs::{Fs, FsConfig};
 use crate::rng::Rng;
 use crate::system::{SimSystem, SysError};
 use crate::Error;

@@ -3,7 +3,7 @@
 //! The document has no wall-clock time in it, so the same settings give the same bytes.
 
 use crate::fourcorner::FourCornerConfig;
-use crate::fs::FsConfig;
+use flashlab_simfs::FsConfig;
 use crate::precondition::{Precondition, PreconditionReport};
 use crate::protocol::{block_multiple, run_protocol, Protocol, ProtocolResult};
 use crate::system::SimSystem;

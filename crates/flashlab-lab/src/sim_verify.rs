@@ -19,7 +19,7 @@
 //! blocks stay where they were allocated; the F2FS model moves blocks in its cleaning without
 //! carrying their data, so verify there is an error.
 
-use crate::fs::FileId;
+use flashlab_simfs::FileId;
 use crate::system::{SimSystem, SysError};
 use flashlab_jobs::verify::VerifyOptions;
 use flashlab_measure::{VerifyMismatch, VerifySummary};
@@ -150,7 +150,7 @@ impl SimVerifier {
         if self.file == FileId::RAW {
             return Some(off);
         }
-        let ext = sys.fs.inplace()?.extents(self.file.0)?;
+        let ext = sys.fs.inplace()?.extents(self.file.index())?;
         let i = ext.partition_point(|e| e.file_off + e.len <= off);
         let e = ext.get(i).filter(|e| e.file_off <= off)?;
         Some(e.dev_off + (off - e.file_off))

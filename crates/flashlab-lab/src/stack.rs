@@ -1,7 +1,7 @@
 //! The system stack of a simulated phone or board above its filesystem, as a profile's
 //! `[system]` table names it: the shared-storage layer that app-visible storage
 //! (`/storage/emulated/0` on Android) goes through, and the trim policy the system runs.
-//! (The filesystem and its mount options, barriers included, are [`crate::fs::FsConfig`].)
+//! (The filesystem and its mount options, barriers included, are [`flashlab_simfs::FsConfig`].)
 //!
 //! ```toml
 //! [system]

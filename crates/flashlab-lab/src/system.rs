@@ -1,4 +1,4 @@
-//! A simulated system: a simulated device, the simulated filesystem on it ([`crate::fs`]),
+//! A simulated system: a simulated device, the simulated filesystem on it (`flashlab-simfs`),
 //! and the virtual clock. This is the API workloads drive: create files, read, write and trim
 //! file ranges at a virtual time, fsync, delete, fstrim, idle.
 //!
@@ -6,8 +6,7 @@
 //! (the engine keeps several requests in flight); the other operations run at `now` and move
 //! it past their completion.
 
-use crate::fs::{FileId, Fs, FsConfig, FsCounters};
-use crate::simfs::FsError;
+use flashlab_simfs::{FileId, Fs, FsConfig, FsCounters, FsError};
 use flashsim::{Completion, Device, Ns, Op, Profile, Request, RequestError};
 use serde::Serialize;
 
@@ -17,13 +16,24 @@ use serde::Serialize;
 pub enum SysError {
     /// The simulated filesystem (no space, no such file, ...).
     #[error("{0}")]
-    Fs(#[from] FsError),
+    Fs(FsError),
     /// The simulated device (a request out of range, ...).
     #[error("device: {0}")]
     Device(#[from] RequestError),
     /// A job that cannot run on this system (e.g. `zoned_abs` zones past its file's end).
     #[error("{0}")]
     Job(String),
+}
+
+impl From<FsError> for SysError {
+    /// The device's refusals stay [`SysError::Device`] whether the filesystem or the caller
+    /// sent the request.
+    fn from(e: FsError) -> Self {
+        match e {
+            FsError::Device(e) => SysError::Device(e),
+            e => SysError::Fs(e),
+        }
+    }
 }
 
 /// What the device reports about itself, for results files and tables.
@@ -65,7 +75,7 @@ impl SimSystem {
 
     /// Create (and allocate, like fallocate) a file of `size` bytes; nothing is written.
     pub fn create(&mut self, name: &str, size: u64) -> Result<FileId, SysError> {
-        self.fs.create(&mut self.dev, self.now, name, size)
+        Ok(self.fs.create(&mut self.dev, self.now, name, size)?)
     }
 
     /// The file named `name`, if it exists.
@@ -85,7 +95,7 @@ impl SimSystem {
         if id == FileId::RAW {
             return Ok(self.dev.submit(t, &Request::new(op, off, len))?);
         }
-        self.fs.io(&mut self.dev, t, id, op, off, len)
+        Ok(self.fs.io(&mut self.dev, t, id, op, off, len)?)
     }
 
     /// fsync a file at `t`; returns when it is durable.
@@ -93,7 +103,7 @@ impl SimSystem {
         if id == FileId::RAW {
             return Ok(self.dev.submit(t, &Request::new(Op::Flush, 0, 0))?.done);
         }
-        self.fs.fsync(&mut self.dev, t, id)
+        Ok(self.fs.fsync(&mut self.dev, t, id)?)
     }
 
     /// Commit everything the filesystem holds and flush the device cache; the clock advances.

@@ -4,7 +4,7 @@
 //! instead of overwriting the sequential test's file.
 
 use flashlab_lab::fourcorner::{run_four_corner, FourCornerConfig};
-use flashlab_lab::fs::FsConfig;
+use flashlab_simfs::FsConfig;
 use flashlab_lab::protocol::{run_protocol, Protocol};
 use flashlab_lab::system::SimSystem;
 use flashsim::Profile;

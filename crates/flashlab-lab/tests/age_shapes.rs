@@ -6,7 +6,7 @@
 //! same table.
 
 use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig};
-use flashlab_lab::fs::FsConfig;
+use flashlab_simfs::FsConfig;
 use flashlab_lab::protocol::{run_protocol, Protocol, ProtocolResult};
 use flashlab_lab::system::SimSystem;
 use flashsim::Profile;

@@ -4,7 +4,7 @@
 //! all, and its last block must be writable (a full fill at full size takes minutes on the
 //! large profiles: `bench`-style timing is not a unit test's job).
 
-use flashlab_lab::fs::FsConfig;
+use flashlab_simfs::FsConfig;
 use flashlab_lab::profiles::BUILTIN;
 use flashlab_lab::system::SimSystem;
 use flashsim::{Op, Profile};
@@ -30,7 +30,7 @@ fn a_file_of_all_free_space_fits_on_every_profile() {
 fn fill_and_age_on_f2fs_succeed_on_every_profile() {
     use flashlab_lab::experiments::fill::{run_fill, FillSpec};
     use flashlab_lab::fourcorner::FourCornerConfig;
-    use flashlab_lab::fs::Fs;
+    use flashlab_simfs::Fs;
     use flashlab_lab::protocol::{run_protocol, Protocol};
     use flashsim::Device;
     let part = |p: &Profile| {

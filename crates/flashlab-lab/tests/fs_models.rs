@@ -3,11 +3,11 @@
 //! checkpoints; F2FS turning random overwrites into sequential writes, cleaning within its
 //! reserve, discarding cleaned segments; `nobarrier` dropping flushes.
 
-use flashlab_lab::fs::disk::{Purpose, Traced};
-use flashlab_lab::fs::study::overwrite_waf;
-use flashlab_lab::fs::{FileId, FsConfig};
+use flashlab_simfs::disk::{Purpose, Traced};
+use flashlab_lab::experiments::fs_study::overwrite_waf;
+use flashlab_simfs::{FileId, FsConfig};
 use flashlab_lab::rng::Rng;
-use flashlab_lab::simfs::FsError;
+use flashlab_simfs::FsError;
 use flashlab_lab::system::{SimSystem, SysError};
 use flashsim::{Op, Profile};
 use proptest::prelude::*;
@@ -233,7 +233,7 @@ fn checkpointed_blocks(s: &mut SimSystem) -> Vec<u64> {
 #[test]
 fn ext4_logs_the_superblock_for_orphans_and_the_directory_inode() {
     let mut s = sys("ext4");
-    let root = flashlab_lab::fs::ext4_layout::Layout::new(s.fs.capacity() / 4096).inode_block(2);
+    let root = flashlab_simfs::ext4_layout::Layout::new(s.fs.capacity() / 4096).inode_block(2);
     // Enough files that the later ones' inodes are not in the root's inode-table block.
     for i in 0..40 {
         let id = s.create(&format!("f{i}"), 64 << 10).unwrap();

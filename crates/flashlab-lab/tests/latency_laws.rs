@@ -10,7 +10,7 @@
 
 use flashlab_jobs::Rw;
 use flashlab_lab::engine::{run_jobs, JobSpec};
-use flashlab_lab::fs::FsConfig;
+use flashlab_simfs::FsConfig;
 use flashlab_lab::profiles::BUILTIN;
 use flashlab_lab::shrink::shrunk;
 use flashlab_lab::system::SimSystem;
@@ -48,7 +48,7 @@ fn check(what: &str, d: &DirStats, qd: u32) {
     );
 }
 
-fn job(name: &str, rw: Rw, bs: u64, file: flashlab_lab::fs::FileId, size: u64, qd: u32, ios: u64) -> JobSpec {
+fn job(name: &str, rw: Rw, bs: u64, file: flashlab_simfs::FileId, size: u64, qd: u32, ios: u64) -> JobSpec {
     let mut j = JobSpec::on_file(name, rw, bs, file, size);
     j.iodepth = qd;
     j.io_limit = Some(ios * bs);

@@ -1,7 +1,7 @@
 //! `--precondition`: the device states it sets up, checked through the device's own state and
 //! invariants, and the behaviour each state must show.
 
-use flashlab_lab::fs::FsConfig;
+use flashlab_simfs::FsConfig;
 use flashlab_lab::precondition::{system, Precondition};
 use flashlab_lab::profiles::builtin;
 use flashsim::{Op, Profile, Request};

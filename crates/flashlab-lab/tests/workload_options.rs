@@ -3,7 +3,7 @@
 //! rate's mean, `rate_min` fails a job that cannot keep up, and a job's mixed block sizes
 //! are what its `bssplit` says.
 
-use flashlab_lab::fs::FsConfig;
+use flashlab_simfs::FsConfig;
 use flashlab_lab::jobfile_run::run_jobfile;
 use flashlab_lab::profiles::builtin;
 use flashlab_lab::system::SimSystem;

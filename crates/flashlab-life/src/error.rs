@@ -10,8 +10,8 @@ use crate::usage_toml::UsageError;
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     /// The profile's `[system]` table does not describe a usable filesystem.
-    #[error("{0}")]
-    Config(String),
+    #[error(transparent)]
+    Config(flashlab_simfs::ConfigError),
     /// The simulated filesystem refused an operation.
     #[error(transparent)]
     System(#[from] flashlab_lab::system::SysError),

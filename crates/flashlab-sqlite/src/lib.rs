@@ -59,7 +59,7 @@ pub enum Target {
         /// Seed of the simulated device.
         seed: u64,
         /// The simulated filesystem model over the device.
-        fs: flashlab_lab::fs::FsConfig,
+        fs: flashlab_simfs::FsConfig,
         /// The simulated device's history before each configuration's run.
         precondition: flashlab_lab::precondition::Precondition,
     },
@@ -270,7 +270,7 @@ fn run_sim(
     spec: &str,
     profile: &flashsim::Profile,
     seed: u64,
-    fs: &flashlab_lab::fs::FsConfig,
+    fs: &flashlab_simfs::FsConfig,
     precondition: flashlab_lab::precondition::Precondition,
     wl: &Workload,
     progress: &mut dyn FnMut(&str),
@@ -328,7 +328,7 @@ fn run_sim(
         precondition: Some(precondition),
         baseline: None,
         workload: wl.clone(),
-        notes: vec![if fs.kind == flashlab_lab::fs::FsKind::Plain {
+        notes: vec![if fs.kind == flashlab_simfs::FsKind::Plain {
             "flushes = recorded xSync calls + directory syncs of deletes + one for the final writeback; bytes = the 4 KiB blocks dirtied between syncs".into()
         } else {
             format!(

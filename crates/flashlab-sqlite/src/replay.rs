@@ -306,7 +306,7 @@ mod tests {
     #[test]
     fn replays_a_small_log() {
         let p = flashsim::Profile::from_toml("toy", flashlab_lab::profiles::builtin("toy").unwrap()).unwrap();
-        let mut sim = SimAdapter::new(&p, 1, flashlab_lab::fs::FsConfig::plain(false));
+        let mut sim = SimAdapter::new(&p, 1, flashlab_simfs::FsConfig::plain(false));
         let db = Some("/x/db".to_string());
         let j = "/x/db-journal".to_string();
         let ev = vec![
@@ -339,7 +339,7 @@ mod tests {
     #[test]
     fn log_without_measure_is_an_error() {
         let p = flashsim::Profile::from_toml("toy", flashlab_lab::profiles::builtin("toy").unwrap()).unwrap();
-        let mut sim = SimAdapter::new(&p, 1, flashlab_lab::fs::FsConfig::plain(false));
+        let mut sim = SimAdapter::new(&p, 1, flashlab_simfs::FsConfig::plain(false));
         assert!(replay(&[Event::Write { file: 9, off: 0, len: 1 }], &mut sim).is_err());
         assert!(replay(&[], &mut sim).unwrap_err().to_string().contains("measured interval"));
     }

@@ -7,7 +7,7 @@
 //! on `plain` it costs the file's data blocks and one flush. [`model_label`] says which.
 
 use crate::error::Error;
-use flashlab_lab::fs::{FileId, FsConfig};
+use flashlab_simfs::{FileId, FsConfig};
 use flashlab_lab::system::SimSystem;
 use flashsim::{Counters, Ns, Op, Profile};
 use std::collections::HashMap;

@@ -118,7 +118,7 @@ fn simulated_counts_follow_the_recorded_operations_exactly() {
                 let run = run_config(&dir, &vfs, &wl, mode, sync, &mut |_| Ok(())).unwrap();
                 assert_eq!(run.integrity, "ok");
                 let v = VfsCounts::measured(&run.events);
-                let mut sim = SimAdapter::new(&toy(), 1, flashlab_lab::fs::FsConfig::plain(false));
+                let mut sim = SimAdapter::new(&toy(), 1, flashlab_simfs::FsConfig::plain(false));
                 let r = replay(&run.events, &mut sim).unwrap();
                 let what = format!("{shape} {mode}/{sync}");
                 assert_eq!(r.counters.host_flushes, v.syncs + v.deletes_sync_dir + 1, "{what}: flushes");
@@ -147,7 +147,7 @@ fn simulated_target_wal_flushes_less_than_delete() {
         spec: "sim:toy".into(),
         profile: Box::new(toy()),
         seed: 1,
-        fs: flashlab_lab::fs::FsConfig::plain(true),
+        fs: flashlab_simfs::FsConfig::plain(true),
         precondition: Default::default(),
     };
     let rep = run(&target, &wl, &RunOptions { baseline: Duration::ZERO }, &mut |_| {}).unwrap();

@@ -4,7 +4,7 @@
 
 use crate::error::SweepError;
 use crate::spec::{Case, Param, Spec};
-use flashlab_lab::fs::FsConfig;
+use flashlab_simfs::FsConfig;
 use flashlab_lab::protocol::Protocol;
 use flashlab_lab::sim_run::{self, SimProtocolRun};
 use flashlab_lab::units::parse_cli_size;

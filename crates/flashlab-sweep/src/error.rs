@@ -67,8 +67,8 @@ pub enum SweepError {
     Profile(#[from] flashsim::ProfileError),
     /// A case's `[system]` table (its filesystem and mount options) that does not parse: the
     /// message names the case's profile source, the table and the field.
-    #[error("{0}")]
-    Filesystem(String),
+    #[error(transparent)]
+    Filesystem(flashlab_simfs::ConfigError),
     /// Writing a file whole, or drawing the sweep's charts (flashlab-report).
     #[error(transparent)]
     Report(#[from] flashlab_report::ReportError),

@@ -4,8 +4,8 @@
 //! of their own. A request is classed by its first block.
 
 use crate::requests::{Req, ReqOp};
-use flashlab_lab::fs::ext4_layout::{BlockKind, Layout};
-use flashlab_lab::simfs::FS_BLOCK;
+use flashlab_simfs::ext4_layout::{BlockKind, Layout};
+use flashlab_simfs::FS_BLOCK;
 use serde::Serialize;
 use std::collections::HashSet;
 

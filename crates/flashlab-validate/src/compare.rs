@@ -114,7 +114,7 @@ pub fn rows(model: &BTreeMap<Class, Tally>, kernel: &BTreeMap<Class, Tally>) -> 
 mod tests {
     use super::*;
     use crate::requests::ReqOp;
-    use flashlab_lab::fs::ext4_layout::Layout;
+    use flashlab_simfs::ext4_layout::Layout;
 
     #[test]
     fn tallies_and_errors() {

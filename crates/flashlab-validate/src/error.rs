@@ -52,6 +52,9 @@ pub enum Error {
     /// Text a tool printed could not be read.
     #[error("{0}")]
     Parse(String),
+    /// `dumpe2fs` output the model's ext4 layout could not be read from.
+    #[error(transparent)]
+    Layout(#[from] flashlab_simfs::LayoutError),
 }
 
 impl Error {

@@ -7,7 +7,7 @@
 
 use crate::compare::WINDOW;
 use crate::error::Error;
-use flashlab_lab::simfs::FS_BLOCK;
+use flashlab_simfs::FS_BLOCK;
 use serde::Serialize;
 
 /// Histogram bins: extents of 1, 2-3, 4-7, ... blocks; the last bin holds everything bigger.

@@ -5,7 +5,7 @@
 
 use crate::error::Error;
 use crate::options::Options;
-use flashlab_lab::fs::ext4_layout::Layout;
+use flashlab_simfs::ext4_layout::Layout;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -114,7 +114,7 @@ impl Image {
             });
         };
         let journal = Some(journal);
-        img.layout = Layout::from_dumpe2fs(&format!("dumpe2fs {p}"), &dump, journal).map_err(Error::Parse)?;
+        img.layout = Layout::from_dumpe2fs(&format!("dumpe2fs {p}"), &dump, journal)?;
         img.layout.root_dir = img.dir_blocks("/")?;
         let dev = run_tool("losetup", &["-f", "--show", &p], "util-linux").map_err(|e| match e {
             Error::Tool { msg, .. } => Error::Missing { capability: "loop", msg: format!("losetup: {msg}") },

@@ -42,7 +42,7 @@ pub use error::Error;
 
 use classify::Classifier;
 use compare::{rows, tally};
-use flashlab_lab::simfs::FS_BLOCK;
+use flashlab_simfs::FS_BLOCK;
 use flashlab_lab::system::SimSystem;
 use image::Image;
 use options::{Options, Workload};

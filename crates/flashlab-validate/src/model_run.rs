@@ -5,10 +5,10 @@
 use crate::error::Error;
 use crate::ops::{FileOp, Script, WRITE_CHUNK};
 use crate::options::{Mount, Options};
-use flashlab_lab::fs::disk::Traced;
-use flashlab_lab::fs::ext4_layout::Layout;
-use flashlab_lab::fs::{Fs, FsConfig, FsKind};
-use flashlab_lab::simfs::FS_BLOCK;
+use flashlab_simfs::disk::Traced;
+use flashlab_simfs::ext4_layout::Layout;
+use flashlab_simfs::{Fs, FsConfig, FsKind};
+use flashlab_simfs::FS_BLOCK;
 use flashlab_lab::system::SimSystem;
 use flashsim::{Device, Op, Profile};
 

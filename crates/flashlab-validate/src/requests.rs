@@ -3,7 +3,7 @@
 //! recorded requests (split at the loop queue's largest request, as the block layer would).
 
 use flashlab_breakdown::events::{flags, BlockEvent, Kind};
-use flashlab_lab::fs::disk::Traced;
+use flashlab_simfs::disk::Traced;
 use flashsim::Op;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -21,6 +21,9 @@ pub enum Error {
     /// A device profile (flashsim).
     #[error(transparent)]
     Profile(#[from] flashsim::ProfileError),
+    /// A simulated filesystem choice: `--fs`, or a profile's `[system]` table (flashlab-simfs).
+    #[error(transparent)]
+    FsConfig(#[from] flashlab_simfs::ConfigError),
     /// An fio job file.
     #[error(transparent)]
     JobFile(#[from] JobFileError),

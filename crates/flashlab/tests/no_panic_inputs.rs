@@ -150,7 +150,7 @@ proptest! {
 
     #[test]
     fn filesystem_specs_and_durations(s in ".{0,40}") {
-        let _ = flashlab_lab::fs::FsConfig::parse(&s);
+        let _ = flashlab_simfs::FsConfig::parse(&s);
         let _ = flashlab_life::duration::parse_duration(&s);
         let _ = flashlab_life::policy::Policy::parse(&s);
         let _ = flashlab_lab::protocol::FileSizes::parse(&s, 1);

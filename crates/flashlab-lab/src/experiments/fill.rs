@@ -21,7 +21,7 @@
 //! (through the shared-storage layer), test /data again.
 
 use crate::engine::{run_jobs_hooked, Completed, JobSpec};
-use crate::fs::FileId;
+use flashlab_simfs::FileId;
 use crate::stack::{LayerCost, TrimPolicy};
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
@@ -177,7 +177,7 @@ pub(crate) fn run_fill_named(
     let size = sys.fs.free_bytes().saturating_sub(spec.leave_free) / 4096 * 4096;
     if size == 0 {
         return Err(
-            crate::simfs::FsError::NoSpace { name: name.to_string(), wanted: 4096, free: sys.fs.free_bytes() }.into()
+            flashlab_simfs::FsError::NoSpace { name: name.to_string(), wanted: 4096, free: sys.fs.free_bytes() }.into()
         );
     }
     let sessions = u64::from(spec.sessions.max(1));
@@ -277,7 +277,7 @@ fn create_what_fits(sys: &mut SimSystem, name: &str, size: u64) -> Result<(FileI
     for _ in 0..16 {
         match sys.create(name, size) {
             Ok(f) => return Ok((f, size)),
-            Err(SysError::Fs(crate::simfs::FsError::NoSpace { .. })) if size > 1 << 20 => {
+            Err(SysError::Fs(flashlab_simfs::FsError::NoSpace { .. })) if size > 1 << 20 => {
                 size = (size - size / 256) / 4096 * 4096;
             }
             Err(e) => return Err(e),

@@ -4,7 +4,7 @@
 //! curve falls off the "write cliff" when the spare blocks run out and GC starts copying.
 
 use crate::engine::{run_jobs_observed, JobSpec};
-use crate::fs::FileId;
+use flashlab_simfs::FileId;
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
 use serde::Serialize;

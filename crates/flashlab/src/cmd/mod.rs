@@ -21,7 +21,7 @@ pub mod wsat;
 
 use crate::cli::{CommonArgs, SimFsArgs};
 use crate::error::Error;
-use flashlab_lab::fs::FsConfig;
+use flashlab_simfs::FsConfig;
 use flashlab_lab::precondition::PreconditionReport;
 use flashlab_lab::system::SimSystem;
 use flashsim::Profile;

@@ -33,7 +33,7 @@
 //! groups), stripe alignment, bigalloc.
 
 use super::ext4_layout::Layout;
-use crate::simfs::{Allocator, Extent, FS_BLOCK};
+use crate::extents::{Allocator, Extent, FS_BLOCK};
 
 /// Files of at most this many blocks use the locality group's window (`mb_stream_req`).
 pub const STREAM_REQUEST: u64 = 16;

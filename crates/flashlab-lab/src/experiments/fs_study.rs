@@ -2,9 +2,9 @@
 //! overwrites of one preallocated, fully written file, with an fsync every N writes, at queue
 //! depth 1; filesystem-level and device write amplification over the overwrite phase.
 
-use super::{FsConfig, FsCounters};
 use crate::rng::Rng;
 use crate::system::{SimSystem, SysError};
+use flashlab_simfs::{FsConfig, FsCounters};
 use flashsim::{Op, Profile};
 use serde::Serialize;
 

@@ -1,27 +1,54 @@
-//! The simulated filesystem layer: a namespace of files over one of three models —
-//! [`FsKind::Plain`] (data extents only), [`FsKind::Ext4`] (in-place data, metadata, jbd2
-//! journal; [`inplace`]) and [`FsKind::F2fs`] (log-structured; [`f2fs`]) — turning file
-//! operations into device requests through [`disk::Disk`], counted in [`FsCounters`].
-//! `docs/filesystems.md` says what each model does and does not model.
+//! flashlab-simfs: the simulated filesystems that sit on a simulated flash device.
+//!
+//! [`Fs`] is a namespace of files over one of three models — [`FsKind::Plain`] (data extents
+//! only), [`FsKind::Ext4`] (in-place data, metadata, a jbd2 journal; [`inplace`]) and
+//! [`FsKind::F2fs`] (log-structured with cleaning; [`f2fs`]) — that turns file operations
+//! (create, read, write, trim, fsync, delete, fstrim, idle) into block requests to a
+//! [`flashsim::Device`] at a virtual time, counted by purpose in [`FsCounters`] and, on
+//! request, traced ([`disk::Traced`]). [`FsConfig`] says which model and mount options,
+//! read from `--fs` strings or a profile's `[system]` table. The models sit behind one trait
+//! (`model.rs`): `Fs` never asks which one it drives.
+//!
+//! What it is not: it holds no clock and no device of its own (the caller passes both, as
+//! `flashlab-lab`'s `SimSystem` does), runs no workloads, and knows nothing of real
+//! filesystems beyond what the models copy from them. `docs/filesystems.md` says what each
+//! model does and does not model; `docs/validate-fs.md` how the ext4 model is checked
+//! against the kernel's.
+//!
+//! ```
+//! use flashlab_simfs::{Fs, FsConfig};
+//! use flashsim::{Device, Op, Profile};
+//!
+//! let profile = Profile::from_toml("toy.toml", flashsim::builtin::TOY).unwrap();
+//! let mut dev = Device::new(&profile, 1);
+//! let mut fs = Fs::new(dev.logical_bytes(), FsConfig::parse("ext4").unwrap());
+//! let id = fs.create(&mut dev, 0, "a.dat", 1 << 20).unwrap();
+//! let done = fs.io(&mut dev, 0, id, Op::Write, 0, 4096).unwrap().done;
+//! let durable = fs.fsync(&mut dev, done, id).unwrap();
+//! assert!(durable >= done && fs.counters().journal_bytes > 0);
+//! ```
 
-pub mod config;
-pub mod counters;
+mod config;
+mod counters;
 pub mod disk;
-pub mod ext4_alloc;
+mod error;
+mod ext4_alloc;
 pub mod ext4_layout;
+pub mod extents;
 pub mod f2fs;
 pub mod inplace;
-pub mod journal;
-pub mod study;
-pub mod system_table;
+mod journal;
+mod model;
+mod system_table;
 
 pub use config::{FsConfig, FsKind};
 pub use counters::FsCounters;
+pub use error::{ConfigError, FsError, InvariantError, LayoutError};
+pub use extents::FS_BLOCK;
 
-use crate::simfs::FsError;
-use crate::system::SysError;
 use disk::Disk;
 use flashsim::{Completion, Device, Ns, Op};
+use model::{AnyModel, FsModel};
 use std::collections::BTreeMap;
 
 /// A file of the simulated filesystem: a small index, cheap to copy and look up.
@@ -32,15 +59,10 @@ impl FileId {
     /// Not a file: the raw device, offsets being device offsets (what `wsat` writes to).
     pub const RAW: FileId = FileId(u32::MAX);
 
+    /// The id as a number (an index into the models' per-file tables).
     pub fn index(self) -> u32 {
         self.0
     }
-}
-
-#[derive(Debug, Clone)]
-enum Model {
-    InPlace(Box<inplace::InPlace>),
-    Log(Box<f2fs::F2fs>),
 }
 
 /// The filesystem: names, the model, and its counters.
@@ -52,7 +74,7 @@ pub struct Fs {
     id_names: Vec<String>,
     /// Ids of deleted files, reused by the next creates.
     free_ids: Vec<u32>,
-    model: Model,
+    model: AnyModel,
     counters: FsCounters,
     trace: Option<Vec<disk::Traced>>,
 }
@@ -61,9 +83,9 @@ impl Fs {
     /// Make a filesystem of `cfg.kind` over `capacity` bytes of device.
     pub fn new(capacity: u64, cfg: FsConfig) -> Fs {
         let model = match cfg.kind {
-            FsKind::Plain => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, false))),
-            FsKind::Ext4 => Model::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
-            FsKind::F2fs => Model::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
+            FsKind::Plain => AnyModel::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, false))),
+            FsKind::Ext4 => AnyModel::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
+            FsKind::F2fs => AnyModel::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
         };
         Fs {
             cfg,
@@ -80,7 +102,7 @@ impl Fs {
     /// [`ext4_layout::Layout::from_dumpe2fs`]), so it allocates where the kernel would on it.
     pub fn ext4_on(capacity: u64, mut cfg: FsConfig, layout: ext4_layout::Layout) -> Fs {
         cfg.kind = FsKind::Ext4;
-        let model = Model::InPlace(Box::new(inplace::InPlace::with_layout(capacity, &cfg, Some(layout))));
+        let model = AnyModel::InPlace(Box::new(inplace::InPlace::with_layout(capacity, &cfg, Some(layout))));
         Fs {
             cfg,
             names: BTreeMap::new(),
@@ -92,54 +114,51 @@ impl Fs {
         }
     }
 
+    /// The model and mount options it was made with.
     pub fn config(&self) -> &FsConfig {
         &self.cfg
     }
+    /// Mounted with online discard.
     pub fn discard(&self) -> bool {
         self.cfg.discard
     }
     /// Bytes a user could allocate on the empty filesystem.
     pub fn capacity(&self) -> u64 {
-        match &self.model {
-            Model::InPlace(m) => m.capacity(),
-            Model::Log(m) => m.capacity(),
-        }
+        self.model.capacity()
     }
     /// Bytes free for new data.
     pub fn free_bytes(&self) -> u64 {
-        match &self.model {
-            Model::InPlace(m) => m.free_bytes(),
-            Model::Log(m) => m.free_bytes(),
-        }
+        self.model.free_bytes()
     }
+    /// The id of the live file called `name`.
     pub fn file_id(&self, name: &str) -> Option<FileId> {
         self.names.get(name).copied()
     }
+    /// The size of file `id`, if it is live.
     pub fn file_size(&self, id: FileId) -> Option<u64> {
-        match &self.model {
-            Model::InPlace(m) => m.size(id.0),
-            Model::Log(m) => m.size(id.0),
-        }
+        self.model.size(id.0)
     }
     /// Names of the live files, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.names.keys().map(String::as_str)
     }
+    /// What the filesystem sent to the device so far, by purpose, with its write
+    /// amplification.
     pub fn counters(&self) -> FsCounters {
         self.counters.with_waf()
     }
     /// The F2FS model, for tests and reports (None on the other models).
     pub fn f2fs(&self) -> Option<&f2fs::F2fs> {
         match &self.model {
-            Model::Log(m) => Some(m),
-            Model::InPlace(_) => None,
+            AnyModel::Log(m) => Some(m),
+            AnyModel::InPlace(_) => None,
         }
     }
     /// The in-place model (plain or ext4), for tests and reports.
     pub fn inplace(&self) -> Option<&inplace::InPlace> {
         match &self.model {
-            Model::InPlace(m) => Some(m),
-            Model::Log(_) => None,
+            AnyModel::InPlace(m) => Some(m),
+            AnyModel::Log(_) => None,
         }
     }
 
@@ -154,18 +173,17 @@ impl Fs {
         self.trace.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
-    pub fn create(&mut self, dev: &mut Device, t: Ns, name: &str, size: u64) -> Result<FileId, SysError> {
+    /// Create file `name` at `t` and allocate `size` bytes to it (fallocate: nothing is
+    /// written); ids of deleted files are reused.
+    pub fn create(&mut self, dev: &mut Device, t: Ns, name: &str, size: u64) -> Result<FileId, FsError> {
         if self.names.contains_key(name) {
-            return Err(FsError::Exists(name.to_string()).into());
+            return Err(FsError::Exists(name.to_string()));
         }
         // Ids of deleted files are reused, so the per-file tables of the models stay as large as
         // the most files alive at once (life creates and deletes files for simulated years).
         let id = self.free_ids.pop().unwrap_or(self.id_names.len() as u32);
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        let r = match &mut self.model {
-            Model::InPlace(m) => m.create(&mut d, t, id, name, size),
-            Model::Log(m) => m.create(&mut d, t, id, name, size),
-        };
+        let r = self.model.create(&mut d, t, id, name, size);
         match r {
             Ok(()) => {
                 if id as usize == self.id_names.len() {
@@ -186,6 +204,8 @@ impl Fs {
         }
     }
 
+    /// Read, write or trim `len` bytes at `off` of file `id` at `t` (writes past the end
+    /// extend the file); returns when the last device request completes.
     pub fn io(
         &mut self,
         dev: &mut Device,
@@ -194,33 +214,27 @@ impl Fs {
         op: Op,
         off: u64,
         len: u64,
-    ) -> Result<Completion, SysError> {
+    ) -> Result<Completion, FsError> {
         if len == 0 {
-            return Err(FsError::Empty.into());
+            return Err(FsError::Empty);
         }
         let name = self.id_names.get(id.0 as usize).map_or("", String::as_str);
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.io(&mut d, t, id.0, name, op, off, len),
-            Model::Log(m) => m.io(&mut d, t, id.0, name, op, off, len),
-        }
+        self.model.io(&mut d, t, id.0, name, op, off, len)
     }
 
-    pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, SysError> {
+    /// fsync file `id` at `t`; returns when it is durable.
+    pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.fsync(&mut d, t, id.0),
-            Model::Log(m) => m.fsync(&mut d, t, id.0),
-        }
+        self.model.fsync(&mut d, t, id.0)
     }
 
-    pub fn delete(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<(), SysError> {
+    /// Delete file `name` at `t` (with discard its blocks are trimmed: at once on `plain`, at
+    /// the next commit on ext4, at the next checkpoint on F2FS).
+    pub fn delete(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<(), FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.delete(&mut d, t, id.0)?,
-            Model::Log(m) => m.delete(&mut d, t, id.0)?,
-        }
+        self.model.delete(&mut d, t, id.0)?;
         self.names.remove(name);
         // Free the name (not just clear it): life creates and deletes files for simulated
         // years, and a kept allocation per deleted file made memory grow with simulated time.
@@ -233,16 +247,14 @@ impl Fs {
     /// ran the same operations, in ns) until `None`: see [`inplace::InPlace::set_file_clock`].
     /// No effect on the other models.
     pub fn set_file_clock(&mut self, clock: Option<Ns>) {
-        if let Model::InPlace(m) = &mut self.model {
-            m.set_file_clock(clock);
-        }
+        self.model.set_file_clock(clock);
     }
 
     /// Someone read `name`'s timestamps (stat): on ext4 its next write takes a fine-grained
     /// time and dirties its inode (multigrain timestamps). Unknown names are ignored.
     pub fn stat(&mut self, name: &str) {
-        if let (Some(&id), Model::InPlace(m)) = (self.names.get(name), &mut self.model) {
-            m.stat(id.0);
+        if let Some(&id) = self.names.get(name) {
+            self.model.stat(id.0);
         }
     }
 
@@ -250,52 +262,40 @@ impl Fs {
     /// updates its atime when the file changed since the last access, dirtying the inode.
     /// Unknown names are ignored.
     pub fn read_atime(&mut self, name: &str) {
-        if let (Some(&id), Model::InPlace(m)) = (self.names.get(name), &mut self.model) {
-            m.read_atime(id.0);
+        if let Some(&id) = self.names.get(name) {
+            self.model.read_atime(id.0);
         }
     }
 
     /// Truncate `name` to 0 bytes, keeping the file. False (nothing done) on a model without
     /// truncation (F2FS): the caller deletes the file instead.
-    pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, SysError> {
+    pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.truncate_to_zero(&mut d, t, id.0)?,
-            Model::Log(_) => return Ok(false),
-        }
-        Ok(true)
+        self.model.truncate_to_zero(&mut d, t, id.0)
     }
 
-    pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), SysError> {
+    /// No application I/O from `start` to `end`: the model commits, checkpoints and cleans
+    /// what falls due.
+    pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.idle(&mut d, start, end),
-            Model::Log(m) => m.idle(&mut d, start, end),
-        }
+        self.model.idle(&mut d, start, end)
     }
 
-    pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, SysError> {
+    /// Commit everything and flush the device cache at `t`; returns when done.
+    pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.sync(&mut d, t),
-            Model::Log(m) => m.sync(&mut d, t),
-        }
+        self.model.sync(&mut d, t)
     }
 
-    pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), SysError> {
+    /// fstrim at `t`: trim the free space; returns the bytes trimmed and when it is done.
+    pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        match &mut self.model {
-            Model::InPlace(m) => m.fstrim(&mut d, t),
-            Model::Log(m) => m.fstrim(&mut d, t),
-        }
+        self.model.fstrim(&mut d, t)
     }
 
     /// The model's invariants (allocations tile the device; maps agree; accounting adds up).
-    pub fn check(&self) -> Result<(), String> {
-        match &self.model {
-            Model::InPlace(m) => m.check(),
-            Model::Log(m) => m.check(),
-        }
+    pub fn check(&self) -> Result<(), InvariantError> {
+        self.model.check()
     }
 }

@@ -20,15 +20,21 @@ pub struct FsCounters {
     pub node_bytes: u64,
     /// F2FS cleaning: valid blocks read from victims and written again.
     pub cleaning_read_bytes: u64,
+    /// F2FS cleaning: the valid blocks written again (to the cold or node log).
     pub cleaning_write_bytes: u64,
+    /// F2FS segments cleaned because a write needed free segments.
     pub cleaned_segments_foreground: u64,
+    /// F2FS segments cleaned by the background cleaner in idle time.
     pub cleaned_segments_background: u64,
-    /// ext4 journal commits; F2FS checkpoints; ext4 journal checkpoints.
+    /// ext4 journal commits.
     pub commits: u64,
+    /// F2FS checkpoints; ext4 journal checkpoints (metadata written home).
     pub checkpoints: u64,
-    /// Discard requests sent and their bytes (online discard, fstrim and file trims).
+    /// Discard requests sent (online discard, fstrim and file trims).
     pub discards: u64,
+    /// Bytes those discards covered.
     pub discard_bytes: u64,
+    /// Cache flushes sent to the device.
     pub flushes_issued: u64,
     /// Flushes the filesystem would have sent but `nobarrier` dropped.
     pub flushes_dropped: u64,

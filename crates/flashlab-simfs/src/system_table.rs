@@ -10,7 +10,8 @@
 //! options = "cp_interval=60"   # further mount options, comma-separated
 //! ```
 
-use super::{FsConfig, FsKind};
+use crate::error::ConfigError;
+use crate::{FsConfig, FsKind};
 use flashsim::Profile;
 use serde::Deserialize;
 
@@ -38,19 +39,22 @@ struct SystemTable {
 impl FsConfig {
     /// The filesystem of `profile`'s `[system]` table; `plain` without discard when it has
     /// none. Errors name `source` (the profile) and the field.
-    pub fn from_profile(profile: &Profile, source: &str) -> Result<FsConfig, String> {
+    pub fn from_profile(profile: &Profile, source: &str) -> Result<FsConfig, ConfigError> {
         let Some(table) = &profile.system else {
             return Ok(FsConfig::plain(false));
         };
-        let t: SystemTable = toml::Value::Table(table.clone())
-            .try_into()
-            .map_err(|e: toml::de::Error| format!("{source}: [system]: {}", e.message().trim()))?;
-        let kind = FsKind::parse(&t.filesystem).map_err(|e| format!("{source}: [system] field 'filesystem': {e}"))?;
+        let t: SystemTable = toml::Value::Table(table.clone()).try_into().map_err(|e: toml::de::Error| {
+            ConfigError::SystemTable { profile: source.to_string(), message: e.message().trim().to_string() }
+        })?;
+        let field = |field: &'static str| {
+            move |e: ConfigError| ConfigError::SystemField { profile: source.to_string(), field, source: Box::new(e) }
+        };
+        let kind = FsKind::parse(&t.filesystem).map_err(field("filesystem"))?;
         let mut cfg = FsConfig::new(kind);
         cfg.discard = t.discard;
         cfg.nobarrier = t.nobarrier;
         for opt in t.options.iter().flat_map(|o| o.split(',')).map(str::trim).filter(|o| !o.is_empty()) {
-            cfg.set_option(opt).map_err(|e| format!("{source}: [system] field 'options': {e}"))?;
+            cfg.set_option(opt).map_err(field("options"))?;
         }
         Ok(cfg)
     }
@@ -75,13 +79,13 @@ mod tests {
     #[test]
     fn bad_values_name_the_field() {
         let p = profile("filesystem = \"zfs\"\n").unwrap();
-        let e = FsConfig::from_profile(&p, "toy.toml").unwrap_err();
+        let e = FsConfig::from_profile(&p, "toy.toml").unwrap_err().to_string();
         assert!(e.contains("toy.toml") && e.contains("filesystem"), "{e}");
         let p = profile("filesystem = \"ext4\"\noptions = \"mode=lfs\"\n").unwrap();
-        let e = FsConfig::from_profile(&p, "toy.toml").unwrap_err();
+        let e = FsConfig::from_profile(&p, "toy.toml").unwrap_err().to_string();
         assert!(e.contains("options"), "{e}");
         let p = profile("filesystem = \"ext4\"\nbogus = 1\n").unwrap();
-        let e = FsConfig::from_profile(&p, "toy.toml").unwrap_err();
+        let e = FsConfig::from_profile(&p, "toy.toml").unwrap_err().to_string();
         assert!(e.contains("bogus"), "{e}");
     }
 }

@@ -1,6 +1,7 @@
-//! Which simulated filesystem a [`crate::system::SimSystem`] runs, with its mount options and
+//! Which simulated filesystem a simulated system runs, with its mount options and
 //! model knobs, and how to read that choice from a string such as `"f2fs,discard"`.
 
+use crate::error::ConfigError;
 use flashsim::Ns;
 use std::fmt;
 
@@ -18,17 +19,20 @@ pub enum FsKind {
 }
 
 impl FsKind {
+    /// The names [`FsKind::parse`] accepts, in the order of the variants.
     pub const NAMES: [&'static str; 3] = ["plain", "ext4", "f2fs"];
 
-    pub fn parse(s: &str) -> Result<FsKind, String> {
+    /// `plain`, `ext4` or `f2fs` (any case, blanks around ignored).
+    pub fn parse(s: &str) -> Result<FsKind, ConfigError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "plain" => Ok(FsKind::Plain),
             "ext4" => Ok(FsKind::Ext4),
             "f2fs" => Ok(FsKind::F2fs),
-            other => Err(format!("unknown filesystem '{other}' (expected one of: {})", FsKind::NAMES.join(", "))),
+            other => Err(ConfigError::UnknownFilesystem(other.to_string())),
         }
     }
 
+    /// The name as [`FsKind::parse`] reads it.
     pub fn name(self) -> &'static str {
         match self {
             FsKind::Plain => "plain",
@@ -48,6 +52,7 @@ impl fmt::Display for FsKind {
 /// `docs/filesystems.md` for where each comes from) are those of `FsConfig::new(kind)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FsConfig {
+    /// The model.
     pub kind: FsKind,
     /// Online discard (`-o discard`): ext4 trims freed extents at journal commit, F2FS trims
     /// freed segments at checkpoint; `plain` trims at delete.
@@ -123,22 +128,27 @@ impl FsConfig {
     /// Parse `NAME[,OPTION...]`: NAME is `plain`, `ext4` or `f2fs`; options are mount
     /// options: `discard`, `nodiscard`, `nobarrier`, `barrier`, `commit=SECONDS` (ext4),
     /// `cp_interval=SECONDS` and `mode=adaptive|lfs` (f2fs).
-    pub fn parse(spec: &str) -> Result<FsConfig, String> {
+    pub fn parse(spec: &str) -> Result<FsConfig, ConfigError> {
         let mut parts = spec.split(',');
         let kind = FsKind::parse(parts.next().unwrap_or(""))?;
         let mut cfg = FsConfig::new(kind);
         for opt in parts {
-            cfg.set_option(opt.trim()).map_err(|e| format!("filesystem '{spec}': {e}"))?;
+            cfg.set_option(opt.trim())
+                .map_err(|e| ConfigError::InSpec { spec: spec.to_string(), source: Box::new(e) })?;
         }
         Ok(cfg)
     }
 
     /// Apply one mount option (see [`FsConfig::parse`]).
-    pub fn set_option(&mut self, opt: &str) -> Result<(), String> {
-        let secs = |v: &str, name: &str| -> Result<Ns, String> {
+    pub fn set_option(&mut self, opt: &str) -> Result<(), ConfigError> {
+        let secs = |v: &str, name: &'static str| -> Result<Ns, ConfigError> {
             match v.parse::<u64>() {
                 Ok(s) if (1..=86_400).contains(&s) => Ok(s * SEC),
-                _ => Err(format!("option {name}={v}: expected whole seconds from 1 to 86400")),
+                _ => Err(ConfigError::Value {
+                    option: name,
+                    value: v.to_string(),
+                    why: "expected whole seconds from 1 to 86400",
+                }),
             }
         };
         match opt.split_once('=') {
@@ -152,11 +162,7 @@ impl FsConfig {
                 // changes files below ~3.4 KiB, which the workloads here never create.
                 "inline_data" | "noinline_data" if self.kind == FsKind::F2fs => {}
                 "noipu" if self.kind == FsKind::F2fs => self.ipu = false,
-                other => {
-                    return Err(format!(
-                        "unknown option '{other}' (expected discard, nodiscard, nobarrier, barrier, commit=S, cp_interval=S, mode=lfs, ipu)"
-                    ))
-                }
+                other => return Err(ConfigError::UnknownOption(other.to_string())),
             },
             Some(("commit", v)) if self.kind == FsKind::Ext4 => self.commit_interval_ns = secs(v, "commit")?,
             Some(("cp_interval", v)) if self.kind == FsKind::F2fs => self.cp_interval_ns = secs(v, "cp_interval")?,
@@ -164,23 +170,37 @@ impl FsConfig {
                 self.lfs_only = match m {
                     "lfs" => true,
                     "adaptive" => false,
-                    _ => return Err(format!("option mode={m}: expected mode=adaptive or mode=lfs")),
+                    _ => {
+                        return Err(ConfigError::Value {
+                            option: "mode",
+                            value: m.to_string(),
+                            why: "expected mode=adaptive or mode=lfs",
+                        })
+                    }
                 }
             }
             // The model's idle-time cleaner is F2FS's background GC: `on` is what it does.
             Some(("background_gc", "on")) if self.kind == FsKind::F2fs => {}
             Some(("background_gc", v)) if self.kind == FsKind::F2fs => {
-                return Err(format!("option background_gc={v}: only background_gc=on is modelled"))
+                return Err(ConfigError::Value {
+                    option: "background_gc",
+                    value: v.to_string(),
+                    why: "only background_gc=on is modelled",
+                })
             }
             // The model keeps four logs (hot, warm, cold data; one node log): with 6 active logs
             // F2FS splits nodes by temperature too, which the model folds into its node log.
             Some(("active_logs", "2" | "4" | "6")) if self.kind == FsKind::F2fs => {}
             Some(("active_logs", v)) if self.kind == FsKind::F2fs => {
-                return Err(format!("option active_logs={v}: expected 2, 4 or 6"))
+                return Err(ConfigError::Value {
+                    option: "active_logs",
+                    value: v.to_string(),
+                    why: "expected 2, 4 or 6",
+                })
             }
             Some(("barrier", "1")) => self.nobarrier = false,
             Some(("barrier", "0")) => self.nobarrier = true,
-            Some((k, _)) => return Err(format!("option '{k}' does not apply to {}", self.kind)),
+            Some((k, _)) => return Err(ConfigError::NotApplicable { option: k.to_string(), kind: self.kind }),
         }
         Ok(())
     }
@@ -217,14 +237,14 @@ mod tests {
         assert_eq!(c.label(), "f2fs,discard,nobarrier");
         assert_eq!(FsConfig::parse("ext4,commit=1").unwrap().commit_interval_ns, SEC);
         assert!(FsConfig::parse("f2fs,mode=lfs").unwrap().lfs_only);
-        assert!(FsConfig::parse("f2fs,mode=fast").unwrap_err().contains("mode=fast"));
+        assert!(FsConfig::parse("f2fs,mode=fast").unwrap_err().to_string().contains("mode=fast"));
     }
 
     #[test]
     fn bad_values_say_what_is_wrong() {
-        assert!(FsConfig::parse("xfs").unwrap_err().contains("unknown filesystem 'xfs'"));
-        assert!(FsConfig::parse("ext4,dicard").unwrap_err().contains("unknown option 'dicard'"));
-        assert!(FsConfig::parse("ext4,commit=0").unwrap_err().contains("commit=0"));
-        assert!(FsConfig::parse("plain,commit=5").unwrap_err().contains("does not apply to plain"));
+        assert!(FsConfig::parse("xfs").unwrap_err().to_string().contains("unknown filesystem 'xfs'"));
+        assert!(FsConfig::parse("ext4,dicard").unwrap_err().to_string().contains("unknown option 'dicard'"));
+        assert!(FsConfig::parse("ext4,commit=0").unwrap_err().to_string().contains("commit=0"));
+        assert!(FsConfig::parse("plain,commit=5").unwrap_err().to_string().contains("does not apply to plain"));
     }
 }

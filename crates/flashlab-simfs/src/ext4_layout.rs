@@ -11,18 +11,19 @@
 //! * [`Layout::from_dumpe2fs`]: read from `dumpe2fs` of a real image, so the model and the
 //!   kernel start from the same blocks (what `flashlab validate-fs` does).
 
-use crate::simfs::FS_BLOCK;
+use crate::error::LayoutError;
+use crate::extents::FS_BLOCK;
 
-pub const BLOCKS_PER_GROUP: u64 = 32768;
-pub const INODES_PER_GROUP: u64 = 8192;
-pub const INODE_SIZE: u64 = 256;
-pub const GROUPS_PER_FLEX: u64 = 16;
+pub(crate) const BLOCKS_PER_GROUP: u64 = 32768;
+pub(crate) const INODES_PER_GROUP: u64 = 8192;
+pub(crate) const INODE_SIZE: u64 = 256;
+pub(crate) const GROUPS_PER_FLEX: u64 = 16;
 /// 64-byte group descriptors.
-pub const DESCRIPTORS_PER_BLOCK: u64 = FS_BLOCK / 64;
+pub(crate) const DESCRIPTORS_PER_BLOCK: u64 = FS_BLOCK / 64;
 
 /// mke2fs's default journal size in blocks for a filesystem of `blocks` 4 KiB blocks (0 = no
 /// journal: below 2048 blocks mke2fs makes none).
-pub fn default_journal_blocks(blocks: u64) -> u64 {
+pub(crate) fn default_journal_blocks(blocks: u64) -> u64 {
     match blocks {
         b if b < 2048 => 0,
         b if b < 32768 => 1024,
@@ -42,8 +43,11 @@ pub enum BlockKind {
     /// Superblocks, group descriptors, reserved GDT blocks and whatever else mke2fs used that
     /// is not a bitmap or an inode table (the root directory and lost+found among it).
     Super,
+    /// A block or inode bitmap.
     Bitmap,
+    /// Part of an inode table.
     InodeTable,
+    /// The journal.
     Journal,
     /// Anything the filesystem allocates: file data, directories, extent blocks.
     Data,
@@ -51,23 +55,25 @@ pub enum BlockKind {
 
 /// One block group's metadata blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Group {
-    pub block_bitmap: u64,
-    pub inode_bitmap: u64,
-    pub inode_table: u64,
+pub(crate) struct Group {
+    pub(crate) block_bitmap: u64,
+    pub(crate) inode_bitmap: u64,
+    pub(crate) inode_table: u64,
 }
 
+/// Where ext4's static metadata lives on one filesystem (see the module's doc).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
+    /// Size of the filesystem in 4 KiB blocks.
     pub blocks: u64,
-    pub groups: u64,
-    pub blocks_per_group: u64,
-    pub inodes_per_group: u64,
-    pub inode_size: u64,
+    pub(crate) groups: u64,
+    pub(crate) blocks_per_group: u64,
+    pub(crate) inodes_per_group: u64,
+    pub(crate) inode_size: u64,
     /// Groups per flex group (1 without `flex_bg`).
-    pub flex: u64,
+    pub(crate) flex: u64,
     /// First inode number a new file gets (the image's first free inode).
-    pub first_free_ino: u64,
+    pub(crate) first_free_ino: u64,
     group: Vec<Group>,
     /// Groups mke2fs left `BLOCK_UNINIT` (nothing allocated in them yet).
     block_uninit: Vec<bool>,
@@ -123,20 +129,20 @@ impl Layout {
         }
     }
 
-    pub fn block_bitmap(&self, group: u64) -> u64 {
+    pub(crate) fn block_bitmap(&self, group: u64) -> u64 {
         self.group[group as usize].block_bitmap
     }
 
-    pub fn inode_bitmap(&self, group: u64) -> u64 {
+    pub(crate) fn inode_bitmap(&self, group: u64) -> u64 {
         self.group[group as usize].inode_bitmap
     }
 
-    pub fn descriptor_block(&self, group: u64) -> u64 {
+    pub(crate) fn descriptor_block(&self, group: u64) -> u64 {
         self.gdt_start + group / DESCRIPTORS_PER_BLOCK
     }
 
     /// Group of inode `ino` (inode numbers past the table wrap around).
-    pub fn inode_group(&self, ino: u64) -> u64 {
+    pub(crate) fn inode_group(&self, ino: u64) -> u64 {
         ((ino - 1) / self.inodes_per_group) % self.groups
     }
 
@@ -147,26 +153,26 @@ impl Layout {
     }
 
     /// Whether mke2fs left `group` `BLOCK_UNINIT`.
-    pub fn block_uninit(&self, group: u64) -> bool {
+    pub(crate) fn block_uninit(&self, group: u64) -> bool {
         self.block_uninit.get(group as usize).copied().unwrap_or(false)
     }
 
-    pub fn group_of(&self, block: u64) -> u64 {
+    pub(crate) fn group_of(&self, block: u64) -> u64 {
         (block / self.blocks_per_group).min(self.groups - 1)
     }
 
     /// First block of `group`.
-    pub fn group_start(&self, group: u64) -> u64 {
+    pub(crate) fn group_start(&self, group: u64) -> u64 {
         group * self.blocks_per_group
     }
 
     /// One past the last block of `group`.
-    pub fn group_end(&self, group: u64) -> u64 {
+    pub(crate) fn group_end(&self, group: u64) -> u64 {
         ((group + 1) * self.blocks_per_group).min(self.blocks)
     }
 
     /// Blocks in use on the new filesystem, journal excluded (start block, blocks).
-    pub fn static_ranges(&self) -> Vec<(u64, u64)> {
+    pub(crate) fn static_ranges(&self) -> Vec<(u64, u64)> {
         self.fixed.clone()
     }
 
@@ -176,7 +182,7 @@ impl Layout {
     }
 
     /// Where mke2fs aims the journal: the start of the flex group holding the middle block.
-    pub fn journal_goal(&self) -> u64 {
+    pub(crate) fn journal_goal(&self) -> u64 {
         let mid_group = self.group_of(self.blocks / 2);
         (mid_group / self.flex) * self.flex * self.blocks_per_group
     }
@@ -185,7 +191,7 @@ impl Layout {
     /// (`ext4_inode_to_goal_block`): the first block of the inode's group; with flex groups
     /// of 4 or more, the second group of the inode's flex group (the first is kept for
     /// directories).
-    pub fn file_goal(&self, ino: u64) -> u64 {
+    pub(crate) fn file_goal(&self, ino: u64) -> u64 {
         let mut g = self.inode_group(ino);
         if self.flex >= 4 {
             g = g / self.flex * self.flex + 1;
@@ -222,18 +228,19 @@ impl Layout {
     /// lost+found); the journal is found by `journal` = (start, blocks) when the caller
     /// knows it (from `debugfs -R 'stat <8>'`), else the largest used run outside the
     /// groups' metadata is taken for it.
-    pub fn from_dumpe2fs(source: &str, text: &str, journal: Option<(u64, u64)>) -> Result<Layout, String> {
-        let field = |name: &str| -> Result<u64, String> {
+    pub fn from_dumpe2fs(source: &str, text: &str, journal: Option<(u64, u64)>) -> Result<Layout, LayoutError> {
+        let input = || source.to_string();
+        let field = |name: &'static str| -> Result<u64, LayoutError> {
             let line = text
                 .lines()
                 .find(|l| l.starts_with(name) && l[name.len()..].starts_with(':'))
-                .ok_or_else(|| format!("{source}: no '{name}:' line"))?;
+                .ok_or_else(|| LayoutError::MissingField { input: input(), field: name })?;
             let v = line[name.len() + 1..].trim();
-            v.parse::<u64>().map_err(|_| format!("{source}: '{name}: {v}' is not a number"))
+            v.parse::<u64>().map_err(|_| LayoutError::NotANumber { input: input(), field: name, value: v.to_string() })
         };
         let bs = field("Block size")?;
         if bs != FS_BLOCK {
-            return Err(format!("{source}: block size {bs}: the model needs 4096-byte blocks (mkfs.ext4 -b 4096)"));
+            return Err(LayoutError::BlockSize { input: input(), size: bs });
         }
         let blocks = field("Block count")?;
         let blocks_per_group = field("Blocks per group")?;
@@ -245,22 +252,27 @@ impl Layout {
         let mut free: Vec<(u64, u64)> = Vec::new();
         let mut gdt_start = None;
         let mut first_free_ino = None;
-        let num = |s: &str, line: usize| -> Result<u64, String> {
-            s.trim().parse::<u64>().map_err(|_| format!("{source}:{line}: '{}' is not a block number", s.trim()))
+        let num = |s: &str, line: usize| -> Result<u64, LayoutError> {
+            s.trim().parse::<u64>().map_err(|_| LayoutError::BlockNumber {
+                input: input(),
+                line,
+                text: s.trim().to_string(),
+            })
         };
         let mut cur: Option<[Option<u64>; 3]> = None;
         let mut block_uninit = Vec::with_capacity(groups as usize);
-        let push = |group: &mut Vec<Group>, cur: &mut Option<[Option<u64>; 3]>, line: usize| -> Result<(), String> {
-            if let Some(c) = cur.take() {
-                match c {
-                    [Some(b), Some(i), Some(t)] => {
-                        group.push(Group { block_bitmap: b, inode_bitmap: i, inode_table: t })
+        let push =
+            |group: &mut Vec<Group>, cur: &mut Option<[Option<u64>; 3]>, line: usize| -> Result<(), LayoutError> {
+                if let Some(c) = cur.take() {
+                    match c {
+                        [Some(b), Some(i), Some(t)] => {
+                            group.push(Group { block_bitmap: b, inode_bitmap: i, inode_table: t })
+                        }
+                        _ => return Err(LayoutError::IncompleteGroup { input: input(), line }),
                     }
-                    _ => return Err(format!("{source}:{line}: a group without its bitmaps and inode table")),
                 }
-            }
-            Ok(())
-        };
+                Ok(())
+            };
         for (i, line) in text.lines().enumerate() {
             let n = i + 1;
             let l = line.trim();
@@ -290,7 +302,7 @@ impl Layout {
                     let (a, b) = part.split_once('-').unwrap_or((part, part));
                     let (a, b) = (num(a, n)?, num(b, n)?);
                     if b < a || b >= blocks {
-                        return Err(format!("{source}:{n}: free range {part} is outside the filesystem"));
+                        return Err(LayoutError::FreeRange { input: input(), line: n, range: part.to_string() });
                     }
                     free.push((a, b - a + 1));
                 }
@@ -305,7 +317,7 @@ impl Layout {
         }
         push(&mut group, &mut cur, text.lines().count())?;
         if group.len() as u64 != groups {
-            return Err(format!("{source}: {} groups listed, {groups} expected from the block count", group.len()));
+            return Err(LayoutError::GroupCount { input: input(), listed: group.len(), expected: groups });
         }
         // Used = the complement of the free list.
         free.sort_unstable();
@@ -313,7 +325,7 @@ impl Layout {
         let mut pos = 0;
         for &(s, l) in &free {
             if s < pos {
-                return Err(format!("{source}: free ranges overlap at block {s}"));
+                return Err(LayoutError::Overlap { input: input(), block: s });
             }
             if s > pos {
                 used.push((pos, s - pos));
@@ -457,11 +469,13 @@ Group 3: (Blocks 24576-32767) csum 0xf29f [INODE_UNINIT, ITABLE_ZEROED]
     #[test]
     fn bad_dumps_name_the_problem() {
         let e = Layout::from_dumpe2fs("d", &DUMP.replace("Block size:               4096", "Block size: 1024"), None)
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("4096"), "{e}");
         let e = Layout::from_dumpe2fs("d", &DUMP.replace("Free blocks: 20480-24575", "Free blocks: 20480-x"), None)
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("d:") && e.contains("'x'"), "{e}");
-        assert!(Layout::from_dumpe2fs("d", "", None).unwrap_err().contains("Block size"));
+        assert!(Layout::from_dumpe2fs("d", "", None).unwrap_err().to_string().contains("Block size"));
     }
 }

@@ -7,7 +7,7 @@
 //! Not modelled: revoke records, asynchronous commit, fast commits, checksums.
 
 use super::disk::{later, Disk, Purpose};
-use crate::simfs::FS_BLOCK;
+use crate::extents::FS_BLOCK;
 use flashsim::{Completion, Ns, RequestError};
 
 /// Block tags per descriptor block (16-byte tags in a 4 KiB block, header and tail aside).
@@ -36,11 +36,6 @@ impl Journal {
     /// (device offset, bytes) of the journal region.
     pub fn region(&self) -> (u64, u64) {
         (self.start, self.blocks * FS_BLOCK)
-    }
-
-    /// Log blocks in use.
-    pub fn used(&self) -> u64 {
-        self.used
     }
 
     /// Largest transaction: jbd2 closes a transaction at a quarter of the journal.

@@ -34,11 +34,11 @@
 
 use super::disk::{instant, later, Disk, Purpose};
 use super::FsConfig;
-use crate::simfs::{FsError, FS_BLOCK};
-use crate::system::SysError;
+use crate::extents::FS_BLOCK;
+use crate::{FsError, InvariantError};
 use flashsim::{Completion, Ns, Op};
 
-pub const SEG_BLOCKS: u32 = 512;
+pub(crate) const SEG_BLOCKS: u32 = 512;
 const SEG_BYTES: u64 = SEG_BLOCKS as u64 * FS_BLOCK;
 /// No owner (a free or invalid block); in a file map, a hole.
 const NONE: u32 = u32::MAX;
@@ -109,6 +109,8 @@ fn data_blocks_fitting(free: u64) -> u64 {
     n
 }
 
+/// The F2FS-like model's state: areas, segments, logs, files and their nodes (see the
+/// module's doc for what it models).
 #[derive(Debug, Clone)]
 pub struct F2fs {
     cfg: FsConfig,
@@ -160,7 +162,7 @@ pub struct F2fs {
 }
 
 impl F2fs {
-    pub fn new(capacity: u64, cfg: &FsConfig) -> F2fs {
+    pub(crate) fn new(capacity: u64, cfg: &FsConfig) -> F2fs {
         let total_segs = (capacity / SEG_BYTES) as u32;
         let guess = u64::from(total_segs);
         let sit_blocks = guess.div_ceil(u64::from(SIT_ENTRIES_PER_BLOCK));
@@ -223,23 +225,27 @@ impl F2fs {
     /// blocks (inode and direct nodes) a file holding them needs, so that a file of this size
     /// fits. (Counting the free blocks alone, a file of "all the free space" never fits: its
     /// node blocks take space too. That made `fill --fs f2fs` fail on every profile.)
-    pub fn free_bytes(&self) -> u64 {
+    pub(crate) fn free_bytes(&self) -> u64 {
         let free = self.user_blocks.saturating_sub(self.valid_blocks + self.reserved_blocks);
         data_blocks_fitting(free) * FS_BLOCK
     }
     /// Bytes the user can allocate on an empty filesystem.
-    pub fn capacity(&self) -> u64 {
+    pub(crate) fn capacity(&self) -> u64 {
         self.user_blocks * FS_BLOCK
     }
+    /// Main-area segments free now.
     pub fn free_segments(&self) -> u32 {
         self.free_segs
     }
+    /// Free segments kept for cleaning: foreground cleaning runs when fewer are free.
     pub fn reserved_segments(&self) -> u32 {
         self.reserved_segs
     }
+    /// Segments out of the user's reach (mkfs.f2fs's overprovision, reserve included).
     pub fn overprovision_segments(&self) -> u32 {
         self.ovp_segs
     }
+    /// Segments of the main area (where data and nodes go).
     pub fn main_segments(&self) -> u32 {
         self.main_segs
     }
@@ -247,7 +253,7 @@ impl F2fs {
     pub fn main_offset(&self) -> u64 {
         self.main_start * FS_BLOCK
     }
-    pub fn size(&self, id: u32) -> Option<u64> {
+    pub(crate) fn size(&self, id: u32) -> Option<u64> {
         self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.size)
     }
 
@@ -255,10 +261,10 @@ impl F2fs {
         (self.main_start + u64::from(addr)) * FS_BLOCK
     }
 
-    fn check_id(&self, id: u32) -> Result<(), SysError> {
+    fn check_id(&self, id: u32) -> Result<(), FsError> {
         match self.files.get(id as usize) {
             Some(Some(_)) => Ok(()),
-            _ => Err(FsError::BadFile(id).into()),
+            _ => Err(FsError::BadFile(id)),
         }
     }
 
@@ -295,7 +301,7 @@ impl F2fs {
     /// application's data logs, the used segment of the same log with the fewest valid blocks,
     /// whose holes it then fills. Cleaning (cold log) and nodes always take free segments:
     /// cleaning into the holes of the next victims would only move the garbage around.
-    fn alloc_block(&mut self, log: usize, t: Ns, owner: u32, idx: u32) -> Result<u32, SysError> {
+    fn alloc_block(&mut self, log: usize, t: Ns, owner: u32, idx: u32) -> Result<u32, FsError> {
         let addr = loop {
             let (seg, next) = self.logs[log];
             if seg != NONE {
@@ -312,8 +318,10 @@ impl F2fs {
             let (s, ssr) = match ssr_seg {
                 Some(s) => (s, true),
                 None => {
-                    let s = self.take_free_segment().ok_or_else(|| {
-                        SysError::Fs(FsError::NoSpace { name: "(f2fs log)".into(), wanted: FS_BLOCK, free: 0 })
+                    let s = self.take_free_segment().ok_or_else(|| FsError::NoSpace {
+                        name: "(f2fs log)".into(),
+                        wanted: FS_BLOCK,
+                        free: 0,
                     })?;
                     (s, false)
                 }
@@ -411,7 +419,7 @@ impl F2fs {
     }
 
     /// Send `self.runs` (main-area blocks, in allocation order) as writes of contiguous runs.
-    fn write_runs(&mut self, d: &mut Disk, t: Ns, why: Purpose) -> Result<Option<Completion>, SysError> {
+    fn write_runs(&mut self, d: &mut Disk, t: Ns, why: Purpose) -> Result<Option<Completion>, FsError> {
         let mut last = None;
         let mut i = 0;
         while i < self.runs.len() {
@@ -428,7 +436,7 @@ impl F2fs {
         Ok(last)
     }
 
-    pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), SysError> {
+    pub(crate) fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
         debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
         self.tick(d, t)?;
         let n = size.div_ceil(FS_BLOCK);
@@ -438,7 +446,7 @@ impl F2fs {
             if id as usize == self.files.len() {
                 self.files.push(None);
             }
-            return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes() }.into());
+            return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes() });
         }
         self.reserved_blocks += need;
         let mut f = LFile { size, blocks: vec![NEW_ADDR; n as usize], nodes: Vec::with_capacity(nodes) };
@@ -459,7 +467,7 @@ impl F2fs {
     }
 
     /// Grow file `id` to `blocks` blocks (holes), with the nodes they need; Err when full.
-    fn extend(&mut self, id: u32, name: &str, end: u64) -> Result<(), SysError> {
+    fn extend(&mut self, id: u32, name: &str, end: u64) -> Result<(), FsError> {
         let blocks = end.div_ceil(FS_BLOCK);
         let f = self.files[id as usize].as_ref().expect("checked");
         let have = f.blocks.len() as u64;
@@ -469,7 +477,7 @@ impl F2fs {
         let new_nodes = nodes_for(blocks) - f.nodes.len();
         let need = blocks - have + new_nodes as u64;
         if self.valid_blocks + self.reserved_blocks + need > self.user_blocks {
-            return Err(FsError::NoSpace { name: name.to_string(), wanted: end, free: self.free_bytes() }.into());
+            return Err(FsError::NoSpace { name: name.to_string(), wanted: end, free: self.free_bytes() });
         }
         self.reserved_blocks += need;
         let f = self.files[id as usize].as_mut().expect("checked");
@@ -486,7 +494,7 @@ impl F2fs {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn io(
+    pub(crate) fn io(
         &mut self,
         d: &mut Disk,
         t: Ns,
@@ -495,7 +503,7 @@ impl F2fs {
         op: Op,
         off: u64,
         len: u64,
-    ) -> Result<Completion, SysError> {
+    ) -> Result<Completion, FsError> {
         self.check_id(id)?;
         self.tick(d, t)?;
         let (b0, b1) = (off / FS_BLOCK, (off + len).div_ceil(FS_BLOCK));
@@ -533,7 +541,7 @@ impl F2fs {
             Op::Read | Op::Trim => {
                 let f = self.files[id as usize].as_ref().expect("checked");
                 if b1 > f.blocks.len() as u64 {
-                    return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.size }.into());
+                    return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.size });
                 }
                 let mut last = None;
                 let mut b = b0;
@@ -570,7 +578,7 @@ impl F2fs {
 
     /// Checkpoint when the interval passed, too many nodes are dirty, or prefree segments
     /// pile up (F2FS's `reclaim_segments`: 5 % of the segments).
-    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), SysError> {
+    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), FsError> {
         let changed = self.dirty_nodes > 0 || !self.sit_list.is_empty() || !self.nat_list.is_empty();
         if (changed && t >= self.last_cp + self.cfg.cp_interval_ns)
             || self.dirty_nodes > self.cfg.dirty_node_limit
@@ -582,7 +590,7 @@ impl F2fs {
     }
 
     /// Foreground cleaning until `need` segments beyond the reserve are free.
-    fn ensure_free(&mut self, d: &mut Disk, t: Ns, need: u32) -> Result<(), SysError> {
+    fn ensure_free(&mut self, d: &mut Disk, t: Ns, need: u32) -> Result<(), FsError> {
         let want = self.reserved_segs + need;
         let mut rounds = 0;
         while self.free_segs < want && rounds < 2 * self.main_segs {
@@ -627,7 +635,7 @@ impl F2fs {
 
     /// Clean one victim: read its valid blocks, write them to the cold or node log. The
     /// victim becomes prefree. False when there is no victim.
-    fn clean_one(&mut self, d: &mut Disk, t: Ns, foreground: bool) -> Result<bool, SysError> {
+    fn clean_one(&mut self, d: &mut Disk, t: Ns, foreground: bool) -> Result<bool, FsError> {
         let Some(seg) = self.victim(t, foreground) else { return Ok(false) };
         let mut list = std::mem::take(&mut self.scratch);
         list.clear();
@@ -675,7 +683,7 @@ impl F2fs {
     }
 
     /// Write node `ni` of file `id` to the node log (its old copy invalidated).
-    fn write_node(&mut self, t: Ns, id: u32, ni: u32) -> Result<(), SysError> {
+    fn write_node(&mut self, t: Ns, id: u32, ni: u32) -> Result<(), FsError> {
         let node = self.files[id as usize].as_ref().expect("live").nodes[ni as usize];
         if node.addr == NONE {
             self.reserved_blocks -= 1;
@@ -693,7 +701,7 @@ impl F2fs {
     }
 
     /// Write every dirty node to the node log.
-    fn write_all_nodes(&mut self, d: &mut Disk, t: Ns) -> Result<Option<Completion>, SysError> {
+    fn write_all_nodes(&mut self, d: &mut Disk, t: Ns) -> Result<Option<Completion>, FsError> {
         let mut list = std::mem::take(&mut self.dirty_list);
         for &(id, ni) in &list {
             let live_dirty = matches!(self.files.get(id as usize), Some(Some(f)) if f.nodes[ni as usize].dirty);
@@ -707,7 +715,7 @@ impl F2fs {
     }
 
     /// fsync: the file's dirty nodes, then a flush; no checkpoint.
-    pub fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, SysError> {
+    pub(crate) fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
         self.check_id(id)?;
         self.tick(d, t)?;
         let f = self.files[id as usize].as_ref().expect("checked");
@@ -728,7 +736,7 @@ impl F2fs {
 
     /// A checkpoint: dirty nodes, NAT and SIT blocks, flush, checkpoint pack (FUA); prefree
     /// segments become free (and are discarded with `discard`).
-    pub fn checkpoint(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, SysError> {
+    pub(crate) fn checkpoint(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, FsError> {
         let mut last = self.write_all_nodes(d, t)?;
         let copy = self.cp_seq % 2;
         for (list, start, per_copy, is_nat) in [
@@ -794,7 +802,7 @@ impl F2fs {
         Ok(done)
     }
 
-    pub fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
+    pub(crate) fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
         self.check_id(id)?;
         self.tick(d, t)?;
         let f = self.files[id as usize].take().expect("checked");
@@ -831,7 +839,7 @@ impl F2fs {
 
     /// Idle from `start` to `end`: checkpoints that fall due; the background cleaner wakes every
     /// `gc_sleep` and cleans one cost-benefit victim when F2FS would.
-    pub fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), SysError> {
+    pub(crate) fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
         let mut t = start;
         let changed = |s: &F2fs| s.dirty_nodes > 0 || !s.sit_list.is_empty() || !s.nat_list.is_empty();
         let cp_at = (self.last_cp + self.cfg.cp_interval_ns).max(start);
@@ -864,12 +872,12 @@ impl F2fs {
         Ok(())
     }
 
-    pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, SysError> {
+    pub(crate) fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
         Ok(self.checkpoint(d, t)?.done)
     }
 
     /// fstrim: a checkpoint (freeing prefree segments), then discard every free segment.
-    pub fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), SysError> {
+    pub(crate) fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut done = self.checkpoint(d, t)?.done;
         let mut bytes = 0;
         let mut s = 0;
@@ -892,7 +900,7 @@ impl F2fs {
 
     /// The valid map matches the files' block and node maps; segment counts and states and
     /// the space accounting agree.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), InvariantError> {
         let mut owned = vec![0u32; self.main_segs as usize];
         let mut reserved = 0u64;
         let mut dirty = 0u32;
@@ -900,7 +908,7 @@ impl F2fs {
             let Some(f) = f else { continue };
             let id = id as u32;
             if (f.blocks.len() as u64) < f.size.div_ceil(FS_BLOCK) {
-                return Err(format!("file {id}: {} blocks for {} bytes", f.blocks.len(), f.size));
+                return Err(format!("file {id}: {} blocks for {} bytes", f.blocks.len(), f.size).into());
             }
             for (b, &a) in f.blocks.iter().enumerate() {
                 match a {
@@ -908,14 +916,14 @@ impl F2fs {
                     NEW_ADDR => reserved += 1,
                     a => {
                         if self.owner[a as usize] != id || self.owner_idx[a as usize] != b as u32 {
-                            return Err(format!("file {id} block {b} at {a}, but the valid map says otherwise"));
+                            return Err(format!("file {id} block {b} at {a}, but the valid map says otherwise").into());
                         }
                         owned[(a / SEG_BLOCKS) as usize] += 1;
                     }
                 }
             }
             if f.nodes.len() != nodes_for(f.blocks.len() as u64) {
-                return Err(format!("file {id}: {} nodes for {} blocks", f.nodes.len(), f.blocks.len()));
+                return Err(format!("file {id}: {} nodes for {} blocks", f.nodes.len(), f.blocks.len()).into());
             }
             for (ni, n) in f.nodes.iter().enumerate() {
                 dirty += u32::from(n.dirty);
@@ -923,7 +931,9 @@ impl F2fs {
                     reserved += 1;
                 } else {
                     if self.owner[n.addr as usize] != id || self.owner_idx[n.addr as usize] != NODE_BIT | ni as u32 {
-                        return Err(format!("file {id} node {ni} at {}, but the valid map says otherwise", n.addr));
+                        return Err(
+                            format!("file {id} node {ni} at {}, but the valid map says otherwise", n.addr).into()
+                        );
                     }
                     owned[(n.addr / SEG_BLOCKS) as usize] += 1;
                 }
@@ -936,20 +946,22 @@ impl F2fs {
             if let Some(a) =
                 range.clone().find(|&a| (self.owner[a] != NONE) != (self.cur_valid[a / 64] >> (a % 64) & 1 == 1))
             {
-                return Err(format!("block {a}: valid bit disagrees with the owner map"));
+                return Err(format!("block {a}: valid bit disagrees with the owner map").into());
             }
             let live = range.filter(|&a| self.owner[a] != NONE).count() as u32;
             if live != own || u32::from(self.seg_valid[s]) != live {
-                return Err(format!("segment {s}: valid count {}, map {live}, files {own}", self.seg_valid[s]));
+                return Err(format!("segment {s}: valid count {}, map {live}, files {own}", self.seg_valid[s]).into());
             }
             valid += u64::from(live);
             let open = self.logs.iter().any(|&(seg, _)| seg == s as u32);
             match self.seg_state[s] {
-                Seg::Free | Seg::Prefree if live > 0 => return Err(format!("segment {s} is free but holds {live}")),
+                Seg::Free | Seg::Prefree if live > 0 => {
+                    return Err(format!("segment {s} is free but holds {live}").into())
+                }
                 Seg::Free => free += 1,
                 Seg::Prefree => prefree += 1,
-                Seg::Open if !open => return Err(format!("segment {s} open but no log's")),
-                Seg::Used if live == 0 => return Err(format!("segment {s} used but empty")),
+                Seg::Open if !open => return Err(format!("segment {s} open but no log's").into()),
+                Seg::Used if live == 0 => return Err(format!("segment {s} used but empty").into()),
                 _ => {}
             }
         }
@@ -957,17 +969,19 @@ impl F2fs {
             return Err(format!(
                 "accounting: valid {valid} vs {}, reserved {reserved} vs {}, dirty nodes {dirty} vs {}",
                 self.valid_blocks, self.reserved_blocks, self.dirty_nodes
-            ));
+            )
+            .into());
         }
         if free != self.free_segs || prefree != self.prefree_segs {
-            return Err(format!("free {free} vs {}, prefree {prefree} vs {}", self.free_segs, self.prefree_segs));
+            return Err(format!("free {free} vs {}, prefree {prefree} vs {}", self.free_segs, self.prefree_segs).into());
         }
         if self.valid_blocks + self.reserved_blocks > self.user_blocks {
             return Err(format!(
                 "{} blocks in use, user space {}",
                 self.valid_blocks + self.reserved_blocks,
                 self.user_blocks
-            ));
+            )
+            .into());
         }
         Ok(())
     }
@@ -976,7 +990,7 @@ impl F2fs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fs::FsKind;
+    use crate::FsKind;
 
     #[test]
     fn a_file_of_all_free_bytes_fits_with_its_nodes() {

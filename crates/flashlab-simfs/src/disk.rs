@@ -12,38 +12,47 @@ use flashsim::{Completion, Device, Ns, Op, Request, RequestError};
 
 /// Largest single discard request (Linux splits discards at the device's
 /// `discard_max_bytes`; 4 GiB is typical).
-pub const MAX_DISCARD: u64 = 4 << 30;
+pub(crate) const MAX_DISCARD: u64 = 4 << 30;
 
 /// Why a write is sent, for the counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
+    /// File data.
     Data,
+    /// ext4's journal (descriptors, metadata copies, commit blocks, journal superblock).
     Journal,
+    /// Metadata at its home location (ext4 checkpoints; F2FS NAT, SIT, checkpoint packs).
     Meta,
+    /// F2FS node blocks.
     Node,
+    /// F2FS cleaning copies.
     Cleaning,
 }
 
 /// One request as the filesystem sent it (recorded only when tracing is on).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Traced {
+    /// Virtual time it was submitted.
     pub t: Ns,
+    /// Read, write, trim or flush.
     pub op: Op,
+    /// Device byte offset.
     pub offset: u64,
+    /// Bytes (0 for a flush).
     pub len: u64,
     /// Why a write was sent (`None` for reads, trims and flushes).
     pub purpose: Option<Purpose>,
 }
 
-pub struct Disk<'a> {
-    pub dev: &'a mut Device,
-    pub c: &'a mut FsCounters,
-    pub nobarrier: bool,
-    pub trace: Option<&'a mut Vec<Traced>>,
+pub(crate) struct Disk<'a> {
+    pub(crate) dev: &'a mut Device,
+    pub(crate) c: &'a mut FsCounters,
+    pub(crate) nobarrier: bool,
+    pub(crate) trace: Option<&'a mut Vec<Traced>>,
 }
 
 /// The later of two completions (`None` = nothing yet).
-pub fn later(a: Option<Completion>, b: Completion) -> Completion {
+pub(crate) fn later(a: Option<Completion>, b: Completion) -> Completion {
     match a {
         Some(a) if a.done >= b.done => a,
         _ => b,
@@ -51,7 +60,7 @@ pub fn later(a: Option<Completion>, b: Completion) -> Completion {
 }
 
 /// A completion at `t` for an operation that needed no device request.
-pub fn instant(t: Ns) -> Completion {
+pub(crate) fn instant(t: Ns) -> Completion {
     Completion { submitted: t, device_start: t, device_done: t, done: t }
 }
 
@@ -62,7 +71,7 @@ impl Disk<'_> {
         }
     }
 
-    pub fn write(&mut self, t: Ns, off: u64, len: u64, why: Purpose) -> Result<Completion, RequestError> {
+    pub(crate) fn write(&mut self, t: Ns, off: u64, len: u64, why: Purpose) -> Result<Completion, RequestError> {
         let c = self.dev.submit(t, &Request::new(Op::Write, off, len))?;
         self.record(t, Op::Write, off, len, Some(why));
         let n = match why {
@@ -76,13 +85,13 @@ impl Disk<'_> {
         Ok(c)
     }
 
-    pub fn read(&mut self, t: Ns, off: u64, len: u64) -> Result<Completion, RequestError> {
+    pub(crate) fn read(&mut self, t: Ns, off: u64, len: u64) -> Result<Completion, RequestError> {
         self.record(t, Op::Read, off, len, None);
         self.dev.submit(t, &Request::new(Op::Read, off, len))
     }
 
     /// Discard [off, off+len), split at [`MAX_DISCARD`]; returns the last completion.
-    pub fn trim(&mut self, t: Ns, mut off: u64, mut len: u64) -> Result<Completion, RequestError> {
+    pub(crate) fn trim(&mut self, t: Ns, mut off: u64, mut len: u64) -> Result<Completion, RequestError> {
         let mut last = instant(t);
         while len > 0 {
             let l = len.min(MAX_DISCARD);
@@ -98,7 +107,7 @@ impl Disk<'_> {
 
     /// A cache flush (PREFLUSH, or the POSTFLUSH that emulates FUA on a device without it);
     /// under `nobarrier` it is counted as dropped and costs nothing.
-    pub fn flush(&mut self, t: Ns) -> Result<Completion, RequestError> {
+    pub(crate) fn flush(&mut self, t: Ns) -> Result<Completion, RequestError> {
         if self.nobarrier {
             self.c.flushes_dropped += 1;
             return Ok(instant(t));

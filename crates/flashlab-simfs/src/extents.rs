@@ -2,12 +2,12 @@
 //! of the device's logical block space as coalesced free extents, next-fit allocation, and a
 //! file's data as a list of extents that maps file ranges to device ranges.
 //!
-//! It only does bookkeeping; [`crate::fs`] decides which device requests follow. Without
+//! It only does bookkeeping; the models ([`crate::inplace`]) decide which device requests follow. Without
 //! discard, freeing blocks leaves the device holding the old data as valid: that is what makes
 //! an untrimmed device slow when it is full.
 
+use crate::error::InvariantError;
 use std::collections::BTreeMap;
-use std::fmt;
 
 /// Filesystem block: the 4 KiB mapping unit.
 pub const FS_BLOCK: u64 = 4096;
@@ -15,27 +15,30 @@ pub const FS_BLOCK: u64 = 4096;
 /// A run of a file: `len` bytes at file offset `file_off` live at device offset `dev_off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Extent {
+    /// Where the run starts in the file (bytes).
     pub file_off: u64,
+    /// Where it starts on the device (bytes).
     pub dev_off: u64,
+    /// Its length (bytes, whole blocks).
     pub len: u64,
 }
 
 /// A file's size and the device extents holding its blocks (allocated in file order, without
 /// holes: `allocated()` bytes from file offset 0).
 #[derive(Debug, Clone, Default)]
-pub struct File {
-    pub size: u64,
-    pub extents: Vec<Extent>,
+pub(crate) struct File {
+    pub(crate) size: u64,
+    pub(crate) extents: Vec<Extent>,
 }
 
 impl File {
     /// Bytes of device space the file holds.
-    pub fn allocated(&self) -> u64 {
+    pub(crate) fn allocated(&self) -> u64 {
         self.extents.last().map_or(0, |e| e.file_off + e.len)
     }
 
     /// Device pieces of the file range [off, off+len): (device offset, length).
-    pub fn map(&self, off: u64, len: u64, mut piece: impl FnMut(u64, u64)) {
+    pub(crate) fn map(&self, off: u64, len: u64, mut piece: impl FnMut(u64, u64)) {
         let end = off + len;
         let mut i = self.extents.partition_point(|e| e.file_off + e.len <= off);
         let mut pos = off;
@@ -49,52 +52,11 @@ impl File {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FsError {
-    NoSpace {
-        name: String,
-        wanted: u64,
-        free: u64,
-    },
-    Exists(String),
-    NotFound(String),
-    /// A `FileId` that names no live file.
-    BadFile(u32),
-    /// A read or trim past the end of a file.
-    BeyondEof {
-        name: String,
-        off: u64,
-        len: u64,
-        size: u64,
-    },
-    /// A request of 0 bytes.
-    Empty,
-}
-
-impl fmt::Display for FsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FsError::NoSpace { name, wanted, free } => {
-                write!(f, "file '{name}' of {wanted} bytes does not fit: {free} bytes free on the simulated filesystem")
-            }
-            FsError::Exists(n) => write!(f, "file '{n}' already exists"),
-            FsError::NotFound(n) => write!(f, "no file '{n}'"),
-            FsError::BadFile(id) => write!(f, "file id {id} names no file (deleted?)"),
-            FsError::BeyondEof { name, off, len, size } => {
-                write!(f, "file '{name}': {len} bytes at {off} go past its end ({size} bytes)")
-            }
-            FsError::Empty => write!(f, "request of 0 bytes"),
-        }
-    }
-}
-
-impl std::error::Error for FsError {}
-
 /// Free space as coalesced extents with a next-fit cursor (ext4's allocator also prefers to
 /// continue after the last allocation), so a filesystem that was filled and emptied spreads
 /// new files over blocks the device may still consider valid.
 #[derive(Debug, Clone)]
-pub struct Allocator {
+pub(crate) struct Allocator {
     capacity: u64,
     /// Free extents: start -> length, in bytes, coalesced.
     free: BTreeMap<u64, u64>,
@@ -108,7 +70,7 @@ pub struct Allocator {
 
 impl Allocator {
     /// All of `capacity` bytes (rounded down to whole blocks) free.
-    pub fn new(capacity: u64) -> Allocator {
+    pub(crate) fn new(capacity: u64) -> Allocator {
         let capacity = capacity / FS_BLOCK * FS_BLOCK;
         let mut free = BTreeMap::new();
         if capacity > 0 {
@@ -117,18 +79,18 @@ impl Allocator {
         Allocator { capacity, free, free_bytes: capacity, cursor: 0, bucket: 0, changes: Vec::new() }
     }
 
-    pub fn capacity(&self) -> u64 {
+    pub(crate) fn capacity(&self) -> u64 {
         self.capacity
     }
 
     /// Keep a change counter per `bucket` bytes from now on (see [`Allocator::changes`]).
-    pub fn count_changes(&mut self, bucket: u64) {
+    pub(crate) fn count_changes(&mut self, bucket: u64) {
         self.bucket = bucket.max(1);
         self.changes = vec![0; self.capacity.div_ceil(self.bucket) as usize + 1];
     }
 
     /// How often the bucket holding byte `at` changed (0 if not counted).
-    pub fn changes(&self, at: u64) -> u32 {
+    pub(crate) fn changes(&self, at: u64) -> u32 {
         if self.bucket == 0 {
             return 0;
         }
@@ -145,13 +107,13 @@ impl Allocator {
             }
         }
     }
-    pub fn free_bytes(&self) -> u64 {
+    pub(crate) fn free_bytes(&self) -> u64 {
         self.free_bytes
     }
 
     /// Take `len` bytes at `start` out of the free space (mkfs placing static metadata);
     /// false if any of it is not free.
-    pub fn reserve(&mut self, start: u64, len: u64) -> bool {
+    pub(crate) fn reserve(&mut self, start: u64, len: u64) -> bool {
         let Some((&s, &l)) = self.free.range(..=start).next_back() else { return false };
         if s + l < start + len {
             return false;
@@ -169,7 +131,7 @@ impl Allocator {
     }
 
     /// The first free run of at least `len` bytes at or after `goal` (wrapping), taken.
-    pub fn take_contiguous(&mut self, goal: u64, len: u64) -> Option<u64> {
+    pub(crate) fn take_contiguous(&mut self, goal: u64, len: u64) -> Option<u64> {
         let s = self.free.range(goal..).chain(self.free.range(..goal)).find(|(_, &l)| l >= len).map(|(&s, _)| s)?;
         self.reserve(s, len);
         Some(s)
@@ -179,7 +141,7 @@ impl Allocator {
     /// offset `file_off`, merging with the last extent where contiguous. False when there is
     /// not enough free space (nothing is taken then).
     #[must_use]
-    pub fn alloc(&mut self, need: u64, file_off: u64, extents: &mut Vec<Extent>) -> bool {
+    pub(crate) fn alloc(&mut self, need: u64, file_off: u64, extents: &mut Vec<Extent>) -> bool {
         if need > self.free_bytes {
             return false;
         }
@@ -210,7 +172,7 @@ impl Allocator {
     }
 
     /// Return [start, start+len) to the free space.
-    pub fn release(&mut self, start: u64, len: u64) {
+    pub(crate) fn release(&mut self, start: u64, len: u64) {
         self.free_bytes += len;
         self.touch(start, len);
         let (mut s, mut l) = (start, len);
@@ -229,7 +191,7 @@ impl Allocator {
     }
 
     /// The free runs inside [lo, hi) (bytes), clipped to it, in address order.
-    pub fn free_runs(&self, lo: u64, hi: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+    pub(crate) fn free_runs(&self, lo: u64, hi: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
         let before = self.free.range(..lo).next_back().filter(|(&s, &l)| s + l > lo);
         before.into_iter().chain(self.free.range(lo..hi)).filter_map(move |(&s, &l)| {
             let (a, b) = (s.max(lo), (s + l).min(hi));
@@ -238,13 +200,13 @@ impl Allocator {
     }
 
     /// The free extents (what fstrim trims).
-    pub fn free_extents(&self) -> Vec<(u64, u64)> {
+    pub(crate) fn free_extents(&self) -> Vec<(u64, u64)> {
         self.free.iter().map(|(&s, &l)| (s, l)).collect()
     }
 }
 
 /// Check that `ranges` (start, len) tile [0, capacity) exactly. For invariant checks.
-pub fn check_tiling(mut ranges: Vec<(u64, u64)>, capacity: u64) -> Result<(), String> {
+pub(crate) fn check_tiling(mut ranges: Vec<(u64, u64)>, capacity: u64) -> Result<(), InvariantError> {
     ranges.sort_unstable();
     let mut pos = 0;
     for (s, l) in ranges {
@@ -253,12 +215,13 @@ pub fn check_tiling(mut ranges: Vec<(u64, u64)>, capacity: u64) -> Result<(), St
                 format!("overlap at {s} (a range ends at {pos})")
             } else {
                 format!("gap at {pos} (next range starts at {s})")
-            });
+            }
+            .into());
         }
         pos = s + l;
     }
     if pos != capacity {
-        return Err(format!("ranges end at {pos}, capacity {capacity}"));
+        return Err(format!("ranges end at {pos}, capacity {capacity}").into());
     }
     Ok(())
 }

@@ -33,8 +33,8 @@ use super::ext4_alloc::Mballoc;
 use super::ext4_layout::{default_journal_blocks, Layout};
 use super::journal::Journal;
 use super::FsConfig;
-use crate::simfs::{check_tiling, Allocator, Extent, File, FsError, FS_BLOCK};
-use crate::system::SysError;
+use crate::extents::{check_tiling, Allocator, Extent, File, FS_BLOCK};
+use crate::{FsError, InvariantError};
 use flashsim::{Completion, Ns, Op, SECTOR};
 
 /// The kernel's coarse clock at simulated time `t`: `t` rounded down to the tick (a jiffy).
@@ -98,6 +98,8 @@ struct Ext4 {
     mount_sampled: bool,
 }
 
+/// The `plain` or `ext4` model's state: free space, files' extents, and on ext4 the
+/// metadata, running transaction and journal (see the module's doc).
 #[derive(Debug, Clone)]
 pub struct InPlace {
     cfg: FsConfig,
@@ -111,14 +113,14 @@ pub struct InPlace {
 
 impl InPlace {
     /// `plain` (when `ext4` is false) or `ext4` over `capacity` bytes.
-    pub fn new(capacity: u64, cfg: &FsConfig, ext4: bool) -> InPlace {
+    pub(crate) fn new(capacity: u64, cfg: &FsConfig, ext4: bool) -> InPlace {
         let layout = ext4.then(|| Layout::new(capacity / FS_BLOCK));
         InPlace::with_layout(capacity, cfg, layout)
     }
 
     /// `ext4` over the blocks of `layout` (when given; `plain` without), the journal where the
     /// layout says it is (or where mke2fs would put it).
-    pub fn with_layout(capacity: u64, cfg: &FsConfig, layout: Option<Layout>) -> InPlace {
+    pub(crate) fn with_layout(capacity: u64, cfg: &FsConfig, layout: Option<Layout>) -> InPlace {
         let mut alloc = Allocator::new(capacity);
         let ext4 = layout.map(|layout| {
             let blocks = alloc.capacity() / FS_BLOCK;
@@ -160,13 +162,13 @@ impl InPlace {
         InPlace { cfg: cfg.clone(), alloc, files: Vec::new(), ext4, file_clock: None }
     }
 
-    pub fn capacity(&self) -> u64 {
+    pub(crate) fn capacity(&self) -> u64 {
         self.alloc.capacity()
     }
 
     /// Bytes free for new data. As ext4's statfs, blocks freed in the running transaction
     /// count as free (an allocation that needs them forces the commit).
-    pub fn free_bytes(&self) -> u64 {
+    pub(crate) fn free_bytes(&self) -> u64 {
         self.alloc.free_bytes()
             + self
                 .ext4
@@ -203,8 +205,8 @@ impl InPlace {
         self.ext4.as_ref().and_then(|e| e.journal.as_ref()).map(|j| j.region())
     }
 
-    fn file(&self, id: u32) -> Result<&IFile, SysError> {
-        self.files.get(id as usize).and_then(Option::as_ref).ok_or(SysError::Fs(FsError::BadFile(id)))
+    fn file(&self, id: u32) -> Result<&IFile, FsError> {
+        self.files.get(id as usize).and_then(Option::as_ref).ok_or(FsError::BadFile(id))
     }
 
     /// The file's extents (for tests and invariant checks).
@@ -212,13 +214,13 @@ impl InPlace {
         self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.f.extents.as_slice())
     }
 
-    pub fn size(&self, id: u32) -> Option<u64> {
+    pub(crate) fn size(&self, id: u32) -> Option<u64> {
         self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.f.size)
     }
 
     /// Allocate file `id` up to `wanted` bytes (whole blocks); forces a commit to
     /// release pending frees when short of space.
-    fn grow(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, wanted: u64) -> Result<(), SysError> {
+    fn grow(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, wanted: u64) -> Result<(), FsError> {
         let f = self.files[id as usize].as_mut().expect("caller checked");
         let have = f.f.allocated();
         let need = (wanted.div_ceil(FS_BLOCK) * FS_BLOCK).saturating_sub(have);
@@ -240,7 +242,7 @@ impl InPlace {
             }
         };
         if !ok {
-            return Err(FsError::NoSpace { name: name.to_string(), wanted, free: self.alloc.free_bytes() }.into());
+            return Err(FsError::NoSpace { name: name.to_string(), wanted, free: self.alloc.free_bytes() });
         }
         if let Some(e4) = &mut self.ext4 {
             let f = self.files[id as usize].as_mut().expect("caller checked");
@@ -266,7 +268,7 @@ impl InPlace {
         Ok(())
     }
 
-    pub fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), SysError> {
+    pub(crate) fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
         debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
         let first_ino = self.ext4.as_ref().map_or(12, |e| e.layout.first_free_ino);
         let ino = first_ino + u64::from(id);
@@ -318,7 +320,7 @@ impl InPlace {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn io(
+    pub(crate) fn io(
         &mut self,
         d: &mut Disk,
         t: Ns,
@@ -327,7 +329,7 @@ impl InPlace {
         op: Op,
         off: u64,
         len: u64,
-    ) -> Result<Completion, SysError> {
+    ) -> Result<Completion, FsError> {
         self.file(id)?;
         self.tick(d, t)?;
         if let Some(e4) = &mut self.ext4 {
@@ -354,7 +356,7 @@ impl InPlace {
         }
         let f = self.file(id)?;
         if off + len > f.f.allocated() {
-            return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.f.size }.into());
+            return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.f.size });
         }
         let mut result: Option<Completion> = None;
         let mut err = None;
@@ -383,7 +385,7 @@ impl InPlace {
     }
 
     /// Commit when the commit interval has passed; write back journaled metadata when due.
-    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), SysError> {
+    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), FsError> {
         let Some(e4) = &mut self.ext4 else { return Ok(()) };
         if t >= e4.next_commit {
             if e4.dirty.is_empty() && e4.pending_free.is_empty() {
@@ -402,7 +404,7 @@ impl InPlace {
     }
 
     /// Commit the running transaction (no-op on `plain` or with nothing in it).
-    fn commit(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, SysError> {
+    fn commit(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, FsError> {
         let cfg = &self.cfg;
         let Some(e4) = &mut self.ext4 else { return Ok(instant(t)) };
         e4.next_commit = t + cfg.commit_interval_ns;
@@ -443,7 +445,7 @@ impl InPlace {
     }
 
     /// fsync: commit if the file's metadata is in the running transaction, else a flush.
-    pub fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, SysError> {
+    pub(crate) fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
         self.file(id)?;
         self.tick(d, t)?;
         let txn = self.file(id)?.txn;
@@ -455,7 +457,7 @@ impl InPlace {
         }
     }
 
-    pub fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
+    pub(crate) fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
         self.file(id)?;
         let f = self.files[id as usize].take().expect("checked");
         let mut freed: Vec<(u64, u64)> = f.f.extents.iter().map(|e| (e.dev_off, e.len)).collect();
@@ -493,7 +495,7 @@ impl InPlace {
     }
 
     /// Let virtual time pass from `start` to `end`: commits and writeback that fall due.
-    pub fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), SysError> {
+    pub(crate) fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
         let Some(e4) = &self.ext4 else { return Ok(()) };
         let at = e4.next_commit.max(start);
         if at < end && !(e4.dirty.is_empty() && e4.pending_free.is_empty()) {
@@ -514,7 +516,7 @@ impl InPlace {
     /// Commit whatever is pending and flush (`sync`).
     /// Commit what is pending; flush only when there was nothing to commit (a commit flushes
     /// already, as `ext4_sync_fs` skips its barrier then).
-    pub fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, SysError> {
+    pub(crate) fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
         let pending = self.ext4.as_ref().is_some_and(|e| !(e.dirty.is_empty() && e.pending_free.is_empty()));
         let c = self.commit(d, t)?;
         if pending {
@@ -528,14 +530,14 @@ impl InPlace {
     /// of the simulated time, until called with `None`. A write dirties its file's inode when
     /// this value differs from the one its last mtime update took. For comparing with a
     /// kernel's run, whose timestamps tick in its wall time, not in the model's device time.
-    pub fn set_file_clock(&mut self, clock: Option<Ns>) {
+    pub(crate) fn set_file_clock(&mut self, clock: Option<Ns>) {
         self.file_clock = clock;
     }
 
     /// File `id`'s timestamps were read (stat): since Linux 6.13 (multigrain timestamps) the
     /// next write then takes a fine-grained time, so it changes mtime and dirties the inode
     /// even within the same jiffy.
-    pub fn stat(&mut self, id: u32) {
+    pub(crate) fn stat(&mut self, id: u32) {
         if let Some(Some(f)) = self.files.get_mut(id as usize) {
             f.queried = true;
         }
@@ -543,7 +545,7 @@ impl InPlace {
 
     /// File `id` was read: `relatime` updates its atime (dirtying the inode) when it was
     /// modified since the last update.
-    pub fn read_atime(&mut self, id: u32) {
+    pub(crate) fn read_atime(&mut self, id: u32) {
         let Some(e4) = &mut self.ext4 else { return };
         if let Some(Some(f)) = self.files.get_mut(id as usize) {
             if f.atime_stale {
@@ -556,7 +558,7 @@ impl InPlace {
     /// Truncate file `id` to 0 bytes: its blocks are freed (reusable after the commit, as on
     /// delete), the inode and the freed groups' bitmaps and descriptors are dirtied; the file,
     /// its inode and its directory entry stay.
-    pub fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), SysError> {
+    pub(crate) fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
         self.file(id)?;
         let f = self.files[id as usize].as_mut().expect("checked");
         let shrinks = f.f.size > 0 || !f.f.extents.is_empty();
@@ -591,7 +593,7 @@ impl InPlace {
     }
 
     /// fstrim: commit (releasing pending frees), then discard every free extent.
-    pub fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), SysError> {
+    pub(crate) fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut done = self.commit(d, t)?.done;
         let mut bytes = 0;
         for (s, l) in self.alloc.free_extents() {
@@ -603,17 +605,17 @@ impl InPlace {
 
     /// Files, metadata, journal, pending frees and free space tile the device exactly, and
     /// every file holds at least its size.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), InvariantError> {
         let mut ranges = self.alloc.free_extents();
         for (i, f) in self.files.iter().enumerate() {
             let Some(f) = f else { continue };
             if f.f.allocated() < f.f.size {
-                return Err(format!("file {i} holds {} bytes but is {} long", f.f.allocated(), f.f.size));
+                return Err(format!("file {i} holds {} bytes but is {} long", f.f.allocated(), f.f.size).into());
             }
             let mut pos = 0;
             for e in &f.f.extents {
                 if e.file_off != pos {
-                    return Err(format!("file {i}: extent at file offset {} expected {pos}", e.file_off));
+                    return Err(format!("file {i}: extent at file offset {} expected {pos}", e.file_off).into());
                 }
                 pos += e.len;
             }

@@ -1,0 +1,194 @@
+//! Why a filesystem operation failed: the file it concerned and what was wrong, or the
+//! device's own error.
+
+use flashsim::RequestError;
+
+/// A failed file operation on a simulated filesystem ([`crate::Fs`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FsError {
+    /// The file does not fit in the free space.
+    #[error("file '{name}' of {wanted} bytes does not fit: {free} bytes free on the simulated filesystem")]
+    NoSpace {
+        /// The file (or, on F2FS, the log) that needed the space.
+        name: String,
+        /// Bytes it needed.
+        wanted: u64,
+        /// Bytes that were free.
+        free: u64,
+    },
+    /// A create of a name that is taken.
+    #[error("file '{0}' already exists")]
+    Exists(String),
+    /// No file of that name.
+    #[error("no file '{0}'")]
+    NotFound(String),
+    /// A `FileId` that names no live file.
+    #[error("file id {0} names no file (deleted?)")]
+    BadFile(u32),
+    /// A read or trim past the end of a file.
+    #[error("file '{name}': {len} bytes at {off} go past its end ({size} bytes)")]
+    BeyondEof {
+        /// The file.
+        name: String,
+        /// Offset of the request in the file.
+        off: u64,
+        /// Bytes asked for.
+        len: u64,
+        /// The file's size.
+        size: u64,
+    },
+    /// A request of 0 bytes.
+    #[error("request of 0 bytes")]
+    Empty,
+    /// The device refused a request the filesystem sent.
+    #[error("device: {0}")]
+    Device(#[from] RequestError),
+}
+
+/// A filesystem choice or mount option that cannot be read ([`crate::FsConfig::parse`],
+/// [`crate::FsConfig::set_option`], a profile's `[system]` table).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// A filesystem name that is not one of [`crate::FsKind::NAMES`].
+    #[error("unknown filesystem '{0}' (expected one of: plain, ext4, f2fs)")]
+    UnknownFilesystem(String),
+    /// A mount option the models do not know.
+    #[error(
+        "unknown option '{0}' (expected discard, nodiscard, nobarrier, barrier, commit=S, cp_interval=S, mode=lfs, ipu)"
+    )]
+    UnknownOption(String),
+    /// A known option with a value out of its range.
+    #[error("option {option}={value}: {why}")]
+    Value {
+        /// The option's name (`commit`).
+        option: &'static str,
+        /// The value given.
+        value: String,
+        /// What it should be.
+        why: &'static str,
+    },
+    /// An option of another filesystem (`commit=` on f2fs).
+    #[error("option '{option}' does not apply to {kind}")]
+    NotApplicable {
+        /// The option's name.
+        option: String,
+        /// The filesystem it was given for.
+        kind: crate::FsKind,
+    },
+    /// A bad option inside a `NAME,OPTION...` string, with the string.
+    #[error("filesystem '{spec}': {source}")]
+    InSpec {
+        /// The whole string as given (`ext4,commit=0`).
+        spec: String,
+        /// What is wrong in it.
+        source: Box<ConfigError>,
+    },
+    /// A profile's `[system]` table that is not a table of the known fields.
+    #[error("{profile}: [system]: {message}")]
+    SystemTable {
+        /// The profile (its file, or its name).
+        profile: String,
+        /// What the TOML reader found wrong (an unknown or mistyped field, named).
+        message: String,
+    },
+    /// A field of a profile's `[system]` table whose value is wrong.
+    #[error("{profile}: [system] field '{field}': {source}")]
+    SystemField {
+        /// The profile (its file, or its name).
+        profile: String,
+        /// The field (`filesystem`, `options`).
+        field: &'static str,
+        /// What is wrong with its value.
+        source: Box<ConfigError>,
+    },
+}
+
+/// `dumpe2fs` output the ext4 layout cannot be read from
+/// ([`crate::ext4_layout::Layout::from_dumpe2fs`]); each names the text (`input`) and, where
+/// there is one, the line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    /// A header field that is missing.
+    #[error("{input}: no '{field}:' line")]
+    MissingField {
+        /// What the text is (`dumpe2fs /dev/loop0`).
+        input: String,
+        /// The field (`Block count`).
+        field: &'static str,
+    },
+    /// A header field that is not a number.
+    #[error("{input}: '{field}: {value}' is not a number")]
+    NotANumber {
+        /// What the text is.
+        input: String,
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// A block size other than 4 KiB.
+    #[error("{input}: block size {size}: the model needs 4096-byte blocks (mkfs.ext4 -b 4096)")]
+    BlockSize {
+        /// What the text is.
+        input: String,
+        /// The block size it gives.
+        size: u64,
+    },
+    /// A block number that is not a number.
+    #[error("{input}:{line}: '{text}' is not a block number")]
+    BlockNumber {
+        /// What the text is.
+        input: String,
+        /// The line (from 1).
+        line: usize,
+        /// The text that should be a block number.
+        text: String,
+    },
+    /// A group listed without its block bitmap, inode bitmap or inode table.
+    #[error("{input}:{line}: a group without its bitmaps and inode table")]
+    IncompleteGroup {
+        /// What the text is.
+        input: String,
+        /// The line where the next group (or the text) starts.
+        line: usize,
+    },
+    /// A free range past the last block.
+    #[error("{input}:{line}: free range {range} is outside the filesystem")]
+    FreeRange {
+        /// What the text is.
+        input: String,
+        /// The line (from 1).
+        line: usize,
+        /// The range as written (`100-99`).
+        range: String,
+    },
+    /// Fewer or more groups than the block count makes.
+    #[error("{input}: {listed} groups listed, {expected} expected from the block count")]
+    GroupCount {
+        /// What the text is.
+        input: String,
+        /// Groups in the text.
+        listed: usize,
+        /// Groups the block count makes.
+        expected: u64,
+    },
+    /// Free ranges that overlap.
+    #[error("{input}: free ranges overlap at block {block}")]
+    Overlap {
+        /// What the text is.
+        input: String,
+        /// Where.
+        block: u64,
+    },
+}
+
+/// A broken invariant of a model ([`crate::Fs::check`]): a bug in the model, described.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvariantError(pub String);
+
+impl From<String> for InvariantError {
+    fn from(what: String) -> InvariantError {
+        InvariantError(what)
+    }
+}
