@@ -3,7 +3,7 @@
 //! and no request of the fill is above the profile's busy-time ceiling.
 
 use flashlab_lab::experiments::fill::{run_fill, FillSpec};
-use flashlab_lab::fs::FsConfig;
+use flashlab_simfs::FsConfig;
 use flashlab_lab::precondition::{self, Precondition};
 use flashlab_lab::profiles::builtin;
 use flashsim::Profile;

@@ -8,10 +8,14 @@ use flashlab_simfs::{FsConfig, FsCounters};
 use flashsim::{Op, Profile};
 use serde::Serialize;
 
+/// One row of the study: one filesystem at one fsync interval.
 #[derive(Debug, Clone, Serialize)]
 pub struct OverwriteRow {
+    /// The filesystem and its options, as `--fs` names them.
     pub filesystem: String,
+    /// Overwrites between two fsyncs (0: never).
     pub fsync_every: u64,
+    /// 4 KiB overwrites done.
     pub writes: u64,
     /// Device bytes the filesystem wrote per byte the application wrote.
     pub fs_write_amplification: f64,
@@ -19,6 +23,7 @@ pub struct OverwriteRow {
     pub device_write_amplification: f64,
     /// Application writes per second of virtual time (fsyncs included).
     pub iops: f64,
+    /// What the filesystem model wrote over the overwrite phase, by purpose.
     pub fs: FsCounters,
 }
 
