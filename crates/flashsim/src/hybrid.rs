@@ -629,15 +629,11 @@ impl HybridFtl {
         }
         self.marks[SYNC].clear();
         self.marks[SYNC].set_below(s.next_page);
-        let die = self.geo.die_of_block(s.block);
         let mut done = t;
         for page in s.next_page..self.geo.pages_per_block {
-            let (ready, n) = self.gather(l, page, t);
-            if n == 0 {
-                continue;
+            if let Some(d) = self.copy_page(l, page, s.block, t) {
+                done = d;
             }
-            done = self.nand.program(die, ready);
-            self.move_page(l, page, s.block, done);
         }
         self.install(l, s.block);
         done
@@ -698,16 +694,12 @@ impl HybridFtl {
             }
         }
         let (dst, ready) = self.take_block(l % self.geo.dies, at, Kind::Log);
-        let die = self.geo.die_of_block(dst);
         self.marks[SYNC].clear();
         let mut done = ready;
         for page in 0..self.geo.pages_per_block {
-            let (r, n) = self.gather(l, page, ready);
-            if n == 0 {
-                continue;
+            if let Some(d) = self.copy_page(l, page, dst, ready) {
+                done = d;
             }
-            done = self.nand.program(die, r);
-            self.move_page(l, page, dst, done);
         }
         self.install(l, dst);
         done
@@ -946,10 +938,7 @@ impl HybridFtl {
         if end.max(self.dies_free_at()) + self.page_cost > deadline {
             return MergePage::Late;
         }
-        let (r, _) = self.gather(l, page, at);
-        let done = self.nand.program(self.geo.die_of_block(dst), r);
-        self.move_page(l, page, dst, done);
-        MergePage::Done(done)
+        MergePage::Done(self.copy_page(l, page, dst, at).expect("the page holds a unit"))
     }
 
     /// Complete the pending partial merge, whatever it costs; returns when done.
@@ -1028,10 +1017,7 @@ impl HybridFtl {
         let mut end = at;
         while self.cur_l != NIL {
             let (l, dst, page) = (self.cur_l, self.cur_dst, self.cur_page);
-            let (r, n) = self.gather(l, page, at);
-            if n > 0 {
-                let done = self.nand.program(self.geo.die_of_block(dst), r);
-                self.move_page(l, page, dst, done);
+            if let Some(done) = self.copy_page(l, page, dst, at) {
                 end = end.max(done);
             }
             self.cur_page += 1;

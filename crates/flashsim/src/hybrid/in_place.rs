@@ -24,7 +24,8 @@
 //! Every NAND operation, counter and free-list change happens as before, in the same order: only
 //! the bookkeeping is cheaper.
 
-use super::{HybridFtl, NIL};
+use super::{HybridFtl, DATA, NIL};
+use crate::timeline::Ns;
 
 /// A set of page numbers within one block (the pages whose units were placed with a reverse-map
 /// entry); allocated once per FTL.
@@ -94,6 +95,49 @@ impl HybridFtl {
         } else {
             NIL
         }
+    }
+
+    /// Copy page `page` of logical block `l` into the same page of merge destination `dst`
+    /// from `at` (read its units, program, move them); returns when programmed, or None when
+    /// the page holds no unit. A page wholly in the data block, the common case, is copied
+    /// without looking at its units one by one.
+    #[inline]
+    pub(super) fn copy_page(&mut self, l: u32, page: u32, dst: u32, at: Ns) -> Option<Ns> {
+        let base = (l * self.upb + page * self.upp) as usize;
+        if self.l2p[base..base + self.upp as usize].iter().all(|&v| v == DATA) {
+            return Some(self.copy_data_page(l, page, dst, at));
+        }
+        let (ready, n) = self.gather(l, page, at);
+        if n == 0 {
+            return None;
+        }
+        let done = self.nand.program(self.geo.die_of_block(dst), ready);
+        self.move_page(l, page, dst, done);
+        Some(done)
+    }
+
+    /// [`HybridFtl::copy_page`] of a page whose units are all in the data block: what
+    /// `gather` and `move_page` do for it, a page at a time.
+    fn copy_data_page(&mut self, l: u32, page: u32, dst: u32, at: Ns) -> Ns {
+        debug_assert_eq!(self.moved_to(l, page * self.upp), NIL, "a page moved twice");
+        let old = self.data[l as usize];
+        let ready = at.max(self.nand.read(self.geo.die_of_block(old), at, self.upp));
+        self.counters.nand_page_reads += 1;
+        let done = self.nand.program(self.geo.die_of_block(dst), ready);
+        if let Some(t) = &mut self.tags {
+            let (from, to) = ((old * self.upb + page * self.upp) as usize, (dst * self.upb + page * self.upp) as usize);
+            t.copy_within(from..from + self.upp as usize, to);
+        }
+        self.data_live[l as usize] -= self.upp;
+        if self.data_live[l as usize] == 0 {
+            self.data[l as usize] = NIL;
+            self.release(old);
+        }
+        self.valid[dst as usize] += self.upp;
+        self.counters.gc_units_copied += u64::from(self.upp);
+        self.counters.nand_page_programs += 1;
+        self.counters.nand_units_programmed += u64::from(self.upp);
+        done
     }
 
     /// The marks of the merge that is filling `dst` with logical block `l`.
