@@ -22,6 +22,7 @@ mod bounded;
 mod bulk;
 mod busy;
 mod in_place;
+mod written;
 
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
@@ -31,6 +32,7 @@ use crate::profile::{Profile, MAP_UNIT};
 use crate::timeline::Ns;
 use in_place::{PageMarks, CLOSING, CUR, SYNC};
 use std::collections::VecDeque;
+use written::WrittenPages;
 
 /// `l2p` value of a unit whose latest copy is at its own offset in its data block.
 const DATA: u32 = 0x4000_0000;
@@ -128,6 +130,8 @@ pub struct HybridFtl {
     /// Per merge (paced, closing, within one call): the destination's pages holding units
     /// placed with a reverse-map entry (`in_place.rs`).
     marks: [PageMarks; 3],
+    /// Per logical page: ever written (`written.rs`).
+    written: WrittenPages,
     /// Most merge pages one command carries, and the busy-time ceiling of a command.
     pages_per_command: u32,
     busy_ceiling: Ns,
@@ -190,6 +194,7 @@ impl HybridFtl {
             cl_page: 0,
             sw_extra: 0,
             marks: std::array::from_fn(|_| PageMarks::new(geo.pages_per_block)),
+            written: WrittenPages::new(lblocks * geo.pages_per_block),
             pages_per_command: profile.gc_pages_per_command(),
             busy_ceiling: crate::nand::us(profile.busy_ceiling_ms() * 1000.0),
             page_cost: {
@@ -337,6 +342,7 @@ impl HybridFtl {
             return at;
         }
         let (l, off) = self.lblock(lpn);
+        self.written.set(lpn / self.upp);
         let mut at = at;
         let sequential = match self.sw {
             Some(s) if s.lblock == l && s.next_off == off => true,
@@ -932,7 +938,9 @@ impl HybridFtl {
     /// for a command whose work so far ends at `end`.
     fn merge_page(&mut self, l: u32, page: u32, dst: u32, at: Ns, end: Ns, deadline: Ns) -> MergePage {
         let base = l * self.upb + page * self.upp;
-        if self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED) {
+        if !self.written.get(base / self.upp)
+            || self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED)
+        {
             return MergePage::Empty;
         }
         if end.max(self.dies_free_at()) + self.page_cost > deadline {
@@ -994,6 +1002,18 @@ impl HybridFtl {
                 self.marks[CUR].clear();
             }
             let (l, dst, page) = (self.cur_l, self.cur_dst, self.cur_page);
+            // Pages never written hold nothing: step over them as the walk would, one slot each.
+            let ppb = self.geo.pages_per_block;
+            let skip = u64::from(self.written.unwritten_run(l * ppb + page, (l + 1) * ppb)).min(slots - walked);
+            if skip > 0 {
+                walked += skip;
+                self.cur_page += skip as u32;
+                if self.cur_page == ppb {
+                    self.install(l, dst);
+                    self.cur_l = NIL;
+                }
+                continue;
+            }
             match self.merge_page(l, page, dst, at, end, deadline) {
                 MergePage::Late => break,
                 MergePage::Empty => {}
@@ -1089,6 +1109,7 @@ impl HybridFtl {
             + heap_bytes(&self.job_mark)
             + heap_bytes(&self.job_held)
             + self.marks.iter().map(PageMarks::heap_bytes).sum::<u64>()
+            + self.written.heap_bytes()
             + self.buffer.memory_bytes()
     }
 

@@ -104,6 +104,9 @@ impl HybridFtl {
     #[inline]
     pub(super) fn copy_page(&mut self, l: u32, page: u32, dst: u32, at: Ns) -> Option<Ns> {
         let base = (l * self.upb + page * self.upp) as usize;
+        if !self.written.get(l * self.geo.pages_per_block + page) {
+            return None;
+        }
         if self.l2p[base..base + self.upp as usize].iter().all(|&v| v == DATA) {
             return Some(self.copy_data_page(l, page, dst, at));
         }
