@@ -971,6 +971,9 @@ impl HybridFtl {
                 }
                 let l = self.job_lblocks[self.job_next];
                 self.job_next += 1;
+                if let Some(&next) = self.job_lblocks.get(self.job_next) {
+                    self.prefetch_written(next);
+                }
                 let ppb = u64::from(self.geo.pages_per_block);
                 if !self.victim_holds(l) {
                     walked += ppb;

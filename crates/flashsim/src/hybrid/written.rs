@@ -4,6 +4,9 @@
 //! so without reading the page's mapping entries, and a run of such pages is stepped over at
 //! once. A page whose bit is set may still hold nothing (trimmed): its entries say so.
 
+use super::HybridFtl;
+use crate::memory::prefetch;
+
 /// A bit per logical page, set when a unit of the page is written (never cleared).
 #[derive(Debug, Clone)]
 pub(super) struct WrittenPages {
@@ -46,6 +49,33 @@ impl WrittenPages {
 
     pub(super) fn heap_bytes(&self) -> u64 {
         (self.bits.capacity() * 8) as u64
+    }
+}
+
+impl HybridFtl {
+    /// A hint that changes no result: start fetching the mapping entries of logical block
+    /// `l`'s written pages, which a merge visits next. Their cache misses then overlap instead
+    /// of coming one after another.
+    pub(super) fn prefetch_written(&self, l: u32) {
+        let ppb = self.geo.pages_per_block;
+        let (first, end) = (l * ppb, (l + 1) * ppb);
+        // Pages whose entries share a 64-byte line (roughly: the table is not line-aligned).
+        let per_line = (16 / self.upp).max(1);
+        let mut p = first;
+        while p < end {
+            p += self.written.unwritten_run(p, end);
+            if p == end {
+                break;
+            }
+            prefetch(&self.l2p, (p * self.upp) as usize);
+            p += per_line;
+        }
+    }
+
+    /// A hint that changes no result: a host request for `lpn` is coming.
+    #[inline]
+    pub fn prefetch_mapping(&self, lpn: u32) {
+        prefetch(&self.l2p, lpn as usize);
     }
 }
 
