@@ -58,8 +58,9 @@ impl Mapping {
 
     #[inline]
     pub fn prefetch_mapping(&self, lpn: u32) {
-        if let Mapping::Page(f) = self {
-            f.prefetch_mapping(lpn);
+        match self {
+            Mapping::Page(f) => f.prefetch_mapping(lpn),
+            Mapping::Hybrid(h) => h.prefetch_mapping(lpn),
         }
     }
 
