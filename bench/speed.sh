@@ -76,7 +76,8 @@ def sim_waf_doc(d):
 
 
 def wsat_writes(d):
-    return d["results"]["device"]["counters"]["host_units_written"]
+    # Binaries before session 26's document change name it "result".
+    return d.get("results", d.get("result"))["device"]["counters"]["host_units_written"]
 
 
 print(f"flashlab simulator speed: {BIN}, best of {REPEAT}, load average {os.getloadavg()[0]:.1f} at start")

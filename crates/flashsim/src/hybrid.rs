@@ -21,8 +21,10 @@
 mod bounded;
 mod bulk;
 mod busy;
+mod in_place;
 mod spare;
 mod translation;
+mod written;
 
 use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
@@ -31,7 +33,9 @@ use crate::nand::{Geometry, Nand, NandTiming};
 use crate::profile::{Profile, MAP_UNIT};
 use crate::timeline::Ns;
 use crate::Error;
+use in_place::{PageMarks, CLOSING, CUR, SYNC};
 use std::collections::VecDeque;
+use written::WrittenPages;
 
 /// `l2p` value of a unit whose latest copy is at its own offset in its data block.
 const DATA: u32 = 0x4000_0000;
@@ -129,6 +133,11 @@ pub(crate) struct HybridFtl {
     /// Units of the sequential log's open page that closing copied in (not host writes: they
     /// hold no write-buffer slot).
     sw_extra: u32,
+    /// Per merge (paced, closing, within one call): the destination's pages holding units
+    /// placed with a reverse-map entry (`in_place.rs`).
+    marks: [PageMarks; 3],
+    /// Per logical page: ever written (`written.rs`).
+    written: WrittenPages,
     /// Most merge pages one command carries, and the busy-time ceiling of a command.
     pages_per_command: u32,
     busy_ceiling: Ns,
@@ -191,6 +200,8 @@ impl HybridFtl {
             cl_block: NIL,
             cl_page: 0,
             sw_extra: 0,
+            marks: std::array::from_fn(|_| PageMarks::new(geo.pages_per_block)),
+            written: WrittenPages::new(lblocks * geo.pages_per_block),
             pages_per_command: profile.gc_pages_per_command(),
             busy_ceiling: crate::nand::us(profile.busy_ceiling_ms() * 1000.0),
             page_cost: {
@@ -230,7 +241,9 @@ impl HybridFtl {
             v if v & BUFFERED != 0 => None,
             DATA => {
                 let (l, off) = self.lblock(lpn);
-                Some(self.data[l as usize] * self.upb + off)
+                let moved = self.moved_to(l, off);
+                let b = if moved == NIL { self.data[l as usize] } else { moved };
+                Some(b * self.upb + off)
             }
             ppa => Some(ppa),
         }
@@ -263,7 +276,13 @@ impl HybridFtl {
                 self.open[i / MAX_UPP].lpn[i % MAX_UPP] = INVALID;
             }
             DATA => {
-                let (l, _) = self.lblock(lpn);
+                let (l, off) = self.lblock(lpn);
+                let moved = self.moved_to(l, off);
+                if moved != NIL {
+                    self.valid[moved as usize] -= 1;
+                    self.l2p[lpn as usize] = UNMAPPED;
+                    return;
+                }
                 self.data_live[l as usize] -= 1;
                 if self.data_live[l as usize] == 0 {
                     let b = self.data[l as usize];
@@ -331,6 +350,7 @@ impl HybridFtl {
             return at;
         }
         let (l, off) = self.lblock(lpn);
+        self.written.set(lpn / self.upp);
         let mut at = at;
         let sequential = match self.sw {
             Some(s) if s.lblock == l && s.next_off == off => true,
@@ -491,18 +511,38 @@ impl HybridFtl {
 
     /// Move the units of page `page` of logical block `l` to physical page `dst_page` of
     /// `dst`, after a program completing at `done`. Units become `DATA` only later, when
-    /// `dst` is installed as the data block; here they are recorded as log units of `dst`.
+    /// `dst` is installed as the data block; until then they are log units of `dst`: those
+    /// from the data block keep their `DATA` entry (`in_place.rs`), the others are recorded
+    /// with both entries and their page is marked.
     fn move_page(&mut self, l: u32, page: u32, dst: u32, done: Ns) {
         let base = l * self.upb + page * self.upp;
         let dst_base = dst * self.upb + page * self.upp;
+        let marks = self.marks_of(l, dst);
+        let mut marked = false;
         for i in 0..self.upp {
             let lpn = base + i;
             let tag = match self.l2p[lpn as usize] {
                 UNMAPPED => continue,
+                DATA => {
+                    debug_assert_eq!(self.moved_to(l, page * self.upp + i), NIL, "a unit moved twice");
+                    let old = self.data[l as usize];
+                    if let Some(t) = &mut self.tags {
+                        t[(dst_base + i) as usize] = t[(old * self.upb + page * self.upp + i) as usize];
+                    }
+                    self.data_live[l as usize] -= 1;
+                    if self.data_live[l as usize] == 0 {
+                        self.data[l as usize] = NIL;
+                        self.release(old);
+                    }
+                    self.valid[dst as usize] += 1;
+                    self.counters.gc_units_copied += 1;
+                    continue;
+                }
                 v if v & BUFFERED != 0 => buffered_tag(&self.open, v),
                 _ => self.tags.as_ref().map_or(0, |t| t[self.ppa_of(lpn).expect("on NAND") as usize]),
             };
             self.drop_copy(lpn);
+            marked = true;
             let ppa = dst_base + i;
             self.p2l[ppa as usize] = lpn;
             self.l2p[lpn as usize] = ppa;
@@ -512,30 +552,43 @@ impl HybridFtl {
             }
             self.counters.gc_units_copied += 1;
         }
+        if marked {
+            self.marks[marks].set(page);
+        }
         let _ = done;
         self.counters.nand_page_programs += 1;
         self.counters.nand_units_programmed += u64::from(self.upp);
     }
 
     /// Make `b` the data block of `l`: its valid units (at their own offsets) become `DATA`,
-    /// and the old data block is released.
+    /// and the old data block is released. Units the merge moved from the old data block are
+    /// `DATA` already; the others are on the merge's marked pages (`in_place.rs`).
     fn install(&mut self, l: u32, b: u32) {
         let old = self.data[l as usize];
         if old != NIL {
             self.data[l as usize] = NIL;
             self.release(old);
         }
-        let mut live = 0;
-        for off in 0..self.upb {
-            let ppa = b * self.upb + off;
-            let lpn = self.p2l[ppa as usize];
-            if lpn != INVALID {
-                debug_assert_eq!(lpn, l * self.upb + off);
-                self.p2l[ppa as usize] = INVALID;
-                self.l2p[lpn as usize] = DATA;
-                live += 1;
+        let marks = self.marks_of(l, b);
+        let mut pages = std::mem::take(&mut self.marks[marks]);
+        for page in pages.pages() {
+            for off in page * self.upp..(page + 1) * self.upp {
+                let ppa = b * self.upb + off;
+                let lpn = self.p2l[ppa as usize];
+                if lpn != INVALID {
+                    debug_assert_eq!(lpn, l * self.upb + off);
+                    self.p2l[ppa as usize] = INVALID;
+                    self.l2p[lpn as usize] = DATA;
+                }
             }
         }
+        pages.clear();
+        self.marks[marks] = pages;
+        let live = self.valid[b as usize];
+        debug_assert!(
+            (b * self.upb..(b + 1) * self.upb).all(|ppa| self.p2l[ppa as usize] == INVALID),
+            "block {b} keeps a reverse-map entry its merge did not mark"
+        );
         self.valid[b as usize] = 0;
         if live == 0 {
             self.release(b);
@@ -588,17 +641,17 @@ impl HybridFtl {
             self.cl_l = l;
             self.cl_block = s.block;
             self.cl_page = s.next_page;
+            self.marks[CLOSING].clear();
+            self.marks[CLOSING].set_below(s.next_page);
             return t;
         }
-        let die = self.geo.die_of_block(s.block);
+        self.marks[SYNC].clear();
+        self.marks[SYNC].set_below(s.next_page);
         let mut done = t;
         for page in s.next_page..self.geo.pages_per_block {
-            let (ready, n) = self.gather(l, page, t);
-            if n == 0 {
-                continue;
+            if let Some(d) = self.copy_page(l, page, s.block, t) {
+                done = d;
             }
-            done = self.nand.program(die, ready);
-            self.move_page(l, page, s.block, done);
         }
         self.install(l, s.block);
         done
@@ -659,15 +712,12 @@ impl HybridFtl {
             }
         }
         let (dst, ready) = self.take_block(l % self.geo.dies, at, Kind::Log);
-        let die = self.geo.die_of_block(dst);
+        self.marks[SYNC].clear();
         let mut done = ready;
         for page in 0..self.geo.pages_per_block {
-            let (r, n) = self.gather(l, page, ready);
-            if n == 0 {
-                continue;
+            if let Some(d) = self.copy_page(l, page, dst, ready) {
+                done = d;
             }
-            done = self.nand.program(die, r);
-            self.move_page(l, page, dst, done);
         }
         self.install(l, dst);
         done
@@ -909,16 +959,15 @@ impl HybridFtl {
     /// for a command whose work so far ends at `end`.
     fn merge_page(&mut self, l: u32, page: u32, dst: u32, at: Ns, end: Ns, deadline: Ns) -> MergePage {
         let base = l * self.upb + page * self.upp;
-        if self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED) {
+        if !self.written.get(base / self.upp)
+            || self.l2p[base as usize..(base + self.upp) as usize].iter().all(|&v| v == UNMAPPED)
+        {
             return MergePage::Empty;
         }
         if end.max(self.dies_free_at()) + self.page_cost > deadline {
             return MergePage::Late;
         }
-        let (r, _) = self.gather(l, page, at);
-        let done = self.nand.program(self.geo.die_of_block(dst), r);
-        self.move_page(l, page, dst, done);
-        MergePage::Done(done)
+        MergePage::Done(self.copy_page(l, page, dst, at).expect("the page holds a unit"))
     }
 
     /// Complete the pending partial merge, whatever it costs; returns when done.
@@ -943,6 +992,9 @@ impl HybridFtl {
                 }
                 let l = self.job_lblocks[self.job_next];
                 self.job_next += 1;
+                if let Some(&next) = self.job_lblocks.get(self.job_next) {
+                    self.prefetch_written(next);
+                }
                 let ppb = u64::from(self.geo.pages_per_block);
                 if !self.victim_holds(l) {
                     walked += ppb;
@@ -971,8 +1023,21 @@ impl HybridFtl {
                 self.cur_l = l;
                 self.cur_dst = dst;
                 self.cur_page = 0;
+                self.marks[CUR].clear();
             }
             let (l, dst, page) = (self.cur_l, self.cur_dst, self.cur_page);
+            // Pages never written hold nothing: step over them as the walk would, one slot each.
+            let ppb = self.geo.pages_per_block;
+            let skip = u64::from(self.written.unwritten_run(l * ppb + page, (l + 1) * ppb)).min(slots - walked);
+            if skip > 0 {
+                walked += skip;
+                self.cur_page += skip as u32;
+                if self.cur_page == ppb {
+                    self.install(l, dst);
+                    self.cur_l = NIL;
+                }
+                continue;
+            }
             match self.merge_page(l, page, dst, at, end, deadline) {
                 MergePage::Late => break,
                 MergePage::Empty => {}
@@ -996,10 +1061,7 @@ impl HybridFtl {
         let mut end = at;
         while self.cur_l != NIL {
             let (l, dst, page) = (self.cur_l, self.cur_dst, self.cur_page);
-            let (r, n) = self.gather(l, page, at);
-            if n > 0 {
-                let done = self.nand.program(self.geo.die_of_block(dst), r);
-                self.move_page(l, page, dst, done);
+            if let Some(done) = self.copy_page(l, page, dst, at) {
                 end = end.max(done);
             }
             self.cur_page += 1;
@@ -1070,15 +1132,19 @@ impl HybridFtl {
             + heap_bytes(&self.job_lblocks)
             + heap_bytes(&self.job_mark)
             + heap_bytes(&self.job_held)
+            + self.marks.iter().map(PageMarks::heap_bytes).sum::<u64>()
+            + self.written.heap_bytes()
             + self.buffer.memory_bytes()
     }
 
     /// Check that the mapping, the logs' valid counts, the data blocks and the free lists agree.
     fn check_invariants(&self) -> Result<(), Error> {
         let mut live = vec![0u32; self.data.len()];
+        // Units a merge moved without a reverse-map entry, per destination (`in_place.rs`).
+        let mut counted = vec![0u32; self.valid.len()];
         for (lpn, &v) in self.l2p.iter().enumerate() {
             let lpn = lpn as u32;
-            let (l, _) = self.lblock(lpn);
+            let (l, off) = self.lblock(lpn);
             match v {
                 UNMAPPED => {}
                 v if v & BUFFERED != 0 => {
@@ -1090,6 +1156,7 @@ impl HybridFtl {
                         )));
                     }
                 }
+                DATA if self.moved_to(l, off) != NIL => counted[self.moved_to(l, off) as usize] += 1,
                 DATA => {
                     let b = self.data[l as usize];
                     if b == NIL || self.kind[b as usize] != Kind::Data {
@@ -1113,7 +1180,6 @@ impl HybridFtl {
         if live != self.data_live {
             return Err(Error::Invariant("data_live disagrees with the mapping".into()));
         }
-        let mut counted = vec![0u32; self.valid.len()];
         for (ppa, &lpn) in self.p2l.iter().enumerate() {
             if lpn != INVALID {
                 if self.l2p[lpn as usize] != ppa as u32 {

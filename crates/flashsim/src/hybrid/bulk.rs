@@ -22,6 +22,7 @@ impl HybridFtl {
             let first = (l * self.upb) as usize;
             self.l2p[first..first + self.upb as usize].fill(DATA);
         }
+        self.written.set_all();
         Ok(())
     }
 }

@@ -99,4 +99,9 @@ impl Translation for HybridFtl {
     fn note_busy_since(&mut self, t: Ns) {
         HybridFtl::note_busy_since(self, t)
     }
+
+    #[inline]
+    fn prefetch_mapping(&self, lpn: u32) {
+        HybridFtl::prefetch_mapping(self, lpn)
+    }
 }
