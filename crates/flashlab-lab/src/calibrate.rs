@@ -14,12 +14,12 @@
 
 use crate::engine::{run_jobs, JobSpec};
 use crate::fourcorner::FourCornerConfig;
-use flashlab_simfs::FsConfig;
 use crate::precondition::Precondition;
 use crate::protocol::{run_protocol, Protocol};
 use crate::units::parse_cli_size;
 use crate::Error;
 use flashlab_jobs::Rw;
+use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 use serde::{Deserialize, Serialize};
 

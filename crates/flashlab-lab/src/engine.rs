@@ -7,13 +7,13 @@
 
 use crate::event_queue::EventQueue;
 use crate::fileset::FileSet;
-use flashlab_simfs::FileId;
 use crate::rng::Rng;
 use crate::system::{SimSystem, SysError};
 use flashlab_jobs::latency_target::{Action, DepthProbe};
 use flashlab_jobs::pacing::Pacer;
 use flashlab_jobs::{IoDir, Job, Rw};
 use flashlab_measure::{Ddir, Interval, JobResult};
+use flashlab_simfs::FileId;
 use flashsim::{Ns, Op};
 
 /// One job, resolved against a target: which file, which span of it, how much.

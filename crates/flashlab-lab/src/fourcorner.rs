@@ -8,10 +8,10 @@
 //! offsets into the emptied file, so every write fills a hole.
 
 use crate::engine::{run_jobs, JobSpec};
-use flashlab_simfs::{FileId, FsCounters};
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
 use flashlab_measure::{JobResult, LatencySummary};
+use flashlab_simfs::{FileId, FsCounters};
 use serde::Serialize;
 
 /// The settings of a four-corner run (AndroBench's defaults).

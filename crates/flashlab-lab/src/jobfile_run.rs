@@ -4,12 +4,12 @@
 //! side by side. The document is fio's JSON with the device's counters in each job.
 
 use crate::engine::{run_jobs, JobSpec};
-use flashlab_simfs::FileId;
 use crate::precondition::PreconditionReport;
 use crate::system::SimSystem;
 use crate::Error;
 use flashlab_jobs::{Job, JobFile};
 use flashlab_measure::{fio_json, JobResult, RunMeta};
+use flashlab_simfs::FileId;
 use flashsim::Op;
 use serde_json::Value;
 

@@ -23,10 +23,10 @@
 //! The device's counters start at zero after preconditioning (the run reports its own WAF);
 //! wear (erase counts) and the virtual clock keep the history.
 
-use flashlab_simfs::{Fs, FsConfig};
 use crate::rng::Rng;
 use crate::system::{SimSystem, SysError};
 use crate::Error;
+use flashlab_simfs::{Fs, FsConfig};
 use flashsim::{Counters, Device, Ns, Op, Profile, Request};
 use serde::{Deserialize, Serialize};
 use std::fmt;

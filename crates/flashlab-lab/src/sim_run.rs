@@ -3,11 +3,11 @@
 //! The document has no wall-clock time in it, so the same settings give the same bytes.
 
 use crate::fourcorner::FourCornerConfig;
-use flashlab_simfs::FsConfig;
 use crate::precondition::{Precondition, PreconditionReport};
 use crate::protocol::{block_multiple, run_protocol, Protocol, ProtocolResult};
 use crate::system::SimSystem;
 use crate::Error;
+use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 use serde_json::{json, Value};
 

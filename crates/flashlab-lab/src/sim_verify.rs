@@ -19,10 +19,10 @@
 //! blocks stay where they were allocated; the F2FS model moves blocks in its cleaning without
 //! carrying their data, so verify there is an error.
 
-use flashlab_simfs::FileId;
 use crate::system::{SimSystem, SysError};
 use flashlab_jobs::verify::VerifyOptions;
 use flashlab_measure::{VerifyMismatch, VerifySummary};
+use flashlab_simfs::FileId;
 use flashsim::{Ns, Op, MAP_UNIT};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -4,9 +4,9 @@
 //! instead of overwriting the sequential test's file.
 
 use flashlab_lab::fourcorner::{run_four_corner, FourCornerConfig};
-use flashlab_simfs::FsConfig;
 use flashlab_lab::protocol::{run_protocol, Protocol};
 use flashlab_lab::system::SimSystem;
+use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 
 const TOY: &str = flashsim::builtin::TOY;

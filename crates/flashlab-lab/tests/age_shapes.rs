@@ -6,9 +6,9 @@
 //! same table.
 
 use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig};
-use flashlab_simfs::FsConfig;
 use flashlab_lab::protocol::{run_protocol, Protocol, ProtocolResult};
 use flashlab_lab::system::SimSystem;
+use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 
 const TOY: &str = flashsim::builtin::TOY;

@@ -4,9 +4,9 @@
 //! all, and its last block must be writable (a full fill at full size takes minutes on the
 //! large profiles: `bench`-style timing is not a unit test's job).
 
-use flashlab_simfs::FsConfig;
 use flashlab_lab::profiles::BUILTIN;
 use flashlab_lab::system::SimSystem;
+use flashlab_simfs::FsConfig;
 use flashsim::{Op, Profile};
 
 #[test]
@@ -30,8 +30,8 @@ fn a_file_of_all_free_space_fits_on_every_profile() {
 fn fill_and_age_on_f2fs_succeed_on_every_profile() {
     use flashlab_lab::experiments::fill::{run_fill, FillSpec};
     use flashlab_lab::fourcorner::FourCornerConfig;
-    use flashlab_simfs::Fs;
     use flashlab_lab::protocol::{run_protocol, Protocol};
+    use flashlab_simfs::Fs;
     use flashsim::Device;
     let part = |p: &Profile| {
         let dev = Device::new(p, 1);

@@ -3,11 +3,11 @@
 //! barriers, and the trim policy acting between fill sessions.
 
 use flashlab_lab::experiments::fill::{run_fill, run_phone_procedure, FillSpec, Layout};
-use flashlab_simfs::{FileId, FsConfig};
 use flashlab_lab::precondition::{self, Precondition};
 use flashlab_lab::profiles::builtin;
 use flashlab_lab::stack::{LayerCost, TrimPolicy, DAY, HOUR};
 use flashlab_lab::system::SimSystem;
+use flashlab_simfs::{FileId, FsConfig};
 use flashsim::{Op, Profile};
 
 fn profile(name: &str) -> Profile {

@@ -3,12 +3,12 @@
 //! checkpoints; F2FS turning random overwrites into sequential writes, cleaning within its
 //! reserve, discarding cleaned segments; `nobarrier` dropping flushes.
 
-use flashlab_simfs::disk::{Purpose, Traced};
 use flashlab_lab::experiments::fs_study::overwrite_waf;
-use flashlab_simfs::{FileId, FsConfig};
 use flashlab_lab::rng::Rng;
-use flashlab_simfs::FsError;
 use flashlab_lab::system::{SimSystem, SysError};
+use flashlab_simfs::disk::{Purpose, Traced};
+use flashlab_simfs::FsError;
+use flashlab_simfs::{FileId, FsConfig};
 use flashsim::{Op, Profile};
 use proptest::prelude::*;
 

@@ -3,9 +3,9 @@
 //! and no request of the fill is above the profile's busy-time ceiling.
 
 use flashlab_lab::experiments::fill::{run_fill, FillSpec};
-use flashlab_simfs::FsConfig;
 use flashlab_lab::precondition::{self, Precondition};
 use flashlab_lab::profiles::builtin;
+use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 
 /// The toy device with 4 MiB erase blocks (512 pages of 8 KiB): one victim's copies take

@@ -10,11 +10,11 @@
 
 use flashlab_jobs::Rw;
 use flashlab_lab::engine::{run_jobs, JobSpec};
-use flashlab_simfs::FsConfig;
 use flashlab_lab::profiles::BUILTIN;
 use flashlab_lab::shrink::shrunk;
 use flashlab_lab::system::SimSystem;
 use flashlab_measure::{DirStats, LatencySummary};
+use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 
 /// Logical bytes a test device may have at most.

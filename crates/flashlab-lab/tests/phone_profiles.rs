@@ -3,10 +3,10 @@
 //! each phone's stack is (issue 17, part 5).
 
 use flashlab_lab::experiments::fill::{run_phone_procedure, FillSpec};
-use flashlab_simfs::{FsConfig, FsKind};
 use flashlab_lab::profiles::builtin;
 use flashlab_lab::stack::{SharedLayer, Stack, TrimPolicy};
 use flashlab_lab::system::SimSystem;
+use flashlab_simfs::{FsConfig, FsKind};
 use flashsim::Profile;
 
 fn table(name: &str) -> toml::Table {

@@ -1,9 +1,9 @@
 //! `--precondition`: the device states it sets up, checked through the device's own state and
 //! invariants, and the behaviour each state must show.
 
-use flashlab_simfs::FsConfig;
 use flashlab_lab::precondition::{system, Precondition};
 use flashlab_lab::profiles::builtin;
+use flashlab_simfs::FsConfig;
 use flashsim::{Op, Profile, Request};
 
 fn profile(name: &str) -> Profile {

@@ -7,10 +7,10 @@
 use flashlab_jobs::verify::{VerifyMethod, VerifyOptions};
 use flashlab_jobs::{parse_jobfile, Rw};
 use flashlab_lab::engine::{run_jobs, JobSpec};
-use flashlab_simfs::{FileId, FsConfig};
 use flashlab_lab::jobfile_run::run_jobfile;
 use flashlab_lab::sim_verify::{finish, SimVerifier, EILSEQ};
 use flashlab_lab::system::SimSystem;
+use flashlab_simfs::{FileId, FsConfig};
 use flashsim::{Op, Profile, Request};
 use std::sync::{Arc, Mutex};
 

@@ -3,10 +3,10 @@
 //! collection sets the pace; `iops_slope` stops the job once that pace is flat, and a
 //! criterion the device never meets runs the job to its `runtime` with `attained` 0.
 
-use flashlab_simfs::FsConfig;
 use flashlab_lab::jobfile_run::{run_jobfile, JobRun};
 use flashlab_lab::profiles::builtin;
 use flashlab_lab::system::SimSystem;
+use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 use serde_json::Value;
 

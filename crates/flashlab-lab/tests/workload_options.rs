@@ -3,10 +3,10 @@
 //! rate's mean, `rate_min` fails a job that cannot keep up, and a job's mixed block sizes
 //! are what its `bssplit` says.
 
-use flashlab_simfs::FsConfig;
 use flashlab_lab::jobfile_run::run_jobfile;
 use flashlab_lab::profiles::builtin;
 use flashlab_lab::system::SimSystem;
+use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 
 fn run(text: &str) -> Result<Vec<flashlab_lab::jobfile_run::JobRun>, String> {

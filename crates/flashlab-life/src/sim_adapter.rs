@@ -7,10 +7,10 @@
 //! Application I/O here is queue depth 1 on the virtual clock: each call starts at `now` and
 //! `now` moves to its completion. Block-level calls (trace replay) take their own arrival time.
 
-use flashlab_simfs::{FileId, FsConfig};
 use flashlab_lab::rng::Rng;
 use flashlab_lab::system::SimSystem;
 use flashlab_measure::LatencyHistogram;
+use flashlab_simfs::{FileId, FsConfig};
 use flashsim::{Completion, Counters, DeviceState, Ns, Op, Profile, Request};
 use std::collections::HashMap;
 

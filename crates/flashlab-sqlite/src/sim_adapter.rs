@@ -7,8 +7,8 @@
 //! on `plain` it costs the file's data blocks and one flush. [`model_label`] says which.
 
 use crate::error::Error;
-use flashlab_simfs::{FileId, FsConfig};
 use flashlab_lab::system::SimSystem;
+use flashlab_simfs::{FileId, FsConfig};
 use flashsim::{Counters, Ns, Op, Profile};
 use std::collections::HashMap;
 

@@ -4,13 +4,13 @@
 
 use crate::error::SweepError;
 use crate::spec::{Case, Param, Spec};
-use flashlab_simfs::FsConfig;
 use flashlab_lab::protocol::Protocol;
 use flashlab_lab::sim_run::{self, SimProtocolRun};
 use flashlab_lab::units::parse_cli_size;
 use flashlab_life::policy::Policy;
 use flashlab_life::runner::{run_life, LifeConfig};
 use flashlab_life::usage::Usage;
+use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 use serde_json::Value;
 

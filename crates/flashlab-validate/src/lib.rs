@@ -42,8 +42,8 @@ pub use error::Error;
 
 use classify::Classifier;
 use compare::{rows, tally};
-use flashlab_simfs::FS_BLOCK;
 use flashlab_lab::system::SimSystem;
+use flashlab_simfs::FS_BLOCK;
 use image::Image;
 use options::{Options, Workload};
 use report::{FreeMaps, PerCommit, Placement, Report};

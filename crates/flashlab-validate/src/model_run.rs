@@ -5,11 +5,11 @@
 use crate::error::Error;
 use crate::ops::{FileOp, Script, WRITE_CHUNK};
 use crate::options::{Mount, Options};
+use flashlab_lab::system::SimSystem;
 use flashlab_simfs::disk::Traced;
 use flashlab_simfs::ext4_layout::Layout;
-use flashlab_simfs::{Fs, FsConfig, FsKind};
 use flashlab_simfs::FS_BLOCK;
-use flashlab_lab::system::SimSystem;
+use flashlab_simfs::{Fs, FsConfig, FsKind};
 use flashsim::{Device, Op, Profile};
 
 /// The model's filesystem configuration for a mount.

@@ -21,11 +21,11 @@
 //! (through the shared-storage layer), test /data again.
 
 use crate::engine::{run_jobs_hooked, Completed, JobSpec};
-use flashlab_simfs::FileId;
 use crate::stack::{LayerCost, TrimPolicy};
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
 use flashlab_measure::{LatencyHistogram, LatencySummary};
+use flashlab_simfs::FileId;
 use flashsim::Ns;
 use serde::Serialize;
 
@@ -176,9 +176,12 @@ pub(crate) fn run_fill_named(
     let t0 = sys.now;
     let size = sys.fs.free_bytes().saturating_sub(spec.leave_free) / 4096 * 4096;
     if size == 0 {
-        return Err(
-            flashlab_simfs::FsError::NoSpace { name: name.to_string(), wanted: 4096, free: sys.fs.free_bytes() }.into()
-        );
+        return Err(flashlab_simfs::FsError::NoSpace {
+            name: name.to_string(),
+            wanted: 4096,
+            free: sys.fs.free_bytes(),
+        }
+        .into());
     }
     let sessions = u64::from(spec.sessions.max(1));
     let mut sl = Slices::new(sys, size);

@@ -4,9 +4,9 @@
 //! curve falls off the "write cliff" when the spare blocks run out and GC starts copying.
 
 use crate::engine::{run_jobs_observed, JobSpec};
-use flashlab_simfs::FileId;
 use crate::system::{DeviceReport, SimSystem, SysError};
 use flashlab_jobs::Rw;
+use flashlab_simfs::FileId;
 use serde::Serialize;
 
 /// One interval of a write-saturation run.

@@ -21,9 +21,9 @@ pub mod wsat;
 
 use crate::cli::{CommonArgs, SimFsArgs};
 use crate::error::Error;
-use flashlab_simfs::FsConfig;
 use flashlab_lab::precondition::PreconditionReport;
 use flashlab_lab::system::SimSystem;
+use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 
 /// The simulated filesystem of a run: `--fs` if given, else the profile's `[system]` table;
