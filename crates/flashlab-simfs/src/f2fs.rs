@@ -35,6 +35,7 @@
 use super::disk::{instant, later, Disk, Purpose};
 use super::FsConfig;
 use crate::extents::FS_BLOCK;
+use crate::model::FsModel;
 use crate::{FsError, InvariantError};
 use flashsim::{Completion, Ns, Op};
 
@@ -221,18 +222,6 @@ impl F2fs {
         }
     }
 
-    /// Bytes of file data the user can still allocate: the free user blocks less the node
-    /// blocks (inode and direct nodes) a file holding them needs, so that a file of this size
-    /// fits. (Counting the free blocks alone, a file of "all the free space" never fits: its
-    /// node blocks take space too. That made `fill --fs f2fs` fail on every profile.)
-    pub(crate) fn free_bytes(&self) -> u64 {
-        let free = self.user_blocks.saturating_sub(self.valid_blocks + self.reserved_blocks);
-        data_blocks_fitting(free) * FS_BLOCK
-    }
-    /// Bytes the user can allocate on an empty filesystem.
-    pub(crate) fn capacity(&self) -> u64 {
-        self.user_blocks * FS_BLOCK
-    }
     /// Main-area segments free now.
     pub fn free_segments(&self) -> u32 {
         self.free_segs
@@ -252,9 +241,6 @@ impl F2fs {
     /// Device byte offset of the main area.
     pub fn main_offset(&self) -> u64 {
         self.main_start * FS_BLOCK
-    }
-    pub(crate) fn size(&self, id: u32) -> Option<u64> {
-        self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.size)
     }
 
     fn dev_off(&self, addr: u32) -> u64 {
@@ -436,36 +422,6 @@ impl F2fs {
         Ok(last)
     }
 
-    pub(crate) fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
-        debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
-        self.tick(d, t)?;
-        let n = size.div_ceil(FS_BLOCK);
-        let nodes = nodes_for(n);
-        let need = n + nodes as u64;
-        if self.valid_blocks + self.reserved_blocks + need > self.user_blocks {
-            if id as usize == self.files.len() {
-                self.files.push(None);
-            }
-            return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes() });
-        }
-        self.reserved_blocks += need;
-        let mut f = LFile { size, blocks: vec![NEW_ADDR; n as usize], nodes: Vec::with_capacity(nodes) };
-        for _ in 0..nodes {
-            f.nodes.push(Node { addr: NONE, nid: self.next_nid, dirty: false });
-            self.next_nid += 1;
-        }
-        // A deleted file's id is reused: the table stays as large as the most files alive at once.
-        if id as usize == self.files.len() {
-            self.files.push(Some(f));
-        } else {
-            self.files[id as usize] = Some(f);
-        }
-        for ni in 0..nodes {
-            self.mark_node_dirty(id, ni);
-        }
-        Ok(())
-    }
-
     /// Grow file `id` to `blocks` blocks (holes), with the nodes they need; Err when full.
     fn extend(&mut self, id: u32, name: &str, end: u64) -> Result<(), FsError> {
         let blocks = end.div_ceil(FS_BLOCK);
@@ -491,89 +447,6 @@ impl F2fs {
             self.mark_node_dirty(id, ni);
         }
         Ok(())
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn io(
-        &mut self,
-        d: &mut Disk,
-        t: Ns,
-        id: u32,
-        name: &str,
-        op: Op,
-        off: u64,
-        len: u64,
-    ) -> Result<Completion, FsError> {
-        self.check_id(id)?;
-        self.tick(d, t)?;
-        let (b0, b1) = (off / FS_BLOCK, (off + len).div_ceil(FS_BLOCK));
-        match op {
-            Op::Write => {
-                self.extend(id, name, off + len)?;
-                let n = b1 - b0;
-                self.ensure_free(d, t, (n.div_ceil(u64::from(SEG_BLOCKS)) + 2) as u32)?;
-                let small = {
-                    let f = self.files[id as usize].as_mut().expect("checked");
-                    f.size = f.size.max(off + len);
-                    f.size <= self.cfg.hot_file_bytes
-                };
-                for b in b0..b1 {
-                    let old = self.files[id as usize].as_ref().expect("checked").blocks[b as usize];
-                    if self.cfg.ipu && old < NEW_ADDR {
-                        // In-place update: the block keeps its address, no node changes.
-                        self.runs.push(old);
-                        continue;
-                    }
-                    let log = if old < NEW_ADDR || small { HOT } else { WARM };
-                    if old < NEW_ADDR {
-                        self.invalidate(old);
-                    } else {
-                        self.reserved_blocks -= 1;
-                    }
-                    let addr = self.alloc_block(log, t, id, b as u32)?;
-                    self.files[id as usize].as_mut().expect("checked").blocks[b as usize] = addr;
-                    self.mark_node_dirty(id, node_of(b));
-                    self.runs.push(addr);
-                }
-                d.c.user_write_bytes += len;
-                Ok(self.write_runs(d, t, Purpose::Data)?.unwrap_or_else(|| instant(t)))
-            }
-            Op::Read | Op::Trim => {
-                let f = self.files[id as usize].as_ref().expect("checked");
-                if b1 > f.blocks.len() as u64 {
-                    return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.size });
-                }
-                let mut last = None;
-                let mut b = b0;
-                while b < b1 {
-                    let f = self.files[id as usize].as_ref().expect("checked");
-                    let s = f.blocks[b as usize];
-                    if s >= NEW_ADDR {
-                        b += 1;
-                        continue;
-                    }
-                    let mut e = b + 1;
-                    while e < b1 && f.blocks[e as usize] == s + (e - b) as u32 {
-                        e += 1;
-                    }
-                    let (dev, bytes) = (self.dev_off(s), (e - b) * FS_BLOCK);
-                    if op == Op::Read {
-                        last = Some(later(last, d.read(t, dev, bytes)?));
-                    } else {
-                        for k in b..e {
-                            self.invalidate(s + (k - b) as u32);
-                            self.reserved_blocks += 1;
-                            self.files[id as usize].as_mut().expect("checked").blocks[k as usize] = NEW_ADDR;
-                            self.mark_node_dirty(id, node_of(k));
-                        }
-                        last = Some(later(last, d.trim(t, dev, bytes)?));
-                    }
-                    b = e;
-                }
-                Ok(last.unwrap_or_else(|| instant(t)))
-            }
-            Op::Flush => Ok(d.flush(t)?),
-        }
     }
 
     /// Checkpoint when the interval passed, too many nodes are dirty, or prefree segments
@@ -714,26 +587,6 @@ impl F2fs {
         self.write_runs(d, t, Purpose::Node)
     }
 
-    /// fsync: the file's dirty nodes, then a flush; no checkpoint.
-    pub(crate) fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
-        self.check_id(id)?;
-        self.tick(d, t)?;
-        let f = self.files[id as usize].as_ref().expect("checked");
-        let dirty = f.nodes.iter().filter(|n| n.dirty).count() as u64;
-        let mut last = None;
-        if dirty > 0 {
-            self.ensure_free(d, t, (dirty.div_ceil(u64::from(SEG_BLOCKS)) + 1) as u32)?;
-            let nodes = self.files[id as usize].as_ref().expect("checked").nodes.len();
-            for ni in 0..nodes {
-                if self.files[id as usize].as_ref().expect("checked").nodes[ni].dirty {
-                    self.write_node(t, id, ni as u32)?;
-                }
-            }
-            last = self.write_runs(d, t, Purpose::Node)?;
-        }
-        Ok(later(last, d.flush(t)?).done)
-    }
-
     /// A checkpoint: dirty nodes, NAT and SIT blocks, flush, checkpoint pack (FUA); prefree
     /// segments become free (and are discarded with `discard`).
     pub(crate) fn checkpoint(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, FsError> {
@@ -802,7 +655,168 @@ impl F2fs {
         Ok(done)
     }
 
-    pub(crate) fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
+    /// F2FS's `has_enough_invalid_blocks`: less than 60 % of the user space written, and free
+    /// segments hold less than 40 % of the space not written.
+    fn bg_gc_wanted(&self) -> bool {
+        let unwritten = self.user_blocks.saturating_sub(self.valid_blocks);
+        let free_user = u64::from(self.free_segs.saturating_sub(self.ovp_segs)) * u64::from(SEG_BLOCKS);
+        unwritten > self.user_blocks * 40 / 100 && free_user < unwritten * 40 / 100
+    }
+}
+
+impl FsModel for F2fs {
+    /// Bytes the user can allocate on an empty filesystem.
+    fn capacity(&self) -> u64 {
+        self.user_blocks * FS_BLOCK
+    }
+
+    /// Bytes of file data the user can still allocate: the free user blocks less the node
+    /// blocks (inode and direct nodes) a file holding them needs, so that a file of this size
+    /// fits. (Counting the free blocks alone, a file of "all the free space" never fits: its
+    /// node blocks take space too. That made `fill --fs f2fs` fail on every profile.)
+    fn free_bytes(&self) -> u64 {
+        let free = self.user_blocks.saturating_sub(self.valid_blocks + self.reserved_blocks);
+        data_blocks_fitting(free) * FS_BLOCK
+    }
+
+    fn size(&self, id: u32) -> Option<u64> {
+        self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.size)
+    }
+
+    fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
+        debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
+        self.tick(d, t)?;
+        let n = size.div_ceil(FS_BLOCK);
+        let nodes = nodes_for(n);
+        let need = n + nodes as u64;
+        if self.valid_blocks + self.reserved_blocks + need > self.user_blocks {
+            if id as usize == self.files.len() {
+                self.files.push(None);
+            }
+            return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes() });
+        }
+        self.reserved_blocks += need;
+        let mut f = LFile { size, blocks: vec![NEW_ADDR; n as usize], nodes: Vec::with_capacity(nodes) };
+        for _ in 0..nodes {
+            f.nodes.push(Node { addr: NONE, nid: self.next_nid, dirty: false });
+            self.next_nid += 1;
+        }
+        // A deleted file's id is reused: the table stays as large as the most files alive at once.
+        if id as usize == self.files.len() {
+            self.files.push(Some(f));
+        } else {
+            self.files[id as usize] = Some(f);
+        }
+        for ni in 0..nodes {
+            self.mark_node_dirty(id, ni);
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn io(
+        &mut self,
+        d: &mut Disk,
+        t: Ns,
+        id: u32,
+        name: &str,
+        op: Op,
+        off: u64,
+        len: u64,
+    ) -> Result<Completion, FsError> {
+        self.check_id(id)?;
+        self.tick(d, t)?;
+        let (b0, b1) = (off / FS_BLOCK, (off + len).div_ceil(FS_BLOCK));
+        match op {
+            Op::Write => {
+                self.extend(id, name, off + len)?;
+                let n = b1 - b0;
+                self.ensure_free(d, t, (n.div_ceil(u64::from(SEG_BLOCKS)) + 2) as u32)?;
+                let small = {
+                    let f = self.files[id as usize].as_mut().expect("checked");
+                    f.size = f.size.max(off + len);
+                    f.size <= self.cfg.hot_file_bytes
+                };
+                for b in b0..b1 {
+                    let old = self.files[id as usize].as_ref().expect("checked").blocks[b as usize];
+                    if self.cfg.ipu && old < NEW_ADDR {
+                        // In-place update: the block keeps its address, no node changes.
+                        self.runs.push(old);
+                        continue;
+                    }
+                    let log = if old < NEW_ADDR || small { HOT } else { WARM };
+                    if old < NEW_ADDR {
+                        self.invalidate(old);
+                    } else {
+                        self.reserved_blocks -= 1;
+                    }
+                    let addr = self.alloc_block(log, t, id, b as u32)?;
+                    self.files[id as usize].as_mut().expect("checked").blocks[b as usize] = addr;
+                    self.mark_node_dirty(id, node_of(b));
+                    self.runs.push(addr);
+                }
+                d.c.user_write_bytes += len;
+                Ok(self.write_runs(d, t, Purpose::Data)?.unwrap_or_else(|| instant(t)))
+            }
+            Op::Read | Op::Trim => {
+                let f = self.files[id as usize].as_ref().expect("checked");
+                if b1 > f.blocks.len() as u64 {
+                    return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.size });
+                }
+                let mut last = None;
+                let mut b = b0;
+                while b < b1 {
+                    let f = self.files[id as usize].as_ref().expect("checked");
+                    let s = f.blocks[b as usize];
+                    if s >= NEW_ADDR {
+                        b += 1;
+                        continue;
+                    }
+                    let mut e = b + 1;
+                    while e < b1 && f.blocks[e as usize] == s + (e - b) as u32 {
+                        e += 1;
+                    }
+                    let (dev, bytes) = (self.dev_off(s), (e - b) * FS_BLOCK);
+                    if op == Op::Read {
+                        last = Some(later(last, d.read(t, dev, bytes)?));
+                    } else {
+                        for k in b..e {
+                            self.invalidate(s + (k - b) as u32);
+                            self.reserved_blocks += 1;
+                            self.files[id as usize].as_mut().expect("checked").blocks[k as usize] = NEW_ADDR;
+                            self.mark_node_dirty(id, node_of(k));
+                        }
+                        last = Some(later(last, d.trim(t, dev, bytes)?));
+                    }
+                    b = e;
+                }
+                Ok(last.unwrap_or_else(|| instant(t)))
+            }
+            Op::Flush => Ok(d.flush(t)?),
+        }
+    }
+
+    /// fsync: the file's dirty nodes, then a flush; no checkpoint.
+    fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
+        self.check_id(id)?;
+        self.tick(d, t)?;
+        let f = self.files[id as usize].as_ref().expect("checked");
+        let dirty = f.nodes.iter().filter(|n| n.dirty).count() as u64;
+        let mut last = None;
+        if dirty > 0 {
+            self.ensure_free(d, t, (dirty.div_ceil(u64::from(SEG_BLOCKS)) + 1) as u32)?;
+            let nodes = self.files[id as usize].as_ref().expect("checked").nodes.len();
+            for ni in 0..nodes {
+                if self.files[id as usize].as_ref().expect("checked").nodes[ni].dirty {
+                    self.write_node(t, id, ni as u32)?;
+                }
+            }
+            last = self.write_runs(d, t, Purpose::Node)?;
+        }
+        Ok(later(last, d.flush(t)?).done)
+    }
+
+    fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
         self.check_id(id)?;
         self.tick(d, t)?;
         let f = self.files[id as usize].take().expect("checked");
@@ -829,17 +843,9 @@ impl F2fs {
         Ok(())
     }
 
-    /// F2FS's `has_enough_invalid_blocks`: less than 60 % of the user space written, and free
-    /// segments hold less than 40 % of the space not written.
-    fn bg_gc_wanted(&self) -> bool {
-        let unwritten = self.user_blocks.saturating_sub(self.valid_blocks);
-        let free_user = u64::from(self.free_segs.saturating_sub(self.ovp_segs)) * u64::from(SEG_BLOCKS);
-        unwritten > self.user_blocks * 40 / 100 && free_user < unwritten * 40 / 100
-    }
-
     /// Idle from `start` to `end`: checkpoints that fall due; the background cleaner wakes every
     /// `gc_sleep` and cleans one cost-benefit victim when F2FS would.
-    pub(crate) fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
+    fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
         let mut t = start;
         let changed = |s: &F2fs| s.dirty_nodes > 0 || !s.sit_list.is_empty() || !s.nat_list.is_empty();
         let cp_at = (self.last_cp + self.cfg.cp_interval_ns).max(start);
@@ -872,12 +878,12 @@ impl F2fs {
         Ok(())
     }
 
-    pub(crate) fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
+    fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
         Ok(self.checkpoint(d, t)?.done)
     }
 
     /// fstrim: a checkpoint (freeing prefree segments), then discard every free segment.
-    pub(crate) fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
+    fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut done = self.checkpoint(d, t)?.done;
         let mut bytes = 0;
         let mut s = 0;
@@ -900,7 +906,7 @@ impl F2fs {
 
     /// The valid map matches the files' block and node maps; segment counts and states and
     /// the space accounting agree.
-    pub(crate) fn check(&self) -> Result<(), InvariantError> {
+    fn check(&self) -> Result<(), InvariantError> {
         let mut owned = vec![0u32; self.main_segs as usize];
         let mut reserved = 0u64;
         let mut dirty = 0u32;

@@ -34,6 +34,7 @@ use super::ext4_layout::{default_journal_blocks, Layout};
 use super::journal::Journal;
 use super::FsConfig;
 use crate::extents::{check_tiling, Allocator, Extent, File, FS_BLOCK};
+use crate::model::FsModel;
 use crate::{FsError, InvariantError};
 use flashsim::{Completion, Ns, Op, SECTOR};
 
@@ -162,20 +163,6 @@ impl InPlace {
         InPlace { cfg: cfg.clone(), alloc, files: Vec::new(), ext4, file_clock: None }
     }
 
-    pub(crate) fn capacity(&self) -> u64 {
-        self.alloc.capacity()
-    }
-
-    /// Bytes free for new data. As ext4's statfs, blocks freed in the running transaction
-    /// count as free (an allocation that needs them forces the commit).
-    pub(crate) fn free_bytes(&self) -> u64 {
-        self.alloc.free_bytes()
-            + self
-                .ext4
-                .as_ref()
-                .map_or(0, |e| e.pending_free.iter().map(|&(_, l)| l).sum::<u64>() + e.mb.window_blocks() * FS_BLOCK)
-    }
-
     /// ext4's directory blocks (block numbers; empty on `plain`).
     pub fn dir_blocks(&self) -> &[u64] {
         self.ext4.as_ref().map_or(&[], |e| e.dir_blocks.as_slice())
@@ -212,10 +199,6 @@ impl InPlace {
     /// The file's extents (for tests and invariant checks).
     pub fn extents(&self, id: u32) -> Option<&[Extent]> {
         self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.f.extents.as_slice())
-    }
-
-    pub(crate) fn size(&self, id: u32) -> Option<u64> {
-        self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.f.size)
     }
 
     /// Allocate file `id` up to `wanted` bytes (whole blocks); forces a commit to
@@ -268,7 +251,124 @@ impl InPlace {
         Ok(())
     }
 
-    pub(crate) fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
+    /// Commit when the commit interval has passed; write back journaled metadata when due.
+    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), FsError> {
+        let Some(e4) = &mut self.ext4 else { return Ok(()) };
+        if t >= e4.next_commit {
+            if e4.dirty.is_empty() && e4.pending_free.is_empty() {
+                e4.next_commit = t + self.cfg.commit_interval_ns;
+            } else {
+                self.commit(d, t)?;
+            }
+        }
+        let e4 = self.ext4.as_mut().expect("ext4");
+        if let Some(j) = &mut e4.journal {
+            if j.writeback_due(t, self.cfg.writeback_interval_ns).is_some() {
+                j.checkpoint(d, t)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Commit the running transaction (no-op on `plain` or with nothing in it).
+    fn commit(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, FsError> {
+        let cfg = &self.cfg;
+        let Some(e4) = &mut self.ext4 else { return Ok(instant(t)) };
+        e4.next_commit = t + cfg.commit_interval_ns;
+        if e4.dirty.is_empty() && e4.pending_free.is_empty() {
+            return Ok(instant(t));
+        }
+        e4.dirty.sort_unstable();
+        e4.dirty.dedup();
+        let mut last = None;
+        match &mut e4.journal {
+            Some(j) => {
+                let chunk = (j.max_transaction() - 2) as usize;
+                if e4.dirty.is_empty() {
+                    last = Some(j.commit(d, t, &[], cfg.journal_checkpoint_fraction)?);
+                }
+                for part in e4.dirty.chunks(chunk.max(1)) {
+                    last = Some(later(last, j.commit(d, t, part, cfg.journal_checkpoint_fraction)?));
+                }
+            }
+            None => {
+                // No journal (a filesystem under 8 MiB): metadata goes home directly.
+                for &b in &e4.dirty {
+                    last = Some(later(last, d.write(t, b * FS_BLOCK, FS_BLOCK, Purpose::Meta)?));
+                }
+                last = Some(later(last, d.flush(t)?));
+                d.c.commits += 1;
+            }
+        }
+        e4.dirty.clear();
+        e4.tid += 1;
+        for (s, l) in e4.pending_free.drain(..) {
+            if cfg.discard {
+                last = Some(later(last, d.trim(t, s, l)?));
+            }
+            self.alloc.release(s, l);
+        }
+        Ok(last.unwrap_or_else(|| instant(t)))
+    }
+
+    /// Truncate file `id` to 0 bytes: its blocks are freed (reusable after the commit, as on
+    /// delete), the inode and the freed groups' bitmaps and descriptors are dirtied; the file,
+    /// its inode and its directory entry stay.
+    pub(crate) fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
+        self.file(id)?;
+        let f = self.files[id as usize].as_mut().expect("checked");
+        let shrinks = f.f.size > 0 || !f.f.extents.is_empty();
+        let mut freed: Vec<(u64, u64)> = f.f.extents.drain(..).map(|e| (e.dev_off, e.len)).collect();
+        freed.extend(f.leaves.drain(..).map(|b| (b * FS_BLOCK, FS_BLOCK)));
+        f.f.size = 0;
+        match &mut self.ext4 {
+            None => {
+                for (s, l) in freed {
+                    if self.cfg.discard {
+                        d.trim(t, s, l)?;
+                    }
+                    self.alloc.release(s, l);
+                }
+            }
+            Some(e4) => {
+                for &(s, l) in &freed {
+                    dirty_groups(e4, s, l);
+                }
+                if shrinks {
+                    // A shrinking truncate puts the inode on the orphan list while it frees
+                    // the blocks (`ext4_setattr`): the list head is in the superblock.
+                    e4.dirty.push(SUPERBLOCK);
+                }
+                e4.pending_free.extend(freed);
+                let f = self.files[id as usize].as_mut().expect("checked");
+                f.txn = 0;
+                touch_inode(e4, f);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FsModel for InPlace {
+    fn capacity(&self) -> u64 {
+        self.alloc.capacity()
+    }
+
+    /// Bytes free for new data. As ext4's statfs, blocks freed in the running transaction
+    /// count as free (an allocation that needs them forces the commit).
+    fn free_bytes(&self) -> u64 {
+        self.alloc.free_bytes()
+            + self
+                .ext4
+                .as_ref()
+                .map_or(0, |e| e.pending_free.iter().map(|&(_, l)| l).sum::<u64>() + e.mb.window_blocks() * FS_BLOCK)
+    }
+
+    fn size(&self, id: u32) -> Option<u64> {
+        self.files.get(id as usize).and_then(Option::as_ref).map(|f| f.f.size)
+    }
+
+    fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
         debug_assert!(id as usize >= self.files.len() || self.files[id as usize].is_none(), "id {id} in use");
         let first_ino = self.ext4.as_ref().map_or(12, |e| e.layout.first_free_ino);
         let ino = first_ino + u64::from(id);
@@ -320,7 +420,7 @@ impl InPlace {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn io(
+    fn io(
         &mut self,
         d: &mut Disk,
         t: Ns,
@@ -384,68 +484,8 @@ impl InPlace {
         Ok(result.unwrap_or_else(|| instant(t)))
     }
 
-    /// Commit when the commit interval has passed; write back journaled metadata when due.
-    fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), FsError> {
-        let Some(e4) = &mut self.ext4 else { return Ok(()) };
-        if t >= e4.next_commit {
-            if e4.dirty.is_empty() && e4.pending_free.is_empty() {
-                e4.next_commit = t + self.cfg.commit_interval_ns;
-            } else {
-                self.commit(d, t)?;
-            }
-        }
-        let e4 = self.ext4.as_mut().expect("ext4");
-        if let Some(j) = &mut e4.journal {
-            if j.writeback_due(t, self.cfg.writeback_interval_ns).is_some() {
-                j.checkpoint(d, t)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Commit the running transaction (no-op on `plain` or with nothing in it).
-    fn commit(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, FsError> {
-        let cfg = &self.cfg;
-        let Some(e4) = &mut self.ext4 else { return Ok(instant(t)) };
-        e4.next_commit = t + cfg.commit_interval_ns;
-        if e4.dirty.is_empty() && e4.pending_free.is_empty() {
-            return Ok(instant(t));
-        }
-        e4.dirty.sort_unstable();
-        e4.dirty.dedup();
-        let mut last = None;
-        match &mut e4.journal {
-            Some(j) => {
-                let chunk = (j.max_transaction() - 2) as usize;
-                if e4.dirty.is_empty() {
-                    last = Some(j.commit(d, t, &[], cfg.journal_checkpoint_fraction)?);
-                }
-                for part in e4.dirty.chunks(chunk.max(1)) {
-                    last = Some(later(last, j.commit(d, t, part, cfg.journal_checkpoint_fraction)?));
-                }
-            }
-            None => {
-                // No journal (a filesystem under 8 MiB): metadata goes home directly.
-                for &b in &e4.dirty {
-                    last = Some(later(last, d.write(t, b * FS_BLOCK, FS_BLOCK, Purpose::Meta)?));
-                }
-                last = Some(later(last, d.flush(t)?));
-                d.c.commits += 1;
-            }
-        }
-        e4.dirty.clear();
-        e4.tid += 1;
-        for (s, l) in e4.pending_free.drain(..) {
-            if cfg.discard {
-                last = Some(later(last, d.trim(t, s, l)?));
-            }
-            self.alloc.release(s, l);
-        }
-        Ok(last.unwrap_or_else(|| instant(t)))
-    }
-
     /// fsync: commit if the file's metadata is in the running transaction, else a flush.
-    pub(crate) fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
+    fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
         self.file(id)?;
         self.tick(d, t)?;
         let txn = self.file(id)?.txn;
@@ -457,7 +497,7 @@ impl InPlace {
         }
     }
 
-    pub(crate) fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
+    fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
         self.file(id)?;
         let f = self.files[id as usize].take().expect("checked");
         let mut freed: Vec<(u64, u64)> = f.f.extents.iter().map(|e| (e.dev_off, e.len)).collect();
@@ -495,7 +535,7 @@ impl InPlace {
     }
 
     /// Let virtual time pass from `start` to `end`: commits and writeback that fall due.
-    pub(crate) fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
+    fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
         let Some(e4) = &self.ext4 else { return Ok(()) };
         let at = e4.next_commit.max(start);
         if at < end && !(e4.dirty.is_empty() && e4.pending_free.is_empty()) {
@@ -516,7 +556,7 @@ impl InPlace {
     /// Commit whatever is pending and flush (`sync`).
     /// Commit what is pending; flush only when there was nothing to commit (a commit flushes
     /// already, as `ext4_sync_fs` skips its barrier then).
-    pub(crate) fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
+    fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
         let pending = self.ext4.as_ref().is_some_and(|e| !(e.dirty.is_empty() && e.pending_free.is_empty()));
         let c = self.commit(d, t)?;
         if pending {
@@ -525,75 +565,8 @@ impl InPlace {
         Ok(c.done.max(d.flush(t)?.done))
     }
 
-    /// Take file timestamps from `clock` (nanoseconds of the kernel's coarse clock,
-    /// `CLOCK_REALTIME_COARSE`, as measured while the same operations ran on a kernel) instead
-    /// of the simulated time, until called with `None`. A write dirties its file's inode when
-    /// this value differs from the one its last mtime update took. For comparing with a
-    /// kernel's run, whose timestamps tick in its wall time, not in the model's device time.
-    pub(crate) fn set_file_clock(&mut self, clock: Option<Ns>) {
-        self.file_clock = clock;
-    }
-
-    /// File `id`'s timestamps were read (stat): since Linux 6.13 (multigrain timestamps) the
-    /// next write then takes a fine-grained time, so it changes mtime and dirties the inode
-    /// even within the same jiffy.
-    pub(crate) fn stat(&mut self, id: u32) {
-        if let Some(Some(f)) = self.files.get_mut(id as usize) {
-            f.queried = true;
-        }
-    }
-
-    /// File `id` was read: `relatime` updates its atime (dirtying the inode) when it was
-    /// modified since the last update.
-    pub(crate) fn read_atime(&mut self, id: u32) {
-        let Some(e4) = &mut self.ext4 else { return };
-        if let Some(Some(f)) = self.files.get_mut(id as usize) {
-            if f.atime_stale {
-                f.atime_stale = false;
-                touch_inode(e4, f);
-            }
-        }
-    }
-
-    /// Truncate file `id` to 0 bytes: its blocks are freed (reusable after the commit, as on
-    /// delete), the inode and the freed groups' bitmaps and descriptors are dirtied; the file,
-    /// its inode and its directory entry stay.
-    pub(crate) fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
-        self.file(id)?;
-        let f = self.files[id as usize].as_mut().expect("checked");
-        let shrinks = f.f.size > 0 || !f.f.extents.is_empty();
-        let mut freed: Vec<(u64, u64)> = f.f.extents.drain(..).map(|e| (e.dev_off, e.len)).collect();
-        freed.extend(f.leaves.drain(..).map(|b| (b * FS_BLOCK, FS_BLOCK)));
-        f.f.size = 0;
-        match &mut self.ext4 {
-            None => {
-                for (s, l) in freed {
-                    if self.cfg.discard {
-                        d.trim(t, s, l)?;
-                    }
-                    self.alloc.release(s, l);
-                }
-            }
-            Some(e4) => {
-                for &(s, l) in &freed {
-                    dirty_groups(e4, s, l);
-                }
-                if shrinks {
-                    // A shrinking truncate puts the inode on the orphan list while it frees
-                    // the blocks (`ext4_setattr`): the list head is in the superblock.
-                    e4.dirty.push(SUPERBLOCK);
-                }
-                e4.pending_free.extend(freed);
-                let f = self.files[id as usize].as_mut().expect("checked");
-                f.txn = 0;
-                touch_inode(e4, f);
-            }
-        }
-        Ok(())
-    }
-
     /// fstrim: commit (releasing pending frees), then discard every free extent.
-    pub(crate) fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
+    fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut done = self.commit(d, t)?.done;
         let mut bytes = 0;
         for (s, l) in self.alloc.free_extents() {
@@ -605,7 +578,7 @@ impl InPlace {
 
     /// Files, metadata, journal, pending frees and free space tile the device exactly, and
     /// every file holds at least its size.
-    pub(crate) fn check(&self) -> Result<(), InvariantError> {
+    fn check(&self) -> Result<(), InvariantError> {
         let mut ranges = self.alloc.free_extents();
         for (i, f) in self.files.iter().enumerate() {
             let Some(f) = f else { continue };
@@ -629,6 +602,40 @@ impl InPlace {
             ranges.extend(e4.mb.window().map(|(s, l)| (s * FS_BLOCK, l * FS_BLOCK)));
         }
         check_tiling(ranges, self.alloc.capacity())
+    }
+
+    /// Take file timestamps from `clock` (nanoseconds of the kernel's coarse clock,
+    /// `CLOCK_REALTIME_COARSE`, as measured while the same operations ran on a kernel) instead
+    /// of the simulated time, until called with `None`. A write dirties its file's inode when
+    /// this value differs from the one its last mtime update took. For comparing with a
+    /// kernel's run, whose timestamps tick in its wall time, not in the model's device time.
+    fn set_file_clock(&mut self, clock: Option<Ns>) {
+        self.file_clock = clock;
+    }
+
+    /// File `id`'s timestamps were read (stat): since Linux 6.13 (multigrain timestamps) the
+    /// next write then takes a fine-grained time, so it changes mtime and dirties the inode
+    /// even within the same jiffy.
+    fn stat(&mut self, id: u32) {
+        if let Some(Some(f)) = self.files.get_mut(id as usize) {
+            f.queried = true;
+        }
+    }
+
+    /// File `id` was read: `relatime` updates its atime (dirtying the inode) when it was
+    /// modified since the last update.
+    fn read_atime(&mut self, id: u32) {
+        let Some(e4) = &mut self.ext4 else { return };
+        if let Some(Some(f)) = self.files.get_mut(id as usize) {
+            if f.atime_stale {
+                f.atime_stale = false;
+                touch_inode(e4, f);
+            }
+        }
+    }
+
+    fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<bool, FsError> {
+        InPlace::truncate_to_zero(self, d, t, id).map(|()| true)
     }
 }
 

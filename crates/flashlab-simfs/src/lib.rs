@@ -87,15 +87,7 @@ impl Fs {
             FsKind::Ext4 => AnyModel::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
             FsKind::F2fs => AnyModel::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
         };
-        Fs {
-            cfg,
-            names: BTreeMap::new(),
-            id_names: Vec::new(),
-            free_ids: Vec::new(),
-            model,
-            counters: FsCounters::default(),
-            trace: None,
-        }
+        Fs::with_model(cfg, model)
     }
 
     /// The ext4 model over the blocks of a real image's `layout` (from
@@ -103,6 +95,11 @@ impl Fs {
     pub fn ext4_on(capacity: u64, mut cfg: FsConfig, layout: ext4_layout::Layout) -> Fs {
         cfg.kind = FsKind::Ext4;
         let model = AnyModel::InPlace(Box::new(inplace::InPlace::with_layout(capacity, &cfg, Some(layout))));
+        Fs::with_model(cfg, model)
+    }
+
+    /// A filesystem with no files yet, driving `model`.
+    fn with_model(cfg: FsConfig, model: AnyModel) -> Fs {
         Fs {
             cfg,
             names: BTreeMap::new(),

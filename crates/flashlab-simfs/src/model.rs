@@ -2,7 +2,8 @@
 //! tracing) and a filesystem model: what every model does with a file operation. The front
 //! never asks which model it drives.
 //!
-//! Two models implement it: [`InPlace`] (`plain` and `ext4`) and [`F2fs`]. [`AnyModel`] holds
+//! Two models implement it, each in its own file: [`InPlace`] (`plain` and `ext4`,
+//! `inplace.rs`) and [`F2fs`] (`f2fs.rs`). [`AnyModel`] holds
 //! one of them and implements the trait by delegation, so calls are dispatched statically
 //! (a match, no virtual call) and the models stay out of each other's way.
 
@@ -59,108 +60,6 @@ pub(crate) trait FsModel {
     fn stat(&mut self, _id: u32) {}
     /// Someone read file `id` through the page cache (see [`InPlace::read_atime`]).
     fn read_atime(&mut self, _id: u32) {}
-}
-
-impl FsModel for InPlace {
-    fn capacity(&self) -> u64 {
-        InPlace::capacity(self)
-    }
-    fn free_bytes(&self) -> u64 {
-        InPlace::free_bytes(self)
-    }
-    fn size(&self, id: u32) -> Option<u64> {
-        InPlace::size(self, id)
-    }
-    fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
-        InPlace::create(self, d, t, id, name, size)
-    }
-    fn io(
-        &mut self,
-        d: &mut Disk,
-        t: Ns,
-        id: u32,
-        name: &str,
-        op: Op,
-        off: u64,
-        len: u64,
-    ) -> Result<Completion, FsError> {
-        InPlace::io(self, d, t, id, name, op, off, len)
-    }
-    fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
-        InPlace::fsync(self, d, t, id)
-    }
-    fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
-        InPlace::delete(self, d, t, id)
-    }
-    fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
-        InPlace::idle(self, d, start, end)
-    }
-    fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
-        InPlace::sync(self, d, t)
-    }
-    fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
-        InPlace::fstrim(self, d, t)
-    }
-    fn check(&self) -> Result<(), InvariantError> {
-        InPlace::check(self)
-    }
-    fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<bool, FsError> {
-        InPlace::truncate_to_zero(self, d, t, id).map(|()| true)
-    }
-    fn set_file_clock(&mut self, clock: Option<Ns>) {
-        InPlace::set_file_clock(self, clock)
-    }
-    fn stat(&mut self, id: u32) {
-        InPlace::stat(self, id)
-    }
-    fn read_atime(&mut self, id: u32) {
-        InPlace::read_atime(self, id)
-    }
-}
-
-impl FsModel for F2fs {
-    fn capacity(&self) -> u64 {
-        F2fs::capacity(self)
-    }
-    fn free_bytes(&self) -> u64 {
-        F2fs::free_bytes(self)
-    }
-    fn size(&self, id: u32) -> Option<u64> {
-        F2fs::size(self, id)
-    }
-    fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
-        F2fs::create(self, d, t, id, name, size)
-    }
-    fn io(
-        &mut self,
-        d: &mut Disk,
-        t: Ns,
-        id: u32,
-        name: &str,
-        op: Op,
-        off: u64,
-        len: u64,
-    ) -> Result<Completion, FsError> {
-        F2fs::io(self, d, t, id, name, op, off, len)
-    }
-    fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
-        F2fs::fsync(self, d, t, id)
-    }
-    fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
-        F2fs::delete(self, d, t, id)
-    }
-    fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
-        F2fs::idle(self, d, start, end)
-    }
-    fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
-        F2fs::sync(self, d, t)
-    }
-    fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
-        F2fs::fstrim(self, d, t)
-    }
-    fn check(&self) -> Result<(), InvariantError> {
-        F2fs::check(self)
-    }
 }
 
 /// One of the models, boxed (they are large and moved around with their system).
