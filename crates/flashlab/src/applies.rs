@@ -2,10 +2,10 @@
 //! ignored (issue 19): checked here, before any work, from the command line alone. An option
 //! with a default counts as given when it was typed on the command line (clap's
 //! [`ValueSource::CommandLine`]), whatever its value: `--fill 80` with `--workload
-//! randwrite-fsync` is as wrong as `--fill 50`. Where the answer needs more than the command line (the target kind, the fill's
-//! procedure from the profile), the command checks it where it knows: real-target options on a
-//! simulated device and simulated-system options on a real one (age, bench, run, sqlite), and
-//! `fill`'s procedure options (cmd/fill_args.rs).
+//! randwrite-fsync` is as wrong as `--fill 50`. Where the answer needs more than the command
+//! line (the target kind, the fill's procedure from the profile), the command checks it where
+//! it knows: real-target options on a simulated device and simulated-system options on a real
+//! one (age, bench, run, sqlite), and `fill`'s procedure options (cmd/fill_args.rs).
 
 use crate::cli::{BreakdownArgs, Command, LifeArgs, ValidateFsArgs};
 use crate::error::Error;

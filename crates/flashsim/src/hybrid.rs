@@ -896,8 +896,10 @@ impl HybridFtl {
         let deadline = self.gc_deadline(start);
         self.catch_up();
         let mut end = at;
-        // Catching up (`spare.rs`): only the ceiling bounds the work.
-        let mut budget = if self.spare_logs_in_use() { u32::MAX } else { self.pages_per_command };
+        // Catching up (`spare.rs`): only the budget's ceiling bounds the work. Closing the
+        // sequential log below moves no random log, so this holds for the whole command.
+        let catching_up = self.spare_logs_in_use();
+        let mut budget = if catching_up { u32::MAX } else { self.pages_per_command };
         // Pace to be done with a quarter of the active log to spare: a command that hits the
         // ceiling leaves its share to the next ones, and they need room to catch up.
         let left = self.rw_units_left().saturating_sub(u64::from(self.upb / 4)).max(1);
@@ -913,7 +915,7 @@ impl HybridFtl {
         if self.job_victim == NIL || budget == 0 {
             return end;
         }
-        let quota = if self.spare_logs_in_use() {
+        let quota = if catching_up {
             // Catching up (`spare.rs`): as much as the budget and the ceiling allow.
             u64::MAX
         } else {

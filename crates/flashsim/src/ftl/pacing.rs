@@ -264,7 +264,6 @@ impl Ftl {
                 budget -= n.min(budget);
                 self.pace.debt[d] -= n as f64;
                 if self.job_victim[d] == NIL {
-                    // The victim is erased: the next one starts now if the die is still short.
                     // The victim is erased: the next one starts now only if the die is below
                     // its zone (else at the next block the host opens on it, as before).
                     if self.free[d].len() < self.pace.zone {
