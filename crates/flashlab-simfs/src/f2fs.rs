@@ -35,7 +35,7 @@
 use super::disk::{instant, later, Disk, Purpose};
 use super::FsConfig;
 use crate::extents::FS_BLOCK;
-use crate::model::FsModel;
+use crate::model::{FileIo, FsModel};
 use crate::{FsError, InvariantError};
 use flashsim::{Completion, Ns, Op};
 
@@ -713,17 +713,8 @@ impl FsModel for F2fs {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn io(
-        &mut self,
-        d: &mut Disk,
-        t: Ns,
-        id: u32,
-        name: &str,
-        op: Op,
-        off: u64,
-        len: u64,
-    ) -> Result<Completion, FsError> {
+    fn io(&mut self, d: &mut Disk, t: Ns, io: FileIo) -> Result<Completion, FsError> {
+        let FileIo { id, name, op, off, len } = io;
         self.check_id(id)?;
         self.tick(d, t)?;
         let (b0, b1) = (off / FS_BLOCK, (off + len).div_ceil(FS_BLOCK));

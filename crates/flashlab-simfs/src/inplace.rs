@@ -34,7 +34,7 @@ use super::ext4_layout::{default_journal_blocks, Layout};
 use super::journal::Journal;
 use super::FsConfig;
 use crate::extents::{check_tiling, Allocator, Extent, File, FS_BLOCK};
-use crate::model::FsModel;
+use crate::model::{FileIo, FsModel};
 use crate::{FsError, InvariantError};
 use flashsim::{Completion, Ns, Op, SECTOR};
 
@@ -419,17 +419,8 @@ impl FsModel for InPlace {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn io(
-        &mut self,
-        d: &mut Disk,
-        t: Ns,
-        id: u32,
-        name: &str,
-        op: Op,
-        off: u64,
-        len: u64,
-    ) -> Result<Completion, FsError> {
+    fn io(&mut self, d: &mut Disk, t: Ns, io: FileIo) -> Result<Completion, FsError> {
+        let FileIo { id, name, op, off, len } = io;
         self.file(id)?;
         self.tick(d, t)?;
         if let Some(e4) = &mut self.ext4 {

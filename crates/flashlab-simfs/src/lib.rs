@@ -48,7 +48,7 @@ pub use extents::FS_BLOCK;
 
 use disk::Disk;
 use flashsim::{Completion, Device, Ns, Op};
-use model::{AnyModel, FsModel};
+use model::{AnyModel, FileIo, FsModel};
 use std::collections::BTreeMap;
 
 /// A file of the simulated filesystem: a small index, cheap to copy and look up.
@@ -74,7 +74,8 @@ pub struct Fs {
     id_names: Vec<String>,
     /// Ids of deleted files, reused by the next creates.
     free_ids: Vec<u32>,
-    model: AnyModel,
+    /// Boxed: the models are large, and a system holding the filesystem is moved around whole.
+    model: Box<AnyModel>,
     counters: FsCounters,
     trace: Option<Vec<disk::Traced>>,
 }
@@ -83,9 +84,9 @@ impl Fs {
     /// Make a filesystem of `cfg.kind` over `capacity` bytes of device.
     pub fn new(capacity: u64, cfg: FsConfig) -> Fs {
         let model = match cfg.kind {
-            FsKind::Plain => AnyModel::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, false))),
-            FsKind::Ext4 => AnyModel::InPlace(Box::new(inplace::InPlace::new(capacity, &cfg, true))),
-            FsKind::F2fs => AnyModel::Log(Box::new(f2fs::F2fs::new(capacity, &cfg))),
+            FsKind::Plain => AnyModel::InPlace(inplace::InPlace::new(capacity, &cfg, false)),
+            FsKind::Ext4 => AnyModel::InPlace(inplace::InPlace::new(capacity, &cfg, true)),
+            FsKind::F2fs => AnyModel::Log(f2fs::F2fs::new(capacity, &cfg)),
         };
         Fs::with_model(cfg, model)
     }
@@ -94,7 +95,7 @@ impl Fs {
     /// [`ext4_layout::Layout::from_dumpe2fs`]), so it allocates where the kernel would on it.
     pub fn ext4_on(capacity: u64, mut cfg: FsConfig, layout: ext4_layout::Layout) -> Fs {
         cfg.kind = FsKind::Ext4;
-        let model = AnyModel::InPlace(Box::new(inplace::InPlace::with_layout(capacity, &cfg, Some(layout))));
+        let model = AnyModel::InPlace(inplace::InPlace::with_layout(capacity, &cfg, Some(layout)));
         Fs::with_model(cfg, model)
     }
 
@@ -105,7 +106,7 @@ impl Fs {
             names: BTreeMap::new(),
             id_names: Vec::new(),
             free_ids: Vec::new(),
-            model,
+            model: Box::new(model),
             counters: FsCounters::default(),
             trace: None,
         }
@@ -146,14 +147,14 @@ impl Fs {
     }
     /// The F2FS model, for tests and reports (None on the other models).
     pub fn f2fs(&self) -> Option<&f2fs::F2fs> {
-        match &self.model {
+        match self.model.as_ref() {
             AnyModel::Log(m) => Some(m),
             AnyModel::InPlace(_) => None,
         }
     }
     /// The in-place model (plain or ext4), for tests and reports.
     pub fn inplace(&self) -> Option<&inplace::InPlace> {
-        match &self.model {
+        match self.model.as_ref() {
             AnyModel::InPlace(m) => Some(m),
             AnyModel::Log(_) => None,
         }
@@ -217,7 +218,7 @@ impl Fs {
         }
         let name = self.id_names.get(id.0 as usize).map_or("", String::as_str);
         let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
-        self.model.io(&mut d, t, id.0, name, op, off, len)
+        self.model.io(&mut d, t, FileIo { id: id.0, name, op, off, len })
     }
 
     /// fsync file `id` at `t`; returns when it is durable.

@@ -3,19 +3,37 @@
 //! never asks which model it drives.
 //!
 //! Two models implement it, each in its own file: [`InPlace`] (`plain` and `ext4`,
-//! `inplace.rs`) and [`F2fs`] (`f2fs.rs`). [`AnyModel`] holds
-//! one of them and implements the trait by delegation, so calls are dispatched statically
-//! (a match, no virtual call) and the models stay out of each other's way.
+//! `inplace.rs`) and [`F2fs`] (`f2fs.rs`). [`AnyModel`] holds one of them and implements the
+//! trait by delegating each call to it (`enum_dispatch` writes the `match`): calls are
+//! dispatched statically (a branch on the kind, no virtual call) and the models stay out of
+//! each other's way.
 
 use crate::disk::Disk;
 use crate::f2fs::F2fs;
 use crate::inplace::InPlace;
 use crate::{FsError, InvariantError};
+use enum_dispatch::enum_dispatch;
 use flashsim::{Completion, Ns, Op};
+
+/// One read, write or trim of a file: which file, what, and where in it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FileIo<'a> {
+    /// The file's id.
+    pub(crate) id: u32,
+    /// The file's name, for error messages.
+    pub(crate) name: &'a str,
+    /// Read, write or trim.
+    pub(crate) op: Op,
+    /// Byte offset in the file.
+    pub(crate) off: u64,
+    /// Bytes (more than 0).
+    pub(crate) len: u64,
+}
 
 /// What a filesystem model does with the file operations of [`crate::Fs`]. File ids are
 /// indices the front hands out (reused after a delete); every device request goes through
 /// the [`Disk`] given, at virtual time `t`.
+#[enum_dispatch]
 pub(crate) trait FsModel {
     /// Bytes a user could allocate on the empty filesystem.
     fn capacity(&self) -> u64;
@@ -25,18 +43,8 @@ pub(crate) trait FsModel {
     fn size(&self, id: u32) -> Option<u64>;
     /// Create file `id` called `name` and allocate `size` bytes to it (fallocate).
     fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError>;
-    /// Read, write or trim `len` bytes at `off` of file `id`; returns the last completion.
-    #[allow(clippy::too_many_arguments)]
-    fn io(
-        &mut self,
-        d: &mut Disk,
-        t: Ns,
-        id: u32,
-        name: &str,
-        op: Op,
-        off: u64,
-        len: u64,
-    ) -> Result<Completion, FsError>;
+    /// Read, write or trim what `io` says; returns the last completion.
+    fn io(&mut self, d: &mut Disk, t: Ns, io: FileIo) -> Result<Completion, FsError>;
     /// Make file `id` durable; returns when it is.
     fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError>;
     /// Delete file `id`, freeing its blocks (trimmed when mounted with discard).
@@ -62,113 +70,13 @@ pub(crate) trait FsModel {
     fn read_atime(&mut self, _id: u32) {}
 }
 
-/// One of the models, boxed (they are large and moved around with their system).
+/// One of the models (`Fs` holds it boxed, so the variants' size difference costs nothing).
+#[allow(clippy::large_enum_variant)]
+#[enum_dispatch(FsModel)]
 #[derive(Debug, Clone)]
 pub(crate) enum AnyModel {
     /// `plain` or `ext4`.
-    InPlace(Box<InPlace>),
+    InPlace(InPlace),
     /// `f2fs`.
-    Log(Box<F2fs>),
-}
-
-impl FsModel for AnyModel {
-    fn capacity(&self) -> u64 {
-        match self {
-            AnyModel::InPlace(m) => FsModel::capacity(m.as_ref()),
-            AnyModel::Log(m) => FsModel::capacity(m.as_ref()),
-        }
-    }
-    fn free_bytes(&self) -> u64 {
-        match self {
-            AnyModel::InPlace(m) => FsModel::free_bytes(m.as_ref()),
-            AnyModel::Log(m) => FsModel::free_bytes(m.as_ref()),
-        }
-    }
-    fn size(&self, id: u32) -> Option<u64> {
-        match self {
-            AnyModel::InPlace(m) => FsModel::size(m.as_ref(), id),
-            AnyModel::Log(m) => FsModel::size(m.as_ref(), id),
-        }
-    }
-    fn create(&mut self, d: &mut Disk, t: Ns, id: u32, name: &str, size: u64) -> Result<(), FsError> {
-        match self {
-            AnyModel::InPlace(m) => FsModel::create(m.as_mut(), d, t, id, name, size),
-            AnyModel::Log(m) => FsModel::create(m.as_mut(), d, t, id, name, size),
-        }
-    }
-    fn io(
-        &mut self,
-        d: &mut Disk,
-        t: Ns,
-        id: u32,
-        name: &str,
-        op: Op,
-        off: u64,
-        len: u64,
-    ) -> Result<Completion, FsError> {
-        match self {
-            AnyModel::InPlace(m) => FsModel::io(m.as_mut(), d, t, id, name, op, off, len),
-            AnyModel::Log(m) => FsModel::io(m.as_mut(), d, t, id, name, op, off, len),
-        }
-    }
-    fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
-        match self {
-            AnyModel::InPlace(m) => FsModel::fsync(m.as_mut(), d, t, id),
-            AnyModel::Log(m) => FsModel::fsync(m.as_mut(), d, t, id),
-        }
-    }
-    fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {
-        match self {
-            AnyModel::InPlace(m) => FsModel::delete(m.as_mut(), d, t, id),
-            AnyModel::Log(m) => FsModel::delete(m.as_mut(), d, t, id),
-        }
-    }
-    fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
-        match self {
-            AnyModel::InPlace(m) => FsModel::idle(m.as_mut(), d, start, end),
-            AnyModel::Log(m) => FsModel::idle(m.as_mut(), d, start, end),
-        }
-    }
-    fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
-        match self {
-            AnyModel::InPlace(m) => FsModel::sync(m.as_mut(), d, t),
-            AnyModel::Log(m) => FsModel::sync(m.as_mut(), d, t),
-        }
-    }
-    fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
-        match self {
-            AnyModel::InPlace(m) => FsModel::fstrim(m.as_mut(), d, t),
-            AnyModel::Log(m) => FsModel::fstrim(m.as_mut(), d, t),
-        }
-    }
-    fn check(&self) -> Result<(), InvariantError> {
-        match self {
-            AnyModel::InPlace(m) => FsModel::check(m.as_ref()),
-            AnyModel::Log(m) => FsModel::check(m.as_ref()),
-        }
-    }
-    fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<bool, FsError> {
-        match self {
-            AnyModel::InPlace(m) => FsModel::truncate_to_zero(m.as_mut(), d, t, id),
-            AnyModel::Log(m) => FsModel::truncate_to_zero(m.as_mut(), d, t, id),
-        }
-    }
-    fn set_file_clock(&mut self, clock: Option<Ns>) {
-        match self {
-            AnyModel::InPlace(m) => FsModel::set_file_clock(m.as_mut(), clock),
-            AnyModel::Log(m) => FsModel::set_file_clock(m.as_mut(), clock),
-        }
-    }
-    fn stat(&mut self, id: u32) {
-        match self {
-            AnyModel::InPlace(m) => FsModel::stat(m.as_mut(), id),
-            AnyModel::Log(m) => FsModel::stat(m.as_mut(), id),
-        }
-    }
-    fn read_atime(&mut self, id: u32) {
-        match self {
-            AnyModel::InPlace(m) => FsModel::read_atime(m.as_mut(), id),
-            AnyModel::Log(m) => FsModel::read_atime(m.as_mut(), id),
-        }
-    }
+    Log(F2fs),
 }
