@@ -4,21 +4,15 @@
 
 use flashlab_lab::experiments::fill::{run_fill, FillSpec};
 use flashlab_lab::precondition::{self, Precondition};
-use flashlab_lab::profiles::builtin;
 use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 
 /// The toy device with 4 MiB erase blocks (512 pages of 8 KiB): one victim's copies take
-/// longer than the 250 ms ceiling, as on emmc-5.1's 8 MiB blocks.
+/// longer than the 250 ms ceiling, as on emmc-5.1's 8 MiB blocks. The profile is flashsim's
+/// test fixture, shared with its GC-pacing test.
 fn big_blocks() -> Profile {
-    let mut p = Profile::from_toml("toy", builtin("toy").unwrap()).unwrap();
-    p.nand.pages_per_block = 512;
-    p.nand.blocks_per_plane = 32;
-    p.ftl.spare_factor = 0.2;
-    p.ftl.bg_gc_target_free_blocks = 4;
-    p.ftl.gc_pages_per_command = Some(512);
-    p.validate("toy with 4 MiB blocks").unwrap();
-    p
+    let text = include_str!("../../flashsim/tests/fixtures/toy-4mib-blocks.toml");
+    Profile::from_toml("toy-4mib-blocks.toml", text).unwrap()
 }
 
 #[test]

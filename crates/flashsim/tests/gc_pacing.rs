@@ -5,21 +5,45 @@
 
 mod common;
 
-use flashsim::{Device, Ns, Op, Profile, Request, MAP_UNIT};
+use flashsim::{Device, Ns, Op, Request, MAP_UNIT};
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// The toy device with 4 MiB erase blocks (512 pages of 8 KiB): one victim's copies take
-/// longer than the 250 ms ceiling, as on emmc-5.1's 8 MiB blocks.
-pub fn big_blocks() -> Profile {
-    let mut p = common::toy();
-    p.nand.pages_per_block = 512;
-    p.nand.blocks_per_plane = 32;
-    p.ftl.spare_factor = 0.2;
-    p.ftl.bg_gc_target_free_blocks = 4;
-    p.ftl.gc_pages_per_command = Some(512);
-    p.validate("toy with 4 MiB blocks").unwrap();
-    p
+/// The fixture's path, and the values in which it differs from toy.toml.
+const FIXTURE: &str = "tests/fixtures/toy-4mib-blocks.toml";
+const CHANGED: [(&str, &str); 5] = [
+    ("nand", "blocks_per_plane"),
+    ("nand", "pages_per_block"),
+    ("ftl", "spare_factor"),
+    ("ftl", "bg_gc_target_free_blocks"),
+    ("ftl", "gc_pages_per_command"),
+];
+
+/// The fixture shared with flashlab-lab's fill test is what its comment says: toy.toml with its
+/// own name and five other values, each marked "changed" on its line, so that it cannot drift
+/// from toy unnoticed.
+#[test]
+fn the_large_block_fixture_is_toy_but_for_the_values_it_marks() {
+    let mut marked: Vec<&str> = common::TOY_4MIB_BLOCKS
+        .lines()
+        .filter(|l| l.ends_with("# changed"))
+        .map(|l| l.split('=').next().unwrap().trim())
+        .collect();
+    let mut named: Vec<&str> = CHANGED.iter().map(|(_, key)| *key).collect();
+    marked.sort_unstable();
+    named.sort_unstable();
+    assert_eq!(marked, named, "{FIXTURE}: the lines marked '# changed'");
+    let without_changes = |text: &str| {
+        let mut t: toml::Table = text.parse().unwrap();
+        for key in ["name", "description", "calibration"] {
+            t.remove(key);
+        }
+        for (section, key) in CHANGED {
+            t[section].as_table_mut().unwrap().remove(key).expect("the key is in the profile");
+        }
+        t
+    };
+    assert_eq!(without_changes(common::TOY_4MIB_BLOCKS), without_changes(common::TOY), "{FIXTURE} vs toy.toml");
 }
 
 fn ns(us: f64) -> Ns {
@@ -34,7 +58,7 @@ fn percentile(sorted: &[Ns], q: f64) -> Ns {
 
 #[test]
 fn no_write_is_busy_past_the_ceiling_on_a_full_device_with_large_blocks() {
-    let p = big_blocks();
+    let p = common::toy_4mib_blocks();
     let ceiling = ns(p.busy_ceiling_ms() * 1000.0);
     // One victim whose pages all hold valid data: its reads and programs alone exceed the
     // ceiling (on a full device victims are mostly valid).
