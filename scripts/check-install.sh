@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # `cargo install --path crates/flashlab --root <tmp>` from a copy of the source tree without
 # .git (as from a tarball), then the installed binary run from another directory with the copy
-# deleted: it must need no file of the source tree (profiles and protocols are embedded) and
-# --version must fall back to "unknown". Run by .ci/run (issue 19, acceptance 3).
+# deleted: it must need no file of the source tree (profiles and protocols are embedded).
+# --version must name this checkout's git revision, handed to the copy's build in
+# FLASHLAB_GIT_REVISION as a packager building from a tarball would ("unknown" when this tree
+# has no git metadata either; tests/build_revision.rs checks that fallback of the build script).
+# Run by .ci/run (issue 19, acceptance 3).
 # CARGO_TARGET_DIR defaults to target/install-check, so a second run is incremental; PROFILE
 # (default release, what `cargo install` builds) may be set to another cargo profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
+# The revision the installed binary must name: this checkout's, or none.
+rev=$(git -C "$top" rev-parse --short=12 HEAD 2>/dev/null || true)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/src" "$tmp/root" "$tmp/elsewhere"
@@ -16,7 +21,7 @@ tar --exclude=./target --exclude=./.git --exclude=./fuzz/target -cf - . | tar -x
 start=$(date +%s)
 (
     cd "$tmp/elsewhere"
-    env -u FLASHLAB_GIT_REVISION CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$top/target/install-check}" \
+    FLASHLAB_GIT_REVISION="$rev" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$top/target/install-check}" \
         cargo install --locked --quiet --profile "${PROFILE:-release}" --path "$tmp/src/crates/flashlab" --root "$tmp/root"
 )
 echo "check-install: cargo install took $(( $(date +%s) - start )) s"
@@ -26,8 +31,8 @@ cd "$tmp/elsewhere"
 version=$("$bin" --version)
 echo "check-install: $version"
 case $version in
-    "flashlab "*" (git unknown)") ;;
-    *) echo "check-install: expected 'git unknown' from a copy without .git, got: $version" >&2; exit 1 ;;
+    "flashlab "*" (git ${rev:-unknown})") ;;
+    *) echo "check-install: expected '(git ${rev:-unknown})', got: $version" >&2; exit 1 ;;
 esac
 # Outputs are captured before grep reads them: `flashlab ... | grep -q` under pipefail fails
 # whenever grep exits at its first match before flashlab has written its last line (flashlab
