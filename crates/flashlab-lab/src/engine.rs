@@ -20,25 +20,25 @@ use flashsim::{Ns, Op};
 #[derive(Debug, Clone)]
 pub struct JobSpec {
     /// The job's name (fio's section name).
-    pub name: String,
+    pub(crate) name: String,
     /// The stonewalled group the job runs in.
-    pub groupid: u32,
+    pub(crate) groupid: u32,
     /// Read, write, trim, or a mix; sequential or random.
-    pub rw: Rw,
+    pub(crate) rw: Rw,
     /// Percentage of reads in a mixed workload.
-    pub rwmixread: u32,
+    pub(crate) rwmixread: u32,
     /// Block size of reads.
-    pub bs_read: u64,
+    pub(crate) bs_read: u64,
     /// Block size of writes.
-    pub bs_write: u64,
+    pub(crate) bs_write: u64,
     /// Block size of trims.
-    pub bs_trim: u64,
+    pub(crate) bs_trim: u64,
     /// Where the job's I/O goes.
-    pub file: FileId,
+    pub(crate) file: FileId,
     /// Span within the file: [offset, offset + span).
-    pub offset: u64,
+    pub(crate) offset: u64,
     /// Bytes of the file the job covers.
-    pub span: u64,
+    pub(crate) span: u64,
     /// Requests kept in flight.
     pub iodepth: u32,
     /// Bytes to transfer (fio's `io_size`; defaults to the span).
@@ -46,52 +46,52 @@ pub struct JobSpec {
     /// I/Os to issue at most (fio's `number_ios`).
     pub number_ios: Option<u64>,
     /// Run time limit, ns (fio's `runtime`).
-    pub runtime_ns: Option<u64>,
+    pub(crate) runtime_ns: Option<u64>,
     /// Keep going over the span until `runtime_ns` is up (fio's `time_based`).
-    pub time_based: bool,
+    pub(crate) time_based: bool,
     /// Time at the start not counted in the results, ns (fio's `ramp_time`).
-    pub ramp_ns: u64,
+    pub(crate) ramp_ns: u64,
     /// Flush after every N writes (fsync / fdatasync), 0 = never.
-    pub fsync_every: u32,
+    pub(crate) fsync_every: u32,
     /// Random offsets visit each block once per pass (fio's default); false = `norandommap`.
-    pub random_map: bool,
+    pub(crate) random_map: bool,
     /// Seed of the job's offsets.
     pub seed: u64,
     /// Bandwidth sampling interval (fio's default `log_avg_msec` is 500 ms).
-    pub interval_ns: u64,
+    pub(crate) interval_ns: u64,
     /// fio's `thinktime`: the job issues `thinktime_blocks` I/Os, lets them complete, then
     /// stalls this long before it issues again (0 = never). On the
     /// simulated clock `thinktime_spin` is the same as sleeping, so it is not separate here.
-    pub thinktime_ns: u64,
+    pub(crate) thinktime_ns: u64,
     /// I/Os between two think times (fio's `thinktime_blocks`).
-    pub thinktime_blocks: u32,
+    pub(crate) thinktime_blocks: u32,
     /// A layer between the job and the filesystem that each request crosses on the way in and
     /// on the way out (a FUSE daemon's round trip; see [`crate::stack`]); zero by default.
-    pub layer: crate::stack::LayerCost,
+    pub(crate) layer: crate::stack::LayerCost,
     /// The job-file job this spec runs, for fio's options beyond the fields above (mixed
     /// block sizes, `random_distribution`, `percentage_random`, `rw=...:N`, `rate*`,
     /// `loops`). `None`: a job with only the fields above.
-    pub job: Option<std::sync::Arc<Job>>,
+    pub(crate) job: Option<std::sync::Arc<Job>>,
     /// fio's `verify` on the simulated device ([`crate::sim_verify`]): writes carry tags, a
     /// backlog's read-backs are issued as this job's reads. `None`: no verification.
     pub verify: Option<std::sync::Arc<std::sync::Mutex<crate::sim_verify::SimVerifier>>>,
     /// A job over several files (fio's `nrfiles`, `filename=a:b`): every file with its span,
     /// chosen per I/O as [`crate::fileset`] does. Empty: the one file `file` at
     /// [`JobSpec::offset`] over [`JobSpec::span`].
-    pub files: Vec<FileRegion>,
+    pub(crate) files: Vec<FileRegion>,
 }
 
 /// One file of a job over several files: where its I/O goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRegion {
     /// The file's name (reported per file).
-    pub name: String,
+    pub(crate) name: String,
     /// The file.
-    pub file: FileId,
+    pub(crate) file: FileId,
     /// The file's I/O lies in [offset, offset + span).
-    pub offset: u64,
+    pub(crate) offset: u64,
     /// Bytes of I/O space in the file.
-    pub span: u64,
+    pub(crate) span: u64,
 }
 
 impl JobSpec {
@@ -266,7 +266,7 @@ pub struct Completed {
     /// `None` for a flush (fsync).
     pub dir: Option<Ddir>,
     /// Bytes transferred.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// When it was issued (virtual time).
     pub submitted: Ns,
     /// When it completed (virtual time).
