@@ -42,13 +42,13 @@ pub struct CalibrationSpec {
     /// (`nand.t_prog_us`): `calibrate` varies them for its leave-one-out error
     /// ([`crate::calibrate_loo`]).
     #[serde(default)]
-    pub knobs: Vec<String>,
+    pub(crate) knobs: Vec<String>,
     /// The published rows of a `protocol` procedure.
     #[serde(default)]
-    pub row: Vec<RowSpec>,
+    pub(crate) row: Vec<RowSpec>,
     /// The datasheet figures of a `vendor` procedure.
     #[serde(default)]
-    pub vendor: Option<VendorSpec>,
+    pub(crate) vendor: Option<VendorSpec>,
 }
 
 /// Published four-corner numbers after a protocol step (MB/s = 10^6 bytes/s).
@@ -56,15 +56,15 @@ pub struct CalibrationSpec {
 #[serde(deny_unknown_fields)]
 pub struct RowSpec {
     /// The protocol's four-corner step the row was measured after.
-    pub label: String,
+    pub(crate) label: String,
     /// Sequential read, MB/s.
-    pub seq_read_mbs: Option<f64>,
+    pub(crate) seq_read_mbs: Option<f64>,
     /// Sequential write, MB/s.
-    pub seq_write_mbs: Option<f64>,
+    pub(crate) seq_write_mbs: Option<f64>,
     /// Random read, MB/s.
-    pub rand_read_mbs: Option<f64>,
+    pub(crate) rand_read_mbs: Option<f64>,
     /// Random write, MB/s.
-    pub rand_write_mbs: Option<f64>,
+    pub(crate) rand_write_mbs: Option<f64>,
 }
 
 /// A datasheet's fresh-device figures.
@@ -72,22 +72,22 @@ pub struct RowSpec {
 #[serde(deny_unknown_fields)]
 pub struct VendorSpec {
     /// Sequential read, MB/s.
-    pub seq_read_mbs: Option<f64>,
+    pub(crate) seq_read_mbs: Option<f64>,
     /// Sequential write, MB/s.
-    pub seq_write_mbs: Option<f64>,
+    pub(crate) seq_write_mbs: Option<f64>,
     /// 4 KiB random read IOPS.
-    pub rand_read_iops: Option<f64>,
+    pub(crate) rand_read_iops: Option<f64>,
     /// 4 KiB random write IOPS.
-    pub rand_write_iops: Option<f64>,
+    pub(crate) rand_write_iops: Option<f64>,
     /// Queue depth of every test (default 32; a device without a command queue runs QD1 anyway).
     #[serde(default)]
-    pub iodepth: Option<u32>,
+    pub(crate) iodepth: Option<u32>,
     /// Sequential request size (default 512 KiB).
     #[serde(default)]
-    pub seq_bs: Option<String>,
+    pub(crate) seq_bs: Option<String>,
     /// Span of the tests (default 1 GiB).
     #[serde(default)]
-    pub span: Option<String>,
+    pub(crate) span: Option<String>,
 }
 
 /// One compared number.
@@ -111,11 +111,11 @@ pub struct CalibrationReport {
     /// The profile's name.
     pub profile: String,
     /// Where the published numbers come from.
-    pub source: String,
+    pub(crate) source: String,
     /// `protocol` or `vendor`.
     pub procedure: String,
     /// The simulated filesystem the procedure ran on (the profile's `[system]`).
-    pub filesystem: String,
+    pub(crate) filesystem: String,
     /// The device's history before the procedure.
     pub precondition: Precondition,
     /// The compared numbers.

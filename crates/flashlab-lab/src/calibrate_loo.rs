@@ -23,7 +23,7 @@ pub const FACTORS: [f64; 2] = [0.8, 1.25];
 #[derive(Debug, Clone, Serialize)]
 pub struct LooCell {
     /// The published row (a protocol step's label).
-    pub row: String,
+    pub(crate) row: String,
     /// What is compared (`seq write MB/s`).
     pub metric: String,
     /// The published number.
@@ -31,7 +31,7 @@ pub struct LooCell {
     /// Simulated with the profile as it is, and its relative error.
     pub in_sample: f64,
     /// Relative error of `in_sample`.
-    pub in_sample_error: f64,
+    pub(crate) in_sample_error: f64,
     /// Predicted by the fit that did not see this cell, and its relative error.
     pub left_out: f64,
     /// Relative error of `left_out`.
@@ -44,7 +44,7 @@ pub struct LooCell {
 #[derive(Debug, Clone, Serialize)]
 pub struct LooReport {
     /// The profile's name.
-    pub profile: String,
+    pub(crate) profile: String,
     /// The knobs varied (dotted paths into the profile).
     pub knobs: Vec<String>,
     /// Profiles simulated: the profile itself and each knob moved by each factor.

@@ -29,9 +29,9 @@ const FILE_SEED: u64 = 0xF11E_5E1E_C700_0001;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FileCounts {
     /// I/Os issued per direction.
-    pub ios: [u64; 3],
+    pub(crate) ios: [u64; 3],
     /// Bytes issued per direction.
-    pub bytes: [u64; 3],
+    pub(crate) bytes: [u64; 3],
 }
 
 /// The offset and size generator of one job over its files.

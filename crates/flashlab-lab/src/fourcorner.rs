@@ -74,35 +74,35 @@ pub struct FourCorner {
     pub rand_read_p50_us: f64,
     /// Completion latency of each test, µs: exact mean and max, p99 and p99.9 (clamped to the
     /// exact range, so max >= p99.9 >= p99). QD1, so mean x IOPS = 1 (Little's law).
-    pub rand_write_mean_us: f64,
+    pub(crate) rand_write_mean_us: f64,
     /// Random write p99.9 latency, µs.
-    pub rand_write_p999_us: f64,
+    pub(crate) rand_write_p999_us: f64,
     /// Random write largest latency, µs.
-    pub rand_write_max_us: f64,
+    pub(crate) rand_write_max_us: f64,
     /// Random read mean latency, µs.
-    pub rand_read_mean_us: f64,
+    pub(crate) rand_read_mean_us: f64,
     /// Random read p99 latency, µs.
-    pub rand_read_p99_us: f64,
+    pub(crate) rand_read_p99_us: f64,
     /// Random read p99.9 latency, µs.
-    pub rand_read_p999_us: f64,
+    pub(crate) rand_read_p999_us: f64,
     /// Random read largest latency, µs.
-    pub rand_read_max_us: f64,
+    pub(crate) rand_read_max_us: f64,
     /// Sequential write mean latency, µs.
-    pub seq_write_mean_us: f64,
+    pub(crate) seq_write_mean_us: f64,
     /// Sequential write p99 latency, µs.
-    pub seq_write_p99_us: f64,
+    pub(crate) seq_write_p99_us: f64,
     /// Sequential write p99.9 latency, µs.
-    pub seq_write_p999_us: f64,
+    pub(crate) seq_write_p999_us: f64,
     /// Sequential write largest latency, µs.
-    pub seq_write_max_us: f64,
+    pub(crate) seq_write_max_us: f64,
     /// Sequential read mean latency, µs.
-    pub seq_read_mean_us: f64,
+    pub(crate) seq_read_mean_us: f64,
     /// Sequential read p99 latency, µs.
-    pub seq_read_p99_us: f64,
+    pub(crate) seq_read_p99_us: f64,
     /// Sequential read p99.9 latency, µs.
-    pub seq_read_p999_us: f64,
+    pub(crate) seq_read_p999_us: f64,
     /// Sequential read largest latency, µs.
-    pub seq_read_max_us: f64,
+    pub(crate) seq_read_max_us: f64,
     /// A simulated device after this run (counters cumulative since it was new); real
     /// targets have none.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -35,12 +35,12 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct LivedSpec {
     /// Seed of the files' sizes and of which ones stay.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Fraction of the files (by count) that stay.
-    pub keep: f64,
+    pub(crate) keep: f64,
     /// A periodic fstrim has run since the deletions (with online discard the filesystem
     /// trims at delete anyway).
-    pub fstrim: bool,
+    pub(crate) fstrim: bool,
 }
 
 impl LivedSpec {
@@ -56,11 +56,11 @@ pub struct LivedReport {
     /// Files the owner wrote.
     pub files_written: u64,
     /// Bytes the owner wrote.
-    pub bytes_written: u64,
+    pub(crate) bytes_written: u64,
     /// Files still there.
     pub files_kept: u64,
     /// Bytes still there.
-    pub bytes_kept: u64,
+    pub(crate) bytes_kept: u64,
     /// Bytes trimmed by the fstrim after the deletions (0 without one).
     pub fstrim_bytes: u64,
 }

@@ -106,7 +106,7 @@ pub struct PreconditionReport {
     /// The PTS steady-state rule held for the last 5 rounds (`steady`; true otherwise).
     pub steady: bool,
     /// Virtual time the preconditioning took, seconds (the run starts after it).
-    pub virtual_s: f64,
+    pub(crate) virtual_s: f64,
     /// The device's counters over the preconditioning (they are reset before the run).
     pub counters: Counters,
     /// What the owner's use left (`lived`).

@@ -265,7 +265,7 @@ pub struct StepLog {
 #[derive(Debug, Clone, Serialize)]
 pub struct ProtocolResult {
     /// The protocol's name.
-    pub protocol: String,
+    pub(crate) protocol: String,
     /// The four-corner rows, in order.
     pub steps: Vec<FourCorner>,
     /// The other steps, in order.
@@ -279,7 +279,7 @@ pub struct FileSizes {
     /// The smallest file, bytes.
     pub min: u64,
     /// The largest file, bytes.
-    pub max: u64,
+    pub(crate) max: u64,
     /// Seed of the sizes.
     pub seed: u64,
 }

@@ -49,7 +49,7 @@ pub struct SimVerifier {
     queue: VecDeque<(u64, u64)>,
     aborted: bool,
     /// What was found.
-    pub summary: VerifySummary,
+    pub(crate) summary: VerifySummary,
 }
 
 /// How a read-back went: (virtual completion time, bytes read).

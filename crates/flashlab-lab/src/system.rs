@@ -40,7 +40,7 @@ impl From<FsError> for SysError {
 #[derive(Debug, Clone, Serialize)]
 pub struct DeviceReport {
     /// The profile's name.
-    pub profile: String,
+    pub(crate) profile: String,
     /// NAND writes per host write since the device was new.
     pub write_amplification: f64,
     /// The device's counters.

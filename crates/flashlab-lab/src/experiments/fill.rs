@@ -60,7 +60,7 @@ pub struct FillSpec {
     /// Requests in flight (fio's `iodepth`).
     pub iodepth: u32,
     /// Seed of the random offsets.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// How the file is laid out before the random pass.
     pub layout: Layout,
     /// fio's random map (each block once per pass); false = `norandommap`.
@@ -105,13 +105,13 @@ pub struct FillDecile {
     /// Median write latency, µs.
     pub p50_us: f64,
     /// 90th percentile write latency, µs.
-    pub p90_us: f64,
+    pub(crate) p90_us: f64,
     /// 99th percentile write latency, µs.
     pub p99_us: f64,
     /// p99.9 and p99.99 (clamped to the exact range: max >= p99.99 >= p99.9 >= p99).
-    pub p999_us: f64,
+    pub(crate) p999_us: f64,
     /// 99.99th percentile write latency, µs.
-    pub p9999_us: f64,
+    pub(crate) p9999_us: f64,
     /// Exact largest and mean latency of the slice.
     pub max_us: f64,
     /// Mean write latency, µs.
@@ -119,20 +119,20 @@ pub struct FillDecile {
     /// Writes in this slice.
     pub writes: u64,
     /// Host write bandwidth over the slice's busy time (idle gaps excluded).
-    pub mbs: f64,
+    pub(crate) mbs: f64,
     /// Device write amplification within this slice.
     pub write_amplification: f64,
     /// fstrims that ran since the previous slice.
-    pub fstrims: u32,
+    pub(crate) fstrims: u32,
     /// Fraction of the device's physical blocks free at the end of the slice.
-    pub free_block_fraction: f64,
+    pub(crate) free_block_fraction: f64,
 }
 
 /// One fstrim during a fill.
 #[derive(Debug, Clone, Serialize)]
 pub struct FstrimEvent {
     /// When it ran, virtual seconds since the fill started.
-    pub at_s: f64,
+    pub(crate) at_s: f64,
     /// How far the fill was, percent of its random writes.
     pub filled_pct: f64,
     /// Bytes it trimmed.
@@ -155,7 +155,7 @@ pub struct FillResult {
     /// Virtual time the fill took, idle periods included.
     pub virtual_s: f64,
     /// The device after the fill.
-    pub device: DeviceReport,
+    pub(crate) device: DeviceReport,
 }
 
 /// The fill file's name on the simulated filesystem.
@@ -305,25 +305,25 @@ fn lay_out(sys: &mut SimSystem, file: FileId, size: u64, spec: &FillSpec) -> Res
 #[derive(Debug, Clone, Serialize)]
 pub struct TestRun {
     /// Which run (`/data before the fill`).
-    pub label: String,
+    pub(crate) label: String,
     /// Median write latency, µs.
     pub p50_us: f64,
     /// 90th percentile write latency, µs.
-    pub p90_us: f64,
+    pub(crate) p90_us: f64,
     /// 99th percentile write latency, µs.
-    pub p99_us: f64,
+    pub(crate) p99_us: f64,
     /// 99.9th percentile write latency, µs.
-    pub p999_us: f64,
+    pub(crate) p999_us: f64,
     /// Largest write latency, µs.
-    pub max_us: f64,
+    pub(crate) max_us: f64,
     /// Mean write latency, µs.
     pub mean_us: f64,
     /// Writes done.
     pub writes: u64,
     /// Host write bandwidth, MB/s (10^6 bytes per second).
-    pub mbs: f64,
+    pub(crate) mbs: f64,
     /// Device write amplification during the run.
-    pub write_amplification: f64,
+    pub(crate) write_amplification: f64,
 }
 
 /// The published procedure: test /data, fill the shared storage, test /data again.

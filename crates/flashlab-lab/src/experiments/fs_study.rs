@@ -12,11 +12,11 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct OverwriteRow {
     /// The filesystem and its options, as `--fs` names them.
-    pub filesystem: String,
+    pub(crate) filesystem: String,
     /// Overwrites between two fsyncs (0: never).
-    pub fsync_every: u64,
+    pub(crate) fsync_every: u64,
     /// 4 KiB overwrites done.
-    pub writes: u64,
+    pub(crate) writes: u64,
     /// Device bytes the filesystem wrote per byte the application wrote.
     pub fs_write_amplification: f64,
     /// NAND units programmed per host unit written, over the same phase.
@@ -24,7 +24,7 @@ pub struct OverwriteRow {
     /// Application writes per second of virtual time (fsyncs included).
     pub iops: f64,
     /// What the filesystem model wrote over the overwrite phase, by purpose.
-    pub fs: FsCounters,
+    pub(crate) fs: FsCounters,
 }
 
 /// Make `cfg` on `profile`, write a `file_bytes` file sequentially, sync, then do `writes`

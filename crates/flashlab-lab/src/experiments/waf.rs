@@ -68,19 +68,19 @@ impl Default for WafConfig {
 #[derive(Debug, Clone, Serialize)]
 pub struct WafResult {
     /// Spare factor (physical - logical) / physical.
-    pub spare_factor: f64,
+    pub(crate) spare_factor: f64,
     /// NAND pages per erase block.
-    pub pages_per_block: u32,
+    pub(crate) pages_per_block: u32,
     /// Physical blocks.
-    pub blocks: u32,
+    pub(crate) blocks: u32,
     /// Garbage-collection victim policy (`greedy`, `cost-benefit`, `fifo`, `random`).
     pub policy: &'static str,
     /// Logical passes of random writes over the live space.
-    pub passes: f64,
+    pub(crate) passes: f64,
     /// Fraction of the logical space trimmed after the prefill.
-    pub trimmed: f64,
+    pub(crate) trimmed: f64,
     /// Seed of the random writes.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// fio's spelling of the write distribution.
     pub distribution: String,
     /// `off`, `hint` or `detect`.

@@ -13,28 +13,28 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct WsatInterval {
     /// Capacity written so far at the end of the interval (1.0 = the logical capacity once).
-    pub capacity_written: f64,
+    pub(crate) capacity_written: f64,
     /// Virtual time at the end of the interval, seconds.
-    pub at_s: f64,
+    pub(crate) at_s: f64,
     /// Write IOPS over the interval.
-    pub iops: f64,
+    pub(crate) iops: f64,
     /// Device write amplification over the interval.
-    pub write_amplification: f64,
+    pub(crate) write_amplification: f64,
     /// Free physical blocks at the end of the interval.
-    pub free_blocks: u64,
+    pub(crate) free_blocks: u64,
 }
 
 /// A write-saturation run (SNIA's WSAT): IOPS and write amplification over time.
 #[derive(Debug, Clone, Serialize)]
 pub struct WsatResult {
     /// Requests in flight.
-    pub iodepth: u32,
+    pub(crate) iodepth: u32,
     /// The device's logical capacity, bytes.
-    pub capacity_bytes: u64,
+    pub(crate) capacity_bytes: u64,
     /// The intervals, in order.
-    pub intervals: Vec<WsatInterval>,
+    pub(crate) intervals: Vec<WsatInterval>,
     /// The device after the run.
-    pub device: DeviceReport,
+    pub(crate) device: DeviceReport,
 }
 
 /// Run `times` x capacity of random writes at `iodepth`, in `intervals` equal slices.
