@@ -70,8 +70,7 @@ pub(crate) trait FsModel {
     fn read_atime(&mut self, _id: u32) {}
 }
 
-/// One of the models (`Fs` holds it boxed, so the variants' size difference costs nothing).
-#[allow(clippy::large_enum_variant)]
+/// One of the models.
 #[enum_dispatch(FsModel)]
 #[derive(Debug, Clone)]
 pub(crate) enum AnyModel {
