@@ -20,9 +20,9 @@
 //!   a write-back is a page write, not a program unit of its own. So an evicted dirty
 //!   translation page is held in controller SRAM (one program unit's worth, beside the cache)
 //!   until `units_per_page` of them fill a program unit, which is programmed on the next die in
-//!   turn. On a lived-in emmc-5.1 fill this cut the first tenth's p99 from 2769 to 1253 us (the
-//!   eighth of the part): with a program per write-back, the dies were busy with map programs
-//!   and translation-page reads queued behind them (docs/fill.md, "Session 30").
+//!   turn. On a lived-in emmc-5.1 fill (seed 1) this cut the first tenth's p99 from 2998 to
+//!   1417 us: with a program per write-back, the dies were busy with map programs and
+//!   translation-page reads queued behind them (docs/fill.md, "Session 30").
 //!
 //! Simplifications, stated: a staged translation page is not re-read from the stage (a miss on
 //! it reads NAND as any miss does), a flush does not program a partial stage (the mapping is
