@@ -9,9 +9,9 @@
 //! - A daily fstrim since the owner's deletions puts the rise later.
 //! - No write of either fill is above the busy-time ceiling.
 //!
-//! Not asserted, because it does not hold: the acceptance's 2x. This part gives 1.84-1.86x
-//! (seeds 1-4: 1417 -> 2638 us); an eighth of it gives 2.1x on seed 1 but 0.93-1.37x on seeds
-//! 2-4, where GC's rise starts inside the first tenth.
+//! Not asserted, because it does not hold: the acceptance's 2x. This part gives 1.86-1.98x
+//! (seeds 1-4: 1335-1417 -> 2638 us); an eighth of it gives 2.28x on seed 1 but 1.00-1.38x on
+//! seeds 2-4, where GC's rise starts inside the first tenth.
 
 use flashlab_lab::experiments::fill::{run_fill, FillSpec};
 use flashlab_lab::precondition::{self, Precondition};

@@ -82,15 +82,25 @@ impl MapCache {
         let dies = nand.geo.dies;
         let old = self.tpage[s];
         let (mut written, mut programs) = (0, 0);
+        // A staged (packed) write-back can wait: the translation read the command needs goes
+        // to its die first.
+        let mut staged = NIL;
         if old != NIL {
             if self.dirty[s] {
-                programs = self.log.write_back(old, at, nand);
+                if self.log.staged() {
+                    staged = old;
+                } else {
+                    programs = self.log.write_back(old, at, nand);
+                }
                 self.writebacks += 1;
                 written = 1;
             }
             self.slot_of[old as usize] = NIL;
         }
         let ready = nand.read(tp % dies, at, 1);
+        if staged != NIL {
+            programs = self.log.write_back(staged, at, nand);
+        }
         self.tpage[s] = tp;
         self.slot_of[tp as usize] = s as u32;
         self.dirty[s] = write;
