@@ -221,7 +221,7 @@ impl Ftl {
             greedy: f.gc_policy == crate::profile::GcPolicy::Greedy,
             map: (f.map_cache_kib > 0).then(|| {
                 let t_prog = if f.slc_cache_mib > 0 { f.slc_t_prog_us } else { profile.nand.t_prog_us };
-                MapCache::new(logical, f.map_cache_kib / 4, crate::nand::us(t_prog))
+                MapCache::new(logical, f.map_cache_kib / 4, crate::nand::us(t_prog), f.map_writeback)
             }),
             slc_capacity: u64::from(f.slc_cache_mib) * 256,
             slc_used: 0,
@@ -318,12 +318,12 @@ impl Ftl {
         match map {
             None => at,
             Some(m) => {
-                let (t, read, written) = m.access(lpn, write, at, nand);
+                let (t, read, written, programs) = m.access(lpn, write, at, nand);
                 counters.map_page_reads += read;
                 counters.map_page_writes += written;
                 counters.nand_page_reads += read;
-                counters.nand_page_programs += written;
-                counters.nand_units_programmed += written * u64::from(geo.units_per_page);
+                counters.nand_page_programs += programs;
+                counters.nand_units_programmed += programs * u64::from(geo.units_per_page);
                 t
             }
         }

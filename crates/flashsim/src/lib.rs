@@ -38,6 +38,7 @@ mod error;
 mod ftl;
 mod host;
 mod hybrid;
+mod map_log;
 mod mapcache;
 mod mapping;
 mod memory;

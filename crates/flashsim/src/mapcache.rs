@@ -3,15 +3,18 @@
 //! per 4 KiB unit: a translation page maps 4 MiB), and only `map_cache_kib` of them fit in the
 //! controller's SRAM. A request whose translation page is not cached first reads it from NAND;
 //! making room evicts the least recently used page (CLOCK), and a dirty one (an entry changed
-//! by a write or trim) is programmed back first.
+//! by a write or trim) is written back through the map log ([`crate::map_log`]: each alone, or
+//! a program unit of translation pages at a time, as `ftl.map_writeback` says).
 //!
 //! Translation pages are programmed in SLC mode where the device has an SLC cache.
-//! Simplifications, stated: translation pages are read and written on die `tpage % dies`
-//! without taking space in the data blocks (their own garbage collection is not modelled), and
+//! Simplifications, stated: translation pages are read on die `tpage % dies` without taking
+//! space in the data blocks (their own garbage collection is not modelled), and
 //! the mapping updates of garbage-collection copies are batched by the controller and cost
 //! nothing here.
 
+use crate::map_log::MapLog;
 use crate::nand::Nand;
+use crate::profile::MapWriteback;
 use crate::timeline::Ns;
 
 /// Mapping entries per translation page (4 KiB of 4-byte entries).
@@ -27,15 +30,16 @@ pub(crate) struct MapCache {
     dirty: Vec<bool>,
     referenced: Vec<bool>,
     hand: usize,
-    /// Program time of a translation page (SLC mode where the device has an SLC cache).
-    t_prog: Ns,
+    /// Where dirty translation pages are written back.
+    log: MapLog,
     pub(crate) misses: u64,
     pub(crate) writebacks: u64,
 }
 
 impl MapCache {
-    /// A cache of `slots` translation pages for `logical_units` mapping entries.
-    pub(crate) fn new(logical_units: u32, slots: u32, t_prog: Ns) -> MapCache {
+    /// A cache of `slots` translation pages for `logical_units` mapping entries, writing dirty
+    /// ones back as `writeback` says.
+    pub(crate) fn new(logical_units: u32, slots: u32, t_prog: Ns, writeback: MapWriteback) -> MapCache {
         let tpages = logical_units.div_ceil(ENTRIES_PER_TPAGE) as usize;
         let slots = (slots.max(1) as usize).min(tpages.max(1));
         MapCache {
@@ -44,7 +48,7 @@ impl MapCache {
             dirty: vec![false; slots],
             referenced: vec![false; slots],
             hand: 0,
-            t_prog,
+            log: MapLog::new(t_prog, writeback),
             misses: 0,
             writebacks: 0,
         }
@@ -52,16 +56,17 @@ impl MapCache {
 
     /// Look up the entry of `lpn` at `at` (`write`: the entry changes); returns when the entry
     /// is in SRAM, after reading its translation page (and writing back a dirty victim) on a
-    /// miss, and the NAND work done: (time, pages read, pages written back).
+    /// miss, and the NAND work done: (time, pages read, pages written back, program units
+    /// started by the map log).
     #[inline]
-    pub(crate) fn access(&mut self, lpn: u32, write: bool, at: Ns, nand: &mut Nand) -> (Ns, u64, u64) {
+    pub(crate) fn access(&mut self, lpn: u32, write: bool, at: Ns, nand: &mut Nand) -> (Ns, u64, u64, u64) {
         let tp = lpn / ENTRIES_PER_TPAGE;
         let s = self.slot_of[tp as usize];
         if s != NIL {
             let s = s as usize;
             self.referenced[s] = true;
             self.dirty[s] |= write;
-            return (at, 0, 0);
+            return (at, 0, 0, 0);
         }
         self.misses += 1;
         // CLOCK: the first slot not referenced since the hand last passed it.
@@ -76,21 +81,31 @@ impl MapCache {
         self.hand = if hand + 1 == n { 0 } else { hand + 1 };
         let dies = nand.geo.dies;
         let old = self.tpage[s];
-        let mut written = 0;
+        let (mut written, mut programs) = (0, 0);
+        // A staged (packed) write-back can wait: the translation read the command needs goes
+        // to its die first.
+        let mut staged = NIL;
         if old != NIL {
             if self.dirty[s] {
-                nand.program_for(old % dies, at, self.t_prog);
+                if self.log.staged() {
+                    staged = old;
+                } else {
+                    programs = self.log.write_back(old, at, nand);
+                }
                 self.writebacks += 1;
                 written = 1;
             }
             self.slot_of[old as usize] = NIL;
         }
         let ready = nand.read(tp % dies, at, 1);
+        if staged != NIL {
+            programs = self.log.write_back(staged, at, nand);
+        }
         self.tpage[s] = tp;
         self.slot_of[tp as usize] = s as u32;
         self.dirty[s] = write;
         self.referenced[s] = true;
-        (ready, 1, written)
+        (ready, 1, written, programs)
     }
 
     pub(crate) fn memory_bytes(&self) -> u64 {

@@ -161,6 +161,20 @@ impl MappingKind {
     }
 }
 
+/// How a DRAM-less controller's mapping cache writes an evicted dirty translation page (4 KiB)
+/// back to NAND.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MapWriteback {
+    /// Each one programmed alone, as a whole program unit, on its own die (DFTL's model, where a
+    /// translation page is a flash page).
+    #[default]
+    Page,
+    /// Staged in SRAM and programmed a full program unit of translation pages at a time, like
+    /// any data (`crate::map_log`).
+    Packed,
+}
+
 /// `[ftl]`: the flash translation layer (mapping scheme, spare, write buffer, garbage
 /// collection, placement).
 #[derive(Debug, Clone, Deserialize)]
@@ -176,6 +190,10 @@ pub struct FtlConfig {
     /// mapping table (DFTL); 0 (default) keeps the whole table in DRAM.
     #[serde(default)]
     pub map_cache_kib: u32,
+    /// How the mapping cache writes dirty translation pages back ([`MapWriteback`]): `page`
+    /// (default) or `packed`.
+    #[serde(default)]
+    pub map_writeback: MapWriteback,
     /// SLC write cache (UFS WriteBooster, Samsung TurboWrite): MiB of host data programmed in
     /// SLC mode (`slc_t_prog_us`) before writes fall back to the main mode (`nand.t_prog_us`);
     /// folded into the main area in idle time. 0 (default): none.
@@ -539,6 +557,9 @@ impl Profile {
             if u64::from(f.slc_cache_mib) * 256 > total_units / 2 {
                 return Err(err("ftl.slc_cache_mib", "larger than half the device".into()));
             }
+        }
+        if f.map_cache_kib == 0 && f.map_writeback != MapWriteback::Page {
+            return Err(err("ftl.map_writeback", "needs a mapping cache (ftl.map_cache_kib > 0)".into()));
         }
         if f.map_cache_kib != 0 && (f.map_cache_kib < 4 || f.map_cache_kib > 1 << 20) {
             return Err(err("ftl.map_cache_kib", format!("must be 0 or 4..=1048576 KiB, got {}", f.map_cache_kib)));

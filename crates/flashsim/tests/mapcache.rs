@@ -50,3 +50,46 @@ fn misses_cost_a_translation_read_and_dirty_evictions_a_program() {
     mean_latency(&mut dev, &mut now, Op::Write, units, 2000);
     assert!(dev.counters().map_page_writes > w0 + 1000, "random writes must write back dirty translation pages");
 }
+
+/// `ftl.map_writeback = "packed"`: the same misses and write-backs as `page`, but the dirty
+/// translation pages are programmed a program unit at a time, so map programs are the
+/// write-backs divided by the units per page, and reads queued behind them wait less.
+#[test]
+fn packed_write_backs_program_a_unit_of_translation_pages_at_a_time() {
+    let run = |packed: bool| {
+        let mut p = common::toy();
+        p.ftl.map_cache_kib = 8;
+        if packed {
+            p.ftl.map_writeback = flashsim::profile::MapWriteback::Packed;
+        }
+        let upp = (p.nand.page_kib * p.nand.planes_per_die / 4) as u64;
+        let mut dev = Device::new(&p, 1);
+        let mut now = 0;
+        let units = 64 << 20 >> 12;
+        let before = dev.counters();
+        let lat = mean_latency(&mut dev, &mut now, Op::Write, units, 4000);
+        let c = dev.counters();
+        let (writebacks, programs) = (c.map_page_writes - before.map_page_writes, c.nand_page_programs);
+        (lat, writebacks, programs, c.host_units_written, upp)
+    };
+    let (lat_page, wb_page, prog_page, host, upp) = run(false);
+    let (lat_packed, wb_packed, prog_packed, _, _) = run(true);
+    assert!(upp > 1, "toy's program unit holds {upp} units");
+    assert_eq!(wb_page, wb_packed, "the cache's misses and write-backs do not depend on how they are programmed");
+    assert!(wb_page > 3000, "random writes over 16 translation pages with 2 cached: {wb_page} write-backs");
+    // Host pages are the same in both; map programs fall from one per write-back to 1/upp.
+    let host_pages = host.div_ceil(upp);
+    let map_page = prog_page - host_pages.min(prog_page);
+    let map_packed = prog_packed - host_pages.min(prog_packed);
+    assert!(map_page >= wb_page - 1, "page: a program per write-back ({map_page} for {wb_page})");
+    assert!(map_packed <= wb_packed / upp + 1, "packed: {map_packed} map programs for {wb_packed} write-backs");
+    assert!(lat_packed < lat_page, "fewer map programs, shorter queues: {lat_packed:.0} vs {lat_page:.0} ns");
+}
+
+#[test]
+fn packed_write_back_needs_a_map_cache() {
+    let mut p = common::toy();
+    p.ftl.map_writeback = flashsim::profile::MapWriteback::Packed;
+    let e = p.validate("toy").unwrap_err().to_string();
+    assert!(e.contains("ftl.map_writeback"), "{e}");
+}
