@@ -184,7 +184,16 @@ pub fn run_four_corner(
         sys.delete(RAND_WRITE_FILE)?;
         r?
     } else {
-        let r = run(sys, file, "rand-write", Rw::RandWrite, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 2, cfg.rand_write_sync)?;
+        let r = run(
+            sys,
+            file,
+            "rand-write",
+            Rw::RandWrite,
+            cfg.rand_bs,
+            Some(cfg.rand_io),
+            cfg.seed + 2,
+            cfg.rand_write_sync,
+        )?;
         sys.delete(TEST_FILE)?;
         r
     };
