@@ -409,6 +409,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn make_ext4fs_puts_each_groups_bitmaps_beside_its_inode_table() {
+        // 16 GB: 116 groups. A 2 MiB erase block (512 blocks) at a group's start holds its
+        // block bitmap, inode bitmap and 510 of its 512 inode-table blocks; under mke2fs's
+        // flex_bg the bitmaps of 16 groups are packed apart from 32 MiB of inode tables.
+        let l = Layout::make_ext4fs(3_800_000);
+        for g in 1..l.groups - 1 {
+            let start = g * BLOCKS_PER_GROUP;
+            assert_eq!(
+                (l.block_bitmap(g), l.inode_bitmap(g), l.group[g as usize].inode_table),
+                (start, start + 1, start + 2)
+            );
+        }
+        let m = Layout::new(3_800_000);
+        assert_eq!(m.block_bitmap(17), m.block_bitmap(16) + 1);
+        assert_eq!(make_ext4fs_journal_blocks(3_800_000), 32768);
+        assert_eq!(make_ext4fs_journal_blocks(20_000), 1024);
+    }
+
+    #[test]
     fn journal_table_matches_mke2fs() {
         assert_eq!(default_journal_blocks(1000), 0);
         assert_eq!(default_journal_blocks(65536), 4096); // 256 MiB -> 16 MiB
