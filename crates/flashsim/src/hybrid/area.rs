@@ -43,7 +43,9 @@ impl HybridFtl {
         lendable.clamp(self.log_blocks, self.max_log_blocks)
     }
 
-    /// The area grows at once to the target.
+    /// The area grows at once to the target. It shrinks only as logs are merged
+    /// ([`HybridFtl::shrink_area`]): while it is above its target every write command merges
+    /// as much as the ceiling allows (`spare.rs`), so the host pays for the shrinking.
     #[inline]
     pub(super) fn update_area(&mut self) {
         if self.max_log_blocks > self.log_blocks {
@@ -55,7 +57,10 @@ impl HybridFtl {
     /// that block back (one per merged log, so the excess is merged oldest first, paced).
     #[inline]
     pub(super) fn shrink_area(&mut self) {
-        if self.area > self.log_blocks && self.area > self.log_target() {
+        // Only while no spare log is in use: shrinking faster than the logs are merged would
+        // leave more logs than the area and its spares, and a command would then have to
+        // finish a merge whole (`spare.rs`).
+        if self.area > self.log_blocks && self.logs_in_use() <= self.area && self.area > self.log_target() {
             self.area -= 1;
         }
     }
