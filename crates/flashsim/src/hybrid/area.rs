@@ -17,6 +17,16 @@
 
 use super::{HybridFtl, NIL};
 
+/// The area's bound: `max_log_blocks`, but never more logs than the spare area can hold once
+/// every logical block is mapped (data blocks + logs + free = physical blocks, so with every
+/// logical block mapped the logs and the free blocks share the spare area): the logs, their
+/// spares, the sequential log, a merge destination per die and the free reserve must fit in it,
+/// or a device mapped faster than its area shrinks would run out of free blocks.
+pub(super) fn max_logs(log_blocks: usize, max_log_blocks: usize, spare_blocks: usize) -> usize {
+    let room = spare_blocks.saturating_sub(log_blocks + 8) / 2;
+    max_log_blocks.min(room).max(log_blocks)
+}
+
 impl HybridFtl {
     /// Free blocks, over every die.
     #[inline]
