@@ -53,6 +53,8 @@ pub struct JobSpec {
     pub(crate) ramp_ns: u64,
     /// Flush after every N writes (fsync / fdatasync), 0 = never.
     pub(crate) fsync_every: u32,
+    /// The file is open `O_SYNC`: a write completes once fsynced (its latency includes it).
+    pub(crate) sync_writes: bool,
     /// Random offsets visit each block once per pass (fio's default); false = `norandommap`.
     pub(crate) random_map: bool,
     /// Seed of the job's offsets.
@@ -116,6 +118,7 @@ impl JobSpec {
             time_based: false,
             ramp_ns: 0,
             fsync_every: 0,
+            sync_writes: false,
             random_map: true,
             seed: 1,
             interval_ns: 500_000_000,
@@ -461,7 +464,11 @@ pub fn run_jobs_hooked(
             sys.dev.set_write_tag(0);
             v.lock().unwrap_or_else(|e| e.into_inner()).written(s.offset + off, len);
         }
-        let c = c?;
+        let mut c = c?;
+        if s.sync_writes && dir == 1 {
+            // O_SYNC (`generic_write_sync`): the write returns after an fsync of its file.
+            c.done = sys.fsync(c.done, file)?;
+        }
         // As fio (HOWTO, rw=trimwrite): io_size=64K trims 64K and writes the same 64K, so a
         // block's trim and write count once against io_size and number_ios.
         if !(s.rw == Rw::TrimWrite && dir == 2) {

@@ -5,7 +5,8 @@
 //! Where the random writes land is a setting ([`FourCornerConfig::rand_write_truncated`]):
 //! by default they overwrite the file the sequential test wrote (fio's layout); AndroBench 3.x
 //! instead reopens its write-test file with `O_TRUNC` and writes the 4 KiB records at random
-//! offsets into the emptied file, so every write fills a hole.
+//! offsets into the emptied file, so every write fills a hole; that file is opened `O_SYNC`
+//! ([`FourCornerConfig::rand_write_sync`]).
 
 use crate::engine::{run_jobs, JobSpec};
 use crate::system::{DeviceReport, SimSystem, SysError};
@@ -34,6 +35,11 @@ pub struct FourCornerConfig {
     /// transaction commits, so the emptied file is given other free space: on a new device
     /// never-written blocks, after a fill without TRIM blocks that still hold deleted data.
     pub rand_write_truncated: bool,
+    /// The random-write file is opened `O_SYNC` (AndroBench 3.x: `O_RDWR | O_CREAT | O_SYNC |
+    /// O_TRUNC`): each write returns only once it is durable, which on ext4 is an fsync of the
+    /// file after every write (`generic_write_sync`): a record filling a hole changes the
+    /// file's extents, so each commits the journal. The latency of a write includes it.
+    pub rand_write_sync: bool,
 }
 
 impl Default for FourCornerConfig {
@@ -45,6 +51,7 @@ impl Default for FourCornerConfig {
             rand_io: 16 << 20,
             seed: 1,
             rand_write_truncated: false,
+            rand_write_sync: false,
         }
     }
 }
@@ -145,28 +152,48 @@ pub fn run_four_corner(
                    rw: Rw,
                    bs: u64,
                    io: Option<u64>,
-                   seed: u64|
+                   seed: u64,
+                   sync: bool|
      -> Result<JobResult, SysError> {
         let mut job = JobSpec::on_file(name, rw, bs, file, cfg.span);
         job.io_limit = io;
         job.seed = seed;
+        job.sync_writes = sync;
         let mut r = run_jobs(sys, &[job], |f| progress(name, f))?;
         Ok(r.remove(0))
     };
-    let sw = run(sys, file, "seq-write", Rw::Write, cfg.seq_bs, None, cfg.seed)?;
-    let sr = run(sys, file, "seq-read", Rw::Read, cfg.seq_bs, None, cfg.seed)?;
-    let rr = run(sys, file, "rand-read", Rw::RandRead, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 1)?;
+    let sw = run(sys, file, "seq-write", Rw::Write, cfg.seq_bs, None, cfg.seed, false)?;
+    let sr = run(sys, file, "seq-read", Rw::Read, cfg.seq_bs, None, cfg.seed, false)?;
+    let rr = run(sys, file, "rand-read", Rw::RandRead, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 1, false)?;
     let rw = if cfg.rand_write_truncated {
         // The emptied file's new blocks come from other free space (the truncated ones are
         // still held by the uncommitted truncate), then the old blocks are freed, untrimmed
         // unless the filesystem discards.
         let fresh = sys.create(RAND_WRITE_FILE, cfg.span)?;
-        let r = run(sys, fresh, "rand-write", Rw::RandWrite, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 2);
+        let r = run(
+            sys,
+            fresh,
+            "rand-write",
+            Rw::RandWrite,
+            cfg.rand_bs,
+            Some(cfg.rand_io),
+            cfg.seed + 2,
+            cfg.rand_write_sync,
+        );
         sys.delete(TEST_FILE)?;
         sys.delete(RAND_WRITE_FILE)?;
         r?
     } else {
-        let r = run(sys, file, "rand-write", Rw::RandWrite, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 2)?;
+        let r = run(
+            sys,
+            file,
+            "rand-write",
+            Rw::RandWrite,
+            cfg.rand_bs,
+            Some(cfg.rand_io),
+            cfg.seed + 2,
+            cfg.rand_write_sync,
+        )?;
         sys.delete(TEST_FILE)?;
         r
     };

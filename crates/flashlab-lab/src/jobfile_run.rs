@@ -151,6 +151,7 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         time_based: job.time_based,
         ramp_ns: job.ramp_time_ns,
         fsync_every: if job.fsync > 0 { job.fsync } else { job.fdatasync },
+        sync_writes: false,
         random_map: !job.norandommap,
         seed: job.randseed.unwrap_or(seed),
         interval_ns: 500_000_000,

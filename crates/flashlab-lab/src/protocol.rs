@@ -8,7 +8,8 @@
 //! four_corner_span = "100MiB"  # optional: the four-corner file (default 100 MiB)
 //! four_corner_rand_io = "16MiB" # optional: bytes per random test (default --rand-io)
 //! four_corner_rand_write = "overwrite" # or "truncated": random writes into the emptied
-//!                              # write-test file, as AndroBench 3.x (default overwrite)
+//!                              # write-test file; "truncated-sync": that file opened O_SYNC,
+//!                              # as AndroBench 3.x (default overwrite)
 //! [[step]]
 //! kind = "four-corner"        # one row of the output table
 //! label = "new"
@@ -72,7 +73,9 @@ pub struct Protocol {
     #[serde(default)]
     pub four_corner_rand_io: Option<String>,
     /// Where the random writes of a four-corner run go: `overwrite` (the file the sequential
-    /// test wrote; the default) or `truncated` (the emptied write-test file, AndroBench 3.x).
+    /// test wrote; the default), `truncated` (the emptied write-test file) or `truncated-sync`
+    /// (that file opened `O_SYNC | O_TRUNC`, as AndroBench 3.x does: each write returns once
+    /// it and the file's metadata are durable).
     #[serde(default)]
     pub four_corner_rand_write: Option<String>,
     /// The steps, in order.
@@ -162,11 +165,11 @@ impl Protocol {
             }
         }
         if let Some(v) = &p.four_corner_rand_write {
-            if v != "overwrite" && v != "truncated" {
+            if !["overwrite", "truncated", "truncated-sync"].contains(&v.as_str()) {
                 return Err(err(
                     None,
                     Some("four_corner_rand_write".into()),
-                    format!("'{v}' is neither 'overwrite' nor 'truncated'"),
+                    format!("'{v}' is none of 'overwrite', 'truncated', 'truncated-sync'"),
                 ));
             }
         }
@@ -216,7 +219,8 @@ impl Protocol {
             fc.rand_io = parse_cli_size(s).expect("validated");
         }
         if let Some(s) = &self.four_corner_rand_write {
-            fc.rand_write_truncated = s == "truncated";
+            fc.rand_write_truncated = s.starts_with("truncated");
+            fc.rand_write_sync = s == "truncated-sync";
         }
         fc
     }

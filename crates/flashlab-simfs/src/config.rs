@@ -96,6 +96,11 @@ pub struct FsConfig {
     /// a log, as the direct-I/O write path of the F2FS of 2013-era kernels did (and its
     /// `ipu_policy` does on demand); new blocks are still appended.
     pub ipu: bool,
+    /// ext4 made by Android's `make_ext4fs` (recovery's format of /data up to Android 4.x)
+    /// rather than mke2fs: no `flex_bg`, so each group's bitmaps sit beside its inode table,
+    /// and a journal of 1/64 of the blocks (1024 to 32768 blocks). See
+    /// [`crate::ext4_layout::Layout::make_ext4fs`].
+    pub make_ext4fs: bool,
 }
 
 impl FsConfig {
@@ -117,6 +122,7 @@ impl FsConfig {
             hot_file_bytes: 64 << 10,
             lfs_only: false,
             ipu: false,
+            make_ext4fs: false,
         }
     }
 

@@ -8,6 +8,12 @@
 //!   and inode tables of a flex group packed at its start), with the default journal size of
 //!   mke2fs's table (`ext2fs_default_journal_size`). Not modelled there: backup superblocks
 //!   (`sparse_super`), reserved GDT blocks, the smaller inode ratio of mke2fs's `small` type.
+//! * [`Layout::make_ext4fs`]: what Android's `make_ext4fs` made (recovery's format of /data
+//!   in Android 4.x, system/extras `ext4_utils`): the same groups and one 256-byte inode per
+//!   16 KiB, but no `flex_bg`: each group starts with its block bitmap, inode bitmap and inode
+//!   table, so the bitmaps the kernel rewrites as it allocates share an erase block with the
+//!   inode table. Recovery's `make_ext4fs()` passes `init_itabs = 0` and sets no
+//!   `uninit_bg`, so unused inode tables are never written, at mkfs or by the kernel's lazyinit.
 //! * [`Layout::from_dumpe2fs`]: read from `dumpe2fs` of a real image, so the model and the
 //!   kernel start from the same blocks (what `flashlab validate-fs` does).
 
@@ -35,6 +41,12 @@ pub(crate) fn default_journal_blocks(blocks: u64) -> u64 {
         b if b < 32768 * 1024 => 131072,
         _ => 262144,
     }
+}
+
+/// `make_ext4fs`'s journal size (`compute_journal_blocks`): 1/64 of the blocks, at least
+/// 1024 and at most 32768.
+pub(crate) fn make_ext4fs_journal_blocks(blocks: u64) -> u64 {
+    (blocks / 64).clamp(1024, 32768)
 }
 
 /// What a block of the static layout is.
@@ -90,14 +102,26 @@ pub struct Layout {
 impl Layout {
     /// mke2fs's defaults for `blocks` 4 KiB blocks.
     pub fn new(blocks: u64) -> Layout {
+        Layout::with_flex(blocks, GROUPS_PER_FLEX)
+    }
+
+    /// What Android's `make_ext4fs` makes on `blocks` 4 KiB blocks: no `flex_bg` (see the
+    /// module's doc).
+    pub fn make_ext4fs(blocks: u64) -> Layout {
+        Layout::with_flex(blocks, 1)
+    }
+
+    /// Groups of 32768 blocks, 8192 inodes each, bitmaps and inode tables packed at the start
+    /// of each flex group of `flex` groups.
+    fn with_flex(blocks: u64, flex_size: u64) -> Layout {
         let groups = blocks.div_ceil(BLOCKS_PER_GROUP).max(1);
         let gdt_blocks = groups.div_ceil(DESCRIPTORS_PER_BLOCK);
         let itable_blocks = INODES_PER_GROUP * INODE_SIZE / FS_BLOCK;
-        let flex_start = |flex: u64| if flex == 0 { 1 + gdt_blocks } else { flex * GROUPS_PER_FLEX * BLOCKS_PER_GROUP };
-        let in_flex = |flex: u64| GROUPS_PER_FLEX.min(groups - flex * GROUPS_PER_FLEX);
+        let flex_start = |flex: u64| if flex == 0 { 1 + gdt_blocks } else { flex * flex_size * BLOCKS_PER_GROUP };
+        let in_flex = |flex: u64| flex_size.min(groups - flex * flex_size);
         let group = (0..groups)
             .map(|g| {
-                let (flex, i) = (g / GROUPS_PER_FLEX, g % GROUPS_PER_FLEX);
+                let (flex, i) = (g / flex_size, g % flex_size);
                 let s = flex_start(flex);
                 Group {
                     block_bitmap: s + i,
@@ -107,18 +131,18 @@ impl Layout {
             })
             .collect();
         let mut fixed = vec![(0, 1 + gdt_blocks)];
-        for flex in 0..groups.div_ceil(GROUPS_PER_FLEX) {
+        for flex in 0..groups.div_ceil(flex_size) {
             fixed.push((flex_start(flex), in_flex(flex) * (2 + itable_blocks)));
         }
         fixed.retain(|&(s, l)| s + l <= blocks);
-        let block_uninit = (0..groups).map(|g| g % GROUPS_PER_FLEX != 0).collect();
+        let block_uninit = (0..groups).map(|g| g % flex_size != 0).collect();
         Layout {
             blocks,
             groups,
             blocks_per_group: BLOCKS_PER_GROUP,
             inodes_per_group: INODES_PER_GROUP,
             inode_size: INODE_SIZE,
-            flex: GROUPS_PER_FLEX,
+            flex: flex_size,
             first_free_ino: 12,
             group,
             block_uninit,
@@ -383,6 +407,25 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn make_ext4fs_puts_each_groups_bitmaps_beside_its_inode_table() {
+        // 16 GB: 116 groups. A 2 MiB erase block (512 blocks) at a group's start holds its
+        // block bitmap, inode bitmap and 510 of its 512 inode-table blocks; under mke2fs's
+        // flex_bg the bitmaps of 16 groups are packed apart from 32 MiB of inode tables.
+        let l = Layout::make_ext4fs(3_800_000);
+        for g in 1..l.groups - 1 {
+            let start = g * BLOCKS_PER_GROUP;
+            assert_eq!(
+                (l.block_bitmap(g), l.inode_bitmap(g), l.group[g as usize].inode_table),
+                (start, start + 1, start + 2)
+            );
+        }
+        let m = Layout::new(3_800_000);
+        assert_eq!(m.block_bitmap(17), m.block_bitmap(16) + 1);
+        assert_eq!(make_ext4fs_journal_blocks(3_800_000), 32768);
+        assert_eq!(make_ext4fs_journal_blocks(20_000), 1024);
+    }
 
     #[test]
     fn journal_table_matches_mke2fs() {

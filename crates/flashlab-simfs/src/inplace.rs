@@ -30,7 +30,7 @@
 
 use super::disk::{instant, later, Disk, Purpose};
 use super::ext4_alloc::Mballoc;
-use super::ext4_layout::{default_journal_blocks, Layout};
+use super::ext4_layout::{default_journal_blocks, make_ext4fs_journal_blocks, Layout};
 use super::journal::Journal;
 use super::FsConfig;
 use crate::extents::{check_tiling, Allocator, Extent, File, FS_BLOCK};
@@ -115,7 +115,12 @@ pub struct InPlace {
 impl InPlace {
     /// `plain` (when `ext4` is false) or `ext4` over `capacity` bytes.
     pub(crate) fn new(capacity: u64, cfg: &FsConfig, ext4: bool) -> InPlace {
-        let layout = ext4.then(|| Layout::new(capacity / FS_BLOCK));
+        let blocks = capacity / FS_BLOCK;
+        let layout = ext4.then(|| if cfg.make_ext4fs { Layout::make_ext4fs(blocks) } else { Layout::new(blocks) });
+        if ext4 && cfg.make_ext4fs && cfg.journal_bytes.is_none() {
+            let cfg = FsConfig { journal_bytes: Some(make_ext4fs_journal_blocks(blocks) * FS_BLOCK), ..cfg.clone() };
+            return InPlace::with_layout(capacity, &cfg, layout);
+        }
         InPlace::with_layout(capacity, cfg, layout)
     }
 

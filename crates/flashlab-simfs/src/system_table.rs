@@ -8,6 +8,7 @@
 //! discard = true           # online discard (default false)
 //! nobarrier = false        # flushes dropped (default false)
 //! options = "cp_interval=60"   # further mount options, comma-separated
+//! mkfs = "make_ext4fs"     # ext4 only: who made it, `mke2fs` (default) or Android's make_ext4fs
 //! ```
 
 use crate::error::ConfigError;
@@ -25,6 +26,8 @@ struct SystemTable {
     nobarrier: bool,
     #[serde(default)]
     options: Option<String>,
+    #[serde(default)]
+    mkfs: Option<String>,
     // The rest of the stack, read by `crate::stack::Stack::from_profile`.
     #[serde(default, rename = "shared_storage")]
     _shared_storage: Option<toml::Value>,
@@ -53,6 +56,16 @@ impl FsConfig {
         let mut cfg = FsConfig::new(kind);
         cfg.discard = t.discard;
         cfg.nobarrier = t.nobarrier;
+        match t.mkfs.as_deref() {
+            None | Some("mke2fs") => {}
+            Some("make_ext4fs") if kind == FsKind::Ext4 => cfg.make_ext4fs = true,
+            Some(other) => {
+                return Err(ConfigError::SystemTable {
+                    profile: source.to_string(),
+                    message: format!("mkfs: '{other}' is not 'mke2fs' or 'make_ext4fs' (ext4 only)"),
+                })
+            }
+        }
         for opt in t.options.iter().flat_map(|o| o.split(',')).map(str::trim).filter(|o| !o.is_empty()) {
             cfg.set_option(opt).map_err(field("options"))?;
         }

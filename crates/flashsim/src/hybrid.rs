@@ -18,6 +18,7 @@
 //! logs in the background. Units are 4 KiB; a write is buffered in controller RAM until its
 //! program unit (page x planes) is full, as in the page-mapped FTL.
 
+mod area;
 mod bounded;
 mod bulk;
 mod busy;
@@ -107,6 +108,11 @@ pub(crate) struct HybridFtl {
     buffer: WriteBuffer,
     volatile_buffer: bool,
     log_blocks: usize,
+    /// Most random logs while erased blocks beyond the spare area last, the physical blocks
+    /// beyond the logical ones, and the random logs allowed now (`area.rs`).
+    max_log_blocks: usize,
+    spare_blocks: usize,
+    area: usize,
     /// Random logs the controller may take from the free blocks beyond `log_blocks` while the
     /// paced merge catches up (`spare.rs`).
     spare_logs: usize,
@@ -186,6 +192,9 @@ impl HybridFtl {
             buffer: WriteBuffer::new(f.write_buffer_kib / (MAP_UNIT / 1024) as u32),
             volatile_buffer: f.write_buffer_volatile,
             log_blocks: f.log_blocks as usize,
+            max_log_blocks: area::max_logs(f.log_blocks as usize, f.max_log_blocks as usize, (blocks - lblocks) as usize),
+            spare_blocks: (blocks - lblocks) as usize,
+            area: f.log_blocks as usize,
             spare_logs: f.log_blocks as usize,
             job_victim: NIL,
             job_lblocks: Vec::with_capacity(upb as usize),
@@ -432,7 +441,8 @@ impl HybridFtl {
             if self.job_victim != NIL && !self.spare_log_room() {
                 start = start.max(self.finish_job(start, false));
             }
-            while self.job_victim == NIL && self.rw_full.len() >= self.log_blocks {
+            self.update_area();
+            while self.job_victim == NIL && self.rw_full.len() >= self.area {
                 let victim = self.rw_full.pop_front().expect("non-empty");
                 if self.log_blocks >= 2 && self.spare_log_room() {
                     self.start_job(victim);
@@ -448,7 +458,7 @@ impl HybridFtl {
             start = start.max(ready);
             // The new log is the last one allowed: start emptying the oldest, a little per
             // host command, so that it is free by the time this one is full.
-            if self.job_victim == NIL && self.log_blocks >= 2 && self.rw_full.len() + 1 >= self.log_blocks {
+            if self.job_victim == NIL && self.log_blocks >= 2 && self.rw_full.len() + 1 >= self.area {
                 let victim = self.rw_full.pop_front().expect("non-empty");
                 self.start_job(victim);
             }
@@ -744,6 +754,7 @@ impl HybridFtl {
     fn release_victim(&mut self, victim: u32, background: bool) {
         debug_assert_eq!(self.valid[victim as usize], 0);
         self.release(victim);
+        self.shrink_area();
         if background {
             self.counters.gc_victims_background += 1;
         } else {
@@ -894,6 +905,7 @@ impl HybridFtl {
     /// pages per command and never past the busy-time ceiling. Returns when it is done.
     fn command_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
         let deadline = self.gc_deadline(start);
+        self.update_area();
         self.catch_up();
         let mut end = at;
         // Catching up (`spare.rs`): only the budget's ceiling bounds the work. Closing the
@@ -1210,10 +1222,10 @@ impl HybridFtl {
             }
         }
         let logs = self.rw_full.len() + usize::from(self.rw_active != NIL);
-        if logs > self.log_blocks + self.spare_logs {
+        if logs > self.max_log_blocks + self.spare_logs {
             return Err(Error::Invariant(format!(
                 "{logs} random log blocks, more than {} + {} spare",
-                self.log_blocks, self.spare_logs
+                self.max_log_blocks, self.spare_logs
             )));
         }
         let in_free: usize = self.free.iter().map(|f| f.len()).sum();

@@ -186,6 +186,12 @@ pub struct FtlConfig {
     /// Hybrid mapping: random-write log blocks (the sequential log is one more).
     #[serde(default)]
     pub log_blocks: u32,
+    /// Hybrid mapping: most random logs the controller keeps while it has erased blocks
+    /// beyond its spare area (the logical space nothing maps, as after a discard): the log area
+    /// grows into them and shrinks back to `log_blocks` as the host maps them
+    /// (`hybrid/area.rs`). 0 (default): `log_blocks`, a fixed log area.
+    #[serde(default)]
+    pub max_log_blocks: u32,
     /// Page mapping on a DRAM-less controller: KiB of SRAM caching translation pages of the
     /// mapping table (DFTL); 0 (default) keeps the whole table in DRAM.
     #[serde(default)]
@@ -516,6 +522,15 @@ impl Profile {
                     format!("a hybrid FTL needs 1..=4096 log blocks, got {}", f.log_blocks),
                 ));
             }
+            if f.max_log_blocks != 0 && (f.max_log_blocks < f.log_blocks || f.max_log_blocks > 4096) {
+                return Err(err(
+                    "ftl.max_log_blocks",
+                    format!(
+                        "must be 0 (fixed log area) or in {}..=4096 (at least log_blocks), got {}",
+                        f.log_blocks, f.max_log_blocks
+                    ),
+                ));
+            }
             if f.host_streams != 1 {
                 return Err(err("ftl.host_streams", "a hybrid FTL has one host stream".into()));
             }
@@ -541,8 +556,9 @@ impl Profile {
                     "a hybrid FTL maps data blocks whole: it has no page-mapping cache".into(),
                 ));
             }
-        } else if f.log_blocks != 0 {
-            return Err(err("ftl.log_blocks", "only a hybrid FTL (mapping = \"hybrid\") has log blocks".into()));
+        } else if f.log_blocks != 0 || f.max_log_blocks != 0 {
+            let field = if f.log_blocks != 0 { "ftl.log_blocks" } else { "ftl.max_log_blocks" };
+            return Err(err(field, "only a hybrid FTL (mapping = \"hybrid\") has log blocks".into()));
         }
         if f.slc_cache_mib != 0 {
             if f.mapping == MappingKind::Hybrid {

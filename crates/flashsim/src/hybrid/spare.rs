@@ -23,22 +23,23 @@ impl HybridFtl {
     /// the new one (the victim of the paced merge is not counted: it is being emptied)?
     pub(super) fn spare_log_room(&self) -> bool {
         let free: usize = self.free.iter().map(|f| f.len()).sum();
-        self.rw_full.len() < self.log_blocks + self.spare_logs && free > FREE_RESERVE
+        self.rw_full.len() < self.area + self.spare_logs && free > FREE_RESERVE
     }
 
-    /// Are more random logs in use (full, active, and the paced merge's victim) than
-    /// `log_blocks`? Then every write command merges as much as its budget and the busy-time
-    /// ceiling allow, until the logs are back to their number.
+    /// Are more random logs in use (full, active, and the paced merge's victim) than the log
+    /// area allows, or is the area shrinking (`area.rs`)? Then every write command merges as
+    /// much as its budget and the busy-time ceiling allow, until the logs are back to their
+    /// number.
     pub(super) fn spare_logs_in_use(&self) -> bool {
-        let logs = self.rw_full.len() + usize::from(self.rw_active != NIL) + usize::from(self.job_victim != NIL);
-        logs > self.log_blocks
+        self.logs_in_use() > self.area || self.area > self.log_target()
     }
 
     /// With spare logs in use (more full logs than the paced merge's steady state leaves)
     /// and no merge under way, start merging the oldest, paced like any other.
     pub(super) fn catch_up(&mut self) {
         let logs = self.rw_full.len() + usize::from(self.rw_active != NIL);
-        if self.job_victim == NIL && self.log_blocks >= 2 && logs >= self.log_blocks {
+        let shrinking = self.area > self.log_target() && !self.rw_full.is_empty();
+        if self.job_victim == NIL && self.log_blocks >= 2 && (logs >= self.area || shrinking) {
             if let Some(victim) = self.rw_full.pop_front() {
                 self.start_job(victim);
             }
