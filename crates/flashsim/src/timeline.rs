@@ -210,14 +210,21 @@ impl Channel {
 
     /// Earliest start >= `ready` for `dur`: walk the other lanes' bookings in start order (they
     /// are disjoint, so this is also end order), skipping those that end by `start`.
+    /// A lane whose last booking ends by `start` is passed over without a walk (its cursor
+    /// goes to its end), and the search stops as soon as `start` reaches the channel's tail.
     fn fit_many(&mut self, lane: usize, ready: Ns, dur: Ns) -> Ns {
         let n = self.lanes.len();
+        let tail = self.tail;
         let mut start = ready;
         loop {
             let mut best: Option<(usize, Ns, Ns)> = None;
             for other in (0..n).filter(|&o| o != lane) {
                 let ci = lane * n + other;
                 let o = &self.lanes[other];
+                if o.busy.last().is_none_or(|&(_, e)| e <= start) {
+                    self.cursor[ci] = o.busy.len();
+                    continue;
+                }
                 let mut c = self.cursor[ci].max(o.head);
                 while o.busy.get(c).is_some_and(|&(_, e)| e <= start) {
                     c += 1;
@@ -233,6 +240,9 @@ impl Channel {
                 Some((other, s, e)) if s < start + dur => {
                     start = e;
                     self.cursor[lane * n + other] += 1;
+                    if start >= tail {
+                        return start;
+                    }
                 }
                 _ => return start,
             }
