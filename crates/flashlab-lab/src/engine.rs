@@ -372,6 +372,9 @@ pub fn run_jobs_hooked(
     }
     let mut events: EventQueue<Event> = EventQueue::new();
     let mut last_progress = 0.0;
+    // Events since the progress fraction was last worked out: it is reported in steps of 1 %,
+    // so once every 64 events is often enough, and saves a pass over the jobs per event.
+    let mut since_progress = 0u32;
 
     let issue = |sys: &mut SimSystem,
                  j: usize,
@@ -633,6 +636,11 @@ pub fn run_jobs_hooked(
             l.in_flight += 1;
             events.push(done, (j, kind, bytes, at));
         }
+        since_progress += 1;
+        if since_progress < 64 {
+            continue;
+        }
+        since_progress = 0;
         let frac = specs
             .iter()
             .zip(&live)

@@ -110,6 +110,10 @@ impl Timeline {
 /// search and an insertion shift.
 #[derive(Debug, Clone)]
 pub(crate) struct Channel {
+    /// The latest end of any booking so far, on any lane. A booking ready at or after it
+    /// collides with nothing and starts when ready, without a look at the lanes: the common
+    /// case on a DRAM-less device whose dies wait on each other's map-page reads.
+    tail: Ns,
     lanes: Vec<Lane>,
     /// `cursor[a * lanes + b]`: index in lane `b`'s vector of its first booking that may end
     /// after lane `a`'s next ready time.
@@ -128,7 +132,7 @@ struct Lane {
 impl Channel {
     pub(crate) fn new(lanes: u32) -> Channel {
         let n = lanes.max(1) as usize;
-        Channel { lanes: vec![Lane::default(); n], cursor: vec![0; n * n] }
+        Channel { tail: 0, lanes: vec![Lane::default(); n], cursor: vec![0; n * n] }
     }
 
     /// Forget bookings that ended at or before `now` (nothing is booked before `now` again).
@@ -161,12 +165,19 @@ impl Channel {
             self.lanes[lane].busy.last().is_none_or(|&(_, e)| e <= ready),
             "lane bookings must go forward in time"
         );
-        let start = match self.lanes.len() {
-            1 => ready,
-            2 => self.fit_two(lane, ready, dur),
-            _ => self.fit_many(lane, ready, dur),
+        // At or after `tail` nothing is booked; the cursors are only lower bounds, so leaving
+        // them behind changes no result (the next search skips what they missed).
+        let start = if ready >= self.tail {
+            ready
+        } else {
+            match self.lanes.len() {
+                1 => ready,
+                2 => self.fit_two(lane, ready, dur),
+                _ => self.fit_many(lane, ready, dur),
+            }
         };
         let end = start + dur;
+        self.tail = self.tail.max(end);
         let own = &mut self.lanes[lane];
         match own.busy[own.head..].last_mut() {
             // Touching the lane's previous booking: extend it.
@@ -199,14 +210,21 @@ impl Channel {
 
     /// Earliest start >= `ready` for `dur`: walk the other lanes' bookings in start order (they
     /// are disjoint, so this is also end order), skipping those that end by `start`.
+    /// A lane whose last booking ends by `start` is passed over without a walk (its cursor
+    /// goes to its end), and the search stops as soon as `start` reaches the channel's tail.
     fn fit_many(&mut self, lane: usize, ready: Ns, dur: Ns) -> Ns {
         let n = self.lanes.len();
+        let tail = self.tail;
         let mut start = ready;
         loop {
             let mut best: Option<(usize, Ns, Ns)> = None;
             for other in (0..n).filter(|&o| o != lane) {
                 let ci = lane * n + other;
                 let o = &self.lanes[other];
+                if o.busy.last().is_none_or(|&(_, e)| e <= start) {
+                    self.cursor[ci] = o.busy.len();
+                    continue;
+                }
                 let mut c = self.cursor[ci].max(o.head);
                 while o.busy.get(c).is_some_and(|&(_, e)| e <= start) {
                     c += 1;
@@ -222,6 +240,9 @@ impl Channel {
                 Some((other, s, e)) if s < start + dur => {
                     start = e;
                     self.cursor[lane * n + other] += 1;
+                    if start >= tail {
+                        return start;
+                    }
                 }
                 _ => return start,
             }
