@@ -107,18 +107,17 @@ impl Ftl {
     /// Starting a victim a block ahead of need must not make GC copy more than greedy does.
     fn reconsider(&mut self, die: u32) {
         let v = self.job_victim[die as usize];
-        let Some(b) = self.victims.select(die, &self.valid, self.counters.host_units_written) else {
+        // A peek, not a select: nearly always the victim stays.
+        let Some(b) = self.victims.peek_greedy(die) else {
             return;
         };
         if self.valid[b as usize] >= self.valid[v as usize] {
-            self.victims.put_back(b, self.valid[b as usize]);
             return;
         }
         self.state[v as usize] = super::BlockState::Closed;
         self.victims.put_back(v, self.valid[v as usize]);
         self.job_victim[die as usize] = NIL;
         self.jobs -= 1;
-        self.victims.put_back(b, self.valid[b as usize]);
         self.start_paced_job(die, 0.0);
     }
 
@@ -172,11 +171,10 @@ impl Ftl {
         self.pace.since[d] += share;
         let urgent = self.free[d].len() < self.pace.zone;
         if !urgent {
-            let Some(b) = self.victims.select(die, &self.valid, self.counters.host_units_written) else {
+            let Some(b) = self.victims.peek_greedy(die) else {
                 return;
             };
             let v = self.valid[b as usize];
-            self.victims.put_back(b, v);
             let since = self.pace.since[d];
             if self.pace.seen[d] != b {
                 // A new best candidate: watch it for a command before choosing it.
