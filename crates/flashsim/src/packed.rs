@@ -20,6 +20,8 @@ pub(crate) struct PackedTable {
     width: u32,
     mask: u64,
     len: usize,
+    /// Entries that fit in [`CHUNK`] bits (a division not to do per call).
+    per_chunk: usize,
 }
 
 impl PackedTable {
@@ -29,7 +31,7 @@ impl PackedTable {
         let width = (64 - (u64::from(max_value) + 1).leading_zeros()).max(1);
         let n = (len * width as usize).div_ceil(8) + 8;
         let bytes = crate::memory::zeroed(n);
-        PackedTable { bytes, width, mask: (1u64 << width) - 1, len }
+        PackedTable { bytes, width, mask: (1u64 << width) - 1, len, per_chunk: CHUNK / width as usize }
     }
 
     /// Bits per entry.
@@ -77,6 +79,10 @@ impl PackedTable {
     pub(crate) fn any(&self, from: usize, to: usize) -> bool {
         debug_assert!(from <= to && to <= self.len);
         let (mut bit, end) = (from * self.width as usize, to * self.width as usize);
+        if end - bit <= CHUNK {
+            // A page's entries: one load.
+            return (self.word(bit >> 3) >> (bit & 7)) & ((1u64 << (end - bit)) - 1) != 0;
+        }
         while bit < end {
             let n = (end - bit).min(CHUNK);
             if (self.word(bit >> 3) >> (bit & 7)) & ((1u64 << n) - 1) != 0 {
@@ -93,8 +99,12 @@ impl PackedTable {
     #[inline]
     pub(crate) fn set_run(&mut self, i: usize, values: &[u32]) {
         debug_assert!(i + values.len() <= self.len);
+        if let [v] = values {
+            self.set(i, *v);
+            return;
+        }
         let w = self.width as usize;
-        let per = CHUNK / w;
+        let per = self.per_chunk;
         for (k, chunk) in values.chunks(per).enumerate() {
             let mut acc = 0u64;
             for (j, &v) in chunk.iter().enumerate() {
