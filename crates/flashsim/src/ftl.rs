@@ -467,11 +467,14 @@ impl Ftl {
         let len = self.open[op].len;
         let open = &self.open[op];
         let l2p = &mut self.l2p;
-        let p2l = &mut self.p2l;
+        // Slots from `len` on hold INVALID (an open page is cleared whole), and so do the
+        // slots of buffered units trimmed meanwhile: the page's reverse-map entries are its
+        // slots as they are, written at once.
+        debug_assert!(open.lpn[len as usize..].iter().all(|&l| l == INVALID));
+        self.p2l.set_run(base as usize, &open.lpn[..upp as usize]);
         let mut programmed = 0;
         for s in 0..upp as usize {
-            let lpn = if (s as u32) < len { open.lpn[s] } else { INVALID };
-            p2l.set(base as usize + s, lpn);
+            let lpn = open.lpn[s];
             if lpn != INVALID {
                 l2p[lpn as usize] = base + s as u32;
                 programmed += 1;
@@ -620,8 +623,8 @@ impl Ftl {
         let upp_us = upp as usize;
         let mut done = ready;
         // Move the page's valid units into GC's open page, programming it whenever it
-        // fills. Each unit: forget its old place, append it (the mapping then points into
-        // the open page until it is programmed).
+        // fills. Each unit: append it (the mapping then points into the open page until it
+        // is programmed); the page's old places are forgotten together at the end.
         let mut ppa = base;
         while ppa < base + upp {
             let full = {
@@ -638,7 +641,6 @@ impl Ftl {
                                 prefetch(l2p, next as usize);
                             }
                         }
-                        p2l.set(ppa as usize, INVALID);
                         let slot = gc_page.len as usize;
                         gc_page.lpn[slot] = lpn;
                         gc_page.tag[slot] = tags.as_ref().map_or(0, |t| t[ppa as usize]);
@@ -659,6 +661,8 @@ impl Ftl {
                 done = done.max(self.program_open(gc_op, die, self.gc_frontier, ready));
             }
         }
+        // The page's units have all moved (or held nothing): forget their old places at once.
+        self.p2l.clear_run(base as usize, (base + upp) as usize);
         done
     }
 

@@ -9,6 +9,9 @@
 /// Entry value meaning "none" (stored as zero).
 pub(crate) const NONE: u32 = u32::MAX;
 
+/// Bits that one 8-byte load or store covers from any bit offset (a byte boundary plus up to 7).
+const CHUNK: usize = 56;
+
 #[derive(Debug, Clone)]
 pub(crate) struct PackedTable {
     /// Entry `i` is bits `i * width ..` (little-endian), stored as value + 1; 8 bytes of
@@ -17,6 +20,8 @@ pub(crate) struct PackedTable {
     width: u32,
     mask: u64,
     len: usize,
+    /// Entries that fit in [`CHUNK`] bits (a division not to do per call).
+    per_chunk: usize,
 }
 
 impl PackedTable {
@@ -26,7 +31,7 @@ impl PackedTable {
         let width = (64 - (u64::from(max_value) + 1).leading_zeros()).max(1);
         let n = (len * width as usize).div_ceil(8) + 8;
         let bytes = crate::memory::zeroed(n);
-        PackedTable { bytes, width, mask: (1u64 << width) - 1, len }
+        PackedTable { bytes, width, mask: (1u64 << width) - 1, len, per_chunk: CHUNK / width as usize }
     }
 
     /// Bits per entry.
@@ -68,10 +73,71 @@ impl PackedTable {
         self.bytes[at..at + 8].copy_from_slice(&w.to_le_bytes());
     }
 
-    /// Whether any of the entries `from..to` is set.
+    /// Whether any of the entries `from..to` is set: whether any of their bits is (a "none"
+    /// entry is stored as zero), 56 bits per load.
     #[inline]
     pub(crate) fn any(&self, from: usize, to: usize) -> bool {
-        (from..to).any(|i| self.get(i) != NONE)
+        debug_assert!(from <= to && to <= self.len);
+        let (mut bit, end) = (from * self.width as usize, to * self.width as usize);
+        if end - bit <= CHUNK {
+            // A page's entries: one load.
+            return (self.word(bit >> 3) >> (bit & 7)) & ((1u64 << (end - bit)) - 1) != 0;
+        }
+        while bit < end {
+            let n = (end - bit).min(CHUNK);
+            if (self.word(bit >> 3) >> (bit & 7)) & ((1u64 << n) - 1) != 0 {
+                return true;
+            }
+            bit += n;
+        }
+        false
+    }
+
+    /// Set the entries from `i` on to `values`, in one read-modify-write of the table's memory
+    /// per 56 bits (setting them one by one reads back each word the one before just wrote,
+    /// which the CPU cannot forward from its store buffer when the two overlap unaligned).
+    #[inline]
+    pub(crate) fn set_run(&mut self, i: usize, values: &[u32]) {
+        debug_assert!(i + values.len() <= self.len);
+        if let [v] = values {
+            self.set(i, *v);
+            return;
+        }
+        let w = self.width as usize;
+        let per = self.per_chunk;
+        for (k, chunk) in values.chunks(per).enumerate() {
+            let mut acc = 0u64;
+            for (j, &v) in chunk.iter().enumerate() {
+                let stored = u64::from(v.wrapping_add(1));
+                debug_assert!(stored <= self.mask, "value {v} does not fit {} bits", self.width);
+                acc |= stored << (j * w);
+            }
+            let bit = (i + k * per) * w;
+            let n = chunk.len() * w;
+            self.put_bits(bit, n, acc);
+        }
+    }
+
+    /// Clear the entries `from..to` (set them to `NONE`), 56 bits per read-modify-write.
+    #[inline]
+    pub(crate) fn clear_run(&mut self, from: usize, to: usize) {
+        debug_assert!(from <= to && to <= self.len);
+        let (mut bit, end) = (from * self.width as usize, to * self.width as usize);
+        while bit < end {
+            let n = (end - bit).min(CHUNK);
+            self.put_bits(bit, n, 0);
+            bit += n;
+        }
+    }
+
+    /// Write the `n` (at most [`CHUNK`]) low bits of `v` at bit `bit`.
+    #[inline(always)]
+    fn put_bits(&mut self, bit: usize, n: usize, v: u64) {
+        debug_assert!(n <= CHUNK);
+        let (at, shift) = (bit >> 3, bit & 7);
+        let mask = ((1u64 << n) - 1) << shift;
+        let w = (self.word(at) & !mask) | (v << shift);
+        self.bytes[at..at + 8].copy_from_slice(&w.to_le_bytes());
     }
 
     /// How many of the entries `from..to` are set.
@@ -117,6 +183,41 @@ mod tests {
             assert_eq!(t.get(501), val(501));
             assert_eq!(t.count(0, 1000), 999);
             assert!(t.any(499, 501) && !t.any(500, 501));
+        }
+    }
+
+    /// Runs set and cleared in one go read back as entries set one by one, and leave their
+    /// neighbours alone, at every width and offset.
+    #[test]
+    fn runs_match_single_entries() {
+        for max in [0u32, 1, 6, 1000, (1 << 22) - 2, (1 << 26) + 5, u32::MAX - 1] {
+            for len in [1usize, 2, 3, 4, 7, 16] {
+                for start in 0..9 {
+                    let mut a = PackedTable::new(64, max);
+                    let mut b = PackedTable::new(64, max);
+                    let fill = |i: usize| ((i as u64 * 2_654_435_761 + 7) % (u64::from(max) + 1)) as u32;
+                    for i in 0..64 {
+                        a.set(i, fill(i));
+                        b.set(i, fill(i));
+                    }
+                    let vals: Vec<u32> = (0..len).map(|k| if k % 3 == 1 { NONE } else { fill(k * 5 + 1) }).collect();
+                    a.set_run(start, &vals);
+                    for (k, &v) in vals.iter().enumerate() {
+                        b.set(start + k, v);
+                    }
+                    assert!((0..64).all(|i| a.get(i) == b.get(i)), "max {max} len {len} start {start}");
+                    for i in 0..64 {
+                        assert_eq!(a.any(start, start + len), b.any(start, start + len));
+                        assert_eq!(a.any(i, 64), (i..64).any(|j| b.get(j) != NONE));
+                    }
+                    a.clear_run(start, start + len);
+                    for k in 0..len {
+                        b.set(start + k, NONE);
+                    }
+                    assert!((0..64).all(|i| a.get(i) == b.get(i)), "clear: max {max} len {len} start {start}");
+                    assert!(!a.any(start, start + len));
+                }
+            }
         }
     }
 

@@ -183,6 +183,28 @@ impl Victims {
         }
     }
 
+    /// Greedy: the block [`Victims::select`] would return on `die`, left in the index (a
+    /// select followed by a put-back, which restores the same bucket order, without the
+    /// unlink and link). Pacing asks this of every die on every host command.
+    #[inline]
+    pub(crate) fn peek_greedy(&mut self, die: u32) -> Option<u32> {
+        debug_assert!(self.policy == GcPolicy::Greedy);
+        let d = die as usize;
+        let mut v = self.min_hint[d];
+        let mut h = self.bucket(d, v);
+        while v <= self.units_per_block {
+            let b = self.head[h];
+            if b != NIL {
+                self.min_hint[d] = v;
+                return Some(b);
+            }
+            v += 1;
+            h += 1;
+        }
+        self.min_hint[d] = 0;
+        None
+    }
+
     /// Choose and remove the block on `die` with the fewest valid units, whatever the policy
     /// (GC's way out when the policy's victims gain nothing). O(closed blocks) except greedy.
     pub(crate) fn select_fewest_valid(&mut self, die: u32, valid: &[u32]) -> Option<u32> {

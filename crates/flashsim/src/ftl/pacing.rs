@@ -70,6 +70,8 @@ pub(crate) struct Pacing {
     seen_since: Vec<f64>,
     /// How many dies are armed (a command with no armed die and no victim skips the dies).
     pub(crate) n_armed: u32,
+    /// Scratch for [`Ftl::paced_gc`]: the dies that owe GC work this command, in order.
+    due: Vec<u32>,
 }
 
 impl Pacing {
@@ -85,6 +87,7 @@ impl Pacing {
             seen_valid: vec![0; n],
             seen_since: vec![0.0; n],
             n_armed: 0,
+            due: vec![0; n],
         }
     }
 
@@ -97,6 +100,7 @@ impl Pacing {
             + super::heap_bytes(&self.seen)
             + super::heap_bytes(&self.seen_valid)
             + super::heap_bytes(&self.seen_since)
+            + super::heap_bytes(&self.due)
     }
 }
 
@@ -107,18 +111,17 @@ impl Ftl {
     /// Starting a victim a block ahead of need must not make GC copy more than greedy does.
     fn reconsider(&mut self, die: u32) {
         let v = self.job_victim[die as usize];
-        let Some(b) = self.victims.select(die, &self.valid, self.counters.host_units_written) else {
+        // A peek, not a select: nearly always the victim stays.
+        let Some(b) = self.victims.peek_greedy(die) else {
             return;
         };
         if self.valid[b as usize] >= self.valid[v as usize] {
-            self.victims.put_back(b, self.valid[b as usize]);
             return;
         }
         self.state[v as usize] = super::BlockState::Closed;
         self.victims.put_back(v, self.valid[v as usize]);
         self.job_victim[die as usize] = NIL;
         self.jobs -= 1;
-        self.victims.put_back(b, self.valid[b as usize]);
         self.start_paced_job(die, 0.0);
     }
 
@@ -172,11 +175,10 @@ impl Ftl {
         self.pace.since[d] += share;
         let urgent = self.free[d].len() < self.pace.zone;
         if !urgent {
-            let Some(b) = self.victims.select(die, &self.valid, self.counters.host_units_written) else {
+            let Some(b) = self.victims.peek_greedy(die) else {
                 return;
             };
             let v = self.valid[b as usize];
-            self.victims.put_back(b, v);
             let since = self.pace.since[d];
             if self.pace.seen[d] != b {
                 // A new best candidate: watch it for a command before choosing it.
@@ -230,11 +232,21 @@ impl Ftl {
 
     /// The GC work a host write command of `units` units carries, starting at `at` for a
     /// command that started at `start` (see the module doc). Returns when it is done.
+    ///
+    /// Two passes over the dies, which gives the same result as one: a die's accrual and its
+    /// payment touch only that die's state (its blocks, victim, free list and debt), and only
+    /// the payments share anything (the command's page budget, the channels, the random
+    /// policy's generator), which the second pass keeps in die order. The first pass accrues
+    /// every die's debt and notes the dies that owe a page, without a branch on the debt
+    /// (whether a die owes one this command is a coin toss to the branch predictor); the
+    /// second pays those.
     pub(super) fn paced_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
         let deadline = start + self.busy_ceiling;
         let mut budget = u64::from(self.pages_per_command);
         let mut end = at;
         let dies = self.geo.dies;
+        let block_pages = f64::from(self.geo.pages_per_block);
+        let mut n_due = 0;
         for die in 0..dies {
             let d = die as usize;
             if self.pace.armed[d] {
@@ -251,7 +263,21 @@ impl Ftl {
             let deficit = self.pace.zone.saturating_sub(self.free[d].len()) as f64;
             let rate = self.pace.rate[d] / f64::from(dies) * (1.0 + deficit);
             // Never owe more than a block's pages: beyond that the forced path cleans anyway.
-            self.pace.debt[d] = (self.pace.debt[d] + f64::from(units) * rate).min(f64::from(self.geo.pages_per_block));
+            let debt = (self.pace.debt[d] + f64::from(units) * rate).min(block_pages);
+            self.pace.debt[d] = debt;
+            // Owes a page, or its victim has nothing valid left (an erase, owed at once).
+            // `reconsider` may have replaced the victim.
+            let v = self.job_victim[d];
+            if v == NIL {
+                continue;
+            }
+            let empty = self.valid[v as usize] == 0;
+            self.pace.due[n_due] = die;
+            n_due += usize::from(empty | (debt >= 1.0));
+        }
+        for i in 0..n_due {
+            let die = self.pace.due[i];
+            let d = die as usize;
             while budget > 0 && self.job_victim[d] != NIL {
                 // A victim with nothing valid left owes no copies, only its erase: at once.
                 let empty = self.valid[self.job_victim[d] as usize] == 0;
