@@ -165,38 +165,25 @@ pub fn run_four_corner(
     let sw = run(sys, file, "seq-write", Rw::Write, cfg.seq_bs, None, cfg.seed, false)?;
     let sr = run(sys, file, "seq-read", Rw::Read, cfg.seq_bs, None, cfg.seed, false)?;
     let rr = run(sys, file, "rand-read", Rw::RandRead, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 1, false)?;
-    let rw = if cfg.rand_write_truncated {
-        // The emptied file's new blocks come from other free space (the truncated ones are
-        // still held by the uncommitted truncate), then the old blocks are freed, untrimmed
-        // unless the filesystem discards.
-        let fresh = sys.create(RAND_WRITE_FILE, cfg.span)?;
-        let r = run(
-            sys,
-            fresh,
-            "rand-write",
-            Rw::RandWrite,
-            cfg.rand_bs,
-            Some(cfg.rand_io),
-            cfg.seed + 2,
-            cfg.rand_write_sync,
-        );
-        sys.delete(TEST_FILE)?;
+    // With an emptied file (AndroBench's O_TRUNC) the new blocks come from other free space
+    // (the truncated ones are still held by the uncommitted truncate); the old blocks are then
+    // freed, untrimmed unless the filesystem discards.
+    let target = if cfg.rand_write_truncated { sys.create(RAND_WRITE_FILE, cfg.span)? } else { file };
+    let rw = run(
+        sys,
+        target,
+        "rand-write",
+        Rw::RandWrite,
+        cfg.rand_bs,
+        Some(cfg.rand_io),
+        cfg.seed + 2,
+        cfg.rand_write_sync,
+    );
+    sys.delete(TEST_FILE)?;
+    if cfg.rand_write_truncated {
         sys.delete(RAND_WRITE_FILE)?;
-        r?
-    } else {
-        let r = run(
-            sys,
-            file,
-            "rand-write",
-            Rw::RandWrite,
-            cfg.rand_bs,
-            Some(cfg.rand_io),
-            cfg.seed + 2,
-            cfg.rand_write_sync,
-        )?;
-        sys.delete(TEST_FILE)?;
-        r
-    };
+    }
+    let rw = rw?;
     let mut row = FourCorner::from_runs(label, [sw, sr, rr, rw], Some(sys.device_report()));
     row.filesystem = Some(sys.fs_counters());
     Ok(row)
