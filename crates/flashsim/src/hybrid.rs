@@ -192,7 +192,11 @@ impl HybridFtl {
             buffer: WriteBuffer::new(f.write_buffer_kib / (MAP_UNIT / 1024) as u32),
             volatile_buffer: f.write_buffer_volatile,
             log_blocks: f.log_blocks as usize,
-            max_log_blocks: area::max_logs(f.log_blocks as usize, f.max_log_blocks as usize, (blocks - lblocks) as usize),
+            max_log_blocks: area::max_logs(
+                f.log_blocks as usize,
+                f.max_log_blocks as usize,
+                (blocks - lblocks) as usize,
+            ),
             spare_blocks: (blocks - lblocks) as usize,
             area: f.log_blocks as usize,
             spare_logs: f.log_blocks as usize,
