@@ -137,6 +137,28 @@ impl Allocator {
         Some(s)
     }
 
+    /// `len` bytes taken from the free runs at or after `goal` (wrapping), in that order, whole
+    /// runs until the last: (offset, bytes) each. `None` (nothing taken) when less is free.
+    pub(crate) fn take_runs(&mut self, goal: u64, len: u64) -> Option<Vec<(u64, u64)>> {
+        if len > self.free_bytes {
+            return None;
+        }
+        let mut runs = Vec::new();
+        let mut left = len;
+        for (&s, &l) in self.free.range(goal..).chain(self.free.range(..goal)) {
+            if left == 0 {
+                break;
+            }
+            let take = l.min(left);
+            runs.push((s, take));
+            left -= take;
+        }
+        for &(s, l) in &runs {
+            self.reserve(s, l);
+        }
+        Some(runs)
+    }
+
     /// Allocate `need` bytes (whole blocks) next-fit and append them to `extents` from file
     /// offset `file_off`, merging with the last extent where contiguous. False when there is
     /// not enough free space (nothing is taken then).

@@ -140,15 +140,26 @@ impl InPlace {
                 Some((_, l)) => l,
                 None => cfg.journal_bytes.map_or_else(|| default_journal_blocks(blocks), |b| b / FS_BLOCK),
             };
-            let jstart = match layout.journal() {
-                Some((s, l)) if l >= 8 => alloc.reserve(s * FS_BLOCK, l * FS_BLOCK).then_some(s * FS_BLOCK),
-                _ => (jblocks >= 8)
-                    .then(|| alloc.take_contiguous(layout.journal_goal() * FS_BLOCK, jblocks * FS_BLOCK))
-                    .flatten(),
+            // One run where mke2fs aims it; when no free run is that long (make_ext4fs's
+            // journal of a whole group, every group starting with its bitmaps and inode
+            // table), runs from the goal on, spanning groups as make_ext4fs's journal inode
+            // does.
+            let jruns = match layout.journal() {
+                Some((s, l)) if l >= 8 => alloc.reserve(s * FS_BLOCK, l * FS_BLOCK).then(|| vec![(s * FS_BLOCK, l)]),
+                _ if jblocks >= 8 => {
+                    let (goal, bytes) = (layout.journal_goal() * FS_BLOCK, jblocks * FS_BLOCK);
+                    match alloc.take_contiguous(goal, bytes) {
+                        Some(s) => Some(vec![(s, jblocks)]),
+                        None => alloc
+                            .take_runs(goal, bytes)
+                            .map(|runs| runs.into_iter().map(|(s, l)| (s, l / FS_BLOCK)).collect()),
+                    }
+                }
+                _ => None,
             };
-            let journal = jstart.map(|start| {
-                fixed.push((start / FS_BLOCK, jblocks));
-                Journal::new(start, jblocks)
+            let journal = jruns.map(|runs| {
+                fixed.extend(runs.iter().map(|&(s, l)| (s / FS_BLOCK, l)));
+                Journal::new(runs)
             });
             Ext4 {
                 journal,
@@ -192,9 +203,10 @@ impl InPlace {
         out
     }
 
-    /// The journal region, if this is ext4 with a journal: (device offset, bytes).
-    pub fn journal_region(&self) -> Option<(u64, u64)> {
-        self.ext4.as_ref().and_then(|e| e.journal.as_ref()).map(|j| j.region())
+    /// The journal's runs on the device, if this is ext4 with a journal: (device offset,
+    /// bytes) each, in log order (one run unless no free run was long enough).
+    pub fn journal_regions(&self) -> Option<Vec<(u64, u64)>> {
+        self.ext4.as_ref().and_then(|e| e.journal.as_ref()).map(|j| j.regions())
     }
 
     fn file(&self, id: u32) -> Result<&IFile, FsError> {
@@ -660,5 +672,29 @@ fn touch_inode(e4: &mut Ext4, f: &mut IFile) {
     if f.txn != e4.tid {
         f.txn = e4.tid;
         e4.dirty.push(e4.layout.inode_block(f.ino));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FsKind;
+
+    /// make_ext4fs's largest journal (32768 blocks, a whole group) fits in no free run of its
+    /// layout (every group starts with its bitmaps and inode table): the journal spans groups,
+    /// as make_ext4fs's does, instead of the filesystem silently having none.
+    #[test]
+    fn make_ext4fs_journal_of_a_whole_group_spans_groups() {
+        let cfg = FsConfig { make_ext4fs: true, ..FsConfig::new(FsKind::Ext4) };
+        for blocks in [20_000u64, 3_800_000] {
+            let fs = InPlace::new(blocks * FS_BLOCK, &cfg, true);
+            let runs = fs.journal_regions().expect("make_ext4fs makes a journal");
+            assert_eq!(
+                runs.iter().map(|&(_, l)| l).sum::<u64>(),
+                make_ext4fs_journal_blocks(blocks) * FS_BLOCK,
+                "{blocks} blocks"
+            );
+            fs.check().expect("journal, metadata and free space tile the device");
+        }
     }
 }

@@ -1,4 +1,6 @@
-//! A jbd2-style journal: a circular log of 4 KiB blocks in a fixed region of the device.
+//! A jbd2-style journal: a circular log of 4 KiB blocks in fixed runs of the device (one run
+//! when mke2fs placed it; several when no free run was long enough, as for make_ext4fs's
+//! journal of a whole group, which spans groups around their bitmaps and inode tables).
 //! A commit writes descriptor blocks and a copy of every dirty metadata block, then the commit
 //! block with PREFLUSH|FUA (a flush before it and — the device having no FUA — a flush after
 //! it, as the block layer emulates FUA). A checkpoint writes the journaled blocks to their
@@ -17,6 +19,8 @@ pub const TAGS_PER_DESCRIPTOR: u64 = 250;
 pub struct Journal {
     /// Device byte offset of journal block 0 (the journal superblock).
     start: u64,
+    /// The journal's runs on the device, in log order: (device byte offset, blocks).
+    runs: Vec<(u64, u64)>,
     blocks: u64,
     /// Next log block, in [1, blocks).
     head: u64,
@@ -29,13 +33,28 @@ pub struct Journal {
 }
 
 impl Journal {
-    pub fn new(start: u64, blocks: u64) -> Journal {
-        Journal { start, blocks, head: 1, used: 0, pending_home: Vec::new(), oldest: None }
+    /// A journal over `runs` (device byte offset, blocks), in log order; block 0 of the first
+    /// run is the journal superblock.
+    pub fn new(runs: Vec<(u64, u64)>) -> Journal {
+        let start = runs.first().expect("a journal has blocks").0;
+        let blocks = runs.iter().map(|&(_, l)| l).sum();
+        Journal { start, runs, blocks, head: 1, used: 0, pending_home: Vec::new(), oldest: None }
     }
 
-    /// (device offset, bytes) of the journal region.
-    pub fn region(&self) -> (u64, u64) {
-        (self.start, self.blocks * FS_BLOCK)
+    /// The journal's runs on the device: (device offset, bytes).
+    pub fn regions(&self) -> Vec<(u64, u64)> {
+        self.runs.iter().map(|&(s, l)| (s, l * FS_BLOCK)).collect()
+    }
+
+    /// Device byte offset of log block `b` and how many blocks from it are contiguous there.
+    fn locate(&self, mut b: u64) -> (u64, u64) {
+        for &(s, l) in &self.runs {
+            if b < l {
+                return (s + b * FS_BLOCK, l - b);
+            }
+            b -= l;
+        }
+        unreachable!("log block past the journal")
     }
 
     /// Largest transaction: jbd2 closes a transaction at a quarter of the journal.
@@ -69,8 +88,9 @@ impl Journal {
     fn log_write(&mut self, d: &mut Disk, t: Ns, mut n: u64) -> Result<Completion, RequestError> {
         let mut last = None;
         while n > 0 {
-            let run = n.min(self.blocks - self.head);
-            last = Some(later(last, d.write(t, self.start + self.head * FS_BLOCK, run * FS_BLOCK, Purpose::Journal)?));
+            let (off, contiguous) = self.locate(self.head);
+            let run = n.min(contiguous);
+            last = Some(later(last, d.write(t, off, run * FS_BLOCK, Purpose::Journal)?));
             self.head += run;
             if self.head == self.blocks {
                 self.head = 1;
@@ -114,5 +134,37 @@ impl Journal {
         self.oldest = None;
         d.c.checkpoints += 1;
         Ok(done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FsCounters;
+    use flashsim::{Device, Profile};
+
+    /// A journal in two runs logs into both, splitting a write at the gap, and a commit is
+    /// still two flushes around the commit block.
+    #[test]
+    fn a_journal_in_runs_logs_across_the_gap() {
+        let profile = Profile::from_toml("toy.toml", flashsim::builtin::TOY).unwrap();
+        let mut dev = Device::new(&profile, 1);
+        let mut c = FsCounters::default();
+        let mut trace = Vec::new();
+        let runs = vec![(100 * FS_BLOCK, 10), (200 * FS_BLOCK, 20)];
+        let mut j = Journal::new(runs.clone());
+        let mut d = Disk { dev: &mut dev, c: &mut c, nobarrier: false, trace: Some(&mut trace) };
+        // 1 descriptor + 12 blocks from log block 1: 9 in the first run, 4 in the second.
+        let dirty: Vec<u64> = (1000..1012).collect();
+        j.commit(&mut d, 0, &dirty, 0.75).unwrap();
+        assert_eq!(c.commits, 1);
+        let writes: Vec<(u64, u64)> =
+            trace.iter().filter(|r| r.purpose == Some(Purpose::Journal)).map(|r| (r.offset, r.len)).collect();
+        assert_eq!(
+            writes,
+            vec![(101 * FS_BLOCK, 9 * FS_BLOCK), (200 * FS_BLOCK, 4 * FS_BLOCK), (204 * FS_BLOCK, FS_BLOCK)]
+        );
+        assert_eq!(trace.iter().filter(|r| r.op == flashsim::Op::Flush).count(), 2);
+        assert_eq!(j.regions(), vec![(100 * FS_BLOCK, 10 * FS_BLOCK), (200 * FS_BLOCK, 20 * FS_BLOCK)]);
     }
 }
