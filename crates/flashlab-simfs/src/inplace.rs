@@ -117,15 +117,11 @@ impl InPlace {
     pub(crate) fn new(capacity: u64, cfg: &FsConfig, ext4: bool) -> InPlace {
         let blocks = capacity / FS_BLOCK;
         let layout = ext4.then(|| if cfg.make_ext4fs { Layout::make_ext4fs(blocks) } else { Layout::new(blocks) });
-        if ext4 && cfg.make_ext4fs && cfg.journal_bytes.is_none() {
-            let cfg = FsConfig { journal_bytes: Some(make_ext4fs_journal_blocks(blocks) * FS_BLOCK), ..cfg.clone() };
-            return InPlace::with_layout(capacity, &cfg, layout);
-        }
         InPlace::with_layout(capacity, cfg, layout)
     }
 
     /// `ext4` over the blocks of `layout` (when given; `plain` without), the journal where the
-    /// layout says it is (or where mke2fs would put it).
+    /// layout says it is (or where mke2fs would put it, of the size its mkfs would give it).
     pub(crate) fn with_layout(capacity: u64, cfg: &FsConfig, layout: Option<Layout>) -> InPlace {
         let mut alloc = Allocator::new(capacity);
         let ext4 = layout.map(|layout| {
@@ -138,7 +134,11 @@ impl InPlace {
             }
             let jblocks = match layout.journal() {
                 Some((_, l)) => l,
-                None => cfg.journal_bytes.map_or_else(|| default_journal_blocks(blocks), |b| b / FS_BLOCK),
+                None => match cfg.journal_bytes {
+                    Some(b) => b / FS_BLOCK,
+                    None if cfg.make_ext4fs => make_ext4fs_journal_blocks(blocks),
+                    None => default_journal_blocks(blocks),
+                },
             };
             // One run where mke2fs aims it; when no free run is that long (make_ext4fs's
             // journal of a whole group, every group starting with its bitmaps and inode
@@ -207,6 +207,18 @@ impl InPlace {
     /// bytes) each, in log order (one run unless no free run was long enough).
     pub fn journal_regions(&self) -> Option<Vec<(u64, u64)>> {
         self.ext4.as_ref().and_then(|e| e.journal.as_ref()).map(|j| j.regions())
+    }
+
+    /// Without a journal, freed extents are free at once: trimmed first when mounted with
+    /// `discard`.
+    fn release_now(&mut self, d: &mut Disk, t: Ns, freed: Vec<(u64, u64)>) -> Result<(), FsError> {
+        for (s, l) in freed {
+            if self.cfg.discard {
+                d.trim(t, s, l)?;
+            }
+            self.alloc.release(s, l);
+        }
+        Ok(())
     }
 
     fn file(&self, id: u32) -> Result<&IFile, FsError> {
@@ -339,14 +351,7 @@ impl InPlace {
         freed.extend(f.leaves.drain(..).map(|b| (b * FS_BLOCK, FS_BLOCK)));
         f.f.size = 0;
         match &mut self.ext4 {
-            None => {
-                for (s, l) in freed {
-                    if self.cfg.discard {
-                        d.trim(t, s, l)?;
-                    }
-                    self.alloc.release(s, l);
-                }
-            }
+            None => self.release_now(d, t, freed)?,
             Some(e4) => {
                 for &(s, l) in &freed {
                     dirty_groups(e4, s, l);
@@ -511,14 +516,7 @@ impl FsModel for InPlace {
         let mut freed: Vec<(u64, u64)> = f.f.extents.iter().map(|e| (e.dev_off, e.len)).collect();
         freed.extend(f.leaves.iter().map(|&b| (b * FS_BLOCK, FS_BLOCK)));
         match &mut self.ext4 {
-            None => {
-                for (s, l) in freed {
-                    if self.cfg.discard {
-                        d.trim(t, s, l)?;
-                    }
-                    self.alloc.release(s, l);
-                }
-            }
+            None => self.release_now(d, t, freed)?,
             Some(e4) => {
                 let g = e4.layout.inode_group(f.ino);
                 e4.dirty.push(e4.layout.inode_block(f.ino));

@@ -17,9 +17,8 @@ pub const TAGS_PER_DESCRIPTOR: u64 = 250;
 
 #[derive(Debug, Clone)]
 pub struct Journal {
-    /// Device byte offset of journal block 0 (the journal superblock).
-    start: u64,
-    /// The journal's runs on the device, in log order: (device byte offset, blocks).
+    /// The journal's runs on the device, in log order: (device byte offset, blocks); block 0
+    /// of the first run is the journal superblock.
     runs: Vec<(u64, u64)>,
     blocks: u64,
     /// Next log block, in [1, blocks).
@@ -36,9 +35,9 @@ impl Journal {
     /// A journal over `runs` (device byte offset, blocks), in log order; block 0 of the first
     /// run is the journal superblock.
     pub fn new(runs: Vec<(u64, u64)>) -> Journal {
-        let start = runs.first().expect("a journal has blocks").0;
+        assert!(!runs.is_empty(), "a journal has blocks");
         let blocks = runs.iter().map(|&(_, l)| l).sum();
-        Journal { start, runs, blocks, head: 1, used: 0, pending_home: Vec::new(), oldest: None }
+        Journal { runs, blocks, head: 1, used: 0, pending_home: Vec::new(), oldest: None }
     }
 
     /// The journal's runs on the device: (device offset, bytes).
@@ -127,7 +126,7 @@ impl Journal {
             i = j;
         }
         last = Some(later(last, d.flush(t)?));
-        last = Some(later(last, d.write(t, self.start, FS_BLOCK, Purpose::Journal)?));
+        last = Some(later(last, d.write(t, self.runs[0].0, FS_BLOCK, Purpose::Journal)?));
         let done = later(last, d.flush(t)?);
         self.pending_home.clear();
         self.used = 0;
