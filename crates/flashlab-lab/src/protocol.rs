@@ -263,6 +263,10 @@ pub struct StepLog {
     /// When the step ended, seconds since the target was set up (virtual time on a
     /// simulated system).
     pub at_s: f64,
+    /// The longest one device command held a simulated device during the step, µs (none on
+    /// real targets).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_command_max_us: Option<f64>,
 }
 
 /// What a protocol run gave: a four-corner row per four-corner step and a log of the others.
@@ -360,6 +364,12 @@ pub trait ProtocolTarget {
     fn idle(&mut self, ns: u64, duration: &str) -> Result<String, Error>;
     /// Seconds since the protocol's target was set up (virtual or real).
     fn clock_s(&self) -> f64;
+    /// The longest one device command held a simulated device since the last call, µs (what
+    /// the profile's busy-time ceiling bounds); resets it. Real targets cannot see their
+    /// device's commands: `None`.
+    fn take_slowest_command_us(&mut self) -> Option<f64> {
+        None
+    }
 }
 
 /// Run a protocol; `progress` gets (step number, step count, what, fraction of the step).
@@ -374,6 +384,7 @@ pub fn run_protocol<T: ProtocolTarget + ?Sized>(
     let mut out = ProtocolResult { protocol: proto.name.clone(), steps: Vec::new(), log: Vec::new() };
     for (i, step) in proto.steps.iter().enumerate() {
         let mut p = |what: &str, f: f64| progress(i + 1, n, what, f);
+        target.take_slowest_command_us();
         let (kind, detail) = match step {
             Step::FourCorner { label } => {
                 let row = target.four_corner(fc, label, &mut |what, f| p(&format!("{label}: {what}"), f))?;
@@ -406,7 +417,8 @@ pub fn run_protocol<T: ProtocolTarget + ?Sized>(
                 ("idle", target.idle(parse_duration_ns(duration).expect("validated"), duration)?)
             }
         };
-        out.log.push(StepLog { step: i + 1, kind: kind.into(), detail, at_s: target.clock_s() });
+        let device_command_max_us = target.take_slowest_command_us();
+        out.log.push(StepLog { step: i + 1, kind: kind.into(), detail, at_s: target.clock_s(), device_command_max_us });
         progress(i + 1, n, "done", 1.0);
     }
     Ok(out)

@@ -134,4 +134,8 @@ impl ProtocolTarget for SimSystem {
     fn clock_s(&self) -> f64 {
         self.now as f64 / 1e9
     }
+
+    fn take_slowest_command_us(&mut self) -> Option<f64> {
+        Some(self.dev.take_slowest_command() as f64 / 1e3)
+    }
 }

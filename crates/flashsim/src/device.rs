@@ -136,6 +136,8 @@ pub struct Device {
     hinted: [u32; 2],
     /// The tag of writes that carry none ([`Device::set_write_tag`]).
     write_tag: u64,
+    /// Longest time one command held the device since the last [`Device::take_slowest_command`].
+    slowest: Ns,
 }
 
 impl Device {
@@ -153,6 +155,7 @@ impl Device {
             last_submit: 0,
             hinted: [u32::MAX; 2],
             write_tag: 0,
+            slowest: 0,
         }
     }
 
@@ -267,6 +270,16 @@ impl Device {
         self.ftl.fault_swap_mapping(a, b)
     }
 
+    /// The longest any one command held the device since the last call (or since it was
+    /// created), ns: from taking it into a queue slot to signalling its completion, its own
+    /// transfer and NAND work, the merge or GC work it carried, and (on a queued interface)
+    /// what it waited for behind the other commands in the device. On a one-command interface
+    /// (eMMC) this is what the profile's busy-time ceiling (`ftl.busy_ceiling_ms`, the write
+    /// timeout) bounds. Resets the figure.
+    pub fn take_slowest_command(&mut self) -> Ns {
+        std::mem::take(&mut self.slowest)
+    }
+
     /// Latest time at which the device has work booked or finished (a command or NAND).
     pub fn busy_until(&self) -> Ns {
         self.last_done
@@ -354,6 +367,7 @@ impl Device {
         };
         self.host.retire_at(device_done);
         self.last_done = self.last_done.max(device_done);
+        self.slowest = self.slowest.max(device_done - start);
         Ok(Completion { submitted: now, device_start: start, device_done, done: device_done + self.host.host_complete })
     }
 

@@ -48,6 +48,10 @@ pub struct AgeStep {
     /// The simulated device after the run (none on real targets).
     #[serde(default)]
     pub device: Option<DeviceSummary>,
+    /// The longest one device command held the simulated device during the run, µs: what the
+    /// profile's busy-time ceiling bounds (none on real targets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_command_max_us: Option<f64>,
     /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
     /// survive a read and write).
     #[serde(flatten)]
@@ -66,10 +70,27 @@ pub struct AgeLog {
     /// When the step ended, seconds since the target was set up.
     #[serde(default)]
     pub at_s: Option<f64>,
+    /// The longest one device command held the simulated device during the step, µs: what
+    /// the profile's busy-time ceiling bounds (none on real targets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_command_max_us: Option<f64>,
     /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
     /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl AgeLog {
+    /// The step's line under the table: what it did, and on a simulated device its slowest
+    /// command.
+    pub fn line(&self) -> String {
+        let slowest = self
+            .device_command_max_us
+            .filter(|&us| us > 0.0)
+            .map(|us| format!("; slowest device command {:.1} ms", us / 1e3))
+            .unwrap_or_default();
+        format!("  step {:>2} {:<14} {}{slowest}", self.step, self.kind, self.detail)
+    }
 }
 
 impl AgeBody {

@@ -113,13 +113,14 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
     bar.finish();
     let mut typed: AgeBody = flashlab_results::typed("the protocol's results", &result)?;
     typed.precondition = precondition;
+    let typed_log = typed.log.clone();
     doc.body = body(typed);
     doc = doc.param("protocol", &proto.name).param("rand_io", fc.rand_io).param("span", fc.span);
     for t in doc.tables() {
         crate::output_args::table(&t);
     }
-    for l in &result.log {
-        outln!("  step {:>2} {:<14} {}", l.step, l.kind, l.detail);
+    for l in &typed_log {
+        outln!("{}", l.line());
     }
     crate::proseln!(
         "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the {} file; rw = random-write latency; WAF = NAND writes / host writes since new (simulated devices).",

@@ -119,7 +119,7 @@ fn on_phone(on: &RunOnPhone, make: impl FnOnce(std::path::PathBuf) -> Result<Pla
     }
     if let Body::Age(b) | Body::Bench(b) = &pulled.body {
         for l in &b.log {
-            outln!("  step {:>2} {:<14} {}", l.step, l.kind, l.detail);
+            outln!("{}", l.line());
         }
     }
     let phone = serde_json::json!({"serial": dev.serial, "model": dev.model, "android": dev.release, "sdk": dev.sdk, "abi": dev.abi, "root": dev.root});
