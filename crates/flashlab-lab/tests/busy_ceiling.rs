@@ -33,7 +33,10 @@ fn no_device_command_of_the_nexus7_age_passes_the_busy_ceiling() {
         seen.push((format!("step {} {}", l.step, l.kind), us));
     }
     for (what, us) in &seen {
-        assert!(*us <= ceiling_us, "{what}: a device command took {us:.0} us, past the {ceiling_us} us ceiling\n{seen:?}");
+        assert!(
+            *us <= ceiling_us,
+            "{what}: a device command took {us:.0} us, past the {ceiling_us} us ceiling\n{seen:?}"
+        );
     }
     // Not vacuous: the fill and the torture merge blocks of stale data, and the rows after the
     // fill pay merges; their slowest commands are well above a plain 4 KiB program (~1 ms).
