@@ -111,7 +111,8 @@ fn every_calibrated_profile_is_within_its_claimed_accuracy() {
 /// after the fill random writes are 0.24-0.36 of new (0.11-0.16 vs 0.45) and sequential writes
 /// 0.11-0.30 (1.21-3.18 vs 10.63); reads stay within 12 % (22.25 vs 25.18 at worst); after
 /// fstrim and idle every number is within 8 % of new (7.65 vs 7.08 random read at worst).
-/// Each bound is that extreme plus [`MARGIN`].
+/// Each bound is that extreme plus [`MARGIN`], except the sequential writes after the fill:
+/// every after-fill row is held to 60 % of new (the comment in the test says why).
 #[test]
 fn nexus7_collapses_after_fill_and_recovers_after_fstrim() {
     let r = run_with("nexus7-2012", Some("age-thin")).expect("nexus7-2012 has a calibration table");
@@ -124,8 +125,7 @@ fn nexus7_collapses_after_fill_and_recovers_after_fstrim() {
         // area shrinks one log per merged victim, so after the fill and thinning the runs'
         // sequential writes pay less backlog than with a fixed area: 6.03 / 2.65 / 4.48 MB/s at
         // seed 1 (55 / 24 / 41 % of new; a fixed area of 3 logs gives 0.22 / 0.19 / 0.18).
-        let sw_first = 0.60;
-        let (rw, sw) = (0.36 + MARGIN, sw_first);
+        let (rw, sw) = (0.36 + MARGIN, 0.60);
         assert!(got[3] <= rw * new[3], "{row}: random write {:.3} MB/s vs {:.3} new (at most {rw})", got[3], new[3]);
         assert!(
             got[1] <= sw * new[1],
