@@ -115,8 +115,8 @@ pub struct FourCorner {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceReport>,
     /// The longest one device command held a simulated device during this run, µs (what the
-    /// profile's busy-time ceiling bounds; `Device::take_slowest_command`); real targets have
-    /// none.
+    /// profile's busy-time ceiling bounds; set by `run_protocol` through
+    /// `ProtocolTarget::take_slowest_command_us`); real targets have none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_command_max_us: Option<f64>,
     /// A simulated filesystem's counters after this run (cumulative since it was made).
@@ -150,7 +150,6 @@ pub fn run_four_corner(
             sys.delete(name)?;
         }
     }
-    sys.dev.take_slowest_command();
     let file = sys.create(TEST_FILE, cfg.span)?;
     let mut run = |sys: &mut SimSystem,
                    file: FileId,
@@ -192,7 +191,6 @@ pub fn run_four_corner(
     let rw = rw?;
     let mut row = FourCorner::from_runs(label, [sw, sr, rr, rw], Some(sys.device_report()));
     row.filesystem = Some(sys.fs_counters());
-    row.device_command_max_us = Some(sys.dev.take_slowest_command() as f64 / 1e3);
     Ok(row)
 }
 

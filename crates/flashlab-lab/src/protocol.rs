@@ -387,7 +387,8 @@ pub fn run_protocol<T: ProtocolTarget + ?Sized>(
         target.take_slowest_command_us();
         let (kind, detail) = match step {
             Step::FourCorner { label } => {
-                let row = target.four_corner(fc, label, &mut |what, f| p(&format!("{label}: {what}"), f))?;
+                let mut row = target.four_corner(fc, label, &mut |what, f| p(&format!("{label}: {what}"), f))?;
+                row.device_command_max_us = target.take_slowest_command_us();
                 out.steps.push(row);
                 continue;
             }
