@@ -767,7 +767,10 @@ impl HybridFtl {
         self.release_empty_logs();
     }
 
-    /// Release the full random logs that merges emptied.
+    /// Release the full random logs that merges emptied. Each gives a block back like a merged
+    /// victim, so the area shrinks for it too while above its target (`hybrid/area.rs`; before
+    /// session 32 only the victim counted, and an area that had to shrink kept every command
+    /// merging for logs already gone).
     fn release_empty_logs(&mut self) {
         let mut i = 0;
         while i < self.rw_full.len() {
@@ -775,6 +778,7 @@ impl HybridFtl {
             if self.valid[b as usize] == 0 {
                 self.rw_full.remove(i);
                 self.release(b);
+                self.shrink_area();
             } else {
                 i += 1;
             }

@@ -27,6 +27,14 @@ pub(super) fn max_logs(log_blocks: usize, max_log_blocks: usize, spare_blocks: u
     max_log_blocks.min(room).max(log_blocks)
 }
 
+/// [`HybridFtl::log_target`] from its counts: the blocks no logical block maps (`free` and the
+/// random logs `in_use`) beyond the spare area and the `log_blocks` kept for good, clamped to
+/// `log_blocks..=max_log_blocks`.
+fn target(free: usize, in_use: usize, spare_blocks: usize, log_blocks: usize, max_log_blocks: usize) -> usize {
+    let lendable = (free + in_use).saturating_sub(spare_blocks + log_blocks);
+    lendable.clamp(log_blocks, max_log_blocks)
+}
+
 impl HybridFtl {
     /// Free blocks, over every die.
     #[inline]
@@ -40,20 +48,18 @@ impl HybridFtl {
         self.rw_full.len() + usize::from(self.rw_active != NIL) + usize::from(self.job_victim != NIL)
     }
 
-    /// The random logs the device may keep now: the free blocks beyond the spare area plus the
-    /// logs in use beyond `log_blocks` (blocks lent already), at least `log_blocks` and at most
-    /// `max_log_blocks`. (On a full device whose merge lags, the spare logs of `spare.rs` count
-    /// here as lent although they come out of the spare area, so the area can grow: measured and
-    /// written down in docs/calibration.md, session 31; not changed yet.)
+    /// The random logs the device may keep now: the blocks no logical block maps (free blocks
+    /// and logs in use) beyond the spare area and the `log_blocks` it keeps for good, at least
+    /// `log_blocks` and at most `max_log_blocks`. The spare logs of `spare.rs` come out of the
+    /// free blocks, so taking one moves a block from one term to the other and the target does
+    /// not move: on a full device whose merge lags the area stays at `log_blocks` (it grew
+    /// there before session 32, when the logs in use and the free blocks were saturated apart).
     #[inline]
     pub(super) fn log_target(&self) -> usize {
         if self.max_log_blocks <= self.log_blocks {
             return self.log_blocks;
         }
-        let lent = self.free_blocks().saturating_sub(self.spare_blocks);
-        // Logs in use are blocks lent already: count them as lendable.
-        let lendable = lent + self.logs_in_use().saturating_sub(self.log_blocks);
-        lendable.clamp(self.log_blocks, self.max_log_blocks)
+        target(self.free_blocks(), self.logs_in_use(), self.spare_blocks, self.log_blocks, self.max_log_blocks)
     }
 
     /// The area grows at once to the target. It shrinks only as logs are merged
@@ -66,8 +72,9 @@ impl HybridFtl {
         }
     }
 
-    /// A random log was merged and released: while the area is above its target it gives
-    /// that block back (one per merged log, so the excess is merged oldest first, paced).
+    /// A random log was merged (or emptied by other merges) and released: while the area is
+    /// above its target it gives that block back (one per released log, so the excess is
+    /// merged oldest first, paced).
     #[inline]
     pub(super) fn shrink_area(&mut self) {
         // Only while no spare log is in use: shrinking faster than the logs are merged would
@@ -76,5 +83,35 @@ impl HybridFtl {
         if self.area > self.log_blocks && self.logs_in_use() <= self.area && self.area > self.log_target() {
             self.area -= 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::target;
+
+    // nexus7-2012's numbers: 3 logs for good, at most 64, a spare area of 1146 blocks.
+    const SPARE: usize = 1146;
+
+    #[test]
+    fn a_full_device_targets_log_blocks_however_many_logs_are_in_use() {
+        // A full device (every logical block mapped: the free blocks and the logs share the
+        // spare area) whose area had grown to 64 while it was discarded, with up to 64 spare
+        // logs on top while the merge lags: every log in use came out of the spare area, so
+        // the target is `log_blocks` and the area shrinks. (Before session 32 the logs in use
+        // beyond 3 counted as lent, the target stayed near them and the area did not shrink.)
+        for in_use in [3, 4, 20, 64, 100, 128] {
+            assert_eq!(target(SPARE - in_use, in_use, SPARE, 3, 64), 3, "{in_use} logs in use");
+        }
+    }
+
+    #[test]
+    fn the_target_lends_the_erased_blocks_beyond_the_spare_area() {
+        // A discarded device with 40 free blocks beyond the spare area and its 3 logs in
+        // use: the area may hold 40 logs, and opening 10 of them from those blocks keeps it.
+        assert_eq!(target(SPARE + 40, 3, SPARE, 3, 64), 40);
+        assert_eq!(target(SPARE + 30, 13, SPARE, 3, 64), 40, "logs opened from the lent blocks");
+        assert_eq!(target(SPARE + 500, 3, SPARE, 3, 64), 64, "capped at max_log_blocks");
+        assert_eq!(target(10, 3, SPARE, 3, 64), 3, "never below log_blocks");
     }
 }
