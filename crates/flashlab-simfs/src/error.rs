@@ -91,6 +91,10 @@ pub enum ConfigError {
         /// What the TOML reader found wrong (an unknown or mistyped field, named).
         message: String,
     },
+    /// A filesystem its mkfs cannot make on the device (`mkfs = "make_ext4fs"` on a device too
+    /// small for make_ext4fs's metadata and journal).
+    #[error("{0}")]
+    Mkfs(crate::LayoutError),
     /// A field of a profile's `[system]` table whose value is wrong.
     #[error("{profile}: [system] field '{field}': {source}")]
     SystemField {
@@ -105,9 +109,20 @@ pub enum ConfigError {
 
 /// `dumpe2fs` output the ext4 layout cannot be read from
 /// ([`crate::ext4_layout::Layout::from_dumpe2fs`]); each names the text (`input`) and, where
-/// there is one, the line.
+/// there is one, the line. Or a device too small for the filesystem its mkfs would make
+/// ([`crate::ext4_layout::Layout::make_ext4fs`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LayoutError {
+    /// A device too small for the filesystem: the mkfs would fail on it.
+    #[error("{mkfs} on {blocks} blocks of 4 KiB ({kib} KiB): too small: {why}", kib = blocks * 4)]
+    TooSmall {
+        /// The mkfs (`make_ext4fs`).
+        mkfs: &'static str,
+        /// The device's size in 4 KiB blocks.
+        blocks: u64,
+        /// What does not fit, and the mkfs's own error.
+        why: String,
+    },
     /// A header field that is missing.
     #[error("{input}: no '{field}:' line")]
     MissingField {

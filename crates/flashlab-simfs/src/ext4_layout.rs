@@ -14,6 +14,11 @@
 //!   table, so the bitmaps the kernel rewrites as it allocates share an erase block with the
 //!   inode table. Recovery's `make_ext4fs()` passes `init_itabs = 0` and sets no
 //!   `uninit_bg`, so unused inode tables are never written, at mkfs or by the kernel's lazyinit.
+//!   A last group smaller than its header is left off the filesystem, and a device too small
+//!   for the header or the journal is an error, as make_ext4fs fails on it. Not modelled there:
+//!   backup superblocks and reserved GDT blocks, and make_ext4fs's inodes per group (the
+//!   filesystem's blocks / 4 spread over its groups: 8192 on whole groups, a little fewer
+//!   otherwise, far fewer on a filesystem of one or two groups; the model keeps 8192).
 //! * [`Layout::from_dumpe2fs`]: read from `dumpe2fs` of a real image, so the model and the
 //!   kernel start from the same blocks (what `flashlab validate-fs` does).
 
@@ -44,9 +49,40 @@ pub(crate) fn default_journal_blocks(blocks: u64) -> u64 {
 }
 
 /// `make_ext4fs`'s journal size (`compute_journal_blocks`): 1/64 of the blocks, at least
-/// 1024 and at most 32768.
+/// 1024 and at most 32768, whatever the filesystem's size: on one too small to hold it
+/// make_ext4fs fails ([`Layout::make_ext4fs`] says so).
 pub(crate) fn make_ext4fs_journal_blocks(blocks: u64) -> u64 {
     (blocks / 64).clamp(1024, 32768)
+}
+
+/// Whether group `g` holds a backup superblock under `sparse_super` (make_ext4fs always sets
+/// it; `ext4_bg_has_super_block`): groups 0, 1 and the powers of 3, 5 and 7.
+fn has_super(g: u64) -> bool {
+    g <= 1
+        || [3, 5, 7].iter().any(|&p| {
+            let mut x = g;
+            while x.is_multiple_of(p) {
+                x /= p;
+            }
+            x == 1
+        })
+}
+
+/// Blocks at the start of the last of `groups` groups that make_ext4fs counts as its header
+/// when it decides whether to keep that group (`ext4_create_fs_aux_info`, system/extras
+/// `ext4_utils/ext4_utils.c`): the two bitmaps and the inode table (the model's 512 blocks),
+/// and in a group with a backup superblock the superblock, the group descriptors (32 bytes
+/// each: no `64bit`) and the reserved GDT blocks (`compute_bg_desc_reserve_blocks` in
+/// `make_ext4fs.c`: room for 1024 times the groups' descriptors, at most 1024 blocks).
+fn make_ext4fs_last_header(groups: u64) -> u64 {
+    let itable_blocks = INODES_PER_GROUP * INODE_SIZE / FS_BLOCK;
+    let mut header = 2 + itable_blocks;
+    if has_super(groups - 1) {
+        let desc_blocks = (groups * 32).div_ceil(FS_BLOCK);
+        let reserved = ((groups * 1024 * 32).div_ceil(FS_BLOCK) - desc_blocks).min(FS_BLOCK / 4);
+        header += 1 + desc_blocks + reserved;
+    }
+    header
 }
 
 /// What a block of the static layout is.
@@ -97,6 +133,9 @@ pub struct Layout {
     fixed: Vec<(u64, u64)>,
     /// The journal's blocks (start, blocks), when the image says where it is.
     journal: Option<(u64, u64)>,
+    /// The journal's size in blocks when the mkfs gives it but not its place (make_ext4fs:
+    /// sized from the device, which can be larger than the filesystem).
+    journal_blocks: Option<u64>,
 }
 
 impl Layout {
@@ -105,10 +144,51 @@ impl Layout {
         Layout::with_flex(blocks, GROUPS_PER_FLEX)
     }
 
-    /// What Android's `make_ext4fs` makes on `blocks` 4 KiB blocks: no `flex_bg` (see the
-    /// module's doc).
-    pub fn make_ext4fs(blocks: u64) -> Layout {
-        Layout::with_flex(blocks, 1)
+    /// What Android's `make_ext4fs` makes on a device of `blocks` 4 KiB blocks: no `flex_bg`
+    /// (see the module's doc). The filesystem can be smaller than the device: a last group
+    /// smaller than its header is left off (`blocks` of the layout is the filesystem's size).
+    ///
+    /// An error, naming the size, where make_ext4fs fails: a device smaller than its one
+    /// group's header, or one where the blocks the metadata leaves free cannot hold the
+    /// journal ([`make_ext4fs_journal_blocks`] of the device's blocks).
+    pub fn make_ext4fs(blocks: u64) -> Result<Layout, LayoutError> {
+        let too_small = |why: String| LayoutError::TooSmall { mkfs: "make_ext4fs", blocks, why };
+        if blocks == 0 {
+            return Err(too_small("no blocks".into()));
+        }
+        // `ext4_create_fs_aux_info` (system/extras `ext4_utils/ext4_utils.c`): a last group
+        // (blocks % blocks per group) smaller than its header is dropped, the filesystem's
+        // block count reduced by it; the group is not made with its metadata past the end.
+        // On a filesystem of one group that leaves nothing (later versions stop there with
+        // "filesystem size too small"). The groups and header are counted before the drop,
+        // as there.
+        let groups = blocks.div_ceil(BLOCKS_PER_GROUP);
+        let header = make_ext4fs_last_header(groups);
+        let last = blocks % BLOCKS_PER_GROUP;
+        let fs_blocks = if last > 0 && last < header { blocks - last } else { blocks };
+        if fs_blocks == 0 {
+            return Err(too_small(format!(
+                "its one group's header (superblock, descriptors, reserved GDT blocks, bitmaps, \
+                 inode table) needs {header} blocks (make_ext4fs: \"filesystem size too small\")"
+            )));
+        }
+        let layout = Layout::with_flex(fs_blocks, 1);
+        debug_assert_eq!(layout.fixed.len() as u64, 1 + layout.groups, "every group's metadata inside");
+        // `compute_journal_blocks` (make_ext4fs.c) sizes the journal from the device's
+        // length, before the drop; `ext4_create_journal_inode` (ext4_utils.c) allocates it
+        // after the groups' headers, across groups if need be, and when the free blocks are
+        // too few make_ext4fs fails ("failed to allocate extents for journal data": `error`
+        // ends the run) rather than making a filesystem without a journal.
+        let journal = make_ext4fs_journal_blocks(blocks);
+        let free = fs_blocks - layout.fixed.iter().map(|&(_, l)| l).sum::<u64>();
+        if free < journal {
+            return Err(too_small(format!(
+                "its journal of {journal} blocks (1/64 of the blocks, at least 1024: \
+                 compute_journal_blocks) does not fit in the {free} blocks its metadata leaves free \
+                 (make_ext4fs: \"failed to allocate extents for journal data\")"
+            )));
+        }
+        Ok(Layout { journal_blocks: Some(journal), ..layout })
     }
 
     /// Groups of 32768 blocks, 8192 inodes each, bitmaps and inode tables packed at the start
@@ -150,6 +230,7 @@ impl Layout {
             gdt_start: 1,
             fixed,
             journal: None,
+            journal_blocks: None,
         }
     }
 
@@ -203,6 +284,12 @@ impl Layout {
     /// Where the image's journal is, if this layout was read from one.
     pub fn journal(&self) -> Option<(u64, u64)> {
         self.journal
+    }
+
+    /// The journal's size in blocks its mkfs gives it, when the layout knows the size but
+    /// not the place ([`Layout::make_ext4fs`]'s).
+    pub(crate) fn journal_blocks(&self) -> Option<u64> {
+        self.journal_blocks
     }
 
     /// Where mke2fs aims the journal: the start of the flex group holding the middle block.
@@ -400,6 +487,7 @@ impl Layout {
             gdt_start: gdt_start.unwrap_or(1),
             fixed,
             journal,
+            journal_blocks: None,
         })
     }
 }
@@ -413,7 +501,7 @@ mod tests {
         // 16 GB: 116 groups. A 2 MiB erase block (512 blocks) at a group's start holds its
         // block bitmap, inode bitmap and 510 of its 512 inode-table blocks; under mke2fs's
         // flex_bg the bitmaps of 16 groups are packed apart from 32 MiB of inode tables.
-        let l = Layout::make_ext4fs(3_800_000);
+        let l = Layout::make_ext4fs(3_800_000).unwrap();
         for g in 1..l.groups - 1 {
             let start = g * BLOCKS_PER_GROUP;
             assert_eq!(
@@ -425,6 +513,59 @@ mod tests {
         assert_eq!(m.block_bitmap(17), m.block_bitmap(16) + 1);
         assert_eq!(make_ext4fs_journal_blocks(3_800_000), 32768);
         assert_eq!(make_ext4fs_journal_blocks(20_000), 1024);
+    }
+
+    /// make_ext4fs leaves off a last group smaller than its header (`ext4_create_fs_aux_info`):
+    /// 2 bitmaps and the inode table, and in a group with a backup superblock (sparse_super:
+    /// groups 0, 1 and powers of 3, 5, 7) the superblock, descriptors and reserved GDT blocks
+    /// too. Every group the layout keeps has its bitmaps and inode table inside the
+    /// filesystem and among the blocks in use.
+    #[test]
+    fn make_ext4fs_leaves_off_a_last_group_too_small_for_its_header() {
+        let g = BLOCKS_PER_GROUP;
+        // Group 40 has no backup superblock (header 514); group 25 = 5^2 has one: 514 + 1
+        // superblock + 1 descriptor block + 207 reserved GDT blocks (26 groups) = 723.
+        for (blocks, kept) in [
+            (40 * g + 1, false),
+            (40 * g + 100, false),
+            (40 * g + 513, false),
+            (40 * g + 514, true),
+            (40 * g + 600, true),
+            (25 * g + 600, false),
+            (25 * g + 722, false),
+            (25 * g + 723, true),
+        ] {
+            let l = Layout::make_ext4fs(blocks).unwrap();
+            let fs_blocks = if kept { blocks } else { blocks / g * g };
+            assert_eq!((l.blocks, l.groups), (fs_blocks, fs_blocks.div_ceil(g)), "{blocks} blocks");
+            let used = |b: u64| l.static_ranges().iter().any(|&(s, n)| b >= s && b < s + n);
+            for grp in 0..l.groups {
+                let it = l.group[grp as usize].inode_table;
+                for b in [l.block_bitmap(grp), l.inode_bitmap(grp), it, it + 511] {
+                    assert!(b < l.blocks && used(b), "{blocks} blocks: group {grp}'s block {b}");
+                }
+            }
+        }
+    }
+
+    /// Where make_ext4fs fails, the layout is an error naming the size: one group smaller
+    /// than its header (superblock, 1 descriptor block, 7 reserved GDT blocks, 514: 523), or
+    /// fewer free blocks than the journal (one group: 516 blocks in use in the model, so 1540
+    /// blocks hold the smallest journal). The journal is sized from the device, before a
+    /// last group is left off.
+    #[test]
+    fn make_ext4fs_refuses_a_device_too_small_for_its_header_or_journal() {
+        assert_eq!(Layout::make_ext4fs(1540).unwrap().journal_blocks(), Some(1024));
+        let e = Layout::make_ext4fs(1539).unwrap_err().to_string();
+        assert!(e.contains("1539 blocks") && e.contains("journal of 1024") && e.contains("in the 1023 blocks"), "{e}");
+        let e = Layout::make_ext4fs(523).unwrap_err().to_string();
+        assert!(e.contains("523 blocks") && e.contains("in the 7 blocks"), "{e}");
+        for blocks in [0, 1, 522] {
+            let e = Layout::make_ext4fs(blocks).unwrap_err().to_string();
+            assert!(e.contains(&format!("on {blocks} blocks")) && e.contains("too small"), "{e}");
+        }
+        let l = Layout::make_ext4fs(40 * BLOCKS_PER_GROUP + 100).unwrap();
+        assert_eq!((l.blocks, l.journal_blocks()), (40 * BLOCKS_PER_GROUP, Some((40 * BLOCKS_PER_GROUP + 100) / 64)));
     }
 
     #[test]

@@ -114,9 +114,19 @@ pub struct InPlace {
 
 impl InPlace {
     /// `plain` (when `ext4` is false) or `ext4` over `capacity` bytes.
+    ///
+    /// # Panics
+    /// With `cfg.make_ext4fs`, on a device too small for make_ext4fs's metadata and journal
+    /// (make_ext4fs fails there; [`FsConfig::from_profile`] refuses such a profile first).
     pub(crate) fn new(capacity: u64, cfg: &FsConfig, ext4: bool) -> InPlace {
         let blocks = capacity / FS_BLOCK;
-        let layout = ext4.then(|| if cfg.make_ext4fs { Layout::make_ext4fs(blocks) } else { Layout::new(blocks) });
+        if ext4 && cfg.make_ext4fs {
+            let layout = Layout::make_ext4fs(blocks).unwrap_or_else(|e| panic!("{e}"));
+            // make_ext4fs leaves off a last group too small for its header: the device's
+            // blocks past the filesystem are never used.
+            return InPlace::with_layout(layout.blocks * FS_BLOCK, cfg, Some(layout));
+        }
+        let layout = ext4.then(|| Layout::new(blocks));
         InPlace::with_layout(capacity, cfg, layout)
     }
 
@@ -134,10 +144,11 @@ impl InPlace {
             }
             let jblocks = match layout.journal() {
                 Some((_, l)) => l,
-                None => match cfg.journal_bytes {
-                    Some(b) => b / FS_BLOCK,
-                    None if cfg.make_ext4fs => make_ext4fs_journal_blocks(blocks),
-                    None => default_journal_blocks(blocks),
+                None => match (cfg.journal_bytes, layout.journal_blocks()) {
+                    (Some(b), _) => b / FS_BLOCK,
+                    (None, Some(j)) => j,
+                    (None, None) if cfg.make_ext4fs => make_ext4fs_journal_blocks(blocks),
+                    (None, None) => default_journal_blocks(blocks),
                 },
             };
             // One run where mke2fs aims it; when no free run is that long (make_ext4fs's
@@ -677,6 +688,37 @@ fn touch_inode(e4: &mut Ext4, f: &mut IFile) {
 mod tests {
     use super::*;
     use crate::FsKind;
+
+    /// make_ext4fs's smallest journal is 1024 blocks (`compute_journal_blocks`); on a
+    /// filesystem whose metadata leaves less free, make_ext4fs fails
+    /// (`ext4_create_journal_inode`: "failed to allocate extents for journal data"). The model
+    /// refuses it too, naming the size, instead of making a filesystem without a journal.
+    #[test]
+    fn make_ext4fs_too_small_for_its_journal_is_refused() {
+        let cfg = FsConfig { make_ext4fs: true, ..FsConfig::new(FsKind::Ext4) };
+        // One group of 1600 blocks: 2 (superblock, descriptors) + 514 in use, 1084 free.
+        let fs = InPlace::new(1600 * FS_BLOCK, &cfg, true);
+        let runs = fs.journal_regions().expect("1084 free blocks hold the journal");
+        assert_eq!(runs.iter().map(|&(_, l)| l).sum::<u64>(), 1024 * FS_BLOCK);
+        fs.check().unwrap();
+        let made = std::panic::catch_unwind(|| InPlace::new(1500 * FS_BLOCK, &cfg, true));
+        let msg = made.map(|fs| format!("made, journal {:?}", fs.journal_regions())).expect_err("984 free blocks");
+        let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(msg.contains("1500") && msg.contains("journal"), "{msg}");
+    }
+
+    /// A device whose last group make_ext4fs leaves off: the model never allocates its
+    /// blocks, and the journal is sized from the device (1/64 of it).
+    #[test]
+    fn make_ext4fs_never_uses_the_group_it_left_off() {
+        let cfg = FsConfig { make_ext4fs: true, ..FsConfig::new(FsKind::Ext4) };
+        let fs_blocks = 40 * crate::ext4_layout::BLOCKS_PER_GROUP;
+        let fs = InPlace::new((fs_blocks + 100) * FS_BLOCK, &cfg, true);
+        assert!(fs.free_space().iter().all(|&(s, l)| s + l <= fs_blocks * FS_BLOCK));
+        let journal: u64 = fs.journal_regions().unwrap().iter().map(|&(_, l)| l).sum();
+        assert_eq!(journal, (fs_blocks + 100) / 64 * FS_BLOCK);
+        fs.check().unwrap();
+    }
 
     /// make_ext4fs's largest journal (32768 blocks, a whole group) fits in no free run of its
     /// layout (every group starts with its bitmaps and inode table): the journal spans groups,

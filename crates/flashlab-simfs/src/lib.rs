@@ -82,6 +82,10 @@ pub struct Fs {
 
 impl Fs {
     /// Make a filesystem of `cfg.kind` over `capacity` bytes of device.
+    ///
+    /// # Panics
+    /// With `cfg.make_ext4fs`, on a device too small for make_ext4fs's metadata and journal,
+    /// where make_ext4fs fails ([`FsConfig::from_profile`] refuses such a profile).
     pub fn new(capacity: u64, cfg: FsConfig) -> Fs {
         let model = match cfg.kind {
             FsKind::Plain => AnyModel::InPlace(inplace::InPlace::new(capacity, &cfg, false)),

@@ -12,7 +12,8 @@
 //! ```
 
 use crate::error::ConfigError;
-use crate::{FsConfig, FsKind};
+use crate::ext4_layout::Layout;
+use crate::{FsConfig, FsKind, FS_BLOCK};
 use flashsim::Profile;
 use serde::Deserialize;
 
@@ -41,7 +42,8 @@ struct SystemTable {
 
 impl FsConfig {
     /// The filesystem of `profile`'s `[system]` table; `plain` without discard when it has
-    /// none. Errors name `source` (the profile) and the field.
+    /// none. Errors name `source` (the profile) and the field; `mkfs = "make_ext4fs"` on a
+    /// device too small for make_ext4fs's metadata and journal is one (make_ext4fs fails there).
     pub fn from_profile(profile: &Profile, source: &str) -> Result<FsConfig, ConfigError> {
         let Some(table) = &profile.system else {
             return Ok(FsConfig::plain(false));
@@ -58,7 +60,12 @@ impl FsConfig {
         cfg.nobarrier = t.nobarrier;
         match t.mkfs.as_deref() {
             None | Some("mke2fs") => {}
-            Some("make_ext4fs") if kind == FsKind::Ext4 => cfg.make_ext4fs = true,
+            Some("make_ext4fs") if kind == FsKind::Ext4 => {
+                // make_ext4fs fails on a device too small for its metadata and journal.
+                Layout::make_ext4fs(profile.logical_bytes() / FS_BLOCK)
+                    .map_err(|e| field("mkfs")(ConfigError::Mkfs(e)))?;
+                cfg.make_ext4fs = true
+            }
             Some(other) => {
                 return Err(ConfigError::SystemTable {
                     profile: source.to_string(),
@@ -100,5 +107,26 @@ mod tests {
         let p = profile("filesystem = \"ext4\"\nbogus = 1\n").unwrap();
         let e = FsConfig::from_profile(&p, "toy.toml").unwrap_err().to_string();
         assert!(e.contains("bogus"), "{e}");
+    }
+
+    /// A device too small for make_ext4fs's journal (1024 blocks at least) is refused when
+    /// the profile is read, naming the field and the size: make_ext4fs fails on it.
+    #[test]
+    fn make_ext4fs_on_a_device_too_small_is_refused() {
+        let p = profile("filesystem = \"ext4\"\nmkfs = \"make_ext4fs\"\n").unwrap();
+        assert!(FsConfig::from_profile(&p, "toy.toml").unwrap().make_ext4fs);
+        // 96 blocks of 64 KiB less 30 % spare: 1075 blocks of 4 KiB.
+        let tiny = flashsim::builtin::TOY
+            .replace("blocks_per_plane = 128", "blocks_per_plane = 24")
+            .replace("pages_per_block = 64", "pages_per_block = 16")
+            .replace("page_kib = 8", "page_kib = 4")
+            .replace("spare_factor = 0.10", "spare_factor = 0.30")
+            .replace("bg_gc_target_free_blocks = 8", "bg_gc_target_free_blocks = 4")
+            + "\n[system]\nfilesystem = \"ext4\"\nmkfs = \"make_ext4fs\"\n";
+        let p = Profile::from_toml("tiny.toml", &tiny).unwrap();
+        let blocks = p.logical_bytes() / FS_BLOCK;
+        let e = FsConfig::from_profile(&p, "tiny.toml").unwrap_err().to_string();
+        assert!(e.contains("tiny.toml") && e.contains("mkfs") && e.contains(&format!("{blocks} blocks")), "{e}");
+        assert!(e.contains("journal of 1024 blocks"), "{e}");
     }
 }
