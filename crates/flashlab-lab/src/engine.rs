@@ -221,6 +221,8 @@ struct Live {
     pending_dir: Option<u8>,
     issued_bytes: u64,
     issued_ios: u64,
+    /// [`JobSpec::budget`], worked out once (it is asked before every request).
+    budget: Option<u64>,
     /// trimwrite: the next request is the trim of a block (then its write).
     trim_next: bool,
     writes_since_sync: u32,
@@ -343,6 +345,7 @@ pub fn run_jobs_hooked(
                 pending_dir: None,
                 issued_bytes: 0,
                 issued_ios: 0,
+                budget: s.budget(),
                 trim_next: true,
                 writes_since_sync: 0,
                 in_flight: 0,
@@ -386,7 +389,7 @@ pub fn run_jobs_hooked(
             return Ok(None);
         }
         let over_time = s.runtime_ns.is_some_and(|r| t >= start + s.ramp_ns + r);
-        let over_bytes = s.budget().is_some_and(|b| l.issued_bytes >= b);
+        let over_bytes = l.budget.is_some_and(|b| l.issued_bytes >= b);
         let over_ios = !s.time_based && s.number_ios.is_some_and(|n| l.issued_ios >= n);
         if over_time || over_bytes || over_ios {
             l.stopped = true;
@@ -644,7 +647,7 @@ pub fn run_jobs_hooked(
         let frac = specs
             .iter()
             .zip(&live)
-            .map(|(s, l)| match (s.budget(), s.runtime_ns) {
+            .map(|(s, l)| match (l.budget, s.runtime_ns) {
                 (_, Some(r)) if s.time_based => (t.saturating_sub(start) as f64 / (r + s.ramp_ns) as f64).min(1.0),
                 (Some(b), _) => l.issued_bytes as f64 / b.max(1) as f64,
                 _ => 0.0,
