@@ -598,7 +598,7 @@ pub fn run_jobs_hooked(
             match kind {
                 Kind::Sync | Kind::Think | Kind::Wake => l.result.sync.record(lat),
                 Kind::Dir(d) => {
-                    l.result.dir_mut(ddir(d)).record_io(bytes, lat, lat);
+                    l.result.dir_mut(ddir(d)).record_io_same(bytes, lat);
                     l.win_bytes[d as usize] += bytes;
                     l.win_ios[d as usize] += 1;
                     l.win_lat_sum[d as usize] += lat;
