@@ -122,6 +122,10 @@ pub struct Device {
     profile: Profile,
     host: HostInterface,
     ftl: Mapping,
+    /// The logical capacity, bytes, and the profile's `ftl.host_streams`: fixed for the
+    /// device's life, kept here for the checks of every request.
+    capacity: u64,
+    host_streams: u32,
     idle_delay: Ns,
     /// Latest completion of any command so far.
     last_done: Ns,
@@ -144,10 +148,13 @@ impl Device {
     /// A new device (every unit unmapped, every block erased) of `profile`; `seed` drives the
     /// FTL's random choices (the random GC policy), so the same seed gives the same results.
     pub fn new(profile: &Profile, seed: u64) -> Device {
+        let ftl = Mapping::new(profile, seed);
         Device {
             profile: profile.clone(),
             host: HostInterface::new(profile),
-            ftl: Mapping::new(profile, seed),
+            capacity: u64::from(ftl.logical_units()) * MAP_UNIT,
+            host_streams: profile.ftl.host_streams,
+            ftl,
             idle_delay: us(profile.ftl.idle_delay_ms * 1000.0),
             last_done: 0,
             busy_since: 0,
@@ -173,8 +180,7 @@ impl Device {
         if older != u32::MAX {
             self.ftl.prefetch_location(older);
         }
-        let lpn = offset / MAP_UNIT;
-        let lpn = if lpn < u64::from(self.ftl.logical_units()) { lpn as u32 } else { u32::MAX };
+        let lpn = if offset < self.capacity { (offset / MAP_UNIT) as u32 } else { u32::MAX };
         self.hinted = [newer, lpn];
         if lpn != u32::MAX {
             self.ftl.prefetch_mapping(lpn);
@@ -188,7 +194,7 @@ impl Device {
 
     /// Capacity the host sees, bytes.
     pub fn logical_bytes(&self) -> u64 {
-        u64::from(self.ftl.logical_units()) * MAP_UNIT
+        self.capacity
     }
 
     /// Running totals since the device was created or last reset.
@@ -309,12 +315,12 @@ impl Device {
         if !r.offset.is_multiple_of(SECTOR) || !r.len.is_multiple_of(SECTOR) {
             return Err(RequestError::Unaligned { offset: r.offset, len: r.len });
         }
-        let capacity = self.logical_bytes();
+        let capacity = self.capacity;
         if r.offset.checked_add(r.len).is_none_or(|end| end > capacity) {
             return Err(RequestError::OutOfRange { offset: r.offset, len: r.len, capacity });
         }
-        if r.stream >= self.profile.ftl.host_streams {
-            return Err(RequestError::BadStream { stream: r.stream, streams: self.profile.ftl.host_streams });
+        if r.stream >= self.host_streams {
+            return Err(RequestError::BadStream { stream: r.stream, streams: self.host_streams });
         }
         Ok(())
     }
