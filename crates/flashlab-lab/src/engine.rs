@@ -173,6 +173,7 @@ impl JobSpec {
 
     /// fio's think time is due: `thinktime_blocks` I/Os were issued since the last one, so
     /// the job issues nothing more until they completed and it has thought.
+    #[inline]
     fn must_think(&self, l: &Live) -> bool {
         self.thinktime_ns > 0 && l.since_think >= self.thinktime_blocks.max(1)
     }
