@@ -7,8 +7,8 @@
 
 use crate::counters::{Counters, DeviceState};
 use crate::ftl::{Ftl, Location};
-use crate::hybrid::HybridFtl;
 use crate::host::{Dir, HostInterface};
+use crate::hybrid::HybridFtl;
 use crate::mapping::Mapping;
 use crate::nand::us;
 use crate::profile::{Profile, MAP_UNIT};
