@@ -173,6 +173,7 @@ impl JobSpec {
 
     /// fio's think time is due: `thinktime_blocks` I/Os were issued since the last one, so
     /// the job issues nothing more until they completed and it has thought.
+    #[inline]
     fn must_think(&self, l: &Live) -> bool {
         self.thinktime_ns > 0 && l.since_think >= self.thinktime_blocks.max(1)
     }
@@ -221,6 +222,8 @@ struct Live {
     pending_dir: Option<u8>,
     issued_bytes: u64,
     issued_ios: u64,
+    /// [`JobSpec::budget`], worked out once (it is asked before every request).
+    budget: Option<u64>,
     /// trimwrite: the next request is the trim of a block (then its write).
     trim_next: bool,
     writes_since_sync: u32,
@@ -343,6 +346,7 @@ pub fn run_jobs_hooked(
                 pending_dir: None,
                 issued_bytes: 0,
                 issued_ios: 0,
+                budget: s.budget(),
                 trim_next: true,
                 writes_since_sync: 0,
                 in_flight: 0,
@@ -386,7 +390,7 @@ pub fn run_jobs_hooked(
             return Ok(None);
         }
         let over_time = s.runtime_ns.is_some_and(|r| t >= start + s.ramp_ns + r);
-        let over_bytes = s.budget().is_some_and(|b| l.issued_bytes >= b);
+        let over_bytes = l.budget.is_some_and(|b| l.issued_bytes >= b);
         let over_ios = !s.time_based && s.number_ios.is_some_and(|n| l.issued_ios >= n);
         if over_time || over_bytes || over_ios {
             l.stopped = true;
@@ -595,7 +599,7 @@ pub fn run_jobs_hooked(
             match kind {
                 Kind::Sync | Kind::Think | Kind::Wake => l.result.sync.record(lat),
                 Kind::Dir(d) => {
-                    l.result.dir_mut(ddir(d)).record_io(bytes, lat, lat);
+                    l.result.dir_mut(ddir(d)).record_io_same(bytes, lat);
                     l.win_bytes[d as usize] += bytes;
                     l.win_ios[d as usize] += 1;
                     l.win_lat_sum[d as usize] += lat;
@@ -644,7 +648,7 @@ pub fn run_jobs_hooked(
         let frac = specs
             .iter()
             .zip(&live)
-            .map(|(s, l)| match (s.budget(), s.runtime_ns) {
+            .map(|(s, l)| match (l.budget, s.runtime_ns) {
                 (_, Some(r)) if s.time_based => (t.saturating_sub(start) as f64 / (r + s.ramp_ns) as f64).min(1.0),
                 (Some(b), _) => l.issued_bytes as f64 / b.max(1) as f64,
                 _ => 0.0,

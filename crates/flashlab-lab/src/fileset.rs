@@ -89,7 +89,9 @@ impl FileSet {
     /// The file, offset (relative to the file's span) and length of the next I/O in direction
     /// `dir` (0 read, 1 write, 2 trim); `None` when every file is done and the job has no
     /// pass left (it ends there, as fio's does).
-    #[inline]
+    // Always: the engine draws one offset per request, and as a call it cost a fifth of the
+    // draw in saved registers (callgrind, DFTL wsat).
+    #[inline(always)]
     pub fn next(&mut self, dir: u8) -> Option<(usize, u64, u64)> {
         let f = match &mut self.sel {
             None => 0,

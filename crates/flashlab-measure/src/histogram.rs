@@ -186,6 +186,27 @@ impl LatencyHistogram {
         self.sum_sq = self.sum_sq.saturating_add(v * v);
     }
 
+    /// Record one latency of `ns` nanoseconds in both `a` and `b` (a completion latency that
+    /// is also the total latency): the bucket index and the square are worked out once.
+    #[inline]
+    pub fn record_both(a: &mut LatencyHistogram, b: &mut LatencyHistogram, ns: u64) {
+        let idx = plat_val_to_idx(ns);
+        let sq = u128::from(ns) * u128::from(ns);
+        a.add(idx, ns, sq);
+        b.add(idx, ns, sq);
+    }
+
+    /// [`LatencyHistogram::record`] of `ns`, with its bucket `idx` and its square `sq`.
+    #[inline(always)]
+    fn add(&mut self, idx: usize, ns: u64, sq: u128) {
+        self.counts[idx] += 1;
+        self.n += 1;
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+        self.sum = self.sum.saturating_add(u128::from(ns));
+        self.sum_sq = self.sum_sq.saturating_add(sq);
+    }
+
     /// Record `count` latencies of `ns` nanoseconds each (nothing if `count == 0`).
     #[inline]
     pub fn record_n(&mut self, ns: u64, count: u64) {

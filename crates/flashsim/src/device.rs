@@ -6,8 +6,9 @@
 //! idle, or when told time has passed with [`Device::idle_until`].
 
 use crate::counters::{Counters, DeviceState};
-use crate::ftl::Location;
+use crate::ftl::{Ftl, Location};
 use crate::host::{Dir, HostInterface};
+use crate::hybrid::HybridFtl;
 use crate::mapping::Mapping;
 use crate::nand::us;
 use crate::profile::{Profile, MAP_UNIT};
@@ -120,8 +121,25 @@ pub enum RequestError {
 #[derive(Debug, Clone)]
 pub struct Device {
     profile: Profile,
-    host: HostInterface,
+    /// The host interface and the request path's clocks.
+    front: Front,
     ftl: Mapping,
+    /// The logical capacity, bytes, and the profile's `ftl.host_streams`: fixed for the
+    /// device's life, kept here for the checks of every request.
+    capacity: u64,
+    host_streams: u32,
+    /// The units [`Device::prefetch`] was told about two calls ago and at the last call
+    /// (`u32::MAX`: none).
+    hinted: [u32; 2],
+}
+
+/// The device in front of its FTL: the host interface and the clocks of the request path.
+/// Apart from the FTL so that a request runs with the FTL's own type ([`Front::submit`] is
+/// generic): one branch on the FTL kind per request instead of one per FTL call (eight on a
+/// write), and the page-mapped write path compiled without the hybrid FTL's inlined beside it.
+#[derive(Debug, Clone)]
+struct Front {
+    host: HostInterface,
     idle_delay: Ns,
     /// Latest completion of any command so far.
     last_done: Ns,
@@ -131,9 +149,6 @@ pub struct Device {
     /// Background work has been done up to here.
     idle_handled: Ns,
     last_submit: Ns,
-    /// The units [`Device::prefetch`] was told about two calls ago and at the last call
-    /// (`u32::MAX`: none).
-    hinted: [u32; 2],
     /// The tag of writes that carry none ([`Device::set_write_tag`]).
     write_tag: u64,
     /// Longest time one command held the device since the last [`Device::take_slowest_command`].
@@ -144,18 +159,23 @@ impl Device {
     /// A new device (every unit unmapped, every block erased) of `profile`; `seed` drives the
     /// FTL's random choices (the random GC policy), so the same seed gives the same results.
     pub fn new(profile: &Profile, seed: u64) -> Device {
+        let ftl = Mapping::new(profile, seed);
         Device {
             profile: profile.clone(),
-            host: HostInterface::new(profile),
-            ftl: Mapping::new(profile, seed),
-            idle_delay: us(profile.ftl.idle_delay_ms * 1000.0),
-            last_done: 0,
-            busy_since: 0,
-            idle_handled: 0,
-            last_submit: 0,
+            front: Front {
+                host: HostInterface::new(profile),
+                idle_delay: us(profile.ftl.idle_delay_ms * 1000.0),
+                last_done: 0,
+                busy_since: 0,
+                idle_handled: 0,
+                last_submit: 0,
+                write_tag: 0,
+                slowest: 0,
+            },
+            capacity: u64::from(ftl.logical_units()) * MAP_UNIT,
+            host_streams: profile.ftl.host_streams,
+            ftl,
             hinted: [u32::MAX; 2],
-            write_tag: 0,
-            slowest: 0,
         }
     }
 
@@ -173,8 +193,7 @@ impl Device {
         if older != u32::MAX {
             self.ftl.prefetch_location(older);
         }
-        let lpn = offset / MAP_UNIT;
-        let lpn = if lpn < u64::from(self.ftl.logical_units()) { lpn as u32 } else { u32::MAX };
+        let lpn = if offset < self.capacity { (offset / MAP_UNIT) as u32 } else { u32::MAX };
         self.hinted = [newer, lpn];
         if lpn != u32::MAX {
             self.ftl.prefetch_mapping(lpn);
@@ -188,7 +207,7 @@ impl Device {
 
     /// Capacity the host sees, bytes.
     pub fn logical_bytes(&self) -> u64 {
-        u64::from(self.ftl.logical_units()) * MAP_UNIT
+        self.capacity
     }
 
     /// Running totals since the device was created or last reset.
@@ -222,7 +241,7 @@ impl Device {
     /// (tag 0), such as a filesystem model's: a workload sets it around a write it issues through
     /// the filesystem, so that [`Device::peek`] can tell which write a read returns (0: none).
     pub fn set_write_tag(&mut self, tag: u64) {
-        self.write_tag = tag;
+        self.front.write_tag = tag;
     }
 
     /// The tag a read of 4 KiB unit `lpn` returns now; `None` = zeros. Needs content tracking.
@@ -240,7 +259,7 @@ impl Device {
     /// The host interface: queue depth and the host stack's costs per request, as the
     /// profile set them (read-only).
     pub fn host(&self) -> &HostInterface {
-        &self.host
+        &self.front.host
     }
 
     /// Set up the device's history in bulk: every logical unit mapped as one sequential pass
@@ -277,28 +296,23 @@ impl Device {
     /// (eMMC) this is what the profile's busy-time ceiling (`ftl.busy_ceiling_ms`, the write
     /// timeout) bounds. Resets the figure.
     pub fn take_slowest_command(&mut self) -> Ns {
-        std::mem::take(&mut self.slowest)
+        std::mem::take(&mut self.front.slowest)
     }
 
     /// Latest time at which the device has work booked or finished (a command or NAND).
     pub fn busy_until(&self) -> Ns {
-        self.last_done
+        self.front.last_done
     }
 
     /// Let virtual time pass up to `t` with no host commands: the device does its idle-time
     /// work (background GC) once it has been idle for the profile's `idle_delay_ms`.
     pub fn idle_until(&mut self, t: Ns) {
-        // `last_done` is the latest completion of any command, so past it nothing is in flight.
-        let from = (self.last_done + self.idle_delay).max(self.idle_handled);
-        if t > from {
-            self.ftl.background(from, t);
-            self.idle_handled = t;
-        }
+        self.front.idle_until(&mut self.ftl, t);
     }
 
     fn validate(&self, now: Ns, r: &Request) -> Result<(), RequestError> {
-        if now < self.last_submit {
-            return Err(RequestError::TimeWentBack { now, last: self.last_submit });
+        if now < self.front.last_submit {
+            return Err(RequestError::TimeWentBack { now, last: self.front.last_submit });
         }
         if r.op == Op::Flush {
             return Ok(());
@@ -309,12 +323,12 @@ impl Device {
         if !r.offset.is_multiple_of(SECTOR) || !r.len.is_multiple_of(SECTOR) {
             return Err(RequestError::Unaligned { offset: r.offset, len: r.len });
         }
-        let capacity = self.logical_bytes();
+        let capacity = self.capacity;
         if r.offset.checked_add(r.len).is_none_or(|end| end > capacity) {
             return Err(RequestError::OutOfRange { offset: r.offset, len: r.len, capacity });
         }
-        if r.stream >= self.profile.ftl.host_streams {
-            return Err(RequestError::BadStream { stream: r.stream, streams: self.profile.ftl.host_streams });
+        if r.stream >= self.host_streams {
+            return Err(RequestError::BadStream { stream: r.stream, streams: self.host_streams });
         }
         Ok(())
     }
@@ -322,8 +336,28 @@ impl Device {
     /// Submit a request arriving at `now`; returns when it completes, on the virtual clock.
     pub fn submit(&mut self, now: Ns, r: &Request) -> Result<Completion, RequestError> {
         self.validate(now, r)?;
+        Ok(match &mut self.ftl {
+            Mapping::Page(f) => self.front.submit::<Ftl>(f, now, r),
+            Mapping::Hybrid(f) => self.front.submit::<HybridFtl>(f, now, r),
+        })
+    }
+}
+
+impl Front {
+    /// [`Device::idle_until`] with `ftl`.
+    fn idle_until<F: Translation>(&mut self, ftl: &mut F, t: Ns) {
+        // `last_done` is the latest completion of any command, so past it nothing is in flight.
+        let from = (self.last_done + self.idle_delay).max(self.idle_handled);
+        if t > from {
+            ftl.background(from, t);
+            self.idle_handled = t;
+        }
+    }
+
+    /// [`Device::submit`] of a valid request to `ftl`.
+    fn submit<F: Translation>(&mut self, ftl: &mut F, now: Ns, r: &Request) -> Completion {
         if matches!(r.op, Op::Read | Op::Write) {
-            self.ftl.prefetch_mapping((r.offset / MAP_UNIT) as u32);
+            ftl.prefetch_mapping((r.offset / MAP_UNIT) as u32);
         }
         self.last_submit = now;
         let arrive = now + self.host.host_submit;
@@ -331,24 +365,24 @@ impl Device {
         if start > self.last_done {
             self.busy_since = start;
         }
-        self.ftl.note_busy_since(self.busy_since);
-        self.idle_until(start);
-        self.ftl.nand().prune(start);
+        ftl.note_busy_since(self.busy_since);
+        self.idle_until(ftl, start);
+        ftl.nand().prune(start);
         self.host.prune(start);
         let cmd = self.host.command(start);
-        let c = self.ftl.counters_mut();
+        let c = ftl.counters_mut();
         let device_done = match r.op {
             Op::Read => {
                 c.host_reads += 1;
                 c.host_read_bytes += r.len;
-                self.read(cmd, r)
+                self.read(ftl, cmd, r)
             }
             Op::Write => {
                 c.host_writes += 1;
                 c.host_write_bytes += r.len;
-                let data = self.write(cmd, r);
+                let data = self.write(ftl, cmd, r);
                 let units = ((r.offset + r.len).div_ceil(MAP_UNIT) - r.offset / MAP_UNIT) as u32;
-                self.ftl.command_gc(start, data, units)
+                ftl.command_gc(start, data, units)
             }
             Op::Trim => {
                 c.host_trims += 1;
@@ -356,28 +390,28 @@ impl Device {
                 let first = r.offset.div_ceil(MAP_UNIT);
                 let end = (r.offset + r.len) / MAP_UNIT;
                 for lpn in first..end.max(first) {
-                    self.ftl.trim_unit(lpn as u32);
+                    ftl.trim_unit(lpn as u32);
                 }
                 cmd + self.host.trim_cost(end.saturating_sub(first))
             }
             Op::Flush => {
                 c.host_flushes += 1;
-                self.ftl.flush(cmd)
+                ftl.flush(cmd)
             }
         };
         self.host.retire_at(device_done);
         self.last_done = self.last_done.max(device_done);
         self.slowest = self.slowest.max(device_done - start);
-        Ok(Completion { submitted: now, device_start: start, device_done, done: device_done + self.host.host_complete })
+        Completion { submitted: now, device_start: start, device_done, done: device_done + self.host.host_complete }
     }
 
-    fn read(&mut self, cmd: Ns, r: &Request) -> Ns {
+    fn read<F: Translation>(&mut self, ftl: &mut F, cmd: Ns, r: &Request) -> Ns {
         let first = r.offset / MAP_UNIT;
         let units = ((r.offset + r.len).div_ceil(MAP_UNIT) - first) as u32;
         let host = &mut self.host;
         let mut left = r.len;
         let mut done = cmd;
-        self.ftl.read_units(first as u32, units, cmd, |ready, k| {
+        ftl.read_units(first as u32, units, cmd, |ready, k| {
             let bytes = (u64::from(k) * MAP_UNIT).min(left);
             left -= bytes;
             done = done.max(host.transfer(Dir::ToHost, ready, bytes).1);
@@ -385,7 +419,7 @@ impl Device {
         done
     }
 
-    fn write(&mut self, cmd: Ns, r: &Request) -> Ns {
+    fn write<F: Translation>(&mut self, ftl: &mut F, cmd: Ns, r: &Request) -> Ns {
         let first = r.offset / MAP_UNIT;
         let end = r.offset + r.len;
         let units = end.div_ceil(MAP_UNIT) - first;
@@ -398,11 +432,11 @@ impl Device {
             let mut arrive = (xfer_start + (i + 1) * unit_xfer).min(xfer_end);
             let unit_start = (first + i) * MAP_UNIT;
             let partial = unit_start < r.offset || unit_start + MAP_UNIT > end;
-            if partial && matches!(self.ftl.locate(lpn), Location::Nand(_)) {
+            if partial && matches!(ftl.locate(lpn), Location::Nand(_)) {
                 // Read-modify-write of a unit the request covers only in part.
-                self.ftl.read_units(lpn, 1, cmd, |ready, _| arrive = arrive.max(ready));
+                ftl.read_units(lpn, 1, cmd, |ready, _| arrive = arrive.max(ready));
             }
-            done = done.max(self.ftl.write_unit(lpn, r.stream, arrive, tag));
+            done = done.max(ftl.write_unit(lpn, r.stream, arrive, tag));
         }
         done
     }

@@ -68,7 +68,7 @@ impl MapLog {
     #[inline]
     pub(crate) fn write_back(&mut self, tpage: u32, at: Ns, nand: &mut Nand) -> u64 {
         if !self.packed {
-            nand.program_for(tpage % nand.geo.dies, at, self.t_prog);
+            nand.program_for(nand.geo.die_round_robin(tpage), at, self.t_prog);
             return 1;
         }
         self.staged += 1;

@@ -25,15 +25,25 @@ const NIL: u32 = u32::MAX;
 pub(crate) struct MapCache {
     /// Per translation page: its cache slot, or NIL.
     slot_of: Vec<u32>,
-    /// Per slot: the translation page it holds (NIL when empty).
-    tpage: Vec<u32>,
-    dirty: Vec<bool>,
-    referenced: Vec<bool>,
+    /// Per slot: the translation page it holds and its flags (one array: a miss touches all
+    /// three of a slot, with one bounds check).
+    slots: Vec<Slot>,
     hand: usize,
     /// Where dirty translation pages are written back.
     log: MapLog,
     pub(crate) misses: u64,
     pub(crate) writebacks: u64,
+}
+
+/// A cache slot.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// The translation page held (NIL when empty).
+    tpage: u32,
+    /// An entry changed since the page was read.
+    dirty: bool,
+    /// CLOCK's reference bit.
+    referenced: bool,
 }
 
 impl MapCache {
@@ -44,9 +54,7 @@ impl MapCache {
         let slots = (slots.max(1) as usize).min(tpages.max(1));
         MapCache {
             slot_of: vec![NIL; tpages],
-            tpage: vec![NIL; slots],
-            dirty: vec![false; slots],
-            referenced: vec![false; slots],
+            slots: vec![Slot { tpage: NIL, dirty: false, referenced: false }; slots],
             hand: 0,
             log: MapLog::new(t_prog, writeback),
             misses: 0,
@@ -63,30 +71,29 @@ impl MapCache {
         let tp = lpn / ENTRIES_PER_TPAGE;
         let s = self.slot_of[tp as usize];
         if s != NIL {
-            let s = s as usize;
-            self.referenced[s] = true;
-            self.dirty[s] |= write;
+            let slot = &mut self.slots[s as usize];
+            slot.referenced = true;
+            slot.dirty |= write;
             return (at, 0, 0, 0);
         }
         self.misses += 1;
         // CLOCK: the first slot not referenced since the hand last passed it.
         // (The hand wraps by a compare: a `%` per step is a division.)
-        let n = self.tpage.len();
+        let n = self.slots.len();
         let mut hand = self.hand;
-        while self.referenced[hand] {
-            self.referenced[hand] = false;
+        while self.slots[hand].referenced {
+            self.slots[hand].referenced = false;
             hand = if hand + 1 == n { 0 } else { hand + 1 };
         }
         let s = hand;
         self.hand = if hand + 1 == n { 0 } else { hand + 1 };
-        let dies = nand.geo.dies;
-        let old = self.tpage[s];
+        let old = self.slots[s].tpage;
         let (mut written, mut programs) = (0, 0);
         // A staged (packed) write-back can wait: the translation read the command needs goes
         // to its die first.
         let mut staged = NIL;
         if old != NIL {
-            if self.dirty[s] {
+            if self.slots[s].dirty {
                 if self.log.staged() {
                     staged = old;
                 } else {
@@ -97,18 +104,16 @@ impl MapCache {
             }
             self.slot_of[old as usize] = NIL;
         }
-        let ready = nand.read(tp % dies, at, 1);
+        let ready = nand.read(nand.geo.die_round_robin(tp), at, 1);
         if staged != NIL {
             programs = self.log.write_back(staged, at, nand);
         }
-        self.tpage[s] = tp;
+        self.slots[s] = Slot { tpage: tp, dirty: write, referenced: true };
         self.slot_of[tp as usize] = s as u32;
-        self.dirty[s] = write;
-        self.referenced[s] = true;
         (ready, 1, written, programs)
     }
 
     pub(crate) fn memory_bytes(&self) -> u64 {
-        (self.slot_of.capacity() * 4 + self.tpage.capacity() * 4 + self.dirty.capacity() * 2) as u64
+        (self.slot_of.capacity() * 4 + self.slots.capacity() * std::mem::size_of::<Slot>()) as u64
     }
 }
