@@ -97,8 +97,10 @@ pub struct FsConfig {
     /// `ipu_policy` does on demand); new blocks are still appended.
     pub ipu: bool,
     /// ext4 made by Android's `make_ext4fs` (recovery's format of /data up to Android 4.x)
-    /// rather than mke2fs: no `flex_bg`, so each group's bitmaps sit beside its inode table,
-    /// and a journal of 1/64 of the blocks (1024 to 32768 blocks). See
+    /// rather than mke2fs: no `flex_bg`, so each group's bitmaps sit beside its inode table
+    /// (after the backup superblock and reserved GDT blocks where the group has them), blocks
+    /// / 4 inodes, and a journal of 1/64 of the blocks (1024 to 32768 blocks) from group 0 on.
+    /// See
     /// [`crate::ext4_layout::Layout::make_ext4fs`].
     pub make_ext4fs: bool,
 }

@@ -6,19 +6,29 @@
 //! * [`Layout::new`]: what mke2fs makes with its defaults (4 KiB blocks, 32768 blocks per group,
 //!   one 256-byte inode per 16 KiB, `flex_bg` of 16 groups: the block bitmaps, inode bitmaps
 //!   and inode tables of a flex group packed at its start), with the default journal size of
-//!   mke2fs's table (`ext2fs_default_journal_size`). Not modelled there: backup superblocks
-//!   (`sparse_super`), reserved GDT blocks, the smaller inode ratio of mke2fs's `small` type.
+//!   mke2fs's table (`ext2fs_default_journal_size`), aimed at the middle of the filesystem.
+//!   Not modelled there: backup superblocks (`sparse_super`), reserved GDT blocks, the smaller
+//!   inode ratio of mke2fs's `small` type.
 //! * [`Layout::make_ext4fs`]: what Android's `make_ext4fs` made (recovery's format of /data
-//!   in Android 4.x, system/extras `ext4_utils`): the same groups and one 256-byte inode per
-//!   16 KiB, but no `flex_bg`: each group starts with its block bitmap, inode bitmap and inode
-//!   table, so the bitmaps the kernel rewrites as it allocates share an erase block with the
-//!   inode table. Recovery's `make_ext4fs()` passes `init_itabs = 0` and sets no
-//!   `uninit_bg`, so unused inode tables are never written, at mkfs or by the kernel's lazyinit.
-//!   A last group smaller than its header is left off the filesystem, and a device too small
-//!   for the header or the journal is an error, as make_ext4fs fails on it. Not modelled there:
-//!   backup superblocks and reserved GDT blocks, and make_ext4fs's inodes per group (the
-//!   filesystem's blocks / 4 spread over its groups: 8192 on whole groups, a little fewer
-//!   otherwise, far fewer on a filesystem of one or two groups; the model keeps 8192).
+//!   in Android 4.x, system/extras `ext4_utils`): the same 32768-block groups, no `flex_bg`.
+//!   A group with a superblock (sparse_super: groups 0, 1 and the powers of 3, 5 and 7,
+//!   `ext4_bg_has_super_block`) starts with it, the group descriptors (32 bytes each) and the
+//!   reserved GDT blocks (`compute_bg_desc_reserve_blocks`), then its block bitmap, inode
+//!   bitmap and inode table; any other group starts with its bitmaps (`init_bg` in
+//!   `allocate.c`, `ext4_fill_in_sb` in `ext4_utils.c`), so the bitmaps the kernel rewrites as
+//!   it allocates share an erase block with the inode table. Inodes: the device's blocks / 4
+//!   spread over its groups, rounded up to fill inode-table blocks (`compute_inodes`,
+//!   `compute_inodes_per_group`: 8128 a group, 508 table blocks, on a 16 GB device), 256
+//!   bytes each. The journal is the first thing allocated (`make_ext4fs_internal` creates it
+//!   before the resize inode, the root directory and lost+found) by `do_allocate`: in the
+//!   first group with room for all of it, else every free block of group 0, 1, ... and the
+//!   rest in the first group it fits in (`ext4_allocate_multiple_contiguous_blocks`).
+//!   Recovery's `make_ext4fs()` passes `init_itabs = 0` and sets no `uninit_bg`, so unused
+//!   inode tables are never written, at mkfs or by the kernel's lazyinit. A last group smaller
+//!   than its header is left off the filesystem, and a device too small for the header or the
+//!   journal is an error, as make_ext4fs fails on it. Not modelled there: the blocks of the
+//!   resize inode's indirect block, the root directory and lost+found (make_ext4fs puts them
+//!   right after the journal; the model allocates the root directory's blocks itself).
 //! * [`Layout::from_dumpe2fs`]: read from `dumpe2fs` of a real image, so the model and the
 //!   kernel start from the same blocks (what `flashlab validate-fs` does).
 
@@ -29,8 +39,10 @@ pub(crate) const BLOCKS_PER_GROUP: u64 = 32768;
 pub(crate) const INODES_PER_GROUP: u64 = 8192;
 pub(crate) const INODE_SIZE: u64 = 256;
 pub(crate) const GROUPS_PER_FLEX: u64 = 16;
-/// 64-byte group descriptors.
+/// 64-byte group descriptors (mke2fs's `64bit`).
 pub(crate) const DESCRIPTORS_PER_BLOCK: u64 = FS_BLOCK / 64;
+/// make_ext4fs's 32-byte group descriptors (`struct ext2_group_desc`: no `64bit`).
+const MAKE_EXT4FS_DESCRIPTOR: u64 = 32;
 
 /// mke2fs's default journal size in blocks for a filesystem of `blocks` 4 KiB blocks (0 = no
 /// journal: below 2048 blocks mke2fs makes none).
@@ -68,21 +80,63 @@ fn has_super(g: u64) -> bool {
         })
 }
 
-/// Blocks at the start of the last of `groups` groups that make_ext4fs counts as its header
-/// when it decides whether to keep that group (`ext4_create_fs_aux_info`, system/extras
-/// `ext4_utils/ext4_utils.c`): the two bitmaps and the inode table (the model's 512 blocks),
-/// and in a group with a backup superblock the superblock, the group descriptors (32 bytes
-/// each: no `64bit`) and the reserved GDT blocks (`compute_bg_desc_reserve_blocks` in
-/// `make_ext4fs.c`: room for 1024 times the groups' descriptors, at most 1024 blocks).
-fn make_ext4fs_last_header(groups: u64) -> u64 {
-    let itable_blocks = INODES_PER_GROUP * INODE_SIZE / FS_BLOCK;
-    let mut header = 2 + itable_blocks;
-    if has_super(groups - 1) {
-        let desc_blocks = (groups * 32).div_ceil(FS_BLOCK);
-        let reserved = ((groups * 1024 * 32).div_ceil(FS_BLOCK) - desc_blocks).min(FS_BLOCK / 4);
-        header += 1 + desc_blocks + reserved;
+/// make_ext4fs's geometry for a device of `blocks` 4 KiB blocks, computed as
+/// `make_ext4fs_internal` does before `ext4_create_fs_aux_info` drops a last group (from the
+/// device's size, system/extras `ext4_utils/make_ext4fs.c`).
+struct MakeExt4fsGeometry {
+    /// Groups on the device (the last maybe partial).
+    groups: u64,
+    /// `compute_inodes` (blocks / 4) spread by `compute_inodes_per_group`: rounded up per
+    /// group, then to a whole number of inode-table blocks.
+    inodes_per_group: u64,
+    itable_blocks: u64,
+    /// Group-descriptor blocks (32-byte descriptors).
+    desc_blocks: u64,
+    /// `compute_bg_desc_reserve_blocks`: room for 1024 times the groups' descriptors, less the
+    /// descriptors, at most a block of block numbers (1024).
+    reserved_gdt: u64,
+}
+
+impl MakeExt4fsGeometry {
+    fn new(blocks: u64) -> MakeExt4fsGeometry {
+        let groups = blocks.div_ceil(BLOCKS_PER_GROUP);
+        let inodes_per_group = (blocks / 4).div_ceil(groups).next_multiple_of(FS_BLOCK / INODE_SIZE);
+        let desc_blocks = (groups * MAKE_EXT4FS_DESCRIPTOR).div_ceil(FS_BLOCK);
+        let reserved_gdt =
+            ((groups * 1024 * MAKE_EXT4FS_DESCRIPTOR).div_ceil(FS_BLOCK) - desc_blocks).min(FS_BLOCK / 4);
+        MakeExt4fsGeometry {
+            groups,
+            inodes_per_group,
+            itable_blocks: (inodes_per_group * INODE_SIZE).div_ceil(FS_BLOCK),
+            desc_blocks,
+            reserved_gdt,
+        }
     }
-    header
+
+    /// Blocks before group `g`'s block bitmap: the superblock, descriptors and reserved GDT
+    /// blocks in a group with a superblock (`init_bg`), none in the others.
+    fn before_bitmaps(&self, g: u64) -> u64 {
+        if has_super(g) {
+            1 + self.desc_blocks + self.reserved_gdt
+        } else {
+            0
+        }
+    }
+
+    /// Group `g`'s header (`init_bg`'s `header_blocks`): what precedes the bitmaps, the two
+    /// bitmaps and the inode table.
+    fn header(&self, g: u64) -> u64 {
+        self.before_bitmaps(g) + 2 + self.itable_blocks
+    }
+}
+
+/// Where make_ext4fs put its journal ([`Layout::make_ext4fs_journal`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MakeExt4fsJournal {
+    /// The journal's runs (start block, blocks), in the journal's order.
+    pub(crate) runs: Vec<(u64, u64)>,
+    /// The extent-tree leaf block, when the journal has more than 3 runs.
+    pub(crate) extent_block: Option<u64>,
 }
 
 /// What a block of the static layout is.
@@ -129,6 +183,11 @@ pub struct Layout {
     pub root_dir: Vec<u64>,
     /// First block of the primary group descriptors.
     gdt_start: u64,
+    /// Group descriptors a block holds.
+    descriptors_per_block: u64,
+    /// Made by make_ext4fs: the journal goes where its `do_allocate` puts it
+    /// ([`Layout::make_ext4fs_journal`]), not where mke2fs aims it.
+    make_ext4fs: bool,
     /// Blocks in use when the filesystem was made (start, blocks), journal excluded.
     fixed: Vec<(u64, u64)>,
     /// The journal's blocks (start, blocks), when the image says where it is.
@@ -144,13 +203,16 @@ impl Layout {
         Layout::with_flex(blocks, GROUPS_PER_FLEX)
     }
 
-    /// What Android's `make_ext4fs` makes on a device of `blocks` 4 KiB blocks: no `flex_bg`
-    /// (see the module's doc). The filesystem can be smaller than the device: a last group
-    /// smaller than its header is left off (`blocks` of the layout is the filesystem's size).
+    /// What Android's `make_ext4fs` makes on a device of `blocks` 4 KiB blocks: no `flex_bg`,
+    /// backup superblocks and reserved GDT blocks ahead of the bitmaps in the groups that have
+    /// them, blocks / 4 inodes (see the module's doc). The filesystem can be smaller than the
+    /// device: a last group smaller than its header is left off (`blocks` of the layout is the
+    /// filesystem's size).
     ///
     /// An error, naming the size, where make_ext4fs fails: a device smaller than its one
     /// group's header, or one where the blocks the metadata leaves free cannot hold the
-    /// journal ([`make_ext4fs_journal_blocks`] of the device's blocks).
+    /// journal ([`make_ext4fs_journal_blocks`] of the device's blocks, and one block more that
+    /// make_ext4fs asks for as an extent block).
     pub fn make_ext4fs(blocks: u64) -> Result<Layout, LayoutError> {
         let too_small = |why: String| LayoutError::TooSmall { mkfs: "make_ext4fs", blocks, why };
         if blocks == 0 {
@@ -160,10 +222,10 @@ impl Layout {
         // (blocks % blocks per group) smaller than its header is dropped, the filesystem's
         // block count reduced by it; the group is not made with its metadata past the end.
         // On a filesystem of one group that leaves nothing (later versions stop there with
-        // "filesystem size too small"). The groups and header are counted before the drop,
-        // as there.
-        let groups = blocks.div_ceil(BLOCKS_PER_GROUP);
-        let header = make_ext4fs_last_header(groups);
+        // "filesystem size too small"). The groups, inodes and header are counted before the
+        // drop, as there (`make_ext4fs_internal` computes them from the device's length).
+        let geo = MakeExt4fsGeometry::new(blocks);
+        let header = geo.header(geo.groups - 1);
         let last = blocks % BLOCKS_PER_GROUP;
         let fs_blocks = if last > 0 && last < header { blocks - last } else { blocks };
         if fs_blocks == 0 {
@@ -172,23 +234,122 @@ impl Layout {
                  inode table) needs {header} blocks (make_ext4fs: \"filesystem size too small\")"
             )));
         }
-        let layout = Layout::with_flex(fs_blocks, 1);
-        debug_assert_eq!(layout.fixed.len() as u64, 1 + layout.groups, "every group's metadata inside");
+        let groups = fs_blocks.div_ceil(BLOCKS_PER_GROUP);
+        // `init_bg` (allocate.c) and `ext4_fill_in_sb` (ext4_utils.c): block bitmap, inode
+        // bitmap, inode table after the superblock, descriptors and reserved GDT blocks where
+        // the group has a superblock, at the group's start elsewhere; the whole header in use.
+        let group = (0..groups)
+            .map(|g| {
+                let b = g * BLOCKS_PER_GROUP + geo.before_bitmaps(g);
+                Group { block_bitmap: b, inode_bitmap: b + 1, inode_table: b + 2 }
+            })
+            .collect();
+        let fixed = (0..groups).map(|g| (g * BLOCKS_PER_GROUP, geo.header(g))).collect();
+        let layout = Layout {
+            blocks: fs_blocks,
+            groups,
+            blocks_per_group: BLOCKS_PER_GROUP,
+            inodes_per_group: geo.inodes_per_group,
+            inode_size: INODE_SIZE,
+            flex: 1,
+            // Inodes 1-10 reserved (`reserve_inodes(0, 10)`), 11 lost+found.
+            first_free_ino: 12,
+            group,
+            block_uninit: vec![false; groups as usize],
+            root_dir: Vec::new(),
+            gdt_start: 1,
+            descriptors_per_block: FS_BLOCK / MAKE_EXT4FS_DESCRIPTOR,
+            make_ext4fs: true,
+            fixed,
+            journal: None,
+            journal_blocks: None,
+        };
         // `compute_journal_blocks` (make_ext4fs.c) sizes the journal from the device's
         // length, before the drop; `ext4_create_journal_inode` (ext4_utils.c) allocates it
-        // after the groups' headers, across groups if need be, and when the free blocks are
-        // too few make_ext4fs fails ("failed to allocate extents for journal data": `error`
-        // ends the run) rather than making a filesystem without a journal.
+        // (see [`Layout::make_ext4fs_journal`]), and when the free blocks are too few
+        // make_ext4fs fails ("failed to allocate extents for journal data": `error` ends the
+        // run) rather than making a filesystem without a journal.
         let journal = make_ext4fs_journal_blocks(blocks);
-        let free = fs_blocks - layout.fixed.iter().map(|&(_, l)| l).sum::<u64>();
-        if free < journal {
+        if layout.make_ext4fs_journal(journal).is_none() {
+            let free = fs_blocks - layout.fixed.iter().map(|&(_, l)| l).sum::<u64>();
             return Err(too_small(format!(
                 "its journal of {journal} blocks (1/64 of the blocks, at least 1024: \
-                 compute_journal_blocks) does not fit in the {free} blocks its metadata leaves free \
-                 (make_ext4fs: \"failed to allocate extents for journal data\")"
+                 compute_journal_blocks) and its extent block do not fit in the {free} blocks its \
+                 metadata leaves free (make_ext4fs: \"failed to allocate extents for journal data\")"
             )));
         }
         Ok(Layout { journal_blocks: Some(journal), ..layout })
+    }
+
+    /// Where make_ext4fs puts a journal of `journal_blocks` on this layout, allocated first on
+    /// the empty filesystem (its runs and, when it needs one, its extent-tree leaf block), or
+    /// `None` where make_ext4fs fails.
+    ///
+    /// `ext4_create_journal_inode` (ext4_utils.c) → `inode_allocate_data_extents` →
+    /// `do_inode_allocate_extents` (extent.c) asks `allocate_blocks` for one block more than
+    /// the journal. `do_allocate` (allocate.c): `ext4_allocate_contiguous_blocks` takes it from
+    /// the first group with that many free blocks (each group's free blocks follow its header,
+    /// taken from the first free one on); when none has, `ext4_allocate_multiple_contiguous_blocks`
+    /// repeats `ext4_allocate_partial`: the first group still without data
+    /// (`data_blocks_used == 0`) gives all its free blocks, or, once what is left fits in it,
+    /// what is left is taken contiguously from the first group with room. With at most 3 runs
+    /// the extra block is given back from the end (`reduce_allocation`); with more, the first
+    /// block of the allocation becomes the extent leaf (`reserve_oob_blocks`).
+    pub(crate) fn make_ext4fs_journal(&self, journal_blocks: u64) -> Option<MakeExt4fsJournal> {
+        let itable = self.inodes_per_group * self.inode_size / FS_BLOCK;
+        // Per group: (first free block, free blocks, data allocated in it).
+        let mut bg: Vec<(u64, u64, bool)> = (0..self.groups)
+            .map(|g| {
+                let first = self.group[g as usize].inode_table + itable;
+                (first, self.group_end(g).saturating_sub(first), false)
+            })
+            .collect();
+        fn take(bg: &mut [(u64, u64, bool)], g: usize, len: u64) -> (u64, u64) {
+            let start = bg[g].0;
+            bg[g] = (start + len, bg[g].1 - len, true);
+            (start, len)
+        }
+        fn contiguous(bg: &mut [(u64, u64, bool)], len: u64) -> Option<(u64, u64)> {
+            let g = bg.iter().position(|x| x.1 >= len)?;
+            Some(take(bg, g, len))
+        }
+        let want = journal_blocks + 1;
+        let mut runs = Vec::new();
+        match contiguous(&mut bg, want) {
+            Some(r) => runs.push(r),
+            None => {
+                let mut left = want;
+                while left > 0 {
+                    let g = bg.iter().position(|x| !x.2)?;
+                    let free = bg[g].1;
+                    let r = if left <= free { contiguous(&mut bg, left)? } else { take(&mut bg, g, free) };
+                    left -= r.1;
+                    if r.1 > 0 {
+                        runs.push(r);
+                    }
+                }
+            }
+        }
+        let mut extent_block = None;
+        if runs.len() <= 3 {
+            let last = runs.last_mut().expect("a run");
+            last.1 -= 1;
+            if last.1 == 0 {
+                runs.pop();
+            }
+        } else {
+            extent_block = Some(runs[0].0);
+            runs[0] = (runs[0].0 + 1, runs[0].1 - 1);
+            if runs[0].1 == 0 {
+                runs.remove(0);
+            }
+        }
+        Some(MakeExt4fsJournal { runs, extent_block })
+    }
+
+    /// Whether make_ext4fs made this layout ([`Layout::make_ext4fs`]).
+    pub(crate) fn is_make_ext4fs(&self) -> bool {
+        self.make_ext4fs
     }
 
     /// Groups of 32768 blocks, 8192 inodes each, bitmaps and inode tables packed at the start
@@ -228,6 +389,8 @@ impl Layout {
             block_uninit,
             root_dir: Vec::new(),
             gdt_start: 1,
+            descriptors_per_block: DESCRIPTORS_PER_BLOCK,
+            make_ext4fs: false,
             fixed,
             journal: None,
             journal_blocks: None,
@@ -243,7 +406,7 @@ impl Layout {
     }
 
     pub(crate) fn descriptor_block(&self, group: u64) -> u64 {
-        self.gdt_start + group / DESCRIPTORS_PER_BLOCK
+        self.gdt_start + group / self.descriptors_per_block
     }
 
     /// Group of inode `ino` (inode numbers past the table wrap around).
@@ -292,7 +455,8 @@ impl Layout {
         self.journal_blocks
     }
 
-    /// Where mke2fs aims the journal: the start of the flex group holding the middle block.
+    /// Where mke2fs aims the journal: the start of the flex group holding the middle block
+    /// (make_ext4fs's journal goes elsewhere: [`Layout::make_ext4fs_journal`]).
     pub(crate) fn journal_goal(&self) -> u64 {
         let mid_group = self.group_of(self.blocks / 2);
         (mid_group / self.flex) * self.flex * self.blocks_per_group
@@ -485,6 +649,8 @@ impl Layout {
             block_uninit,
             root_dir: Vec::new(),
             gdt_start: gdt_start.unwrap_or(1),
+            descriptors_per_block: DESCRIPTORS_PER_BLOCK,
+            make_ext4fs: false,
             fixed,
             journal,
             journal_blocks: None,
@@ -496,23 +662,69 @@ impl Layout {
 mod tests {
     use super::*;
 
+    /// The nexus7-2012 profile's 16 GB: 3,900,416 blocks, 120 groups (the last of 1024
+    /// blocks, kept: its header is 510). make_ext4fs (`compute_inodes_per_group`): 975,104
+    /// inodes over 120 groups, 8126 rounded up to 16 a block: 8128, 508 inode-table blocks.
+    /// One descriptor block (32-byte descriptors) and 959 reserved GDT blocks
+    /// (`compute_bg_desc_reserve_blocks`: 960 - 1) after the superblock in groups 0, 1, 3, ...
+    /// (`init_bg`); group 2 starts with its bitmaps.
     #[test]
-    fn make_ext4fs_puts_each_groups_bitmaps_beside_its_inode_table() {
-        // 16 GB: 116 groups. A 2 MiB erase block (512 blocks) at a group's start holds its
-        // block bitmap, inode bitmap and 510 of its 512 inode-table blocks; under mke2fs's
-        // flex_bg the bitmaps of 16 groups are packed apart from 32 MiB of inode tables.
-        let l = Layout::make_ext4fs(3_800_000).unwrap();
-        for g in 1..l.groups - 1 {
-            let start = g * BLOCKS_PER_GROUP;
-            assert_eq!(
-                (l.block_bitmap(g), l.inode_bitmap(g), l.group[g as usize].inode_table),
-                (start, start + 1, start + 2)
-            );
+    fn make_ext4fs_16gb_puts_bitmaps_after_the_reserved_gdt_blocks_where_a_group_has_a_superblock() {
+        let l = Layout::make_ext4fs(3_900_416).unwrap();
+        assert_eq!((l.blocks, l.groups, l.inodes_per_group), (3_900_416, 120, 8128));
+        assert_eq!(l.inodes_per_group * l.inode_size / FS_BLOCK, 508, "inode-table blocks per group");
+        let at = |g: u64| (l.block_bitmap(g), l.inode_bitmap(g), l.group[g as usize].inode_table);
+        assert_eq!(at(0), (961, 962, 963));
+        assert_eq!(at(1), (32768 + 961, 32768 + 962, 32768 + 963));
+        assert_eq!(at(3), (3 * 32768 + 961, 3 * 32768 + 962, 3 * 32768 + 963));
+        assert_eq!(at(2), (2 * 32768, 2 * 32768 + 1, 2 * 32768 + 2), "no superblock: bitmaps first");
+        assert_eq!(at(119), (119 * 32768, 119 * 32768 + 1, 119 * 32768 + 2));
+        for g in [0, 1, 3, 5, 7, 9, 25, 27, 49, 81] {
+            assert_eq!(at(g).0, g * 32768 + 961, "group {g} has a backup superblock");
         }
-        let m = Layout::new(3_800_000);
-        assert_eq!(m.block_bitmap(17), m.block_bitmap(16) + 1);
-        assert_eq!(make_ext4fs_journal_blocks(3_800_000), 32768);
+        for g in [2, 4, 6, 8, 10, 11, 26, 50, 100] {
+            assert_eq!(at(g).0, g * 32768, "group {g} has none");
+        }
+        assert_eq!(l.block_kind(0), BlockKind::Super);
+        assert_eq!(l.block_kind(960), BlockKind::Super, "the last reserved GDT block");
+        assert_eq!(l.block_kind(961), BlockKind::Bitmap);
+        assert_eq!(l.block_kind(963 + 507), BlockKind::InodeTable);
+        assert_eq!(l.block_kind(963 + 508), BlockKind::Data);
+        assert_eq!(l.descriptor_block(119), 1, "120 32-byte descriptors in one block");
+        // mke2fs's layout stays as it was: 64-byte descriptors in blocks 1-2, flex_bg.
+        let m = Layout::new(3_900_416);
+        assert_eq!((m.inodes_per_group, m.block_bitmap(0), m.block_bitmap(17)), (8192, 3, m.block_bitmap(16) + 1));
+        assert_eq!(make_ext4fs_journal_blocks(3_900_416), 32768);
         assert_eq!(make_ext4fs_journal_blocks(20_000), 1024);
+    }
+
+    /// make_ext4fs's journal comes first (`make_ext4fs_internal`: before the resize inode,
+    /// root directory and lost+found): 32769 blocks asked for (the journal and an extent
+    /// block, `do_inode_allocate_extents`) fit in no group (31297 free in a group with a
+    /// superblock, 32258 in the others), so `ext4_allocate_multiple_contiguous_blocks` takes
+    /// all of group 0's free blocks and the remaining 1472 from group 1, the first group with
+    /// room; two runs, so the extra block is given back (`reduce_allocation`).
+    #[test]
+    fn make_ext4fs_16gb_journal_starts_in_group_0() {
+        let l = Layout::make_ext4fs(3_900_416).unwrap();
+        assert_eq!(l.journal_blocks(), Some(32768));
+        let j = l.make_ext4fs_journal(32768).unwrap();
+        assert_eq!(j.runs, vec![(1471, 32768 - 1471), (32768 + 1471, 1471)]);
+        assert_eq!(j.extent_block, None);
+        // A journal that fits in a group: right after group 0's header.
+        assert_eq!(
+            l.make_ext4fs_journal(4096).unwrap(),
+            MakeExt4fsJournal { runs: vec![(1471, 4096)], extent_block: None }
+        );
+        // Four runs or more: the allocation's first block is the extent leaf.
+        let MakeExt4fsJournal { runs, extent_block } = l.make_ext4fs_journal(3 * 32768).unwrap();
+        assert_eq!(extent_block, Some(1471));
+        assert_eq!(runs[0], (1472, 31296));
+        assert_eq!(
+            runs[1..],
+            [(32768 + 1471, 31297), (65536 + 510, 32258), (98304 + 1471, 3 * 32768 + 1 - 31297 * 2 - 32258)]
+        );
+        assert_eq!(runs.iter().map(|r| r.1).sum::<u64>(), 3 * 32768);
     }
 
     /// make_ext4fs leaves off a last group smaller than its header (`ext4_create_fs_aux_info`):
@@ -523,25 +735,27 @@ mod tests {
     #[test]
     fn make_ext4fs_leaves_off_a_last_group_too_small_for_its_header() {
         let g = BLOCKS_PER_GROUP;
-        // Group 40 has no backup superblock (header 514); group 25 = 5^2 has one: 514 + 1
-        // superblock + 1 descriptor block + 207 reserved GDT blocks (26 groups) = 723.
+        // 41 groups: 8000 inodes a group, 500 table blocks; group 40 has no backup superblock
+        // (header 502). 26 groups: 7888 inodes, 493 table blocks; group 25 = 5^2 has one:
+        // 495 + 1 superblock + 1 descriptor block + 207 reserved GDT blocks = 704.
         for (blocks, kept) in [
             (40 * g + 1, false),
             (40 * g + 100, false),
-            (40 * g + 513, false),
-            (40 * g + 514, true),
+            (40 * g + 501, false),
+            (40 * g + 502, true),
             (40 * g + 600, true),
             (25 * g + 600, false),
-            (25 * g + 722, false),
-            (25 * g + 723, true),
+            (25 * g + 703, false),
+            (25 * g + 704, true),
         ] {
             let l = Layout::make_ext4fs(blocks).unwrap();
             let fs_blocks = if kept { blocks } else { blocks / g * g };
             assert_eq!((l.blocks, l.groups), (fs_blocks, fs_blocks.div_ceil(g)), "{blocks} blocks");
+            let itable = l.inodes_per_group * l.inode_size / FS_BLOCK;
             let used = |b: u64| l.static_ranges().iter().any(|&(s, n)| b >= s && b < s + n);
             for grp in 0..l.groups {
                 let it = l.group[grp as usize].inode_table;
-                for b in [l.block_bitmap(grp), l.inode_bitmap(grp), it, it + 511] {
+                for b in [l.block_bitmap(grp), l.inode_bitmap(grp), it, it + itable - 1] {
                     assert!(b < l.blocks && used(b), "{blocks} blocks: group {grp}'s block {b}");
                 }
             }
@@ -549,18 +763,18 @@ mod tests {
     }
 
     /// Where make_ext4fs fails, the layout is an error naming the size: one group smaller
-    /// than its header (superblock, 1 descriptor block, 7 reserved GDT blocks, 514: 523), or
-    /// fewer free blocks than the journal (one group: 516 blocks in use in the model, so 1540
-    /// blocks hold the smallest journal). The journal is sized from the device, before a
-    /// last group is left off.
+    /// than its header (superblock, 1 descriptor block, 7 reserved GDT blocks, 2 bitmaps and
+    /// one inode-table block: 12), or fewer free blocks than the journal and its extent block
+    /// (1052 blocks: 263 inodes, 272 rounded up, 17 table blocks, a header of 28, 1024 free;
+    /// 1053 hold them). The journal is sized from the device, before a last group is left off.
     #[test]
     fn make_ext4fs_refuses_a_device_too_small_for_its_header_or_journal() {
-        assert_eq!(Layout::make_ext4fs(1540).unwrap().journal_blocks(), Some(1024));
-        let e = Layout::make_ext4fs(1539).unwrap_err().to_string();
-        assert!(e.contains("1539 blocks") && e.contains("journal of 1024") && e.contains("in the 1023 blocks"), "{e}");
+        assert_eq!(Layout::make_ext4fs(1053).unwrap().journal_blocks(), Some(1024));
+        let e = Layout::make_ext4fs(1052).unwrap_err().to_string();
+        assert!(e.contains("1052 blocks") && e.contains("journal of 1024") && e.contains("in the 1024 blocks"), "{e}");
         let e = Layout::make_ext4fs(523).unwrap_err().to_string();
-        assert!(e.contains("523 blocks") && e.contains("in the 7 blocks"), "{e}");
-        for blocks in [0, 1, 522] {
+        assert!(e.contains("523 blocks") && e.contains("in the 503 blocks"), "{e}");
+        for blocks in [0, 1, 11] {
             let e = Layout::make_ext4fs(blocks).unwrap_err().to_string();
             assert!(e.contains(&format!("on {blocks} blocks")) && e.contains("too small"), "{e}");
         }

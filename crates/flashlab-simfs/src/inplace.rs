@@ -5,8 +5,8 @@
 //! * Data is written in place; blocks are allocated when a file is created (fallocate) or a
 //!   write goes past what it holds: next-fit on `plain`, by ext4's multi-block allocator on
 //!   `ext4` (goals, the small-file window, normalized requests in the buddy system:
-//!   [`super::ext4_alloc`]), over the layout mke2fs makes ([`super::ext4_layout`]) or one read
-//!   from a real image.
+//!   [`super::ext4_alloc`]), over the layout mke2fs or Android's make_ext4fs makes
+//!   ([`super::ext4_layout`]) or one read from a real image.
 //! * Metadata blocks dirtied: the block bitmap and group descriptor of every group an
 //!   allocation or free touches; the inode-table block of the file on every size change and
 //!   write that moves its mtime (no `lazytime`; the coarse clock ticks every
@@ -151,12 +151,23 @@ impl InPlace {
                     (None, None) => default_journal_blocks(blocks),
                 },
             };
-            // One run where mke2fs aims it; when no free run is that long (make_ext4fs's
-            // journal of a whole group, every group starting with its bitmaps and inode
-            // table), runs from the goal on, spanning groups as make_ext4fs's journal inode
-            // does.
+            // make_ext4fs's: where its `do_allocate` puts it, from group 0 on
+            // ([`Layout::make_ext4fs_journal`]), with its extent block when it has one.
+            // mke2fs's: one run where mke2fs aims it; when no free run is that long, runs from
+            // the goal on, spanning groups.
             let jruns = match layout.journal() {
                 Some((s, l)) if l >= 8 => alloc.reserve(s * FS_BLOCK, l * FS_BLOCK).then(|| vec![(s * FS_BLOCK, l)]),
+                _ if jblocks >= 8 && layout.is_make_ext4fs() => layout.make_ext4fs_journal(jblocks).and_then(|j| {
+                    if let Some(b) = j.extent_block {
+                        if alloc.reserve(b * FS_BLOCK, FS_BLOCK) {
+                            fixed.push((b, 1));
+                        }
+                    }
+                    j.runs
+                        .iter()
+                        .all(|&(s, l)| alloc.reserve(s * FS_BLOCK, l * FS_BLOCK))
+                        .then(|| j.runs.iter().map(|&(s, l)| (s * FS_BLOCK, l)).collect())
+                }),
                 _ if jblocks >= 8 => {
                     let (goal, bytes) = (layout.journal_goal() * FS_BLOCK, jblocks * FS_BLOCK);
                     match alloc.take_contiguous(goal, bytes) {
@@ -696,15 +707,17 @@ mod tests {
     #[test]
     fn make_ext4fs_too_small_for_its_journal_is_refused() {
         let cfg = FsConfig { make_ext4fs: true, ..FsConfig::new(FsKind::Ext4) };
-        // One group of 1600 blocks: 2 (superblock, descriptors) + 514 in use, 1084 free.
-        let fs = InPlace::new(1600 * FS_BLOCK, &cfg, true);
-        let runs = fs.journal_regions().expect("1084 free blocks hold the journal");
-        assert_eq!(runs.iter().map(|&(_, l)| l).sum::<u64>(), 1024 * FS_BLOCK);
+        // One group of 1053 blocks: a header of 28 (superblock, descriptors, 7 reserved GDT
+        // blocks, bitmaps, 17 inode-table blocks), 1025 free: the journal and its extent
+        // block, given back.
+        let fs = InPlace::new(1053 * FS_BLOCK, &cfg, true);
+        let runs = fs.journal_regions().expect("1025 free blocks hold the journal");
+        assert_eq!(runs, vec![(28 * FS_BLOCK, 1024 * FS_BLOCK)]);
         fs.check().unwrap();
-        let made = std::panic::catch_unwind(|| InPlace::new(1500 * FS_BLOCK, &cfg, true));
-        let msg = made.map(|fs| format!("made, journal {:?}", fs.journal_regions())).expect_err("984 free blocks");
+        let made = std::panic::catch_unwind(|| InPlace::new(1052 * FS_BLOCK, &cfg, true));
+        let msg = made.map(|fs| format!("made, journal {:?}", fs.journal_regions())).expect_err("1024 free blocks");
         let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
-        assert!(msg.contains("1500") && msg.contains("journal"), "{msg}");
+        assert!(msg.contains("1052") && msg.contains("journal"), "{msg}");
     }
 
     /// A device whose last group make_ext4fs leaves off: the model never allocates its
@@ -721,10 +734,17 @@ mod tests {
     }
 
     /// make_ext4fs's largest journal (32768 blocks, a whole group) fits in no free run of its
-    /// layout (every group starts with its bitmaps and inode table): the journal spans groups,
-    /// as make_ext4fs's does, instead of the filesystem silently having none.
+    /// layout (every group starts with its header): the journal spans groups, as make_ext4fs's
+    /// does, instead of the filesystem silently having none; on 16 GB it takes all of group
+    /// 0 after its header and the rest of it follows group 1's header.
     #[test]
     fn make_ext4fs_journal_of_a_whole_group_spans_groups() {
+        let cfg = FsConfig { make_ext4fs: true, ..FsConfig::new(FsKind::Ext4) };
+        let fs = InPlace::new(3_900_416 * FS_BLOCK, &cfg, true);
+        assert_eq!(
+            fs.journal_regions().unwrap(),
+            vec![(1471 * FS_BLOCK, 31297 * FS_BLOCK), ((32768 + 1471) * FS_BLOCK, 1471 * FS_BLOCK)]
+        );
         let cfg = FsConfig { make_ext4fs: true, ..FsConfig::new(FsKind::Ext4) };
         for blocks in [20_000u64, 3_800_000] {
             let fs = InPlace::new(blocks * FS_BLOCK, &cfg, true);

@@ -1,6 +1,6 @@
 //! A jbd2-style journal: a circular log of 4 KiB blocks in fixed runs of the device (one run
 //! when mke2fs placed it; several when no free run was long enough, as for make_ext4fs's
-//! journal of a whole group, which spans groups around their bitmaps and inode tables).
+//! journal of a whole group, which spans groups around their headers).
 //! A commit writes descriptor blocks and a copy of every dirty metadata block, then the commit
 //! block with PREFLUSH|FUA (a flush before it and — the device having no FUA — a flush after
 //! it, as the block layer emulates FUA). A checkpoint writes the journaled blocks to their
