@@ -61,7 +61,7 @@ for seed in os.environ["SEEDS"].split():
         print(f"seed {seed} {label}: rand write {r(s, 'rand_write_mbs'):.0%} ({check('<=40%', r(s, 'rand_write_mbs') <= 0.40)}), "
               f"seq write {r(s, 'seq_write_mbs'):.0%} ({check('<=35%', r(s, 'seq_write_mbs') <= 0.35)}), "
               f"reads off {reads:.0%} ({check('<=20%', reads <= 0.20)}), "
-              f"p99 {r(s, 'rand_write_p99_us'):.1f}x ({check('>=10x', r(s, 'rand_write_p99_us') >= 10)}), "
+              f"p99 {r(s, 'rand_write_p99_us'):.2f}x ({check('>=10x', r(s, 'rand_write_p99_us') >= 10)}), "
               f"max {s['rand_write_max_us'] / 1000:.0f} ms ({check('<=250', s['rand_write_max_us'] <= CEILING_US)})")
     t = steps["after fstrim + idle"]
     off = max(abs(r(t, k) - 1) for k in ["seq_read_mbs", "seq_write_mbs", "rand_read_mbs", "rand_write_mbs"])
