@@ -173,17 +173,8 @@ impl LatencyHistogram {
     /// Record one latency of `ns` nanoseconds.
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        self.counts[plat_val_to_idx(ns)] += 1;
-        self.n += 1;
-        if ns < self.min {
-            self.min = ns;
-        }
-        if ns > self.max {
-            self.max = ns;
-        }
-        let v = ns as u128;
-        self.sum = self.sum.saturating_add(v);
-        self.sum_sq = self.sum_sq.saturating_add(v * v);
+        let v = u128::from(ns);
+        self.add(plat_val_to_idx(ns), ns, v * v);
     }
 
     /// Record one latency of `ns` nanoseconds in both `a` and `b` (a completion latency that

@@ -185,9 +185,6 @@ pub struct Layout {
     gdt_start: u64,
     /// Group descriptors a block holds.
     descriptors_per_block: u64,
-    /// Made by make_ext4fs: the journal goes where its `do_allocate` puts it
-    /// ([`Layout::make_ext4fs_journal`]), not where mke2fs aims it.
-    make_ext4fs: bool,
     /// Blocks in use when the filesystem was made (start, blocks), journal excluded.
     fixed: Vec<(u64, u64)>,
     /// The journal's blocks (start, blocks), when the image says where it is.
@@ -259,7 +256,6 @@ impl Layout {
             root_dir: Vec::new(),
             gdt_start: 1,
             descriptors_per_block: FS_BLOCK / MAKE_EXT4FS_DESCRIPTOR,
-            make_ext4fs: true,
             fixed,
             journal: None,
             journal_blocks: None,
@@ -347,9 +343,11 @@ impl Layout {
         Some(MakeExt4fsJournal { runs, extent_block })
     }
 
-    /// Whether make_ext4fs made this layout ([`Layout::make_ext4fs`]).
+    /// Whether make_ext4fs made this layout ([`Layout::make_ext4fs`], the only layout that
+    /// knows its journal's size but not its place): its journal goes where make_ext4fs's
+    /// `do_allocate` puts it ([`Layout::make_ext4fs_journal`]), not where mke2fs aims it.
     pub(crate) fn is_make_ext4fs(&self) -> bool {
-        self.make_ext4fs
+        self.journal_blocks.is_some()
     }
 
     /// Groups of 32768 blocks, 8192 inodes each, bitmaps and inode tables packed at the start
@@ -390,7 +388,6 @@ impl Layout {
             root_dir: Vec::new(),
             gdt_start: 1,
             descriptors_per_block: DESCRIPTORS_PER_BLOCK,
-            make_ext4fs: false,
             fixed,
             journal: None,
             journal_blocks: None,
@@ -650,7 +647,6 @@ impl Layout {
             root_dir: Vec::new(),
             gdt_start: gdt_start.unwrap_or(1),
             descriptors_per_block: DESCRIPTORS_PER_BLOCK,
-            make_ext4fs: false,
             fixed,
             journal,
             journal_blocks: None,
