@@ -6,7 +6,14 @@
 //! by default they overwrite the file the sequential test wrote (fio's layout); AndroBench 3.x
 //! instead reopens its write-test file with `O_TRUNC` and writes the 4 KiB records at random
 //! offsets into the emptied file, so every write fills a hole; that file is opened `O_SYNC`
-//! ([`FourCornerConfig::rand_write_sync`]).
+//! ([`FourCornerConfig::rand_write_sync`]). AndroBench's sequential write opens its file the
+//! same way and fsyncs after every request ([`FourCornerConfig::seq_write_sync`]).
+//!
+//! AndroBench 3.x also orders and repeats the tests its own way (`Result.java`, release 3.4):
+//! it writes a separate read file first (`INIT_READ`, 1 MiB `O_SYNC` records), then runs
+//! sequential read, sequential write, random read and random write three times each, back to
+//! back, and reports the mean of each test's three rates ([`FourCornerConfig::read_file`],
+//! [`FourCornerConfig::repeats`]). Each write test reopens the write file with `O_TRUNC`.
 
 use crate::engine::{run_jobs, JobSpec};
 use crate::system::{DeviceReport, SimSystem, SysError};
@@ -40,6 +47,20 @@ pub struct FourCornerConfig {
     /// file after every write (`generic_write_sync`): a record filling a hole changes the
     /// file's extents, so each commits the journal. The latency of a write includes it.
     pub rand_write_sync: bool,
+    /// The sequential-write file is opened `O_SYNC` and fsynced after every request
+    /// (AndroBench 3.x's `SEQ_WRITE`: `O_RDWR | O_CREAT | O_SYNC | O_TRUNC`, then `write` and
+    /// `fsync` per 256 KiB record, the fsync inside the timed region): each request extends the
+    /// file, so each commits the journal. The latency of a write includes it.
+    pub seq_write_sync: bool,
+    /// Each test runs this many times back to back (AndroBench 3.x: 3). A row's MB/s is the
+    /// mean of the runs' rates, as AndroBench reports it; its IOPS and latencies pool the runs.
+    pub repeats: u32,
+    /// The read tests read a file of their own, of this size, written first in 1 MiB `O_SYNC`
+    /// records, and the tests run in AndroBench's order (sequential read, sequential write,
+    /// random read, random write), every write test on a truncated write file. `None`: the
+    /// read tests read the file the sequential write wrote, in fio's order (sequential write,
+    /// sequential read, random read, random write).
+    pub read_file: Option<u64>,
 }
 
 impl Default for FourCornerConfig {
@@ -52,6 +73,9 @@ impl Default for FourCornerConfig {
             seed: 1,
             rand_write_truncated: false,
             rand_write_sync: false,
+            seq_write_sync: false,
+            repeats: 1,
+            read_file: None,
         }
     }
 }
@@ -132,6 +156,8 @@ pub const TEST_FILE: &str = "flashlab-four-corner.tmp";
 /// The file the random writes fill when they do not overwrite [`TEST_FILE`]
 /// ([`FourCornerConfig::rand_write_truncated`]).
 pub(crate) const RAND_WRITE_FILE: &str = "flashlab-four-corner-rw.tmp";
+/// The read tests' own file ([`FourCornerConfig::read_file`]).
+pub(crate) const READ_FILE: &str = "flashlab-four-corner-read.tmp";
 
 fn mbs(r: &JobResult, write: bool) -> f64 {
     let d = if write { &r.write } else { &r.read };
@@ -145,56 +171,144 @@ pub fn run_four_corner(
     label: &str,
     mut progress: impl FnMut(&str, f64),
 ) -> Result<FourCorner, SysError> {
-    for name in [TEST_FILE, RAND_WRITE_FILE] {
+    for name in [TEST_FILE, RAND_WRITE_FILE, READ_FILE] {
         if sys.file_id(name).is_some() {
             sys.delete(name)?;
         }
     }
-    let file = sys.create(TEST_FILE, cfg.span)?;
-    let mut run = |sys: &mut SimSystem,
-                   file: FileId,
-                   name: &str,
-                   rw: Rw,
-                   bs: u64,
-                   io: Option<u64>,
-                   seed: u64,
-                   sync: bool|
-     -> Result<JobResult, SysError> {
-        let mut job = JobSpec::on_file(name, rw, bs, file, cfg.span);
-        job.io_limit = io;
-        job.seed = seed;
-        job.sync_writes = sync;
-        let mut r = run_jobs(sys, &[job], |f| progress(name, f))?;
+    let mut run = |sys: &mut SimSystem, file: FileId, span: u64, t: &Test| -> Result<JobResult, SysError> {
+        let mut job = JobSpec::on_file(t.name, t.rw, t.bs, file, span);
+        job.io_limit = t.io;
+        job.seed = t.seed;
+        job.sync_writes = t.sync;
+        let mut r = run_jobs(sys, &[job], |f| progress(t.name, f))?;
         Ok(r.remove(0))
     };
-    let sw = run(sys, file, "seq-write", Rw::Write, cfg.seq_bs, None, cfg.seed, false)?;
-    let sr = run(sys, file, "seq-read", Rw::Read, cfg.seq_bs, None, cfg.seed, false)?;
-    let rr = run(sys, file, "rand-read", Rw::RandRead, cfg.rand_bs, Some(cfg.rand_io), cfg.seed + 1, false)?;
-    // With an emptied file (AndroBench's O_TRUNC) the new blocks come from other free space
-    // (the truncated ones are still held by the uncommitted truncate); the old blocks are then
-    // freed, untrimmed unless the filesystem discards.
-    let target = if cfg.rand_write_truncated { sys.create(RAND_WRITE_FILE, cfg.span)? } else { file };
-    let rw = run(
-        sys,
-        target,
-        "rand-write",
-        Rw::RandWrite,
-        cfg.rand_bs,
-        Some(cfg.rand_io),
-        cfg.seed + 2,
-        cfg.rand_write_sync,
-    );
-    sys.delete(TEST_FILE)?;
-    if cfg.rand_write_truncated {
-        sys.delete(RAND_WRITE_FILE)?;
-    }
-    let rw = rw?;
-    let mut row = FourCorner::from_runs(label, [sw, sr, rr, rw], Some(sys.device_report()));
+    let n = cfg.repeats.max(1);
+    let sw =
+        Test { name: "seq-write", rw: Rw::Write, bs: cfg.seq_bs, io: None, seed: cfg.seed, sync: cfg.seq_write_sync };
+    let sr = Test { name: "seq-read", rw: Rw::Read, bs: cfg.seq_bs, io: None, seed: cfg.seed, sync: false };
+    let rr = Test {
+        name: "rand-read",
+        rw: Rw::RandRead,
+        bs: cfg.rand_bs,
+        io: Some(cfg.rand_io),
+        seed: cfg.seed + 1,
+        sync: false,
+    };
+    let rw = Test {
+        name: "rand-write",
+        rw: Rw::RandWrite,
+        bs: cfg.rand_bs,
+        io: Some(cfg.rand_io),
+        seed: cfg.seed + 2,
+        sync: cfg.rand_write_sync,
+    };
+    let runs = if let Some(read_size) = cfg.read_file {
+        // AndroBench's order: the read file first, then each test `n` times; every write test
+        // reopens the write file with O_TRUNC (the old blocks stay held until the truncate's
+        // transaction commits, so the new ones come from other free space).
+        let rf = sys.create(READ_FILE, read_size)?;
+        let init = Test { name: "init-read", rw: Rw::Write, bs: 1 << 20, io: None, seed: cfg.seed, sync: true };
+        run(sys, rf, read_size, &init)?;
+        let mut out = || -> Result<[Vec<JobResult>; 4], SysError> {
+            let (mut srs, mut sws, mut rrs, mut rws) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..n {
+                srs.push(run(sys, rf, read_size, &sr)?);
+            }
+            for k in 0..n {
+                let f = truncated_test_file(sys, cfg.span)?;
+                sws.push(run(sys, f, cfg.span, &Test { seed: sw.seed + u64::from(k) * 3, ..sw })?);
+            }
+            for k in 0..n {
+                rrs.push(run(sys, rf, read_size, &Test { seed: rr.seed + u64::from(k) * 3, ..rr })?);
+            }
+            for k in 0..n {
+                let f = truncated_test_file(sys, cfg.span)?;
+                rws.push(run(sys, f, cfg.span, &Test { seed: rw.seed + u64::from(k) * 3, ..rw })?);
+            }
+            Ok([sws, srs, rrs, rws])
+        };
+        let out = out();
+        for name in [TEST_FILE, READ_FILE] {
+            if sys.file_id(name).is_some() {
+                sys.delete(name)?;
+            }
+        }
+        out?
+    } else {
+        let file = sys.create(TEST_FILE, cfg.span)?;
+        let sw = (0..n).map(|_| run(sys, file, cfg.span, &sw)).collect::<Result<Vec<_>, _>>()?;
+        let sr = (0..n).map(|_| run(sys, file, cfg.span, &sr)).collect::<Result<Vec<_>, _>>()?;
+        let rr = (0..n).map(|_| run(sys, file, cfg.span, &rr)).collect::<Result<Vec<_>, _>>()?;
+        // With an emptied file (AndroBench's O_TRUNC) the new blocks come from other free space
+        // (the truncated ones are still held by the uncommitted truncate); the old blocks are then
+        // freed, untrimmed unless the filesystem discards.
+        let target = if cfg.rand_write_truncated { sys.create(RAND_WRITE_FILE, cfg.span)? } else { file };
+        let rws = (0..n).map(|_| run(sys, target, cfg.span, &rw)).collect::<Result<Vec<_>, _>>();
+        sys.delete(TEST_FILE)?;
+        if cfg.rand_write_truncated {
+            sys.delete(RAND_WRITE_FILE)?;
+        }
+        [sw, sr, rr, rws?]
+    };
+    let mut row = FourCorner::from_repeats(label, runs, Some(sys.device_report()));
     row.filesystem = Some(sys.fs_counters());
     Ok(row)
 }
 
+/// The write file reopened with `O_TRUNC`: the old one's blocks are freed (held until the
+/// truncate's transaction commits, as ext4 does), the new one's allocated from other space.
+fn truncated_test_file(sys: &mut SimSystem, span: u64) -> Result<FileId, SysError> {
+    if sys.file_id(TEST_FILE).is_some() {
+        sys.delete(TEST_FILE)?;
+    }
+    sys.create(TEST_FILE, span)
+}
+
+/// One test of a four-corner run.
+#[derive(Clone, Copy)]
+struct Test {
+    name: &'static str,
+    rw: Rw,
+    bs: u64,
+    io: Option<u64>,
+    seed: u64,
+    sync: bool,
+}
+
+/// The runs of one test pooled as back-to-back runs (runtimes add; latencies pool), and the
+/// mean of their rates in MB/s (what AndroBench reports for its three runs).
+fn pooled(mut runs: Vec<JobResult>, write: bool) -> (JobResult, f64) {
+    let mean = runs.iter().map(|r| mbs(r, write)).sum::<f64>() / runs.len() as f64;
+    let mut all = runs.remove(0);
+    for r in &runs {
+        let (read_ns, write_ns) = (all.read.runtime_ns + r.read.runtime_ns, all.write.runtime_ns + r.write.runtime_ns);
+        all.merge(r);
+        all.read.runtime_ns = read_ns;
+        all.write.runtime_ns = write_ns;
+    }
+    (all, mean)
+}
+
 impl FourCorner {
+    /// The row from each test's runs (one or more, back to back), in the order of
+    /// [`FourCorner::from_runs`]: MB/s is the mean of the runs' rates; IOPS and latencies
+    /// pool the runs, so that mean latency x IOPS = 1 at QD1 still holds.
+    pub fn from_repeats(label: &str, runs: [Vec<JobResult>; 4], device: Option<DeviceReport>) -> FourCorner {
+        let [sw, sr, rr, rw] = runs;
+        let (sw, sw_mbs) = pooled(sw, true);
+        let (sr, sr_mbs) = pooled(sr, false);
+        let (rr, rr_mbs) = pooled(rr, false);
+        let (rw, rw_mbs) = pooled(rw, true);
+        let mut row = FourCorner::from_runs(label, [sw, sr, rr, rw], device);
+        row.seq_write_mbs = sw_mbs;
+        row.seq_read_mbs = sr_mbs;
+        row.rand_read_mbs = rr_mbs;
+        row.rand_write_mbs = rw_mbs;
+        row
+    }
+
     /// The row from the four tests' results, in the order they run: sequential write,
     /// sequential read, random read, random write.
     pub fn from_runs(label: &str, runs: [JobResult; 4], device: Option<DeviceReport>) -> FourCorner {

@@ -10,6 +10,12 @@
 //! four_corner_rand_write = "overwrite" # or "truncated": random writes into the emptied
 //!                              # write-test file; "truncated-sync": that file opened O_SYNC,
 //!                              # as AndroBench 3.x (default overwrite)
+//! four_corner_seq_write = "plain" # or "sync": the sequential-write file opened O_SYNC and
+//!                              # fsynced after every request, as AndroBench 3.x (default plain)
+//! four_corner_repeat = 3       # optional: each test runs 3 times back to back; MB/s is the
+//!                              # mean of the runs' rates, as AndroBench 3.x (default 1)
+//! four_corner_read_file = "100MiB" # optional: the read tests read their own file, written
+//!                              # first; AndroBench's order, every write test truncating its file
 //! [[step]]
 //! kind = "four-corner"        # one row of the output table
 //! label = "new"
@@ -40,6 +46,8 @@ use serde::{Deserialize, Serialize};
 
 /// The longest idle step: a century keeps the virtual clock (u64 ns) far from overflow.
 pub const MAX_IDLE_NS: u64 = 100 * 365 * 24 * 3600 * 1_000_000_000;
+/// Most runs of each four-corner test (`four_corner_repeat`).
+const MAX_REPEAT: u32 = 10;
 
 /// Sizes of files and transfers: whole 4 KiB blocks, at least one.
 pub fn block_multiple(bytes: u64) -> Result<u64, Error> {
@@ -78,6 +86,21 @@ pub struct Protocol {
     /// it and the file's metadata are durable).
     #[serde(default)]
     pub four_corner_rand_write: Option<String>,
+    /// How the sequential write of a four-corner run is issued: `plain` (the default) or
+    /// `sync` (its file opened `O_SYNC | O_TRUNC` and fsynced after every request, as
+    /// AndroBench 3.x's `SEQ_WRITE` does: each request returns once it and the file's
+    /// metadata are durable).
+    #[serde(default)]
+    pub four_corner_seq_write: Option<String>,
+    /// How many times each test of a four-corner run runs, back to back (default 1;
+    /// AndroBench 3.x runs each three times and reports the mean of the three rates).
+    #[serde(default)]
+    pub four_corner_repeat: Option<u32>,
+    /// The read tests' own file, of this size, written first in 1 MiB `O_SYNC` records
+    /// (AndroBench 3.x's `INIT_READ`); the tests then run in AndroBench's order, each write
+    /// test on a truncated write file. Default: the read tests read the sequential test's file.
+    #[serde(default)]
+    pub four_corner_read_file: Option<String>,
     /// The steps, in order.
     #[serde(rename = "step")]
     pub steps: Vec<Step>,
@@ -158,7 +181,11 @@ impl Protocol {
             let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
             err(line, None, e.message().trim().to_string())
         })?;
-        for (field, v) in [("four_corner_span", &p.four_corner_span), ("four_corner_rand_io", &p.four_corner_rand_io)] {
+        for (field, v) in [
+            ("four_corner_span", &p.four_corner_span),
+            ("four_corner_rand_io", &p.four_corner_rand_io),
+            ("four_corner_read_file", &p.four_corner_read_file),
+        ] {
             if let Some(v) = v {
                 let bytes = parse_cli_size(v).map_err(|e| err(None, Some(field.into()), e.to_string()))?;
                 block_multiple(bytes).map_err(|e| err(None, Some(field.into()), e.to_string()))?;
@@ -170,6 +197,24 @@ impl Protocol {
                     None,
                     Some("four_corner_rand_write".into()),
                     format!("'{v}' is none of 'overwrite', 'truncated', 'truncated-sync'"),
+                ));
+            }
+        }
+        if let Some(v) = &p.four_corner_seq_write {
+            if !["plain", "sync"].contains(&v.as_str()) {
+                return Err(err(
+                    None,
+                    Some("four_corner_seq_write".into()),
+                    format!("'{v}' is none of 'plain', 'sync'"),
+                ));
+            }
+        }
+        if let Some(n) = p.four_corner_repeat {
+            if !(1..=MAX_REPEAT).contains(&n) {
+                return Err(err(
+                    None,
+                    Some("four_corner_repeat".into()),
+                    format!("must be 1 to {MAX_REPEAT}, got {n}"),
                 ));
             }
         }
@@ -221,6 +266,15 @@ impl Protocol {
         if let Some(s) = &self.four_corner_rand_write {
             fc.rand_write_truncated = s.starts_with("truncated");
             fc.rand_write_sync = s == "truncated-sync";
+        }
+        if let Some(s) = &self.four_corner_seq_write {
+            fc.seq_write_sync = s == "sync";
+        }
+        if let Some(n) = self.four_corner_repeat {
+            fc.repeats = n;
+        }
+        if let Some(s) = &self.four_corner_read_file {
+            fc.read_file = Some(parse_cli_size(s).expect("validated"));
         }
         fc
     }

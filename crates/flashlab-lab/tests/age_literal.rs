@@ -67,3 +67,57 @@ fn truncated_random_writes_land_beside_the_sequential_file() {
     assert!(mapped > 8 * MIB + MIB / 2, "only {mapped} bytes mapped: the random writes overwrote the sequential file");
     sys.dev.check_invariants().unwrap();
 }
+
+#[test]
+fn bad_androbench_settings_name_the_field() {
+    for (line, field) in [
+        ("four_corner_seq_write = \"fast\"", "four_corner_seq_write"),
+        ("four_corner_repeat = 0", "four_corner_repeat"),
+        ("four_corner_repeat = 11", "four_corner_repeat"),
+        ("four_corner_read_file = \"lots\"", "four_corner_read_file"),
+    ] {
+        let text = format!("name = \"x\"\n{line}\n[[step]]\nkind = \"fstrim\"\n");
+        let e = Protocol::from_toml("x.toml", &text).unwrap_err().to_string();
+        assert!(e.contains("x.toml") && e.contains(field), "{line}: {e}");
+    }
+    let text = "name = \"x\"\nfour_corner_seq_write = \"sync\"\nfour_corner_repeat = 3\n\
+                four_corner_read_file = \"8MiB\"\n[[step]]\nkind = \"fstrim\"\n";
+    let fc = Protocol::from_toml("x.toml", text).unwrap().four_corner(&FourCornerConfig::default());
+    assert!(fc.seq_write_sync && fc.repeats == 3 && fc.read_file == Some(8 * MIB), "{fc:?}");
+}
+
+/// AndroBench 3.x's run: its read file written first, each test three times, the row's MB/s
+/// the mean of the three runs' rates, its latencies pooled over the three (so mean latency x
+/// IOPS is still 1 at QD1), and no file left behind.
+#[test]
+fn androbench_sequence_repeats_each_test_and_reports_the_mean_rate() {
+    let mut sys = toy();
+    let fc = FourCornerConfig {
+        span: 8 * MIB,
+        rand_io: 8 * MIB,
+        rand_write_truncated: true,
+        rand_write_sync: true,
+        seq_write_sync: true,
+        repeats: 3,
+        read_file: Some(8 * MIB),
+        ..Default::default()
+    };
+    let before = sys.fs.free_bytes();
+    let row = run_four_corner(&mut sys, &fc, "new", |_, _| {}).unwrap();
+    assert_eq!(sys.fs.free_bytes(), before, "a four-corner file was left behind");
+    // Three runs of each test: every random write of every run is in the pooled histogram.
+    let rw = &row.jobs[3].write;
+    assert_eq!(rw.ios, 3 * 8 * MIB / 4096, "random-write runs pooled");
+    assert_eq!(row.jobs[1].read.ios, 3 * 8 * MIB / (256 << 10), "sequential-read runs pooled");
+    // The pooled runtime is the three runs' sum: Little's law at QD1 holds on the row.
+    let little = row.rand_write_iops * rw.clat.mean() / 1e9;
+    assert!((little - 1.0).abs() < 0.02, "mean latency x IOPS = {little}");
+    // MB/s is the mean of the runs' rates, which is at least their pooled rate (the harmonic
+    // mean), and within the three runs' range.
+    let pooled = rw.bw_bytes_per_sec() / 1e6;
+    assert!(row.rand_write_mbs >= pooled * (1.0 - 1e-9), "{} vs pooled {pooled}", row.rand_write_mbs);
+    // The read file (8 MiB written in 1 MiB O_SYNC records) and three runs of each write test.
+    let written = sys.dev.counters().host_units_written * 4096;
+    assert!(written >= (8 + 3 * 8 + 3 * 8) * MIB, "only {written} bytes written");
+    sys.dev.check_invariants().unwrap();
+}

@@ -122,8 +122,13 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
     for l in &typed_log {
         outln!("{}", l.line());
     }
+    let repeats = if fc.repeats > 1 {
+        format!("; each test run {} times back to back, MB/s the mean of the runs' rates (AndroBench 3.x)", fc.repeats)
+    } else {
+        String::new()
+    };
     crate::proseln!(
-        "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the {} file; rw = random-write latency; WAF = NAND writes / host writes since new (simulated devices).",
+        "MB/s = 10^6 bytes/s; random tests: 4 KiB QD1, {} per test over the {} file{repeats}; rw = random-write latency; WAF = NAND writes / host writes since new (simulated devices).",
         flashlab_jobs::units::format_size_iec(fc.rand_io),
         flashlab_jobs::units::format_size_iec(fc.span)
     );
