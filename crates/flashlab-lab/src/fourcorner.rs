@@ -14,6 +14,8 @@
 //! sequential read, sequential write, random read and random write three times each, back to
 //! back, and reports the mean of each test's three rates ([`FourCornerConfig::read_file`],
 //! [`FourCornerConfig::repeats`]). Each write test reopens the write file with `O_TRUNC`.
+//! Real targets (`flashlab-real`) run the four tests once, in fio's order, with their own I/O
+//! options: the AndroBench settings above are for simulated targets.
 
 use crate::engine::{run_jobs, JobSpec};
 use crate::system::{DeviceReport, SimSystem, SysError};
