@@ -14,8 +14,8 @@
 //! sequential read, sequential write, random read and random write three times each, back to
 //! back, and reports the mean of each test's three rates ([`FourCornerConfig::read_file`],
 //! [`FourCornerConfig::repeats`]). Each write test reopens the write file with `O_TRUNC`.
-//! Real targets (`flashlab-real`) run the four tests once, in fio's order, with their own I/O
-//! options: the AndroBench settings above are for simulated targets.
+//! Real targets (`flashlab-real`'s directory target) follow the same settings with their own
+//! I/O options (`O_SYNC` as an fsync after every write).
 
 use crate::engine::{run_jobs, JobSpec};
 use crate::system::{DeviceReport, SimSystem, SysError};
@@ -159,7 +159,7 @@ pub const TEST_FILE: &str = "flashlab-four-corner.tmp";
 /// ([`FourCornerConfig::rand_write_truncated`]).
 pub(crate) const RAND_WRITE_FILE: &str = "flashlab-four-corner-rw.tmp";
 /// The read tests' own file ([`FourCornerConfig::read_file`]).
-pub(crate) const READ_FILE: &str = "flashlab-four-corner-read.tmp";
+pub const READ_FILE: &str = "flashlab-four-corner-read.tmp";
 
 fn mbs(r: &JobResult, write: bool) -> f64 {
     let d = if write { &r.write } else { &r.read };

@@ -18,7 +18,7 @@ use crate::engine::EngineKind;
 use crate::runner::{open_file, run_job, RealJob};
 use crate::RealError;
 use flashlab_jobs::Rw;
-use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig, TEST_FILE};
+use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig, READ_FILE, TEST_FILE};
 use flashlab_lab::protocol::{FileSizes, ProtocolTarget, RandomWrites};
 use flashlab_lab::rng::Rng;
 use flashlab_lab::sim_steps::FILL_PREFIX;
@@ -253,39 +253,102 @@ impl DirTarget {
     fn four_corner_on(
         &mut self,
         path: &Path,
+        read_path: Option<&Path>,
         fc: &FourCornerConfig,
         label: &str,
         progress: &mut dyn FnMut(&str, f64),
     ) -> Result<FourCorner, RealError> {
-        let free = self.free_bytes_settled(fc.span)?;
-        if free < fc.span {
+        let need = fc.span + read_path.and(fc.read_file).unwrap_or(0);
+        let free = self.free_bytes_settled(need)?;
+        if free < need {
             return Err(RealError::BadJob(format!(
-                "{}: four-corner needs {} bytes free for its test file, {} are",
+                "{}: four-corner needs {} bytes free for its test files, {} are",
                 self.dir.display(),
-                fc.span,
+                need,
                 free
             )));
         }
         let f = open_file(path, self.opts.direct, true)?;
-        let mut run = |name: &str, rw: Rw, bs: u64, io: Option<u64>, seed: u64| -> Result<JobResult, RealError> {
-            let mut j = self.job(name, rw, bs, fc.span);
+        let n = fc.repeats.max(1);
+        // `sync`: the file is written as if opened O_SYNC (AndroBench 3.x's write tests): an
+        // fsync after every write.
+        let run = |file: &std::fs::File,
+                   at: &Path,
+                   t: (&str, Rw, u64, Option<u64>, u64, bool),
+                   span: u64,
+                   progress: &mut dyn FnMut(&str, f64)|
+         -> Result<JobResult, RealError> {
+            let (name, rw, bs, io, seed, sync) = t;
+            let mut j = self.job(name, rw, bs, span);
             j.io_limit = io;
             j.seed = seed;
-            run_job(path, &f, &j, &mut |x| progress(name, x))
+            if sync {
+                // fio's fsync=1: a flush before each next write; end_fsync covers the last.
+                j.fsync_every = 1;
+                j.end_fsync = true;
+            }
+            run_job(at, file, &j, &mut |x| progress(name, x))
         };
-        let sw = run("seq-write", Rw::Write, fc.seq_bs, None, fc.seed)?;
-        let sr = run("seq-read", Rw::Read, fc.seq_bs, None, fc.seed)?;
-        let rr = run("rand-read", Rw::RandRead, fc.rand_bs, Some(fc.rand_io), fc.seed + 1)?;
-        if fc.rand_write_truncated {
-            // AndroBench 3.x reopens its write-test file with O_TRUNC: the random writes fill
-            // holes of an empty file, and the filesystem allocates their blocks.
-            f.set_len(0).map_err(|e| RealError::io(format!("{}: truncate", path.display()), e))?;
+        // AndroBench 3.x reopens its write file with O_TRUNC before each write test: the writes
+        // fill an empty file, and the filesystem allocates their blocks.
+        let truncate =
+            |f: &std::fs::File| f.set_len(0).map_err(|e| RealError::io(format!("{}: truncate", path.display()), e));
+        let sw = |k: u32| ("seq-write", Rw::Write, fc.seq_bs, None, fc.seed + u64::from(k) * 3, fc.seq_write_sync);
+        let sr = ("seq-read", Rw::Read, fc.seq_bs, None, fc.seed, false);
+        let rr =
+            |k: u32| ("rand-read", Rw::RandRead, fc.rand_bs, Some(fc.rand_io), fc.seed + 1 + u64::from(k) * 3, false);
+        let rw = |k: u32| {
+            (
+                "rand-write",
+                Rw::RandWrite,
+                fc.rand_bs,
+                Some(fc.rand_io),
+                fc.seed + 2 + u64::from(k) * 3,
+                fc.rand_write_sync,
+            )
+        };
+        let (mut sws, mut srs, mut rrs, mut rws) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        if let (Some(rp), Some(read_size)) = (read_path, fc.read_file) {
+            // AndroBench's order: its read file written first (1 MiB O_SYNC records), then each
+            // test `n` times, the write tests each on the truncated write file.
+            let r = open_file(rp, self.opts.direct, true)?;
+            run(&r, rp, ("init-read", Rw::Write, 1 << 20, None, fc.seed, true), read_size, progress)?;
+            for _ in 0..n {
+                srs.push(run(&r, rp, sr, read_size, progress)?);
+            }
+            for k in 0..n {
+                truncate(&f)?;
+                sws.push(run(&f, path, sw(k), fc.span, progress)?);
+            }
+            for k in 0..n {
+                rrs.push(run(&r, rp, rr(k), read_size, progress)?);
+            }
+            for k in 0..n {
+                truncate(&f)?;
+                rws.push(run(&f, path, rw(k), fc.span, progress)?);
+            }
+        } else {
+            for k in 0..n {
+                sws.push(run(&f, path, sw(k), fc.span, progress)?);
+            }
+            for _ in 0..n {
+                srs.push(run(&f, path, sr, fc.span, progress)?);
+            }
+            for k in 0..n {
+                rrs.push(run(&f, path, rr(k), fc.span, progress)?);
+            }
+            if fc.rand_write_truncated {
+                truncate(&f)?;
+            }
+            for k in 0..n {
+                rws.push(run(&f, path, rw(k), fc.span, progress)?);
+            }
         }
-        let rw = run("rand-write", Rw::RandWrite, fc.rand_bs, Some(fc.rand_io), fc.seed + 2)?;
-        Ok(FourCorner::from_runs(label, [sw, sr, rr, rw], None))
+        Ok(FourCorner::from_repeats(label, [sws, srs, rrs, rws], None))
     }
 
-    /// One four-corner run on a new test file, deleted afterwards (also on error).
+    /// One four-corner run on a new test file (and, for AndroBench's sequence, a new read
+    /// file), deleted afterwards (also on error).
     pub fn run_four_corner(
         &mut self,
         fc: &FourCornerConfig,
@@ -293,10 +356,18 @@ impl DirTarget {
         progress: &mut dyn FnMut(&str, f64),
     ) -> Result<FourCorner, RealError> {
         let path = self.own_new_file(TEST_FILE)?;
-        let r = self.four_corner_on(&path, fc, label, progress);
+        let read_path = match fc.read_file {
+            Some(_) => Some(self.own_new_file(READ_FILE)?),
+            None => None,
+        };
+        let r = self.four_corner_on(&path, read_path.as_deref(), fc, label, progress);
         let rm = self.cleanup.remove(&path);
+        let rm_read = read_path.as_ref().map(|p| (p, self.cleanup.remove(p)));
         let out = r?;
         rm.map_err(|e| RealError::io(format!("{}: remove", path.display()), e))?;
+        if let Some((p, rm)) = rm_read {
+            rm.map_err(|e| RealError::io(format!("{}: remove", p.display()), e))?;
+        }
         Ok(out)
     }
 
@@ -536,7 +607,7 @@ impl Drop for DirTarget {
         for p in std::mem::take(&mut self.fill_files) {
             let _ = self.cleanup.remove(&p);
         }
-        for name in [TEST_FILE, PROBE_FILE] {
+        for name in [TEST_FILE, READ_FILE, PROBE_FILE] {
             let p = self.dir.join(name);
             if self.cleanup.contains(&p) {
                 let _ = self.cleanup.remove(&p);

@@ -26,6 +26,38 @@ fn opts() -> RealOptions {
     RealOptions { engine, ..RealOptions::default() }
 }
 
+/// AndroBench 3.x's sequence on a real directory: the read file written first, each test
+/// twice here, both write tests synchronous on the truncated write file; both files removed.
+#[test]
+fn androbench_sequence_in_a_temp_dir_repeats_and_leaves_nothing() {
+    let d = TempDir::new("fc-ab");
+    let c = Cleanup::new();
+    let mut t = DirTarget::with_cleanup(d.path(), opts(), c.clone()).unwrap();
+    let cfg = FourCornerConfig {
+        span: 4 * MIB,
+        rand_io: MIB,
+        rand_write_truncated: true,
+        rand_write_sync: true,
+        seq_write_sync: true,
+        repeats: 2,
+        read_file: Some(4 * MIB),
+        ..FourCornerConfig::default()
+    };
+    let fc = t.four_corner(&cfg, "new", &mut |_, _| {}).unwrap();
+    for v in [fc.seq_read_mbs, fc.seq_write_mbs, fc.rand_read_mbs, fc.rand_write_mbs, fc.rand_write_iops] {
+        assert!(v > 0.0 && v.is_finite(), "{fc:?}");
+    }
+    // Two runs of each test, pooled: twice the bytes, and an fsync between every two
+    // synchronous writes (fio's fsync=1; each run's last write is covered by its end_fsync).
+    assert_eq!(fc.jobs[0].write.io_bytes, 2 * 4 * MIB);
+    assert_eq!(fc.jobs[1].read.io_bytes, 2 * 4 * MIB);
+    assert_eq!(fc.jobs[3].write.io_bytes, 2 * MIB);
+    assert_eq!(fc.jobs[0].sync.total_ios, 2 * (4 * MIB / (256 << 10) - 1), "an fsync per sequential write");
+    assert_eq!(fc.jobs[3].sync.total_ios, 2 * (MIB / 4096 - 1), "an fsync per random write");
+    assert!(d.entries().is_empty(), "left {:?}", d.entries());
+    assert!(c.is_empty());
+}
+
 #[test]
 fn four_corner_in_a_temp_dir_leaves_nothing() {
     for engine in [EngineKind::Psync, opts().engine] {
