@@ -82,6 +82,45 @@ impl Default for FourCornerConfig {
     }
 }
 
+/// One test of a four-corner run, as simulated and real targets both run it.
+#[derive(Debug, Clone, Copy)]
+pub struct FourCornerTest {
+    /// The test's name (`seq-write`, `rand-read`, ...).
+    pub name: &'static str,
+    /// Its direction and pattern.
+    pub rw: Rw,
+    /// Request size, bytes.
+    pub bs: u64,
+    /// Bytes to transfer; `None`: the file once.
+    pub io: Option<u64>,
+    /// Seed of its offsets.
+    pub seed: u64,
+    /// Written as if opened `O_SYNC`: each write returns once it is durable.
+    pub sync: bool,
+}
+
+impl FourCornerConfig {
+    /// The four tests of run `k` (from 0) of each test, in [`FourCorner::from_runs`]'s order:
+    /// sequential write, sequential read, random read, random write. Each run of a random test
+    /// draws its own offsets.
+    pub fn tests(&self, k: u32) -> [FourCornerTest; 4] {
+        let seed = |i: u64| self.seed + i + 3 * u64::from(k);
+        let t = |name, rw, bs, io, seed, sync| FourCornerTest { name, rw, bs, io, seed, sync };
+        [
+            t("seq-write", Rw::Write, self.seq_bs, None, seed(0), self.seq_write_sync),
+            t("seq-read", Rw::Read, self.seq_bs, None, self.seed, false),
+            t("rand-read", Rw::RandRead, self.rand_bs, Some(self.rand_io), seed(1), false),
+            t("rand-write", Rw::RandWrite, self.rand_bs, Some(self.rand_io), seed(2), self.rand_write_sync),
+        ]
+    }
+
+    /// AndroBench's write of its read file ([`FourCornerConfig::read_file`]): 1 MiB records,
+    /// each fsynced.
+    pub fn init_read(&self) -> FourCornerTest {
+        FourCornerTest { name: "init-read", rw: Rw::Write, bs: 1 << 20, io: None, seed: self.seed, sync: true }
+    }
+}
+
 /// One four-corner run. MB/s are 10^6 bytes per second; latencies in microseconds.
 #[derive(Debug, Clone, Serialize)]
 pub struct FourCorner {
@@ -178,7 +217,7 @@ pub fn run_four_corner(
             sys.delete(name)?;
         }
     }
-    let mut run = |sys: &mut SimSystem, file: FileId, span: u64, t: &Test| -> Result<JobResult, SysError> {
+    let mut run = |sys: &mut SimSystem, file: FileId, span: u64, t: &FourCornerTest| -> Result<JobResult, SysError> {
         let mut job = JobSpec::on_file(t.name, t.rw, t.bs, file, span);
         job.io_limit = t.io;
         job.seed = t.seed;
@@ -187,47 +226,27 @@ pub fn run_four_corner(
         Ok(r.remove(0))
     };
     let n = cfg.repeats.max(1);
-    let sw =
-        Test { name: "seq-write", rw: Rw::Write, bs: cfg.seq_bs, io: None, seed: cfg.seed, sync: cfg.seq_write_sync };
-    let sr = Test { name: "seq-read", rw: Rw::Read, bs: cfg.seq_bs, io: None, seed: cfg.seed, sync: false };
-    let rr = Test {
-        name: "rand-read",
-        rw: Rw::RandRead,
-        bs: cfg.rand_bs,
-        io: Some(cfg.rand_io),
-        seed: cfg.seed + 1,
-        sync: false,
-    };
-    let rw = Test {
-        name: "rand-write",
-        rw: Rw::RandWrite,
-        bs: cfg.rand_bs,
-        io: Some(cfg.rand_io),
-        seed: cfg.seed + 2,
-        sync: cfg.rand_write_sync,
-    };
     let runs = if let Some(read_size) = cfg.read_file {
         // AndroBench's order: the read file first, then each test `n` times; every write test
         // reopens the write file with O_TRUNC (the old blocks stay held until the truncate's
         // transaction commits, so the new ones come from other free space).
         let rf = sys.create(READ_FILE, read_size)?;
-        let init = Test { name: "init-read", rw: Rw::Write, bs: 1 << 20, io: None, seed: cfg.seed, sync: true };
-        run(sys, rf, read_size, &init)?;
+        run(sys, rf, read_size, &cfg.init_read())?;
         let mut out = || -> Result<[Vec<JobResult>; 4], SysError> {
             let (mut srs, mut sws, mut rrs, mut rws) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-            for _ in 0..n {
-                srs.push(run(sys, rf, read_size, &sr)?);
+            for k in 0..n {
+                srs.push(run(sys, rf, read_size, &cfg.tests(k)[1])?);
             }
             for k in 0..n {
                 let f = truncated_test_file(sys, cfg.span)?;
-                sws.push(run(sys, f, cfg.span, &Test { seed: sw.seed + u64::from(k) * 3, ..sw })?);
+                sws.push(run(sys, f, cfg.span, &cfg.tests(k)[0])?);
             }
             for k in 0..n {
-                rrs.push(run(sys, rf, read_size, &Test { seed: rr.seed + u64::from(k) * 3, ..rr })?);
+                rrs.push(run(sys, rf, read_size, &cfg.tests(k)[2])?);
             }
             for k in 0..n {
                 let f = truncated_test_file(sys, cfg.span)?;
-                rws.push(run(sys, f, cfg.span, &Test { seed: rw.seed + u64::from(k) * 3, ..rw })?);
+                rws.push(run(sys, f, cfg.span, &cfg.tests(k)[3])?);
             }
             Ok([sws, srs, rrs, rws])
         };
@@ -240,14 +259,14 @@ pub fn run_four_corner(
         out?
     } else {
         let file = sys.create(TEST_FILE, cfg.span)?;
-        let sw = (0..n).map(|_| run(sys, file, cfg.span, &sw)).collect::<Result<Vec<_>, _>>()?;
-        let sr = (0..n).map(|_| run(sys, file, cfg.span, &sr)).collect::<Result<Vec<_>, _>>()?;
-        let rr = (0..n).map(|_| run(sys, file, cfg.span, &rr)).collect::<Result<Vec<_>, _>>()?;
+        let sw = (0..n).map(|k| run(sys, file, cfg.span, &cfg.tests(k)[0])).collect::<Result<Vec<_>, _>>()?;
+        let sr = (0..n).map(|k| run(sys, file, cfg.span, &cfg.tests(k)[1])).collect::<Result<Vec<_>, _>>()?;
+        let rr = (0..n).map(|k| run(sys, file, cfg.span, &cfg.tests(k)[2])).collect::<Result<Vec<_>, _>>()?;
         // With an emptied file (AndroBench's O_TRUNC) the new blocks come from other free space
         // (the truncated ones are still held by the uncommitted truncate); the old blocks are then
         // freed, untrimmed unless the filesystem discards.
         let target = if cfg.rand_write_truncated { sys.create(RAND_WRITE_FILE, cfg.span)? } else { file };
-        let rws = (0..n).map(|_| run(sys, target, cfg.span, &rw)).collect::<Result<Vec<_>, _>>();
+        let rws = (0..n).map(|k| run(sys, target, cfg.span, &cfg.tests(k)[3])).collect::<Result<Vec<_>, _>>();
         sys.delete(TEST_FILE)?;
         if cfg.rand_write_truncated {
             sys.delete(RAND_WRITE_FILE)?;
@@ -266,17 +285,6 @@ fn truncated_test_file(sys: &mut SimSystem, span: u64) -> Result<FileId, SysErro
         sys.delete(TEST_FILE)?;
     }
     sys.create(TEST_FILE, span)
-}
-
-/// One test of a four-corner run.
-#[derive(Clone, Copy)]
-struct Test {
-    name: &'static str,
-    rw: Rw,
-    bs: u64,
-    io: Option<u64>,
-    seed: u64,
-    sync: bool,
 }
 
 /// The runs of one test pooled as back-to-back runs (runtimes add; latencies pool), and the

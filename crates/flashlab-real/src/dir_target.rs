@@ -18,7 +18,7 @@ use crate::engine::EngineKind;
 use crate::runner::{open_file, run_job, RealJob};
 use crate::RealError;
 use flashlab_jobs::Rw;
-use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig, READ_FILE, TEST_FILE};
+use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig, FourCornerTest, READ_FILE, TEST_FILE};
 use flashlab_lab::protocol::{FileSizes, ProtocolTarget, RandomWrites};
 use flashlab_lab::rng::Rng;
 use flashlab_lab::sim_steps::FILL_PREFIX;
@@ -274,74 +274,59 @@ impl DirTarget {
         // fsync after every write.
         let run = |file: &std::fs::File,
                    at: &Path,
-                   t: (&str, Rw, u64, Option<u64>, u64, bool),
+                   t: FourCornerTest,
                    span: u64,
                    progress: &mut dyn FnMut(&str, f64)|
          -> Result<JobResult, RealError> {
-            let (name, rw, bs, io, seed, sync) = t;
-            let mut j = self.job(name, rw, bs, span);
-            j.io_limit = io;
-            j.seed = seed;
-            if sync {
+            let mut j = self.job(t.name, t.rw, t.bs, span);
+            j.io_limit = t.io;
+            j.seed = t.seed;
+            if t.sync {
                 // fio's fsync=1: a flush before each next write; end_fsync covers the last.
                 j.fsync_every = 1;
                 j.end_fsync = true;
             }
-            run_job(at, file, &j, &mut |x| progress(name, x))
+            run_job(at, file, &j, &mut |x| progress(t.name, x))
         };
         // AndroBench 3.x reopens its write file with O_TRUNC before each write test: the writes
         // fill an empty file, and the filesystem allocates their blocks.
         let truncate =
             |f: &std::fs::File| f.set_len(0).map_err(|e| RealError::io(format!("{}: truncate", path.display()), e));
-        let sw = |k: u32| ("seq-write", Rw::Write, fc.seq_bs, None, fc.seed + u64::from(k) * 3, fc.seq_write_sync);
-        let sr = ("seq-read", Rw::Read, fc.seq_bs, None, fc.seed, false);
-        let rr =
-            |k: u32| ("rand-read", Rw::RandRead, fc.rand_bs, Some(fc.rand_io), fc.seed + 1 + u64::from(k) * 3, false);
-        let rw = |k: u32| {
-            (
-                "rand-write",
-                Rw::RandWrite,
-                fc.rand_bs,
-                Some(fc.rand_io),
-                fc.seed + 2 + u64::from(k) * 3,
-                fc.rand_write_sync,
-            )
-        };
         let (mut sws, mut srs, mut rrs, mut rws) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         if let (Some(rp), Some(read_size)) = (read_path, fc.read_file) {
             // AndroBench's order: its read file written first (1 MiB O_SYNC records), then each
             // test `n` times, the write tests each on the truncated write file.
             let r = open_file(rp, self.opts.direct, true)?;
-            run(&r, rp, ("init-read", Rw::Write, 1 << 20, None, fc.seed, true), read_size, progress)?;
-            for _ in 0..n {
-                srs.push(run(&r, rp, sr, read_size, progress)?);
+            run(&r, rp, fc.init_read(), read_size, progress)?;
+            for k in 0..n {
+                srs.push(run(&r, rp, fc.tests(k)[1], read_size, progress)?);
             }
             for k in 0..n {
                 truncate(&f)?;
-                sws.push(run(&f, path, sw(k), fc.span, progress)?);
+                sws.push(run(&f, path, fc.tests(k)[0], fc.span, progress)?);
             }
             for k in 0..n {
-                rrs.push(run(&r, rp, rr(k), read_size, progress)?);
+                rrs.push(run(&r, rp, fc.tests(k)[2], read_size, progress)?);
             }
             for k in 0..n {
                 truncate(&f)?;
-                rws.push(run(&f, path, rw(k), fc.span, progress)?);
+                rws.push(run(&f, path, fc.tests(k)[3], fc.span, progress)?);
             }
         } else {
             for k in 0..n {
-                sws.push(run(&f, path, sw(k), fc.span, progress)?);
-            }
-            for _ in 0..n {
-                srs.push(run(&f, path, sr, fc.span, progress)?);
+                sws.push(run(&f, path, fc.tests(k)[0], fc.span, progress)?);
             }
             for k in 0..n {
-                rrs.push(run(&f, path, rr(k), fc.span, progress)?);
+                srs.push(run(&f, path, fc.tests(k)[1], fc.span, progress)?);
+            }
+            for k in 0..n {
+                rrs.push(run(&f, path, fc.tests(k)[2], fc.span, progress)?);
             }
             if fc.rand_write_truncated {
                 truncate(&f)?;
             }
             for k in 0..n {
-                rws.push(run(&f, path, rw(k), fc.span, progress)?);
+                rws.push(run(&f, path, fc.tests(k)[3], fc.span, progress)?);
             }
         }
         Ok(FourCorner::from_repeats(label, [sws, srs, rrs, rws], None))
