@@ -290,6 +290,7 @@ fn truncated_test_file(sys: &mut SimSystem, span: u64) -> Result<FileId, SysErro
 /// The runs of one test pooled as back-to-back runs (runtimes add; latencies pool), and the
 /// mean of their rates in MB/s (what AndroBench reports for its three runs).
 fn pooled(mut runs: Vec<JobResult>, write: bool) -> (JobResult, f64) {
+    assert!(!runs.is_empty(), "a four-corner test with no run");
     let mean = runs.iter().map(|r| mbs(r, write)).sum::<f64>() / runs.len() as f64;
     let mut all = runs.remove(0);
     for r in &runs {
@@ -305,6 +306,9 @@ impl FourCorner {
     /// The row from each test's runs (one or more, back to back), in the order of
     /// [`FourCorner::from_runs`]: MB/s is the mean of the runs' rates; IOPS and latencies
     /// pool the runs, so that mean latency x IOPS = 1 at QD1 still holds.
+    ///
+    /// # Panics
+    /// If a test has no run.
     pub fn from_repeats(label: &str, runs: [Vec<JobResult>; 4], device: Option<DeviceReport>) -> FourCorner {
         let [sw, sr, rr, rw] = runs;
         let (sw, sw_mbs) = pooled(sw, true);
