@@ -119,6 +119,57 @@ impl FourCornerConfig {
     pub fn init_read(&self) -> FourCornerTest {
         FourCornerTest { name: "init-read", rw: Rw::Write, bs: 1 << 20, io: None, seed: self.seed, sync: true }
     }
+
+    /// Every step of a four-corner run, in the order it runs, for simulated and real targets
+    /// alike. With a [`FourCornerConfig::read_file`]: AndroBench's order (the read file written
+    /// first; each test `repeats` times; every write test on the emptied test file). Without:
+    /// fio's order on the test file, the random writes into an emptied file when
+    /// [`FourCornerConfig::rand_write_truncated`].
+    pub fn steps(&self) -> Vec<FourCornerStep> {
+        use FourCornerFile::{Read, Test};
+        let n = self.repeats.max(1);
+        let mut steps = Vec::new();
+        let mut push = |test, file, row, truncate| steps.push(FourCornerStep { test, file, row, truncate });
+        if self.read_file.is_some() {
+            push(self.init_read(), Read, None, false);
+            for (row, file, truncate) in [(1, Read, false), (0, Test, true), (2, Read, false), (3, Test, true)] {
+                for k in 0..n {
+                    push(self.tests(k)[row], file, Some(row), truncate);
+                }
+            }
+        } else {
+            for row in 0..4 {
+                for k in 0..n {
+                    push(self.tests(k)[row], Test, Some(row), row == 3 && k == 0 && self.rand_write_truncated);
+                }
+            }
+        }
+        steps
+    }
+}
+
+/// The file a step of a four-corner run works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FourCornerFile {
+    /// The test file ([`TEST_FILE`]).
+    Test,
+    /// The read tests' own file ([`READ_FILE`]; AndroBench's order).
+    Read,
+}
+
+/// One step of a four-corner run ([`FourCornerConfig::steps`]).
+#[derive(Debug, Clone, Copy)]
+pub struct FourCornerStep {
+    /// What it runs.
+    pub test: FourCornerTest,
+    /// On which file.
+    pub file: FourCornerFile,
+    /// Which of the row's four tests it is a run of ([`FourCorner::from_repeats`]'s order);
+    /// `None`: not reported (AndroBench's write of its read file).
+    pub row: Option<usize>,
+    /// The test file is emptied first (`O_TRUNC`): the writes fill an empty file, and the
+    /// filesystem allocates their blocks.
+    pub truncate: bool,
 }
 
 /// One four-corner run. MB/s are 10^6 bytes per second; latencies in microseconds.
@@ -212,11 +263,7 @@ pub fn run_four_corner(
     label: &str,
     mut progress: impl FnMut(&str, f64),
 ) -> Result<FourCorner, SysError> {
-    for name in [TEST_FILE, RAND_WRITE_FILE, READ_FILE] {
-        if sys.file_id(name).is_some() {
-            sys.delete(name)?;
-        }
-    }
+    remove_run_files(sys)?;
     let mut run = |sys: &mut SimSystem, file: FileId, span: u64, t: &FourCornerTest| -> Result<JobResult, SysError> {
         let mut job = JobSpec::on_file(t.name, t.rw, t.bs, file, span);
         job.io_limit = t.io;
@@ -225,66 +272,70 @@ pub fn run_four_corner(
         let mut r = run_jobs(sys, &[job], |f| progress(t.name, f))?;
         Ok(r.remove(0))
     };
-    let n = cfg.repeats.max(1);
-    let runs = if let Some(read_size) = cfg.read_file {
-        // AndroBench's order: the read file first, then each test `n` times; every write test
-        // reopens the write file with O_TRUNC (the old blocks stay held until the truncate's
-        // transaction commits, so the new ones come from other free space).
-        let rf = sys.create(READ_FILE, read_size)?;
-        run(sys, rf, read_size, &cfg.init_read())?;
-        let mut out = || -> Result<[Vec<JobResult>; 4], SysError> {
-            let (mut srs, mut sws, mut rrs, mut rws) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-            for k in 0..n {
-                srs.push(run(sys, rf, read_size, &cfg.tests(k)[1])?);
-            }
-            for k in 0..n {
-                let f = truncated_test_file(sys, cfg.span)?;
-                sws.push(run(sys, f, cfg.span, &cfg.tests(k)[0])?);
-            }
-            for k in 0..n {
-                rrs.push(run(sys, rf, read_size, &cfg.tests(k)[2])?);
-            }
-            for k in 0..n {
-                let f = truncated_test_file(sys, cfg.span)?;
-                rws.push(run(sys, f, cfg.span, &cfg.tests(k)[3])?);
-            }
-            Ok([sws, srs, rrs, rws])
-        };
-        let out = out();
-        for name in [TEST_FILE, READ_FILE] {
-            if sys.file_id(name).is_some() {
-                sys.delete(name)?;
-            }
-        }
-        out?
-    } else {
-        let file = sys.create(TEST_FILE, cfg.span)?;
-        let sw = (0..n).map(|k| run(sys, file, cfg.span, &cfg.tests(k)[0])).collect::<Result<Vec<_>, _>>()?;
-        let sr = (0..n).map(|k| run(sys, file, cfg.span, &cfg.tests(k)[1])).collect::<Result<Vec<_>, _>>()?;
-        let rr = (0..n).map(|k| run(sys, file, cfg.span, &cfg.tests(k)[2])).collect::<Result<Vec<_>, _>>()?;
-        // With an emptied file (AndroBench's O_TRUNC) the new blocks come from other free space
-        // (the truncated ones are still held by the uncommitted truncate); the old blocks are then
-        // freed, untrimmed unless the filesystem discards.
-        let target = if cfg.rand_write_truncated { sys.create(RAND_WRITE_FILE, cfg.span)? } else { file };
-        let rws = (0..n).map(|k| run(sys, target, cfg.span, &cfg.tests(k)[3])).collect::<Result<Vec<_>, _>>();
-        sys.delete(TEST_FILE)?;
-        if cfg.rand_write_truncated {
-            sys.delete(RAND_WRITE_FILE)?;
-        }
-        [sw, sr, rr, rws?]
+    let mut runs: [Vec<JobResult>; 4] = Default::default();
+    // Without a read file the test file exists from the start; with one, its first (emptied)
+    // write creates it.
+    let mut test = match cfg.read_file {
+        None => Some(sys.create(TEST_FILE, cfg.span)?),
+        Some(_) => None,
     };
+    let mut read = None;
+    let mut all = || -> Result<(), SysError> {
+        for step in cfg.steps() {
+            let (file, span) = match step.file {
+                FourCornerFile::Read => {
+                    let size = cfg.read_file.expect("a read-file step has a read file");
+                    let f = match read {
+                        Some(f) => f,
+                        None => *read.insert(sys.create(READ_FILE, size)?),
+                    };
+                    (f, size)
+                }
+                FourCornerFile::Test => {
+                    if step.truncate {
+                        test = Some(emptied_test_file(sys, cfg)?);
+                    }
+                    (test.expect("the test file exists"), cfg.span)
+                }
+            };
+            let r = run(sys, file, span, &step.test)?;
+            if let Some(i) = step.row {
+                runs[i].push(r);
+            }
+        }
+        Ok(())
+    };
+    let out = all();
+    remove_run_files(sys)?;
+    out?;
     let mut row = FourCorner::from_repeats(label, runs, Some(sys.device_report()));
     row.filesystem = Some(sys.fs_counters());
     Ok(row)
 }
 
-/// The write file reopened with `O_TRUNC`: the old one's blocks are freed (held until the
-/// truncate's transaction commits, as ext4 does), the new one's allocated from other space.
-fn truncated_test_file(sys: &mut SimSystem, span: u64) -> Result<FileId, SysError> {
+/// Delete whatever files of a four-corner run exist.
+fn remove_run_files(sys: &mut SimSystem) -> Result<(), SysError> {
+    for name in [TEST_FILE, RAND_WRITE_FILE, READ_FILE] {
+        if sys.file_id(name).is_some() {
+            sys.delete(name)?;
+        }
+    }
+    Ok(())
+}
+
+/// The test file reopened with `O_TRUNC`: the writes go to a new file while the old one's
+/// blocks are held (ext4 cannot reuse blocks a truncate frees before its transaction commits),
+/// so they land on other free space. AndroBench's order replaces [`TEST_FILE`] itself (its
+/// blocks are freed, held until the next commit); fio's order fills [`RAND_WRITE_FILE`] beside
+/// it, freed with it when the run ends.
+fn emptied_test_file(sys: &mut SimSystem, cfg: &FourCornerConfig) -> Result<FileId, SysError> {
+    if cfg.read_file.is_none() {
+        return sys.create(RAND_WRITE_FILE, cfg.span);
+    }
     if sys.file_id(TEST_FILE).is_some() {
         sys.delete(TEST_FILE)?;
     }
-    sys.create(TEST_FILE, span)
+    sys.create(TEST_FILE, cfg.span)
 }
 
 /// The runs of one test pooled as back-to-back runs (runtimes add; latencies pool), and the

@@ -191,22 +191,13 @@ impl Protocol {
                 block_multiple(bytes).map_err(|e| err(None, Some(field.into()), e.to_string()))?;
             }
         }
-        if let Some(v) = &p.four_corner_rand_write {
-            if !["overwrite", "truncated", "truncated-sync"].contains(&v.as_str()) {
-                return Err(err(
-                    None,
-                    Some("four_corner_rand_write".into()),
-                    format!("'{v}' is none of 'overwrite', 'truncated', 'truncated-sync'"),
-                ));
-            }
-        }
-        if let Some(v) = &p.four_corner_seq_write {
-            if !["plain", "sync"].contains(&v.as_str()) {
-                return Err(err(
-                    None,
-                    Some("four_corner_seq_write".into()),
-                    format!("'{v}' is none of 'plain', 'sync'"),
-                ));
+        for (field, v, allowed) in [
+            ("four_corner_rand_write", &p.four_corner_rand_write, &["overwrite", "truncated", "truncated-sync"][..]),
+            ("four_corner_seq_write", &p.four_corner_seq_write, &["plain", "sync"][..]),
+        ] {
+            if let Some(v) = v.as_deref().filter(|v| !allowed.contains(v)) {
+                let names = allowed.iter().map(|a| format!("'{a}'")).collect::<Vec<_>>().join(", ");
+                return Err(err(None, Some(field.into()), format!("'{v}' is none of {names}")));
             }
         }
         if let Some(n) = p.four_corner_repeat {

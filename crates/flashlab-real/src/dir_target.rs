@@ -18,7 +18,7 @@ use crate::engine::EngineKind;
 use crate::runner::{open_file, run_job, RealJob};
 use crate::RealError;
 use flashlab_jobs::Rw;
-use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig, FourCornerTest, READ_FILE, TEST_FILE};
+use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig, FourCornerFile, READ_FILE, TEST_FILE};
 use flashlab_lab::protocol::{FileSizes, ProtocolTarget, RandomWrites};
 use flashlab_lab::rng::Rng;
 use flashlab_lab::sim_steps::FILL_PREFIX;
@@ -269,67 +269,38 @@ impl DirTarget {
             )));
         }
         let f = open_file(path, self.opts.direct, true)?;
-        let n = fc.repeats.max(1);
-        // `sync`: the file is written as if opened O_SYNC (AndroBench 3.x's write tests): an
-        // fsync after every write.
-        let run = |file: &std::fs::File,
-                   at: &Path,
-                   t: FourCornerTest,
-                   span: u64,
-                   progress: &mut dyn FnMut(&str, f64)|
-         -> Result<JobResult, RealError> {
+        let read = match (read_path, fc.read_file) {
+            (Some(rp), Some(size)) => Some((open_file(rp, self.opts.direct, true)?, rp, size)),
+            _ => None,
+        };
+        let mut runs: [Vec<JobResult>; 4] = Default::default();
+        for step in fc.steps() {
+            let (file, at, span) = match step.file {
+                FourCornerFile::Test => (&f, path, fc.span),
+                FourCornerFile::Read => {
+                    let (r, rp, size) = read.as_ref().expect("run_four_corner opens the read file a read step needs");
+                    (r, *rp, *size)
+                }
+            };
+            if step.truncate {
+                file.set_len(0).map_err(|e| RealError::io(format!("{}: truncate", at.display()), e))?;
+            }
+            let t = step.test;
             let mut j = self.job(t.name, t.rw, t.bs, span);
             j.io_limit = t.io;
             j.seed = t.seed;
             if t.sync {
-                // fio's fsync=1: a flush before each next write; end_fsync covers the last.
+                // O_SYNC as fio's fsync=1: a flush before each next write; end_fsync covers the
+                // last.
                 j.fsync_every = 1;
                 j.end_fsync = true;
             }
-            run_job(at, file, &j, &mut |x| progress(t.name, x))
-        };
-        // AndroBench 3.x reopens its write file with O_TRUNC before each write test: the writes
-        // fill an empty file, and the filesystem allocates their blocks.
-        let truncate =
-            |f: &std::fs::File| f.set_len(0).map_err(|e| RealError::io(format!("{}: truncate", path.display()), e));
-        let (mut sws, mut srs, mut rrs, mut rws) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        if let (Some(rp), Some(read_size)) = (read_path, fc.read_file) {
-            // AndroBench's order: its read file written first (1 MiB O_SYNC records), then each
-            // test `n` times, the write tests each on the truncated write file.
-            let r = open_file(rp, self.opts.direct, true)?;
-            run(&r, rp, fc.init_read(), read_size, progress)?;
-            for k in 0..n {
-                srs.push(run(&r, rp, fc.tests(k)[1], read_size, progress)?);
-            }
-            for k in 0..n {
-                truncate(&f)?;
-                sws.push(run(&f, path, fc.tests(k)[0], fc.span, progress)?);
-            }
-            for k in 0..n {
-                rrs.push(run(&r, rp, fc.tests(k)[2], read_size, progress)?);
-            }
-            for k in 0..n {
-                truncate(&f)?;
-                rws.push(run(&f, path, fc.tests(k)[3], fc.span, progress)?);
-            }
-        } else {
-            for k in 0..n {
-                sws.push(run(&f, path, fc.tests(k)[0], fc.span, progress)?);
-            }
-            for k in 0..n {
-                srs.push(run(&f, path, fc.tests(k)[1], fc.span, progress)?);
-            }
-            for k in 0..n {
-                rrs.push(run(&f, path, fc.tests(k)[2], fc.span, progress)?);
-            }
-            if fc.rand_write_truncated {
-                truncate(&f)?;
-            }
-            for k in 0..n {
-                rws.push(run(&f, path, fc.tests(k)[3], fc.span, progress)?);
+            let result = run_job(at, file, &j, &mut |x| progress(t.name, x))?;
+            if let Some(i) = step.row {
+                runs[i].push(result);
             }
         }
-        Ok(FourCorner::from_repeats(label, [sws, srs, rrs, rws], None))
+        Ok(FourCorner::from_repeats(label, runs, None))
     }
 
     /// One four-corner run on a new test file (and, for AndroBench's sequence, a new read
