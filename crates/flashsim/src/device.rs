@@ -281,6 +281,12 @@ impl Device {
         self.ftl.suspensions()
     }
 
+    /// Reads that went ahead of programs or erases queued on their die so far (0 unless the
+    /// profile has `read_priority`).
+    pub fn promoted_reads(&self) -> u64 {
+        self.ftl.promoted_reads()
+    }
+
     /// Test-only (feature `fault-injection`): swap two logical units' mapping entries, as a
     /// buggy FTL would, so that a checker of what reads return can show it catches that; false
     /// where the FTL kind has no such hook (hybrid).

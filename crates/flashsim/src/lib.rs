@@ -45,6 +45,7 @@ mod memory;
 mod nand;
 mod packed;
 pub mod profile;
+mod read_priority;
 mod suspend;
 pub mod temperature;
 mod timeline;

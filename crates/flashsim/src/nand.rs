@@ -8,6 +8,7 @@
 //! multi-plane mode, so one "page" here is a page on every plane of the die at once.
 
 use crate::profile::Profile;
+use crate::read_priority::{Placed, ReadPriority};
 use crate::suspend::{Preempt, SuspendTimes, Suspender};
 use crate::timeline::{BusyUntil, Channel, Ns};
 
@@ -119,6 +120,8 @@ pub(crate) struct NandTiming {
     pub(crate) unit_xfer: Ns,
     /// Program/erase suspension for reads, where the part has it ([`crate::suspend`]).
     pub(crate) suspend: Option<SuspendTimes>,
+    /// Reads go ahead of queued programs and erases ([`crate::read_priority`]).
+    pub(crate) read_priority: bool,
 }
 
 impl NandTiming {
@@ -130,6 +133,7 @@ impl NandTiming {
             t_erase: us(n.t_erase_us),
             unit_xfer: xfer_ns(crate::profile::MAP_UNIT, n.channel_mb_s),
             suspend: n.suspend.as_ref().map(|s| SuspendTimes { suspend: us(s.suspend_us), resume: us(s.resume_us) }),
+            read_priority: n.read_priority,
         }
     }
 }
@@ -153,6 +157,7 @@ pub(crate) struct Nand {
     channels: Vec<Channel>,
     prune_calls: u32,
     suspend: Suspender,
+    priority: ReadPriority,
 }
 
 impl Nand {
@@ -164,6 +169,8 @@ impl Nand {
             channels: vec![Channel::new(geo.dies / geo.channels); geo.channels as usize],
             prune_calls: 0,
             suspend: Suspender::new(timing.suspend, geo.dies),
+            // Suspension already serves reads first; the queues are only kept without it.
+            priority: ReadPriority::new(timing.read_priority && timing.suspend.is_none(), geo.dies),
         }
     }
 
@@ -177,6 +184,7 @@ impl Nand {
             for c in &mut self.channels {
                 c.prune(now);
             }
+            self.priority.prune(now);
         }
     }
 
@@ -199,13 +207,44 @@ impl Nand {
         if let Some(p) = self.suspend.preempt(die, at, self.dies[die as usize].0) {
             return self.read_suspending(die, p, units);
         }
-        let (_, sensed) = self.dies[die as usize].run(at, self.timing.t_read);
+        if self.priority.on() {
+            if let Some(p) = self.priority.place(die, at) {
+                return self.read_ahead(die, p, units);
+            }
+        }
+        let (start, sensed) = self.dies[die as usize].run(at, self.timing.t_read);
         let (ch, lane) = self.channel_lane(die);
         let done = self.channels[ch].book(lane, sensed, u64::from(units) * self.timing.unit_xfer);
         // The page register holds the data until it has been moved out.
         self.dies[die as usize].0 = done;
         self.suspend.read_done(die, done);
+        self.priority.booked(die, start, done, true);
         done
+    }
+
+    /// [`Nand::read`] on a die whose queued programs and erases the read passes: sensed from
+    /// `p.start`, and the queued work moved out by the time the read holds the die. The
+    /// transfer out is booked on the channel unless the die's lane already has a later booking
+    /// (the data load of a program it passed); then, as for a suspending read, it is not.
+    #[cold]
+    fn read_ahead(&mut self, die: u32, p: Placed, units: u32) -> Ns {
+        let sensed = p.start + self.timing.t_read;
+        let xfer = u64::from(units) * self.timing.unit_xfer;
+        let (ch, lane) = self.channel_lane(die);
+        let done = if self.channels[ch].lane_end(lane) <= sensed {
+            self.channels[ch].book(lane, sensed, xfer)
+        } else {
+            sensed + xfer
+        };
+        let busy = self.dies[die as usize].0;
+        self.dies[die as usize].0 = self.priority.promoted(die, p, done, busy);
+        done
+    }
+
+    /// Reads that went ahead of queued programs or erases so far (0 unless the profile has
+    /// `read_priority`).
+    pub(crate) fn promoted_reads(&self) -> u64 {
+        self.priority.promoted_reads()
     }
 
     /// [`Nand::read`] on a die whose program/erase work the read suspends: sensed from
@@ -240,13 +279,17 @@ impl Nand {
         let ready = at.max(self.die_free_at(die));
         let (ch, lane) = self.channel_lane(die);
         let loaded = self.channels[ch].book(lane, ready, u64::from(self.geo.units_per_page) * self.timing.unit_xfer);
-        self.dies[die as usize].run(loaded, t_prog).1
+        let (start, end) = self.dies[die as usize].run(loaded, t_prog);
+        self.priority.booked(die, start, end, false);
+        end
     }
 
     /// Erase a block on `die`; returns when it completes.
     #[inline]
     pub(crate) fn erase(&mut self, die: u32, at: Ns) -> Ns {
-        self.dies[die as usize].run(at, self.timing.t_erase).1
+        let (start, end) = self.dies[die as usize].run(at, self.timing.t_erase);
+        self.priority.booked(die, start, end, false);
+        end
     }
 }
 

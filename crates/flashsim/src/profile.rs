@@ -90,6 +90,12 @@ pub struct NandConfig {
     /// absent = not supported (the model is in flashsim's `suspend.rs`).
     #[serde(default)]
     pub suspend: Option<SuspendConfig>,
+    /// The controller serves a die's reads before the programs and erases queued on it (they
+    /// wait for the operation in progress only); false = every die runs its operations in the
+    /// order they were booked. Implied by `[nand.suspend]` (the model is in flashsim's
+    /// `read_priority.rs`).
+    #[serde(default)]
+    pub read_priority: bool,
 }
 
 /// `[nand.suspend]`: a read may suspend a program or erase in progress on its die.

@@ -154,6 +154,13 @@ impl Channel {
         }
     }
 
+    /// The end of `lane`'s last booking (0 if it has none): the earliest `ready` it may book.
+    #[inline]
+    pub(crate) fn lane_end(&self, lane: usize) -> Ns {
+        let l = &self.lanes[lane];
+        l.busy[l.head..].last().map_or(0, |&(_, e)| e)
+    }
+
     /// Book `dur` for `lane` at the earliest time >= `ready` where the channel is free; returns
     /// the end time. `ready` must not be before the end of the lane's previous booking.
     #[inline(always)]

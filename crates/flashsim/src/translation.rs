@@ -28,6 +28,10 @@ pub(crate) trait Translation {
     /// without suspension).
     fn suspensions(&self) -> u64;
 
+    /// Reads that went ahead of programs or erases queued on their die so far (0 unless the
+    /// profile has `read_priority`).
+    fn promoted_reads(&self) -> u64;
+
     /// Running totals since the FTL was created (host requests, NAND operations, GC).
     fn counters(&self) -> &Counters;
 

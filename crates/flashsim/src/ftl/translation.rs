@@ -19,6 +19,10 @@ impl Translation for Ftl {
         self.nand.suspensions()
     }
 
+    fn promoted_reads(&self) -> u64 {
+        self.nand.promoted_reads()
+    }
+
     #[inline]
     fn counters(&self) -> &Counters {
         &self.counters
