@@ -24,6 +24,7 @@ mod bulk;
 mod busy;
 mod in_place;
 mod spare;
+mod stream;
 mod translation;
 mod written;
 
@@ -31,7 +32,7 @@ use crate::buffer::WriteBuffer;
 use crate::counters::{Counters, DeviceState, Wear};
 use crate::ftl::{buffered_tag, heap_bytes, Location, OpenPage, BUFFERED, INVALID, MAX_UPP, UNMAPPED};
 use crate::nand::{Geometry, Nand, NandTiming};
-use crate::profile::{Profile, MAP_UNIT};
+use crate::profile::{Profile, SequentialLog, MAP_UNIT};
 use crate::timeline::Ns;
 use crate::Error;
 use in_place::{PageMarks, CLOSING, CUR, SYNC};
@@ -72,6 +73,8 @@ struct SeqLog {
     lblock: u32,
     next_off: u32,
     next_page: u32,
+    /// The logical block held mapped units past offset 0 when the log opened (`stream.rs`).
+    tail_live: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -111,6 +114,8 @@ pub(crate) struct HybridFtl {
     /// Most random logs while erased blocks beyond the spare area last, the physical blocks
     /// beyond the logical ones, and the random logs allowed now (`area.rs`).
     max_log_blocks: usize,
+    /// `ftl.sequential_log = "single-stream"`: any write elsewhere ends a run (`stream.rs`).
+    single_stream: bool,
     spare_blocks: usize,
     area: usize,
     /// Random logs the controller may take from the free blocks beyond `log_blocks` while the
@@ -197,6 +202,7 @@ impl HybridFtl {
                 f.max_log_blocks as usize,
                 (blocks - lblocks) as usize,
             ),
+            single_stream: f.sequential_log == SequentialLog::SingleStream,
             spare_blocks: (blocks - lblocks) as usize,
             area: f.log_blocks as usize,
             spare_logs: f.log_blocks as usize,
@@ -383,10 +389,14 @@ impl HybridFtl {
                 let die = l % self.geo.dies;
                 let (block, ready) = self.take_block(die, at, Kind::Log);
                 at = ready.max(at);
-                self.sw = Some(SeqLog { block, lblock: l, next_off: 0, next_page: 0 });
+                let tail_live = self.single_stream && self.live_from(l, 1);
+                self.sw = Some(SeqLog { block, lblock: l, next_off: 0, next_page: 0, tail_live });
                 true
             }
-            _ => false,
+            _ => {
+                at = self.end_run_elsewhere(l, off, at);
+                false
+            }
         };
         self.drop_copy(lpn);
         let t = self.buffer.acquire(at);
@@ -1230,10 +1240,11 @@ impl HybridFtl {
             }
         }
         let logs = self.rw_full.len() + usize::from(self.rw_active != NIL);
-        if logs > self.max_log_blocks + self.spare_logs {
+        let spare = self.max_log_blocks.max(self.spare_logs);
+        if logs > self.max_log_blocks + spare {
             return Err(Error::Invariant(format!(
-                "{logs} random log blocks, more than {} + {} spare",
-                self.max_log_blocks, self.spare_logs
+                "{logs} random log blocks, more than {} + {spare} spare",
+                self.max_log_blocks
             )));
         }
         let in_free: usize = self.free.iter().map(|f| f.len()).sum();

@@ -56,6 +56,6 @@ pub use device::{Completion, Device, Op, Request, RequestError, SECTOR};
 pub use error::Error;
 pub use host::HostInterface;
 pub use nand::xfer_ns;
-pub use profile::{GcPolicy, Interface, MappingKind, Profile, ProfileError, MAP_UNIT};
+pub use profile::{GcPolicy, Interface, MappingKind, Profile, ProfileError, SequentialLog, MAP_UNIT};
 pub use temperature::TemperatureMode;
 pub use timeline::Ns;

@@ -145,6 +145,22 @@ impl GcPolicy {
     }
 }
 
+/// Hybrid mapping: when the sequential log stops taking a run of writes (`hybrid/stream.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SequentialLog {
+    /// FAST's rule: the log takes the run while it continues, whatever is written elsewhere in
+    /// between; only a run starting at offset 0 of another logical block (or the block's end)
+    /// closes it.
+    #[default]
+    Fast,
+    /// The controller follows one write stream: any write elsewhere ends the run. A log whose
+    /// logical block still holds data past the run is completed by copying it (a partial
+    /// merge), and the run's next write goes to the random logs; a log with nothing past the
+    /// run keeps its erased pages and stays open for the run to continue.
+    SingleStream,
+}
+
 /// How the FTL maps logical units to NAND.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -198,6 +214,10 @@ pub struct FtlConfig {
     /// (`hybrid/area.rs`). 0 (default): `log_blocks`, a fixed log area.
     #[serde(default)]
     pub max_log_blocks: u32,
+    /// Hybrid mapping: what ends a sequential run ([`SequentialLog`]): `fast` (default) or
+    /// `single-stream`.
+    #[serde(default)]
+    pub sequential_log: SequentialLog,
     /// Page mapping on a DRAM-less controller: KiB of SRAM caching translation pages of the
     /// mapping table (DFTL); 0 (default) keeps the whole table in DRAM.
     #[serde(default)]
@@ -565,6 +585,11 @@ impl Profile {
         } else if f.log_blocks != 0 || f.max_log_blocks != 0 {
             let field = if f.log_blocks != 0 { "ftl.log_blocks" } else { "ftl.max_log_blocks" };
             return Err(err(field, "only a hybrid FTL (mapping = \"hybrid\") has log blocks".into()));
+        } else if f.sequential_log != SequentialLog::Fast {
+            return Err(err(
+                "ftl.sequential_log",
+                "only a hybrid FTL (mapping = \"hybrid\") has a sequential log".into(),
+            ));
         }
         if f.slc_cache_mib != 0 {
             if f.mapping == MappingKind::Hybrid {
