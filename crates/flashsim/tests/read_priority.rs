@@ -8,30 +8,6 @@ mod common;
 
 use flashsim::{Device, Ns, Op, Profile, Request};
 
-/// `n` rounds of one 4 KiB random write and one 4 KiB random read issued together, on a device
-/// whose every block was written once: the read latencies, the device.
-fn mixed(profile: &Profile, n: usize) -> (Vec<Ns>, Device) {
-    let mut dev = Device::new(profile, 1);
-    dev.map_all_sequential().unwrap();
-    let units = dev.logical_bytes() / 4096;
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % units
-    };
-    let mut t: Ns = 0;
-    let mut reads = Vec::with_capacity(n);
-    for _ in 0..n {
-        let w = dev.submit(t, &Request::new(Op::Write, next() * 4096, 4096)).unwrap();
-        let r = dev.submit(t, &Request::new(Op::Read, next() * 4096, 4096)).unwrap();
-        reads.push(r.latency());
-        t = w.done.max(r.done);
-    }
-    (reads, dev)
-}
-
 fn pct(lat: &[Ns], p: usize) -> Ns {
     let mut v = lat.to_vec();
     v.sort_unstable();
@@ -48,9 +24,9 @@ const ROUNDS: usize = 60_000;
 
 #[test]
 fn reads_pass_queued_programs_and_the_nand_does_the_same_work() {
-    let (off, dev_off) = mixed(&common::toy(), ROUNDS);
+    let (off, dev_off) = common::mixed_reads_and_writes(&common::toy(), ROUNDS);
     assert_eq!(dev_off.promoted_reads(), 0, "a profile without read_priority promotes nothing");
-    let (on, dev_on) = mixed(&toy_with_priority(), ROUNDS);
+    let (on, dev_on) = common::mixed_reads_and_writes(&toy_with_priority(), ROUNDS);
     assert!(dev_on.promoted_reads() > ROUNDS as u64 / 20, "reads passed queued work {} times", dev_on.promoted_reads());
     // The same writes cause the same NAND work: priority reorders it, it does not remove any.
     let (c_off, c_on) = (dev_off.counters(), dev_on.counters());

@@ -5,31 +5,13 @@
 
 mod common;
 
-use flashsim::{Device, Ns, Op, Profile, Request};
+use flashsim::{Ns, Profile};
 
 /// The read latencies of `n` rounds of one 4 KiB random write and one 4 KiB random read issued
-/// together, on a device whose every block was written once; and the suspensions.
+/// together on a full device, and the suspensions.
 fn mixed(profile: &Profile, n: usize) -> (Vec<Ns>, u64) {
-    let mut dev = Device::new(profile, 1);
-    dev.map_all_sequential().unwrap();
-    let units = dev.logical_bytes() / 4096;
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % units
-    };
-    let mut t: Ns = 0;
-    let mut reads = Vec::with_capacity(n);
-    for _ in 0..n {
-        let w = dev.submit(t, &Request::new(Op::Write, next() * 4096, 4096)).unwrap();
-        let r = dev.submit(t, &Request::new(Op::Read, next() * 4096, 4096)).unwrap();
-        reads.push(r.latency());
-        t = w.done.max(r.done);
-    }
-    let suspensions = dev.suspensions();
-    (reads, suspensions)
+    let (reads, dev) = common::mixed_reads_and_writes(profile, n);
+    (reads, dev.suspensions())
 }
 
 fn p99(lat: &[Ns]) -> Ns {
