@@ -19,6 +19,13 @@
 //! `O_SYNC` sequential writes, each followed by a journal commit elsewhere, cost nothing
 //! extra on a new device and a partial merge per record on a device full of deleted,
 //! untrimmed data; fstrim makes them cheap again.
+//!
+//! Two simplifications. Whether anything lies past the run is noted when the log opens
+//! (`SeqLog::tail_live`) and rechecked only when it was set: a random write that maps a unit
+//! past the run of a log opened over an empty block does not make a later interruption end
+//! the run. And while an earlier log's partial merge is still being paced, no run is ended
+//! (one partial merge at a time, so that no command has to finish one past the busy-time
+//! ceiling).
 
 use super::{HybridFtl, NIL, UNMAPPED};
 use crate::timeline::Ns;
