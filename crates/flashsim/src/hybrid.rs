@@ -111,16 +111,15 @@ pub(crate) struct HybridFtl {
     buffer: WriteBuffer,
     volatile_buffer: bool,
     log_blocks: usize,
-    /// Most random logs while erased blocks beyond the spare area last, the physical blocks
-    /// beyond the logical ones, and the random logs allowed now (`area.rs`).
+    /// Most random logs while erased blocks beyond the spare area last (`area.rs`).
     max_log_blocks: usize,
     /// `ftl.sequential_log = "single-stream"`: any write elsewhere ends a run (`stream.rs`).
     single_stream: bool,
+    /// The physical blocks beyond the logical ones.
     spare_blocks: usize,
+    /// The random logs allowed now, `log_blocks` to `max_log_blocks` (`area.rs`); as many
+    /// again may be taken from the free blocks while the paced merge catches up (`spare.rs`).
     area: usize,
-    /// Random logs the controller may take from the free blocks beyond `log_blocks` while the
-    /// paced merge catches up (`spare.rs`).
-    spare_logs: usize,
     /// The random log being emptied a little per host command (NIL when none): the logical
     /// blocks with units in it when the job started, the next of them to merge, and per
     /// logical block the job that listed it (so each is listed once).
@@ -205,7 +204,6 @@ impl HybridFtl {
             single_stream: f.sequential_log == SequentialLog::SingleStream,
             spare_blocks: (blocks - lblocks) as usize,
             area: f.log_blocks as usize,
-            spare_logs: f.log_blocks as usize,
             job_victim: NIL,
             job_lblocks: Vec::with_capacity(upb as usize),
             job_next: 0,
@@ -1240,7 +1238,8 @@ impl HybridFtl {
             }
         }
         let logs = self.rw_full.len() + usize::from(self.rw_active != NIL);
-        let spare = self.max_log_blocks.max(self.spare_logs);
+        // The area is at most `max_log_blocks`, and its spares as many again.
+        let spare = self.max_log_blocks;
         if logs > self.max_log_blocks + spare {
             return Err(Error::Invariant(format!(
                 "{logs} random log blocks, more than {} + {spare} spare",

@@ -224,18 +224,13 @@ impl Nand {
 
     /// [`Nand::read`] on a die whose queued programs and erases the read passes: sensed from
     /// `p.start`, and the queued work moved out by the time the read holds the die. The
-    /// transfer out is booked on the channel unless the die's lane already has a later booking
-    /// (the data load of a program it passed); then, as for a suspending read, it is not.
+    /// transfer out takes the channel's first free gap after sensing, which may lie before
+    /// transfers already booked for the die (the data loads of the programs it passed).
     #[cold]
     fn read_ahead(&mut self, die: u32, p: Placed, units: u32) -> Ns {
         let sensed = p.start + self.timing.t_read;
-        let xfer = u64::from(units) * self.timing.unit_xfer;
         let (ch, lane) = self.channel_lane(die);
-        let done = if self.channels[ch].lane_end(lane) <= sensed {
-            self.channels[ch].book(lane, sensed, xfer)
-        } else {
-            sensed + xfer
-        };
+        let done = self.channels[ch].book_in_gap(lane, sensed, u64::from(units) * self.timing.unit_xfer);
         let busy = self.dies[die as usize].0;
         self.dies[die as usize].0 = self.priority.promoted(die, p, done, busy);
         done

@@ -12,14 +12,19 @@
 //! from the NAND part: the read still waits for the operation in progress.
 //!
 //! The model: each die keeps the operations booked on it that have not ended, in time order.
-//! A read arriving at `at` starts when the operation in progress ends (and after any reads
-//! already placed right behind it); the programs and erases booked after that point move out
-//! by the time the read holds the die. As in suspension ([`crate::suspend`]), completion times
-//! already handed out for the moved work are not revised (a buffered write does not wait for
-//! its program), and the read's transfer out is not booked on the channel, whose lanes take
-//! bookings in time order only. One difference from MQSim: all reads share one queue (MQSim
-//! also serves garbage collection's writes before the host's reads when it is short of free
-//! blocks).
+//! A read arriving at `at` starts when the operation in progress at `at` ends (and after any
+//! reads already placed right behind it); the programs and erases booked after that point move
+//! out by the time the read holds the die, each only as far as the one before it pushes it (a
+//! gap in the queue absorbs the shift). Requests are simulated in arrival order, but their
+//! reads reach the dies out of order (a GC read, a read at queue depth 32), so operations that
+//! ended before one read's `at` stay on the list for a later read with an earlier `at`; only
+//! [`ReadPriority::prune`], with the simulation's clock, forgets them. As in suspension
+//! ([`crate::suspend`]), completion times already handed out for the moved work are not
+//! revised (a buffered write does not wait for its program). The read's transfer out is
+//! booked on its channel after the die's last transfer there (`crate::nand`), since a
+//! channel's lanes take bookings in time order only. One difference from MQSim: all reads
+//! share one queue (MQSim also serves garbage collection's writes before the host's reads
+//! when it is short of free blocks).
 
 use crate::timeline::Ns;
 use std::collections::VecDeque;
@@ -72,16 +77,15 @@ impl ReadPriority {
     /// on the die, or `None` when nothing is queued behind the operation in progress (the read
     /// is booked as usual).
     pub(crate) fn place(&mut self, die: u32, at: Ns) -> Option<Placed> {
-        let q = self.ops.get_mut(die as usize)?;
-        while q.front().is_some_and(|o| o.end <= at) {
-            q.pop_front();
-        }
+        let q = self.ops.get(die as usize)?;
+        // Operations are disjoint and in time order, so their ends are sorted: skip those that
+        // ended by `at` without removing them (a later read may arrive earlier).
+        let mut index = q.partition_point(|o| o.end <= at);
         // After the operation in progress, and after the reads already placed behind it.
         let mut start = at;
-        let mut index = 0;
-        if q.front().is_some_and(|o| o.start <= at) {
-            start = q[0].end;
-            index = 1;
+        if q.get(index).is_some_and(|o| o.start <= at) {
+            start = q[index].end;
+            index += 1;
         }
         while q.get(index).is_some_and(|o| o.read) {
             start = start.max(q[index].end);
@@ -95,14 +99,21 @@ impl ReadPriority {
     /// end of its last booked operation).
     pub(crate) fn promoted(&mut self, die: u32, p: Placed, done: Ns, busy_until: Ns) -> Ns {
         let q = &mut self.ops[die as usize];
-        let shift = done.saturating_sub(q[p.index].start);
+        // Each queued operation starts no earlier than the one before it ends.
+        let mut prev_end = done;
         for o in q.iter_mut().skip(p.index) {
+            if o.start >= prev_end {
+                break;
+            }
+            let shift = prev_end - o.start;
             o.start += shift;
             o.end += shift;
+            prev_end = o.end;
         }
         q.insert(p.index, Op { start: p.start, end: done, read: true });
+        debug_assert!(q.iter().zip(q.iter().skip(1)).all(|(a, b)| a.end <= b.start), "a die runs one operation at a time");
         self.promoted += 1;
-        busy_until + shift
+        busy_until.max(q.back().map_or(0, |o| o.end))
     }
 
     /// Forget operations that ended at or before `now`.
@@ -148,6 +159,38 @@ mod tests {
         assert_eq!(q.start, 900);
         assert_eq!(r.promoted(0, q, 1000, 2500), 2600);
         assert_eq!(r.promoted_reads(), 2);
+    }
+
+    #[test]
+    fn a_read_arriving_earlier_than_the_last_one_still_waits_for_its_operation_in_progress() {
+        let mut r = ReadPriority::new(true, 1);
+        r.booked(0, 0, 800, false);
+        r.booked(0, 800, 1600, false);
+        r.booked(0, 1600, 2400, false);
+        // A read at 1000 goes after the second program, ahead of the third.
+        let a = r.place(0, 1000).unwrap();
+        assert_eq!(a.start, 1600);
+        assert_eq!(r.promoted(0, a, 1700, 2400), 2500);
+        // A read simulated next but arriving at 100 (a GC read) meets the first program in
+        // progress, which ended before the last read's arrival: it still waits for it.
+        let b = r.place(0, 100).unwrap();
+        assert_eq!(b.start, 800);
+        assert_eq!(r.promoted(0, b, 900, 2500), 2600);
+    }
+
+    #[test]
+    fn a_gap_in_the_queue_absorbs_the_shift() {
+        let mut r = ReadPriority::new(true, 1);
+        // A program 0-800, then the die idle until an erase at 2000-5000.
+        r.booked(0, 0, 800, false);
+        r.booked(0, 900, 1700, false);
+        r.booked(0, 2000, 5000, false);
+        let p = r.place(0, 100).unwrap();
+        assert_eq!(p.start, 800);
+        // The read holds the die 800-1000: the program moves to 1000-1800, the erase stays.
+        assert_eq!(r.promoted(0, p, 1000, 5000), 5000);
+        let q = r.place(0, 1900).unwrap();
+        assert_eq!(q.start, 1900, "the die is idle at 1900, between the moved program and the erase");
     }
 
     #[test]

@@ -154,13 +154,6 @@ impl Channel {
         }
     }
 
-    /// The end of `lane`'s last booking (0 if it has none): the earliest `ready` it may book.
-    #[inline]
-    pub(crate) fn lane_end(&self, lane: usize) -> Ns {
-        let l = &self.lanes[lane];
-        l.busy[l.head..].last().map_or(0, |&(_, e)| e)
-    }
-
     /// Book `dur` for `lane` at the earliest time >= `ready` where the channel is free; returns
     /// the end time. `ready` must not be before the end of the lane's previous booking.
     #[inline(always)]
@@ -256,6 +249,48 @@ impl Channel {
         }
     }
 
+    /// Book `dur` for `lane` in the earliest gap at or after `ready` where the channel is free,
+    /// even before the lane's last booking (the transfer of a read that goes ahead of work
+    /// already booked on its die, [`crate::read_priority`]); returns the end time. Rare, so it
+    /// searches every lane from scratch and leaves the cursors alone: they stay lower bounds
+    /// (a booking inserted before a cursor ends before the time it was moved to).
+    #[cold]
+    pub(crate) fn book_in_gap(&mut self, lane: usize, ready: Ns, dur: Ns) -> Ns {
+        if dur == 0 {
+            return ready;
+        }
+        let mut next: Vec<usize> =
+            self.lanes.iter().map(|l| l.head + l.busy[l.head..].partition_point(|&(_, e)| e <= ready)).collect();
+        let mut start = ready;
+        loop {
+            // The earliest booking on any lane that ends after `start`.
+            let mut first: Option<(usize, Ns, Ns)> = None;
+            for (i, l) in self.lanes.iter().enumerate() {
+                while l.busy.get(next[i]).is_some_and(|&(_, e)| e <= start) {
+                    next[i] += 1;
+                }
+                if let Some(&(s, e)) = l.busy.get(next[i]) {
+                    if first.is_none_or(|(_, fs, _)| s < fs) {
+                        first = Some((i, s, e));
+                    }
+                }
+            }
+            match first {
+                Some((i, s, e)) if s < start + dur => {
+                    start = e;
+                    next[i] += 1;
+                }
+                _ => break,
+            }
+        }
+        let end = start + dur;
+        self.tail = self.tail.max(end);
+        let own = &mut self.lanes[lane];
+        let at = own.head + own.busy[own.head..].partition_point(|&(s, _)| s < start);
+        own.busy.insert(at, (start, end));
+        end
+    }
+
     /// End of the last booking on the channel (0 if none).
     #[cfg(test)]
     fn last_end(&self) -> Ns {
@@ -283,7 +318,7 @@ mod tests {
     }
 
     /// A `Channel` books exactly where a single `Timeline` would, for lanes whose bookings go
-    /// forward in time, with pruning in between.
+    /// forward in time, with pruning and bookings into gaps (`book_in_gap`) in between.
     #[test]
     fn channel_matches_timeline() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x2545_f491_4f6c_dd1d);
@@ -293,11 +328,20 @@ mod tests {
                 let mut t = Timeline::default();
                 let mut c = Channel::new(lanes as u32);
                 let mut free = vec![0; lanes];
+                let mut pruned = 0;
                 for _ in 0..2000 {
                     let lane = rnd(lanes as u64) as usize;
                     let gap = if rnd(3) == 0 { 0 } else { rnd(100) };
                     let ready = free[lane] + gap;
                     let dur = rnd(40);
+                    if rnd(8) == 0 {
+                        // A transfer booked into a gap, possibly before the lane's last booking.
+                        let ready = pruned + rnd(free[lane] - pruned + 1);
+                        let end = t.book(ready, dur);
+                        assert_eq!(c.book_in_gap(lane, ready, dur), end, "lanes {lanes}: gap ready {ready} dur {dur}");
+                        free[lane] = free[lane].max(end);
+                        continue;
+                    }
                     let end = t.book(ready, dur);
                     assert_eq!(c.book(lane, ready, dur), end, "lanes {lanes}: ready {ready} dur {dur}");
                     // The lane is busy a while longer (a program after its transfer) or not.
@@ -306,6 +350,7 @@ mod tests {
                         let now = *free.iter().min().unwrap();
                         t.prune(now);
                         c.prune(now);
+                        pruned = now;
                     }
                 }
                 assert_eq!(c.last_end(), t.last_end());

@@ -87,6 +87,37 @@ fn one_stream_costs_a_partial_merge_per_block_only_over_old_data() {
     }
 }
 
+/// Units copied after a 64-unit run at the start of a never-written block, an optional write
+/// into that block's tail, and 32 one-unit writes elsewhere.
+fn run_then_tail_write(tail_write: bool) -> u64 {
+    let p = profile(SequentialLog::SingleStream);
+    let upb = upb(&p);
+    let mut dev = Device::new(&p, 1);
+    let mut now = 0;
+    let mut write = |dev: &mut Device, unit: u64, units: u64| {
+        now = dev.submit(now, &Request::new(Op::Write, unit * MAP_UNIT, units * MAP_UNIT)).unwrap().done;
+    };
+    write(&mut dev, FILE_START * upb, 64);
+    if tail_write {
+        write(&mut dev, FILE_START * upb + upb - 1, 1);
+    }
+    for i in 0..32 {
+        write(&mut dev, JOURNAL_BLOCK * upb + 1 + i, 1);
+    }
+    dev.check_invariants().unwrap();
+    dev.counters().gc_units_copied
+}
+
+#[test]
+fn a_write_past_the_run_into_an_empty_block_ends_the_run_at_the_next_interruption() {
+    // Nothing past the run: the log keeps its erased pages, nothing is copied.
+    assert_eq!(run_then_tail_write(false), 0);
+    // The tail write is data past the run: the next write elsewhere ends the run, and the
+    // partial merge copies that unit into the log.
+    let copied = run_then_tail_write(true);
+    assert!(copied >= 1, "the run was not ended: {copied} units copied");
+}
+
 #[test]
 fn a_page_mapped_profile_refuses_the_setting() {
     let text = flashsim::builtin::TOY.replacen("[ftl]", "[ftl]\nsequential_log = \"single-stream\"", 1);

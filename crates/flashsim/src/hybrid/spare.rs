@@ -21,14 +21,14 @@ const FREE_RESERVE: usize = 4;
 impl HybridFtl {
     /// May one more random log be opened now, beyond the area, counting the full ones and the
     /// new one (the victim of the paced merge is not counted: it is being emptied)? As many
-    /// spares as the area has logs, at least `log_blocks`: an area grown into free blocks
-    /// (`area.rs`) gets as many spares as it has logs (`area::max_logs` leaves room in the
-    /// spare area for both). Until session 34 the spares stayed at `log_blocks`, and on a full
-    /// device whose area had grown to 8-25 logs the merge ran out of them and one command
-    /// finished it: up to 7.8 s with `sequential_log = "single-stream"`.
+    /// spares as the area has logs (the area is never below `log_blocks`): an area grown into
+    /// free blocks (`area.rs`) gets as many spares as it has logs (`area::max_logs` leaves room
+    /// in the spare area for both). Until session 34 the spares stayed at `log_blocks`, and on
+    /// a full device whose area had grown to 8-25 logs the merge ran out of them and one
+    /// command finished it: up to 7.8 s with `sequential_log = "single-stream"`.
     pub(super) fn spare_log_room(&self) -> bool {
         let free: usize = self.free.iter().map(|f| f.len()).sum();
-        self.rw_full.len() < self.area + self.area.max(self.spare_logs) && free > FREE_RESERVE
+        self.rw_full.len() < 2 * self.area && free > FREE_RESERVE
     }
 
     /// Are more random logs in use (full, active, and the paced merge's victim) than the log

@@ -20,10 +20,11 @@
 //! extra on a new device and a partial merge per record on a device full of deleted,
 //! untrimmed data; fstrim makes them cheap again.
 //!
-//! Two simplifications. Whether anything lies past the run is noted when the log opens
-//! (`SeqLog::tail_live`) and rechecked only when it was set: a random write that maps a unit
-//! past the run of a log opened over an empty block does not make a later interruption end
-//! the run. And while an earlier log's partial merge is still being paced, no run is ended
+//! Whether anything lies past the run is noted when the log opens (`SeqLog::tail_live`), set
+//! again by a write into the run's block past the run, and rechecked when an interruption
+//! finds it set (trims may have unmapped the tail since). A write into an empty tail is not
+//! mapped yet when it arrives, so it ends the run at the next interruption, not at once. One
+//! simplification: while an earlier log's partial merge is still being paced, no run is ended
 //! (one partial merge at a time, so that no command has to finish one past the busy-time
 //! ceiling).
 
@@ -44,22 +45,32 @@ impl HybridFtl {
         if !self.single_stream {
             return at;
         }
-        let Some(s) = self.sw else {
+        let Some(s) = self.sw.as_mut() else {
             return at;
         };
-        if (s.lblock == l && s.next_off == off) || !s.tail_live {
+        // A write into the run's own block past the run puts data there (the run's next unit
+        // itself is the sequential log's, and never reaches this function).
+        let into_tail = s.lblock == l && off > s.next_off;
+        if into_tail {
+            s.tail_live = true;
+        }
+        if !s.tail_live {
             return at;
         }
+        let s = *s;
         // One partial merge at a time: while the previous log's is still being paced, the run
         // stays open (finishing that merge inside this command would take it past the
         // busy-time ceiling).
         if self.cl_l != NIL {
             return at;
         }
-        // Trims since the log opened may have left nothing past the run.
+        // Trims since the log opened may have left nothing past the run. A write into the tail
+        // is not mapped yet: the next interruption ends the run.
         if !self.live_from(s.lblock, s.next_off) {
-            if let Some(s) = self.sw.as_mut() {
-                s.tail_live = false;
+            if !into_tail {
+                if let Some(s) = self.sw.as_mut() {
+                    s.tail_live = false;
+                }
             }
             return at;
         }
