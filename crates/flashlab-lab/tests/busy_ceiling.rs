@@ -6,6 +6,12 @@
 //! that ext4 issues one after another, so its latency may add up to more (docs/calibration.md).
 //! The figure is measured by the device itself (`Device::take_slowest_command`), so the test
 //! also checks that it is not vacuous: the steps that merge report commands of tens of ms.
+//!
+//! Acceptance 2's other half, from the same run: the slowdown after the fill sits in the tail,
+//! the random-write p99 of every row after the fill at least 10x the new row's. An `O_SYNC`
+//! record is three busy periods there (its data, then the journal's log blocks, then the
+//! commit block that jbd2 sends only once the log blocks are on the device), each bounded by
+//! the ceiling (docs/calibration.md, "Session 35").
 
 use flashlab_lab::fourcorner::FourCornerConfig;
 use flashlab_lab::protocol::{run_protocol, Protocol};
@@ -14,7 +20,7 @@ use flashlab_simfs::FsConfig;
 use flashsim::{builtin, Profile};
 
 #[test]
-fn no_device_command_of_the_nexus7_age_passes_the_busy_ceiling() {
+fn the_nexus7_age_slows_down_in_the_tail_and_no_device_command_passes_the_busy_ceiling() {
     let p = Profile::from_toml("nexus7-2012.toml", builtin::text("nexus7-2012").expect("built-in")).unwrap();
     let ceiling_us = p.busy_ceiling_ms() * 1000.0;
     let fs = FsConfig::from_profile(&p, "nexus7-2012.toml").unwrap();
@@ -22,6 +28,13 @@ fn no_device_command_of_the_nexus7_age_passes_the_busy_ceiling() {
     let proto = Protocol::builtin("age").unwrap();
     let fc = FourCornerConfig { seed: 1, ..Default::default() };
     let r = run_protocol(&mut sys, &proto, &fc, |_, _, _, _| {}).unwrap();
+
+    let new = r.steps.iter().find(|s| s.label == "new").expect("a new row");
+    let new_p99 = new.rand_write_p99_us;
+    for row in r.steps.iter().filter(|s| s.label.starts_with("after fill")) {
+        let p99 = row.rand_write_p99_us;
+        assert!(p99 >= 10.0 * new_p99, "{}: random-write p99 {p99:.0} us, new {new_p99:.0} us", row.label);
+    }
 
     let mut seen = Vec::new();
     for row in &r.steps {

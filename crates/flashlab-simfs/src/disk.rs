@@ -4,8 +4,10 @@
 //!
 //! All requests a model issues for one call at virtual time `t` are submitted at `t`: the
 //! device serves them in submission order and a flush waits for everything booked before it,
-//! so a commit's chain (journal blocks, flush, commit block, flush) completes in order without
-//! moving the device's submission clock past requests other jobs still have to submit at `t`.
+//! so a chain of requests completes in order without moving the device's submission clock past
+//! requests other jobs still have to submit at `t`. A request the kernel sends only once
+//! earlier ones have completed (jbd2's commit block after its log blocks) is submitted at `t`
+//! but issued at their completion ([`Disk::write_after`], `flashsim::Device::submit_after`).
 
 use super::counters::FsCounters;
 use flashsim::{Completion, Device, Ns, Op, Request, RequestError};
@@ -72,8 +74,21 @@ impl Disk<'_> {
     }
 
     pub(crate) fn write(&mut self, t: Ns, off: u64, len: u64, why: Purpose) -> Result<Completion, RequestError> {
-        let c = self.dev.submit(t, &Request::new(Op::Write, off, len))?;
-        self.record(t, Op::Write, off, len, Some(why));
+        self.write_after(t, t, off, len, why)
+    }
+
+    /// [`Disk::write`] issued at `issued`, once the requests it depends on completed
+    /// ([`Device::submit_after`]).
+    pub(crate) fn write_after(
+        &mut self,
+        t: Ns,
+        issued: Ns,
+        off: u64,
+        len: u64,
+        why: Purpose,
+    ) -> Result<Completion, RequestError> {
+        let c = self.dev.submit_after(t, issued, &Request::new(Op::Write, off, len))?;
+        self.record(issued, Op::Write, off, len, Some(why));
         let n = match why {
             Purpose::Data => &mut self.c.data_bytes,
             Purpose::Journal => &mut self.c.journal_bytes,
@@ -108,12 +123,17 @@ impl Disk<'_> {
     /// A cache flush (PREFLUSH, or the POSTFLUSH that emulates FUA on a device without it);
     /// under `nobarrier` it is counted as dropped and costs nothing.
     pub(crate) fn flush(&mut self, t: Ns) -> Result<Completion, RequestError> {
+        self.flush_after(t, t)
+    }
+
+    /// [`Disk::flush`] issued at `issued`, once the requests it depends on completed.
+    pub(crate) fn flush_after(&mut self, t: Ns, issued: Ns) -> Result<Completion, RequestError> {
         if self.nobarrier {
             self.c.flushes_dropped += 1;
-            return Ok(instant(t));
+            return Ok(instant(issued));
         }
         self.c.flushes_issued += 1;
-        self.record(t, Op::Flush, 0, 0, None);
-        self.dev.submit(t, &Request::new(Op::Flush, 0, 0))
+        self.record(issued, Op::Flush, 0, 0, None);
+        self.dev.submit_after(t, issued, &Request::new(Op::Flush, 0, 0))
     }
 }

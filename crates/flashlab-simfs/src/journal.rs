@@ -73,10 +73,15 @@ impl Journal {
         if self.used + total > limit {
             last = Some(self.checkpoint(d, t)?);
         }
-        last = Some(later(last, self.log_write(d, t, body)?));
-        last = Some(later(last, d.flush(t)?)); // PREFLUSH
-        last = Some(later(last, self.log_write(d, t, 1)?)); // commit block
-        let done = later(last, d.flush(t)?); // FUA, emulated by a post-flush
+        last = Some(later(last, self.log_write(d, t, t, body)?));
+        // jbd2 (without `journal_async_commit`) waits for the log blocks before it sends the
+        // commit block (`jbd2_journal_commit_transaction`: the log buffers are waited on, then
+        // `journal_submit_commit_record`), so the device sees the commit block as a command of
+        // its own, after an idle gap.
+        let logged = last.expect("a log write").done;
+        last = Some(later(last, d.flush_after(t, logged)?)); // PREFLUSH
+        last = Some(later(last, self.log_write(d, t, logged, 1)?)); // commit block
+        let done = later(last, d.flush_after(t, logged)?); // FUA, emulated by a post-flush
         self.used += total;
         self.pending_home.extend_from_slice(dirty);
         self.oldest.get_or_insert(t);
@@ -84,12 +89,13 @@ impl Journal {
         Ok(done)
     }
 
-    fn log_write(&mut self, d: &mut Disk, t: Ns, mut n: u64) -> Result<Completion, RequestError> {
+    /// Write `n` blocks at the log's head, submitted at `t` and issued at `issued`.
+    fn log_write(&mut self, d: &mut Disk, t: Ns, issued: Ns, mut n: u64) -> Result<Completion, RequestError> {
         let mut last = None;
         while n > 0 {
             let (off, contiguous) = self.locate(self.head);
             let run = n.min(contiguous);
-            last = Some(later(last, d.write(t, off, run * FS_BLOCK, Purpose::Journal)?));
+            last = Some(later(last, d.write_after(t, issued, off, run * FS_BLOCK, Purpose::Journal)?));
             self.head += run;
             if self.head == self.blocks {
                 self.head = 1;

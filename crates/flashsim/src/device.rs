@@ -341,10 +341,20 @@ impl Device {
 
     /// Submit a request arriving at `now`; returns when it completes, on the virtual clock.
     pub fn submit(&mut self, now: Ns, r: &Request) -> Result<Completion, RequestError> {
+        self.submit_after(now, now, r)
+    }
+
+    /// Submit a request that the host issues at `issued` (at or after `now`), once an earlier
+    /// request it depends on has completed: jbd2 sends a transaction's commit block only when
+    /// its log blocks are on the device. The caller's clock stays at `now`, so other requests
+    /// may still be submitted at `now` after this one (they queue behind it). The device was
+    /// idle in between if nothing else was queued, so the request starts a new busy period.
+    pub fn submit_after(&mut self, now: Ns, issued: Ns, r: &Request) -> Result<Completion, RequestError> {
         self.validate(now, r)?;
+        let issued = issued.max(now);
         Ok(match &mut self.ftl {
-            Mapping::Page(f) => self.front.submit::<Ftl>(f, now, r),
-            Mapping::Hybrid(f) => self.front.submit::<HybridFtl>(f, now, r),
+            Mapping::Page(f) => self.front.submit::<Ftl>(f, now, issued, r),
+            Mapping::Hybrid(f) => self.front.submit::<HybridFtl>(f, now, issued, r),
         })
     }
 }
@@ -360,21 +370,25 @@ impl Front {
         }
     }
 
-    /// [`Device::submit`] of a valid request to `ftl`.
-    fn submit<F: Translation>(&mut self, ftl: &mut F, now: Ns, r: &Request) -> Completion {
+    /// [`Device::submit_after`] of a valid request to `ftl`, submitted at `now` and issued by
+    /// the host at `issued`.
+    fn submit<F: Translation>(&mut self, ftl: &mut F, now: Ns, issued: Ns, r: &Request) -> Completion {
         if matches!(r.op, Op::Read | Op::Write) {
             ftl.prefetch_mapping((r.offset / MAP_UNIT) as u32);
         }
         self.last_submit = now;
-        let arrive = now + self.host.host_submit;
+        let arrive = issued + self.host.host_submit;
         let start = self.host.admit(arrive);
         if start > self.last_done {
             self.busy_since = start;
         }
         ftl.note_busy_since(self.busy_since);
         self.idle_until(ftl, start);
-        ftl.nand().prune(start);
-        self.host.prune(start);
+        // Requests submitted later may still arrive at `now` (not at `issued`): forget only
+        // bookings that ended before that.
+        let horizon = if issued == now { start } else { start.min(now + self.host.host_submit) };
+        ftl.nand().prune(horizon);
+        self.host.prune(horizon);
         let cmd = self.host.command(start);
         let c = ftl.counters_mut();
         let device_done = match r.op {
@@ -408,7 +422,7 @@ impl Front {
         self.host.retire_at(device_done);
         self.last_done = self.last_done.max(device_done);
         self.slowest = self.slowest.max(device_done - start);
-        Completion { submitted: now, device_start: start, device_done, done: device_done + self.host.host_complete }
+        Completion { submitted: issued, device_start: start, device_done, done: device_done + self.host.host_complete }
     }
 
     fn read<F: Translation>(&mut self, ftl: &mut F, cmd: Ns, r: &Request) -> Ns {
