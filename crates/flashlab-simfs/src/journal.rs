@@ -172,4 +172,26 @@ mod tests {
         assert_eq!(trace.iter().filter(|r| r.op == flashsim::Op::Flush).count(), 2);
         assert_eq!(j.regions(), vec![(100 * FS_BLOCK, 10 * FS_BLOCK), (200 * FS_BLOCK, 20 * FS_BLOCK)]);
     }
+
+    /// jbd2 sends the commit block (and its flushes) only once the log blocks are on the
+    /// device: it is issued at their completion, not with them.
+    #[test]
+    fn the_commit_block_is_issued_when_the_log_blocks_are_done() {
+        let profile = Profile::from_toml("toy.toml", flashsim::builtin::TOY).unwrap();
+        let mut dev = Device::new(&profile, 1);
+        let mut c = FsCounters::default();
+        let mut trace = Vec::new();
+        let mut j = Journal::new(vec![(100 * FS_BLOCK, 64)]);
+        let mut d = Disk { dev: &mut dev, c: &mut c, nobarrier: false, trace: Some(&mut trace) };
+        let done = j.commit(&mut d, 0, &[1000, 1001, 1002], 0.75).unwrap().done;
+        // Descriptor and three metadata copies at 0; flush, commit block, flush later.
+        let ops: Vec<(flashsim::Op, Ns)> = trace.iter().map(|r| (r.op, r.t)).collect();
+        assert_eq!(ops.len(), 4, "{ops:?}");
+        assert_eq!(ops[0], (flashsim::Op::Write, 0));
+        let issued = ops[1].1;
+        assert!(issued > 0, "{ops:?}");
+        assert!(ops[1..].iter().all(|&(_, t)| t == issued), "{ops:?}");
+        assert_eq!(ops[2].0, flashsim::Op::Write);
+        assert!(done > issued);
+    }
 }
