@@ -223,17 +223,23 @@ impl Nand {
     }
 
     /// [`Nand::read`] on a die whose queued programs and erases the read passes: sensed from
-    /// `p.start`, and the queued work moved out by the time the read holds the die. The
-    /// transfer out takes the channel's first free gap after sensing, which may lie before
-    /// transfers already booked for the die (the data loads of the programs it passed).
+    /// `p.start`, and the queued work moved out by the time the read holds the die.
     #[cold]
     fn read_ahead(&mut self, die: u32, p: Placed, units: u32) -> Ns {
-        let sensed = p.start + self.timing.t_read;
-        let (ch, lane) = self.channel_lane(die);
-        let done = self.channels[ch].book_in_gap(lane, sensed, u64::from(units) * self.timing.unit_xfer);
+        let done = self.transfer_out(die, p.start, units);
         let busy = self.dies[die as usize].0;
         self.dies[die as usize].0 = self.priority.promoted(die, p, done, busy);
         done
+    }
+
+    /// A read that goes ahead of work already booked on its die, sensed from `start`: its
+    /// transfer out takes the channel's first free gap after sensing, which may lie before
+    /// transfers already booked for the die (the data loads of the programs it passed or
+    /// suspended). Returns when the data is in the controller.
+    fn transfer_out(&mut self, die: u32, start: Ns, units: u32) -> Ns {
+        let sensed = start + self.timing.t_read;
+        let (ch, lane) = self.channel_lane(die);
+        self.channels[ch].book_in_gap(lane, sensed, u64::from(units) * self.timing.unit_xfer)
     }
 
     /// Reads that went ahead of queued programs or erases so far (0 unless the profile has
@@ -243,15 +249,10 @@ impl Nand {
     }
 
     /// [`Nand::read`] on a die whose program/erase work the read suspends: sensed from
-    /// `p.start`, and the suspended work moved out by the time the read holds the die. The
-    /// transfer out is not booked on the channel: the die's own transfers for the work it
-    /// suspended are booked later in its lane, and a channel's lane takes bookings in time
-    /// order only; the controller gives the read the bus first (a 4 KiB transfer is tens of
-    /// microseconds, the suspended work hundreds to thousands).
+    /// `p.start`, and the suspended work moved out by the time the read holds the die.
     #[cold]
     fn read_suspending(&mut self, die: u32, p: Preempt, units: u32) -> Ns {
-        let sensed = p.start + self.timing.t_read;
-        let done = sensed + u64::from(units) * self.timing.unit_xfer;
+        let done = self.transfer_out(die, p.start, units);
         let busy = self.dies[die as usize].0;
         self.dies[die as usize].0 = self.suspend.resume(die, p, done, busy);
         done
