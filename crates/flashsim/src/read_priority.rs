@@ -20,11 +20,11 @@
 //! ended before one read's `at` stay on the list for a later read with an earlier `at`; only
 //! [`ReadPriority::prune`], with the simulation's clock, forgets them. As in suspension
 //! ([`crate::suspend`]), completion times already handed out for the moved work are not
-//! revised (a buffered write does not wait for its program). The read's transfer out is
-//! booked on its channel after the die's last transfer there (`crate::nand`), since a
-//! channel's lanes take bookings in time order only. One difference from MQSim: all reads
-//! share one queue (MQSim also serves garbage collection's writes before the host's reads
-//! when it is short of free blocks).
+//! revised (a buffered write does not wait for its program). The read's transfer out takes
+//! its channel's first free gap after sensing, even one before transfers already booked for
+//! the die (`Nand::transfer_out`, `Channel::book_in_gap`). One difference from MQSim: all
+//! reads share one queue (MQSim also serves garbage collection's writes before the host's
+//! reads when it is short of free blocks).
 
 use crate::timeline::Ns;
 use std::collections::VecDeque;
@@ -111,7 +111,10 @@ impl ReadPriority {
             prev_end = o.end;
         }
         q.insert(p.index, Op { start: p.start, end: done, read: true });
-        debug_assert!(q.iter().zip(q.iter().skip(1)).all(|(a, b)| a.end <= b.start), "a die runs one operation at a time");
+        debug_assert!(
+            q.iter().zip(q.iter().skip(1)).all(|(a, b)| a.end <= b.start),
+            "a die runs one operation at a time"
+        );
         self.promoted += 1;
         busy_until.max(q.back().map_or(0, |o| o.end))
     }

@@ -118,6 +118,8 @@ pub(crate) struct Channel {
     /// `cursor[a * lanes + b]`: index in lane `b`'s vector of its first booking that may end
     /// after lane `a`'s next ready time.
     cursor: Vec<usize>,
+    /// Per lane, `book_in_gap`'s search position (kept here so that a booking allocates nothing).
+    gap_next: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -132,7 +134,7 @@ struct Lane {
 impl Channel {
     pub(crate) fn new(lanes: u32) -> Channel {
         let n = lanes.max(1) as usize;
-        Channel { tail: 0, lanes: vec![Lane::default(); n], cursor: vec![0; n * n] }
+        Channel { tail: 0, lanes: vec![Lane::default(); n], cursor: vec![0; n * n], gap_next: vec![0; n] }
     }
 
     /// Forget bookings that ended at or before `now` (nothing is booked before `now` again).
@@ -259,8 +261,10 @@ impl Channel {
         if dur == 0 {
             return ready;
         }
-        let mut next: Vec<usize> =
-            self.lanes.iter().map(|l| l.head + l.busy[l.head..].partition_point(|&(_, e)| e <= ready)).collect();
+        let next = &mut self.gap_next;
+        for (n, l) in next.iter_mut().zip(&self.lanes) {
+            *n = l.head + l.busy[l.head..].partition_point(|&(_, e)| e <= ready);
+        }
         let mut start = ready;
         loop {
             // The earliest booking on any lane that ends after `start`.
