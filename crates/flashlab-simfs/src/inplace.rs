@@ -10,7 +10,10 @@
 //! * Metadata blocks dirtied: the block bitmap and group descriptor of every group an
 //!   allocation or free touches; the inode-table block of the file on every size change and
 //!   write that moves its mtime (no `lazytime`; the coarse clock ticks every
-//!   `timestamp_granularity_ns`, a jiffy); the inode bitmap on create and delete; a directory
+//!   `timestamp_granularity_ns`, a jiffy) or converts an unwritten extent (a file's blocks are
+//!   unwritten from `create`, which is fallocate, until first written; the conversion also
+//!   dirties the extent leaf that maps the block; ext4's zero-out of short unwritten pieces and
+//!   the splits that grow the tree are not modelled); the inode bitmap on create and delete; a directory
 //!   block and the directory's own inode (its mtime and ctime) on create/delete (all files in
 //!   the root directory, 128 entries a block); extent-tree leaf blocks once a file has more
 //!   than the 4 extents its inode holds (340 per leaf); the superblock when a delete or a
@@ -73,6 +76,33 @@ struct IFile {
     queried: bool,
     /// It was written since its atime was last updated (`relatime` updates it on the next read).
     atime_stale: bool,
+    /// ext4: one bit per block allocated by `create` (fallocate) and not written since: an
+    /// unwritten extent. Empty when there is none.
+    unwritten: Vec<u64>,
+}
+
+impl IFile {
+    /// Mark blocks `first..=last` written; true if any of them was unwritten (ext4 then
+    /// converts that part of the extent at the write's completion, a journaled change of the
+    /// extent tree: `ext4_convert_unwritten_extents`).
+    fn convert(&mut self, first: u64, last: u64) -> bool {
+        let bits = self.unwritten.len() as u64 * 64;
+        if first >= bits {
+            return false;
+        }
+        let mut any = false;
+        for b in first..=last.min(bits - 1) {
+            let (w, m) = ((b / 64) as usize, 1u64 << (b % 64));
+            if self.unwritten[w] & m != 0 {
+                self.unwritten[w] &= !m;
+                any = true;
+            }
+        }
+        if any && self.unwritten.iter().all(|&w| w == 0) {
+            self.unwritten = Vec::new();
+        }
+        any
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -372,6 +402,7 @@ impl InPlace {
         let mut freed: Vec<(u64, u64)> = f.f.extents.drain(..).map(|e| (e.dev_off, e.len)).collect();
         freed.extend(f.leaves.drain(..).map(|b| (b * FS_BLOCK, FS_BLOCK)));
         f.f.size = 0;
+        f.unwritten = Vec::new();
         match &mut self.ext4 {
             None => self.release_now(d, t, freed)?,
             Some(e4) => {
@@ -425,6 +456,7 @@ impl FsModel for InPlace {
             mtime: u64::MAX,
             queried: false,
             atime_stale: false,
+            unwritten: Vec::new(),
         });
         // A deleted file's id is reused (as ext4 reuses inode numbers): the table stays as
         // large as the most files alive at once, not as all files ever created.
@@ -459,6 +491,15 @@ impl FsModel for InPlace {
             }
             let f = self.files[id as usize].as_mut().expect("just made");
             touch_inode(e4, f);
+            // fallocate makes unwritten extents: reads of them return zeros, and the first
+            // write of each block converts it (`io`).
+            let blocks = size.div_ceil(FS_BLOCK);
+            f.unwritten = vec![u64::MAX; blocks.div_ceil(64) as usize];
+            if blocks % 64 != 0 {
+                if let Some(w) = f.unwritten.last_mut() {
+                    *w = (1u64 << (blocks % 64)) - 1;
+                }
+            }
         }
         Ok(())
     }
@@ -485,6 +526,17 @@ impl FsModel for InPlace {
                     f.mtime = now;
                     f.queried = false;
                     touch_inode(e4, f);
+                }
+                // Writing into an unwritten extent converts it: the inode (and the extent
+                // leaf that maps the block, once the tree has leaves) joins the transaction,
+                // so the next fsync commits, whatever the clock did.
+                if len > 0 && f.convert(off / FS_BLOCK, (end - 1) / FS_BLOCK) {
+                    touch_inode(e4, f);
+                    if !f.leaves.is_empty() {
+                        let blocks = f.f.size.div_ceil(FS_BLOCK).max(1);
+                        let i = ((off / FS_BLOCK) * f.leaves.len() as u64 / blocks) as usize;
+                        e4.dirty.push(f.leaves[i.min(f.leaves.len() - 1)]);
+                    }
                 }
             }
             d.c.user_write_bytes += len;
