@@ -40,6 +40,7 @@ impl Ftl {
                 self.l2p[(lpn + s) as usize] = base + s;
             }
             self.valid[b as usize] += n;
+            self.die_valid[die as usize] += u64::from(n);
             if page + 1 == self.geo.pages_per_block {
                 self.state[b as usize] = BlockState::Closed;
                 self.victims.insert(b, self.valid[b as usize], 0);

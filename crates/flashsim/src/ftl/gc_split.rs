@@ -39,9 +39,11 @@ impl Ftl {
             open.ready = open.ready.max(ready);
             self.l2p[lpn as usize] = BUFFERED | (op * MAX_UPP + slot) as u32;
             self.valid[v as usize] -= 1;
+            self.die_valid[die as usize] -= 1;
             self.counters.gc_units_copied += 1;
             if self.open[op].len == upp {
-                done = done.max(self.program_open(op, die, frontier, ready));
+                let to = self.gc_target(die);
+                done = done.max(self.program_open(op, to, frontier, ready));
             }
         }
         done
