@@ -131,6 +131,8 @@ pub(crate) struct Ftl {
     /// there ([`Ftl::gc_target`]).
     die_valid: Vec<u64>,
     gc_target_margin: u64,
+    /// Per die, the die its current victim's copies go to, chosen with the victim.
+    gc_to: Vec<u32>,
     erase_count: Vec<u32>,
     state: Vec<BlockState>,
     next_page: Vec<u32>,
@@ -201,6 +203,7 @@ impl Ftl {
             tags: None,
             valid: vec![0; blocks],
             die_valid: vec![0; geo.dies as usize],
+            gc_to: (0..geo.dies).collect(),
             gc_target_margin: (f.gc_min_free_blocks as u64 + pacing::ZONE_ABOVE_MIN as u64 + 1)
                 * u64::from(geo.units_per_block),
             erase_count: vec![0; blocks],
@@ -596,6 +599,7 @@ impl Ftl {
             return None;
         }
         self.state[v as usize] = BlockState::Victim;
+        self.gc_to[die as usize] = self.gc_target(die);
         Some(v)
     }
 
@@ -668,7 +672,7 @@ impl Ftl {
                 gc_page.len as usize == upp_us
             };
             if full {
-                let to = self.gc_target(die);
+                let to = self.gc_destination(die);
                 done = done.max(self.program_open(gc_op, to, self.gc_frontier, ready));
             }
         }
@@ -677,7 +681,20 @@ impl Ftl {
         done
     }
 
-    /// The die a GC page copied from a victim on `die` is programmed on: its own die, unless
+    /// The die the next GC page copied from `die`'s victim is programmed on: the one chosen with
+    /// the victim (`gc_target`), while it can still take the page without going below its
+    /// reserve, else `die` itself.
+    #[inline]
+    fn gc_destination(&self, die: u32) -> u32 {
+        let to = self.gc_to[die as usize];
+        if to == die || self.free[to as usize].len() > self.gc_min_free || self.gc_room(to) {
+            to
+        } else {
+            die
+        }
+    }
+
+    /// The die the GC pages copied from a victim on `die` are programmed on: its own die, unless
     /// another die that can take the page without going below its reserve holds at least
     /// `gc_target_margin` valid units fewer (then the one holding the fewest).
     ///
@@ -899,6 +916,7 @@ impl Ftl {
             + heap_bytes(&self.open)
             + heap_bytes(&self.next_die)
             + heap_bytes(&self.die_valid)
+            + heap_bytes(&self.gc_to)
             + heap_bytes(&self.job_victim)
             + heap_bytes(&self.job_page)
             + self.pace.memory_bytes()

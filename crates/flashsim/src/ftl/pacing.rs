@@ -233,10 +233,13 @@ impl Ftl {
     /// The GC work a host write command of `units` units carries, starting at `at` for a
     /// command that started at `start` (see the module doc). Returns when it is done.
     ///
-    /// Two passes over the dies, which gives the same result as one: a die's accrual and its
-    /// payment touch only that die's state (its blocks, victim, free list and debt), and only
-    /// the payments share anything (the command's page budget, the channels, the random
-    /// policy's generator), which the second pass keeps in die order. The first pass accrues
+    /// Two passes over the dies, which gives the same result as one while every die's copies
+    /// stay on it: a die's accrual and its payment then touch only that die's state (its
+    /// blocks, victim, free list and debt), and only the payments share anything (the
+    /// command's page budget, the channels, the random policy's generator), which the second
+    /// pass keeps in die order. A die out of balance sends its copies to another
+    /// (`Ftl::gc_target`) and its payments open GC blocks there; the accruals then see the
+    /// free counts of the command's start. The first pass accrues
     /// every die's debt and notes the dies that owe a page, without a branch on the debt
     /// (whether a die owes one this command is a coin toss to the branch predictor); the
     /// second pays those.
