@@ -672,8 +672,7 @@ impl Ftl {
                 gc_page.len as usize == upp_us
             };
             if full {
-                let to = self.gc_destination(die);
-                done = done.max(self.program_open(gc_op, to, self.gc_frontier, ready));
+                done = done.max(self.gc_program(gc_op, die, self.gc_frontier, ready));
             }
         }
         // The page's units have all moved (or held nothing): forget their old places at once.
@@ -681,9 +680,23 @@ impl Ftl {
         done
     }
 
+    /// Program GC's open page `op`, filled from `die`'s victim, through `frontier` on the die
+    /// `gc_destination` chooses. When that is another die and the page opened a block that
+    /// left it inside its pacing zone, its paced cleaning is armed: otherwise the next host
+    /// block on it would find it at its minimum and clean a whole victim in one command.
+    pub(super) fn gc_program(&mut self, op: usize, die: u32, frontier: u32, ready: Ns) -> Ns {
+        let to = self.gc_destination(die);
+        let done = self.program_open(op, to, frontier, ready);
+        if to != die && self.free[to as usize].len() <= self.pace.zone {
+            self.arm_paced(to);
+        }
+        done
+    }
+
     /// The die the next GC page copied from `die`'s victim is programmed on: the one chosen with
     /// the victim (`gc_target`), while it can still take the page without going below its
-    /// reserve, else `die` itself.
+    /// reserve, else `die` itself. A block it opens there that leaves that die in its pacing
+    /// zone arms the die's own paced cleaning ([`Ftl::gc_program`]), as a host block would.
     #[inline]
     fn gc_destination(&self, die: u32) -> u32 {
         let to = self.gc_to[die as usize];
@@ -784,7 +797,10 @@ impl Ftl {
             let base = (v * self.geo.units_per_block + page * upp) as usize;
             let live = self.p2l.any(base, base + upp as usize);
             if live {
-                if end.max(self.nand.die_free_at(die)) + self.page_cost > deadline {
+                // The copy reads on this die and programs where `gc_destination` sends it: both
+                // dies' queued work counts against the ceiling.
+                let to = self.gc_destination(die);
+                if end.max(self.nand.die_free_at(die)).max(self.nand.die_free_at(to)) + self.page_cost > deadline {
                     break;
                 }
                 end = end.max(self.gc_copy_page(die, v, page, at));

@@ -42,8 +42,7 @@ impl Ftl {
             self.die_valid[die as usize] -= 1;
             self.counters.gc_units_copied += 1;
             if self.open[op].len == upp {
-                let to = self.gc_destination(die);
-                done = done.max(self.program_open(op, to, frontier, ready));
+                done = done.max(self.gc_program(op, die, frontier, ready));
             }
         }
         done
