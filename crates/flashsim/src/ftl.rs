@@ -127,10 +127,8 @@ pub(crate) struct Ftl {
     /// Per physical unit, the tag of the data (only when content tracking is on).
     tags: Option<Vec<u64>>,
     valid: Vec<u32>,
-    /// Valid units per die, and how many fewer another die must hold before GC sends copies
-    /// there ([`Ftl::gc_target`]).
+    /// Valid units per die: where GC sends its copies ([`Ftl::gc_target`]).
     die_valid: Vec<u64>,
-    gc_target_margin: u64,
     /// Per die, the die its current victim's copies go to, chosen with the victim.
     gc_to: Vec<u32>,
     erase_count: Vec<u32>,
@@ -204,8 +202,6 @@ impl Ftl {
             valid: vec![0; blocks],
             die_valid: vec![0; geo.dies as usize],
             gc_to: (0..geo.dies).collect(),
-            gc_target_margin: (f.gc_min_free_blocks as u64 + pacing::ZONE_ABOVE_MIN as u64 + 1)
-                * u64::from(geo.units_per_block),
             erase_count: vec![0; blocks],
             state: vec![BlockState::Free; blocks],
             next_page: vec![0; blocks],
@@ -700,16 +696,23 @@ impl Ftl {
     #[inline]
     fn gc_destination(&self, die: u32) -> u32 {
         let to = self.gc_to[die as usize];
-        if to == die || self.free[to as usize].len() > self.gc_min_free || self.gc_room(to) {
+        if to == die || self.takes_gc_page(to) {
             to
         } else {
             die
         }
     }
 
+    /// `die` can take a GC page from another die without going below its reserve: it has a
+    /// free block beyond it, or room in its GC block.
+    #[inline]
+    fn takes_gc_page(&self, die: u32) -> bool {
+        self.free[die as usize].len() > self.gc_min_free || self.gc_room(die)
+    }
+
     /// The die the GC pages copied from a victim on `die` are programmed on: its own die, unless
-    /// another die that can take the page without going below its reserve holds at least
-    /// `gc_target_margin` valid units fewer (then the one holding the fewest).
+    /// another die that can take the page without going below its reserve holds at least its
+    /// pacing zone plus one block's worth of valid units fewer (then the one holding the fewest).
     ///
     /// Host pages are striped over the dies in turn, so a periodic write pattern can alias with
     /// the die count: an fsync-per-write load whose every fsync pads two pages (the data and
@@ -723,11 +726,12 @@ impl Ftl {
     /// which a balanced load never reaches (the completion digests are unchanged).
     #[inline]
     fn gc_target(&self, die: u32) -> u32 {
+        let margin = (self.pace.zone as u64 + 1) * u64::from(self.geo.units_per_block);
         let mut best = die;
-        let mut least = self.die_valid[die as usize].saturating_sub(self.gc_target_margin);
+        let mut least = self.die_valid[die as usize].saturating_sub(margin);
         for d in 0..self.geo.dies {
             let n = self.die_valid[d as usize];
-            if n < least && (self.free[d as usize].len() > self.gc_min_free || self.gc_room(d)) {
+            if n < least && self.takes_gc_page(d) {
                 best = d;
                 least = n;
             }

@@ -59,7 +59,7 @@ fn an_aliasing_fsync_load_does_not_fill_half_the_dies() {
     );
     assert!(c.erases > 100, "GC must run: {c:?}");
     // Balanced, the dies' victims hold the stale journal pages and paced cleaning carries a few
-    // copies per command (3.7 ms at most). With the copies kept on their die, the two dies
+    // copies per command (3.6 ms at most). With the copies kept on their die, the two dies
     // holding all the data cleaned ever-fuller victims whole: a 128 ms command, three victims.
     let victim = u64::from(p.nand.pages_per_block) * ((p.nand.t_read_us + p.nand.t_prog_us) * 1e3) as Ns;
     assert!(max < victim, "a command took {max} ns, more than cleaning a whole victim ({victim} ns)");

@@ -48,7 +48,7 @@ use crate::timeline::Ns;
 
 /// A die needs a paced victim when the host opens a block on it and leaves it with at most
 /// `gc_min_free_blocks` plus this many free blocks.
-pub(super) const ZONE_ABOVE_MIN: usize = 1;
+const ZONE_ABOVE_MIN: usize = 1;
 
 /// Per-die pacing state: flat arrays, no allocation per command.
 #[derive(Debug, Clone)]
