@@ -183,6 +183,13 @@ impl Victims {
         }
     }
 
+    /// Greedy: a lower bound on the valid units of `die`'s closed blocks (the first bucket
+    /// a search starts at; every block linked below it lowered it).
+    #[inline]
+    pub(crate) fn min_valid_bound(&self, die: u32) -> u32 {
+        self.min_hint[die as usize]
+    }
+
     /// Greedy: the block [`Victims::select`] would return on `die`, left in the index (a
     /// select followed by a put-back, which restores the same bucket order, without the
     /// unlink and link). Pacing asks this of every die on every host command.
@@ -248,6 +255,58 @@ impl Victims {
                 self.fifo[die].push_front(block)
             }
             GcPolicy::Random | GcPolicy::CostBenefit => self.list_push(block),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_core::SeedableRng;
+
+    /// Greedy's bucket index under random closes, invalidations, selections and put-backs:
+    /// `min_valid_bound` never exceeds the fewest valid units of a die's indexed blocks (pacing
+    /// skips its look for a better victim on it), and a peek finds a block holding that many.
+    #[test]
+    fn greedy_bound_is_a_lower_bound() {
+        let (dies, per_die, upb) = (2u32, 64u32, 32u32);
+        let mut v = Victims::new(GcPolicy::Greedy, dies, per_die, upb, Xoshiro256PlusPlus::seed_from_u64(1));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        // Valid units of each block in the index (None: not in it).
+        let mut indexed: Vec<Option<u32>> = vec![None; (dies * per_die) as usize];
+        let mut valid = vec![0u32; indexed.len()];
+        for step in 0..200_000 {
+            let b = (rng.next_u64() % indexed.len() as u64) as u32;
+            let die = b / per_die;
+            match (rng.next_u64() % 4, indexed[b as usize]) {
+                (0, None) => {
+                    let n = (rng.next_u64() % u64::from(upb + 1)) as u32;
+                    v.insert(b, n, 0);
+                    (indexed[b as usize], valid[b as usize]) = (Some(n), n);
+                }
+                (1, Some(n)) if n > 0 => {
+                    v.update(b, n, n - 1);
+                    (indexed[b as usize], valid[b as usize]) = (Some(n - 1), n - 1);
+                }
+                (2, _) => {
+                    if let Some(s) = v.select(die, &valid, 0) {
+                        indexed[s as usize] = None;
+                        if rng.next_u64() % 2 == 0 {
+                            v.put_back(s, valid[s as usize]);
+                            indexed[s as usize] = Some(valid[s as usize]);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            let least = (die * per_die..(die + 1) * per_die).filter_map(|b| indexed[b as usize]).min();
+            if let Some(least) = least {
+                assert!(v.min_valid_bound(die) <= least, "step {step}: bound above {least}");
+                let p = v.peek_greedy(die).expect("an indexed block");
+                assert_eq!(indexed[p as usize], Some(least), "step {step}");
+            } else {
+                assert_eq!(v.peek_greedy(die), None, "step {step}");
+            }
         }
     }
 }

@@ -111,6 +111,11 @@ impl Ftl {
     /// Starting a victim a block ahead of need must not make GC copy more than greedy does.
     fn reconsider(&mut self, die: u32) {
         let v = self.job_victim[die as usize];
+        // No closed block can hold fewer valid units than the die's lower bound on them: the
+        // usual case once the victim's copies are under way, settled without a look.
+        if self.victims.min_valid_bound(die) >= self.valid[v as usize] {
+            return;
+        }
         // A peek, not a select: nearly always the victim stays.
         let Some(b) = self.victims.peek_greedy(die) else {
             return;
