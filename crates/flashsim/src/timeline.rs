@@ -108,12 +108,25 @@ impl Timeline {
 /// never go back. A booking then costs O(lanes) plus amortised O(1), where a single sorted
 /// list of all bookings (thousands deep while GC books a whole block's copies ahead) costs a
 /// search and an insertion shift.
+///
+/// Most bookings collide with only the last few of the channel, though: the channel also keeps
+/// its latest [`RECENT`] bookings merged across lanes, and the latest end of all the others. A
+/// booking ready at or after that end needs only the short list, walked without a look at the
+/// lanes: all but 197 of the 6.9 million bookings before the tail in the DFTL benchmark case
+/// (`emmc-4.5`, four dies), 91 % of them in the GC-heavy one (`mqsim-match`).
 #[derive(Debug, Clone)]
 pub(crate) struct Channel {
     /// The latest end of any booking so far, on any lane. A booking ready at or after it
     /// collides with nothing and starts when ready, without a look at the lanes: the common
     /// case on a DRAM-less device whose dies wait on each other's map-page reads.
     tail: Ns,
+    /// The channel's latest bookings on all lanes, disjoint and in time order: the first
+    /// `recent_len` entries. Its last entry ends at `tail`.
+    recent: [(Ns, Ns); RECENT],
+    recent_len: usize,
+    /// The latest end of any booking not in `recent` (0 if none): a booking ready at or after
+    /// it can only collide with those in `recent`.
+    before_recent: Ns,
     lanes: Vec<Lane>,
     /// `cursor[a * lanes + b]`: index in lane `b`'s vector of its first booking that may end
     /// after lane `a`'s next ready time.
@@ -121,6 +134,11 @@ pub(crate) struct Channel {
     /// Per lane, `book_in_gap`'s search position (kept here so that a booking allocates nothing).
     gap_next: Vec<usize>,
 }
+
+/// How many of its latest bookings a [`Channel`] keeps in one list across lanes. Eight was the
+/// fastest of 1-32 on booking traces of the DFTL (`emmc-4.5`) and GC-heavy (`mqsim-match`)
+/// benchmark cases: deeper lists cost more to keep than the searches they save.
+const RECENT: usize = 8;
 
 #[derive(Debug, Clone, Default)]
 struct Lane {
@@ -134,7 +152,15 @@ struct Lane {
 impl Channel {
     pub(crate) fn new(lanes: u32) -> Channel {
         let n = lanes.max(1) as usize;
-        Channel { tail: 0, lanes: vec![Lane::default(); n], cursor: vec![0; n * n], gap_next: vec![0; n] }
+        Channel {
+            tail: 0,
+            recent: [(0, 0); RECENT],
+            recent_len: 0,
+            before_recent: 0,
+            lanes: vec![Lane::default(); n],
+            cursor: vec![0; n * n],
+            gap_next: vec![0; n],
+        }
     }
 
     /// Forget bookings that ended at or before `now` (nothing is booked before `now` again).
@@ -171,6 +197,8 @@ impl Channel {
         // them behind changes no result (the next search skips what they missed).
         let start = if ready >= self.tail {
             ready
+        } else if ready >= self.before_recent {
+            self.fit_recent(ready, dur)
         } else {
             match self.lanes.len() {
                 1 => ready,
@@ -179,7 +207,7 @@ impl Channel {
             }
         };
         let end = start + dur;
-        self.tail = self.tail.max(end);
+        self.remember(start, end);
         let own = &mut self.lanes[lane];
         match own.busy[own.head..].last_mut() {
             // Touching the lane's previous booking: extend it.
@@ -187,6 +215,65 @@ impl Channel {
             _ => own.busy.push((start, end)),
         }
         end
+    }
+
+    /// Earliest start >= `ready` for `dur` around the bookings in `recent` (`ready` is at or
+    /// after `before_recent`, so no other booking ends after it).
+    #[inline(always)]
+    fn fit_recent(&self, ready: Ns, dur: Ns) -> Ns {
+        let mut start = ready;
+        for &(s, e) in &self.recent[..self.recent_len] {
+            if e > start {
+                if s >= start + dur {
+                    break;
+                }
+                start = e;
+            }
+        }
+        start
+    }
+
+    /// Add the booking `start..end` (placed where it collides with no other) to `recent` and
+    /// `tail`, or to `before_recent` when it is older than all of `recent`.
+    #[inline(always)]
+    fn remember(&mut self, start: Ns, end: Ns) {
+        let n = self.recent_len;
+        if start < self.tail {
+            return self.remember_in_gap(start, end);
+        }
+        self.tail = end;
+        if n > 0 && self.recent[n - 1].1 == start {
+            self.recent[n - 1].1 = end;
+        } else if n < RECENT {
+            self.recent[n] = (start, end);
+            self.recent_len = n + 1;
+        } else {
+            self.before_recent = self.before_recent.max(self.recent[0].1);
+            self.recent.copy_within(1.., 0);
+            self.recent[RECENT - 1] = (start, end);
+        }
+    }
+
+    /// [`Channel::remember`] of a booking that went into a gap before the tail.
+    fn remember_in_gap(&mut self, start: Ns, end: Ns) {
+        let n = self.recent_len;
+        // Bookings are disjoint, so `recent[..i]` are the ones before this booking.
+        let mut i = n;
+        while i > 0 && self.recent[i - 1].0 > start {
+            i -= 1;
+        }
+        if n < RECENT {
+            self.recent.copy_within(i..n, i + 1);
+            self.recent[i] = (start, end);
+            self.recent_len = n + 1;
+        } else if i == 0 {
+            self.before_recent = self.before_recent.max(end);
+        } else {
+            // Full: the oldest entry leaves the list for `before_recent`.
+            self.before_recent = self.before_recent.max(self.recent[0].1);
+            self.recent.copy_within(1..i, 0);
+            self.recent[i - 1] = (start, end);
+        }
     }
 
     /// Earliest start >= `ready` for `dur` around the one other lane's bookings.
@@ -288,7 +375,7 @@ impl Channel {
             }
         }
         let end = start + dur;
-        self.tail = self.tail.max(end);
+        self.remember(start, end);
         let own = &mut self.lanes[lane];
         let at = own.head + own.busy[own.head..].partition_point(|&(s, _)| s < start);
         own.busy.insert(at, (start, end));
@@ -327,7 +414,7 @@ mod tests {
     fn channel_matches_timeline() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x2545_f491_4f6c_dd1d);
         let mut rnd = |m: u64| rng.next_u64() % m;
-        for lanes in 1..=4usize {
+        for lanes in 1..=8usize {
             for _ in 0..50 {
                 let mut t = Timeline::default();
                 let mut c = Channel::new(lanes as u32);
