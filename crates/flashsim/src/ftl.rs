@@ -321,18 +321,10 @@ impl Ftl {
     /// With a mapping cache, make `lpn`'s entry present at `at`; returns when it is.
     #[inline]
     fn map_access(&mut self, lpn: u32, write: bool, at: Ns) -> Ns {
-        let Ftl { map, nand, counters, geo, .. } = self;
+        let Ftl { map, nand, counters, .. } = self;
         match map {
             None => at,
-            Some(m) => {
-                let (t, read, written, programs) = m.access(lpn, write, at, nand);
-                counters.map_page_reads += read;
-                counters.map_page_writes += written;
-                counters.nand_page_reads += read;
-                counters.nand_page_programs += programs;
-                counters.nand_units_programmed += programs * u64::from(geo.units_per_page);
-                t
-            }
+            Some(m) => m.access(lpn, write, at, nand, counters),
         }
     }
 

@@ -12,6 +12,7 @@
 //! the mapping updates of garbage-collection copies are batched by the controller and cost
 //! nothing here.
 
+use crate::counters::Counters;
 use crate::map_log::MapLog;
 use crate::nand::Nand;
 use crate::profile::MapWriteback;
@@ -64,18 +65,25 @@ impl MapCache {
 
     /// Look up the entry of `lpn` at `at` (`write`: the entry changes); returns when the entry
     /// is in SRAM, after reading its translation page (and writing back a dirty victim) on a
-    /// miss, and the NAND work done: (time, pages read, pages written back, program units
-    /// started by the map log).
-    #[inline]
-    pub(crate) fn access(&mut self, lpn: u32, write: bool, at: Ns, nand: &mut Nand) -> (Ns, u64, u64, u64) {
+    /// miss. The NAND work a miss does is added to `counters`.
+    #[inline(always)]
+    pub(crate) fn access(&mut self, lpn: u32, write: bool, at: Ns, nand: &mut Nand, counters: &mut Counters) -> Ns {
         let tp = lpn / ENTRIES_PER_TPAGE;
         let s = self.slot_of[tp as usize];
         if s != NIL {
             let slot = &mut self.slots[s as usize];
             slot.referenced = true;
             slot.dirty |= write;
-            return (at, 0, 0, 0);
+            return at;
         }
+        self.miss(tp, write, at, nand, counters)
+    }
+
+    /// [`MapCache::access`] of translation page `tp`, not cached. (Its own function, which
+    /// returns only a time: the counts go straight to `counters` instead of back through
+    /// memory.)
+    #[inline(never)]
+    fn miss(&mut self, tp: u32, write: bool, at: Ns, nand: &mut Nand, counters: &mut Counters) -> Ns {
         self.misses += 1;
         // CLOCK: the first slot not referenced since the hand last passed it.
         // (The hand wraps by a compare: a `%` per step is a division.)
@@ -88,7 +96,7 @@ impl MapCache {
         let s = hand;
         self.hand = if hand + 1 == n { 0 } else { hand + 1 };
         let old = self.slots[s].tpage;
-        let (mut written, mut programs) = (0, 0);
+        let mut programs = 0;
         // A staged (packed) write-back can wait: the translation read the command needs goes
         // to its die first.
         let mut staged = NIL;
@@ -100,7 +108,7 @@ impl MapCache {
                     programs = self.log.write_back(old, at, nand);
                 }
                 self.writebacks += 1;
-                written = 1;
+                counters.map_page_writes += 1;
             }
             self.slot_of[old as usize] = NIL;
         }
@@ -110,7 +118,11 @@ impl MapCache {
         }
         self.slots[s] = Slot { tpage: tp, dirty: write, referenced: true };
         self.slot_of[tp as usize] = s as u32;
-        (ready, 1, written, programs)
+        counters.map_page_reads += 1;
+        counters.nand_page_reads += 1;
+        counters.nand_page_programs += programs;
+        counters.nand_units_programmed += programs * u64::from(nand.geo.units_per_page);
+        ready
     }
 
     pub(crate) fn memory_bytes(&self) -> u64 {
