@@ -109,10 +109,10 @@ impl Timeline {
 /// list of all bookings (thousands deep while GC books a whole block's copies ahead) costs a
 /// search and an insertion shift.
 ///
-/// Most bookings collide with only the last few of the channel, though: the channel also keeps
-/// its latest [`RECENT`] bookings merged across lanes, and the latest end of all the others. A
-/// booking ready at or after that end needs only the short list, walked without a look at the
-/// lanes: all but 197 of the 6.9 million bookings before the tail in the DFTL benchmark case
+/// Most bookings collide with only the last few of the channel, though: a channel of three
+/// lanes or more also keeps its latest [`RECENT`] bookings merged across lanes, and the latest
+/// end of all the others. A booking ready at or after that end needs only the short list,
+/// walked without a look at the lanes: all but 197 of the 6.9 million bookings before the tail in the DFTL benchmark case
 /// (`emmc-4.5`, four dies), 91 % of them in the GC-heavy one (`mqsim-match`).
 #[derive(Debug, Clone)]
 pub(crate) struct Channel {
@@ -121,7 +121,7 @@ pub(crate) struct Channel {
     /// case on a DRAM-less device whose dies wait on each other's map-page reads.
     tail: Ns,
     /// The channel's latest bookings on all lanes, disjoint and in time order: the first
-    /// `recent_len` entries. Its last entry ends at `tail`.
+    /// `recent_len` entries. Its last entry ends at `tail`. (Empty on one or two lanes.)
     recent: [(Ns, Ns); RECENT],
     recent_len: usize,
     /// The latest end of any booking not in `recent` (0 if none): a booking ready at or after
@@ -197,17 +197,16 @@ impl Channel {
         // them behind changes no result (the next search skips what they missed).
         let start = if ready >= self.tail {
             ready
-        } else if ready >= self.before_recent {
-            self.fit_recent(ready, dur)
         } else {
             match self.lanes.len() {
                 1 => ready,
                 2 => self.fit_two(lane, ready, dur),
+                _ if ready >= self.before_recent => self.fit_recent(ready, dur),
                 _ => self.fit_many(lane, ready, dur),
             }
         };
         let end = start + dur;
-        self.remember(start, end);
+        self.booked(start, end);
         let own = &mut self.lanes[lane];
         match own.busy[own.head..].last_mut() {
             // Touching the lane's previous booking: extend it.
@@ -231,6 +230,18 @@ impl Channel {
             }
         }
         start
+    }
+
+    /// Note the booking `start..end` in `tail`, and in `recent` on a channel of three lanes or
+    /// more. (With two, the one other lane's walk is as short as `recent`'s, and keeping the
+    /// list cost the hybrid benchmark case, two dies on a channel, 6 % more instructions.)
+    #[inline(always)]
+    fn booked(&mut self, start: Ns, end: Ns) {
+        if self.lanes.len() > 2 {
+            self.remember(start, end);
+        } else {
+            self.tail = self.tail.max(end);
+        }
     }
 
     /// Add the booking `start..end` (placed where it collides with no other) to `recent` and
@@ -375,7 +386,7 @@ impl Channel {
             }
         }
         let end = start + dur;
-        self.remember(start, end);
+        self.booked(start, end);
         let own = &mut self.lanes[lane];
         let at = own.head + own.busy[own.head..].partition_point(|&(s, _)| s < start);
         own.busy.insert(at, (start, end));
