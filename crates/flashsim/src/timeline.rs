@@ -112,8 +112,9 @@ impl Timeline {
 /// Most bookings collide with only the last few of the channel, though: a channel of three
 /// lanes or more also keeps its latest [`RECENT`] bookings merged across lanes, and the latest
 /// end of all the others. A booking ready at or after that end needs only the short list,
-/// walked without a look at the lanes: all but 197 of the 6.9 million bookings before the tail in the DFTL benchmark case
-/// (`emmc-4.5`, four dies), 91 % of them in the GC-heavy one (`mqsim-match`).
+/// walked without a look at the lanes. Of the bookings before the tail, that is all but 197 of
+/// 6.9 million in the DFTL benchmark case (`emmc-4.5`, four dies on a channel), and 91 % in the
+/// GC-heavy one (`mqsim-match`). The lane walk remains for the others.
 #[derive(Debug, Clone)]
 pub(crate) struct Channel {
     /// The latest end of any booking so far, on any lane. A booking ready at or after it
