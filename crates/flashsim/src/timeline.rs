@@ -268,32 +268,35 @@ impl Channel {
         self.tail = end;
         if n > 0 && self.recent[n - 1].1 == start {
             self.recent[n - 1].1 = end;
-        } else if n < RECENT {
-            self.recent[n] = (start, end);
-            self.recent_len = n + 1;
         } else {
-            self.before_recent = self.before_recent.max(self.recent[0].1);
-            self.recent.copy_within(1.., 0);
-            self.recent[RECENT - 1] = (start, end);
+            self.insert_recent(n, start, end);
         }
     }
 
     /// [`Channel::remember`] of a booking that went into a gap before the tail.
     fn remember_in_gap(&mut self, start: Ns, end: Ns) {
-        let n = self.recent_len;
         // Bookings are disjoint, so `recent[..i]` are the ones before this booking.
-        let mut i = n;
+        let mut i = self.recent_len;
         while i > 0 && self.recent[i - 1].0 > start {
             i -= 1;
         }
+        if i == 0 && self.recent_len == RECENT {
+            self.before_recent = self.before_recent.max(end);
+        } else {
+            self.insert_recent(i, start, end);
+        }
+    }
+
+    /// Put `start..end` into `recent` before entry `i`; a full list first hands its oldest
+    /// entry over to `before_recent` (so `i` must be above 0 then).
+    #[inline(always)]
+    fn insert_recent(&mut self, i: usize, start: Ns, end: Ns) {
+        let n = self.recent_len;
         if n < RECENT {
             self.recent.copy_within(i..n, i + 1);
             self.recent[i] = (start, end);
             self.recent_len = n + 1;
-        } else if i == 0 {
-            self.before_recent = self.before_recent.max(end);
         } else {
-            // Full: the oldest entry leaves the list for `before_recent`.
             self.before_recent = self.before_recent.max(self.recent[0].1);
             self.recent.copy_within(1..i, 0);
             self.recent[i - 1] = (start, end);
