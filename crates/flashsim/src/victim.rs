@@ -190,6 +190,12 @@ impl Victims {
         self.min_hint[die as usize]
     }
 
+    /// Greedy: [`Victims::min_valid_bound`] of every die, in die order.
+    #[inline]
+    pub(crate) fn min_valid_bounds(&self) -> &[u32] {
+        &self.min_hint
+    }
+
     /// Greedy: the block [`Victims::select`] would return on `die`, left in the index (a
     /// select followed by a put-back, which restores the same bucket order, without the
     /// unlink and link). Pacing asks this of every die on every host command.

@@ -235,6 +235,98 @@ impl Ftl {
         self.pace.rate[die as usize] = live_pages as f64 / gain.max(1.0);
     }
 
+    /// The first pass of [`Ftl::paced_gc`], in die order: an armed die's step, a greedy die's
+    /// second look at its victim, then the debt of every die with a victim, for a command of
+    /// `units` host units. Lists the dies that owe a page (or an erase) in `pace.due` and
+    /// returns how many. The dies that need neither step, nearly all of them on nearly every
+    /// command, go through [`Ftl::accrue_plain`]; the others through the steps one at a time.
+    fn accrue(&mut self, units: u32) -> usize {
+        let dies = self.geo.dies as usize;
+        let mut n_due = 0;
+        let mut d = self.accrue_plain(0, units, &mut n_due);
+        while d < dies {
+            let die = d as u32;
+            if self.pace.armed[d] {
+                self.armed_step(die, f64::from(units) / f64::from(self.geo.dies));
+            }
+            if self.job_victim[d] != NIL {
+                if self.greedy {
+                    self.reconsider(die);
+                }
+                let debt = self.accrued(d, units);
+                self.pace.debt[d] = debt;
+                // `reconsider` may have replaced the victim, or found none.
+                let v = self.job_victim[d];
+                if v != NIL {
+                    self.pace.due[n_due] = die;
+                    n_due += usize::from((self.valid[v as usize] == 0) | (debt >= 1.0));
+                }
+            }
+            d = self.accrue_plain(d + 1, units, &mut n_due);
+        }
+        n_due
+    }
+
+    /// `die`'s debt after a command of `units` host units. Below the zone it gains one block
+    /// more than the host takes per block it writes, for each block missing: the die climbs
+    /// back within about a block of host writes. It never owes more than a block's pages:
+    /// beyond that the forced path cleans anyway.
+    #[inline(always)]
+    fn accrued(&self, d: usize, units: u32) -> f64 {
+        accrual(
+            self.pace.debt[d],
+            self.pace.rate[d],
+            self.pace.zone.saturating_sub(self.free[d].len()),
+            self.geo.dies,
+            units,
+            self.geo.pages_per_block,
+        )
+    }
+
+    /// [`Ftl::accrue`] from die `from` on, for as long as a die needs no armed step and no
+    /// second look at its victim (its bucket bound settles that no closed block holds fewer
+    /// valid units); returns the first die that does, or the die count. The same steps as
+    /// [`Ftl::accrue`]'s, over slices taken once: no bounds check or reload per die.
+    #[inline(always)]
+    fn accrue_plain(&mut self, from: usize, units: u32, n_due: &mut usize) -> usize {
+        let Ftl { pace, job_victim, valid, free, victims, greedy, geo, .. } = self;
+        let dies = geo.dies as usize;
+        let jobs = &job_victim[..dies];
+        let free = &free[..dies];
+        let armed = &pace.armed[..dies];
+        let rate = &pace.rate[..dies];
+        let debt = &mut pace.debt[..dies];
+        let due = &mut pace.due[..dies];
+        let bound = &victims.min_valid_bounds()[..dies];
+        for d in from..dies {
+            if armed[d] {
+                return d;
+            }
+            let v = jobs[d];
+            if v == NIL {
+                continue;
+            }
+            let left = valid[v as usize];
+            if *greedy && bound[d] < left {
+                return d;
+            }
+            let owed = accrual(
+                debt[d],
+                rate[d],
+                pace.zone.saturating_sub(free[d].len()),
+                geo.dies,
+                units,
+                geo.pages_per_block,
+            );
+            debt[d] = owed;
+            // Owes a page, or its victim has nothing valid left (an erase, owed at once);
+            // without a branch on it (a coin toss to the branch predictor).
+            due[*n_due] = d as u32;
+            *n_due += usize::from((left == 0) | (owed >= 1.0));
+        }
+        dies
+    }
+
     /// The GC work a host write command of `units` units carries, starting at `at` for a
     /// command that started at `start` (see the module doc). Returns when it is done.
     ///
@@ -244,45 +336,13 @@ impl Ftl {
     /// command's page budget, the channels, the random policy's generator), which the second
     /// pass keeps in die order. A die out of balance sends its copies to another
     /// (`Ftl::gc_target`) and its payments open GC blocks there; the accruals then see the
-    /// free counts of the command's start. The first pass accrues
-    /// every die's debt and notes the dies that owe a page, without a branch on the debt
-    /// (whether a die owes one this command is a coin toss to the branch predictor); the
-    /// second pays those.
+    /// free counts of the command's start. The first pass ([`Ftl::accrue`]) accrues every
+    /// die's debt and notes the dies that owe a page; the second pays those.
     pub(super) fn paced_gc(&mut self, start: Ns, at: Ns, units: u32) -> Ns {
         let deadline = start + self.busy_ceiling;
         let mut budget = u64::from(self.pages_per_command);
         let mut end = at;
-        let dies = self.geo.dies;
-        let block_pages = f64::from(self.geo.pages_per_block);
-        let mut n_due = 0;
-        for die in 0..dies {
-            let d = die as usize;
-            if self.pace.armed[d] {
-                self.armed_step(die, f64::from(units) / f64::from(dies));
-            }
-            if self.job_victim[d] == NIL {
-                continue;
-            }
-            if self.greedy {
-                self.reconsider(die);
-            }
-            // Below the zone, gain one block more than the host takes per block it writes, for
-            // each block missing: the die climbs back within about a block of host writes.
-            let deficit = self.pace.zone.saturating_sub(self.free[d].len()) as f64;
-            let rate = self.pace.rate[d] / f64::from(dies) * (1.0 + deficit);
-            // Never owe more than a block's pages: beyond that the forced path cleans anyway.
-            let debt = (self.pace.debt[d] + f64::from(units) * rate).min(block_pages);
-            self.pace.debt[d] = debt;
-            // Owes a page, or its victim has nothing valid left (an erase, owed at once).
-            // `reconsider` may have replaced the victim.
-            let v = self.job_victim[d];
-            if v == NIL {
-                continue;
-            }
-            let empty = self.valid[v as usize] == 0;
-            self.pace.due[n_due] = die;
-            n_due += usize::from(empty | (debt >= 1.0));
-        }
+        let n_due = self.accrue(units);
         for i in 0..n_due {
             let die = self.pace.due[i];
             let d = die as usize;
@@ -313,4 +373,13 @@ impl Ftl {
         }
         end
     }
+}
+
+/// A die's debt of page copies after a command of `units` host units: its steady `rate` (page
+/// copies per host unit) shared over the `dies`, times one plus the `deficit` of blocks below
+/// its zone, capped at a block of `block_pages`.
+#[inline(always)]
+fn accrual(debt: f64, rate: f64, deficit: usize, dies: u32, units: u32, block_pages: u32) -> f64 {
+    let rate = rate / f64::from(dies) * (1.0 + deficit as f64);
+    (debt + f64::from(units) * rate).min(f64::from(block_pages))
 }
