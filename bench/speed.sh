@@ -18,6 +18,7 @@
 #   HYBRID_TARGET=sim:old/nexus7-2012.toml bench/speed.sh  # the hybrid case on another profile
 #
 # REPEAT runs each case that many times and keeps the fastest. Results: docs/speed.md.
+# RSS=0 skips the extra run of each case that measures peak memory (bench/compare.sh sets it).
 #
 #   ICOUNT=1 bench/speed.sh          # instructions per simulated write instead (callgrind)
 #
@@ -41,6 +42,7 @@ ICOUNT = os.environ.get("ICOUNT", "") not in ("", "0")
 # Instruction counts do not vary from run to run.
 REPEAT = 1 if ICOUNT else int(os.environ.get("REPEAT", "1"))
 CASES = os.environ.get("CASES", "waf wsat dftl hybrid age").split()
+RSS = os.environ.get("RSS", "1") != "0"
 tmp = tempfile.mkdtemp(prefix="flashlab-speed-")
 
 
@@ -89,7 +91,7 @@ def marginal(name, short, long, writes, out="file"):
     if ICOUNT:
         print(f"{name:8} {n:>10} {(il - is_) / n:>12.1f}")
         return
-    rss = peak_rss(long + (["--json", os.path.join(tmp, "m.json")] if out == "file" else []))
+    rss = peak_rss(long + (["--json", os.path.join(tmp, "m.json")] if out == "file" else [])) if RSS else float("nan")
     print(f"{name:8} {n:>10} {n / (wl - ws) / 1e6:>8.3f} {(cl - cs) * 1e9 / n:>8.1f} {n / (cl - cs) / 1e6:>8.3f} {rss / 2**20:>8.1f}")
 
 
@@ -131,6 +133,6 @@ if "age" in CASES:
     if ICOUNT:
         print(f"age nvme-256g: {instr / 1e9:.3f} G instructions (the whole protocol)")
     else:
-        rss = peak_rss(args + ["--json", os.path.join(tmp, "a.json")])
+        rss = peak_rss(args + ["--json", os.path.join(tmp, "a.json")]) if RSS else float("nan")
         print(f"age nvme-256g: {wall:.2f} s wall, {cpu:.2f} s cpu, peak {rss / 2**20:.1f} MiB")
 EOF
