@@ -591,7 +591,8 @@ impl Ftl {
         Some(v)
     }
 
-    /// GC's read of page `page` of victim `v` on `die`, the first step of every copy: counts
+    /// GC's read of page `page` of victim `v` on `die`, the first step of a copy by
+    /// temperature (`gc_split`; [`Ftl::gc_copy_live`] reads the page the same way): counts
     /// the page's live units and, if there are any, reads the page (counted as one NAND page
     /// read). Returns the page's first unit and when the read completes, or `None` if the
     /// page held nothing (no read is issued).
@@ -615,55 +616,67 @@ impl Ftl {
         if self.gc_split {
             return self.gc_copy_page_split(die, v, page, at);
         }
-        let Some((base, ready)) = self.gc_read_page(die, v, page, at) else {
+        let mut lpns = [INVALID; MAX_UPP];
+        let (base, live) = self.victim_page(v, page, &mut lpns);
+        if live == 0 {
             return at;
-        };
+        }
+        let to = self.gc_destination(die);
+        self.gc_copy_live(die, v, base, &lpns, live, to, at)
+    }
+
+    /// The logical units of page `page` of victim `v`, read from the reverse map once, into
+    /// `lpns` (`INVALID` where a unit holds nothing valid). Returns the page's first unit and
+    /// how many of its units are valid.
+    #[inline(always)]
+    fn victim_page(&self, v: u32, page: u32, lpns: &mut [u32; MAX_UPP]) -> (u32, u32) {
+        let upp = self.geo.units_per_page;
+        let base = v * self.geo.units_per_block + page * upp;
+        let live = self.p2l.get_run(base as usize, &mut lpns[..upp as usize]);
+        (base, live)
+    }
+
+    /// [`Ftl::gc_copy_page`] of a page whose `live` valid units `lpns` ([`Ftl::victim_page`])
+    /// start at unit `base`, GC's open page going to die `to` when it fills (the one
+    /// [`Ftl::gc_destination`] chooses: nothing between the choice and the program changes it,
+    /// and a page's units fill the open page at most once). Reads the page (one NAND page
+    /// read), then moves each valid unit into the open page (the mapping then points into it
+    /// until it is programmed), and forgets the page's old places together at the end.
+    #[allow(clippy::too_many_arguments)]
+    fn gc_copy_live(&mut self, die: u32, v: u32, base: u32, lpns: &[u32; MAX_UPP], live: u32, to: u32, at: Ns) -> Ns {
+        let ready = self.nand.read(die, at, live);
+        self.counters.nand_page_reads += 1;
         let upp = self.geo.units_per_page;
         let gc_op = (self.host_streams + die) as usize;
         let end = (v + 1) * self.geo.units_per_block;
-        let upp_us = upp as usize;
         let mut done = ready;
-        // Move the page's valid units into GC's open page, programming it whenever it
-        // fills. Each unit: append it (the mapping then points into the open page until it
-        // is programmed); the page's old places are forgotten together at the end.
-        let mut ppa = base;
-        while ppa < base + upp {
-            let full = {
-                let Ftl { p2l, l2p, open, tags, .. } = self;
-                let gc_page = &mut open[gc_op];
-                let mut copied = 0;
-                while ppa < base + upp && (gc_page.len as usize) < upp_us {
-                    let lpn = p2l.get(ppa as usize);
-                    if lpn != INVALID {
-                        let ahead = ppa + GC_PREFETCH;
-                        if ahead < end {
-                            let next = p2l.get(ahead as usize);
-                            if next != INVALID {
-                                prefetch(l2p, next as usize);
-                            }
-                        }
-                        let slot = gc_page.len as usize;
-                        gc_page.lpn[slot] = lpn;
-                        gc_page.tag[slot] = tags.as_ref().map_or(0, |t| t[ppa as usize]);
-                        gc_page.len += 1;
-                        l2p[lpn as usize] = BUFFERED | (gc_op * MAX_UPP + slot) as u32;
-                        copied += 1;
-                    }
-                    ppa += 1;
+        for (ppa, &lpn) in (base..).zip(&lpns[..upp as usize]) {
+            if lpn == INVALID {
+                continue;
+            }
+            let ahead = ppa + GC_PREFETCH;
+            if ahead < end {
+                let next = self.p2l.get(ahead as usize);
+                if next != INVALID {
+                    prefetch(&self.l2p, next as usize);
                 }
-                if copied > 0 {
-                    gc_page.ready = gc_page.ready.max(ready);
-                }
-                self.valid[v as usize] -= copied;
-                self.die_valid[die as usize] -= u64::from(copied);
-                self.counters.gc_units_copied += u64::from(copied);
-                gc_page.len as usize == upp_us
-            };
+            }
+            let tag = self.tags.as_ref().map_or(0, |t| t[ppa as usize]);
+            let gc_page = &mut self.open[gc_op];
+            let slot = gc_page.len as usize;
+            gc_page.lpn[slot] = lpn;
+            gc_page.tag[slot] = tag;
+            gc_page.len += 1;
+            gc_page.ready = gc_page.ready.max(ready);
+            let full = gc_page.len == upp;
+            self.l2p[lpn as usize] = BUFFERED | (gc_op * MAX_UPP + slot) as u32;
+            self.valid[v as usize] -= 1;
+            self.die_valid[die as usize] -= 1;
+            self.counters.gc_units_copied += 1;
             if full {
-                done = done.max(self.gc_program(gc_op, die, self.gc_frontier, ready));
+                done = done.max(self.gc_program_to(gc_op, die, to, self.gc_frontier, ready));
             }
         }
-        // The page's units have all moved (or held nothing): forget their old places at once.
         self.p2l.clear_run(base as usize, (base + upp) as usize);
         done
     }
@@ -674,6 +687,12 @@ impl Ftl {
     /// block on it would find it at its minimum and clean a whole victim in one command.
     pub(super) fn gc_program(&mut self, op: usize, die: u32, frontier: u32, ready: Ns) -> Ns {
         let to = self.gc_destination(die);
+        self.gc_program_to(op, die, to, frontier, ready)
+    }
+
+    /// [`Ftl::gc_program`] on die `to`, [`Ftl::gc_destination`]'s choice for `die`.
+    #[inline]
+    fn gc_program_to(&mut self, op: usize, die: u32, to: u32, frontier: u32, ready: Ns) -> Ns {
         let done = self.program_open(op, to, frontier, ready);
         if to != die && self.free[to as usize].len() <= self.pace.zone {
             self.arm_paced(to);
@@ -772,6 +791,8 @@ impl Ftl {
     fn advance(&mut self, die: u32, at: Ns, pages: u64, deadline: Ns, background: bool, paced: bool) -> (Ns, u64) {
         let mut end = at;
         let mut copied = 0;
+        // A page's logical units ([`Ftl::victim_page`] sets the page's first entries).
+        let mut lpns = [INVALID; MAX_UPP];
         self.in_gc = true;
         while copied < pages {
             let v = self.job_victim[die as usize];
@@ -789,17 +810,20 @@ impl Ftl {
             if paced && self.free[die as usize].len() <= 1 && !self.gc_room(die) {
                 break;
             }
-            let upp = self.geo.units_per_page;
-            let base = (v * self.geo.units_per_block + page * upp) as usize;
-            let live = self.p2l.any(base, base + upp as usize);
-            if live {
+            let (base, live) = self.victim_page(v, page, &mut lpns);
+            if live > 0 {
                 // The copy reads on this die and programs where `gc_destination` sends it: both
                 // dies' queued work counts against the ceiling.
                 let to = self.gc_destination(die);
                 if end.max(self.nand.die_free_at(die)).max(self.nand.die_free_at(to)) + self.page_cost > deadline {
                     break;
                 }
-                end = end.max(self.gc_copy_page(die, v, page, at));
+                let done = if self.gc_split {
+                    self.gc_copy_page_split(die, v, page, at)
+                } else {
+                    self.gc_copy_live(die, v, base, &lpns, live, to, at)
+                };
+                end = end.max(done);
                 copied += 1;
             }
             self.job_page[die as usize] = page + 1;

@@ -140,6 +140,17 @@ impl PackedTable {
         self.bytes[at..at + 8].copy_from_slice(&w.to_le_bytes());
     }
 
+    /// The entries from `from` on into `out`; returns how many of them are set.
+    #[inline(always)]
+    pub(crate) fn get_run(&self, from: usize, out: &mut [u32]) -> u32 {
+        let mut set = 0;
+        for (i, o) in (from..).zip(out.iter_mut()) {
+            *o = self.get(i);
+            set += u32::from(*o != NONE);
+        }
+        set
+    }
+
     /// How many of the entries `from..to` are set.
     #[inline]
     pub(crate) fn count(&self, from: usize, to: usize) -> u32 {
