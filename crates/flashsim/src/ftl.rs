@@ -591,35 +591,26 @@ impl Ftl {
         Some(v)
     }
 
-    /// GC's read of page `page` of victim `v` on `die`, the first step of a copy by
-    /// temperature (`gc_split`; [`Ftl::gc_copy_live`] reads the page the same way): counts
-    /// the page's live units and, if there are any, reads the page (counted as one NAND page
-    /// read). Returns the page's first unit and when the read completes, or `None` if the
-    /// page held nothing (no read is issued).
-    #[inline]
-    fn gc_read_page(&mut self, die: u32, v: u32, page: u32, at: Ns) -> Option<(u32, Ns)> {
-        let upp = self.geo.units_per_page;
-        let base = v * self.geo.units_per_block + page * upp;
-        let live = self.p2l.count(base as usize, (base + upp) as usize);
-        if live == 0 {
-            return None;
-        }
+    /// GC's read of a victim page on `die` holding `live` valid units, the first step of every
+    /// copy (counted as one NAND page read); returns when the read completes.
+    #[inline(always)]
+    pub(super) fn gc_read(&mut self, die: u32, at: Ns, live: u32) -> Ns {
         let ready = self.nand.read(die, at, live);
         self.counters.nand_page_reads += 1;
-        Some((base, ready))
+        ready
     }
 
     /// Copy the valid units of page `page` of victim `v` on `die` into GC's open page,
     /// programming it whenever it fills; returns when the last of it is done (`at` if the
     /// page held nothing).
     fn gc_copy_page(&mut self, die: u32, v: u32, page: u32, at: Ns) -> Ns {
-        if self.gc_split {
-            return self.gc_copy_page_split(die, v, page, at);
-        }
         let mut lpns = [INVALID; MAX_UPP];
         let (base, live) = self.victim_page(v, page, &mut lpns);
         if live == 0 {
             return at;
+        }
+        if self.gc_split {
+            return self.gc_copy_page_split(die, v, base, live, at);
         }
         let to = self.gc_destination(die);
         self.gc_copy_live(die, v, base, &lpns, live, to, at)
@@ -644,8 +635,7 @@ impl Ftl {
     /// until it is programmed), and forgets the page's old places together at the end.
     #[allow(clippy::too_many_arguments)]
     fn gc_copy_live(&mut self, die: u32, v: u32, base: u32, lpns: &[u32; MAX_UPP], live: u32, to: u32, at: Ns) -> Ns {
-        let ready = self.nand.read(die, at, live);
-        self.counters.nand_page_reads += 1;
+        let ready = self.gc_read(die, at, live);
         let upp = self.geo.units_per_page;
         let gc_op = (self.host_streams + die) as usize;
         let end = (v + 1) * self.geo.units_per_block;
@@ -819,7 +809,7 @@ impl Ftl {
                     break;
                 }
                 let done = if self.gc_split {
-                    self.gc_copy_page_split(die, v, page, at)
+                    self.gc_copy_page_split(die, v, base, live, at)
                 } else {
                     self.gc_copy_live(die, v, base, &lpns, live, to, at)
                 };

@@ -151,12 +151,6 @@ impl PackedTable {
         set
     }
 
-    /// How many of the entries `from..to` are set.
-    #[inline]
-    pub(crate) fn count(&self, from: usize, to: usize) -> u32 {
-        (from..to).filter(|&i| self.get(i) != NONE).count() as u32
-    }
-
     /// Ask the CPU to fetch entry `i` into cache (a hint; out-of-range indices are ignored).
     #[inline(always)]
     pub(crate) fn prefetch(&self, i: usize) {
@@ -192,7 +186,9 @@ mod tests {
             assert_eq!(t.get(500), NONE);
             assert_eq!(t.get(499), val(499));
             assert_eq!(t.get(501), val(501));
-            assert_eq!(t.count(0, 1000), 999);
+            let mut run = vec![0; 1000];
+            assert_eq!(t.get_run(0, &mut run), 999);
+            assert!((0..1000).all(|i| run[i] == t.get(i)));
             assert!(t.any(499, 501) && !t.any(500, 501));
         }
     }

@@ -4,7 +4,7 @@
 //! victim still held land among cold survivors and die there soon, leaving those blocks
 //! partly invalid: the mixing that host-side separation removed comes back through GC.
 //!
-//! The same work as [`Ftl::gc_copy_page`] otherwise (the same page read, `gc_read_page`,
+//! The same work as [`Ftl::gc_copy_page`] otherwise (the same page read, `Ftl::gc_read`,
 //! then the valid units moved into open pages, a page programmed whenever one fills); kept
 //! apart so the common path stays as it is.
 
@@ -12,13 +12,11 @@ use super::{Ftl, BUFFERED, INVALID, MAX_UPP};
 use crate::timeline::Ns;
 
 impl Ftl {
-    /// Copy the valid units of page `page` of victim `v` on `die` into the GC open page of
-    /// each unit's temperature; returns when the last program it caused completes (`at` if
-    /// the page held nothing).
-    pub(super) fn gc_copy_page_split(&mut self, die: u32, v: u32, page: u32, at: Ns) -> Ns {
-        let Some((base, ready)) = self.gc_read_page(die, v, page, at) else {
-            return at;
-        };
+    /// Copy the `live` valid units of victim `v`'s page from unit `base` on `die` into the
+    /// GC open page of each unit's temperature; returns when the last program it caused
+    /// completes.
+    pub(super) fn gc_copy_page_split(&mut self, die: u32, v: u32, base: u32, live: u32, at: Ns) -> Ns {
+        let ready = self.gc_read(die, at, live);
         let upp = self.geo.units_per_page;
         let mut done = ready;
         let cold = ((self.host_streams + die) as usize, self.gc_frontier);
