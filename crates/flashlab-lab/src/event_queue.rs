@@ -1,22 +1,82 @@
 //! The engine's queue of events in flight (I/O completions, think-time ends, rate wake-ups),
-//! taken in (time, sequence number) order.
+//! taken in (time, push order) order.
 //!
-//! A binary heap of 16-byte keys — the time in the high 64 bits, then the sequence number,
-//! then the index of the event's payload in a slab — instead of a heap of whole events: a
-//! sift moves and compares one `u128` per level. The event just taken stays at the top until
-//! the next push replaces it (one sift down instead of a pop's sift and a push's), which is
-//! the closed loop's common step: a completion, then the job's next request. Keys are unique
-//! (the sequence number), so the order is the same as any priority queue's.
-
+//! Two layouts behind one type, chosen by how many events can be in flight at once (the
+//! engine knows: the jobs' depths), and handing events out in the same order:
+//!
+//! - **Few in flight (at most [`SORTED_MAX`]): a deque kept sorted.** A closed loop pushes one
+//!   event per event taken, and its new completion is nearly always after every other in
+//!   flight (a request queued behind the others) or before every one (a write the buffer takes
+//!   at once): an append at one end. Anything else is a binary search and a short move.
+//! - **Many: a binary heap of 16-byte keys** — the time in the high 64 bits, then the
+//!   sequence number, then the index of the event's payload in a slab — instead of a heap of
+//!   whole events: a sift moves and compares one `u128` per level. The event just taken stays
+//!   at the top until the next push replaces it (one sift down instead of a pop's sift and a
+//!   push's). Keys are unique (the sequence number), so the order is the same as any priority
+//!   queue's.
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// The most events in flight for which the queue is a sorted deque: past this a push into the
+/// middle moves too many (a heap's sift is a few dozen instructions at any size).
+pub(crate) const SORTED_MAX: usize = 128;
 
 /// Bits of the key that index the slab.
 const SLOT_BITS: u32 = 24;
 /// Sequence numbers that fit the key beside the slot.
 const SEQ_LIMIT: u64 = 1 << (64 - SLOT_BITS);
 
-pub(crate) struct EventQueue<P> {
+pub(crate) enum EventQueue<P> {
+    /// Sorted by (time, push order): the front is taken next.
+    Sorted(VecDeque<(u64, P)>),
+    /// Many events in flight.
+    Heap(KeyHeap<P>),
+}
+
+impl<P: Copy> EventQueue<P> {
+    /// A queue for at most `bound` events in flight at once (more is not wrong, only slower
+    /// when the queue is a sorted deque).
+    pub fn new(bound: usize) -> EventQueue<P> {
+        if bound <= SORTED_MAX {
+            EventQueue::Sorted(VecDeque::with_capacity(bound))
+        } else {
+            EventQueue::Heap(KeyHeap::new())
+        }
+    }
+
+    /// Add an event at time `t`; among events of the same time, earlier pushes come first.
+    #[inline]
+    pub fn push(&mut self, t: u64, payload: P) {
+        match self {
+            EventQueue::Sorted(q) => {
+                match (q.front(), q.back()) {
+                    // After every event in flight (or ties with the last: pushed later, so after).
+                    (_, None) => q.push_back((t, payload)),
+                    (_, Some(&(last, _))) if last <= t => q.push_back((t, payload)),
+                    // Before every one.
+                    (Some(&(first, _)), _) if t < first => q.push_front((t, payload)),
+                    _ => {
+                        let i = q.partition_point(|&(u, _)| u <= t);
+                        q.insert(i, (t, payload));
+                    }
+                }
+            }
+            EventQueue::Heap(h) => h.push(t, payload),
+        }
+    }
+
+    /// Take the earliest event: (time, payload).
+    #[inline]
+    pub fn take(&mut self) -> Option<(u64, P)> {
+        match self {
+            EventQueue::Sorted(q) => q.pop_front(),
+            EventQueue::Heap(h) => h.take(),
+        }
+    }
+}
+
+/// [`EventQueue`]'s layout for many events in flight.
+pub(crate) struct KeyHeap<P> {
     heap: BinaryHeap<Reverse<u128>>,
     slab: Vec<P>,
     free: Vec<u32>,
@@ -25,14 +85,13 @@ pub(crate) struct EventQueue<P> {
     taken: bool,
 }
 
-impl<P: Copy> EventQueue<P> {
-    pub fn new() -> EventQueue<P> {
-        EventQueue { heap: BinaryHeap::new(), slab: Vec::new(), free: Vec::new(), seq: 0, taken: false }
+impl<P: Copy> KeyHeap<P> {
+    fn new() -> KeyHeap<P> {
+        KeyHeap { heap: BinaryHeap::new(), slab: Vec::new(), free: Vec::new(), seq: 0, taken: false }
     }
 
-    /// Add an event at time `t`; among events of the same time, earlier pushes come first.
     #[inline]
-    pub fn push(&mut self, t: u64, payload: P) {
+    fn push(&mut self, t: u64, payload: P) {
         let slot = match self.free.pop() {
             Some(s) => {
                 self.slab[s as usize] = payload;
@@ -60,9 +119,8 @@ impl<P: Copy> EventQueue<P> {
         self.heap.push(Reverse(key));
     }
 
-    /// Take the earliest event: (time, payload).
     #[inline]
-    pub fn take(&mut self) -> Option<(u64, P)> {
+    fn take(&mut self) -> Option<(u64, P)> {
         if self.taken {
             self.taken = false;
             self.heap.pop();
@@ -79,21 +137,32 @@ impl<P: Copy> EventQueue<P> {
 mod tests {
     use super::*;
 
-    /// The queue hands events out in the order a plain heap of (time, sequence) does, for
-    /// any interleaving of takes and pushes.
+    /// Both layouts hand events out in the order a plain heap of (time, sequence) does, for
+    /// any interleaving of takes and pushes, whether the queue stays small or grows (the
+    /// sorted deque past its bound too).
     #[test]
     fn same_order_as_a_plain_heap() {
+        for bound in [1, SORTED_MAX, usize::MAX] {
+            for push_weight in [1, 2] {
+                check_against_plain_heap(EventQueue::new(bound), push_weight);
+            }
+        }
+    }
+
+    /// Push bursts with weight `push_weight` against 2 for a take: the queue stays small at
+    /// 1 and grows to thousands at 2.
+    fn check_against_plain_heap(mut q: EventQueue<u32>, push_weight: u64) {
         let mut rng = crate::rng::Rng::new(0x2545_f491_4f6c_dd1d);
         let mut rnd = |m: u64| rng.below(m);
-        let mut q: EventQueue<u32> = EventQueue::new();
         let mut plain: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
         let mut seq = 0;
         let mut now = 0;
         for i in 0..20_000u32 {
-            if rnd(3) == 0 || plain.is_empty() {
+            if rnd(2 + push_weight) < push_weight || plain.is_empty() {
                 for _ in 0..=rnd(3) {
-                    // Ties in time are frequent: their order is the push order.
-                    let t = now + rnd(4) * 10;
+                    // Ties in time are frequent: their order is the push order. Some events
+                    // come before every other in flight, some after.
+                    let t = now + rnd(4) * 10 + [0, 0, 1000][rnd(3) as usize];
                     q.push(t, i);
                     plain.push(Reverse((t, seq, i)));
                     seq += 1;
