@@ -377,7 +377,7 @@ pub fn run_jobs_hooked(
     // In flight at once: each job's depth of I/Os (a rate wake-up takes one of them) and a
     // think time's end.
     let bound = specs.iter().map(|s| s.iodepth.max(1) as usize + 1).sum();
-    let mut events: EventQueue<Event> = EventQueue::new(bound);
+    let mut events: EventQueue<Event> = EventQueue::new(bound, (0, Kind::Sync, 0, 0));
     let mut last_progress = 0.0;
     // Events since the progress fraction was last worked out: it is reported in steps of 1 %,
     // so once every 64 events is often enough, and saves a pass over the jobs per event.

@@ -4,20 +4,22 @@
 //! Two layouts behind one type, chosen by how many events can be in flight at once (the
 //! engine knows: the jobs' depths), and handing events out in the same order:
 //!
-//! - **Few in flight (at most [`SORTED_MAX`]): a deque kept sorted.** A closed loop pushes one
+//! - **Few in flight (at most [`SORTED_MAX`]): a [`SortedRing`].** A closed loop pushes one
 //!   event per event taken, and its new completion is nearly always after every other in
 //!   flight (a request queued behind the others) or before every one (a write the buffer takes
-//!   at once): an append at one end. Anything else is a binary search and a short move.
+//!   at once): an append at one end, or a few moves from the back.
 //! - **Many: a binary heap of 16-byte keys** — the time in the high 64 bits, then the
 //!   sequence number, then the index of the event's payload in a slab — instead of a heap of
 //!   whole events: a sift moves and compares one `u128` per level. The event just taken stays
 //!   at the top until the next push replaces it (one sift down instead of a pop's sift and a
 //!   push's). Keys are unique (the sequence number), so the order is the same as any priority
-//!   queue's.
+//!   queue's. A ring that fills up (more in flight than its bound said) moves its events to the
+//!   heap in order and the queue stays a heap.
+use flashsim::sorted_ring::SortedRing;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
-/// The most events in flight for which the queue is a sorted deque: past this a push into the
+/// The most events in flight for which the queue is a sorted ring: past this a push into the
 /// middle moves too many (a heap's sift is a few dozen instructions at any size).
 pub(crate) const SORTED_MAX: usize = 128;
 
@@ -27,18 +29,18 @@ const SLOT_BITS: u32 = 24;
 const SEQ_LIMIT: u64 = 1 << (64 - SLOT_BITS);
 
 pub(crate) enum EventQueue<P> {
-    /// Sorted by (time, push order): the front is taken next.
-    Sorted(VecDeque<(u64, P)>),
+    /// Sorted by (time, push order): the first is taken next.
+    Sorted(SortedRing<P>),
     /// Many events in flight.
     Heap(KeyHeap<P>),
 }
 
 impl<P: Copy> EventQueue<P> {
-    /// A queue for at most `bound` events in flight at once (more is not wrong, only slower
-    /// when the queue is a sorted deque).
-    pub fn new(bound: usize) -> EventQueue<P> {
+    /// A queue for at most `bound` events in flight at once (more is not wrong: the queue
+    /// then moves to its heap); `fill` fills the ring's unused slots.
+    pub fn new(bound: usize, fill: P) -> EventQueue<P> {
         if bound <= SORTED_MAX {
-            EventQueue::Sorted(VecDeque::with_capacity(bound))
+            EventQueue::Sorted(SortedRing::new(bound, fill))
         } else {
             EventQueue::Heap(KeyHeap::new())
         }
@@ -48,28 +50,32 @@ impl<P: Copy> EventQueue<P> {
     #[inline]
     pub fn push(&mut self, t: u64, payload: P) {
         match self {
-            EventQueue::Sorted(q) => {
-                match (q.front(), q.back()) {
-                    // After every event in flight (or ties with the last: pushed later, so after).
-                    (_, None) => q.push_back((t, payload)),
-                    (_, Some(&(last, _))) if last <= t => q.push_back((t, payload)),
-                    // Before every one.
-                    (Some(&(first, _)), _) if t < first => q.push_front((t, payload)),
-                    _ => {
-                        let i = q.partition_point(|&(u, _)| u <= t);
-                        q.insert(i, (t, payload));
-                    }
-                }
-            }
+            EventQueue::Sorted(q) if !q.is_full() => q.insert(t, payload),
+            EventQueue::Sorted(_) => self.spill(t, payload),
             EventQueue::Heap(h) => h.push(t, payload),
         }
+    }
+
+    /// More in flight than the bound: the heap from here on, with the ring's events first (in
+    /// order, so that ties keep their push order), then the event at `t`.
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self, t: u64, payload: P) {
+        let mut h = KeyHeap::new();
+        if let EventQueue::Sorted(q) = self {
+            for (u, p) in q.drain() {
+                h.push(u, p);
+            }
+        }
+        h.push(t, payload);
+        *self = EventQueue::Heap(h);
     }
 
     /// Take the earliest event: (time, payload).
     #[inline]
     pub fn take(&mut self) -> Option<(u64, P)> {
         match self {
-            EventQueue::Sorted(q) => q.pop_front(),
+            EventQueue::Sorted(q) => q.pop_first(),
             EventQueue::Heap(h) => h.take(),
         }
     }
@@ -139,12 +145,12 @@ mod tests {
 
     /// Both layouts hand events out in the order a plain heap of (time, sequence) does, for
     /// any interleaving of takes and pushes, whether the queue stays small or grows (the
-    /// sorted deque past its bound too).
+    /// sorted ring past its bound too: it moves to the heap).
     #[test]
     fn same_order_as_a_plain_heap() {
         for bound in [1, SORTED_MAX, usize::MAX] {
             for push_weight in [1, 2] {
-                check_against_plain_heap(EventQueue::new(bound), push_weight);
+                check_against_plain_heap(EventQueue::new(bound, 0), push_weight);
             }
         }
     }

@@ -5,9 +5,12 @@
 
 use crate::nand::{us, xfer_ns};
 use crate::profile::{Profile, MAP_UNIT};
+use crate::sorted_ring::TimeQueue;
 use crate::timeline::{BusyUntil, Ns, Timeline};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+
+/// Commands in flight that the host interface keeps in a sorted ring (a deeper queue of them
+/// goes to a heap): the engine's closed loops keep up to 32 in flight by default.
+const IN_FLIGHT_RING: usize = 64;
 
 /// Direction of a bus transfer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +26,8 @@ pub struct HostInterface {
     /// Commands the device accepts at once (the profile's `host.queue_depth` or the
     /// interface's default).
     pub queue_depth: u32,
-    in_flight: BinaryHeap<Reverse<Ns>>,
+    /// Completion times of the commands in the queue slots.
+    in_flight: TimeQueue<()>,
     controller: BusyUntil,
     /// `bus[0]` carries writes; `bus[1]` reads when full duplex, else everything uses `bus[0]`.
     bus: [Timeline; 2],
@@ -43,7 +47,7 @@ impl HostInterface {
         let h = &p.host;
         HostInterface {
             queue_depth: p.queue_depth(),
-            in_flight: BinaryHeap::new(),
+            in_flight: TimeQueue::new(IN_FLIGHT_RING),
             controller: BusyUntil::default(),
             bus: [Timeline::default(), Timeline::default()],
             full_duplex: h.interface.full_duplex(),
@@ -59,15 +63,9 @@ impl HostInterface {
     /// A command reaches the device at `t`; returns when the device has a slot for it.
     #[inline]
     pub(crate) fn admit(&mut self, t: Ns) -> Ns {
-        while let Some(&Reverse(done)) = self.in_flight.peek() {
-            if done > t {
-                break;
-            }
-            self.in_flight.pop();
-        }
+        self.in_flight.pop_until(t, |()| {});
         if self.in_flight.len() >= self.queue_depth as usize {
-            let Reverse(done) = self.in_flight.pop().expect("queue full yet empty");
-            return done;
+            return self.in_flight.pop_first().expect("queue full yet empty").0;
         }
         t
     }
@@ -75,7 +73,7 @@ impl HostInterface {
     /// The command admitted earlier completes at `done` and frees its slot then.
     #[inline]
     pub(crate) fn retire_at(&mut self, done: Ns) {
-        self.in_flight.push(Reverse(done));
+        self.in_flight.insert(done, ());
     }
 
     /// The controller's firmware handles the command; returns when it is done with it.

@@ -20,7 +20,8 @@
 //! mapping, buffer, GC, with `victim` and `buffer`) or `hybrid` (log blocks and merges), one of
 //! them held by `mapping` → `host` (queue, bus, controller) → [`Device`] (the whole, request
 //! API). [`temperature`] places host data by temperature (hot/cold frontiers). [`Counters`] and
-//! [`analytic`] give the numbers to check it by. [`builtin`] holds the device profiles built
+//! [`analytic`] give the numbers to check it by. [`sorted_ring`] is the short time-ordered queue
+//! of the host interface's commands in flight, shared with flashlab's workload engine. [`builtin`] holds the device profiles built
 //! into flashlab (`profiles/*.toml`). Errors: [`RequestError`] for a refused request,
 //! [`ProfileError`] for a bad profile, [`Error`] for the rest.
 
@@ -46,6 +47,7 @@ mod nand;
 mod packed;
 pub mod profile;
 mod read_priority;
+pub mod sorted_ring;
 mod suspend;
 pub mod temperature;
 mod timeline;
