@@ -47,7 +47,7 @@ impl<P: Copy> EventQueue<P> {
     }
 
     /// Add an event at time `t`; among events of the same time, earlier pushes come first.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, t: u64, payload: P) {
         match self {
             EventQueue::Sorted(q) if !q.is_full() => q.insert(t, payload),
@@ -72,7 +72,7 @@ impl<P: Copy> EventQueue<P> {
     }
 
     /// Take the earliest event: (time, payload).
-    #[inline]
+    #[inline(always)]
     pub fn take(&mut self) -> Option<(u64, P)> {
         match self {
             EventQueue::Sorted(q) => q.pop_first(),

@@ -61,7 +61,7 @@ impl HostInterface {
     }
 
     /// A command reaches the device at `t`; returns when the device has a slot for it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn admit(&mut self, t: Ns) -> Ns {
         self.in_flight.pop_until(t, |()| {});
         if self.in_flight.len() >= self.queue_depth as usize {
@@ -71,7 +71,7 @@ impl HostInterface {
     }
 
     /// The command admitted earlier completes at `done` and frees its slot then.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn retire_at(&mut self, done: Ns) {
         self.in_flight.insert(done, ());
     }

@@ -32,13 +32,13 @@ impl<T: Copy> SortedRing<T> {
     }
 
     /// Entries held.
-    #[inline]
+    #[inline(always)]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// No entry is held.
-    #[inline]
+    #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -50,19 +50,19 @@ impl<T: Copy> SortedRing<T> {
     }
 
     /// The ring holds [`SortedRing::capacity`] entries: an insert would panic.
-    #[inline]
+    #[inline(always)]
     pub fn is_full(&self) -> bool {
         self.len == self.buf.len()
     }
 
     /// The earliest entry, not taken.
-    #[inline]
+    #[inline(always)]
     pub fn first(&self) -> Option<(u64, T)> {
         (self.len > 0).then(|| self.buf[self.head])
     }
 
     /// Take the earliest entry.
-    #[inline]
+    #[inline(always)]
     pub fn pop_first(&mut self) -> Option<(u64, T)> {
         if self.len == 0 {
             return None;
@@ -74,7 +74,7 @@ impl<T: Copy> SortedRing<T> {
     }
 
     /// Take every entry of time `t` or earlier, giving `f` the value of each, earliest first.
-    #[inline]
+    #[inline(always)]
     pub fn pop_until(&mut self, t: u64, mut f: impl FnMut(T)) {
         while self.len > 0 && self.buf[self.head].0 <= t {
             f(self.buf[self.head].1);
@@ -84,7 +84,7 @@ impl<T: Copy> SortedRing<T> {
     }
 
     /// Add an entry at time `t`, after every entry of the same time. Panics when full.
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, t: u64, value: T) {
         assert!(self.len < self.buf.len(), "sorted ring full ({} entries)", self.buf.len());
         let m = self.mask;
@@ -110,7 +110,7 @@ impl<T: Copy> SortedRing<T> {
     }
 
     /// Give the earliest entry the value `value` (its time stays). Panics when empty.
-    #[inline]
+    #[inline(always)]
     pub fn set_first_value(&mut self, value: T) {
         assert!(self.len > 0, "sorted ring empty");
         self.buf[self.head].1 = value;
@@ -142,7 +142,7 @@ impl<T: Copy + Ord + Default> TimeQueue<T> {
         TimeQueue { ring: SortedRing::new(ring, T::default()), heap: BinaryHeap::new(), deep: false }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn len(&self) -> usize {
         if self.deep {
             self.heap.len()
@@ -162,7 +162,7 @@ impl<T: Copy + Ord + Default> TimeQueue<T> {
     }
 
     /// Take the earliest entry.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pop_first(&mut self) -> Option<(u64, T)> {
         if self.deep {
             self.heap.pop().map(|Reverse(e)| e)
@@ -172,7 +172,7 @@ impl<T: Copy + Ord + Default> TimeQueue<T> {
     }
 
     /// Take every entry of time `t` or earlier, giving `f` the value of each.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pop_until(&mut self, t: u64, mut f: impl FnMut(T)) {
         if self.deep {
             while self.heap.peek().is_some_and(|&Reverse((u, _))| u <= t) {
@@ -183,7 +183,7 @@ impl<T: Copy + Ord + Default> TimeQueue<T> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn insert(&mut self, t: u64, value: T) {
         if self.deep {
             self.heap.push(Reverse((t, value)));
