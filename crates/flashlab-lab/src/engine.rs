@@ -178,6 +178,24 @@ impl JobSpec {
         self.thinktime_ns > 0 && l.since_think >= self.thinktime_blocks.max(1)
     }
 
+    /// The one direction of every request of a job that uses none of the options acting
+    /// between its requests: no verification, fsync, `O_SYNC`, layer, think time, and one kind
+    /// of I/O (not a mix, not trimwrite). `None` for any other job.
+    fn plain_dir(&self) -> Option<u8> {
+        let bare = self.verify.is_none()
+            && self.fsync_every == 0
+            && !self.sync_writes
+            && self.layer == crate::stack::LayerCost::ZERO
+            && self.thinktime_ns == 0;
+        match self.rw {
+            _ if !bare => None,
+            Rw::Read | Rw::RandRead => Some(0),
+            Rw::Write | Rw::RandWrite => Some(1),
+            Rw::Trim | Rw::RandTrim => Some(2),
+            Rw::ReadWrite | Rw::RandRw | Rw::TrimWrite => None,
+        }
+    }
+
     fn budget(&self) -> Option<u64> {
         if self.time_based {
             None
@@ -255,12 +273,68 @@ struct Live {
     quiesce: bool,
     /// Once quiesced, restart the statistics (the probe found its depth).
     reset_pending: bool,
+    /// The direction of every request of a job with none of the options that act between its
+    /// requests on (see [`JobSpec::plain_dir`]; no rate, steady-state window or latency
+    /// probe either): the closed loop issues its next request without looking at them.
+    plain: Option<u8>,
 }
 
 impl Live {
     /// I/Os the job keeps in flight now: the probe's depth, or `iodepth`.
     fn depth(&self, s: &JobSpec) -> u32 {
         self.probe.as_ref().map_or(s.iodepth.max(1), |p| p.depth())
+    }
+
+    /// The job has stopped, or stops now at `t`: its runtime (from `start`), byte budget or
+    /// I/O count is used up.
+    #[inline(always)]
+    fn stops(&mut self, s: &JobSpec, t: Ns, start: Ns) -> bool {
+        if self.stopped {
+            return true;
+        }
+        let over_time = s.runtime_ns.is_some_and(|r| t >= start + s.ramp_ns + r);
+        let over_bytes = self.budget.is_some_and(|b| self.issued_bytes >= b);
+        let over_ios = !s.time_based && s.number_ios.is_some_and(|n| self.issued_ios >= n);
+        if over_time || over_bytes || over_ios {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// The file, offset and length of the job's next I/O in direction `dir`; `None` when every
+    /// file is done (the job stops there, as fio's does). A job that draws ahead tells the
+    /// device about the offset three requests on.
+    #[inline(always)]
+    fn draw(&mut self, s: &JobSpec, dev: &mut flashsim::Device, dir: u8) -> Option<(usize, u64, u64)> {
+        match self.lookahead {
+            Some(_) => {
+                let got = self.ahead[0];
+                let next = self.gen.next(dir).map_or((0, 0), |(_, off, len)| (off, len));
+                self.ahead = [self.ahead[1], self.ahead[2], next];
+                dev.prefetch(s.offset + self.ahead[2].0);
+                Some((0, got.0, got.1))
+            }
+            None => {
+                let next = self.gen.next(dir);
+                self.stopped |= next.is_none();
+                next
+            }
+        }
+    }
+
+    /// Count an I/O of `len` bytes in direction `dir` to `file`, issued.
+    #[inline(always)]
+    fn issued(&mut self, s: &JobSpec, dir: u8, len: u64, file: FileId) {
+        // As fio (HOWTO, rw=trimwrite): io_size=64K trims 64K and writes the same 64K, so a
+        // block's trim and write count once against io_size and number_ios.
+        if !(s.rw == Rw::TrimWrite && dir == 2) {
+            self.issued_bytes += len;
+            self.issued_ios += 1;
+        }
+        if dir == 1 {
+            self.writes_since_sync += 1;
+            self.last_file = file;
+        }
     }
 }
 
@@ -337,6 +411,11 @@ pub fn run_jobs_hooked(
             }
             let mut result = JobResult::new(s.name.clone(), s.groupid);
             result.iodepth = Some(s.iodepth);
+            let probe = model
+                .latency_target
+                .enabled()
+                .then(|| DepthProbe::new(model.latency_target, s.iodepth, start + s.ramp_ns));
+            let plain = if pacer.is_none() && ss.is_none() && probe.is_none() { s.plain_dir() } else { None };
             Live {
                 rng,
                 gen,
@@ -365,12 +444,10 @@ pub fn run_jobs_hooked(
                 ss,
                 done_bytes: 0,
                 done_ios: 0,
-                probe: model
-                    .latency_target
-                    .enabled()
-                    .then(|| DepthProbe::new(model.latency_target, s.iodepth, start + s.ramp_ns)),
+                probe,
                 quiesce: false,
                 reset_pending: false,
+                plain,
             }
         });
     }
@@ -389,14 +466,7 @@ pub fn run_jobs_hooked(
                  l: &mut Live,
                  s: &JobSpec|
      -> Result<Option<(Ns, Kind, u64)>, SysError> {
-        if l.stopped {
-            return Ok(None);
-        }
-        let over_time = s.runtime_ns.is_some_and(|r| t >= start + s.ramp_ns + r);
-        let over_bytes = l.budget.is_some_and(|b| l.issued_bytes >= b);
-        let over_ios = !s.time_based && s.number_ios.is_some_and(|n| l.issued_ios >= n);
-        if over_time || over_bytes || over_ios {
-            l.stopped = true;
+        if l.stops(s, t, start) {
             return Ok(None);
         }
         let _ = j;
@@ -441,22 +511,8 @@ pub fn run_jobs_hooked(
                 return Ok(Some((due, Kind::Wake, 0)));
             }
         }
-        let (fi, off, len) = match l.lookahead {
-            Some(_) => {
-                let got = l.ahead[0];
-                let next = l.gen.next(dir).map_or((0, 0), |(_, off, len)| (off, len));
-                l.ahead = [l.ahead[1], l.ahead[2], next];
-                sys.dev.prefetch(s.offset + l.ahead[2].0);
-                (0, got.0, got.1)
-            }
-            None => match l.gen.next(dir) {
-                Some(x) => x,
-                None => {
-                    // Every file is done (fio ends the job there).
-                    l.stopped = true;
-                    return Ok(None);
-                }
-            },
+        let Some((fi, off, len)) = l.draw(s, &mut sys.dev, dir) else {
+            return Ok(None);
         };
         let (file, base) = s.region(fi);
         if let Some(p) = &mut l.pacer {
@@ -479,18 +535,25 @@ pub fn run_jobs_hooked(
             // O_SYNC (`generic_write_sync`): the write returns after an fsync of its file.
             c.done = sys.fsync(c.done, file)?;
         }
-        // As fio (HOWTO, rw=trimwrite): io_size=64K trims 64K and writes the same 64K, so a
-        // block's trim and write count once against io_size and number_ios.
-        if !(s.rw == Rw::TrimWrite && dir == 2) {
-            l.issued_bytes += len;
-            l.issued_ios += 1;
-        }
-        if dir == 1 {
-            l.writes_since_sync += 1;
-            l.last_file = file;
-        }
+        l.issued(s, dir, len, file);
         Ok(Some((c.done + s.layer.complete_ns, Kind::Dir(dir), len)))
     };
+
+    // A plain job's next request ([`Live::plain`]): the steps `issue` takes for it, without
+    // the checks of the options it does not use.
+    let issue_plain =
+        |sys: &mut SimSystem, t: Ns, l: &mut Live, s: &JobSpec, dir: u8| -> Result<Option<(Ns, u64)>, SysError> {
+            if l.stops(s, t, start) {
+                return Ok(None);
+            }
+            let Some((fi, off, len)) = l.draw(s, &mut sys.dev, dir) else {
+                return Ok(None);
+            };
+            let (file, base) = s.region(fi);
+            let c = sys.io(t, file, [Op::Read, Op::Write, Op::Trim][dir as usize], base + off, len)?;
+            l.issued(s, dir, len, file);
+            Ok(Some((c.done, len)))
+        };
 
     // Issue at `t` until the job's depth is in flight, a think time is due or a rate limit
     // makes it wait (a Wake); a job that must think with nothing in flight schedules it.
@@ -611,7 +674,13 @@ pub fn run_jobs_hooked(
             }
         }
         let at = t.max(not_before);
-        if l.probe.is_some() {
+        if let Some(dir) = l.plain {
+            if let Some((done, bytes)) = issue_plain(sys, at, l, s, dir)? {
+                l.since_think += 1;
+                l.in_flight += 1;
+                events.push(done, (j, Kind::Dir(dir), bytes, at));
+            }
+        } else if l.probe.is_some() {
             if l.quiesce && l.in_flight == 0 {
                 l.quiesce = false;
                 if l.reset_pending {
