@@ -138,13 +138,7 @@ mod tests {
     /// out of order or tied, the buffer full or not.
     #[test]
     fn ring_and_heap_layouts_agree() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rnd = crate::sorted_ring::tests::draws(0x2545_f491_4f6c_dd1d);
         for cap in [1, 8, 48, 64] {
             let (mut ring, mut heap) = (WriteBuffer::with_layout(cap, false), WriteBuffer::with_layout(cap, true));
             let (mut now, mut held) = (0, 0u32);

@@ -205,20 +205,24 @@ impl<T: Copy + Ord + Default> TimeQueue<T> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Draws below a bound from a xorshift generator seeded with `seed` (for the queues' tests).
+    pub(crate) fn draws(mut x: u64) -> impl FnMut(u64) -> u64 {
+        move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        }
+    }
 
     /// Entries come out in (time, insertion) order, as from a plain heap of (time, sequence),
     /// for entries at the back, at the front, in between and tied, across the ring's wrap.
     #[test]
     fn takes_entries_in_time_then_insertion_order() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rnd = draws(0x2545_f491_4f6c_dd1d);
         let mut ring = SortedRing::new(16, 0u32);
         assert_eq!(ring.capacity(), 16);
         let mut plain = BinaryHeap::new();
@@ -249,13 +253,7 @@ mod tests {
     /// any order, which the ring's own test covers.)
     #[test]
     fn time_queue_is_a_min_multiset() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rnd = draws(0x9e37_79b9_7f4a_7c15);
         let (mut q, mut plain) = (TimeQueue::<u32>::new(16), BinaryHeap::new());
         let mut now = 0;
         for round in 0..60_000u64 {
