@@ -224,6 +224,10 @@ fn iodir(i: u8) -> IoDir {
     [IoDir::Read, IoDir::Write, IoDir::Trim][i as usize]
 }
 
+fn op(i: u8) -> Op {
+    [Op::Read, Op::Write, Op::Trim][i as usize]
+}
+
 fn ddir(i: u8) -> Ddir {
     [Ddir::Read, Ddir::Write, Ddir::Trim][i as usize]
 }
@@ -518,7 +522,7 @@ pub fn run_jobs_hooked(
         if let Some(p) = &mut l.pacer {
             p.issued(iodir(dir), len, &mut l.rng);
         }
-        let op = [Op::Read, Op::Write, Op::Trim][dir as usize];
+        let op = op(dir);
         // A verifying job's writes carry a tag the device keeps with the data.
         let verify = s.verify.as_ref().filter(|_| dir == 1);
         if let Some(v) = verify {
@@ -550,7 +554,7 @@ pub fn run_jobs_hooked(
                 return Ok(None);
             };
             let (file, base) = s.region(fi);
-            let c = sys.io(t, file, [Op::Read, Op::Write, Op::Trim][dir as usize], base + off, len)?;
+            let c = sys.io(t, file, op(dir), base + off, len)?;
             l.issued(s, dir, len, file);
             Ok(Some((c.done, len)))
         };

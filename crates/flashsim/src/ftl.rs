@@ -609,11 +609,21 @@ impl Ftl {
         if live == 0 {
             return at;
         }
-        if self.gc_split {
-            return self.gc_copy_page_split(die, v, base, live, at);
-        }
         let to = self.gc_destination(die);
-        self.gc_copy_live(die, v, base, &lpns, live, to, at)
+        self.gc_copy_read(die, v, base, &lpns, live, to, at)
+    }
+
+    /// Copy a victim page that [`Ftl::victim_page`] read (`live` valid units `lpns` from unit
+    /// `base`): by temperature when GC splits its frontier ([`Ftl::gc_copy_page_split`]), else
+    /// into GC's open page, programmed on die `to` ([`Ftl::gc_copy_live`]).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn gc_copy_read(&mut self, die: u32, v: u32, base: u32, lpns: &[u32; MAX_UPP], live: u32, to: u32, at: Ns) -> Ns {
+        if self.gc_split {
+            self.gc_copy_page_split(die, v, base, live, at)
+        } else {
+            self.gc_copy_live(die, v, base, lpns, live, to, at)
+        }
     }
 
     /// The logical units of page `page` of victim `v`, read from the reverse map once, into
@@ -808,12 +818,7 @@ impl Ftl {
                 if end.max(self.nand.die_free_at(die)).max(self.nand.die_free_at(to)) + self.page_cost > deadline {
                     break;
                 }
-                let done = if self.gc_split {
-                    self.gc_copy_page_split(die, v, base, live, at)
-                } else {
-                    self.gc_copy_live(die, v, base, &lpns, live, to, at)
-                };
-                end = end.max(done);
+                end = end.max(self.gc_copy_read(die, v, base, &lpns, live, to, at));
                 copied += 1;
             }
             self.job_page[die as usize] = page + 1;
