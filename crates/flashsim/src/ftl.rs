@@ -644,6 +644,7 @@ impl Ftl {
     /// read), then moves each valid unit into the open page (the mapping then points into it
     /// until it is programmed), and forgets the page's old places together at the end.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn gc_copy_live(&mut self, die: u32, v: u32, base: u32, lpns: &[u32; MAX_UPP], live: u32, to: u32, at: Ns) -> Ns {
         let ready = self.gc_read(die, at, live);
         let upp = self.geo.units_per_page;

@@ -202,7 +202,7 @@ impl Nand {
 
     /// Read a page on `die` and move `units` of it to the controller; returns when the data is
     /// in the controller.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read(&mut self, die: u32, at: Ns, units: u32) -> Ns {
         if let Some(p) = self.suspend.preempt(die, at, self.dies[die as usize].0) {
             return self.read_suspending(die, p, units);
@@ -270,7 +270,7 @@ impl Nand {
     }
 
     /// [`Nand::program`] with a program time of `t_prog` (an SLC-mode program of TLC NAND).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn program_for(&mut self, die: u32, at: Ns, t_prog: Ns) -> Ns {
         let ready = at.max(self.die_free_at(die));
         let (ch, lane) = self.channel_lane(die);

@@ -99,23 +99,31 @@ impl PackedTable {
     #[inline]
     pub(crate) fn set_run(&mut self, i: usize, values: &[u32]) {
         debug_assert!(i + values.len() <= self.len);
-        if let [v] = values {
-            self.set(i, *v);
-            return;
-        }
         let w = self.width as usize;
         let per = self.per_chunk;
+        if values.len() <= per {
+            // A page's entries (or one entry): one read-modify-write, without the chunking.
+            self.put_bits(i * w, values.len() * w, self.pack(values));
+            return;
+        }
         for (k, chunk) in values.chunks(per).enumerate() {
-            let mut acc = 0u64;
-            for (j, &v) in chunk.iter().enumerate() {
-                let stored = u64::from(v.wrapping_add(1));
-                debug_assert!(stored <= self.mask, "value {v} does not fit {} bits", self.width);
-                acc |= stored << (j * w);
-            }
             let bit = (i + k * per) * w;
             let n = chunk.len() * w;
-            self.put_bits(bit, n, acc);
+            self.put_bits(bit, n, self.pack(chunk));
         }
+    }
+
+    /// `values` (at most [`CHUNK`] bits of them) stored end to end from bit 0, each plus one.
+    #[inline(always)]
+    fn pack(&self, values: &[u32]) -> u64 {
+        let w = self.width as usize;
+        let mut acc = 0u64;
+        for (j, &v) in values.iter().enumerate() {
+            let stored = u64::from(v.wrapping_add(1));
+            debug_assert!(stored <= self.mask, "value {v} does not fit {} bits", self.width);
+            acc |= stored << (j * w);
+        }
+        acc
     }
 
     /// Clear the entries `from..to` (set them to `NONE`), 56 bits per read-modify-write.
@@ -123,6 +131,10 @@ impl PackedTable {
     pub(crate) fn clear_run(&mut self, from: usize, to: usize) {
         debug_assert!(from <= to && to <= self.len);
         let (mut bit, end) = (from * self.width as usize, to * self.width as usize);
+        if end - bit <= CHUNK {
+            // A page's entries: one read-modify-write.
+            return self.put_bits(bit, end - bit, 0);
+        }
         while bit < end {
             let n = (end - bit).min(CHUNK);
             self.put_bits(bit, n, 0);

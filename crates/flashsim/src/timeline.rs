@@ -276,10 +276,7 @@ impl Channel {
     /// [`Channel::remember`] of a booking that went into a gap before the tail.
     fn remember_in_gap(&mut self, start: Ns, end: Ns) {
         // Bookings are disjoint, so `recent[..i]` are the ones before this booking.
-        let mut i = self.recent_len;
-        while i > 0 && self.recent[i - 1].0 > start {
-            i -= 1;
-        }
+        let i = self.recent[..self.recent_len].iter().rposition(|&(s, _)| s <= start).map_or(0, |p| p + 1);
         if i == 0 && self.recent_len == RECENT {
             self.before_recent = self.before_recent.max(end);
         } else {

@@ -53,8 +53,10 @@ const ZONE_ABOVE_MIN: usize = 1;
 /// Per-die pacing state: flat arrays, no allocation per command.
 #[derive(Debug, Clone)]
 pub(crate) struct Pacing {
-    /// Steady rate of the die's victim: page copies per host unit written to the die.
-    rate: Vec<f64>,
+    /// Steady rate of the die's victim, shared over the dies: page copies per host unit a
+    /// command writes in all (host pages are striped, so the die takes `1 / dies` of them).
+    /// Divided once when the victim is chosen, not at every command.
+    share: Vec<f64>,
     /// Page copies the die owes (whole pages are paid by commands, the fraction carried).
     debt: Vec<f64>,
     /// A die keeps a victim in progress while it has at most this many free blocks.
@@ -78,7 +80,7 @@ impl Pacing {
     pub(crate) fn new(dies: u32, gc_min_free: u32) -> Pacing {
         let n = dies as usize;
         Pacing {
-            rate: vec![0.0; n],
+            share: vec![0.0; n],
             debt: vec![0.0; n],
             zone: gc_min_free as usize + ZONE_ABOVE_MIN,
             armed: vec![false; n],
@@ -93,7 +95,7 @@ impl Pacing {
 
     /// Heap bytes (for the memory accounting).
     pub(crate) fn memory_bytes(&self) -> u64 {
-        super::heap_bytes(&self.rate)
+        super::heap_bytes(&self.share)
             + super::heap_bytes(&self.debt)
             + super::heap_bytes(&self.armed)
             + super::heap_bytes(&self.since)
@@ -232,7 +234,8 @@ impl Ftl {
         let live_pages =
             (0..upb as usize / upp).filter(|&i| self.p2l.any(base + i * upp, base + (i + 1) * upp)).count();
         let gain = f64::from(upb - self.valid[v as usize]).min(f64::from(upb) - since);
-        self.pace.rate[die as usize] = live_pages as f64 / gain.max(1.0);
+        let rate = live_pages as f64 / gain.max(1.0);
+        self.pace.share[die as usize] = rate / f64::from(self.geo.dies);
     }
 
     /// The first pass of [`Ftl::paced_gc`], in die order: an armed die's step, a greedy die's
@@ -275,9 +278,8 @@ impl Ftl {
     fn accrued(&self, d: usize, units: u32) -> f64 {
         accrual(
             self.pace.debt[d],
-            self.pace.rate[d],
+            self.pace.share[d],
             self.pace.zone.saturating_sub(self.free[d].len()),
-            self.geo.dies,
             units,
             self.geo.pages_per_block,
         )
@@ -294,7 +296,7 @@ impl Ftl {
         let jobs = &job_victim[..dies];
         let free = &free[..dies];
         let armed = &pace.armed[..dies];
-        let rate = &pace.rate[..dies];
+        let share = &pace.share[..dies];
         let debt = &mut pace.debt[..dies];
         let due = &mut pace.due[..dies];
         let bound = &victims.min_valid_bounds()[..dies];
@@ -310,14 +312,7 @@ impl Ftl {
             if *greedy && bound[d] < left {
                 return d;
             }
-            let owed = accrual(
-                debt[d],
-                rate[d],
-                pace.zone.saturating_sub(free[d].len()),
-                geo.dies,
-                units,
-                geo.pages_per_block,
-            );
+            let owed = accrual(debt[d], share[d], pace.zone.saturating_sub(free[d].len()), units, geo.pages_per_block);
             debt[d] = owed;
             // Owes a page, or its victim has nothing valid left (an erase, owed at once);
             // without a branch on it (a coin toss to the branch predictor).
@@ -349,7 +344,9 @@ impl Ftl {
             while budget > 0 && self.job_victim[d] != NIL {
                 // A victim with nothing valid left owes no copies, only its erase: at once.
                 let empty = self.valid[self.job_victim[d] as usize] == 0;
-                let owed = if empty { 1 } else { (self.pace.debt[d] as u64).min(budget) };
+                // A debt lies in 0..=pages per block: its whole pages through `u32` (a shorter
+                // conversion than the saturating one to `u64`, same value).
+                let owed = if empty { 1 } else { u64::from(self.pace.debt[d] as u32).min(budget) };
                 if owed == 0 {
                     break;
                 }
@@ -375,11 +372,19 @@ impl Ftl {
     }
 }
 
-/// A die's debt of page copies after a command of `units` host units: its steady `rate` (page
-/// copies per host unit) shared over the `dies`, times one plus the `deficit` of blocks below
-/// its zone, capped at a block of `block_pages`.
+/// A die's debt of page copies after a command of `units` host units: its `share` of the
+/// steady rate (page copies per host unit of the command), times one plus the `deficit` of
+/// blocks below its zone, capped at a block of `block_pages`. A die in its zone (no deficit)
+/// skips the multiplication by one, which changes no bit; the cap is a plain comparison, the
+/// same as `f64::min` on the finite values a debt takes, without its NaN handling.
 #[inline(always)]
-fn accrual(debt: f64, rate: f64, deficit: usize, dies: u32, units: u32, block_pages: u32) -> f64 {
-    let rate = rate / f64::from(dies) * (1.0 + deficit as f64);
-    (debt + f64::from(units) * rate).min(f64::from(block_pages))
+fn accrual(debt: f64, share: f64, deficit: usize, units: u32, block_pages: u32) -> f64 {
+    let rate = if deficit == 0 { share } else { share * (1.0 + deficit as f64) };
+    let owed = debt + f64::from(units) * rate;
+    let cap = f64::from(block_pages);
+    if owed < cap {
+        owed
+    } else {
+        cap
+    }
 }
