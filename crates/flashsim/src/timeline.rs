@@ -274,9 +274,12 @@ impl Channel {
     }
 
     /// [`Channel::remember`] of a booking that went into a gap before the tail.
+    #[inline(always)]
     fn remember_in_gap(&mut self, start: Ns, end: Ns) {
-        // Bookings are disjoint, so `recent[..i]` are the ones before this booking.
-        let i = self.recent[..self.recent_len].iter().rposition(|&(s, _)| s <= start).map_or(0, |p| p + 1);
+        // Bookings are disjoint, so `recent[..i]` are the ones before this booking. A booking
+        // in a gap is nearly always among the oldest of `recent`: searched from the front.
+        let n = self.recent_len;
+        let i = self.recent[..n].iter().position(|&(s, _)| s > start).unwrap_or(n);
         if i == 0 && self.recent_len == RECENT {
             self.before_recent = self.before_recent.max(end);
         } else {
@@ -295,7 +298,10 @@ impl Channel {
             self.recent_len = n + 1;
         } else {
             self.before_recent = self.before_recent.max(self.recent[0].1);
-            self.recent.copy_within(1..i, 0);
+            // Usually a few entries: moved one by one, not through a `memmove` call.
+            for j in 1..i {
+                self.recent[j - 1] = self.recent[j];
+            }
             self.recent[i - 1] = (start, end);
         }
     }
