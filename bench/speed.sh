@@ -3,6 +3,9 @@
 # peak memory, for
 #   - `sim waf` on 16384 blocks of 256 pages (greedy, spare 0.07): passes 1 and 4;
 #   - `wsat` on bench/speed/mqsim-match.toml (MQSim's 16 GiB geometry): --times 1 and 4;
+#   - `gc` (only when CASES names it): `wsat` on bench/speed/mqsim-match-2g.toml, the same
+#     device at 2 GiB: --times 2 and 4, a window where GC copies 4.3 units per host write
+#     (the `wsat` case's: 2.6);
 #   - a DFTL profile (`wsat` on sim:emmc-4.5, 512 KiB map cache): --times 0.25 and 1;
 #   - a hybrid log-block profile (`wsat` on sim:nexus7-2012, QD1): --times 0.01 and 0.04;
 #   - `age` on sim:nvme-256g (the whole protocol, once).
@@ -14,7 +17,7 @@
 #
 #   bench/speed.sh                   # builds the release binary first
 #   FLASHLAB_BIN=/path/flashlab REPEAT=3 bench/speed.sh
-#   CASES="wsat age" bench/speed.sh  # a subset: waf wsat dftl hybrid age
+#   CASES="wsat age" bench/speed.sh  # a subset: waf wsat dftl hybrid age (and gc, not by default)
 #   HYBRID_TARGET=sim:old/nexus7-2012.toml bench/speed.sh  # the hybrid case on another profile
 #
 # REPEAT runs each case that many times and keeps the fastest. Results: docs/speed.md.
@@ -118,6 +121,9 @@ if "waf" in CASES:
 if "wsat" in CASES:
     w = ["wsat", "--target", "sim:bench/speed/mqsim-match.toml", "--intervals", "10", "--times"]
     marginal("wsat", w + ["1"], w + ["4"], wsat_writes)
+if "gc" in CASES:
+    w = ["wsat", "--target", "sim:bench/speed/mqsim-match-2g.toml", "--intervals", "10", "--times"]
+    marginal("gc", w + ["2"], w + ["4"], wsat_writes)
 if "dftl" in CASES:
     w = ["wsat", "--target", "sim:emmc-4.5", "--intervals", "10", "--times"]
     marginal("dftl", w + ["0.25"], w + ["1"], wsat_writes)
