@@ -789,6 +789,7 @@ impl Ftl {
     ///
     /// Paced steps (`paced`) leave the die's last free block alone: the foreground path may need
     /// it to finish the victim, since the victim's copies take space before it frees any.
+    #[inline(always)]
     fn advance(&mut self, die: u32, at: Ns, pages: u64, deadline: Ns, background: bool, paced: bool) -> (Ns, u64) {
         let mut end = at;
         let mut copied = 0;
