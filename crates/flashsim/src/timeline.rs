@@ -280,7 +280,7 @@ impl Channel {
         // in a gap is nearly always among the oldest of `recent`: searched from the front.
         let n = self.recent_len;
         let i = self.recent[..n].iter().position(|&(s, _)| s > start).unwrap_or(n);
-        if i == 0 && self.recent_len == RECENT {
+        if i == 0 && n == RECENT {
             self.before_recent = self.before_recent.max(end);
         } else {
             self.insert_recent(i, start, end);
