@@ -465,17 +465,18 @@ impl Ftl {
         }
         let len = self.open[op].len;
         let open = &self.open[op];
-        let l2p = &mut self.l2p;
+        // A slice: its pointer and length stay in registers across the stores below (through
+        // the `Vec`, each store could change them, so each index reloads both).
+        let l2p = &mut self.l2p[..];
         // Slots from `len` on hold INVALID (an open page is cleared whole), and so do the
         // slots of buffered units trimmed meanwhile: the page's reverse-map entries are its
         // slots as they are, written at once.
         debug_assert!(open.lpn[len as usize..].iter().all(|&l| l == INVALID));
         self.p2l.set_run(base as usize, &open.lpn[..upp as usize]);
         let mut programmed = 0;
-        for s in 0..upp as usize {
-            let lpn = open.lpn[s];
+        for (ppa, &lpn) in (base..).zip(&open.lpn[..upp as usize]) {
             if lpn != INVALID {
-                l2p[lpn as usize] = base + s as u32;
+                l2p[lpn as usize] = ppa;
                 programmed += 1;
             }
         }
@@ -789,12 +790,24 @@ impl Ftl {
     ///
     /// Paced steps (`paced`) leave the die's last free block alone: the foreground path may need
     /// it to finish the victim, since the victim's copies take space before it frees any.
+    ///
+    /// `lpns` is scratch for a page's logical units ([`Ftl::victim_page`] sets the page's
+    /// entries before they are read): the caller's, so that a command paying several dies
+    /// fills it once, not once a die.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn advance(&mut self, die: u32, at: Ns, pages: u64, deadline: Ns, background: bool, paced: bool) -> (Ns, u64) {
+    fn advance(
+        &mut self,
+        die: u32,
+        at: Ns,
+        pages: u64,
+        deadline: Ns,
+        background: bool,
+        paced: bool,
+        lpns: &mut [u32; MAX_UPP],
+    ) -> (Ns, u64) {
         let mut end = at;
         let mut copied = 0;
-        // A page's logical units ([`Ftl::victim_page`] sets the page's first entries).
-        let mut lpns = [INVALID; MAX_UPP];
         self.in_gc = true;
         while copied < pages {
             let v = self.job_victim[die as usize];
@@ -812,7 +825,7 @@ impl Ftl {
             if paced && self.free[die as usize].len() <= 1 && !self.gc_room(die) {
                 break;
             }
-            let (base, live) = self.victim_page(v, page, &mut lpns);
+            let (base, live) = self.victim_page(v, page, lpns);
             if live > 0 {
                 // The copy reads on this die and programs where `gc_destination` sends it: both
                 // dies' queued work counts against the ceiling.
@@ -820,7 +833,7 @@ impl Ftl {
                 if end.max(self.nand.die_free_at(die)).max(self.nand.die_free_at(to)) + self.page_cost > deadline {
                     break;
                 }
-                end = end.max(self.gc_copy_read(die, v, base, &lpns, live, to, at));
+                end = end.max(self.gc_copy_read(die, v, base, lpns, live, to, at));
                 copied += 1;
             }
             self.job_page[die as usize] = page + 1;
@@ -832,8 +845,9 @@ impl Ftl {
     /// Clean `die`'s victim to the end, whatever it costs; returns when done.
     fn finish_job(&mut self, die: u32, at: Ns, background: bool) -> Ns {
         let mut end = at;
+        let mut lpns = [INVALID; MAX_UPP];
         while self.job_victim[die as usize] != NIL {
-            end = end.max(self.advance(die, at, u64::MAX, Ns::MAX, background, false).0);
+            end = end.max(self.advance(die, at, u64::MAX, Ns::MAX, background, false, &mut lpns).0);
         }
         end
     }

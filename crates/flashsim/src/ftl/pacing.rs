@@ -43,7 +43,7 @@
 //!   open block has room for the page, since it then takes no block. Below that the forced
 //!   path (clean to the end in one command) remains the fallback.
 
-use super::{Ftl, NIL};
+use super::{Ftl, INVALID, MAX_UPP, NIL};
 use crate::timeline::Ns;
 
 /// A die needs a paced victim when the host opens a block on it and leaves it with at most
@@ -338,6 +338,8 @@ impl Ftl {
         let mut budget = u64::from(self.pages_per_command);
         let mut end = at;
         let n_due = self.accrue(units);
+        // Scratch for a victim page's logical units, filled once for all the dies paid.
+        let mut lpns = [INVALID; MAX_UPP];
         for i in 0..n_due {
             let die = self.pace.due[i];
             let d = die as usize;
@@ -350,7 +352,7 @@ impl Ftl {
                 if owed == 0 {
                     break;
                 }
-                let (e, n) = self.advance(die, at, owed, deadline, false, true);
+                let (e, n) = self.advance(die, at, owed, deadline, false, true, &mut lpns);
                 end = end.max(e);
                 budget -= n.min(budget);
                 self.pace.debt[d] -= n as f64;
@@ -379,7 +381,9 @@ impl Ftl {
 /// same as `f64::min` on the finite values a debt takes, without its NaN handling.
 #[inline(always)]
 fn accrual(debt: f64, share: f64, deficit: usize, units: u32, block_pages: u32) -> f64 {
-    let rate = if deficit == 0 { share } else { share * (1.0 + deficit as f64) };
+    // A deficit is at most the zone (a few blocks): through `u32`, a one-instruction
+    // conversion where `usize` takes seven (same value).
+    let rate = if deficit == 0 { share } else { share * (1.0 + f64::from(deficit as u32)) };
     let owed = debt + f64::from(units) * rate;
     let cap = f64::from(block_pages);
     if owed < cap {
