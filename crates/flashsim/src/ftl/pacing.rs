@@ -355,7 +355,8 @@ impl Ftl {
                 let (e, n) = self.advance(die, at, owed, deadline, false, true, &mut lpns);
                 end = end.max(e);
                 budget -= n.min(budget);
-                self.pace.debt[d] -= n as f64;
+                // `n` is at most the pages owed (a block's): through `u32`, as above.
+                self.pace.debt[d] -= f64::from(n as u32);
                 if self.job_victim[d] == NIL {
                     // The victim is erased: the next one starts now only if the die is below
                     // its zone (else at the next block the host opens on it, as before).
@@ -364,8 +365,12 @@ impl Ftl {
                     } else {
                         self.pace.debt[d] = 0.0;
                     }
-                } else if n < owed {
+                } else if n < owed || self.valid[self.job_victim[d] as usize] != 0 {
                     // Stopped by the ceiling or the die's last free block: the rest stays owed.
+                    // Or paid in full: the whole pages owed are copied (or the budget is spent),
+                    // so less than a page is left, and a victim that still holds data owes
+                    // nothing more now. (The next pass of the loop would find the same, a few
+                    // dozen instructions later; an emptied victim goes on to its erase.)
                     break;
                 }
             }
