@@ -386,8 +386,8 @@ impl Ftl {
 /// same as `f64::min` on the finite values a debt takes, without its NaN handling.
 #[inline(always)]
 fn accrual(debt: f64, share: f64, deficit: usize, units: u32, block_pages: u32) -> f64 {
-    // A deficit is at most the zone (a few blocks): through `u32`, a one-instruction
-    // conversion where `usize` takes seven (same value).
+    // A deficit is at most the zone (a few blocks): through `u32`, one instruction on x86-64,
+    // where the unsigned 64-bit conversion takes seven (same value).
     let rate = if deficit == 0 { share } else { share * (1.0 + f64::from(deficit as u32)) };
     let owed = debt + f64::from(units) * rate;
     let cap = f64::from(block_pages);
