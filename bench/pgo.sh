@@ -39,6 +39,13 @@ if [ ! -x "$profdata" ]; then
     exit 1
 fi
 dir="$PWD/target/pgo"
+case "$dir" in
+    *[[:space:]]*)
+        # RUSTFLAGS is split at whitespace, so the profile paths below cannot hold any.
+        echo "bench/pgo.sh: the checkout's path has whitespace in it ($dir): rustc's profile flags cannot name it" >&2
+        exit 1
+        ;;
+esac
 rm -rf "$dir/profiles" "$dir/train"
 mkdir -p "$dir/profiles" "$dir/train"
 
