@@ -20,7 +20,7 @@
 #
 # Needs llvm-profdata of rustc's own LLVM version (the counts' format follows it):
 # `rustup component add llvm-tools`. About 9 minutes on this project's 2-vCPU machine (two
-# release builds and 30 s of training).
+# release builds and 3 s of training).
 set -eu
 cd "$(dirname "$0")/.."
 install=0
@@ -68,10 +68,10 @@ train age --json "$dir/train/age.json"
 
 echo "bench/pgo.sh: 3/3 optimised build (target/pgo/use)" >&2
 "$profdata" merge -o "$dir/flashlab.profdata" "$dir/profiles"
-RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$dir/flashlab.profdata" CARGO_TARGET_DIR="$dir/use" \
-    cargo build --release --locked -p flashlab
+# The same flags and directory for the build and the install, so that the install reuses it.
+export RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$dir/flashlab.profdata" CARGO_TARGET_DIR="$dir/use"
+cargo build --release --locked -p flashlab
 echo "$dir/use/release/flashlab"
 if [ "$install" = 1 ]; then
-    RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$dir/flashlab.profdata" CARGO_TARGET_DIR="$dir/use" \
-        cargo install --locked --path crates/flashlab
+    cargo install --locked --path crates/flashlab
 fi
