@@ -44,6 +44,9 @@ pub struct Traced {
     pub len: u64,
     /// Why a write was sent (`None` for reads, trims and flushes).
     pub purpose: Option<Purpose>,
+    /// F2FS: the log a main-area write went to, as the kernel numbers its current segments
+    /// (0-2 hot, warm, cold data; 3-5 hot, warm, cold node); `None` otherwise.
+    pub log: Option<u8>,
 }
 
 pub(crate) struct Disk<'a> {
@@ -51,6 +54,8 @@ pub(crate) struct Disk<'a> {
     pub(crate) c: &'a mut FsCounters,
     pub(crate) nobarrier: bool,
     pub(crate) trace: Option<&'a mut Vec<Traced>>,
+    /// The log the next writes go to (F2FS sets it around its log writes), for the trace.
+    pub(crate) log: Option<u8>,
 }
 
 /// The later of two completions (`None` = nothing yet).
@@ -69,7 +74,8 @@ pub(crate) fn instant(t: Ns) -> Completion {
 impl Disk<'_> {
     fn record(&mut self, t: Ns, op: Op, offset: u64, len: u64, purpose: Option<Purpose>) {
         if let Some(tr) = &mut self.trace {
-            tr.push(Traced { t, op, offset, len, purpose });
+            let log = if op == Op::Write { self.log } else { None };
+            tr.push(Traced { t, op, offset, len, purpose, log });
         }
     }
 

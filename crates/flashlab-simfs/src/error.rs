@@ -187,6 +187,19 @@ pub enum LayoutError {
         /// Groups the block count makes.
         expected: u64,
     },
+    /// An F2FS superblock or checkpoint field that is wrong
+    /// ([`crate::f2fs_layout::F2fsLayout::from_image`]).
+    #[error("{input}: F2FS {structure} field '{field}': {msg}")]
+    F2fsField {
+        /// The image read.
+        input: String,
+        /// `superblock` or `checkpoint`.
+        structure: &'static str,
+        /// The field (`magic`, `log_blocksize`).
+        field: &'static str,
+        /// What is wrong with it.
+        msg: String,
+    },
     /// Free ranges that overlap.
     #[error("{input}: free ranges overlap at block {block}")]
     Overlap {

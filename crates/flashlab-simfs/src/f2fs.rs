@@ -35,6 +35,7 @@
 use super::disk::{instant, later, Disk, Purpose};
 use super::FsConfig;
 use crate::extents::FS_BLOCK;
+use crate::f2fs_layout::F2fsLayout;
 use crate::model::{FileIo, FsModel};
 use crate::{FsError, InvariantError};
 use flashsim::{Completion, Ns, Op};
@@ -50,11 +51,14 @@ const ADDRS_PER_INODE: u64 = 923;
 const ADDRS_PER_BLOCK: u64 = 1018;
 const NAT_ENTRIES_PER_BLOCK: u32 = 455;
 const SIT_ENTRIES_PER_BLOCK: u32 = 55;
-const HOT: usize = 0;
-const WARM: usize = 1;
-const COLD: usize = 2;
-const NODE: usize = 3;
-const LOGS: usize = 4;
+/// The logs, numbered as the kernel numbers its current segments (`CURSEG_HOT_DATA` ...).
+const HOT_DATA: usize = 0;
+const WARM_DATA: usize = 1;
+const COLD_DATA: usize = 2;
+const HOT_NODE: usize = 3;
+const WARM_NODE: usize = 4;
+const COLD_NODE: usize = 5;
+const LOGS: usize = 6;
 /// Checkpoint pack: header, one summary block per log, footer.
 const CP_PACK_BLOCKS: u64 = 2 + LOGS as u64;
 
@@ -162,6 +166,21 @@ pub struct F2fs {
     runs: Vec<u32>,
 }
 
+/// Where the areas are and how much of the main area the user may fill: computed as
+/// mkfs.f2fs would ([`F2fs::new`]) or read from a real image ([`F2fs::with_layout`]).
+struct Areas {
+    cp_start: u64,
+    sit_start: u64,
+    sit_blocks: u64,
+    nat_start: u64,
+    nat_blocks: u64,
+    main_start: u64,
+    main_segs: u32,
+    reserved_segs: u32,
+    ovp_segs: u32,
+    user_blocks: u64,
+}
+
 impl F2fs {
     pub(crate) fn new(capacity: u64, cfg: &FsConfig) -> F2fs {
         let total_segs = (capacity / SEG_BYTES) as u32;
@@ -179,10 +198,77 @@ impl F2fs {
         let sit_start = 3 * u64::from(SEG_BLOCKS);
         let nat_start = sit_start + 2 * u64::from(segs(sit_blocks)) * u64::from(SEG_BLOCKS);
         let main_start = u64::from(meta_segs) * u64::from(SEG_BLOCKS);
+        F2fs::from_areas(
+            cfg,
+            Areas {
+                cp_start: u64::from(SEG_BLOCKS),
+                sit_start,
+                sit_blocks,
+                nat_start,
+                nat_blocks,
+                main_start,
+                main_segs,
+                reserved_segs,
+                ovp_segs,
+                user_blocks,
+            },
+        )
+    }
+
+    /// The model over a real image's areas (its superblock and first checkpoint): the same
+    /// main area, reserve and overprovision as the kernel's F2FS on it, and each log starting
+    /// where mkfs.f2fs left it.
+    pub(crate) fn with_layout(cfg: &FsConfig, l: &F2fsLayout) -> F2fs {
+        let main_segs = l.segment_count_main;
+        let mut f = F2fs::from_areas(
+            cfg,
+            Areas {
+                cp_start: u64::from(l.cp_blkaddr),
+                sit_start: u64::from(l.sit_blkaddr),
+                sit_blocks: u64::from(main_segs).div_ceil(u64::from(SIT_ENTRIES_PER_BLOCK)),
+                nat_start: u64::from(l.nat_blkaddr),
+                nat_blocks: u64::from(l.segment_count_nat / 2) * u64::from(SEG_BLOCKS),
+                main_start: u64::from(l.main_blkaddr),
+                main_segs,
+                reserved_segs: l.rsvd_segment_count,
+                ovp_segs: l.overprov_segment_count,
+                user_blocks: l.user_block_count.saturating_sub(l.valid_block_count),
+            },
+        );
+        // The logs continue in the segments mkfs.f2fs opened for them (the blocks before each
+        // log's next block hold the root directory and stay out of the model's accounting).
+        for (log, &(seg, next)) in [HOT_DATA, WARM_DATA, COLD_DATA]
+            .iter()
+            .zip(&l.cur_data)
+            .chain([HOT_NODE, WARM_NODE, COLD_NODE].iter().zip(&l.cur_node))
+        {
+            if f.seg_state[seg as usize] == Seg::Free {
+                f.seg_state[seg as usize] = Seg::Open;
+                f.seg_log[seg as usize] = *log as u8;
+                f.free_segs -= 1;
+                f.logs[*log] = (seg, u32::from(next));
+            }
+        }
+        f
+    }
+
+    fn from_areas(cfg: &FsConfig, a: Areas) -> F2fs {
+        let Areas {
+            cp_start,
+            sit_start,
+            sit_blocks,
+            nat_start,
+            nat_blocks,
+            main_start,
+            main_segs,
+            reserved_segs,
+            ovp_segs,
+            user_blocks,
+        } = a;
         let blocks = main_segs as usize * SEG_BLOCKS as usize;
         F2fs {
             cfg: cfg.clone(),
-            cp_start: u64::from(SEG_BLOCKS),
+            cp_start,
             sit_start,
             sit_blocks,
             nat_start,
@@ -298,9 +384,10 @@ impl F2fs {
                 }
                 self.close_segment(seg);
             }
-            let ssr_seg = ((log == HOT || log == WARM) && !self.cfg.lfs_only && self.free_segs < self.ovp_segs)
-                .then(|| self.ssr_victim(log))
-                .flatten();
+            let ssr_seg =
+                ((log == HOT_DATA || log == WARM_DATA) && !self.cfg.lfs_only && self.free_segs < self.ovp_segs)
+                    .then(|| self.ssr_victim(log))
+                    .flatten();
             let (s, ssr) = match ssr_seg {
                 Some(s) => (s, true),
                 None => {
@@ -414,8 +501,10 @@ impl F2fs {
             while j < self.runs.len() && self.runs[j] == s + (j - i) as u32 {
                 j += 1;
             }
-            let c = d.write(t, self.dev_off(s), (j - i) as u64 * FS_BLOCK, why)?;
-            last = Some(later(last, c));
+            d.log = Some(self.seg_log[(s / SEG_BLOCKS) as usize]);
+            let c = d.write(t, self.dev_off(s), (j - i) as u64 * FS_BLOCK, why);
+            d.log = None;
+            last = Some(later(last, c?));
             i = j;
         }
         self.runs.clear();
@@ -531,14 +620,14 @@ impl F2fs {
         for &(old, owner, idx) in &list {
             if idx & NODE_BIT != 0 {
                 let ni = (idx & !NODE_BIT) as usize;
-                let new = self.alloc_block(NODE, t, owner, idx)?;
+                let new = self.alloc_block(WARM_NODE, t, owner, idx)?;
                 let node = &mut self.files[owner as usize].as_mut().expect("owner lives").nodes[ni];
                 node.addr = new;
                 let nid = node.nid;
                 self.mark_nat(nid);
                 self.runs.push(new);
             } else {
-                let new = self.alloc_block(COLD, t, owner, idx)?;
+                let new = self.alloc_block(COLD_DATA, t, owner, idx)?;
                 self.files[owner as usize].as_mut().expect("owner lives").blocks[idx as usize] = new;
                 self.mark_node_dirty(owner, node_of(u64::from(idx)));
                 self.runs.push(new);
@@ -563,7 +652,7 @@ impl F2fs {
         } else {
             self.invalidate(node.addr);
         }
-        let new = self.alloc_block(NODE, t, id, NODE_BIT | ni)?;
+        let new = self.alloc_block(WARM_NODE, t, id, NODE_BIT | ni)?;
         let n = &mut self.files[id as usize].as_mut().expect("live").nodes[ni as usize];
         n.addr = new;
         n.dirty = false;
@@ -735,7 +824,7 @@ impl FsModel for F2fs {
                         self.runs.push(old);
                         continue;
                     }
-                    let log = if old < NEW_ADDR || small { HOT } else { WARM };
+                    let log = if small && false { HOT_DATA } else { WARM_DATA };
                     if old < NEW_ADDR {
                         self.invalidate(old);
                     } else {

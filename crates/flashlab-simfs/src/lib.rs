@@ -36,6 +36,7 @@ mod ext4_alloc;
 pub mod ext4_layout;
 pub mod extents;
 pub mod f2fs;
+pub mod f2fs_layout;
 pub mod inplace;
 mod journal;
 mod model;
@@ -100,6 +101,15 @@ impl Fs {
     pub fn ext4_on(capacity: u64, mut cfg: FsConfig, layout: ext4_layout::Layout) -> Fs {
         cfg.kind = FsKind::Ext4;
         let model = AnyModel::InPlace(inplace::InPlace::with_layout(capacity, &cfg, Some(layout)));
+        Fs::with_model(cfg, model)
+    }
+
+    /// The F2FS model over the areas of a real image (from
+    /// [`f2fs_layout::F2fsLayout::from_image`]): the kernel's main area, reserve and
+    /// overprovision, and the logs where mkfs.f2fs left them.
+    pub fn f2fs_on(mut cfg: FsConfig, layout: &f2fs_layout::F2fsLayout) -> Fs {
+        cfg.kind = FsKind::F2fs;
+        let model = AnyModel::Log(f2fs::F2fs::with_layout(&cfg, layout));
         Fs::with_model(cfg, model)
     }
 
@@ -184,7 +194,8 @@ impl Fs {
         // Ids of deleted files are reused, so the per-file tables of the models stay as large as
         // the most files alive at once (life creates and deletes files for simulated years).
         let id = self.free_ids.pop().unwrap_or(self.id_names.len() as u32);
-        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        let mut d =
+            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
         let r = self.model.create(&mut d, t, id, name, size);
         match r {
             Ok(()) => {
@@ -221,13 +232,15 @@ impl Fs {
             return Err(FsError::Empty);
         }
         let name = self.id_names.get(id.0 as usize).map_or("", String::as_str);
-        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        let mut d =
+            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
         self.model.io(&mut d, t, FileIo { id: id.0, name, op, off, len })
     }
 
     /// fsync file `id` at `t`; returns when it is durable.
     pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, FsError> {
-        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        let mut d =
+            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
         self.model.fsync(&mut d, t, id.0)
     }
 
@@ -235,7 +248,8 @@ impl Fs {
     /// the next commit on ext4, at the next checkpoint on F2FS).
     pub fn delete(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<(), FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
-        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        let mut d =
+            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
         self.model.delete(&mut d, t, id.0)?;
         self.names.remove(name);
         // Free the name (not just clear it): life creates and deletes files for simulated
@@ -273,26 +287,30 @@ impl Fs {
     /// truncation (F2FS): the caller deletes the file instead.
     pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
-        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        let mut d =
+            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
         self.model.truncate_to_zero(&mut d, t, id.0)
     }
 
     /// No application I/O from `start` to `end`: the model commits, checkpoints and cleans
     /// what falls due.
     pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), FsError> {
-        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        let mut d =
+            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
         self.model.idle(&mut d, start, end)
     }
 
     /// Commit everything and flush the device cache at `t`; returns when done.
     pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
-        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        let mut d =
+            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
         self.model.sync(&mut d, t)
     }
 
     /// fstrim at `t`: trim the free space; returns the bytes trimmed and when it is done.
     pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), FsError> {
-        let mut d = Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut() };
+        let mut d =
+            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
         self.model.fstrim(&mut d, t)
     }
 

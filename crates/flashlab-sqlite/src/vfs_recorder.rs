@@ -10,14 +10,14 @@
 
 use crate::error::Error;
 use rusqlite::ffi;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::mem::size_of;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What kind of file SQLite opened (from the open flags).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileKind {
     /// The main database file.
@@ -45,7 +45,7 @@ impl FileKind {
 }
 
 /// Points the workload marks in the log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Mark {
     /// Every dirty page of the database files was written back and the device's cache flushed:
     /// `syncfs` on the directory's filesystem before the measured interval, an fsync of each
@@ -62,7 +62,7 @@ pub enum Mark {
 }
 
 /// One recorded operation. `file` is the handle number of an [`Event::Open`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Event {
     /// `path` is `None` for files SQLite opens without a name (temporary files).
     Open {

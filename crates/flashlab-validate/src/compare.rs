@@ -24,13 +24,19 @@ pub struct Tally {
     pub mean_position: Option<f64>,
 }
 
-/// Tally `reqs` by class on a device of `capacity` bytes.
+/// Tally `reqs` by ext4 class on a device of `capacity` bytes.
 pub fn tally(reqs: &[Req], c: &Classifier, capacity: u64) -> BTreeMap<Class, Tally> {
-    let mut out: BTreeMap<Class, Tally> = BTreeMap::new();
-    let mut windows: BTreeMap<Class, BTreeSet<u64>> = BTreeMap::new();
-    let mut pos: BTreeMap<Class, f64> = BTreeMap::new();
-    for r in reqs {
-        let class = c.class(r);
+    let classes: Vec<Class> = reqs.iter().map(|r| c.class(r)).collect();
+    tally_by(reqs, &classes, capacity)
+}
+
+/// Tally `reqs` by their classes (`classes[i]` is the class of `reqs[i]`) on a device of
+/// `capacity` bytes.
+pub fn tally_by<C: Ord + Copy>(reqs: &[Req], classes: &[C], capacity: u64) -> BTreeMap<C, Tally> {
+    let mut out: BTreeMap<C, Tally> = BTreeMap::new();
+    let mut windows: BTreeMap<C, BTreeSet<u64>> = BTreeMap::new();
+    let mut pos: BTreeMap<C, f64> = BTreeMap::new();
+    for (r, &class) in reqs.iter().zip(classes) {
         let t = out.entry(class).or_default();
         t.requests += 1;
         t.bytes += r.bytes;
@@ -81,16 +87,26 @@ pub struct ClassRow {
     pub bytes_error: Option<f64>,
 }
 
-/// Rows for every class either side used, in [`Class::ALL`] order.
+/// Rows for every ext4 class either side used, in [`Class::ALL`] order.
 pub fn rows(model: &BTreeMap<Class, Tally>, kernel: &BTreeMap<Class, Tally>) -> Vec<ClassRow> {
+    rows_by(model, kernel, &Class::ALL, Class::name)
+}
+
+/// Rows for every class of `order` either side used, in that order, named by `name`.
+pub fn rows_by<C: Ord + Copy>(
+    model: &BTreeMap<C, Tally>,
+    kernel: &BTreeMap<C, Tally>,
+    order: &[C],
+    name: fn(C) -> &'static str,
+) -> Vec<ClassRow> {
     let zero = Tally::default();
-    Class::ALL
+    order
         .iter()
         .filter(|c| model.contains_key(c) || kernel.contains_key(c))
-        .map(|c| {
-            let (m, k) = (model.get(c).unwrap_or(&zero), kernel.get(c).unwrap_or(&zero));
+        .map(|&c| {
+            let (m, k) = (model.get(&c).unwrap_or(&zero), kernel.get(&c).unwrap_or(&zero));
             ClassRow {
-                class: c.name(),
+                class: name(c),
                 model_requests: m.requests,
                 kernel_requests: k.requests,
                 model_bytes: m.bytes,

@@ -1,12 +1,11 @@
-//! The kernel's side of a validation: an ext4 image file on tmpfs, made with `mkfs.ext4`, read
-//! back with `dumpe2fs` and `debugfs` (its layout and journal), attached to a loop device and
-//! mounted. Everything is undone on drop (unmount, detach, remove the image and the mount
-//! point), also when the run fails half-way.
+//! The kernel's side of an ext4 validation: an image file on tmpfs, made with `mkfs.ext4`, read
+//! back with `dumpe2fs` and `debugfs` (its layout and journal), then attached and mounted
+//! ([`Mounted`], which undoes it all on drop).
 
 use crate::error::Error;
+use crate::mounted::Mounted;
 use crate::options::Options;
 use flashlab_simfs::ext4_layout::Layout;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Run `tool args`, returning its stdout; a tool that cannot be started is the missing
@@ -44,19 +43,19 @@ pub fn journal_from_debugfs(text: &str) -> Option<(u64, u64)> {
     }
 }
 
-/// A made, attached and mounted image.
+/// A made, attached and mounted ext4 image and its layout.
 #[derive(Debug)]
 pub struct Image {
-    pub path: PathBuf,
-    pub mnt: PathBuf,
-    /// `/dev/loopN`.
-    pub dev: Option<PathBuf>,
-    /// The kernel's dev_t of the loop device, as trace events carry it.
-    pub kernel_dev: u32,
-    /// The loop queue's largest request (bytes): the block layer splits bigger ones.
-    pub max_request: u64,
-    mounted: bool,
+    /// The image file, its loop device and mount point.
+    pub m: Mounted,
     pub layout: Layout,
+}
+
+impl std::ops::Deref for Image {
+    type Target = Mounted;
+    fn deref(&self) -> &Mounted {
+        &self.m
+    }
 }
 
 /// Root, or the missing capability `root`.
@@ -77,20 +76,8 @@ impl Image {
     /// attach and mount it with the run's mount options.
     pub fn make(o: &Options) -> Result<Image, Error> {
         require_root()?;
-        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tag = format!("flashlab-validate-{}-{n}", std::process::id());
-        let path = o.image_dir.join(format!("{tag}.img"));
-        let mnt = o.image_dir.join(format!("{tag}.mnt"));
-        let mut img = Image {
-            path: path.clone(),
-            mnt: mnt.clone(),
-            dev: None,
-            kernel_dev: 0,
-            max_request: 512 << 10,
-            mounted: false,
-            layout: Layout::new(1),
-        };
+        let path = Mounted::image_path(&o.image_dir);
+        let mut img = Image { m: Mounted::new(path.clone()), layout: Layout::new(1) };
         let f = std::fs::File::create(&path).map_err(Error::io(&path))?;
         f.set_len(o.image_bytes).map_err(Error::io(&path))?;
         drop(f);
@@ -116,36 +103,13 @@ impl Image {
         let journal = Some(journal);
         img.layout = Layout::from_dumpe2fs(&format!("dumpe2fs {p}"), &dump, journal)?;
         img.layout.root_dir = img.dir_blocks("/")?;
-        let dev = run_tool("losetup", &["-f", "--show", &p], "util-linux").map_err(|e| match e {
-            Error::Tool { msg, .. } => Error::Missing { capability: "loop", msg: format!("losetup: {msg}") },
-            e => e,
-        })?;
-        let dev = PathBuf::from(dev.trim());
-        img.dev = Some(dev.clone());
-        img.kernel_dev = kernel_dev_of(&dev)?;
-        let name = dev.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        if let Ok(kb) = std::fs::read_to_string(format!("/sys/block/{name}/queue/max_sectors_kb")) {
-            if let Ok(kb) = kb.trim().parse::<u64>() {
-                img.max_request = kb.max(4) << 10;
-            }
-        }
-        std::fs::create_dir_all(&mnt).map_err(Error::io(&mnt))?;
-        run_tool(
-            "mount",
-            &["-t", "ext4", "-o", o.mount.mount_options(), &dev.to_string_lossy(), &mnt.to_string_lossy()],
-            "util-linux",
-        )?;
-        img.mounted = true;
+        img.m.attach_and_mount("ext4", o.mount.mount_options())?;
         Ok(img)
     }
 
     /// Unmount (everything reaches the image), keeping the loop device and the file.
     pub fn unmount(&mut self) -> Result<(), Error> {
-        if self.mounted {
-            run_tool("umount", &[&self.mnt.to_string_lossy()], "util-linux")?;
-            self.mounted = false;
-        }
-        Ok(())
+        self.m.unmount()
     }
 
     /// `dumpe2fs` of the image now (unmount first for a consistent picture).
@@ -158,27 +122,6 @@ impl Image {
         let out = run_tool("debugfs", &["-R", &format!("blocks {dir}"), &self.path.to_string_lossy()], "e2fsprogs")?;
         Ok(out.split_whitespace().filter_map(|w| w.parse().ok()).collect())
     }
-}
-
-impl Drop for Image {
-    fn drop(&mut self) {
-        if self.mounted {
-            let _ = Command::new("umount").arg(&self.mnt).status();
-        }
-        if let Some(d) = &self.dev {
-            let _ = Command::new("losetup").arg("-d").arg(d).status();
-        }
-        let _ = std::fs::remove_dir(&self.mnt);
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-/// The trace events' dev_t of a block device node.
-fn kernel_dev_of(dev: &Path) -> Result<u32, Error> {
-    use std::os::unix::fs::MetadataExt;
-    let rdev = std::fs::metadata(dev).map_err(Error::io(dev))?.rdev();
-    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
-    Ok(flashlab_breakdown::events::kernel_dev(major, minor))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! [`TraceSession`]) filtered to the loop device.
 
 use crate::error::Error;
-use crate::image::Image;
+use crate::mounted::Mounted;
 use crate::ops::{FileOp, Script, WRITE_CHUNK};
 use flashlab_breakdown::events::BlockEvent;
 use flashlab_breakdown::tracefs::{find_tracefs, load_layouts, TraceSession, DEFAULT_ROOTS};
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 const BUFFER_KB: u64 = 16 << 10;
 
 /// A tracing session on the image's loop device, off until [`TraceSession::on`].
-pub fn session(img: &Image) -> Result<TraceSession, Error> {
+pub fn session(img: &Mounted) -> Result<TraceSession, Error> {
     let roots: Vec<&Path> = DEFAULT_ROOTS.iter().map(Path::new).collect();
     let root = find_tracefs(&roots)?;
     let layouts = load_layouts(&root)?;
@@ -125,6 +125,8 @@ pub struct KernelRun {
     pub clock: Vec<u64>,
     /// Extents of the files left, by name (FIEMAP: logical, physical, length in bytes).
     pub extents: Vec<(String, crate::fiemap::FileExtents)>,
+    /// F2FS's own events over the same interval (with `f2fs`).
+    pub f2fs: Option<crate::f2fs_events::F2fsEvents>,
 }
 
 /// Keep the calling thread on one CPU while it lives: ext4 keeps one small-file window per
@@ -162,8 +164,28 @@ impl Drop for Pinned {
     }
 }
 
-/// Run `script` in the image's mount point (setup untraced, then the measured part traced).
-pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> {
+/// A tracing session on the image's loop device; with `f2fs`, F2FS's own events too.
+pub fn session_for(img: &Mounted, f2fs: bool) -> Result<TraceSession, Error> {
+    let s = session(img)?;
+    if f2fs {
+        crate::f2fs_events::enable(s.dir(), img.kernel_dev)?;
+    }
+    Ok(s)
+}
+
+/// Stop tracing; F2FS's events (read as text, with `f2fs`) and the block events.
+pub fn stop_and_drain_all(
+    s: &TraceSession,
+    f2fs: bool,
+) -> Result<(Vec<BlockEvent>, Option<crate::f2fs_events::F2fsEvents>), Error> {
+    s.off()?;
+    let f = if f2fs { Some(crate::f2fs_events::read(s.dir())?) } else { None };
+    Ok((stop_and_drain(s)?, f))
+}
+
+/// Run `script` in the image's mount point (setup untraced, then the measured part traced;
+/// with `f2fs`, F2FS's events too).
+pub fn run(img: &Mounted, script: &Script, seed: u64, f2fs: bool) -> Result<KernelRun, Error> {
     let _pin = Pinned::to_current_cpu();
     let mut data = vec![0u8; WRITE_CHUNK as usize];
     let mut x = seed | 1;
@@ -178,16 +200,16 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
         files.apply(op)?;
     }
     syncfs(&img.mnt)?;
-    let s = session(img)?;
+    let s = session_for(img, f2fs)?;
     s.on()?;
     let t0 = std::time::Instant::now();
     files.clock = Vec::with_capacity(script.measured.len());
     let r = script.measured.iter().try_for_each(|op| files.apply(op));
     let wall_ns = t0.elapsed().as_nanos() as u64;
-    let events = stop_and_drain(&s);
+    let drained = stop_and_drain_all(&s, f2fs);
     s.close()?;
     r?;
-    let events = events?;
+    let (events, f2fs_events) = drained?;
     files.open.clear();
     let clock = std::mem::take(&mut files.clock);
     let mut names: Vec<String> = Vec::new();
@@ -202,5 +224,5 @@ pub fn run(img: &Image, script: &Script, seed: u64) -> Result<KernelRun, Error> 
     for n in names {
         extents.push((n.clone(), crate::fiemap::extents(&files.path(&n))?));
     }
-    Ok(KernelRun { events, wall_ns, clock, extents })
+    Ok(KernelRun { events, wall_ns, clock, extents, f2fs: f2fs_events })
 }

@@ -26,11 +26,16 @@ pub(crate) mod classify;
 pub mod clock;
 pub(crate) mod compare;
 pub(crate) mod error;
+pub(crate) mod f2fs_classify;
+pub mod f2fs_events;
+pub mod f2fs_run;
 pub(crate) mod fiemap;
 pub(crate) mod freemap;
+pub mod guest;
 pub(crate) mod image;
 pub(crate) mod kernel_run;
 pub(crate) mod model_run;
+pub(crate) mod mounted;
 pub(crate) mod ops;
 pub mod options;
 pub mod report;
@@ -51,6 +56,9 @@ use requests::{Req, ReqOp};
 
 /// Run `o` on both sides and compare.
 pub fn run(o: &Options) -> Result<Report, Error> {
+    if o.fs == options::FsChoice::F2fs {
+        return f2fs_run::run(o);
+    }
     o.check()?;
     let mut img = Image::make(o)?;
     let layout = img.layout.clone();
@@ -65,7 +73,7 @@ pub fn run(o: &Options) -> Result<Report, Error> {
             // The recording VFS read the coarse clock at every operation (before each write's
             // system call); the replay's writebacks take the file timestamps from the clock of
             // each file's latest write.
-            let k = sqlite_run::run_kernel(o, &img, mode)?;
+            let k = sqlite_run::run_kernel(o, &img.m, mode, false)?;
             let (trace, _, sys) = sqlite_run::run_model(o, &layout, &k.log, Some(&k.clocks))?;
             let writes: Vec<u64> = k
                 .log
@@ -83,7 +91,7 @@ pub fn run(o: &Options) -> Result<Report, Error> {
             // however fast or slowly the kernel ran.
             let free = model_run::system(o, &layout)?.fs.free_bytes();
             let script = ops::script(o, free);
-            let k = kernel_run::run(&img, &script, o.seed)?;
+            let k = kernel_run::run(&img.m, &script, o.seed, false)?;
             let m = model_run::run(o, &layout, &script, Some(&k.clock))?;
             notes.push(clock_note(k.clock.len(), k.clock.windows(2).filter(|w| w[0] != w[1]).count(), k.wall_ns, tick));
             (requests::from_kernel(&k.events), m.trace, m.system, Some(k.extents))
@@ -130,6 +138,8 @@ pub fn run(o: &Options) -> Result<Report, Error> {
     ));
     Ok(Report {
         version: 1,
+        fs: "ext4".into(),
+        behaviour: Vec::new(),
         workload: o.workload.name().to_string(),
         mount: o.mount.name().to_string(),
         image_bytes: o.image_bytes,
@@ -162,7 +172,7 @@ fn kernel_release() -> String {
     std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_else(|_| "?".into())
 }
 
-fn per_commit(tx: u64, model: &[Req], kernel: &[Req]) -> PerCommit {
+pub(crate) fn per_commit(tx: u64, model: &[Req], kernel: &[Req]) -> PerCommit {
     let n = tx.max(1) as f64;
     let count = |r: &[Req], op| r.iter().filter(|q| q.op == op).count() as f64 / n;
     let bytes = |r: &[Req]| r.iter().filter(|q| q.op == ReqOp::Write).map(|q| q.bytes).sum::<u64>() as f64 / n;

@@ -22,13 +22,23 @@ pub fn fs_config(m: Mount) -> FsConfig {
 
 /// A simulated system: the profile's device, the ext4 model over `layout`.
 pub fn system(o: &Options, layout: &Layout) -> Result<SimSystem, Error> {
+    let dev = device(o, layout.blocks * FS_BLOCK)?;
+    let mut cfg = fs_config(o.mount);
+    if let Some(t) = o.tick_ns {
+        cfg.timestamp_granularity_ns = t.max(1);
+    }
+    let bytes = layout.blocks * FS_BLOCK;
+    Ok(SimSystem { dev, fs: Fs::ext4_on(bytes, cfg, layout.clone()), now: 0 })
+}
+
+/// The model's device: the run's profile, at least `bytes` large.
+pub fn device(o: &Options, bytes: u64) -> Result<Device, Error> {
     let text = flashlab_lab::profiles::builtin(&o.model_profile).ok_or_else(|| Error::Option {
         option: "--model-profile",
         msg: format!("no built-in profile '{}'", o.model_profile),
     })?;
     let p = Profile::from_toml(&o.model_profile, text).map_err(|e| Error::Model(e.to_string()))?;
     let dev = Device::new(&p, o.seed);
-    let bytes = layout.blocks * FS_BLOCK;
     if dev.logical_bytes() < bytes {
         return Err(Error::Option {
             option: "--size",
@@ -39,11 +49,7 @@ pub fn system(o: &Options, layout: &Layout) -> Result<SimSystem, Error> {
             ),
         });
     }
-    let mut cfg = fs_config(o.mount);
-    if let Some(t) = o.tick_ns {
-        cfg.timestamp_granularity_ns = t.max(1);
-    }
-    Ok(SimSystem { dev, fs: Fs::ext4_on(bytes, cfg, layout.clone()), now: 0 })
+    Ok(dev)
 }
 
 fn err(op: &FileOp) -> impl FnOnce(flashlab_lab::system::SysError) -> Error + '_ {
@@ -91,7 +97,11 @@ pub struct ModelRun {
 /// timestamps from it, so a write dirties its inode exactly when the kernel's clock had moved;
 /// without, from the model's own device time.
 pub fn run(o: &Options, layout: &Layout, script: &Script, clock: Option<&[u64]>) -> Result<ModelRun, Error> {
-    let mut s = system(o, layout)?;
+    run_on(system(o, layout)?, script, clock)
+}
+
+/// [`run`] on a given simulated system (any filesystem model).
+pub fn run_on(mut s: SimSystem, script: &Script, clock: Option<&[u64]>) -> Result<ModelRun, Error> {
     for op in &script.setup {
         apply(&mut s, op)?;
     }

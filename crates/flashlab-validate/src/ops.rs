@@ -10,7 +10,7 @@ use flashlab_lab::units::parse_cli_size;
 /// Files are written in writes of this size.
 pub const WRITE_CHUNK: u64 = 1 << 20;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FileOp {
     /// Create `name`, write `size` bytes sequentially, fsync, close (a benchmark app's file).
     WriteFile {
@@ -38,7 +38,7 @@ pub enum FileOp {
 }
 
 /// The operations of a workload: (setup, measured).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Script {
     pub setup: Vec<FileOp>,
     pub measured: Vec<FileOp>,
@@ -81,6 +81,35 @@ pub fn script(o: &Options, free: u64) -> Script {
             s.measured.push(FileOp::Sync);
         }
         Workload::AgeFill => s.measured = age_fill(o, free, &mut rng),
+        Workload::NearlyFull => {
+            let size: u64 = 4 << 20;
+            let span = (o.image_bytes / 40).max(1 << 20) / size.min(1 << 20) * (1 << 20);
+            let leave = (o.image_bytes / 80).max(span + (4 << 20));
+            let n = free.saturating_sub(leave) / size;
+            for i in 0..n {
+                s.measured.push(FileOp::WriteFile { name: fill_name(i), size });
+            }
+            s.measured.push(FileOp::WriteFile { name: "span.dat".into(), size: span });
+            for _ in 0..o.writes {
+                let off = rng.below(span / 4096) * 4096;
+                s.measured.push(FileOp::Overwrite { name: "span.dat".into(), off, len: 4096 });
+                s.measured.push(FileOp::Fsync { name: "span.dat".into() });
+            }
+            s.measured.push(FileOp::Sync);
+        }
+        Workload::DeleteAll => {
+            let size: u64 = 4 << 20;
+            let n = free * o.fill_percent / 100 / size;
+            for i in 0..n {
+                s.setup.push(FileOp::WriteFile { name: fill_name(i), size });
+            }
+            s.setup.push(FileOp::Sync);
+            for i in 0..n {
+                s.measured.push(FileOp::Delete { name: fill_name(i) });
+            }
+            s.measured.push(FileOp::Sync);
+            s.measured.push(FileOp::Pause { ns: 5_000_000_000 });
+        }
         Workload::Sqlite(_) => {}
     }
     s

@@ -16,12 +16,29 @@ pub enum Workload {
     Sqlite(JournalMode),
     /// The fill steps of the built-in `age` protocol, scaled to the image.
     AgeFill,
+    /// Sequential files (4 MiB, fsync each) until less than 1/80 of the space is free (the Moto
+    /// X review's "less than 200 MB" of 16 GB), then the four-corner writes on a file of 1/40 of
+    /// the image (its 100 MB span, scaled): 256 KiB sequential writes, then 4 KiB random
+    /// overwrites with an fsync each; a sync.
+    NearlyFull,
+    /// Files to `--fill` %, a sync, every file deleted, a sync, then a pause of 5 s (F2FS
+    /// sends the discards of a large delete from a background thread).
+    DeleteAll,
 }
 
 impl Workload {
     /// Every workload's `--workload` name.
-    pub(crate) const NAMES: [&'static str; 7] =
-        ["fill", "randwrite-fsync", "sqlite-delete", "sqlite-truncate", "sqlite-persist", "sqlite-wal", "age-fill"];
+    pub(crate) const NAMES: [&'static str; 9] = [
+        "fill",
+        "randwrite-fsync",
+        "sqlite-delete",
+        "sqlite-truncate",
+        "sqlite-persist",
+        "sqlite-wal",
+        "age-fill",
+        "nearly-full",
+        "delete-all",
+    ];
 
     /// Parse a `--workload` name; the error names `--workload` and lists the known ones.
     pub fn parse(s: &str) -> Result<Workload, Error> {
@@ -33,6 +50,8 @@ impl Workload {
             "sqlite-persist" => Workload::Sqlite(JournalMode::Persist),
             "sqlite-wal" => Workload::Sqlite(JournalMode::Wal),
             "age-fill" => Workload::AgeFill,
+            "nearly-full" => Workload::NearlyFull,
+            "delete-all" => Workload::DeleteAll,
             other => {
                 return Err(Error::Option {
                     option: "--workload",
@@ -43,7 +62,7 @@ impl Workload {
     }
 
     /// The `--workload` name.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Workload::Fill => "fill",
             Workload::RandwriteFsync => "randwrite-fsync",
@@ -53,6 +72,8 @@ impl Workload {
             Workload::Sqlite(JournalMode::Wal) => "sqlite-wal",
             Workload::Sqlite(_) => "sqlite",
             Workload::AgeFill => "age-fill",
+            Workload::NearlyFull => "nearly-full",
+            Workload::DeleteAll => "delete-all",
         }
     }
 }
@@ -101,13 +122,72 @@ impl Mount {
     }
 }
 
+/// Which kernel filesystem is compared with its model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FsChoice {
+    /// This host's ext4, on a loop device.
+    Ext4,
+    /// The distribution kernel's F2FS, in a VM ([`flashlab_vm`]).
+    F2fs,
+}
+
+impl FsChoice {
+    /// Parse `--fs` (ext4 or f2fs).
+    pub fn parse(s: &str) -> Result<FsChoice, Error> {
+        match s {
+            "ext4" => Ok(FsChoice::Ext4),
+            "f2fs" => Ok(FsChoice::F2fs),
+            other => Err(Error::Option {
+                option: "--fs",
+                msg: format!("unknown filesystem '{other}' (expected ext4 or f2fs)"),
+            }),
+        }
+    }
+}
+
+/// F2FS mount presets: (name, `-o` options, where they come from).
+pub const F2FS_MOUNTS: [(&str, &str, &str); 4] = [
+    (
+        "android",
+        "noatime,nosuid,nodev,background_gc=on,discard,inline_xattr,inline_data",
+        "the /data line of Android's F2FS fstabs of 2014-2016 (AOSP device trees): noatime, background cleaning, online discard, inline xattrs and data",
+    ),
+    ("kernel", "defaults", "the kernel's own defaults (6.1: background_gc=on, discard on a device that supports it, lazytime, inline data and dentries, flush and checkpoint merging)"),
+    ("motox", "noatime,nosuid,nodev,background_gc=on,discard,inline_xattr", "the Moto X (2013) review's description: F2FS /data that trims on delete; inline data did not exist in its 3.4 kernel"),
+    ("motoz", "noatime,nosuid,nodev,background_gc=on,discard,inline_data,nobarrier,active_logs=6", "the Moto Z (2016) /data options: background_gc=on,discard,inline_data,nobarrier,active_logs=6"),
+];
+
+/// The `-o` string of an F2FS `--mount` value: a preset name ([`F2FS_MOUNTS`]; `default` is
+/// `android`) or a comma-separated list of mount options passed through.
+pub fn f2fs_mount_options(s: &str) -> Result<String, Error> {
+    let name = if s == "default" || s.is_empty() { "android" } else { s };
+    if let Some((_, o, _)) = F2FS_MOUNTS.iter().find(|(n, _, _)| *n == name) {
+        return Ok((*o).to_string());
+    }
+    if s.contains(',') || s.contains('=') || ["nobarrier", "discard", "nodiscard", "noatime", "lazytime"].contains(&s) {
+        return Ok(s.to_string());
+    }
+    Err(Error::Option {
+        option: "--mount",
+        msg: format!(
+            "unknown F2FS mount '{s}' (expected {} or a comma-separated list of mount options)",
+            F2FS_MOUNTS.iter().map(|m| m.0).collect::<Vec<_>>().join(", ")
+        ),
+    })
+}
+
 /// One validation run's settings.
 #[derive(Debug, Clone)]
 pub struct Options {
     /// What runs on both sides.
     pub workload: Workload,
+    /// Which filesystem: this host's ext4, or F2FS in a VM.
+    pub fs: FsChoice,
     /// The ext4 mount options (kernel and model alike).
     pub mount: Mount,
+    /// F2FS: the `-o` options (kernel and model alike; [`f2fs_mount_options`]).
+    pub f2fs_mount: String,
     /// Size of the image (bytes, a multiple of 4 MiB).
     pub image_bytes: u64,
     /// Blocks per group given to mkfs.ext4 (`-g`): small groups so a small image has several.
@@ -137,7 +217,9 @@ impl Options {
     pub fn new(workload: Workload, mount: Mount) -> Options {
         Options {
             workload,
+            fs: FsChoice::Ext4,
             mount,
+            f2fs_mount: F2FS_MOUNTS[0].1.to_string(),
             image_bytes: 128 << 20,
             blocks_per_group: 8192,
             fill_percent: 80,
@@ -148,6 +230,16 @@ impl Options {
             image_dir: std::path::PathBuf::from("/dev/shm"),
             model_profile: "toy".into(),
             tick_ns: None,
+        }
+    }
+
+    /// The `-o` string for the F2FS mount: `f2fs_mount` with `background_gc` and `discard`
+    /// as given (the kernel's own defaults otherwise).
+    pub fn mount_options_f2fs(&self) -> String {
+        if self.f2fs_mount.is_empty() {
+            "defaults".into()
+        } else {
+            self.f2fs_mount.clone()
         }
     }
 

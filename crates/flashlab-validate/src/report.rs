@@ -58,11 +58,25 @@ pub struct PerCommit {
     pub kernel_write_bytes: f64,
 }
 
+/// One measure of what a filesystem did, model beside kernel (F2FS: checkpoints, cleaning,
+/// SSR, fsyncs that checkpointed, discards).
+#[derive(Debug, Clone, Serialize)]
+pub struct BehaviourRow {
+    /// What is counted.
+    pub what: String,
+    /// The model's count (`None`: the model does not count it yet).
+    pub model: Option<f64>,
+    /// The kernel's count.
+    pub kernel: f64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 /// One validation run's results: model beside kernel, per request class and more.
 pub struct Report {
     /// Version of this document's layout (1).
     pub version: u32,
+    /// The filesystem compared (`ext4` or `f2fs`).
+    pub fs: String,
     /// The workload's name.
     pub workload: String,
     /// The mount options' name.
@@ -83,6 +97,9 @@ pub struct Report {
     pub free_space: Option<FreeMaps>,
     /// Fill workloads: where the remaining files lie.
     pub placement: Option<Placement>,
+    /// F2FS: what the filesystem did, as its tracepoints (kernel) and counters (model) say.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub behaviour: Vec<BehaviourRow>,
     /// Remarks printed under the tables.
     pub notes: Vec<String>,
 }
@@ -97,8 +114,9 @@ impl Report {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "flashlab validate-fs {} on ext4 (mount {}), image {} MiB ({})",
+            "flashlab validate-fs {} on {} (mount {}), image {} MiB ({})",
             self.workload,
+            self.fs,
             self.mount,
             self.image_bytes >> 20,
             self.mkfs
@@ -163,6 +181,13 @@ impl Report {
                 }
             }
             let _ = writeln!(s, "  histogram distance (sum |m-k| / kernel extents): {:.3}", f.histogram_distance);
+        }
+        if !self.behaviour.is_empty() {
+            let _ = writeln!(s, "\nwhat the filesystem did                 model     kernel");
+            for b in &self.behaviour {
+                let m = b.model.map_or_else(|| "-".to_string(), |m| format!("{m:.0}"));
+                let _ = writeln!(s, "  {:<34} {:>9} {:>10.0}", b.what, m, b.kernel);
+            }
         }
         if let Some(p) = &self.placement {
             let _ = writeln!(

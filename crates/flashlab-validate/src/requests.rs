@@ -6,7 +6,7 @@ use flashlab_breakdown::events::{flags, BlockEvent, Kind};
 use flashlab_simfs::disk::Traced;
 use flashsim::Op;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ReqOp {
     Read,
     Write,
@@ -14,7 +14,7 @@ pub enum ReqOp {
     Flush,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Req {
     pub op: ReqOp,
     /// Byte offset on the device.
@@ -53,7 +53,13 @@ pub fn from_kernel(events: &[BlockEvent]) -> Vec<Req> {
 
 /// The model's requests, writes and reads split at `max_request` bytes.
 pub fn from_model(trace: &[Traced], max_request: u64) -> Vec<Req> {
+    from_model_logged(trace, max_request).0
+}
+
+/// [`from_model`], with the F2FS log each request went to ([`Traced::log`]).
+pub fn from_model_logged(trace: &[Traced], max_request: u64) -> (Vec<Req>, Vec<Option<u8>>) {
     let mut out = Vec::with_capacity(trace.len());
+    let mut logs = Vec::with_capacity(trace.len());
     for t in trace {
         let op = match t.op {
             Op::Read => ReqOp::Read,
@@ -66,14 +72,16 @@ pub fn from_model(trace: &[Traced], max_request: u64) -> Vec<Req> {
             while left > 0 {
                 let n = left.min(max_request);
                 out.push(Req { op, offset: off, bytes: n, preflush: false, fua: false });
+                logs.push(t.log);
                 off += n;
                 left -= n;
             }
         } else {
             out.push(Req { op, offset: t.offset, bytes: t.len, preflush: op == ReqOp::Flush, fua: false });
+            logs.push(t.log);
         }
     }
-    out
+    (out, logs)
 }
 
 #[cfg(test)]
@@ -83,8 +91,8 @@ mod tests {
     #[test]
     fn model_writes_split_at_the_queue_limit() {
         let t = [
-            Traced { t: 0, op: Op::Write, offset: 0, len: 3 << 20, purpose: None },
-            Traced { t: 0, op: Op::Flush, offset: 0, len: 0, purpose: None },
+            Traced { t: 0, op: Op::Write, offset: 0, len: 3 << 20, purpose: None, log: None },
+            Traced { t: 0, op: Op::Flush, offset: 0, len: 0, purpose: None, log: None },
         ];
         let r = from_model(&t, 1280 << 10);
         assert_eq!(r.len(), 4);

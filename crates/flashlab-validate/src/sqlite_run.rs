@@ -4,9 +4,9 @@
 //! (flashlab-sqlite's page-cache replay), its requests recorded over the same interval.
 
 use crate::error::Error;
-use crate::image::Image;
-use crate::kernel_run::{session, stop_and_drain};
+use crate::kernel_run::{session_for, stop_and_drain_all};
 use crate::model_run::system;
+use crate::mounted::Mounted;
 use crate::options::Options;
 use flashlab_breakdown::events::BlockEvent;
 use flashlab_lab::system::SimSystem;
@@ -33,6 +33,8 @@ pub struct KernelSqlite {
     pub clocks: Vec<u64>,
     /// Wall time of the measured interval.
     pub wall_ns: u64,
+    /// F2FS's own events over the same interval (with `f2fs`).
+    pub f2fs: Option<crate::f2fs_events::F2fsEvents>,
 }
 
 /// SQLite on the kernel's ext4, its block requests traced.
@@ -44,11 +46,11 @@ pub struct KernelSqlite {
 /// extents than its inode holds, and every later allocation logs its extent leaf block too:
 /// a fresh-clone CI run measured sqlite-wal's journal 16 % over the model that way, one
 /// block more in nearly every commit. The model has one window, as one CPU has.
-pub fn run_kernel(o: &Options, img: &Image, mode: JournalMode) -> Result<KernelSqlite, Error> {
+pub fn run_kernel(o: &Options, img: &Mounted, mode: JournalMode, f2fs: bool) -> Result<KernelSqlite, Error> {
     let _pin = crate::kernel_run::Pinned::to_current_cpu();
     let wl = workload(o, mode)?;
     let vfs = RecordingVfs::register()?;
-    let s = session(img)?;
+    let s = session_for(img, f2fs)?;
     let mut events = None;
     let run = run_config(&img.mnt, &vfs, &wl, mode, SyncMode::Full, &mut |phase| {
         match phase {
@@ -56,16 +58,16 @@ pub fn run_kernel(o: &Options, img: &Image, mode: JournalMode) -> Result<KernelS
                 path: img.mnt.clone(),
                 msg: format!("start tracing: {e}"),
             })?,
-            Phase::End => events = Some(stop_and_drain(&s)),
+            Phase::End => events = Some(stop_and_drain_all(&s, f2fs)),
         }
         Ok(())
     });
     let _ = s.off();
     s.close()?;
     let run = run?;
-    let events = events.ok_or_else(|| Error::Model("the SQLite run never reached its end mark".into()))??;
+    let (events, f2fs) = events.ok_or_else(|| Error::Model("the SQLite run never reached its end mark".into()))??;
     let clocks = vfs.recorder().taken_clocks();
-    Ok(KernelSqlite { events, log: run.events, clocks, wall_ns: run.measured_wall_ns })
+    Ok(KernelSqlite { events, log: run.events, clocks, wall_ns: run.measured_wall_ns, f2fs })
 }
 
 /// The recorded operations replayed on the model over `layout`: its requests between the
@@ -77,7 +79,16 @@ pub fn run_model(
     log: &[Event],
     clocks: Option<&[u64]>,
 ) -> Result<(Vec<Traced>, u64, SimSystem), Error> {
-    let mut sim = SimAdapter::with_system(system(o, layout)?);
+    run_model_on(system(o, layout)?, log, clocks)
+}
+
+/// [`run_model`] on a given simulated system (any filesystem model).
+pub fn run_model_on(
+    sys: SimSystem,
+    log: &[Event],
+    clocks: Option<&[u64]>,
+) -> Result<(Vec<Traced>, u64, SimSystem), Error> {
+    let mut sim = SimAdapter::with_system(sys);
     let mut trace = Vec::new();
     let (mut t0, mut t1) = (0, 0);
     replay_with_clock(log, clocks, &mut sim, &mut |m, sim| match m {

@@ -128,12 +128,12 @@ fn life(a: &LifeArgs, given: &Given) -> Result<(), Error> {
 }
 
 fn validate_fs(a: &ValidateFsArgs, given: &Given) -> Result<(), Error> {
-    let w = a.workload.as_str();
-    if given.has("fill") && w != "fill" {
-        return Err(Error::not_applicable("--fill", "applies to --workload fill"));
+    let w = a.workload.as_deref().unwrap_or_default();
+    if given.has("fill") && !matches!(w, "fill" | "delete-all") {
+        return Err(Error::not_applicable("--fill", "applies to --workload fill and delete-all"));
     }
-    if given.has("writes") && w != "randwrite-fsync" {
-        return Err(Error::not_applicable("--writes", "applies to --workload randwrite-fsync"));
+    if given.has("writes") && !matches!(w, "randwrite-fsync" | "nearly-full") {
+        return Err(Error::not_applicable("--writes", "applies to --workload randwrite-fsync and nearly-full"));
     }
     if given.has("transactions") && !w.starts_with("sqlite-") {
         return Err(Error::not_applicable("--transactions", "applies to the sqlite-* workloads"));

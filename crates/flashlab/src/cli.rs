@@ -76,15 +76,25 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct ValidateFsArgs {
-    /// fill, randwrite-fsync, sqlite-delete, sqlite-truncate, sqlite-persist, sqlite-wal, age-fill.
-    #[arg(long)]
-    pub workload: String,
-    /// Mount options: default (data=ordered), nobarrier or discard.
+    /// fill, randwrite-fsync, sqlite-delete, sqlite-truncate, sqlite-persist, sqlite-wal,
+    /// age-fill, nearly-full, delete-all.
+    #[arg(long, required_unless_present = "guest")]
+    pub workload: Option<String>,
+    /// The filesystem: ext4 (this host's kernel, on a loop device) or f2fs (the distribution's
+    /// kernel in a VM: needs qemu-system-x86, linux-image-amd64, f2fs-tools and virtme-ng).
+    #[arg(long, default_value = "ext4")]
+    pub fs: String,
+    /// Mount options. ext4: default (data=ordered), nobarrier or discard. f2fs: android (the
+    /// default), kernel, motox, motoz, or a comma-separated list of mount options.
     #[arg(long, default_value = "default")]
     pub mount: String,
-    /// Image size (a multiple of 4 MiB).
-    #[arg(long, default_value = "128M")]
-    pub size: String,
+    /// Image size (a multiple of 4 MiB) [default: 128M for ext4, 256M for f2fs].
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Inside the VM only: run the jobs of this request file (written by `validate-fs --fs
+    /// f2fs` on the host).
+    #[arg(long, hide = true, value_name = "REQUEST")]
+    pub guest: Option<std::path::PathBuf>,
     /// fill: how full the filesystem gets, in percent.
     #[arg(long, default_value_t = 80)]
     pub fill: u64,
