@@ -300,10 +300,12 @@ fn ext4_journal_checkpoints_and_periodic_commits() {
     s.fs.check().unwrap();
 }
 
+/// With in-place updates off (`noipu`: `ipu_policy=0`, the default of the F2FS of Linux
+/// 3.8 to 3.17), every overwrite is appended to a log.
 #[test]
 fn f2fs_random_overwrites_reach_the_device_sequentially() {
     let mut fractions = vec![];
-    for spec in ["f2fs", "ext4"] {
+    for spec in ["f2fs,noipu", "ext4"] {
         let mut s = sys(spec);
         let id = s.create("data", 64 * MIB).unwrap();
         write_all(&mut s, id, 64 * MIB);
@@ -319,8 +321,9 @@ fn f2fs_random_overwrites_reach_the_device_sequentially() {
     assert!(fractions[1] < 0.05, "ext4 writes in place: {fractions:?}");
 }
 
-/// F2FS near full: random overwrites force foreground cleaning; free segments never fall
-/// below the reserve; with discard the device is told about cleaned segments.
+/// F2FS near full: random overwrites force foreground cleaning (with in-place updates off);
+/// free segments never fall below the reserve; with discard the device is told about cleaned
+/// segments.
 fn f2fs_full_overwrites(spec: &str) -> (SimSystem, u64) {
     let mut s = sys(spec);
     let size = s.fs.free_bytes() * 90 / 100 / 4096 * 4096;
@@ -346,25 +349,62 @@ fn f2fs_full_overwrites(spec: &str) -> (SimSystem, u64) {
 
 #[test]
 fn f2fs_cleaning_keeps_the_reserve_and_discards_cleaned_segments() {
-    let (s, trimmed) = f2fs_full_overwrites("f2fs,discard");
+    let (s, trimmed) = f2fs_full_overwrites("f2fs,discard,noipu");
     let c = s.fs_counters();
     eprintln!("f2fs,discard: {c:?}, device trimmed {trimmed} bytes");
     assert!(c.cleaned_segments_foreground > 0, "no cleaning: {c:?}");
     assert!(c.cleaning_write_bytes > 0 && c.cleaning_read_bytes == c.cleaning_write_bytes, "{c:?}");
     assert!(trimmed >= 2 * MIB, "cleaned segments not discarded: {trimmed}");
-    let (s, trimmed) = f2fs_full_overwrites("f2fs");
+    let (s, trimmed) = f2fs_full_overwrites("f2fs,noipu");
     assert!(s.fs_counters().cleaned_segments_foreground > 0);
     assert_eq!(trimmed, 0, "no discard without the mount option");
 }
 
 #[test]
 fn f2fs_slack_space_recycling_cleans_less_than_lfs_mode() {
-    let (adaptive, _) = f2fs_full_overwrites("f2fs");
+    let (adaptive, _) = f2fs_full_overwrites("f2fs,noipu");
     let (lfs, _) = f2fs_full_overwrites("f2fs,mode=lfs");
     let (a, l) = (adaptive.fs_counters(), lfs.fs_counters());
     eprintln!("fs WAF near full: adaptive (SSR) {:.2}, mode=lfs {:.2}", a.write_amplification, l.write_amplification);
     assert!(a.cleaning_write_bytes < l.cleaning_write_bytes / 2, "SSR did not spare cleaning: {a:?} vs {l:?}");
     assert!(a.write_amplification < l.write_amplification);
+}
+
+/// Linux 6.1's default in-place-update policy: on a volume of at most 8192 main segments every
+/// overwrite goes in place (`FORCE`); on a larger one only the small writes an fsync writes back
+/// (`FSYNC`, at most `min_fsync_blocks`), while larger overwrites are appended.
+#[test]
+fn f2fs_kernel_default_updates_in_place() {
+    let mut s = sys("f2fs");
+    let id = s.create("data", 16 * MIB).unwrap();
+    write_all(&mut s, id, 16 * MIB);
+    s.sync().unwrap();
+    s.fs.set_trace(true);
+    random_overwrites(&mut s, id, 16 * MIB, 500, 0, 9);
+    let trace = s.fs.set_trace(false);
+    let addrs: std::collections::BTreeSet<u64> =
+        trace.iter().filter(|r| r.purpose == Some(Purpose::Data)).map(|r| r.offset).collect();
+    assert!(sequential_fraction(&trace) < 0.05, "small volume, FORCE: overwrites in place");
+    assert!(addrs.len() > 400, "{} distinct places", addrs.len());
+    // In place: the same overwrite twice lands on the same device offset; appended: on two.
+    for (policy, small_in_place, big_in_place) in [("ipu_policy=16", true, false), ("ipu_policy=0", false, false)] {
+        let mut s = sys(&format!("f2fs,{policy}"));
+        let id = s.create("data", 16 * MIB).unwrap();
+        write_all(&mut s, id, 16 * MIB);
+        s.sync().unwrap();
+        for (len, in_place) in [(4096, small_in_place), (MIB, big_in_place)] {
+            let mut at = vec![];
+            for _ in 0..2 {
+                s.fs.set_trace(true);
+                let c = s.io(s.now, id, Op::Write, 4 * MIB, len).unwrap();
+                s.now = s.now.max(c.done);
+                let t = s.fs.set_trace(false);
+                at.push(t.iter().find(|r| r.purpose == Some(Purpose::Data)).unwrap().offset);
+            }
+            assert_eq!(at[0] == at[1], in_place, "{policy}, {len} bytes: {at:?}");
+        }
+        s.fs.check().unwrap();
+    }
 }
 
 #[test]

@@ -87,15 +87,25 @@ pub struct FsConfig {
     pub overprovision: f64,
     /// F2FS: the background cleaner wakes this often while the system idles (30 s).
     pub gc_sleep_ns: Ns,
-    /// F2FS: files up to this size go to the hot data log (with overwrites).
-    pub hot_file_bytes: u64,
+    /// F2FS: a write of at most this many blocks goes to the hot data log (the kernel's
+    /// `min_hot_blocks`, 16: a writeback batch of an inode with that few dirty pages is hot).
+    pub min_hot_blocks: u32,
+    /// F2FS: which overwrites of allocated blocks are written in place, as the kernel's
+    /// `ipu_policy` bits (`F2FS_IPU_FORCE` 1, `_SSR` 2, `_UTIL` 4, `_SSR_UTIL` 8, `_FSYNC` 16;
+    /// 128, `_HONOR_OPU_WRITE`, changes nothing here). `None`: the default of Linux 6.1,
+    /// `FORCE | HONOR_OPU_WRITE` (0x81) on a volume of at most 8192 main segments (16 GiB,
+    /// `f2fs_tuning_parameters`), `FSYNC` (0x10) on a larger one.
+    pub ipu_policy: Option<u32>,
+    /// F2FS: utilization (percent of the user blocks valid) above which the `UTIL` policies
+    /// update in place (`min_ipu_util`, 70).
+    pub min_ipu_util: u32,
+    /// F2FS: the `FSYNC` policy updates in place the overwrites an fsync writes back when the
+    /// file has at most this many dirty blocks (`min_fsync_blocks`, 8); the model counts the
+    /// blocks of the write.
+    pub min_fsync_blocks: u32,
     /// F2FS `mode=lfs`: never write into the holes of used segments (slack-space recycling);
     /// the default `mode=adaptive` does once free segments run short.
     pub lfs_only: bool,
-    /// F2FS `ipu`: overwrites of allocated blocks are written in place instead of appended to
-    /// a log, as the direct-I/O write path of the F2FS of 2013-era kernels did (and its
-    /// `ipu_policy` does on demand); new blocks are still appended.
-    pub ipu: bool,
     /// ext4 made by Android's `make_ext4fs` (recovery's format of /data up to Android 4.x)
     /// rather than mke2fs: no `flex_bg`, so each group's bitmaps sit beside its inode table
     /// (after the backup superblock and reserved GDT blocks where the group has them), blocks
@@ -121,9 +131,11 @@ impl FsConfig {
             dirty_node_limit: 4096,
             overprovision: 0.05,
             gc_sleep_ns: 30 * SEC,
-            hot_file_bytes: 64 << 10,
+            min_hot_blocks: 16,
+            ipu_policy: None,
+            min_ipu_util: 70,
+            min_fsync_blocks: 8,
             lfs_only: false,
-            ipu: false,
             make_ext4fs: false,
         }
     }
@@ -165,15 +177,38 @@ impl FsConfig {
                 "nodiscard" => self.discard = false,
                 "nobarrier" | "barrier=0" => self.nobarrier = true,
                 "barrier" => self.nobarrier = false,
-                "ipu" if self.kind == FsKind::F2fs => self.ipu = true,
+                // `ipu`: every overwrite of an allocated block in place (`ipu_policy=1`), as the
+                // direct-I/O write path of the F2FS of 2013-era kernels is assumed to have done.
+                "ipu" if self.kind == FsKind::F2fs => self.ipu_policy = Some(1),
                 // Accepted, without effect on the model (docs/filesystems.md): inline data only
                 // changes files below ~3.4 KiB, which the workloads here never create.
                 "inline_data" | "noinline_data" if self.kind == FsKind::F2fs => {}
-                "noipu" if self.kind == FsKind::F2fs => self.ipu = false,
+                "noipu" if self.kind == FsKind::F2fs => self.ipu_policy = Some(0),
                 other => return Err(ConfigError::UnknownOption(other.to_string())),
             },
             Some(("commit", v)) if self.kind == FsKind::Ext4 => self.commit_interval_ns = secs(v, "commit")?,
             Some(("cp_interval", v)) if self.kind == FsKind::F2fs => self.cp_interval_ns = secs(v, "cp_interval")?,
+            // The kernel's sysfs tunables (/sys/fs/f2fs/DEV/...), set as options here.
+            Some((k @ ("ipu_policy" | "min_ipu_util" | "min_fsync_blocks" | "min_hot_blocks"), v))
+                if self.kind == FsKind::F2fs =>
+            {
+                let n = v.parse::<u32>().map_err(|_| ConfigError::Value {
+                    option: match k {
+                        "ipu_policy" => "ipu_policy",
+                        "min_ipu_util" => "min_ipu_util",
+                        "min_fsync_blocks" => "min_fsync_blocks",
+                        _ => "min_hot_blocks",
+                    },
+                    value: v.to_string(),
+                    why: "expected a whole number",
+                })?;
+                match k {
+                    "ipu_policy" => self.ipu_policy = Some(n),
+                    "min_ipu_util" => self.min_ipu_util = n,
+                    "min_fsync_blocks" => self.min_fsync_blocks = n,
+                    _ => self.min_hot_blocks = n,
+                }
+            }
             Some(("mode", m)) if self.kind == FsKind::F2fs => {
                 self.lfs_only = match m {
                     "lfs" => true,
@@ -225,8 +260,12 @@ impl FsConfig {
         if self.lfs_only && self.kind == FsKind::F2fs {
             s.push_str(",mode=lfs");
         }
-        if self.ipu && self.kind == FsKind::F2fs {
-            s.push_str(",ipu");
+        if let (Some(p), FsKind::F2fs) = (self.ipu_policy, self.kind) {
+            if p == 1 {
+                s.push_str(",ipu");
+            } else {
+                s.push_str(&format!(",ipu_policy={p}"));
+            }
         }
         s
     }

@@ -59,8 +59,14 @@ const HOT_NODE: usize = 3;
 const WARM_NODE: usize = 4;
 const COLD_NODE: usize = 5;
 const LOGS: usize = 6;
-/// Checkpoint pack: header, one summary block per log, footer.
-const CP_PACK_BLOCKS: u64 = 2 + LOGS as u64;
+/// Entries the NAT and SIT journals (in the checkpoint's summary block) hold: up to this many
+/// dirty entries a checkpoint writes no NAT or SIT block (`NAT_JOURNAL_ENTRIES`,
+/// `SIT_JOURNAL_ENTRIES`).
+const NAT_JOURNAL_ENTRIES: usize = 38;
+const SIT_JOURNAL_ENTRIES: usize = 6;
+/// Bytes of a compacted summary taken by the two journals, and per summary entry.
+const JOURNALS_BYTES: u64 = 2 * 507;
+const SUMMARY_ENTRY_BYTES: u64 = 7;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Seg {
@@ -80,13 +86,67 @@ struct Node {
     dirty: bool,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Temp {
+    /// By the size of each write ([`FsConfig::min_hot_blocks`]).
+    ByWrite,
+    /// A hot extension (mkfs.f2fs's list: `db`, `vmdk`, `vdi`, `qcow2`).
+    Hot,
+    /// A cold extension (media, archives, packages): cold data, always updated in place.
+    Cold,
+}
+
 #[derive(Debug, Clone)]
 struct LFile {
     size: u64,
     /// Per 4 KiB block: main-area block, NEW_ADDR, or NONE (hole).
     blocks: Vec<u32>,
     nodes: Vec<Node>,
+    temp: Temp,
+    /// The file timestamp last stored (the coarse clock's value at the last write that moved
+    /// it): a write dirties the inode only when the clock moved since.
+    mtime: Ns,
+    /// Data written in place since the last fsync (the fsync then flushes the cache).
+    ipu_since_sync: bool,
 }
+
+/// mkfs.f2fs 1.15's default extension lists (`f2fs_format.c`): a name with one of these
+/// after any dot is cold or hot data from its creation (`set_file_temperature`).
+const COLD_EXTENSIONS: [&str; 36] = [
+    "mp", "wm", "og", "jp", "avi", "m4v", "m4p", "mkv", "mov", "webm", "wav", "m4a", "3gp", "opus", "flac", "gif",
+    "png", "svg", "webp", "jar", "deb", "iso", "gz", "xz", "zst", "pdf", "pyc", "ttc", "ttf", "exe", "apk", "cnt",
+    "exo", "odex", "vdex", "so",
+];
+const HOT_EXTENSIONS: [&str; 4] = ["db", "vmdk", "vdi", "qcow2"];
+
+/// The temperature F2FS gives a new file from its name: an extension matches when some
+/// ".suffix" of the name starts with it, case-insensitively (so `x.db-wal` is hot); cold is
+/// checked first.
+fn temp_of(name: &str) -> Temp {
+    let base = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
+    let suffixes: Vec<&str> = base.split('.').skip(1).collect();
+    let has = |list: &[&str]| suffixes.iter().any(|s| list.iter().any(|e| s.starts_with(e)));
+    if has(&COLD_EXTENSIONS) {
+        Temp::Cold
+    } else if has(&HOT_EXTENSIONS) {
+        Temp::Hot
+    } else {
+        Temp::ByWrite
+    }
+}
+
+/// The owner id of the root directory's blocks (its dentry blocks and its inode).
+const DIR_OWNER: u32 = u32::MAX - 2;
+/// Dentries in one dentry block (`NR_DENTRY_IN_BLOCK`).
+const DENTRIES_PER_BLOCK: u32 = 214;
+/// ipu_policy bits.
+const IPU_FORCE: u32 = 1;
+const IPU_SSR: u32 = 2;
+const IPU_UTIL: u32 = 4;
+const IPU_SSR_UTIL: u32 = 8;
+const IPU_FSYNC: u32 = 16;
+/// Main segments up to which Linux 6.1 tunes a volume as small (`SMALL_VOLUME_SEGMENTS`).
+const SMALL_VOLUME_SEGMENTS: u32 = 16 * 512;
 
 fn node_of(block: u64) -> usize {
     if block < ADDRS_PER_INODE {
@@ -125,6 +185,7 @@ pub struct F2fs {
     sit_blocks: u64,
     nat_start: u64,
     nat_blocks: u64,
+    ssa_start: u64,
     main_start: u64,
     main_segs: u32,
     reserved_segs: u32,
@@ -149,6 +210,17 @@ pub struct F2fs {
     /// Whether each log is filling the holes of a used segment (SSR) rather than a free one.
     ssr: [bool; LOGS],
     files: Vec<Option<LFile>>,
+    /// The root directory, where every file lives: its dentry blocks (data, `idx` = block)
+    /// and inode (node 0), dirtied by creates and deletes and written at checkpoints.
+    dir: LFile,
+    /// Files in the directory.
+    dir_entries: u32,
+    /// Dentry blocks dirtied since the last checkpoint.
+    dir_dirty: Vec<u32>,
+    /// The coarse clock the caller gives for file timestamps ([`crate::Fs::set_file_clock`]).
+    file_clock: Option<Ns>,
+    /// The ipu_policy in force (the configured one, or the kernel's default for the volume).
+    ipu_policy: u32,
     valid_blocks: u64,
     /// NEW_ADDR data blocks and never-written nodes: allocated space without an address.
     reserved_blocks: u64,
@@ -157,8 +229,15 @@ pub struct F2fs {
     dirty_nodes: u32,
     nat_dirty: Vec<bool>,
     nat_list: Vec<u32>,
+    /// Node ids whose NAT entry changed since the last checkpoint.
+    nat_entries: std::collections::HashSet<u32>,
     sit_dirty: Vec<bool>,
     sit_list: Vec<u32>,
+    /// Segments whose SIT entry changed since the last checkpoint (flag and count).
+    sit_entry_dirty: Vec<bool>,
+    sit_entries: usize,
+    /// Segments a log left since the last checkpoint: their summary blocks go to the SSA.
+    ssa_list: Vec<u32>,
     last_cp: Ns,
     cp_seq: u64,
     /// Reused buffers (no allocation per request once warm).
@@ -174,6 +253,7 @@ struct Areas {
     sit_blocks: u64,
     nat_start: u64,
     nat_blocks: u64,
+    ssa_start: u64,
     main_start: u64,
     main_segs: u32,
     reserved_segs: u32,
@@ -206,6 +286,7 @@ impl F2fs {
                 sit_blocks,
                 nat_start,
                 nat_blocks,
+                ssa_start: nat_start + 2 * u64::from(segs(nat_blocks)) * u64::from(SEG_BLOCKS),
                 main_start,
                 main_segs,
                 reserved_segs,
@@ -228,6 +309,7 @@ impl F2fs {
                 sit_blocks: u64::from(main_segs).div_ceil(u64::from(SIT_ENTRIES_PER_BLOCK)),
                 nat_start: u64::from(l.nat_blkaddr),
                 nat_blocks: u64::from(l.segment_count_nat / 2) * u64::from(SEG_BLOCKS),
+                ssa_start: u64::from(l.ssa_blkaddr),
                 main_start: u64::from(l.main_blkaddr),
                 main_segs,
                 reserved_segs: l.rsvd_segment_count,
@@ -235,8 +317,8 @@ impl F2fs {
                 user_blocks: l.user_block_count.saturating_sub(l.valid_block_count),
             },
         );
-        // The logs continue in the segments mkfs.f2fs opened for them (the blocks before each
-        // log's next block hold the root directory and stay out of the model's accounting).
+        // The logs continue in the segments mkfs.f2fs opened for them; the root directory's
+        // dentry block and inode are the first blocks of the hot data and hot node logs.
         for (log, &(seg, next)) in [HOT_DATA, WARM_DATA, COLD_DATA]
             .iter()
             .zip(&l.cur_data)
@@ -249,7 +331,29 @@ impl F2fs {
                 f.logs[*log] = (seg, u32::from(next));
             }
         }
+        let (dseg, doff) = l.cur_data[0];
+        let (nseg, noff) = l.cur_node[0];
+        if doff >= 1 && noff >= 1 {
+            let (dentry, inode) = (dseg * SEG_BLOCKS, nseg * SEG_BLOCKS);
+            f.claim(dentry, DIR_OWNER, 0);
+            f.claim(inode, DIR_OWNER, NODE_BIT);
+            f.dir.blocks[0] = dentry;
+            f.dir.nodes[0].addr = inode;
+            // The user may fill what mkfs left, less what the root directory holds.
+            f.user_blocks = l.user_block_count.saturating_sub(l.valid_block_count.saturating_sub(2));
+        }
+        f.ckpt_valid.copy_from_slice(&f.cur_valid);
         f
+    }
+
+    /// Mark `addr` valid, owned by (`owner`, `idx`): a block mkfs wrote.
+    fn claim(&mut self, addr: u32, owner: u32, idx: u32) {
+        let seg = addr / SEG_BLOCKS;
+        self.owner[addr as usize] = owner;
+        self.owner_idx[addr as usize] = idx;
+        self.cur_valid[(addr / 64) as usize] |= 1 << (addr % 64);
+        self.seg_valid[seg as usize] += 1;
+        self.valid_blocks += 1;
     }
 
     fn from_areas(cfg: &FsConfig, a: Areas) -> F2fs {
@@ -259,6 +363,7 @@ impl F2fs {
             sit_blocks,
             nat_start,
             nat_blocks,
+            ssa_start,
             main_start,
             main_segs,
             reserved_segs,
@@ -273,6 +378,7 @@ impl F2fs {
             sit_blocks,
             nat_start,
             nat_blocks,
+            ssa_start,
             main_start,
             main_segs,
             reserved_segs,
@@ -292,6 +398,22 @@ impl F2fs {
             logs: [(NONE, 0); LOGS],
             ssr: [false; LOGS],
             files: Vec::new(),
+            dir: LFile {
+                size: FS_BLOCK,
+                blocks: vec![NONE],
+                nodes: vec![Node { addr: NONE, nid: 3, dirty: false }],
+                temp: Temp::Hot,
+                mtime: 0,
+                ipu_since_sync: false,
+            },
+            dir_entries: 0,
+            dir_dirty: Vec::new(),
+            file_clock: None,
+            ipu_policy: cfg.ipu_policy.unwrap_or(if main_segs <= SMALL_VOLUME_SEGMENTS {
+                IPU_FORCE | 128
+            } else {
+                IPU_FSYNC
+            }),
             valid_blocks: 0,
             reserved_blocks: 0,
             next_nid: 4,
@@ -299,8 +421,12 @@ impl F2fs {
             dirty_nodes: 0,
             nat_dirty: vec![false; nat_blocks as usize],
             nat_list: Vec::new(),
+            nat_entries: std::collections::HashSet::new(),
             sit_dirty: vec![false; sit_blocks as usize],
             sit_list: Vec::new(),
+            sit_entry_dirty: vec![false; main_segs as usize],
+            sit_entries: 0,
+            ssa_list: Vec::new(),
             last_cp: 0,
             cp_seq: 0,
             scratch: Vec::new(),
@@ -340,7 +466,110 @@ impl F2fs {
         }
     }
 
+    /// A live file, or the root directory ([`DIR_OWNER`]).
+    fn file(&self, id: u32) -> &LFile {
+        if id == DIR_OWNER {
+            &self.dir
+        } else {
+            self.files[id as usize].as_ref().expect("a live file")
+        }
+    }
+
+    fn file_mut(&mut self, id: u32) -> &mut LFile {
+        if id == DIR_OWNER {
+            &mut self.dir
+        } else {
+            self.files[id as usize].as_mut().expect("a live file")
+        }
+    }
+
+    /// The node log of an owner's nodes: the directory's are hot, files' warm.
+    fn node_log(owner: u32) -> usize {
+        if owner == DIR_OWNER {
+            HOT_NODE
+        } else {
+            WARM_NODE
+        }
+    }
+
+    /// The file timestamp a write at `t` takes: the caller's coarse clock, or the virtual time
+    /// in ticks of `timestamp_granularity_ns`.
+    fn stamp(&self, t: Ns) -> Ns {
+        self.file_clock.unwrap_or_else(|| t - t % self.cfg.timestamp_granularity_ns.max(1))
+    }
+
+    /// Percent of the user blocks valid (`utilization`).
+    fn utilization(&self) -> u64 {
+        self.valid_blocks * 100 / self.user_blocks.max(1)
+    }
+
+    /// Linux 6.1's `f2fs_need_SSR`: free segments at most twice the reserve (its
+    /// `min_ssr_sections` is the reserve), never in `mode=lfs`.
+    fn need_ssr(&self) -> bool {
+        !self.cfg.lfs_only && self.free_segs <= 2 * self.reserved_segs
+    }
+
+    /// Whether an overwrite of allocated blocks of a file of `temp`, `n` blocks in one write,
+    /// goes in place (`f2fs_should_update_inplace`): never in `mode=lfs`; always for cold
+    /// files; else as the ipu_policy bits say (`FSYNC`: a write of at most
+    /// `min_fsync_blocks`, which the workloads here fsync).
+    fn in_place(&self, temp: Temp, n: u64) -> bool {
+        if self.cfg.lfs_only {
+            return false;
+        }
+        let p = self.ipu_policy;
+        let util = self.utilization() > u64::from(self.cfg.min_ipu_util);
+        temp == Temp::Cold
+            || p & IPU_FORCE != 0
+            || (p & IPU_SSR != 0 && self.need_ssr())
+            || (p & IPU_UTIL != 0 && util)
+            || (p & IPU_SSR_UTIL != 0 && self.need_ssr() && util)
+            || (p & IPU_FSYNC != 0 && n <= u64::from(self.cfg.min_fsync_blocks))
+    }
+
+    /// A create or delete: the dentry block holding the name (by the file's `key`, standing in
+    /// for the name's hash) and the directory's inode become
+    /// dirty (written at the next checkpoint). The directory grows a block per 214 entries.
+    fn dir_touch(&mut self, key: u32) {
+        let want = self.dir_entries.div_ceil(DENTRIES_PER_BLOCK).max(1) as usize;
+        if self.dir.blocks.len() < want {
+            self.dir.blocks.resize(want, NONE);
+            self.dir.size = want as u64 * FS_BLOCK;
+        }
+        let b = key.wrapping_mul(2654435761) % self.dir.blocks.len() as u32;
+        if !self.dir_dirty.contains(&b) {
+            self.dir_dirty.push(b);
+        }
+        self.mark_node_dirty(DIR_OWNER, 0);
+    }
+
+    /// Write the directory's dirty dentry blocks (hot data, out of place), as a checkpoint
+    /// does first; their new addresses dirty its inode.
+    fn write_dir(&mut self, d: &mut Disk, t: Ns) -> Result<Option<Completion>, FsError> {
+        let mut dirty = std::mem::take(&mut self.dir_dirty);
+        dirty.sort_unstable();
+        for &b in &dirty {
+            let old = self.dir.blocks[b as usize];
+            if old != NONE {
+                self.invalidate(old);
+            }
+            let addr = self.alloc_block(HOT_DATA, t, DIR_OWNER, b)?;
+            self.dir.blocks[b as usize] = addr;
+            self.runs.push(addr);
+        }
+        if !dirty.is_empty() {
+            self.mark_node_dirty(DIR_OWNER, 0);
+        }
+        dirty.clear();
+        self.dir_dirty = dirty;
+        self.write_runs(d, t, Purpose::Data)
+    }
+
     fn mark_sit(&mut self, seg: u32) {
+        if !self.sit_entry_dirty[seg as usize] {
+            self.sit_entry_dirty[seg as usize] = true;
+            self.sit_entries += 1;
+        }
         let b = (seg / SIT_ENTRIES_PER_BLOCK) as usize;
         if !self.sit_dirty[b] {
             self.sit_dirty[b] = true;
@@ -349,6 +578,7 @@ impl F2fs {
     }
 
     fn mark_nat(&mut self, nid: u32) {
+        self.nat_entries.insert(nid);
         let b = (nid / NAT_ENTRIES_PER_BLOCK) as usize % self.nat_dirty.len().max(1);
         if let Some(d) = self.nat_dirty.get_mut(b) {
             if !*d {
@@ -359,7 +589,7 @@ impl F2fs {
     }
 
     fn mark_node_dirty(&mut self, id: u32, ni: usize) {
-        let n = &mut self.files[id as usize].as_mut().expect("live file").nodes[ni];
+        let n = &mut self.file_mut(id).nodes[ni];
         if !n.dirty {
             n.dirty = true;
             self.dirty_nodes += 1;
@@ -385,9 +615,7 @@ impl F2fs {
                 self.close_segment(seg);
             }
             let ssr_seg =
-                ((log == HOT_DATA || log == WARM_DATA) && !self.cfg.lfs_only && self.free_segs < self.ovp_segs)
-                    .then(|| self.ssr_victim(log))
-                    .flatten();
+                ((log == HOT_DATA || log == WARM_DATA) && self.need_ssr()).then(|| self.ssr_victim(log)).flatten();
             let (s, ssr) = match ssr_seg {
                 Some(s) => (s, true),
                 None => {
@@ -453,6 +681,7 @@ impl F2fs {
     }
 
     fn close_segment(&mut self, seg: u32) {
+        self.ssa_list.push(seg);
         if self.seg_valid[seg as usize] == 0 {
             self.seg_state[seg as usize] = Seg::Prefree;
             self.prefree_segs += 1;
@@ -514,7 +743,7 @@ impl F2fs {
     /// Grow file `id` to `blocks` blocks (holes), with the nodes they need; Err when full.
     fn extend(&mut self, id: u32, name: &str, end: u64) -> Result<(), FsError> {
         let blocks = end.div_ceil(FS_BLOCK);
-        let f = self.files[id as usize].as_ref().expect("checked");
+        let f = self.file(id);
         let have = f.blocks.len() as u64;
         if blocks <= have {
             return Ok(());
@@ -525,12 +754,13 @@ impl F2fs {
             return Err(FsError::NoSpace { name: name.to_string(), wanted: end, free: self.free_bytes() });
         }
         self.reserved_blocks += need;
-        let f = self.files[id as usize].as_mut().expect("checked");
+        let nid0 = self.next_nid;
+        self.next_nid += new_nodes as u32;
+        let f = self.file_mut(id);
         f.blocks.resize(blocks as usize, NEW_ADDR);
         let first = f.nodes.len();
-        for _ in 0..new_nodes {
-            f.nodes.push(Node { addr: NONE, nid: self.next_nid, dirty: false });
-            self.next_nid += 1;
+        for k in 0..new_nodes {
+            f.nodes.push(Node { addr: NONE, nid: nid0 + k as u32, dirty: false });
         }
         for ni in first..first + new_nodes {
             self.mark_node_dirty(id, ni);
@@ -538,14 +768,12 @@ impl F2fs {
         Ok(())
     }
 
-    /// Checkpoint when the interval passed, too many nodes are dirty, or prefree segments
-    /// pile up (F2FS's `reclaim_segments`: 5 % of the segments).
+    /// Checkpoint when the interval passed (the kernel checks it when the flusher writes
+    /// node pages back) or too many nodes are dirty. Prefree segments piling up start one only
+    /// from the background thread ([`FsModel::idle`]), as `f2fs_balance_fs_bg` does.
     fn tick(&mut self, d: &mut Disk, t: Ns) -> Result<(), FsError> {
         let changed = self.dirty_nodes > 0 || !self.sit_list.is_empty() || !self.nat_list.is_empty();
-        if (changed && t >= self.last_cp + self.cfg.cp_interval_ns)
-            || self.dirty_nodes > self.cfg.dirty_node_limit
-            || self.prefree_segs > self.main_segs / 20
-        {
+        if (changed && t >= self.last_cp + self.cfg.cp_interval_ns) || self.dirty_nodes > self.cfg.dirty_node_limit {
             self.checkpoint(d, t)?;
         }
         Ok(())
@@ -620,15 +848,15 @@ impl F2fs {
         for &(old, owner, idx) in &list {
             if idx & NODE_BIT != 0 {
                 let ni = (idx & !NODE_BIT) as usize;
-                let new = self.alloc_block(WARM_NODE, t, owner, idx)?;
-                let node = &mut self.files[owner as usize].as_mut().expect("owner lives").nodes[ni];
+                let new = self.alloc_block(F2fs::node_log(owner), t, owner, idx)?;
+                let node = &mut self.file_mut(owner).nodes[ni];
                 node.addr = new;
                 let nid = node.nid;
                 self.mark_nat(nid);
                 self.runs.push(new);
             } else {
                 let new = self.alloc_block(COLD_DATA, t, owner, idx)?;
-                self.files[owner as usize].as_mut().expect("owner lives").blocks[idx as usize] = new;
+                self.file_mut(owner).blocks[idx as usize] = new;
                 self.mark_node_dirty(owner, node_of(u64::from(idx)));
                 self.runs.push(new);
             }
@@ -646,14 +874,17 @@ impl F2fs {
 
     /// Write node `ni` of file `id` to the node log (its old copy invalidated).
     fn write_node(&mut self, t: Ns, id: u32, ni: u32) -> Result<(), FsError> {
-        let node = self.files[id as usize].as_ref().expect("live").nodes[ni as usize];
+        let node = self.file(id).nodes[ni as usize];
         if node.addr == NONE {
-            self.reserved_blocks -= 1;
+            // A file's first node write takes its reserved block; the directory has none.
+            if id != DIR_OWNER {
+                self.reserved_blocks -= 1;
+            }
         } else {
             self.invalidate(node.addr);
         }
-        let new = self.alloc_block(WARM_NODE, t, id, NODE_BIT | ni)?;
-        let n = &mut self.files[id as usize].as_mut().expect("live").nodes[ni as usize];
+        let new = self.alloc_block(F2fs::node_log(id), t, id, NODE_BIT | ni)?;
+        let n = &mut self.file_mut(id).nodes[ni as usize];
         n.addr = new;
         n.dirty = false;
         self.dirty_nodes -= 1;
@@ -666,7 +897,11 @@ impl F2fs {
     fn write_all_nodes(&mut self, d: &mut Disk, t: Ns) -> Result<Option<Completion>, FsError> {
         let mut list = std::mem::take(&mut self.dirty_list);
         for &(id, ni) in &list {
-            let live_dirty = matches!(self.files.get(id as usize), Some(Some(f)) if f.nodes[ni as usize].dirty);
+            let live_dirty = if id == DIR_OWNER {
+                self.dir.nodes[ni as usize].dirty
+            } else {
+                matches!(self.files.get(id as usize), Some(Some(f)) if f.nodes[ni as usize].dirty)
+            };
             if live_dirty {
                 self.write_node(t, id, ni)?;
             }
@@ -679,16 +914,24 @@ impl F2fs {
     /// A checkpoint: dirty nodes, NAT and SIT blocks, flush, checkpoint pack (FUA); prefree
     /// segments become free (and are discarded with `discard`).
     pub(crate) fn checkpoint(&mut self, d: &mut Disk, t: Ns) -> Result<Completion, FsError> {
+        let dir = self.write_dir(d, t)?;
         let mut last = self.write_all_nodes(d, t)?;
+        if let Some(c) = dir {
+            last = Some(later(last, c));
+        }
         let copy = self.cp_seq % 2;
-        for (list, start, per_copy, is_nat) in [
-            (std::mem::take(&mut self.nat_list), self.nat_start, self.nat_blocks, true),
-            (std::mem::take(&mut self.sit_list), self.sit_start, self.sit_blocks, false),
+        // Dirty NAT and SIT entries stay in the summary block's journals while they fit; past
+        // that, the dirty NAT and SIT blocks are written to their areas.
+        let nat_spill = self.nat_entries.len() > NAT_JOURNAL_ENTRIES;
+        let sit_spill = self.sit_entries > SIT_JOURNAL_ENTRIES;
+        for (list, start, per_copy, is_nat, spill) in [
+            (std::mem::take(&mut self.nat_list), self.nat_start, self.nat_blocks, true, nat_spill),
+            (std::mem::take(&mut self.sit_list), self.sit_start, self.sit_blocks, false, sit_spill),
         ] {
             let mut list = list;
             list.sort_unstable();
             let mut i = 0;
-            while i < list.len() {
+            while spill && i < list.len() {
                 let mut j = i + 1;
                 while j < list.len() && list[j] == list[i] + (j - i) as u32 {
                     j += 1;
@@ -711,9 +954,40 @@ impl F2fs {
                 self.sit_list = list;
             }
         }
-        last = Some(later(last, d.flush(t)?)); // PREFLUSH
+        self.nat_entries.clear();
+        for f in self.sit_entry_dirty.iter_mut() {
+            *f = false;
+        }
+        self.sit_entries = 0;
+        // Summary blocks of the segments the logs left, adjacent ones together.
+        let mut ssa = std::mem::take(&mut self.ssa_list);
+        ssa.sort_unstable();
+        ssa.dedup();
+        let mut i = 0;
+        while i < ssa.len() {
+            let mut j = i + 1;
+            while j < ssa.len() && ssa[j] == ssa[i] + (j - i) as u32 {
+                j += 1;
+            }
+            let blk = self.ssa_start + u64::from(ssa[i]);
+            last = Some(later(last, d.write(t, blk * FS_BLOCK, (j - i) as u64 * FS_BLOCK, Purpose::Meta)?));
+            i = j;
+        }
+        ssa.clear();
+        self.ssa_list = ssa;
+        // The pack: the checkpoint block and the data logs' compacted summaries (the journals
+        // and one entry per block written in each data log's open segment, at most 3 blocks),
+        // then, after a flush, its last block.
+        let entries: u64 = [HOT_DATA, WARM_DATA, COLD_DATA]
+            .iter()
+            .map(|&l| if self.logs[l].0 == NONE { 0 } else { u64::from(self.logs[l].1) })
+            .sum();
+        let summaries = (JOURNALS_BYTES + SUMMARY_ENTRY_BYTES * entries).div_ceil(FS_BLOCK).clamp(1, 3);
         let pack = (self.cp_start + copy * u64::from(SEG_BLOCKS)) * FS_BLOCK;
-        last = Some(later(last, d.write(t, pack, CP_PACK_BLOCKS * FS_BLOCK, Purpose::Meta)?));
+        last = Some(later(last, d.write(t, pack, (1 + summaries) * FS_BLOCK, Purpose::Meta)?));
+        last = Some(later(last, d.flush(t)?)); // PREFLUSH
+        let footer = pack + (1 + summaries) * FS_BLOCK;
+        last = Some(later(last, d.write(t, footer, FS_BLOCK, Purpose::Meta)?));
         let mut done = later(last, d.flush(t)?); // FUA, emulated by a post-flush
                                                  // Prefree segments become free; with discard, adjacent ones trimmed together.
         if self.prefree_segs > 0 {
@@ -742,6 +1016,16 @@ impl F2fs {
         self.last_cp = t;
         d.c.checkpoints += 1;
         Ok(done)
+    }
+
+    /// Anything for a checkpoint to write (the kernel's `SBI_IS_DIRTY`).
+    fn dirty(&self) -> bool {
+        self.dirty_nodes > 0
+            || !self.sit_list.is_empty()
+            || !self.nat_list.is_empty()
+            || !self.dir_dirty.is_empty()
+            || self.prefree_segs > 0
+            || !self.ssa_list.is_empty()
     }
 
     /// F2FS's `has_enough_invalid_blocks`: less than 60 % of the user space written, and free
@@ -785,7 +1069,14 @@ impl FsModel for F2fs {
             return Err(FsError::NoSpace { name: name.to_string(), wanted: size, free: self.free_bytes() });
         }
         self.reserved_blocks += need;
-        let mut f = LFile { size, blocks: vec![NEW_ADDR; n as usize], nodes: Vec::with_capacity(nodes) };
+        let mut f = LFile {
+            size,
+            blocks: vec![NEW_ADDR; n as usize],
+            nodes: Vec::with_capacity(nodes),
+            temp: temp_of(name),
+            mtime: self.stamp(t),
+            ipu_since_sync: false,
+        };
         for _ in 0..nodes {
             f.nodes.push(Node { addr: NONE, nid: self.next_nid, dirty: false });
             self.next_nid += 1;
@@ -799,6 +1090,8 @@ impl FsModel for F2fs {
         for ni in 0..nodes {
             self.mark_node_dirty(id, ni);
         }
+        self.dir_entries += 1;
+        self.dir_touch(id);
         Ok(())
     }
 
@@ -812,26 +1105,43 @@ impl FsModel for F2fs {
                 self.extend(id, name, off + len)?;
                 let n = b1 - b0;
                 self.ensure_free(d, t, (n.div_ceil(u64::from(SEG_BLOCKS)) + 2) as u32)?;
-                let small = {
-                    let f = self.files[id as usize].as_mut().expect("checked");
+                // The write moves the file's timestamp when the coarse clock moved since the
+                // stored one; the inode is then dirty and the next fsync writes it.
+                let now = self.stamp(t);
+                let (moved, temp) = {
+                    let f = self.file_mut(id);
+                    let moved = f.mtime != now || off + len > f.size;
+                    f.mtime = now;
                     f.size = f.size.max(off + len);
-                    f.size <= self.cfg.hot_file_bytes
+                    (moved, f.temp)
                 };
+                if moved {
+                    self.mark_node_dirty(id, 0);
+                }
+                // The log: cold and hot files by their extension, others hot when the write
+                // (the writeback batch) has at most `min_hot_blocks` blocks, else warm.
+                let log = match temp {
+                    Temp::Cold => COLD_DATA,
+                    Temp::Hot => HOT_DATA,
+                    Temp::ByWrite if n <= u64::from(self.cfg.min_hot_blocks) => HOT_DATA,
+                    Temp::ByWrite => WARM_DATA,
+                };
+                let ipu = self.in_place(temp, n);
                 for b in b0..b1 {
-                    let old = self.files[id as usize].as_ref().expect("checked").blocks[b as usize];
-                    if self.cfg.ipu && old < NEW_ADDR {
+                    let old = self.file(id).blocks[b as usize];
+                    if ipu && old < NEW_ADDR {
                         // In-place update: the block keeps its address, no node changes.
                         self.runs.push(old);
+                        self.file_mut(id).ipu_since_sync = true;
                         continue;
                     }
-                    let log = if small && false { HOT_DATA } else { WARM_DATA };
                     if old < NEW_ADDR {
                         self.invalidate(old);
                     } else {
                         self.reserved_blocks -= 1;
                     }
                     let addr = self.alloc_block(log, t, id, b as u32)?;
-                    self.files[id as usize].as_mut().expect("checked").blocks[b as usize] = addr;
+                    self.file_mut(id).blocks[b as usize] = addr;
                     self.mark_node_dirty(id, node_of(b));
                     self.runs.push(addr);
                 }
@@ -839,14 +1149,14 @@ impl FsModel for F2fs {
                 Ok(self.write_runs(d, t, Purpose::Data)?.unwrap_or_else(|| instant(t)))
             }
             Op::Read | Op::Trim => {
-                let f = self.files[id as usize].as_ref().expect("checked");
+                let f = self.file(id);
                 if b1 > f.blocks.len() as u64 {
                     return Err(FsError::BeyondEof { name: name.to_string(), off, len, size: f.size });
                 }
                 let mut last = None;
                 let mut b = b0;
                 while b < b1 {
-                    let f = self.files[id as usize].as_ref().expect("checked");
+                    let f = self.file(id);
                     let s = f.blocks[b as usize];
                     if s >= NEW_ADDR {
                         b += 1;
@@ -863,7 +1173,7 @@ impl FsModel for F2fs {
                         for k in b..e {
                             self.invalidate(s + (k - b) as u32);
                             self.reserved_blocks += 1;
-                            self.files[id as usize].as_mut().expect("checked").blocks[k as usize] = NEW_ADDR;
+                            self.file_mut(id).blocks[k as usize] = NEW_ADDR;
                             self.mark_node_dirty(id, node_of(k));
                         }
                         last = Some(later(last, d.trim(t, dev, bytes)?));
@@ -880,14 +1190,19 @@ impl FsModel for F2fs {
     fn fsync(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<Ns, FsError> {
         self.check_id(id)?;
         self.tick(d, t)?;
-        let f = self.files[id as usize].as_ref().expect("checked");
+        let f = self.file(id);
         let dirty = f.nodes.iter().filter(|n| n.dirty).count() as u64;
+        if dirty == 0 && !f.ipu_since_sync {
+            // Nothing written since the last fsync: no node, no flush (`f2fs_do_sync_file`).
+            return Ok(t);
+        }
+        self.file_mut(id).ipu_since_sync = false;
         let mut last = None;
         if dirty > 0 {
             self.ensure_free(d, t, (dirty.div_ceil(u64::from(SEG_BLOCKS)) + 1) as u32)?;
-            let nodes = self.files[id as usize].as_ref().expect("checked").nodes.len();
+            let nodes = self.file(id).nodes.len();
             for ni in 0..nodes {
-                if self.files[id as usize].as_ref().expect("checked").nodes[ni].dirty {
+                if self.file(id).nodes[ni].dirty {
                     self.write_node(t, id, ni as u32)?;
                 }
             }
@@ -920,6 +1235,8 @@ impl FsModel for F2fs {
         }
         // The id is reused by a later create: no dirty-node entry may outlive the file.
         self.dirty_list.retain(|&(i, _)| i != id);
+        self.dir_touch(id);
+        self.dir_entries -= 1;
         Ok(())
     }
 
@@ -958,8 +1275,22 @@ impl FsModel for F2fs {
         Ok(())
     }
 
+    /// A checkpoint, when anything changed since the last one (`f2fs_write_checkpoint` skips
+    /// a `CP_SYNC` of a clean filesystem).
     fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
+        if !self.dirty() {
+            return Ok(t);
+        }
         Ok(self.checkpoint(d, t)?.done)
+    }
+
+    /// A directory's fsync is a checkpoint (`CP_NON_REGULAR`).
+    fn fsync_dir(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
+        self.sync(d, t)
+    }
+
+    fn set_file_clock(&mut self, clock: Option<Ns>) {
+        self.file_clock = clock;
     }
 
     /// fstrim: a checkpoint (freeing prefree segments), then discard every free segment.
@@ -990,9 +1321,12 @@ impl FsModel for F2fs {
         let mut owned = vec![0u32; self.main_segs as usize];
         let mut reserved = 0u64;
         let mut dirty = 0u32;
-        for (id, f) in self.files.iter().enumerate() {
+        let dir_blocks =
+            self.dir.blocks.iter().chain(self.dir.nodes.iter().map(|n| &n.addr)).filter(|&&a| a != NONE).count();
+        let files = self.files.iter().enumerate().map(|(id, f)| (id as u32, f.as_ref()));
+        for (id, f) in files.chain(std::iter::once((DIR_OWNER, Some(&self.dir)))) {
             let Some(f) = f else { continue };
-            let id = id as u32;
+            let dir = id == DIR_OWNER;
             if (f.blocks.len() as u64) < f.size.div_ceil(FS_BLOCK) {
                 return Err(format!("file {id}: {} blocks for {} bytes", f.blocks.len(), f.size).into());
             }
@@ -1014,7 +1348,8 @@ impl FsModel for F2fs {
             for (ni, n) in f.nodes.iter().enumerate() {
                 dirty += u32::from(n.dirty);
                 if n.addr == NONE {
-                    reserved += 1;
+                    // A file's unwritten node is reserved space; the directory's is not.
+                    reserved += u64::from(!dir);
                 } else {
                     if self.owner[n.addr as usize] != id || self.owner_idx[n.addr as usize] != NODE_BIT | ni as u32 {
                         return Err(
@@ -1061,13 +1396,10 @@ impl FsModel for F2fs {
         if free != self.free_segs || prefree != self.prefree_segs {
             return Err(format!("free {free} vs {}, prefree {prefree} vs {}", self.free_segs, self.prefree_segs).into());
         }
-        if self.valid_blocks + self.reserved_blocks > self.user_blocks {
-            return Err(format!(
-                "{} blocks in use, user space {}",
-                self.valid_blocks + self.reserved_blocks,
-                self.user_blocks
-            )
-            .into());
+        // The directory's blocks are the filesystem's, not the user's.
+        let in_use = self.valid_blocks - dir_blocks as u64 + self.reserved_blocks;
+        if in_use > self.user_blocks {
+            return Err(format!("{} blocks in use, user space {}", in_use, self.user_blocks).into());
         }
         Ok(())
     }

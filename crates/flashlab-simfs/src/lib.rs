@@ -307,6 +307,15 @@ impl Fs {
         self.model.sync(&mut d, t)
     }
 
+    /// fsync of the directory holding the files at `t`; returns when it is durable. F2FS
+    /// writes a checkpoint when anything changed since the last one (`CP_NON_REGULAR`); the
+    /// ext4 model has nothing to add to what its file fsyncs committed.
+    pub fn fsync_dir(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
+        let mut d =
+            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
+        self.model.fsync_dir(&mut d, t)
+    }
+
     /// fstrim at `t`: trim the free space; returns the bytes trimmed and when it is done.
     pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut d =

@@ -64,6 +64,10 @@ pub(crate) trait FsModel {
     /// Take file timestamps from `clock` (see [`InPlace::set_file_clock`]); models without
     /// timestamps ignore it.
     fn set_file_clock(&mut self, _clock: Option<Ns>) {}
+    /// fsync of the directory (see [`crate::Fs::fsync_dir`]); nothing by default.
+    fn fsync_dir(&mut self, _d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
+        Ok(t)
+    }
     /// Someone read file `id`'s timestamps (see [`InPlace::stat`]).
     fn stat(&mut self, _id: u32) {}
     /// Someone read file `id` through the page cache (see [`InPlace::read_atime`]).

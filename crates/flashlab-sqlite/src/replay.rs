@@ -15,6 +15,9 @@
 //!   again).
 //! - `xDelete` drops the file's dirty blocks (they are never written) and deletes it; with
 //!   SQLite's `syncDir` flag the directory fsync costs one flush.
+//! - The first `xSync` of a journal or WAL that SQLite opened to create also fsyncs the
+//!   directory (its unix VFS does): the filesystem's directory fsync (a checkpoint on F2FS;
+//!   nothing more on ext4, whose file fsync already committed the directory's change).
 //! - The workload's "write back everything" mark writes back every dirty block of every file,
 //!   then flushes once. The real run does it at the same two points: `syncfs` before the
 //!   measured interval, an fsync of each remaining database file and of the directory after it
@@ -201,6 +204,7 @@ pub fn replay_with_clock(
         handles.get(file).map(|p| p.as_ref()).ok_or_else(|| Error::Sim(format!("operation on unopened file #{file}")))
     };
     let mut r = Replayer { sim, files, measuring: false, requests: 0, bytes: 0 };
+    let mut pending_dir_sync: std::collections::HashSet<u32> = std::collections::HashSet::new();
     let mut out = Replay::default();
     let mut start_counters = None;
     let (mut tx_begin, mut first_begin, mut last_end) = (0, None, 0);
@@ -209,7 +213,12 @@ pub fn replay_with_clock(
             at_mark(*m, r.sim);
         }
         match e {
-            Event::Open { .. } | Event::Close { .. } | Event::ShmMap { .. } => {}
+            Event::Open { file, dir_sync, .. } => {
+                if *dir_sync {
+                    pending_dir_sync.insert(*file);
+                }
+            }
+            Event::Close { .. } | Event::ShmMap { .. } => {}
             Event::Stat { file } | Event::Read { file } => {
                 if let Some(p) = path_of(file)? {
                     if r.files.get(p).is_some_and(|f| f.allocated) {
@@ -235,6 +244,10 @@ pub fn replay_with_clock(
                     r.writeback(p)?;
                 }
                 r.sim.fsync(p.as_deref())?;
+                // The first sync of a new journal or WAL also fsyncs the directory.
+                if pending_dir_sync.remove(file) {
+                    r.sim.fsync_dir()?;
+                }
             }
             Event::Truncate { file, size } => {
                 if let Some(p) = path_of(file)? {
@@ -310,12 +323,12 @@ mod tests {
         let db = Some("/x/db".to_string());
         let j = "/x/db-journal".to_string();
         let ev = vec![
-            Event::Open { file: 0, path: db, kind: FileKind::MainDb },
+            Event::Open { file: 0, path: db, kind: FileKind::MainDb, dir_sync: false },
             Event::Write { file: 0, off: 0, len: 8192 },
             Event::Mark(Mark::WritebackAll),
             Event::Mark(Mark::MeasureStart),
             Event::Mark(Mark::TxBegin),
-            Event::Open { file: 1, path: Some(j.clone()), kind: FileKind::MainJournal },
+            Event::Open { file: 1, path: Some(j.clone()), kind: FileKind::MainJournal, dir_sync: true },
             Event::Write { file: 1, off: 0, len: 512 },
             Event::Write { file: 1, off: 512, len: 4104 }, // blocks 0 and 1
             Event::Sync { file: 1, flags: 2 },             // 1 request of 8 KiB + flush

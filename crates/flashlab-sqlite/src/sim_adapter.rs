@@ -109,6 +109,17 @@ impl SimAdapter {
         }
     }
 
+    /// fsync of the directory holding the files ([`flashlab_simfs::Fs::fsync_dir`]).
+    pub fn fsync_dir(&mut self) -> Result<(), Error> {
+        let done = self
+            .sys
+            .fs
+            .fsync_dir(&mut self.sys.dev, self.sys.now)
+            .map_err(|e| Error::Sim(format!("fsync of the directory: {e}")))?;
+        self.sys.now = self.sys.now.max(done);
+        Ok(())
+    }
+
     /// Someone read the file (atime, as `relatime` updates it).
     pub fn read_atime(&mut self, name: &str) {
         self.sys.fs.read_atime(name);

@@ -72,6 +72,10 @@ pub enum Event {
         path: Option<String>,
         /// What the file is for.
         kind: FileKind,
+        /// SQLite's unix VFS will also fsync the directory at the file's first sync: it was
+        /// opened to create a journal or WAL (`isNewJrnl` in `unixOpen`, `UNIXFILE_DIRSYNC`).
+        #[serde(default)]
+        dir_sync: bool,
     },
     /// SQLite wrote `len` bytes at byte offset `off`.
     Write {
@@ -333,7 +337,9 @@ unsafe extern "C" fn v_open(
     (*f).recorder = Arc::as_ptr(&b.recorder);
     (*f).id = id;
     (*f).base.pMethods = &REC_IO;
-    b.recorder.push(Event::Open { file: id, path: c_str(name), kind: FileKind::from_flags(flags) });
+    let kind = FileKind::from_flags(flags);
+    let dir_sync = flags & ffi::SQLITE_OPEN_CREATE != 0 && matches!(kind, FileKind::MainJournal | FileKind::Wal);
+    b.recorder.push(Event::Open { file: id, path: c_str(name), kind, dir_sync });
     rc
 }
 

@@ -124,6 +124,15 @@ fn compare(o: &Options, g: &GuestResult, vm_wall_s: f64) -> Result<Report, Error
     let capacity = layout.block_count * FS_BLOCK;
     let (mut cfg, ignored) = model_config(&o.mount_options_f2fs());
     cfg.timestamp_granularity_ns = g.tick_ns.max(1);
+    // The tunables the kernel chose for this volume, where the model has them.
+    let mut taken = Vec::new();
+    for (k, v) in &g.sysfs {
+        if ["ipu_policy", "min_ipu_util", "min_fsync_blocks", "min_hot_blocks"].contains(&k.as_str())
+            && cfg.set_option(&format!("{k}={v}")).is_ok()
+        {
+            taken.push(format!("{k}={v}"));
+        }
+    }
     let sys = SimSystem { dev: crate::model_run::device(o, capacity)?, fs: Fs::f2fs_on(cfg.clone(), &layout), now: 0 };
     let (trace, sys) = match o.workload {
         Workload::Sqlite(_) => {
@@ -154,6 +163,11 @@ fn compare(o: &Options, g: &GuestResult, vm_wall_s: f64) -> Result<Report, Error
         ),
         format!("the VM (TCG) ran {:.0} s in all; the measured part took {:.1} s of guest time", vm_wall_s, g.wall_ns as f64 / 1e9),
     ];
+    notes.push(format!(
+        "the kernel's tunables for this volume: {}; the model took {}",
+        g.sysfs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+        if taken.is_empty() { "none".to_string() } else { taken.join(" ") }
+    ));
     if !ignored.is_empty() {
         notes.push(format!("mount options without effect on the model: {}", ignored.join(",")));
     }
@@ -191,7 +205,7 @@ fn behaviour(c: &FsCounters, g: &GuestResult, model_reqs: &[Req]) -> Vec<Behavio
         model: (!model.is_nan()).then_some(model),
         kernel,
     };
-    vec![
+    let mut rows = vec![
         row("checkpoints", c.checkpoints as f64, k.checkpoints.len() as f64),
         row("fsyncs", f64::NAN, k.fsyncs.len() as f64),
         row("fsyncs that checkpointed", f64::NAN, k.fsyncs.iter().filter(|r| r.as_str() != "no needed").count() as f64),
@@ -209,5 +223,15 @@ fn behaviour(c: &FsCounters, g: &GuestResult, model_reqs: &[Req]) -> Vec<Behavio
         row("blocks written in place", f64::NAN, k.in_place as f64),
         row("discard requests", c.discards as f64, k.discards.len() as f64),
         row("discarded MiB", discard_bytes(model_reqs) / 1048576.0, discard_bytes(&g.requests) / 1048576.0),
-    ]
+    ];
+    // The kernel's reasons, each as a row of its own.
+    let mut reasons: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
+    for r in &k.checkpoints {
+        *reasons.entry(format!("  checkpoint for {r}")).or_default() += 1.0;
+    }
+    for r in k.fsyncs.iter().filter(|r| r.as_str() != "no needed") {
+        *reasons.entry(format!("  fsync checkpoint: {r}")).or_default() += 1.0;
+    }
+    rows.extend(reasons.into_iter().map(|(what, n)| row(&what, f64::NAN, n)));
+    rows
 }

@@ -104,7 +104,23 @@ pub struct GuestResult {
     pub mkfs: String,
     /// The coarse clock's tick in the guest.
     pub tick_ns: u64,
+    /// F2FS's tunables as the kernel set them for this volume (`/sys/fs/f2fs/DEV/NAME`).
+    #[serde(default)]
+    pub sysfs: Vec<(String, String)>,
 }
+
+/// The F2FS tunables read after mounting (the model takes those it has).
+pub const SYSFS_KNOBS: [&str; 9] = [
+    "ipu_policy",
+    "min_ipu_util",
+    "min_fsync_blocks",
+    "min_hot_blocks",
+    "min_ssr_sections",
+    "reclaim_segments",
+    "discard_granularity",
+    "discard_idle_interval",
+    "gc_min_sleep_time",
+];
 
 /// The results file beside a request file.
 pub fn result_path(request: &Path) -> PathBuf {
@@ -149,6 +165,7 @@ fn empty(job: &GuestJob) -> GuestResult {
         mount_line: String::new(),
         mkfs: String::new(),
         tick_ns: crate::clock::coarse_tick_ns(),
+        sysfs: Vec::new(),
     }
 }
 
@@ -173,6 +190,12 @@ fn one(job: &GuestJob, dir: &Path) -> Result<GuestResult, Error> {
         .unwrap_or("")
         .to_string();
     let mut r = empty(job);
+    let dev = m.dev.as_ref().and_then(|d| d.file_name()).map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    for k in SYSFS_KNOBS {
+        if let Ok(v) = std::fs::read_to_string(format!("/sys/fs/f2fs/{dev}/{k}")) {
+            r.sysfs.push((k.to_string(), v.trim().to_string()));
+        }
+    }
     r.layout = Some(layout);
     r.max_request = m.max_request;
     r.mount_line = mount_line;
