@@ -87,6 +87,14 @@ pub struct FsConfig {
     pub overprovision: f64,
     /// F2FS: the background cleaner wakes this often while the system idles (30 s).
     pub gc_sleep_ns: Ns,
+    /// F2FS with `discard`: discards are queued at checkpoints and sent by a discard thread
+    /// once the device has been idle `discard_idle_ns`, eight at a time, as Linux 4.10 and
+    /// later do (`discard_async`, a model option); `false`: sent by the checkpoint itself, as
+    /// the F2FS of earlier kernels (the 2013-2016 phones) did.
+    pub discard_async: bool,
+    /// F2FS: how long the device must be idle before the discard thread sends
+    /// (`discard_idle_interval`, 5 s).
+    pub discard_idle_ns: Ns,
     /// F2FS: a write of at most this many blocks goes to the hot data log (the kernel's
     /// `min_hot_blocks`, 16: a writeback batch of an inode with that few dirty pages is hot).
     pub min_hot_blocks: u32,
@@ -131,6 +139,8 @@ impl FsConfig {
             dirty_node_limit: 4096,
             overprovision: 0.05,
             gc_sleep_ns: 30 * SEC,
+            discard_async: false,
+            discard_idle_ns: 5 * SEC,
             min_hot_blocks: 16,
             ipu_policy: None,
             min_ipu_util: 70,
@@ -184,6 +194,7 @@ impl FsConfig {
                 // changes files below ~3.4 KiB, which the workloads here never create.
                 "inline_data" | "noinline_data" if self.kind == FsKind::F2fs => {}
                 "noipu" if self.kind == FsKind::F2fs => self.ipu_policy = Some(0),
+                "discard_async" if self.kind == FsKind::F2fs => self.discard_async = true,
                 other => return Err(ConfigError::UnknownOption(other.to_string())),
             },
             Some(("commit", v)) if self.kind == FsKind::Ext4 => self.commit_interval_ns = secs(v, "commit")?,
@@ -259,6 +270,9 @@ impl FsConfig {
         }
         if self.lfs_only && self.kind == FsKind::F2fs {
             s.push_str(",mode=lfs");
+        }
+        if self.discard_async && self.kind == FsKind::F2fs {
+            s.push_str(",discard_async");
         }
         if let (Some(p), FsKind::F2fs) = (self.ipu_policy, self.kind) {
             if p == 1 {

@@ -217,6 +217,9 @@ pub struct F2fs {
     dir_entries: u32,
     /// Dentry blocks dirtied since the last checkpoint.
     dir_dirty: Vec<u32>,
+    /// The directory's timestamps moved since the last sync (lazytime keeps them in memory
+    /// until the sync writes inodes back).
+    dir_times_dirty: bool,
     /// The coarse clock the caller gives for file timestamps ([`crate::Fs::set_file_clock`]).
     file_clock: Option<Ns>,
     /// The ipu_policy in force (the configured one, or the kernel's default for the volume).
@@ -225,10 +228,21 @@ pub struct F2fs {
     /// NEW_ADDR data blocks and never-written nodes: allocated space without an address.
     reserved_blocks: u64,
     next_nid: u32,
+    /// Node ids freed since the last checkpoint (reusable after it) and reusable now, lowest
+    /// first (the kernel's free nid list).
+    freed_nids: Vec<u32>,
+    free_nids: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
+    /// NAT and SIT entries held in the checkpoint's journals (they stay there across
+    /// checkpoints until the journal overflows and its entries go to their blocks).
+    nat_journal: std::collections::HashSet<u32>,
+    sit_journal: std::collections::HashSet<u32>,
     dirty_list: Vec<(u32, u32)>,
     dirty_nodes: u32,
     nat_dirty: Vec<bool>,
     nat_list: Vec<u32>,
+    /// Which copy of each NAT and SIT block is current (false: the first, as mkfs wrote).
+    nat_copy: Vec<bool>,
+    sit_copy: Vec<bool>,
     /// Node ids whose NAT entry changed since the last checkpoint.
     nat_entries: std::collections::HashSet<u32>,
     sit_dirty: Vec<bool>,
@@ -238,6 +252,9 @@ pub struct F2fs {
     sit_entries: usize,
     /// Segments a log left since the last checkpoint: their summary blocks go to the SSA.
     ssa_list: Vec<u32>,
+    /// Discards queued by checkpoints for the discard thread (`discard_async`): main-area
+    /// (first block, blocks).
+    pending_discards: Vec<(u32, u32)>,
     last_cp: Ns,
     cp_seq: u64,
     /// Reused buffers (no allocation per request once warm).
@@ -408,6 +425,7 @@ impl F2fs {
             },
             dir_entries: 0,
             dir_dirty: Vec::new(),
+            dir_times_dirty: false,
             file_clock: None,
             ipu_policy: cfg.ipu_policy.unwrap_or(if main_segs <= SMALL_VOLUME_SEGMENTS {
                 IPU_FORCE | 128
@@ -417,18 +435,26 @@ impl F2fs {
             valid_blocks: 0,
             reserved_blocks: 0,
             next_nid: 4,
+            freed_nids: Vec::new(),
+            free_nids: std::collections::BinaryHeap::new(),
+            nat_journal: std::collections::HashSet::new(),
+            sit_journal: std::collections::HashSet::new(),
             dirty_list: Vec::new(),
             dirty_nodes: 0,
             nat_dirty: vec![false; nat_blocks as usize],
             nat_list: Vec::new(),
+            nat_copy: vec![false; nat_blocks as usize],
+            sit_copy: vec![false; sit_blocks as usize],
             nat_entries: std::collections::HashSet::new(),
             sit_dirty: vec![false; sit_blocks as usize],
             sit_list: Vec::new(),
             sit_entry_dirty: vec![false; main_segs as usize],
             sit_entries: 0,
             ssa_list: Vec::new(),
+            pending_discards: Vec::new(),
             last_cp: 0,
-            cp_seq: 0,
+            // mkfs wrote the first checkpoint pack: the next goes to the second.
+            cp_seq: 1,
             scratch: Vec::new(),
             runs: Vec::new(),
         }
@@ -540,6 +566,7 @@ impl F2fs {
         if !self.dir_dirty.contains(&b) {
             self.dir_dirty.push(b);
         }
+        self.dir_times_dirty = true;
         self.mark_node_dirty(DIR_OWNER, 0);
     }
 
@@ -584,6 +611,17 @@ impl F2fs {
             if !*d {
                 *d = true;
                 self.nat_list.push(b as u32);
+            }
+        }
+    }
+
+    /// A node id: the lowest free one, or a new one.
+    fn alloc_nid(&mut self) -> u32 {
+        match self.free_nids.pop() {
+            Some(std::cmp::Reverse(n)) => n,
+            None => {
+                self.next_nid += 1;
+                self.next_nid - 1
             }
         }
     }
@@ -722,6 +760,19 @@ impl F2fs {
 
     /// Send `self.runs` (main-area blocks, in allocation order) as writes of contiguous runs.
     fn write_runs(&mut self, d: &mut Disk, t: Ns, why: Purpose) -> Result<Option<Completion>, FsError> {
+        self.write_runs_as(d, t, why, None)
+    }
+
+    /// [`F2fs::write_runs`], the trace naming `log` for every run (a file write's blocks
+    /// written in place keep their segment but carry the write's temperature, as the kernel's
+    /// tracepoints say), or each run's segment's log.
+    fn write_runs_as(
+        &mut self,
+        d: &mut Disk,
+        t: Ns,
+        why: Purpose,
+        log: Option<usize>,
+    ) -> Result<Option<Completion>, FsError> {
         let mut last = None;
         let mut i = 0;
         while i < self.runs.len() {
@@ -730,7 +781,7 @@ impl F2fs {
             while j < self.runs.len() && self.runs[j] == s + (j - i) as u32 {
                 j += 1;
             }
-            d.log = Some(self.seg_log[(s / SEG_BLOCKS) as usize]);
+            d.log = Some(log.map_or(self.seg_log[(s / SEG_BLOCKS) as usize], |l| l as u8));
             let c = d.write(t, self.dev_off(s), (j - i) as u64 * FS_BLOCK, why);
             d.log = None;
             last = Some(later(last, c?));
@@ -754,13 +805,12 @@ impl F2fs {
             return Err(FsError::NoSpace { name: name.to_string(), wanted: end, free: self.free_bytes() });
         }
         self.reserved_blocks += need;
-        let nid0 = self.next_nid;
-        self.next_nid += new_nodes as u32;
+        let nids: Vec<u32> = (0..new_nodes).map(|_| self.alloc_nid()).collect();
         let f = self.file_mut(id);
         f.blocks.resize(blocks as usize, NEW_ADDR);
         let first = f.nodes.len();
-        for k in 0..new_nodes {
-            f.nodes.push(Node { addr: NONE, nid: nid0 + k as u32, dirty: false });
+        for nid in nids {
+            f.nodes.push(Node { addr: NONE, nid, dirty: false });
         }
         for ni in first..first + new_nodes {
             self.mark_node_dirty(id, ni);
@@ -922,23 +972,52 @@ impl F2fs {
         let copy = self.cp_seq % 2;
         // Dirty NAT and SIT entries stay in the summary block's journals while they fit; past
         // that, the dirty NAT and SIT blocks are written to their areas.
-        let nat_spill = self.nat_entries.len() > NAT_JOURNAL_ENTRIES;
-        let sit_spill = self.sit_entries > SIT_JOURNAL_ENTRIES;
+        self.nat_journal.extend(self.nat_entries.iter().copied());
+        let nat_spill = self.nat_journal.len() > NAT_JOURNAL_ENTRIES;
+        for seg in 0..self.main_segs {
+            if self.sit_entry_dirty[seg as usize] {
+                self.sit_journal.insert(seg);
+            }
+        }
+        let sit_spill = self.sit_journal.len() > SIT_JOURNAL_ENTRIES;
+        // An overflowing journal's entries go to their blocks with the dirty ones.
+        if nat_spill {
+            let blocks: Vec<u32> = self.nat_journal.drain().collect();
+            for nid in blocks {
+                self.mark_nat(nid);
+            }
+        }
+        if sit_spill {
+            let segs: Vec<u32> = self.sit_journal.drain().collect();
+            for seg in segs {
+                self.mark_sit(seg);
+            }
+        }
         for (list, start, per_copy, is_nat, spill) in [
             (std::mem::take(&mut self.nat_list), self.nat_start, self.nat_blocks, true, nat_spill),
             (std::mem::take(&mut self.sit_list), self.sit_start, self.sit_blocks, false, sit_spill),
         ] {
             let mut list = list;
             list.sort_unstable();
-            let mut i = 0;
-            while spill && i < list.len() {
-                let mut j = i + 1;
-                while j < list.len() && list[j] == list[i] + (j - i) as u32 {
-                    j += 1;
-                }
-                let blk = start + copy * per_copy.next_multiple_of(u64::from(SEG_BLOCKS)) + u64::from(list[i]);
-                last = Some(later(last, d.write(t, blk * FS_BLOCK, (j - i) as u64 * FS_BLOCK, Purpose::Meta)?));
-                i = j;
+            // Each block is written to the copy it is not in now, which becomes its current
+            // copy (the NAT and SIT version bitmaps); adjacent blocks landing together merge.
+            let area = per_copy.next_multiple_of(u64::from(SEG_BLOCKS));
+            let mut run: Option<(u64, u64)> = None;
+            for &b in list.iter().filter(|_| spill) {
+                let bits = if is_nat { &mut self.nat_copy } else { &mut self.sit_copy };
+                bits[b as usize] = !bits[b as usize];
+                let blk = start + u64::from(bits[b as usize]) * area + u64::from(b);
+                run = match run {
+                    Some((s, n)) if s + n == blk => Some((s, n + 1)),
+                    Some((s, n)) => {
+                        last = Some(later(last, d.write(t, s * FS_BLOCK, n * FS_BLOCK, Purpose::Meta)?));
+                        Some((blk, 1))
+                    }
+                    None => Some((blk, 1)),
+                };
+            }
+            if let Some((s, n)) = run {
+                last = Some(later(last, d.write(t, s * FS_BLOCK, n * FS_BLOCK, Purpose::Meta)?));
             }
             for &b in &list {
                 if is_nat {
@@ -953,6 +1032,9 @@ impl F2fs {
             } else {
                 self.sit_list = list;
             }
+        }
+        if self.cfg.discard && self.cfg.discard_async {
+            self.queue_small_discards();
         }
         self.nat_entries.clear();
         for f in self.sit_entry_dirty.iter_mut() {
@@ -978,9 +1060,15 @@ impl F2fs {
         // The pack: the checkpoint block and the data logs' compacted summaries (the journals
         // and one entry per block written in each data log's open segment, at most 3 blocks),
         // then, after a flush, its last block.
+        // A full log's next block is the first of its next segment; a log filling holes (SSR)
+        // counts as a full segment.
         let entries: u64 = [HOT_DATA, WARM_DATA, COLD_DATA]
             .iter()
-            .map(|&l| if self.logs[l].0 == NONE { 0 } else { u64::from(self.logs[l].1) })
+            .map(|&l| match self.logs[l] {
+                (NONE, _) => 0,
+                _ if self.ssr[l] => u64::from(SEG_BLOCKS),
+                (_, next) => u64::from(next % SEG_BLOCKS),
+            })
             .sum();
         let summaries = (JOURNALS_BYTES + SUMMARY_ENTRY_BYTES * entries).div_ceil(FS_BLOCK).clamp(1, 3);
         let pack = (self.cp_start + copy * u64::from(SEG_BLOCKS)) * FS_BLOCK;
@@ -1004,7 +1092,9 @@ impl F2fs {
                 }
                 self.free_segs += e - s;
                 self.prefree_segs -= e - s;
-                if self.cfg.discard {
+                if self.cfg.discard && self.cfg.discard_async {
+                    self.pending_discards.push((s * SEG_BLOCKS, (e - s) * SEG_BLOCKS));
+                } else if self.cfg.discard {
                     let off = self.dev_off(s * SEG_BLOCKS);
                     done = later(Some(done), d.trim(t, off, u64::from(e - s) * SEG_BYTES)?);
                 }
@@ -1012,10 +1102,77 @@ impl F2fs {
             }
         }
         self.ckpt_valid.copy_from_slice(&self.cur_valid);
+        for n in self.freed_nids.drain(..) {
+            self.free_nids.push(std::cmp::Reverse(n));
+        }
         self.cp_seq += 1;
         self.last_cp = t;
         d.c.checkpoints += 1;
         Ok(done)
+    }
+
+    /// Queue the blocks of partly valid segments that were valid at the last checkpoint and are
+    /// not now (`add_discard_addrs`), in runs of at least the discard granularity (one block
+    /// on a volume of at most 8192 main segments, else 16). Called before the checkpoint
+    /// copies the valid map, for the segments whose entries changed.
+    fn queue_small_discards(&mut self) {
+        let gran = if self.main_segs <= SMALL_VOLUME_SEGMENTS { 1 } else { 16 };
+        for seg in 0..self.main_segs {
+            let v = u32::from(self.seg_valid[seg as usize]);
+            if !self.sit_entry_dirty[seg as usize] || v == 0 || v >= SEG_BLOCKS {
+                continue;
+            }
+            let (mut first, mut n) = (0u32, 0u32);
+            for a in seg * SEG_BLOCKS..=(seg + 1) * SEG_BLOCKS {
+                let gone = a < (seg + 1) * SEG_BLOCKS && {
+                    let (w, b) = ((a / 64) as usize, a % 64);
+                    (self.ckpt_valid[w] & !self.cur_valid[w]) >> b & 1 == 1
+                };
+                if gone {
+                    if n == 0 {
+                        first = a;
+                    }
+                    n += 1;
+                } else {
+                    if n >= gran {
+                        self.pending_discards.push((first, n));
+                    }
+                    n = 0;
+                }
+            }
+        }
+    }
+
+    /// The discard thread from `t` to `end`: the queued discards, merged where adjacent, less
+    /// the blocks reused since (`f2fs_wait_discard_bio` punches them out), eight requests a
+    /// round, each round 50 ms after the last one's completion. Returns when it stopped.
+    fn issue_discards(&mut self, d: &mut Disk, mut t: Ns, end: Ns) -> Result<Ns, FsError> {
+        let mut q = std::mem::take(&mut self.pending_discards);
+        q.sort_unstable();
+        let mut runs: Vec<(u32, u32)> = Vec::with_capacity(q.len());
+        for (s, n) in q {
+            for a in s..s + n {
+                if self.cur_valid[(a / 64) as usize] >> (a % 64) & 1 == 1 {
+                    continue;
+                }
+                match runs.last_mut() {
+                    Some((rs, rn)) if *rs + *rn == a => *rn += 1,
+                    Some((rs, rn)) if *rs + *rn > a => {}
+                    _ => runs.push((a, 1)),
+                }
+            }
+        }
+        let mut i = 0;
+        while i < runs.len() && t < end {
+            let mut round = t;
+            for &(s, n) in &runs[i..(i + 8).min(runs.len())] {
+                round = round.max(d.trim(t, self.dev_off(s), u64::from(n) * FS_BLOCK)?.done);
+            }
+            i = (i + 8).min(runs.len());
+            t = round + 50_000_000;
+        }
+        self.pending_discards = runs.split_off(i);
+        Ok(t)
     }
 
     /// Anything for a checkpoint to write (the kernel's `SBI_IS_DIRTY`).
@@ -1078,8 +1235,8 @@ impl FsModel for F2fs {
             ipu_since_sync: false,
         };
         for _ in 0..nodes {
-            f.nodes.push(Node { addr: NONE, nid: self.next_nid, dirty: false });
-            self.next_nid += 1;
+            let nid = self.alloc_nid();
+            f.nodes.push(Node { addr: NONE, nid, dirty: false });
         }
         // A deleted file's id is reused: the table stays as large as the most files alive at once.
         if id as usize == self.files.len() {
@@ -1146,7 +1303,7 @@ impl FsModel for F2fs {
                     self.runs.push(addr);
                 }
                 d.c.user_write_bytes += len;
-                Ok(self.write_runs(d, t, Purpose::Data)?.unwrap_or_else(|| instant(t)))
+                Ok(self.write_runs_as(d, t, Purpose::Data, Some(log))?.unwrap_or_else(|| instant(t)))
             }
             Op::Read | Op::Trim => {
                 let f = self.file(id);
@@ -1232,6 +1389,7 @@ impl FsModel for F2fs {
                 self.dirty_nodes -= 1;
             }
             self.mark_nat(n.nid);
+            self.freed_nids.push(n.nid);
         }
         // The id is reused by a later create: no dirty-node entry may outlive the file.
         self.dirty_list.retain(|&(i, _)| i != id);
@@ -1240,44 +1398,69 @@ impl FsModel for F2fs {
         Ok(())
     }
 
-    /// Idle from `start` to `end`: checkpoints that fall due; the background cleaner wakes every
-    /// `gc_sleep` and cleans one cost-benefit victim when F2FS would.
+    /// Idle from `start` (the last request) to `end`: a checkpoint that falls due; with
+    /// `discard_async`, the discard thread once the device has been idle `discard_idle_ns`;
+    /// and the background cleaner (`gc_thread_func`), which wakes after 30 s and cleans one
+    /// cost-benefit victim at every wake-up while the system idles, sleeping 30 s more or
+    /// less after each (down to 30 s while `has_enough_invalid_blocks`, else up to 60 s), or
+    /// 300 s when it found no victim; after each wake-up a checkpoint when prefree segments
+    /// pass 5 % of the main area or the interval passed (`f2fs_balance_fs_bg`).
     fn idle(&mut self, d: &mut Disk, start: Ns, end: Ns) -> Result<(), FsError> {
         let mut t = start;
-        let changed = |s: &F2fs| s.dirty_nodes > 0 || !s.sit_list.is_empty() || !s.nat_list.is_empty();
         let cp_at = (self.last_cp + self.cfg.cp_interval_ns).max(start);
-        if changed(self) && cp_at < end {
+        if self.dirty() && cp_at < end && cp_at < start + self.cfg.gc_sleep_ns {
             t = cp_at;
             self.checkpoint(d, t)?;
         }
-        let mut wake = start + self.cfg.gc_sleep_ns;
-        let mut cleaned = false;
-        let mut rounds = 0;
-        while wake < end && rounds < self.main_segs && self.bg_gc_wanted() {
-            t = t.max(wake);
-            if !self.clean_one(d, t, false)? {
-                break;
-            }
-            cleaned = true;
-            rounds += 1;
-            if t >= self.last_cp + self.cfg.cp_interval_ns {
-                self.checkpoint(d, t)?;
-                cleaned = false;
-            }
-            wake += self.cfg.gc_sleep_ns;
-        }
-        if cleaned {
-            let at = (self.last_cp + self.cfg.cp_interval_ns).max(t);
+        if !self.pending_discards.is_empty() {
+            let at = t.max(start + self.cfg.discard_idle_ns);
             if at < end {
-                self.checkpoint(d, at)?;
+                t = self.issue_discards(d, at, end)?;
             }
+        }
+        let mut sleep = self.cfg.gc_sleep_ns;
+        let mut wake = start + sleep;
+        let mut rounds = 0;
+        while wake < end && rounds < 4 * self.main_segs {
+            t = t.max(wake);
+            rounds += 1;
+            sleep = if self.bg_gc_wanted() {
+                self.cfg.gc_sleep_ns
+            } else {
+                (sleep + self.cfg.gc_sleep_ns).min(2 * self.cfg.gc_sleep_ns)
+            };
+            let cleaned = self.clean_one(d, t, false)?;
+            if self.prefree_segs > self.main_segs / 20 || (self.dirty() && t >= self.last_cp + self.cfg.cp_interval_ns)
+            {
+                self.checkpoint(d, t)?;
+                if !self.pending_discards.is_empty() {
+                    let at = t + self.cfg.discard_idle_ns;
+                    if at < end {
+                        t = self.issue_discards(d, at, end)?;
+                    }
+                }
+            }
+            wake = t.max(wake) + if cleaned { sleep } else { 10 * self.cfg.gc_sleep_ns };
         }
         Ok(())
     }
 
     /// A checkpoint, when anything changed since the last one (`f2fs_write_checkpoint` skips
     /// a `CP_SYNC` of a clean filesystem).
+    ///
+    /// syncfs first writes the dirty pages back; the node writeback runs the background
+    /// balance (`f2fs_balance_fs_bg`), which checkpoints when prefree segments pass 5 % of the
+    /// main area. Then the inodes' lazytime timestamps are written back (the directory's,
+    /// moved by creates and deletes, dirty its inode again), and the sync's own checkpoint
+    /// follows.
     fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
+        let dir_times = std::mem::take(&mut self.dir_times_dirty);
+        if self.prefree_segs > self.main_segs / 20 {
+            self.checkpoint(d, t)?;
+            if dir_times {
+                self.mark_node_dirty(DIR_OWNER, 0);
+            }
+        }
         if !self.dirty() {
             return Ok(t);
         }
@@ -1286,16 +1469,58 @@ impl FsModel for F2fs {
 
     /// A directory's fsync is a checkpoint (`CP_NON_REGULAR`).
     fn fsync_dir(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
-        self.sync(d, t)
+        if !self.dirty() {
+            return Ok(t);
+        }
+        Ok(self.checkpoint(d, t)?.done)
     }
 
     fn set_file_clock(&mut self, clock: Option<Ns>) {
         self.file_clock = clock;
     }
 
-    /// fstrim: a checkpoint (freeing prefree segments), then discard every free segment.
+    /// Truncate to 0 bytes (`f2fs_truncate`): the data blocks are invalidated (discarded
+    /// later, as any invalid block), the direct nodes freed, the inode dirtied; the file
+    /// keeps its name, so the directory does not change.
+    fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<bool, FsError> {
+        self.check_id(id)?;
+        self.tick(d, t)?;
+        let blocks = std::mem::take(&mut self.file_mut(id).blocks);
+        for a in blocks {
+            match a {
+                NONE => {}
+                NEW_ADDR => self.reserved_blocks -= 1,
+                a => self.invalidate(a),
+            }
+        }
+        let nodes = self.file_mut(id).nodes.split_off(1);
+        for n in nodes {
+            if n.addr == NONE {
+                self.reserved_blocks -= 1;
+            } else {
+                self.invalidate(n.addr);
+            }
+            if n.dirty {
+                self.dirty_nodes -= 1;
+            }
+            self.mark_nat(n.nid);
+            self.freed_nids.push(n.nid);
+        }
+        self.dirty_list.retain(|&(i, ni)| i != id || ni == 0);
+        let now = self.stamp(t);
+        let f = self.file_mut(id);
+        f.size = 0;
+        f.mtime = now;
+        self.mark_node_dirty(id, 0);
+        Ok(true)
+    }
+
+    /// fstrim: a checkpoint (freeing prefree segments), then discard every free segment;
+    /// with `discard_async` they are queued for the discard thread and fstrim returns at once
+    /// having trimmed nothing itself (`f2fs_trim_fs` under realtime discard).
     fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut done = self.checkpoint(d, t)?.done;
+        let queue = self.cfg.discard && self.cfg.discard_async;
         let mut bytes = 0;
         let mut s = 0;
         while s < self.main_segs {
@@ -1308,8 +1533,12 @@ impl FsModel for F2fs {
                 e += 1;
             }
             let len = u64::from(e - s) * SEG_BYTES;
-            done = done.max(d.trim(t, self.dev_off(s * SEG_BLOCKS), len)?.done);
-            bytes += len;
+            if queue {
+                self.pending_discards.push((s * SEG_BLOCKS, (e - s) * SEG_BLOCKS));
+            } else {
+                done = done.max(d.trim(t, self.dev_off(s * SEG_BLOCKS), len)?.done);
+                bytes += len;
+            }
             s = e;
         }
         Ok((bytes, done))

@@ -29,7 +29,7 @@
 //! ```
 //!
 //! `FLASHLAB_TEST_SKIP` is a comma-separated list of capability names ([`Cap::name`]: `root`,
-//! `fuse`, `loop`, `tracefs`, `fio`, `io_uring`, `rootdev`, or a tool's program name such as
+//! `fuse`, `loop`, `tracefs`, `fio`, `io_uring`, `rootdev`, `vm`, or a tool's program name such as
 //! `mkfs.ext4`), or `all`. `FLASHLAB_SKIP_FIO=1` is kept as another way to say `fio`.
 //! `.ci/run` never sets either.
 
@@ -94,6 +94,9 @@ pub enum Missing {
     /// The kernel refused `io_uring_setup`.
     #[error("io_uring_setup: {0}")]
     IoUring(#[source] std::io::Error),
+    /// The VM of the distribution's kernel cannot be booted (what is missing is named).
+    #[error("{0}")]
+    Vm(String),
 }
 
 /// Something a test needs from the machine.
@@ -118,6 +121,10 @@ pub enum Cap {
     RootDev,
     /// A program on `PATH`; the capability is named after the program (`mkfs.ext4`).
     Tool(&'static str),
+    /// A VM of the distribution's kernel with F2FS can be booted (flashlab-vm: virtme-ng's
+    /// `vng`, `qemu-system-x86_64`, a `/boot/vmlinuz-*` whose modules include `f2fs` and
+    /// `loop`), and `mkfs.f2fs` is on `PATH` for the guest.
+    Vm,
 }
 
 impl Cap {
@@ -132,6 +139,7 @@ impl Cap {
             Cap::IoUring => "io_uring",
             Cap::RootDev => "rootdev",
             Cap::Tool(t) => t,
+            Cap::Vm => "vm",
         }
     }
 
@@ -159,6 +167,12 @@ impl Cap {
             Cap::IoUring => io_uring_setup(),
             Cap::RootDev => root_block_device().map(|_| ()),
             Cap::Tool(t) => on_path(t).map(|_| ()).ok_or(Missing::NotOnPath { program: t, hint: "" }),
+            Cap::Vm => {
+                flashlab_vm::Vm::find(&["f2fs", "loop"]).map_err(|e| Missing::Vm(e.to_string()))?;
+                on_path("mkfs.f2fs")
+                    .map(|_| ())
+                    .ok_or(Missing::NotOnPath { program: "mkfs.f2fs", hint: " (Debian: apt-get install f2fs-tools)" })
+            }
         }
     }
 }
@@ -337,9 +351,9 @@ mod tests {
 
     #[test]
     fn names_are_the_documented_ones() {
-        let caps = [Cap::Root, Cap::Fuse, Cap::Loop, Cap::Tracefs, Cap::Fio, Cap::IoUring, Cap::RootDev];
+        let caps = [Cap::Root, Cap::Fuse, Cap::Loop, Cap::Tracefs, Cap::Fio, Cap::IoUring, Cap::RootDev, Cap::Vm];
         let names: Vec<&str> = caps.iter().map(Cap::name).collect();
-        assert_eq!(names, ["root", "fuse", "loop", "tracefs", "fio", "io_uring", "rootdev"]);
+        assert_eq!(names, ["root", "fuse", "loop", "tracefs", "fio", "io_uring", "rootdev", "vm"]);
         assert_eq!(Cap::Tool("mkfs.ext4").name(), "mkfs.ext4");
     }
 

@@ -136,8 +136,8 @@ mod tests {
     fn tallies_and_errors() {
         let l = Layout::new(32768);
         let c = Classifier::new(&l, &[]);
-        let w = |offset, bytes| Req { op: ReqOp::Write, offset, bytes, preflush: false, fua: false };
-        let f = Req { op: ReqOp::Flush, offset: 0, bytes: 0, preflush: true, fua: false };
+        let w = |offset, bytes| Req { op: ReqOp::Write, offset, bytes, preflush: false, fua: false, at_ns: 0 };
+        let f = Req { op: ReqOp::Flush, offset: 0, bytes: 0, preflush: true, fua: false, at_ns: 0 };
         let model = tally(&[w(100 << 20, 8192), f], &c, 128 << 20);
         let kernel = tally(&[w(100 << 20, 4096), w(96 << 20, 4 << 20), f, f], &c, 128 << 20);
         let r = rows(&model, &kernel);

@@ -25,11 +25,17 @@ const EVENTS: [&str; 8] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Log {
+    /// Hot data: small writeback batches, hot extensions (`db`), dentry blocks.
     HotData,
+    /// Warm data: other file data.
     WarmData,
+    /// Cold data: blocks moved by cleaning, cold extensions.
     ColdData,
+    /// Hot nodes: directories' inodes and direct nodes.
     HotNode,
+    /// Warm nodes: files' inodes and direct nodes.
     WarmNode,
+    /// Cold nodes: indirect nodes.
     ColdNode,
     /// Checkpoint, SIT, NAT, SSA pages (META).
     Meta,

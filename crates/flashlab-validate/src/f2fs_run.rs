@@ -77,16 +77,32 @@ pub fn run_batch(os: &[Options]) -> Result<Vec<Result<Report, Error>>, Error> {
         request.to_string_lossy().to_string(),
     ];
     let out = vm.run(&argv, &share).map_err(|e| Error::Missing { capability: "vm", msg: e.to_string() })?;
+    if let Some(dir) = std::env::var_os("FLASHLAB_VALIDATE_KEEP") {
+        let _ = std::fs::copy(result_path(&request), PathBuf::from(dir).join("guest-result.json"));
+    }
     if out.status != 0 {
         return Err(Error::Tool {
             tool: format!("flashlab validate-fs --guest (in the VM, kernel {})", vm.release()),
             msg: format!("exit {}; the VM's console ended:\n{}", out.status, flashlab_vm::tail(&out.console, 25)),
         });
     }
-    let rp = result_path(&request);
-    let text = std::fs::read_to_string(&rp).map_err(Error::io(&rp))?;
+    compare_saved(os, &result_path(&request), out.wall.as_secs_f64())
+}
+
+/// Compare the model with a guest's results saved earlier (`FLASHLAB_VALIDATE_KEEP=DIR` keeps
+/// them as `DIR/guest-result.json`): the model side of [`run_batch`] without booting the VM.
+pub fn compare_saved(
+    os: &[Options],
+    results: &std::path::Path,
+    vm_wall_s: f64,
+) -> Result<Vec<Result<Report, Error>>, Error> {
+    let rp = results;
+    let text = std::fs::read_to_string(rp).map_err(Error::io(rp))?;
     let results: Vec<GuestResult> =
         serde_json::from_str(&text).map_err(|e| Error::Parse(format!("{}: {e}", rp.display())))?;
+    if results.len() != os.len() {
+        return Err(Error::Parse(format!("{}: {} results for {} jobs", rp.display(), results.len(), os.len())));
+    }
     Ok(os
         .iter()
         .zip(results)
@@ -94,7 +110,7 @@ pub fn run_batch(os: &[Options]) -> Result<Vec<Result<Report, Error>>, Error> {
             Some(e) => {
                 Err(Error::Tool { tool: format!("validate-fs --guest {} (in the VM)", r.job.workload), msg: e.clone() })
             }
-            None => compare(o, &r, out.wall.as_secs_f64()),
+            None => compare(o, &r, vm_wall_s),
         })
         .collect())
 }
@@ -108,9 +124,7 @@ pub fn run(o: &Options) -> Result<Report, Error> {
 struct RemoveDir(PathBuf);
 impl Drop for RemoveDir {
     fn drop(&mut self) {
-        if std::env::var_os("FLASHLAB_VALIDATE_KEEP").is_none() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -124,6 +138,8 @@ fn compare(o: &Options, g: &GuestResult, vm_wall_s: f64) -> Result<Report, Error
     let capacity = layout.block_count * FS_BLOCK;
     let (mut cfg, ignored) = model_config(&o.mount_options_f2fs());
     cfg.timestamp_granularity_ns = g.tick_ns.max(1);
+    // Linux 6.1 sends discards from its discard thread, not from the checkpoint.
+    cfg.discard_async = true;
     // The tunables the kernel chose for this volume, where the model has them.
     let mut taken = Vec::new();
     for (k, v) in &g.sysfs {
@@ -134,20 +150,35 @@ fn compare(o: &Options, g: &GuestResult, vm_wall_s: f64) -> Result<Report, Error
         }
     }
     let sys = SimSystem { dev: crate::model_run::device(o, capacity)?, fs: Fs::f2fs_on(cfg.clone(), &layout), now: 0 };
-    let (trace, sys) = match o.workload {
+    let (trace, counters) = match o.workload {
         Workload::Sqlite(_) => {
-            let (trace, _, sys) = crate::sqlite_run::run_model_on(sys, &g.sqlite_log, Some(&g.clock))?;
-            (trace, sys)
+            let (trace, _, _, c) = crate::sqlite_run::run_model_counted(sys, &g.sqlite_log, Some(&g.clock))?;
+            (trace, c)
         }
         _ => {
             let m = crate::model_run::run_on(sys, &g.script, Some(&g.clock))?;
-            (m.trace, m.system)
+            (m.trace, m.counters)
         }
     };
     let (model_reqs, logs) = requests::from_model_logged(&trace, g.max_request);
     let logs: Vec<Option<Log>> = logs.into_iter().map(|l| l.and_then(log_of)).collect();
     let mc = classify_model(&layout, &model_reqs, &logs);
     let kc = classify_kernel(&layout, &g.requests, &g.f2fs.pages);
+    // FLASHLAB_VALIDATE_DUMP=N prints 60 requests of each side from the N-th, with classes.
+    if let Ok(n) = std::env::var("FLASHLAB_VALIDATE_DUMP").map(|v| v.parse::<usize>().unwrap_or(0)) {
+        for (side, reqs, classes) in [("kernel", &g.requests, &kc), ("model", &model_reqs, &mc)] {
+            for (r, c) in reqs.iter().zip(classes.iter()).skip(n).take(60) {
+                eprintln!(
+                    "{side} {:>12} {:?} {} {} +{}",
+                    r.at_ns,
+                    r.op,
+                    c.name(),
+                    r.offset / FS_BLOCK,
+                    r.bytes / FS_BLOCK
+                );
+            }
+        }
+    }
     let mm = tally_by(&model_reqs, &mc, capacity);
     let km = tally_by(&g.requests, &kc, capacity);
     let classes = rows_by(&mm, &km, &F2fsClass::ALL, F2fsClass::name);
@@ -171,6 +202,11 @@ fn compare(o: &Options, g: &GuestResult, vm_wall_s: f64) -> Result<Report, Error
     if !ignored.is_empty() {
         notes.push(format!("mount options without effect on the model: {}", ignored.join(",")));
     }
+    for (side, reqs) in [("kernel", &g.requests), ("model", &model_reqs)] {
+        if let Some(n) = discard_timing(reqs) {
+            notes.push(format!("{side}: {n}"));
+        }
+    }
     let reads = km.get(&F2fsClass::Read).map_or(0, |t| t.requests);
     if reads > 0 {
         notes.push(format!(
@@ -190,9 +226,22 @@ fn compare(o: &Options, g: &GuestResult, vm_wall_s: f64) -> Result<Report, Error
         per_commit,
         free_space: None,
         placement: None,
-        behaviour: behaviour(&sys.fs.counters(), g, &model_reqs),
+        behaviour: behaviour(&counters, g, &model_reqs),
         notes,
     })
+}
+
+/// When the discards went out: from the last other request to the first and the last discard.
+fn discard_timing(reqs: &[Req]) -> Option<String> {
+    let first = reqs.iter().position(|r| r.op == ReqOp::Discard)?;
+    let before = reqs[..first].iter().rev().find(|r| r.op != ReqOp::Discard).map_or(reqs[first].at_ns, |r| r.at_ns);
+    let last = reqs.iter().rev().find(|r| r.op == ReqOp::Discard)?.at_ns;
+    let s = |ns: u64| ns.saturating_sub(before) as f64 / 1e9;
+    Some(format!(
+        "discards went out from {:.2} s to {:.2} s after the request before the first one",
+        s(reqs[first].at_ns),
+        s(last)
+    ))
 }
 
 /// What each side did, beside each other.

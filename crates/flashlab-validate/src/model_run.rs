@@ -89,6 +89,8 @@ pub fn apply(s: &mut SimSystem, op: &FileOp) -> Result<(), Error> {
 pub struct ModelRun {
     pub trace: Vec<Traced>,
     pub system: SimSystem,
+    /// The filesystem's counters over the measured part.
+    pub counters: flashlab_simfs::FsCounters,
 }
 
 /// Run `script` on a fresh model of the image whose layout is `layout`. With `clock` (one
@@ -107,11 +109,13 @@ pub fn run_on(mut s: SimSystem, script: &Script, clock: Option<&[u64]>) -> Resul
     }
     s.sync().map_err(|e| Error::Model(e.to_string()))?;
     s.fs.set_trace(true);
+    let c0 = s.fs.counters();
     for (i, op) in script.measured.iter().enumerate() {
         s.fs.set_file_clock(clock.and_then(|c| c.get(i).copied()));
         apply(&mut s, op)?;
     }
     s.fs.set_file_clock(None);
     let trace = s.fs.set_trace(false);
-    Ok(ModelRun { trace, system: s })
+    let counters = s.fs.counters().since(&c0);
+    Ok(ModelRun { trace, system: s, counters })
 }

@@ -108,7 +108,7 @@ pub fn script(o: &Options, free: u64) -> Script {
                 s.measured.push(FileOp::Delete { name: fill_name(i) });
             }
             s.measured.push(FileOp::Sync);
-            s.measured.push(FileOp::Pause { ns: 15_000_000_000 });
+            s.measured.push(FileOp::Pause { ns: 90_000_000_000 });
         }
         Workload::Sqlite(_) => {}
     }

@@ -21,7 +21,7 @@ pub enum Workload {
     /// the image (its 100 MB span, scaled): 256 KiB sequential writes, then 4 KiB random
     /// overwrites with an fsync each; a sync.
     NearlyFull,
-    /// Files to `--fill` %, a sync, every file deleted, a sync, then a pause of 15 s (F2FS
+    /// Files to `--fill` %, a sync, every file deleted, a sync, then a pause of 90 s (F2FS
     /// sends the discards of a large delete from a background thread).
     DeleteAll,
 }

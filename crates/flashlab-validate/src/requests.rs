@@ -23,6 +23,9 @@ pub struct Req {
     /// Sent with PREFLUSH (or is itself a flush).
     pub preflush: bool,
     pub fua: bool,
+    /// When it was issued (ns; the kernel's trace clock, the model's virtual time).
+    #[serde(default)]
+    pub at_ns: u64,
 }
 
 /// The issued requests among `events` (of any device: the caller filtered them).
@@ -46,6 +49,7 @@ pub fn from_kernel(events: &[BlockEvent]) -> Vec<Req> {
                 bytes: u64::from(e.nr_sector) * 512,
                 preflush: e.flags & (flags::PREFLUSH | flags::FLUSH) != 0,
                 fua: e.flags & flags::FUA != 0,
+                at_ns: e.ts,
             }
         })
         .collect()
@@ -71,13 +75,13 @@ pub fn from_model_logged(trace: &[Traced], max_request: u64) -> (Vec<Req>, Vec<O
             let (mut off, mut left) = (t.offset, t.len);
             while left > 0 {
                 let n = left.min(max_request);
-                out.push(Req { op, offset: off, bytes: n, preflush: false, fua: false });
+                out.push(Req { op, offset: off, bytes: n, preflush: false, fua: false, at_ns: t.t });
                 logs.push(t.log);
                 off += n;
                 left -= n;
             }
         } else {
-            out.push(Req { op, offset: t.offset, bytes: t.len, preflush: op == ReqOp::Flush, fua: false });
+            out.push(Req { op, offset: t.offset, bytes: t.len, preflush: op == ReqOp::Flush, fua: false, at_ns: t.t });
             logs.push(t.log);
         }
     }

@@ -88,19 +88,37 @@ pub fn run_model_on(
     log: &[Event],
     clocks: Option<&[u64]>,
 ) -> Result<(Vec<Traced>, u64, SimSystem), Error> {
+    let (trace, dt, sys, _) = run_model_counted(sys, log, clocks)?;
+    Ok((trace, dt, sys))
+}
+
+/// [`run_model_on`], with the filesystem's counters over the measured interval.
+pub fn run_model_counted(
+    sys: SimSystem,
+    log: &[Event],
+    clocks: Option<&[u64]>,
+) -> Result<(Vec<Traced>, u64, SimSystem, flashlab_simfs::FsCounters), Error> {
     let mut sim = SimAdapter::with_system(sys);
+    let mut c0 = None;
+    let mut c1 = None;
     let mut trace = Vec::new();
     let (mut t0, mut t1) = (0, 0);
     replay_with_clock(log, clocks, &mut sim, &mut |m, sim| match m {
         Mark::MeasureStart => {
             t0 = sim.now();
             sim.system_mut().fs.set_trace(true);
+            c0 = Some(sim.system_mut().fs.counters());
         }
         Mark::MeasureEnd => {
             t1 = sim.now();
             trace = sim.system_mut().fs.set_trace(false);
+            c1 = Some(sim.system_mut().fs.counters());
         }
         _ => {}
     })?;
-    Ok((trace, t1.saturating_sub(t0), sim.into_system()))
+    let counters = match (c0, c1) {
+        (Some(a), Some(b)) => b.since(&a),
+        _ => flashlab_simfs::FsCounters::default(),
+    };
+    Ok((trace, t1.saturating_sub(t0), sim.into_system(), counters))
 }

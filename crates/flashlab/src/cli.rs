@@ -95,6 +95,10 @@ pub struct ValidateFsArgs {
     /// f2fs` on the host).
     #[arg(long, hide = true, value_name = "REQUEST")]
     pub guest: Option<std::path::PathBuf>,
+    /// f2fs: compare the model with the kernel's results of an earlier run, kept with
+    /// FLASHLAB_VALIDATE_KEEP=DIR (DIR/guest-result.json), without booting the VM.
+    #[arg(long, value_name = "FILE")]
+    pub kernel_results: Option<std::path::PathBuf>,
     /// fill: how full the filesystem gets, in percent.
     #[arg(long, default_value_t = 80)]
     pub fill: u64,

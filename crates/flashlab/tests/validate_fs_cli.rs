@@ -11,4 +11,7 @@ fn bad_options_name_their_flag() {
     fails(&["validate-fs", "--workload", "fill", "--size", "5M"], "--size");
     fails(&["validate-fs", "--workload", "fill", "--fill", "0"], "--fill");
     fails(&["validate-fs", "--workload", "fill", "--json", "/nonexistent/dir/x.json"], "--json");
+    fails(&["validate-fs", "--workload", "fill", "--fs", "zfs"], "--fs");
+    fails(&["validate-fs", "--workload", "fill", "--fs", "f2fs", "--mount", "weird"], "--mount");
+    fails(&["validate-fs", "--workload", "fill", "--kernel-results", "/nonexistent.json"], "--kernel-results");
 }

@@ -35,7 +35,13 @@ pub fn validate_fs(a: &ValidateFsArgs) -> Result<(), Error> {
     o.transactions = a.transactions;
     o.seed = a.seed;
     o.check()?;
-    let report = flashlab_validate::run(&o)?;
+    let report = match &a.kernel_results {
+        Some(file) if o.fs == FsChoice::F2fs => {
+            flashlab_validate::f2fs_run::compare_saved(std::slice::from_ref(&o), file, 0.0)?.pop().expect("one job")?
+        }
+        Some(_) => return Err(Error::Usage("--kernel-results applies to --fs f2fs".into())),
+        None => flashlab_validate::run(&o)?,
+    };
     crate::out!("{}", report.render_text());
     let doc = flashlab_results::Document::new(flashlab_results::Body::ValidateFs(flashlab_results::typed(
         "the comparison",
