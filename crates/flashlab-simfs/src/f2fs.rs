@@ -1,36 +1,51 @@
-//! The F2FS-like log-structured model.
+//! The F2FS model, brought to the behaviour of Linux 6.1's F2FS by `validate-fs --fs f2fs`
+//! (the kernel's F2FS in a VM, request by request; docs/validate-fs.md says what each
+//! mismatch taught).
 //!
 //! * Layout (mkfs.f2fs): superblock segment, two checkpoint segments, SIT and NAT areas (two
-//!   copies each), SSA, then the main area of 2 MiB segments (512 blocks of 4 KiB).
-//! * Every data write, overwrites included, is appended at the head of a log: `hot` for
-//!   overwrites and small files, `warm` for first writes of bulk data, `cold` for blocks moved
-//!   by cleaning, and one `node` log. The old block is invalidated in its segment's valid map,
-//!   so random overwrites reach the device as sequential writes.
+//!   copies each), SSA, then the main area of 2 MiB segments (512 blocks of 4 KiB). Computed
+//!   as mkfs would ([`F2fs::new`]) or read from a real image ([`crate::Fs::f2fs_on`]).
+//! * Six logs, as the kernel's current segments: hot, warm and cold data; hot, warm and cold
+//!   nodes. A file's data is hot when its name has a hot extension (mkfs.f2fs's `db`...) or
+//!   the write (the writeback batch) has at most `min_hot_blocks` (16) blocks, cold when its
+//!   name has a cold extension or cleaning moved it, else warm. Files' inodes and direct
+//!   nodes are warm nodes; the root directory's inode is a hot node and its dentry blocks
+//!   hot data, written at checkpoints after creates and deletes.
+//! * Overwrites of allocated blocks go in place when the kernel's `ipu_policy` says so
+//!   (`FORCE` on a volume of at most 8192 main segments, `FSYNC` for the few-block writes an
+//!   fsync writes back on a larger one; `SSR`, `UTIL`, `SSR_UTIL` as the kernel's); cold files
+//!   always. Otherwise a write is appended to its log and the old block invalidated.
 //! * Each file has an inode node block (923 block pointers) and direct node blocks (1018
-//!   each); moving a data block dirties the node holding its pointer. Indirect nodes are not
-//!   modelled: the NAT stops the "wandering tree" at the node, as in F2FS.
-//! * fsync (roll-forward recovery): the file's dirty node blocks are written to the node log,
-//!   then a flush — no checkpoint. A checkpoint writes all dirty nodes, the dirty NAT blocks
-//!   (one NAT entry per node) and SIT blocks (one SIT entry per segment), then the
-//!   checkpoint pack with PREFLUSH and FUA; segments emptied since the last checkpoint
-//!   (prefree) become free then, and with `discard` are trimmed. Checkpoints happen every
-//!   `cp_interval` (checked at each io, fsync and idle), when `dirty_node_limit` nodes are
-//!   dirty, when prefree segments pass 5 % of the main area (`reclaim_segments`), after
-//!   foreground cleaning, at sync and at fstrim.
-//! * Space: the user may fill the main area but the overprovisioned segments (mkfs.f2fs:
-//!   `reserved = 2 * (100 / ovp + 1) + 6` segments, `ovp% of the rest + reserved`). When free
-//!   segments fall below the overprovisioned count (`need_SSR` of the first F2FS releases),
-//!   the application's data logs switch to slack-space recycling: they fill the holes of the
-//!   used segment of their own log with the fewest valid blocks (only blocks that were also
-//!   invalid at the last checkpoint), unless mounted `mode=lfs`. Before allocating,
-//!   foreground cleaning (greedy: fewest valid blocks) runs while free segments are below the
-//!   reserve; in idle time the background cleaner picks a cost-benefit victim every
-//!   `gc_sleep` when F2FS's `has_enough_invalid_blocks` holds. Cleaning reads the victim's
-//!   valid blocks and writes them to the cold (or node) log, always into free segments.
+//!   each); moving a data block dirties the node holding its pointer, and a write dirties the
+//!   inode when the file's timestamp (the coarse clock) moved or its size grew. Indirect
+//!   nodes are not modelled: the NAT stops the "wandering tree" at the node.
+//! * fsync (roll-forward recovery): the file's dirty nodes to the node log, then a flush; no
+//!   checkpoint, and nothing at all when nothing was written since the last one. A
+//!   directory's fsync is a checkpoint. A checkpoint writes the directory's dirty dentry
+//!   blocks, all dirty nodes, the NAT and SIT entries (into the checkpoint's journals while
+//!   they fit: 38 and 6 entries; past that, the dirty NAT and SIT blocks, each to its other
+//!   copy), the SSA blocks of the segments the logs left, and the pack (checkpoint block,
+//!   1-3 blocks of compacted summaries, then after a flush its last block with FUA); prefree
+//!   segments become free. Checkpoints happen at sync (and earlier, when prefree segments
+//!   pass 5 % of the main area), at a directory fsync, when `cp_interval` passed, when
+//!   `dirty_node_limit` nodes are dirty, for cleaning, at fstrim, and from the background
+//!   thread in idle time.
+//! * Discard: freed segments and the blocks freed inside partly valid ones, either sent by the
+//!   checkpoint (the F2FS of the 2013-2016 phones) or, with `discard_async` (Linux 4.10+),
+//!   queued for a discard thread that sends them eight at a time once the device has been
+//!   idle 5 s, starting at its next 60 s wake-up.
+//! * Space: the user may fill the main area but the overprovisioned segments. When free
+//!   segments are at most twice the reserve (`f2fs_need_SSR`), the hot and warm data logs
+//!   switch to slack-space recycling: they fill the holes (free now and at the last
+//!   checkpoint) of their own log's used segment with the fewest valid blocks, unless mounted
+//!   `mode=lfs`. Foreground cleaning (greedy) keeps the reserve free; the background cleaner
+//!   wakes 30 s into an idle period and then every 30-60 s (300 s after finding nothing) and
+//!   cleans one cost-benefit victim each time. Cleaning writes data to the cold log and
+//!   nodes to their own log, always into free segments.
 //!
-//! Not modelled: in-place updates (IPU), multi-segment sections, inline data and dentries,
-//! directory blocks, indirect nodes, small discards of invalid blocks inside segments, the NAT
-//! journal, extent cache, compression.
+//! Not modelled: multi-segment sections, inline data and dentries (a small file's data in
+//! its inode; converting it writes its first block once more), indirect nodes, orphan blocks,
+//! the extent cache, compression, atomic writes.
 
 use super::disk::{instant, later, Disk, Purpose};
 use super::FsConfig;

@@ -100,9 +100,18 @@ pub fn compare_saved(
     let text = std::fs::read_to_string(rp).map_err(Error::io(rp))?;
     let results: Vec<GuestResult> =
         serde_json::from_str(&text).map_err(|e| Error::Parse(format!("{}: {e}", rp.display())))?;
-    if results.len() != os.len() {
-        return Err(Error::Parse(format!("{}: {} results for {} jobs", rp.display(), results.len(), os.len())));
-    }
+    // One result per job, in order; or, from a batch, the result of each job's workload.
+    let results: Vec<GuestResult> = if results.len() == os.len() {
+        results
+    } else {
+        os.iter()
+            .map(|o| {
+                results.iter().find(|r| r.job.workload == o.workload.name()).cloned().ok_or_else(|| {
+                    Error::Parse(format!("{}: no result for workload {}", rp.display(), o.workload.name()))
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
     Ok(os
         .iter()
         .zip(results)

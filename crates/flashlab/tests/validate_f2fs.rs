@@ -7,7 +7,9 @@
 //!    checkpoints (F2FS's expensive fsyncs) within 15 %.
 //!
 //! Needs the `vm` capability (and root, loop devices and tracefs inside the VM, which boots as
-//! root); without it the test fails naming it, unless FLASHLAB_TEST_SKIP names it.
+//! root); without it the test fails naming it, unless FLASHLAB_TEST_SKIP names it. With
+//! FLASHLAB_VALIDATE_KEEP=DIR the kernel's results stay in DIR/guest-result.json, for
+//! `flashlab validate-fs --fs f2fs --workload W --kernel-results DIR/guest-result.json`.
 
 use flashlab_testcaps::{require, Cap};
 use flashlab_validate::options::{f2fs_mount_options, FsChoice, Mount, Options, Workload};
