@@ -123,12 +123,6 @@ struct LFile {
     mtime: Ns,
     /// Data written in place since the last fsync (the fsync then flushes the cache).
     ipu_since_sync: bool,
-    /// The checkpoint (its sequence number) after which the inode was last written with the
-    /// fsync mark; `u64::MAX` when its last write had none. The first fsync after a
-    /// checkpoint writes the inode again even when nothing in it changed (Linux 6.1 in the
-    /// VM: after each SQLite transaction's checkpoint, every file's next fsync wrote its
-    /// inode, where without a checkpoint between them only a moved timestamp did).
-    inode_fsync_cp: u64,
 }
 
 /// mkfs.f2fs 1.15's default extension lists (`f2fs_format.c`): a name with one of these
@@ -445,7 +439,6 @@ impl F2fs {
                 temp: Temp::Hot,
                 mtime: 0,
                 ipu_since_sync: false,
-                inode_fsync_cp: u64::MAX,
             },
             dir_entries: 0,
             dir_dirty: Vec::new(),
@@ -926,9 +919,6 @@ impl F2fs {
                 let new = self.alloc_block(F2fs::node_log(owner), t, owner, idx)?;
                 let f = self.file_mut(owner);
                 f.nodes[ni].addr = new;
-                if ni == 0 {
-                    f.inode_fsync_cp = u64::MAX;
-                }
                 let nid = f.nodes[ni].nid;
                 self.mark_nat(nid);
                 self.runs.push(new);
@@ -951,11 +941,7 @@ impl F2fs {
     }
 
     /// Write node `ni` of file `id` to the node log (its old copy invalidated).
-    fn write_node(&mut self, t: Ns, id: u32, ni: u32, fsync: bool) -> Result<(), FsError> {
-        if ni == 0 {
-            let cp = if fsync { self.cp_seq } else { u64::MAX };
-            self.file_mut(id).inode_fsync_cp = cp;
-        }
+    fn write_node(&mut self, t: Ns, id: u32, ni: u32) -> Result<(), FsError> {
         let node = self.file(id).nodes[ni as usize];
         if node.addr == NONE {
             // A file's first node write takes its reserved block; the directory has none.
@@ -985,7 +971,7 @@ impl F2fs {
                 matches!(self.files.get(id as usize), Some(Some(f)) if f.nodes[ni as usize].dirty)
             };
             if live_dirty {
-                self.write_node(t, id, ni, false)?;
+                self.write_node(t, id, ni)?;
             }
         }
         list.clear();
@@ -1279,7 +1265,6 @@ impl FsModel for F2fs {
             temp: temp_of(name),
             mtime: self.stamp(t),
             ipu_since_sync: false,
-            inode_fsync_cp: u64::MAX,
         };
         for _ in 0..nodes {
             let nid = self.alloc_nid();
@@ -1395,10 +1380,6 @@ impl FsModel for F2fs {
         self.check_id(id)?;
         self.tick(d, t)?;
         let f = self.file(id);
-        if f.inode_fsync_cp != self.cp_seq && f.nodes[0].addr != NONE && !f.nodes[0].dirty {
-            self.mark_node_dirty(id, 0);
-        }
-        let f = self.file(id);
         let dirty = f.nodes.iter().filter(|n| n.dirty).count() as u64;
         if dirty == 0 && !f.ipu_since_sync {
             // Nothing written since the last fsync: no node, no flush (`f2fs_do_sync_file`).
@@ -1411,7 +1392,7 @@ impl FsModel for F2fs {
             let nodes = self.file(id).nodes.len();
             for ni in 0..nodes {
                 if self.file(id).nodes[ni].dirty {
-                    self.write_node(t, id, ni as u32, true)?;
+                    self.write_node(t, id, ni as u32)?;
                 }
             }
             last = self.write_runs(d, t, Purpose::Node)?;
