@@ -1511,6 +1511,13 @@ impl FsModel for F2fs {
         self.file_clock = clock;
     }
 
+    /// A chown's ctime dirties the inode (`f2fs_setattr`); the next fsync writes it.
+    fn inode_changed(&mut self, id: u32) {
+        if self.check_id(id).is_ok() {
+            self.mark_node_dirty(id, 0);
+        }
+    }
+
     /// Truncate to 0 bytes (`f2fs_truncate`): the data blocks are invalidated (discarded
     /// later, as any invalid block), the direct nodes freed, the inode dirtied; the file
     /// keeps its name, so the directory does not change.

@@ -717,6 +717,14 @@ impl FsModel for InPlace {
     fn truncate_to_zero(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<bool, FsError> {
         InPlace::truncate_to_zero(self, d, t, id).map(|()| true)
     }
+
+    /// The inode joins the running transaction (ext4 journals it at the next commit).
+    fn inode_changed(&mut self, id: u32) {
+        let Some(e4) = &mut self.ext4 else { return };
+        if let Some(Some(f)) = self.files.get_mut(id as usize) {
+            touch_inode(e4, f);
+        }
+    }
 }
 
 /// Dirty the block bitmaps and group descriptors of the groups [dev_off, dev_off+len) spans.

@@ -283,6 +283,14 @@ impl Fs {
         }
     }
 
+    /// The inode of `name` changed without a write (a chown or chmod: its ctime): the next
+    /// fsync writes (ext4: commits) it.
+    pub fn inode_changed(&mut self, name: &str) {
+        if let Some(&id) = self.names.get(name) {
+            self.model.inode_changed(id.0);
+        }
+    }
+
     /// Truncate `name` to 0 bytes, keeping the file. False (nothing done) on a model without
     /// truncation (F2FS): the caller deletes the file instead.
     pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, FsError> {

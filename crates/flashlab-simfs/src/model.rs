@@ -70,6 +70,8 @@ pub(crate) trait FsModel {
     }
     /// Someone read file `id`'s timestamps (see [`InPlace::stat`]).
     fn stat(&mut self, _id: u32) {}
+    /// File `id`'s inode changed without a write (see [`crate::Fs::inode_changed`]).
+    fn inode_changed(&mut self, _id: u32) {}
     /// Someone read file `id` through the page cache (see [`InPlace::read_atime`]).
     fn read_atime(&mut self, _id: u32) {}
 }

@@ -15,6 +15,9 @@
 //!   again).
 //! - `xDelete` drops the file's dirty blocks (they are never written) and deletes it; with
 //!   SQLite's `syncDir` flag the directory fsync costs one flush.
+//! - Running as root, SQLite's unix VFS gives a journal or WAL it opens the database's owner
+//!   (`fchown`), which changes the inode (its ctime) of one that exists already: the next
+//!   fsync writes the inode.
 //! - The first `xSync` of a journal or WAL that SQLite opened to create also fsyncs the
 //!   directory (its unix VFS does): the filesystem's directory fsync (a checkpoint on F2FS;
 //!   nothing more on ext4, whose file fsync already committed the directory's change).
@@ -213,9 +216,15 @@ pub fn replay_with_clock(
             at_mark(*m, r.sim);
         }
         match e {
-            Event::Open { file, dir_sync, .. } => {
+            Event::Open { file, dir_sync, chown, path, .. } => {
                 if *dir_sync {
                     pending_dir_sync.insert(*file);
+                }
+                // The VFS's fchown changed an existing file's inode (its ctime).
+                if let Some(p) = path.as_ref().filter(|_| *chown) {
+                    if r.files.get(p).is_some_and(|f| f.allocated) {
+                        r.sim.inode_changed(p);
+                    }
                 }
             }
             Event::Close { .. } | Event::ShmMap { .. } => {}
@@ -323,12 +332,12 @@ mod tests {
         let db = Some("/x/db".to_string());
         let j = "/x/db-journal".to_string();
         let ev = vec![
-            Event::Open { file: 0, path: db, kind: FileKind::MainDb, dir_sync: false },
+            Event::Open { file: 0, path: db, kind: FileKind::MainDb, dir_sync: false, chown: false },
             Event::Write { file: 0, off: 0, len: 8192 },
             Event::Mark(Mark::WritebackAll),
             Event::Mark(Mark::MeasureStart),
             Event::Mark(Mark::TxBegin),
-            Event::Open { file: 1, path: Some(j.clone()), kind: FileKind::MainJournal, dir_sync: true },
+            Event::Open { file: 1, path: Some(j.clone()), kind: FileKind::MainJournal, dir_sync: true, chown: false },
             Event::Write { file: 1, off: 0, len: 512 },
             Event::Write { file: 1, off: 512, len: 4104 }, // blocks 0 and 1
             Event::Sync { file: 1, flags: 2 },             // 1 request of 8 KiB + flush

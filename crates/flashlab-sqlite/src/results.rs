@@ -278,7 +278,7 @@ mod tests {
         let ev = vec![
             Event::Write { file: 0, off: 0, len: 10 },
             Event::Mark(Mark::MeasureStart),
-            Event::Open { file: 1, path: None, kind: FileKind::Other, dir_sync: false },
+            Event::Open { file: 1, path: None, kind: FileKind::Other, dir_sync: false, chown: false },
             Event::Write { file: 0, off: 0, len: 4096 },
             Event::Write { file: 0, off: 4096, len: 100 },
             Event::Sync { file: 0, flags: 2 },

@@ -120,6 +120,11 @@ impl SimAdapter {
         Ok(())
     }
 
+    /// The file's inode changed without a write (a chown: its ctime).
+    pub fn inode_changed(&mut self, name: &str) {
+        self.sys.fs.inode_changed(name);
+    }
+
     /// Someone read the file (atime, as `relatime` updates it).
     pub fn read_atime(&mut self, name: &str) {
         self.sys.fs.read_atime(name);

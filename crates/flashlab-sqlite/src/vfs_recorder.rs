@@ -76,6 +76,11 @@ pub enum Event {
         /// opened to create a journal or WAL (`isNewJrnl` in `unixOpen`, `UNIXFILE_DIRSYNC`).
         #[serde(default)]
         dir_sync: bool,
+        /// SQLite's unix VFS changed the file's inode as it opened it: running as root, it
+        /// gives a journal or WAL the database's owner (`robustFchown` in `unixOpen`), which
+        /// moves the file's ctime even when the owner is the same.
+        #[serde(default)]
+        chown: bool,
     },
     /// SQLite wrote `len` bytes at byte offset `off`.
     Write {
@@ -339,7 +344,9 @@ unsafe extern "C" fn v_open(
     (*f).base.pMethods = &REC_IO;
     let kind = FileKind::from_flags(flags);
     let dir_sync = flags & ffi::SQLITE_OPEN_CREATE != 0 && matches!(kind, FileKind::MainJournal | FileKind::Wal);
-    b.recorder.push(Event::Open { file: id, path: c_str(name), kind, dir_sync });
+    // SAFETY: geteuid has no preconditions.
+    let chown = dir_sync && unsafe { libc::geteuid() } == 0;
+    b.recorder.push(Event::Open { file: id, path: c_str(name), kind, dir_sync, chown });
     rc
 }
 
