@@ -533,11 +533,8 @@ unsafe extern "C" fn f_write(
     n: c_int,
     off: ffi::sqlite3_int64,
 ) -> c_int {
-    let rc = forward!(f, xWrite, ffi::SQLITE_IOERR_WRITE, buf, n, off);
-    // Read as the call returns: the kernel stamped the file during it, and a reading before it
-    // misses a tick that passes in the call (often, in the VM's slow emulation:
-    // docs/validate-fs.md).
     let clock = coarse_clock_ns();
+    let rc = forward!(f, xWrite, ffi::SQLITE_IOERR_WRITE, buf, n, off);
     if rc == ffi::SQLITE_OK {
         let rf = f as *mut RecFile;
         (*(*rf).recorder).push_at(Event::Write { file: (*rf).id, off: off as u64, len: n as u64 }, clock);

@@ -70,8 +70,8 @@ pub fn run(o: &Options) -> Result<Report, Error> {
     let tick = clock::coarse_tick_ns();
     let (kernel_reqs, model_trace, sys, kernel_extents) = match o.workload {
         Workload::Sqlite(mode) => {
-            // The recording VFS read the coarse clock at every operation (as each write's
-            // system call returned); the replay's writebacks take the file timestamps from the clock of
+            // The recording VFS read the coarse clock at every operation (before each write's
+            // system call); the replay's writebacks take the file timestamps from the clock of
             // each file's latest write.
             let k = sqlite_run::run_kernel(o, &img.m, mode, false)?;
             let (trace, _, sys) = sqlite_run::run_model(o, &layout, &k.log, Some(&k.clocks))?;
