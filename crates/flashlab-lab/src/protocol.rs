@@ -63,6 +63,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("age-thin", include_str!("../protocols/age-thin.toml")),
     ("four-corner", include_str!("../protocols/four-corner.toml")),
     ("age-small", include_str!("../protocols/age-small.toml")),
+    ("motox-review", include_str!("../protocols/motox-review.toml")),
 ];
 
 /// A protocol: its name and its ordered steps.
@@ -468,4 +469,26 @@ pub fn run_protocol<T: ProtocolTarget + ?Sized>(
         progress(i + 1, n, "done", 1.0);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_parses_and_the_motox_review_has_its_published_shape() {
+        for (name, _) in BUILTIN {
+            assert!(Protocol::builtin(name).is_some(), "{name}");
+        }
+        let p = Protocol::builtin("motox-review").unwrap();
+        let rows: Vec<&str> = p
+            .steps
+            .iter()
+            .filter_map(|s| if let Step::FourCorner { label } = s { Some(label.as_str()) } else { None })
+            .collect();
+        // New, five after the fill, three after the delete.
+        assert_eq!(rows.len(), 9, "{rows:?}");
+        assert!(matches!(p.steps[1], Step::Fill { .. }));
+        assert!(p.steps.iter().any(|s| matches!(s, Step::DeleteFill)));
+    }
 }
