@@ -12,7 +12,7 @@
 //!   same number of fields, numbers free;
 //! - `runs`: machine-dependent output (doctor on the live system): the command succeeds and
 //!   prints something;
-//! - `needs=root,fuse,loop,tracefs,fio`: capabilities, checked with flashlab-testcaps (a
+//! - `needs=root,fuse,loop,tracefs,fio,vm`: capabilities, checked with flashlab-testcaps (a
 //!   missing one fails unless FLASHLAB_TEST_SKIP names it);
 //! - `slow`: run only when regenerating (`FLASHLAB_DOCS=overwrite`, or `FLASHLAB_DOCS=slow` to
 //!   check them): commands of minutes (a year of use on a 16 GB device), too long for the suite;
@@ -180,6 +180,7 @@ fn console_blocks(text: &str) -> Vec<(Block, Check, Vec<Cap>)> {
                             "tracefs" => Cap::Tracefs,
                             "fio" => Cap::Fio,
                             "io_uring" => Cap::IoUring,
+                            "vm" => Cap::Vm,
                             other => panic!("line {}: unknown capability {other} in ```{}", b.line, b.info),
                         });
                     }
