@@ -194,18 +194,8 @@ fn data_blocks_fitting(free: u64) -> u64 {
 #[derive(Debug, Clone)]
 pub struct F2fs {
     cfg: FsConfig,
-    /// Block numbers of the areas.
-    cp_start: u64,
-    sit_start: u64,
-    sit_blocks: u64,
-    nat_start: u64,
-    nat_blocks: u64,
-    ssa_start: u64,
-    main_start: u64,
-    main_segs: u32,
-    reserved_segs: u32,
-    ovp_segs: u32,
-    user_blocks: u64,
+    /// Where the areas are and the space the user may fill.
+    a: Areas,
     owner: Vec<u32>,
     owner_idx: Vec<u32>,
     seg_valid: Vec<u16>,
@@ -281,6 +271,7 @@ pub struct F2fs {
 
 /// Where the areas are and how much of the main area the user may fill: computed as
 /// mkfs.f2fs would ([`F2fs::new`]) or read from a real image ([`F2fs::with_layout`]).
+#[derive(Debug, Clone)]
 struct Areas {
     cp_start: u64,
     sit_start: u64,
@@ -374,7 +365,7 @@ impl F2fs {
             f.dir.blocks[0] = dentry;
             f.dir.nodes[0].addr = inode;
             // The user may fill what mkfs left, less what the root directory holds.
-            f.user_blocks = l.user_block_count.saturating_sub(l.valid_block_count.saturating_sub(2));
+            f.a.user_blocks = l.user_block_count.saturating_sub(l.valid_block_count.saturating_sub(2));
         }
         f.ckpt_valid.copy_from_slice(&f.cur_valid);
         f
@@ -391,33 +382,11 @@ impl F2fs {
     }
 
     fn from_areas(cfg: &FsConfig, a: Areas) -> F2fs {
-        let Areas {
-            cp_start,
-            sit_start,
-            sit_blocks,
-            nat_start,
-            nat_blocks,
-            ssa_start,
-            main_start,
-            main_segs,
-            reserved_segs,
-            ovp_segs,
-            user_blocks,
-        } = a;
+        let (main_segs, nat_blocks, sit_blocks) = (a.main_segs, a.nat_blocks, a.sit_blocks);
         let blocks = main_segs as usize * SEG_BLOCKS as usize;
         F2fs {
             cfg: cfg.clone(),
-            cp_start,
-            sit_start,
-            sit_blocks,
-            nat_start,
-            nat_blocks,
-            ssa_start,
-            main_start,
-            main_segs,
-            reserved_segs,
-            ovp_segs,
-            user_blocks,
+            a,
             owner: vec![NONE; blocks],
             owner_idx: vec![NONE; blocks],
             seg_valid: vec![0; main_segs as usize],
@@ -484,23 +453,23 @@ impl F2fs {
     }
     /// Free segments kept for cleaning: foreground cleaning runs when fewer are free.
     pub fn reserved_segments(&self) -> u32 {
-        self.reserved_segs
+        self.a.reserved_segs
     }
     /// Segments out of the user's reach (mkfs.f2fs's overprovision, reserve included).
     pub fn overprovision_segments(&self) -> u32 {
-        self.ovp_segs
+        self.a.ovp_segs
     }
     /// Segments of the main area (where data and nodes go).
     pub fn main_segments(&self) -> u32 {
-        self.main_segs
+        self.a.main_segs
     }
     /// Device byte offset of the main area.
     pub fn main_offset(&self) -> u64 {
-        self.main_start * FS_BLOCK
+        self.a.main_start * FS_BLOCK
     }
 
     fn dev_off(&self, addr: u32) -> u64 {
-        (self.main_start + u64::from(addr)) * FS_BLOCK
+        (self.a.main_start + u64::from(addr)) * FS_BLOCK
     }
 
     fn check_id(&self, id: u32) -> Result<(), FsError> {
@@ -544,13 +513,13 @@ impl F2fs {
 
     /// Percent of the user blocks valid (`utilization`).
     fn utilization(&self) -> u64 {
-        self.valid_blocks * 100 / self.user_blocks.max(1)
+        self.valid_blocks * 100 / self.a.user_blocks.max(1)
     }
 
     /// Linux 6.1's `f2fs_need_SSR`: free segments at most twice the reserve (its
     /// `min_ssr_sections` is the reserve), never in `mode=lfs`.
     fn need_ssr(&self) -> bool {
-        !self.cfg.lfs_only && self.free_segs <= 2 * self.reserved_segs
+        !self.cfg.lfs_only && self.free_segs <= 2 * self.a.reserved_segs
     }
 
     /// Whether an overwrite of allocated blocks of a file of `temp`, `n` blocks in one write,
@@ -721,7 +690,7 @@ impl F2fs {
     /// holes to fill.
     fn ssr_victim(&self, log: usize) -> Option<u32> {
         let mut best: Option<(u16, u32)> = None;
-        for s in 0..self.main_segs {
+        for s in 0..self.a.main_segs {
             let i = s as usize;
             if self.seg_state[i] != Seg::Used || self.seg_log[i] as usize != log {
                 continue;
@@ -747,7 +716,7 @@ impl F2fs {
     }
 
     fn take_free_segment(&mut self) -> Option<u32> {
-        let n = self.main_segs;
+        let n = self.a.main_segs;
         if self.free_segs == 0 {
             return None;
         }
@@ -819,7 +788,7 @@ impl F2fs {
         }
         let new_nodes = nodes_for(blocks) - f.nodes.len();
         let need = blocks - have + new_nodes as u64;
-        if self.valid_blocks + self.reserved_blocks + need > self.user_blocks {
+        if self.valid_blocks + self.reserved_blocks + need > self.a.user_blocks {
             return Err(FsError::NoSpace { name: name.to_string(), wanted: end, free: self.free_bytes() });
         }
         self.reserved_blocks += need;
@@ -849,9 +818,9 @@ impl F2fs {
 
     /// Foreground cleaning until `need` segments beyond the reserve are free.
     fn ensure_free(&mut self, d: &mut Disk, t: Ns, need: u32) -> Result<(), FsError> {
-        let want = self.reserved_segs + need;
+        let want = self.a.reserved_segs + need;
         let mut rounds = 0;
-        while self.free_segs < want && rounds < 2 * self.main_segs {
+        while self.free_segs < want && rounds < 2 * self.a.main_segs {
             rounds += 1;
             if self.free_segs + self.prefree_segs >= want {
                 self.checkpoint(d, t)?;
@@ -872,7 +841,7 @@ impl F2fs {
     /// ((1-u)/(1+u) * age, as F2FS's `get_cb_cost`).
     fn victim(&self, t: Ns, greedy: bool) -> Option<u32> {
         let mut best: Option<(f64, u32)> = None;
-        for s in 0..self.main_segs {
+        for s in 0..self.a.main_segs {
             if self.seg_state[s as usize] != Seg::Used || u32::from(self.seg_valid[s as usize]) >= SEG_BLOCKS {
                 continue;
             }
@@ -992,7 +961,7 @@ impl F2fs {
         // that, the dirty NAT and SIT blocks are written to their areas.
         self.nat_journal.extend(self.nat_entries.iter().copied());
         let nat_spill = self.nat_journal.len() > NAT_JOURNAL_ENTRIES;
-        for seg in 0..self.main_segs {
+        for seg in 0..self.a.main_segs {
             if self.sit_entry_dirty[seg as usize] {
                 self.sit_journal.insert(seg);
             }
@@ -1012,8 +981,8 @@ impl F2fs {
             }
         }
         for (list, start, per_copy, is_nat, spill) in [
-            (std::mem::take(&mut self.nat_list), self.nat_start, self.nat_blocks, true, nat_spill),
-            (std::mem::take(&mut self.sit_list), self.sit_start, self.sit_blocks, false, sit_spill),
+            (std::mem::take(&mut self.nat_list), self.a.nat_start, self.a.nat_blocks, true, nat_spill),
+            (std::mem::take(&mut self.sit_list), self.a.sit_start, self.a.sit_blocks, false, sit_spill),
         ] {
             let mut list = list;
             list.sort_unstable();
@@ -1072,7 +1041,7 @@ impl F2fs {
             while j < ssa.len() && ssa[j] == ssa[i] + (j - i) as u32 {
                 j += 1;
             }
-            let blk = self.ssa_start + u64::from(ssa[i]);
+            let blk = self.a.ssa_start + u64::from(ssa[i]);
             last = Some(later(last, d.write(t, blk * FS_BLOCK, (j - i) as u64 * FS_BLOCK, Purpose::Meta)?));
             i = j;
         }
@@ -1092,7 +1061,7 @@ impl F2fs {
             })
             .sum();
         let summaries = (JOURNALS_BYTES + SUMMARY_ENTRY_BYTES * entries).div_ceil(FS_BLOCK).clamp(1, 3);
-        let pack = (self.cp_start + copy * u64::from(SEG_BLOCKS)) * FS_BLOCK;
+        let pack = (self.a.cp_start + copy * u64::from(SEG_BLOCKS)) * FS_BLOCK;
         last = Some(later(last, d.write(t, pack, (1 + summaries) * FS_BLOCK, Purpose::Meta)?));
         last = Some(later(last, d.flush(t)?)); // PREFLUSH
         let footer = pack + (1 + summaries) * FS_BLOCK;
@@ -1101,13 +1070,13 @@ impl F2fs {
                                                  // Prefree segments become free; with discard, adjacent ones trimmed together.
         if self.prefree_segs > 0 {
             let mut s = 0;
-            while s < self.main_segs {
+            while s < self.a.main_segs {
                 if self.seg_state[s as usize] != Seg::Prefree {
                     s += 1;
                     continue;
                 }
                 let mut e = s;
-                while e < self.main_segs && self.seg_state[e as usize] == Seg::Prefree {
+                while e < self.a.main_segs && self.seg_state[e as usize] == Seg::Prefree {
                     self.seg_state[e as usize] = Seg::Free;
                     e += 1;
                 }
@@ -1137,8 +1106,8 @@ impl F2fs {
     /// on a volume of at most 8192 main segments, else 16). Called before the checkpoint
     /// copies the valid map, for the segments whose entries changed.
     fn queue_small_discards(&mut self) {
-        let gran = if self.main_segs <= SMALL_VOLUME_SEGMENTS { 1 } else { 16 };
-        for seg in 0..self.main_segs {
+        let gran = if self.a.main_segs <= SMALL_VOLUME_SEGMENTS { 1 } else { 16 };
+        for seg in 0..self.a.main_segs {
             let v = u32::from(self.seg_valid[seg as usize]);
             if !self.sit_entry_dirty[seg as usize] || v == 0 || v >= SEG_BLOCKS {
                 continue;
@@ -1220,16 +1189,16 @@ impl F2fs {
     /// F2FS's `has_enough_invalid_blocks`: less than 60 % of the user space written, and free
     /// segments hold less than 40 % of the space not written.
     fn bg_gc_wanted(&self) -> bool {
-        let unwritten = self.user_blocks.saturating_sub(self.valid_blocks);
-        let free_user = u64::from(self.free_segs.saturating_sub(self.ovp_segs)) * u64::from(SEG_BLOCKS);
-        unwritten > self.user_blocks * 40 / 100 && free_user < unwritten * 40 / 100
+        let unwritten = self.a.user_blocks.saturating_sub(self.valid_blocks);
+        let free_user = u64::from(self.free_segs.saturating_sub(self.a.ovp_segs)) * u64::from(SEG_BLOCKS);
+        unwritten > self.a.user_blocks * 40 / 100 && free_user < unwritten * 40 / 100
     }
 }
 
 impl FsModel for F2fs {
     /// Bytes the user can allocate on an empty filesystem.
     fn capacity(&self) -> u64 {
-        self.user_blocks * FS_BLOCK
+        self.a.user_blocks * FS_BLOCK
     }
 
     /// Bytes of file data the user can still allocate: the free user blocks less the node
@@ -1237,7 +1206,7 @@ impl FsModel for F2fs {
     /// fits. (Counting the free blocks alone, a file of "all the free space" never fits: its
     /// node blocks take space too. That made `fill --fs f2fs` fail on every profile.)
     fn free_bytes(&self) -> u64 {
-        let free = self.user_blocks.saturating_sub(self.valid_blocks + self.reserved_blocks);
+        let free = self.a.user_blocks.saturating_sub(self.valid_blocks + self.reserved_blocks);
         data_blocks_fitting(free) * FS_BLOCK
     }
 
@@ -1251,7 +1220,7 @@ impl FsModel for F2fs {
         let n = size.div_ceil(FS_BLOCK);
         let nodes = nodes_for(n);
         let need = n + nodes as u64;
-        if self.valid_blocks + self.reserved_blocks + need > self.user_blocks {
+        if self.valid_blocks + self.reserved_blocks + need > self.a.user_blocks {
             if id as usize == self.files.len() {
                 self.files.push(None);
             }
@@ -1453,7 +1422,7 @@ impl FsModel for F2fs {
         let mut sleep = self.cfg.gc_sleep_ns;
         let mut wake = start + sleep;
         let mut rounds = 0;
-        while wake < end && rounds < 4 * self.main_segs {
+        while wake < end && rounds < 4 * self.a.main_segs {
             t = t.max(wake);
             rounds += 1;
             sleep = if self.bg_gc_wanted() {
@@ -1462,7 +1431,7 @@ impl FsModel for F2fs {
                 (sleep + self.cfg.gc_sleep_ns).min(2 * self.cfg.gc_sleep_ns)
             };
             let cleaned = self.clean_one(d, t, false)?;
-            if self.prefree_segs > self.main_segs / 20 || (self.dirty() && t >= self.last_cp + self.cfg.cp_interval_ns)
+            if self.prefree_segs > self.a.main_segs / 20 || (self.dirty() && t >= self.last_cp + self.cfg.cp_interval_ns)
             {
                 self.checkpoint(d, t)?;
                 if !self.pending_discards.is_empty() {
@@ -1487,7 +1456,7 @@ impl FsModel for F2fs {
     /// follows.
     fn sync(&mut self, d: &mut Disk, t: Ns) -> Result<Ns, FsError> {
         let dir_times = std::mem::take(&mut self.dir_times_dirty);
-        if self.prefree_segs > self.main_segs / 20 {
+        if self.prefree_segs > self.a.main_segs / 20 {
             self.checkpoint(d, t)?;
             if dir_times {
                 self.mark_node_dirty(DIR_OWNER, 0);
@@ -1562,13 +1531,13 @@ impl FsModel for F2fs {
         let queue = self.cfg.discard && self.cfg.discard_async;
         let mut bytes = 0;
         let mut s = 0;
-        while s < self.main_segs {
+        while s < self.a.main_segs {
             if self.seg_state[s as usize] != Seg::Free {
                 s += 1;
                 continue;
             }
             let mut e = s;
-            while e < self.main_segs && self.seg_state[e as usize] == Seg::Free {
+            while e < self.a.main_segs && self.seg_state[e as usize] == Seg::Free {
                 e += 1;
             }
             let len = u64::from(e - s) * SEG_BYTES;
@@ -1586,7 +1555,7 @@ impl FsModel for F2fs {
     /// The valid map matches the files' block and node maps; segment counts and states and
     /// the space accounting agree.
     fn check(&self) -> Result<(), InvariantError> {
-        let mut owned = vec![0u32; self.main_segs as usize];
+        let mut owned = vec![0u32; self.a.main_segs as usize];
         let mut reserved = 0u64;
         let mut dirty = 0u32;
         let dir_blocks =
@@ -1666,8 +1635,8 @@ impl FsModel for F2fs {
         }
         // The directory's blocks are the filesystem's, not the user's.
         let in_use = self.valid_blocks - dir_blocks as u64 + self.reserved_blocks;
-        if in_use > self.user_blocks {
-            return Err(format!("{} blocks in use, user space {}", in_use, self.user_blocks).into());
+        if in_use > self.a.user_blocks {
+            return Err(format!("{} blocks in use, user space {}", in_use, self.a.user_blocks).into());
         }
         Ok(())
     }

@@ -202,6 +202,43 @@ impl Report {
         flashlab_results::export::wrap(&s)
     }
 
+    /// The classes whose model differs from the kernel by more than `bytes_tol` in bytes
+    /// (flushes have none) or `req_tol` in requests (relative), one line each. Only classes
+    /// that carry traffic count — 64 KiB or 8 requests on one side —: a block of metadata
+    /// more or less is 100 %. Reads are left out (the model caches all metadata).
+    pub fn class_errors(&self, bytes_tol: f64, req_tol: f64) -> Vec<String> {
+        let mut out = Vec::new();
+        for c in self.classes.iter().filter(|c| c.class != "read") {
+            let big = c.kernel_bytes.max(c.model_bytes) >= 64 << 10 || c.kernel_requests.max(c.model_requests) >= 8;
+            if !big {
+                continue;
+            }
+            let be = c.bytes_error.unwrap_or(f64::INFINITY).abs();
+            if c.class != "flush" && be > bytes_tol {
+                out.push(format!(
+                    "{}: class {}: bytes model {} kernel {} ({:+.1} %)",
+                    self.workload,
+                    c.class,
+                    c.model_bytes,
+                    c.kernel_bytes,
+                    be * 100.0
+                ));
+            }
+            let re = c.requests_error.unwrap_or(f64::INFINITY).abs();
+            if re > req_tol {
+                out.push(format!(
+                    "{}: class {}: requests model {} kernel {} ({:+.1} %)",
+                    self.workload,
+                    c.class,
+                    c.model_requests,
+                    c.kernel_requests,
+                    re * 100.0
+                ));
+            }
+        }
+        out
+    }
+
     /// The JSON document (pretty, newline-terminated).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("the report serializes") + "\n"

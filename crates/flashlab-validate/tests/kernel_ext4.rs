@@ -45,43 +45,12 @@ fn run(test: &str, workload: &str, tweak: impl FnOnce(&mut Options)) -> Option<R
     }
 }
 
-/// Acceptance 1: every class that carries the traffic (at least 64 KiB or 8 requests on one
-/// side) within `bytes_tol` in bytes (flushes have none) and `req_tol` in requests. Smaller
-/// classes — the few metadata blocks a final sync writes home — are shown, not held to a
-/// percentage: one block more or less is 100 %. Reads are not compared (the model caches all
-/// metadata).
+/// Acceptance 1: every class that carries the traffic within `bytes_tol` in bytes and
+/// `req_tol` in requests ([`Report::class_errors`]: smaller classes — the few metadata blocks a
+/// final sync writes home — are shown, not held to a percentage; reads are not compared).
 fn check_classes(r: &Report, bytes_tol: f64, req_tol: f64) {
-    for c in &r.classes {
-        if c.class == "read" {
-            continue;
-        }
-        let big = c.kernel_bytes.max(c.model_bytes) >= 64 << 10 || c.kernel_requests.max(c.model_requests) >= 8;
-        if !big {
-            continue;
-        }
-        if c.class != "flush" {
-            let e = c.bytes_error.unwrap_or(f64::INFINITY).abs();
-            assert!(
-                e <= bytes_tol,
-                "{}: class {}: bytes model {} kernel {} ({:+.1} %)",
-                r.workload,
-                c.class,
-                c.model_bytes,
-                c.kernel_bytes,
-                e * 100.0
-            );
-        }
-        let e = c.requests_error.unwrap_or(f64::INFINITY).abs();
-        assert!(
-            e <= req_tol,
-            "{}: class {}: requests model {} kernel {} ({:+.1} %)",
-            r.workload,
-            c.class,
-            c.model_requests,
-            c.kernel_requests,
-            e * 100.0
-        );
-    }
+    let e = r.class_errors(bytes_tol, req_tol);
+    assert!(e.is_empty(), "{}", e.join("\n"));
 }
 
 /// Acceptance 2: per commit, flushes and bytes written within 15 %.

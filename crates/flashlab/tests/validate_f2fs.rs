@@ -29,34 +29,6 @@ fn options(workload: &str) -> Options {
     o
 }
 
-/// Every class that carries traffic (64 KiB or 8 requests on one side) within the tolerances;
-/// smaller classes (a block or two of metadata) are shown, not held to a percentage. Reads are
-/// not compared (the model caches all metadata).
-fn class_errors(r: &Report, bytes_tol: f64, req_tol: f64) -> Vec<String> {
-    let mut out = Vec::new();
-    for c in &r.classes {
-        if c.class == "read" {
-            continue;
-        }
-        let big = c.kernel_bytes.max(c.model_bytes) >= 64 << 10 || c.kernel_requests.max(c.model_requests) >= 8;
-        if !big {
-            continue;
-        }
-        let be = c.bytes_error.unwrap_or(f64::INFINITY).abs();
-        if c.class != "flush" && be > bytes_tol {
-            out.push(format!("{}: {} bytes model {} kernel {}", r.workload, c.class, c.model_bytes, c.kernel_bytes));
-        }
-        let re = c.requests_error.unwrap_or(f64::INFINITY).abs();
-        if re > req_tol {
-            out.push(format!(
-                "{}: {} requests model {} kernel {}",
-                r.workload, c.class, c.model_requests, c.kernel_requests
-            ));
-        }
-    }
-    out
-}
-
 fn per_commit_errors(r: &Report) -> Vec<String> {
     let p = r.per_commit.as_ref().expect("SQLite runs report per-commit numbers");
     let rel = |m: f64, k: f64| (m - k).abs() / k.max(1e-9);
@@ -92,7 +64,7 @@ fn f2fs_model_matches_the_kernels_f2fs() {
     for (w, r) in WORKLOADS.iter().zip(reports) {
         let r = r.unwrap_or_else(|e| panic!("{w}: {e}"));
         print!("{}", r.render_text());
-        errors.extend(class_errors(&r, 0.15, 0.25));
+        errors.extend(r.class_errors(0.15, 0.25));
         if w.starts_with("sqlite-") {
             errors.extend(per_commit_errors(&r));
         }
