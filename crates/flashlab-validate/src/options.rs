@@ -154,7 +154,7 @@ pub const F2FS_MOUNTS: [(&str, &str, &str); 4] = [
         "the /data line of Android's F2FS fstabs of 2014-2016 (AOSP device trees): noatime, background cleaning, online discard, inline xattrs and data",
     ),
     ("kernel", "defaults", "the kernel's own defaults (6.1: background_gc=on, discard on a device that supports it, lazytime, inline data and dentries, flush and checkpoint merging)"),
-    ("motox", "noatime,nosuid,nodev,background_gc=on,discard,inline_xattr", "the Moto X (2013) review's description: F2FS /data that trims on delete; inline data did not exist in its 3.4 kernel"),
+    ("motox", "noatime,nosuid,nodev,background_gc=on,discard,inline_xattr", "the Moto X (2013) review's description: F2FS /data that trims on delete; no inline data, which came to F2FS in Linux 3.14, after the Moto X's kernel"),
     ("motoz", "noatime,nosuid,nodev,background_gc=on,discard,inline_data,nobarrier,active_logs=6", "the Moto Z (2016) /data options: background_gc=on,discard,inline_data,nobarrier,active_logs=6"),
 ];
 
@@ -233,8 +233,7 @@ impl Options {
         }
     }
 
-    /// The `-o` string for the F2FS mount: `f2fs_mount` with `background_gc` and `discard`
-    /// as given (the kernel's own defaults otherwise).
+    /// The `-o` string for the F2FS mount: `f2fs_mount`, or `defaults` when it is empty.
     pub fn mount_options_f2fs(&self) -> String {
         if self.f2fs_mount.is_empty() {
             "defaults".into()
