@@ -1431,7 +1431,8 @@ impl FsModel for F2fs {
                 (sleep + self.cfg.gc_sleep_ns).min(2 * self.cfg.gc_sleep_ns)
             };
             let cleaned = self.clean_one(d, t, false)?;
-            if self.prefree_segs > self.a.main_segs / 20 || (self.dirty() && t >= self.last_cp + self.cfg.cp_interval_ns)
+            if self.prefree_segs > self.a.main_segs / 20
+                || (self.dirty() && t >= self.last_cp + self.cfg.cp_interval_ns)
             {
                 self.checkpoint(d, t)?;
                 if !self.pending_discards.is_empty() {
