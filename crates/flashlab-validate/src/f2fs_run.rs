@@ -145,7 +145,11 @@ fn log_of(l: u8) -> Option<Log> {
 fn compare(o: &Options, g: &GuestResult, vm_wall_s: f64) -> Result<Report, Error> {
     let layout = g.layout.clone().ok_or_else(|| Error::Parse("the guest sent no layout".into()))?;
     let capacity = layout.block_count * FS_BLOCK;
-    let (mut cfg, ignored) = model_config(&o.mount_options_f2fs());
+    // The options in force on the kernel's side (its /proc/mounts line: what was asked for and
+    // the kernel's own defaults, discard included where the device supports it), else those
+    // asked for.
+    let in_force = g.mount_line.split_whitespace().nth(3).map(str::to_string).unwrap_or_else(|| o.mount_options_f2fs());
+    let (mut cfg, ignored) = model_config(&in_force);
     cfg.timestamp_granularity_ns = g.tick_ns.max(1);
     // Linux 6.1 sends discards from its discard thread, not from the checkpoint.
     cfg.discard_async = true;
@@ -209,7 +213,7 @@ fn compare(o: &Options, g: &GuestResult, vm_wall_s: f64) -> Result<Report, Error
         if taken.is_empty() { "none".to_string() } else { taken.join(" ") }
     ));
     if !ignored.is_empty() {
-        notes.push(format!("mount options without effect on the model: {}", ignored.join(",")));
+        notes.push(format!("mount options in force without effect on the model: {}", ignored.join(",")));
     }
     for (side, reqs) in [("kernel", &g.requests), ("model", &model_reqs)] {
         if let Some(n) = discard_timing(reqs) {
