@@ -160,8 +160,24 @@ const IPU_SSR: u32 = 2;
 const IPU_UTIL: u32 = 4;
 const IPU_SSR_UTIL: u32 = 8;
 const IPU_FSYNC: u32 = 16;
+const IPU_HONOR_OPU_WRITE: u32 = 128;
 /// Main segments up to which Linux 6.1 tunes a volume as small (`SMALL_VOLUME_SEGMENTS`).
 const SMALL_VOLUME_SEGMENTS: u32 = 16 * 512;
+
+/// The runs of consecutive numbers in `list` as (first, count), in order; no allocation.
+fn runs_of(list: &[u32]) -> impl Iterator<Item = (u32, u32)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let &first = list.get(i)?;
+        let mut j = i + 1;
+        while j < list.len() && list[j] == first + (j - i) as u32 {
+            j += 1;
+        }
+        let n = (j - i) as u32;
+        i = j;
+        Some((first, n))
+    })
+}
 
 fn node_of(block: u64) -> usize {
     if block < ADDRS_PER_INODE {
@@ -237,8 +253,9 @@ pub struct F2fs {
     /// first (the kernel's free nid list).
     freed_nids: Vec<u32>,
     free_nids: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
-    /// NAT and SIT entries held in the checkpoint's journals (they stay there across
-    /// checkpoints until the journal overflows and its entries go to their blocks).
+    /// NAT and SIT entries held in the checkpoint's journals: every entry changed goes in, and
+    /// stays there across checkpoints until a checkpoint finds the journal overflowing and
+    /// writes its entries to their blocks.
     nat_journal: std::collections::HashSet<u32>,
     sit_journal: std::collections::HashSet<u32>,
     dirty_list: Vec<(u32, u32)>,
@@ -248,13 +265,10 @@ pub struct F2fs {
     /// Which copy of each NAT and SIT block is current (false: the first, as mkfs wrote).
     nat_copy: Vec<bool>,
     sit_copy: Vec<bool>,
-    /// Node ids whose NAT entry changed since the last checkpoint.
-    nat_entries: std::collections::HashSet<u32>,
     sit_dirty: Vec<bool>,
     sit_list: Vec<u32>,
-    /// Segments whose SIT entry changed since the last checkpoint (flag and count).
+    /// Segments whose SIT entry changed since the last checkpoint.
     sit_entry_dirty: Vec<bool>,
-    sit_entries: usize,
     /// Segments a log left since the last checkpoint: their summary blocks go to the SSA.
     ssa_list: Vec<u32>,
     /// Discards queued by checkpoints for the discard thread (`discard_async`): main-area
@@ -414,7 +428,7 @@ impl F2fs {
             dir_times_dirty: false,
             file_clock: None,
             ipu_policy: cfg.ipu_policy.unwrap_or(if main_segs <= SMALL_VOLUME_SEGMENTS {
-                IPU_FORCE | 128
+                IPU_FORCE | IPU_HONOR_OPU_WRITE
             } else {
                 IPU_FSYNC
             }),
@@ -431,11 +445,9 @@ impl F2fs {
             nat_list: Vec::new(),
             nat_copy: vec![false; nat_blocks as usize],
             sit_copy: vec![false; sit_blocks as usize],
-            nat_entries: std::collections::HashSet::new(),
             sit_dirty: vec![false; sit_blocks as usize],
             sit_list: Vec::new(),
             sit_entry_dirty: vec![false; main_segs as usize],
-            sit_entries: 0,
             ssa_list: Vec::new(),
             pending_discards: Vec::new(),
             discards_queued_at: 0,
@@ -579,11 +591,14 @@ impl F2fs {
         self.write_runs(d, t, Purpose::Data)
     }
 
+    /// Segment `seg`'s SIT entry changed: into the journal, its block dirty.
     fn mark_sit(&mut self, seg: u32) {
-        if !self.sit_entry_dirty[seg as usize] {
-            self.sit_entry_dirty[seg as usize] = true;
-            self.sit_entries += 1;
-        }
+        self.sit_entry_dirty[seg as usize] = true;
+        self.sit_journal.insert(seg);
+        self.mark_sit_block(seg);
+    }
+
+    fn mark_sit_block(&mut self, seg: u32) {
         let b = (seg / SIT_ENTRIES_PER_BLOCK) as usize;
         if !self.sit_dirty[b] {
             self.sit_dirty[b] = true;
@@ -591,8 +606,13 @@ impl F2fs {
         }
     }
 
+    /// Node `nid`'s NAT entry changed: into the journal, its block dirty.
     fn mark_nat(&mut self, nid: u32) {
-        self.nat_entries.insert(nid);
+        self.nat_journal.insert(nid);
+        self.mark_nat_block(nid);
+    }
+
+    fn mark_nat_block(&mut self, nid: u32) {
         let b = (nid / NAT_ENTRIES_PER_BLOCK) as usize % self.nat_dirty.len().max(1);
         if let Some(d) = self.nat_dirty.get_mut(b) {
             if !*d {
@@ -761,18 +781,11 @@ impl F2fs {
         log: Option<usize>,
     ) -> Result<Option<Completion>, FsError> {
         let mut last = None;
-        let mut i = 0;
-        while i < self.runs.len() {
-            let s = self.runs[i];
-            let mut j = i + 1;
-            while j < self.runs.len() && self.runs[j] == s + (j - i) as u32 {
-                j += 1;
-            }
+        for (s, n) in runs_of(&self.runs) {
             d.log = Some(log.map_or(self.seg_log[(s / SEG_BLOCKS) as usize], |l| l as u8));
-            let c = d.write(t, self.dev_off(s), (j - i) as u64 * FS_BLOCK, why);
+            let c = d.write(t, self.dev_off(s), u64::from(n) * FS_BLOCK, why);
             d.log = None;
             last = Some(later(last, c?));
-            i = j;
         }
         self.runs.clear();
         Ok(last)
@@ -959,25 +972,19 @@ impl F2fs {
         let copy = self.cp_seq % 2;
         // Dirty NAT and SIT entries stay in the summary block's journals while they fit; past
         // that, the dirty NAT and SIT blocks are written to their areas.
-        self.nat_journal.extend(self.nat_entries.iter().copied());
         let nat_spill = self.nat_journal.len() > NAT_JOURNAL_ENTRIES;
-        for seg in 0..self.a.main_segs {
-            if self.sit_entry_dirty[seg as usize] {
-                self.sit_journal.insert(seg);
-            }
-        }
         let sit_spill = self.sit_journal.len() > SIT_JOURNAL_ENTRIES;
         // An overflowing journal's entries go to their blocks with the dirty ones.
         if nat_spill {
-            let blocks: Vec<u32> = self.nat_journal.drain().collect();
-            for nid in blocks {
-                self.mark_nat(nid);
+            let nids: Vec<u32> = self.nat_journal.drain().collect();
+            for nid in nids {
+                self.mark_nat_block(nid);
             }
         }
         if sit_spill {
             let segs: Vec<u32> = self.sit_journal.drain().collect();
             for seg in segs {
-                self.mark_sit(seg);
+                self.mark_sit_block(seg);
             }
         }
         for (list, start, per_copy, is_nat, spill) in [
@@ -1026,24 +1033,14 @@ impl F2fs {
             }
             self.queue_small_discards();
         }
-        self.nat_entries.clear();
-        for f in self.sit_entry_dirty.iter_mut() {
-            *f = false;
-        }
-        self.sit_entries = 0;
+        self.sit_entry_dirty.fill(false);
         // Summary blocks of the segments the logs left, adjacent ones together.
         let mut ssa = std::mem::take(&mut self.ssa_list);
         ssa.sort_unstable();
         ssa.dedup();
-        let mut i = 0;
-        while i < ssa.len() {
-            let mut j = i + 1;
-            while j < ssa.len() && ssa[j] == ssa[i] + (j - i) as u32 {
-                j += 1;
-            }
-            let blk = self.a.ssa_start + u64::from(ssa[i]);
-            last = Some(later(last, d.write(t, blk * FS_BLOCK, (j - i) as u64 * FS_BLOCK, Purpose::Meta)?));
-            i = j;
+        for (s, n) in runs_of(&ssa) {
+            let blk = self.a.ssa_start + u64::from(s);
+            last = Some(later(last, d.write(t, blk * FS_BLOCK, u64::from(n) * FS_BLOCK, Purpose::Meta)?));
         }
         ssa.clear();
         self.ssa_list = ssa;
@@ -1656,6 +1653,13 @@ mod tests {
             let m = n + 1;
             assert!(m + nodes_for(m) as u64 > free, "{free}: {n} is not the most");
         }
+    }
+
+    #[test]
+    fn runs_of_consecutive_numbers() {
+        let r: Vec<(u32, u32)> = runs_of(&[3, 4, 5, 9, 11, 12]).collect();
+        assert_eq!(r, [(3, 3), (9, 1), (11, 2)]);
+        assert_eq!(runs_of(&[]).count(), 0);
     }
 
     #[test]
