@@ -22,12 +22,12 @@ pub fn fs_config(m: Mount) -> FsConfig {
 
 /// A simulated system: the profile's device, the ext4 model over `layout`.
 pub fn system(o: &Options, layout: &Layout) -> Result<SimSystem, Error> {
-    let dev = device(o, layout.blocks * FS_BLOCK)?;
+    let bytes = layout.blocks * FS_BLOCK;
+    let dev = device(o, bytes)?;
     let mut cfg = fs_config(o.mount);
     if let Some(t) = o.tick_ns {
         cfg.timestamp_granularity_ns = t.max(1);
     }
-    let bytes = layout.blocks * FS_BLOCK;
     Ok(SimSystem { dev, fs: Fs::ext4_on(bytes, cfg, layout.clone()), now: 0 })
 }
 

@@ -79,20 +79,12 @@ pub fn run_model(
     log: &[Event],
     clocks: Option<&[u64]>,
 ) -> Result<(Vec<Traced>, u64, SimSystem), Error> {
-    run_model_on(system(o, layout)?, log, clocks)
-}
-
-/// [`run_model`] on a given simulated system (any filesystem model).
-pub fn run_model_on(
-    sys: SimSystem,
-    log: &[Event],
-    clocks: Option<&[u64]>,
-) -> Result<(Vec<Traced>, u64, SimSystem), Error> {
-    let (trace, dt, sys, _) = run_model_counted(sys, log, clocks)?;
+    let (trace, dt, sys, _) = run_model_counted(system(o, layout)?, log, clocks)?;
     Ok((trace, dt, sys))
 }
 
-/// [`run_model_on`], with the filesystem's counters over the measured interval.
+/// [`run_model`] on a given simulated system (any filesystem model), with the filesystem's
+/// counters over the measured interval.
 pub fn run_model_counted(
     sys: SimSystem,
     log: &[Event],
