@@ -3,7 +3,7 @@
 # Needs root, /dev/fuse, fio, jq, losetup, mkfs.ext4.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-FLASHLAB=$ROOT/target/release/flashlab
+FLASHLAB=${FLASHLAB_BIN:-$ROOT/target/release/flashlab}
 WORK=$(mktemp -d /tmp/flashlab-serve-bench.XXXXXX)
 FUSEDIR=$WORK/fuse MNT=$WORK/mnt
 mkdir -p "$FUSEDIR" "$MNT"

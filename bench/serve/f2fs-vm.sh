@@ -10,7 +10,13 @@
 #     e.g. bench/serve/f2fs-vm.sh motox-2013 16g motox-review /tmp/motox
 #   MOUNT='noatime,background_gc=on,discard,inline_xattr' (default: Android's F2FS /data options)
 #   SCALE=10 (serve's --time-scale: simulated seconds per real second), MEMORY=4G (the VM's)
-#   FLASHLAB_VNG: virtme-ng's vng when it is not on PATH
+#   BASELINE=1000: run the protocol a second time on a fresh device at that time scale
+#     (baseline.json): the device answers at once, so what is measured is the VM's own cost
+#   FLASHLAB_VNG: virtme-ng's vng when it is not on PATH; FLASHLAB_BIN: the flashlab binary
+#
+# On the served device, `age` times each four-corner test on the simulated device's clock too
+# (the `device_clock` of each step in age.json): the real F2FS's requests on the simulated
+# phone, without the VM's own costs. That is what is compared with the model.
 #
 # Real time: the served device answers when the model says (divided by SCALE) and the VM runs
 # in QEMU's TCG without hardware virtualisation, so a full-size phone takes hours; the sizes
@@ -20,31 +26,43 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PROFILE=${1:?profile} SIZE=${2:?size} PROTOCOL=${3:?protocol}
 OUT=$(mkdir -p "${4:-/tmp/flashlab-f2fs-vm}" && cd "${4:-/tmp/flashlab-f2fs-vm}" && pwd)
 MOUNT=${MOUNT:-noatime,nosuid,nodev,background_gc=on,discard,inline_xattr,inline_data}
-SCALE=${SCALE:-1} MEMORY=${MEMORY:-4G}
+SCALE=${SCALE:-1} MEMORY=${MEMORY:-4G} BASELINE=${BASELINE:-}
+# A profile file is named by its absolute path (the guest sees the host's files at the same paths).
+TARGET=$PROFILE; [ -f "$PROFILE" ] && TARGET=$(cd "$(dirname "$PROFILE")" && pwd)/$(basename "$PROFILE")
+SIZE_ARG=; [ "$SIZE" = all ] || SIZE_ARG="--size $SIZE"
 VNG=${FLASHLAB_VNG:-$(command -v vng || true)}
 [ -x "$VNG" ] || { echo "f2fs-vm: virtme-ng's vng not found (pip install virtme-ng, or set FLASHLAB_VNG)" >&2; exit 1; }
 KERNEL=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
 [ -n "$KERNEL" ] || { echo "f2fs-vm: no /boot/vmlinuz-* (apt-get install linux-image-amd64)" >&2; exit 1; }
-[ -x "$ROOT/target/release/flashlab" ] || (cd "$ROOT" && cargo build --release -p flashlab)
+# FLASHLAB_BIN: the flashlab binary to run in the guest (default: this checkout's release build).
+[ -n "${FLASHLAB_BIN:-}" ] || [ -x "$ROOT/target/release/flashlab" ] || (cd "$ROOT" && cargo build --release -p flashlab)
 
 cat >"$OUT/guest.sh" <<GUEST
 set -euo pipefail
 modprobe fuse; modprobe loop; modprobe f2fs
+${FLASHLAB_BIN:+export FLASHLAB_BIN=$FLASHLAB_BIN}
 source "$ROOT/bench/serve/common.sh"
-start_server --target "sim:$PROFILE" --size "$SIZE" --time-scale "$SCALE"
-mkfs.f2fs -f -q "\$LOOPDEV"
-mount -t f2fs -o "$MOUNT" "\$LOOPDEV" "\$MNT"
-grep " \$MNT " /proc/mounts > "$OUT/mount.txt"
-start=\$(date +%s)
-"\$FLASHLAB" age --target "\$MNT" --protocol "$PROTOCOL" --json "$OUT/age.json" > "$OUT/age.txt" 2>&1 || { cat "$OUT/age.txt"; exit 1; }
-echo "protocol wall time: \$((\$(date +%s) - start)) s" >> "$OUT/age.txt"
-sed -i "s|\$MNT|<the F2FS mount>|g" "$OUT/age.txt"
-umount "\$MNT"
-stop_server > "$OUT/serve.txt"
+# run_on SCALE NAME: a fresh served device at time scale SCALE, a fresh F2FS, the protocol;
+# NAME.json, NAME.txt and NAME-serve.txt (the server's final report) in OUT.
+run_on() {
+  start_server --target "sim:$TARGET" $SIZE_ARG --time-scale "\$1"
+  mkfs.f2fs -f -q "\$LOOPDEV"
+  mount -t f2fs -o "$MOUNT" "\$LOOPDEV" "\$MNT"
+  grep " \$MNT " /proc/mounts | sed "s| \$MNT | <mount> |" > "$OUT/mount.txt"
+  start=\$(date +%s)
+  "\$FLASHLAB" age --target "\$MNT" --protocol "$PROTOCOL" --json "$OUT/\$2.json" > "$OUT/\$2.txt" 2>&1 || { cat "$OUT/\$2.txt"; exit 1; }
+  echo "protocol wall time: \$((\$(date +%s) - start)) s" >> "$OUT/\$2.txt"
+  sed -i "s|\$MNT|<the F2FS mount>|g" "$OUT/\$2.txt"
+  umount "\$MNT"
+  stop_server > "$OUT/\$2-serve.txt"
+}
+run_on "$SCALE" age
+if [ -n "$BASELINE" ]; then run_on "$BASELINE" baseline; fi
 GUEST
 kvm=--disable-kvm; [ "${FLASHLAB_VM_KVM:-0}" = 1 ] && kvm=
 start=$(date +%s)
 PATH="$(dirname "$VNG"):$PATH" "$VNG" --run "$KERNEL" $kvm --user root --memory "$MEMORY" --cpus 2 \
     --rwdir="$OUT" --exec "bash $OUT/guest.sh" 2>&1 | tail -20
-echo "f2fs-vm: $PROFILE $SIZE, $PROTOCOL, mount $MOUNT, time scale $SCALE: $(( $(date +%s) - start )) s in all"
+echo "f2fs-vm: $PROFILE $SIZE, $PROTOCOL, mount $MOUNT, time scale $SCALE${BASELINE:+ (baseline at $BASELINE)}: $(( $(date +%s) - start )) s in all"
 cat "$OUT/age.txt"
+[ -z "$BASELINE" ] || cat "$OUT/baseline.txt"

@@ -33,21 +33,10 @@ pub struct Options {
     pub host_cost: Option<crate::host_cost::HostCost>,
 }
 
-/// A profile from `sim:NAME` (built-in) or `sim:FILE.toml`.
+/// A profile from `sim:NAME` (built-in) or `sim:FILE.toml`, loaded as every command loads one.
 pub fn sim_profile(spec: &str) -> Result<Profile, BreakdownError> {
     let name = spec.strip_prefix("sim:").unwrap_or(spec);
-    if let Some(text) = flashlab_lab::profiles::builtin(name) {
-        return Profile::from_toml(name, text).map_err(|e| BreakdownError::Bad(e.to_string()));
-    }
-    let path = Path::new(name);
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        let names: Vec<&str> = flashlab_lab::profiles::BUILTIN.iter().map(|(n, _)| *n).collect();
-        BreakdownError::Bad(format!(
-            "--target {spec}: {e} (not a built-in profile either; built-in: {})",
-            names.join(", ")
-        ))
-    })?;
-    Profile::from_toml(&path.display().to_string(), &text).map_err(|e| BreakdownError::Bad(e.to_string()))
+    flashlab_lab::profiles::load(name).map_err(|e| BreakdownError::Bad(format!("--target {spec}: {e}")))
 }
 
 /// Run the breakdown; `progress` hears each job as it starts.

@@ -238,9 +238,43 @@ pub struct FourCorner {
     /// A simulated filesystem's counters after this run (cumulative since it was made).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub filesystem: Option<FsCounters>,
+    /// On a real filesystem over a `flashlab serve` device: the same tests timed on the
+    /// simulated device's clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_clock: Option<DeviceClockRates>,
     /// Each test's fio-style result (not in the JSON).
     #[serde(skip)]
     pub jobs: Vec<JobResult>,
+}
+
+/// The four tests' speeds on a served simulated device's own clock (MB/s = 10^6 bytes per
+/// simulated second): each test's bytes over the simulated time the device had requests in it
+/// while the test ran (its `busy_ns`, the profile's host stack included). The gaps between
+/// requests, which the serving host's own stack and the application make, are left out: what
+/// the test would measure on the simulated phone, from the real filesystem's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DeviceClockRates {
+    /// Sequential read, MB/s.
+    pub seq_read_mbs: f64,
+    /// Sequential write, MB/s.
+    pub seq_write_mbs: f64,
+    /// Random read, MB/s.
+    pub rand_read_mbs: f64,
+    /// Random write, MB/s.
+    pub rand_write_mbs: f64,
+}
+
+impl DeviceClockRates {
+    /// From each test's (bytes, simulated busy ns), in [`FourCorner::from_runs`]'s order:
+    /// sequential write, sequential read, random read, random write. `None` when a test kept
+    /// the device idle (a rate on its clock would be infinite: the page cache answered).
+    pub fn from_busy(tests: [(u64, u64); 4]) -> Option<DeviceClockRates> {
+        if tests.iter().any(|&(_, ns)| ns == 0) {
+            return None;
+        }
+        let [sw, sr, rr, rw] = tests.map(|(bytes, ns)| bytes as f64 * 1e3 / ns as f64);
+        Some(DeviceClockRates { seq_read_mbs: sr, seq_write_mbs: sw, rand_read_mbs: rr, rand_write_mbs: rw })
+    }
 }
 
 /// The four-corner test file's name.
@@ -409,6 +443,7 @@ impl FourCorner {
             device,
             device_command_max_us: None,
             filesystem: None,
+            device_clock: None,
             jobs: vec![sw, sr, rr, rw],
         }
     }

@@ -14,7 +14,8 @@ pub fn names() -> String {
 }
 
 /// A profile's TOML text and the name errors should give it: `spec` is a built-in name or a
-/// path to a `.toml` file (without the `sim:` of a target).
+/// path to a `.toml` file (without the `sim:` of a target); a file that names a built-in
+/// `base` comes back as the whole profile it stands for.
 pub fn text(spec: &str) -> Result<(String, String), crate::Error> {
     if let Some(text) = builtin(spec) {
         return Ok((format!("built-in profile {spec}"), text.to_string()));
@@ -25,6 +26,8 @@ pub fn text(spec: &str) -> Result<(String, String), crate::Error> {
             "profile",
             flashlab_jobs::limits::MAX_TEXT_INPUT,
         )?;
+        // A file may name a built-in `base` and write only what it changes.
+        let text = flashsim::profile_base::resolve(spec, &text)?;
         return Ok((spec.to_string(), text));
     }
     Err(crate::Error::UnknownProfile { name: spec.to_string(), builtin: names() })

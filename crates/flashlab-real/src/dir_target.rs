@@ -18,7 +18,7 @@ use crate::engine::EngineKind;
 use crate::runner::{open_file, run_job, RealJob};
 use crate::RealError;
 use flashlab_jobs::Rw;
-use flashlab_lab::fourcorner::{FourCorner, FourCornerConfig, FourCornerFile, READ_FILE, TEST_FILE};
+use flashlab_lab::fourcorner::{DeviceClockRates, FourCorner, FourCornerConfig, FourCornerFile, READ_FILE, TEST_FILE};
 use flashlab_lab::protocol::{FileSizes, ProtocolTarget, RandomWrites};
 use flashlab_lab::rng::Rng;
 use flashlab_lab::sim_steps::FILL_PREFIX;
@@ -72,6 +72,10 @@ pub struct DirTarget {
     /// see [`DirTarget::set_fill_dir`].
     fill_dir: Option<PathBuf>,
     fill_direct: bool,
+    /// A second clock for the four-corner tests: the simulated device's busy time (simulated
+    /// ns) when the filesystem sits on a `flashlab serve` device; see
+    /// [`flashlab_lab::fourcorner::DeviceClockRates`].
+    pub device_clock: Option<Box<dyn FnMut() -> Result<u64, String>>>,
 }
 
 /// `struct fstrim_range` of <linux/fs.h>.
@@ -125,6 +129,7 @@ impl DirTarget {
             fill_files: Vec::new(),
             fill_dir: None,
             fill_direct: opts.direct,
+            device_clock: None,
         };
         let probe = t.own_new_file(PROBE_FILE)?;
         let r = open_file(&probe, t.opts.direct, true);
@@ -274,6 +279,7 @@ impl DirTarget {
             _ => None,
         };
         let mut runs: [Vec<JobResult>; 4] = Default::default();
+        let mut busy = [(0u64, 0u64); 4];
         for step in fc.steps() {
             let (file, at, span) = match step.file {
                 FourCornerFile::Test => (&f, path, fc.span),
@@ -295,12 +301,29 @@ impl DirTarget {
                 j.fsync_every = 1;
                 j.end_fsync = true;
             }
+            let before = self.read_device_clock()?;
             let result = run_job(at, file, &j, &mut |x| progress(t.name, x))?;
+            let after = self.read_device_clock()?;
             if let Some(i) = step.row {
+                let bytes = result.read.io_bytes + result.write.io_bytes;
+                busy[i].0 += bytes;
+                busy[i].1 += after.saturating_sub(before);
                 runs[i].push(result);
             }
         }
-        Ok(FourCorner::from_repeats(label, runs, None))
+        let mut row = FourCorner::from_repeats(label, runs, None);
+        if self.device_clock.is_some() {
+            row.device_clock = DeviceClockRates::from_busy(busy);
+        }
+        Ok(row)
+    }
+
+    /// The device clock's reading, 0 without one.
+    fn read_device_clock(&mut self) -> Result<u64, RealError> {
+        match &mut self.device_clock {
+            Some(read) => read().map_err(|e| RealError::BadJob(format!("the served device's clock: {e}"))),
+            None => Ok(0),
+        }
     }
 
     /// One four-corner run on a new test file (and, for AndroBench's sequence, a new read

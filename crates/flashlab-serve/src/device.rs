@@ -23,6 +23,10 @@ struct Inner {
     last: Ns,
     power_cuts: u64,
     lost_bytes: u64,
+    /// Simulated time with at least one request in the model (see [`Snapshot::busy_ns`]).
+    busy_ns: Ns,
+    /// The latest completion of any request submitted so far, simulated ns.
+    busy_until: Ns,
 }
 
 pub struct ServedDevice {
@@ -72,6 +76,8 @@ impl ServedDevice {
                 last: 0,
                 power_cuts: 0,
                 lost_bytes: 0,
+                busy_ns: 0,
+                busy_until: 0,
             }),
             latencies: Mutex::new(Latencies::default()),
             in_flight: AtomicU64::new(0),
@@ -93,6 +99,15 @@ impl ServedDevice {
         let now = self.clock.now().max(g.last);
         g.last = now;
         let c = g.dev.submit(now, req).map_err(|_| einval())?;
+        // Busy from the arrival until the request is answered or, if later, until the device
+        // has done the work it booked (a buffered write's program, the GC it set off): what a
+        // host with no gaps between requests would wait for. Requests are submitted in order of
+        // arrival, so the union of these intervals grows at its end only.
+        let end = c.done.max(g.dev.busy_until());
+        if end > g.busy_until {
+            g.busy_ns += end - c.submitted.max(g.busy_until);
+            g.busy_until = end;
+        }
         let out = f(&mut g)?;
         Ok((c, out))
     }
@@ -260,6 +275,7 @@ impl ServedDevice {
             },
             host_submit_ns: self.host_stack.0,
             host_complete_ns: self.host_stack.1,
+            busy_ns: g.busy_ns,
             latencies,
         }
     }
@@ -304,6 +320,35 @@ mod tests {
         assert_eq!(d.read(8192, &mut back).unwrap(), 4096);
         assert_eq!(back, data);
         assert_eq!(s.counters.host_write_bytes, 4096);
+    }
+
+    /// Busy time is the union of the requests' simulated intervals: serial requests with real
+    /// gaps between them add their latencies only; requests in flight together count once.
+    #[test]
+    fn busy_time_leaves_out_the_gaps_and_counts_overlaps_once() {
+        let d = served(1.0, false);
+        let data = vec![7u8; 4096];
+        d.write(0, &data).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        d.write(1 << 20, &data).unwrap();
+        let s = d.snapshot();
+        let model = s.latencies.get(Kind::Write).model.sum() as u64;
+        assert!(s.busy_ns >= model, "two serial writes: busy {} >= the sum of their latencies {model}", s.busy_ns);
+        assert!(s.sim_now_ns > s.busy_ns + 15_000_000, "the 20 ms gap is not busy time: {s:?}");
+
+        let d = std::sync::Arc::new(served(1.0, false));
+        let threads: Vec<_> = (0..4u64)
+            .map(|i| {
+                let d = d.clone();
+                std::thread::spawn(move || {
+                    d.write(i << 20, &vec![1u8; 65536]).unwrap();
+                })
+            })
+            .collect();
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        let s = d.snapshot();
+        let model = s.latencies.get(Kind::Write).model.sum() as u64;
+        assert!(s.busy_ns < model && s.busy_ns >= s.latencies.get(Kind::Write).model.max(), "{s:?}");
     }
 
     #[test]

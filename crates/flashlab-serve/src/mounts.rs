@@ -1,7 +1,9 @@
 //! Recognising flashlab serve mounts from outside the server: a serve FUSE mount's source is
 //! `flashlab-sim:PROFILE` in /proc/self/mountinfo, and a loop device attached to it has the
 //! mount's `device` file as its backing file. Serve's own teardown uses this, and so do
-//! `flashlab sqlite` and `flashlab breakdown` to find the simulator behind a loop device.
+//! `flashlab sqlite` and `flashlab breakdown` to find the simulator behind a loop device, and
+//! `flashlab age` the simulated device under a directory (to time its tests on the device's
+//! clock as well).
 
 use crate::loopdev;
 use flashlab_sysfacts::mounts::MountEntry;
@@ -32,6 +34,23 @@ impl ServeMount {
     pub fn stats(&self) -> PathBuf {
         self.dir.join("stats.json")
     }
+    /// The simulated time the device has had requests in it so far (`busy_ns` of a fresh
+    /// `stats.json`: serve regenerates it at every open), simulated ns.
+    pub fn busy_ns(&self) -> Result<u64, String> {
+        let path = self.stats();
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        v.get("busy_ns").and_then(serde_json::Value::as_u64).ok_or_else(|| format!("{}: no busy_ns", path.display()))
+    }
+}
+
+/// The serve mount under the filesystem that holds `dir`: that filesystem's block device is a
+/// loop device over a serve mount's `device` file.
+pub fn under_dir(dir: &Path) -> Option<ServeMount> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(dir).ok()?.dev();
+    let blk = flashlab_sysfacts::blockdev::by_devnum(libc::major(dev), libc::minor(dev)).ok()?;
+    behind_loop(blk.disk_name())
 }
 
 /// The serve mount at `dir` among `mounts`: the last mount there (the one that is visible),

@@ -107,6 +107,13 @@ pub struct Snapshot {
     pub host_submit_ns: Ns,
     /// The profile's simulated host-stack cost on completion per request (part of `model`), simulated ns.
     pub host_complete_ns: Ns,
+    /// Simulated time during which the device had a request in it (from its arrival to its
+    /// modelled completion, the profile's host stack included) or work a request booked (the
+    /// program of a buffered write, the GC it set off): the time the simulated phone would
+    /// have spent on these requests with no gaps between them (gaps the serving host's own
+    /// stack and the application make). Its difference between two snapshots over a QD1 test
+    /// gives the test's speed on the simulated device's clock.
+    pub busy_ns: Ns,
     /// Latency histograms per request kind.
     pub latencies: Latencies,
 }
@@ -150,6 +157,7 @@ impl Snapshot {
             "time_scale": self.time_scale,
             "uptime_s": self.uptime_s,
             "sim_now_ns": self.sim_now_ns,
+            "busy_ns": self.busy_ns,
             "in_flight": self.in_flight,
             "max_in_flight": self.max_in_flight,
             "host_read_bytes": c.host_read_bytes,

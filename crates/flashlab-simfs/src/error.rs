@@ -54,7 +54,7 @@ pub enum ConfigError {
     UnknownFilesystem(String),
     /// A mount option the models do not know.
     #[error(
-        "unknown option '{0}' (expected discard, nodiscard, nobarrier, barrier, commit=S, cp_interval=S, mode=lfs, ipu)"
+        "unknown option '{0}' (expected discard, nodiscard, nobarrier, barrier[=0|1]; ext4: commit=S; f2fs: cp_interval=S, mode=adaptive|lfs, background_gc=on, active_logs=N, ipu, noipu, ipu_policy=N, min_ipu_util=N, min_fsync_blocks=N, min_hot_blocks=N, inline_data, discard_async)"
     )]
     UnknownOption(String),
     /// A known option with a value out of its range.

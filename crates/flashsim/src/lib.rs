@@ -46,6 +46,7 @@ mod memory;
 mod nand;
 mod packed;
 pub mod profile;
+pub mod profile_base;
 mod read_priority;
 pub mod sorted_ring;
 mod suspend;

@@ -52,10 +52,30 @@ pub struct AgeStep {
     /// profile's busy-time ceiling bounds (none on real targets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_command_max_us: Option<f64>,
+    /// On a real filesystem over a `flashlab serve` device: the same four tests on the
+    /// simulated device's clock (none elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_clock: Option<DeviceClock>,
     /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
     /// survive a read and write).
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+/// A four-corner run timed on a served simulated device's clock: each test's bytes over the
+/// simulated time the device had requests in it (the profile's host stack included), so the
+/// serving host's own costs between requests are left out. MB/s = 10^6 bytes per simulated
+/// second.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DeviceClock {
+    /// Sequential read, MB/s.
+    pub seq_read_mbs: f64,
+    /// Sequential write, MB/s.
+    pub seq_write_mbs: f64,
+    /// 4 KiB random read at QD1, MB/s.
+    pub rand_read_mbs: f64,
+    /// 4 KiB random write at QD1, MB/s.
+    pub rand_write_mbs: f64,
 }
 
 /// A step other than a four-corner run.
@@ -130,5 +150,28 @@ impl AgeBody {
             ]);
         }
         t
+    }
+
+    /// On a served device: one row per four-corner run with the tests' speeds on the
+    /// simulated device's clock beside the measured ones; `None` elsewhere.
+    pub fn device_clock_table(&self) -> Option<Table> {
+        if self.steps.iter().all(|s| s.device_clock.is_none()) {
+            return None;
+        }
+        let mut t = Table::new(
+            "on the served device's clock",
+            &[("step", ""), ("seq rd", "MB/s"), ("seq wr", "MB/s"), ("rnd rd", "MB/s"), ("rnd wr", "MB/s")],
+        );
+        for s in &self.steps {
+            let c = s.device_clock.as_ref();
+            t.row(vec![
+                s.label.as_str().into(),
+                c.map(|c| c.seq_read_mbs).into(),
+                c.map(|c| c.seq_write_mbs).into(),
+                c.map(|c| c.rand_read_mbs).into(),
+                c.map(|c| c.rand_write_mbs).into(),
+            ]);
+        }
+        Some(t)
     }
 }

@@ -10,7 +10,7 @@ mod misc;
 mod run;
 mod wsat;
 
-pub use age::{AgeBody, AgeLog, AgeStep};
+pub use age::{AgeBody, AgeLog, AgeStep, DeviceClock};
 pub use device::{Counters, DeviceState, DeviceSummary};
 pub use fill::{FillBody, FillDecile, FillTestRun, WriteLatency};
 pub use life::{LifeBody, LifeRun, LifeSample};
@@ -109,7 +109,7 @@ impl Body {
     /// The body's tables (the first is the main one, which `--csv` writes).
     pub fn tables(&self) -> Vec<Table> {
         match self {
-            Body::Age(b) | Body::Bench(b) => vec![b.table()],
+            Body::Age(b) | Body::Bench(b) => std::iter::once(b.table()).chain(b.device_clock_table()).collect(),
             Body::Fill(b) => b.tables(),
             Body::Wsat(b) => vec![b.table()],
             Body::Run(b) => b.tables(),
