@@ -9,7 +9,9 @@
 #   bench/serve/f2fs-vm.sh PROFILE SIZE PROTOCOL [OUT]
 #     e.g. bench/serve/f2fs-vm.sh motox-2013 16g motox-review /tmp/motox
 #   MOUNT='noatime,background_gc=on,discard,inline_xattr' (default: Android's F2FS /data options)
-#   SCALE=10 (serve's --time-scale: simulated seconds per real second), MEMORY=4G (the VM's)
+#   SCALE=10 (serve's --time-scale: simulated seconds per real second), MEMORY=4G (the VM's),
+#   BACKING=1 (the device's data in OUT/device.img on the host's disk, not in the VM's memory),
+#   SKIP_GAPS_MS=50 (serve's --skip-host-gaps; 0: off)
 #   BASELINE=1000: run the protocol a second time on a fresh device at that time scale
 #     (baseline.json): the device answers at once, so what is measured is the VM's own cost
 #   FLASHLAB_VNG: virtme-ng's vng when it is not on PATH; FLASHLAB_BIN: the flashlab binary
@@ -30,6 +32,13 @@ SCALE=${SCALE:-1} MEMORY=${MEMORY:-4G} BASELINE=${BASELINE:-}
 # A profile file is named by its absolute path (the guest sees the host's files at the same paths).
 TARGET=$PROFILE; [ -f "$PROFILE" ] && TARGET=$(cd "$(dirname "$PROFILE")" && pwd)/$(basename "$PROFILE")
 SIZE_ARG=; [ "$SIZE" = all ] || SIZE_ARG="--size $SIZE"
+# BACKING=1: the device's data in OUT/device.img on the host's disk rather than in the VM's memory
+# (a full-size phone's 16 GB); removed afterwards.
+BACKING_ARG=; [ -z "${BACKING:-}" ] || BACKING_ARG="--backing $OUT/device.img --overwrite-backing"
+# The device's clock skips the VM's own gaps between requests (serve --skip-host-gaps), so that
+# the device-clock columns are the phone's; SKIP_GAPS_MS=0 keeps them.
+SKIP_GAPS_MS=${SKIP_GAPS_MS:-50} SERVE_ARGS=
+[ "$SKIP_GAPS_MS" = 0 ] || SERVE_ARGS="--skip-host-gaps $SKIP_GAPS_MS"
 VNG=${FLASHLAB_VNG:-$(command -v vng || true)}
 [ -x "$VNG" ] || { echo "f2fs-vm: virtme-ng's vng not found (pip install virtme-ng, or set FLASHLAB_VNG)" >&2; exit 1; }
 KERNEL=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
@@ -45,7 +54,7 @@ source "$ROOT/bench/serve/common.sh"
 # run_on SCALE NAME: a fresh served device at time scale SCALE, a fresh F2FS, the protocol;
 # NAME.json, NAME.txt and NAME-serve.txt (the server's final report) in OUT.
 run_on() {
-  start_server --target "sim:$TARGET" $SIZE_ARG --time-scale "\$1"
+  start_server --target "sim:$TARGET" $SIZE_ARG --time-scale "\$1" $BACKING_ARG $SERVE_ARGS
   mkfs.f2fs -f -q "\$LOOPDEV"
   mount -t f2fs -o "$MOUNT" "\$LOOPDEV" "\$MNT"
   grep " \$MNT " /proc/mounts | sed "s| \$MNT | <mount> |" > "$OUT/mount.txt"
@@ -66,3 +75,4 @@ PATH="$(dirname "$VNG"):$PATH" "$VNG" --run "$KERNEL" $kvm --user root --memory 
 echo "f2fs-vm: $PROFILE $SIZE, $PROTOCOL, mount $MOUNT, time scale $SCALE${BASELINE:+ (baseline at $BASELINE)}: $(( $(date +%s) - start )) s in all"
 cat "$OUT/age.txt"
 [ -z "$BASELINE" ] || cat "$OUT/baseline.txt"
+rm -f "$OUT/device.img"

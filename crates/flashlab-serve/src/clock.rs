@@ -43,12 +43,12 @@ impl SimClock {
         self.start + Duration::from_nanos((ns as f64 / self.scale) as u64)
     }
 
-    /// Wait until virtual time `ns` (returns at once if it has passed): sleep until
-    /// [`SPIN`] before the deadline, then yield the CPU in a loop until it. A plain sleep wakes
-    /// 10-20 µs late on a busy machine (timer expiry plus scheduling), which would add to every
-    /// modeled latency; the spin costs at most [`SPIN`] of CPU per request.
-    pub fn sleep_until(&self, ns: Ns) {
-        let deadline = self.real_at(ns);
+    /// Wait until the real instant `deadline` (a modelled completion's, see
+    /// [`SimClock::real_at`]; returns at once if it has passed): sleep until [`SPIN`] before
+    /// the deadline, then yield the CPU in a loop until it. A plain sleep wakes 10-20 µs late
+    /// on a busy machine (timer expiry plus scheduling), which would add to every modeled
+    /// latency; the spin costs at most [`SPIN`] of CPU per request.
+    pub fn sleep_until(&self, deadline: Instant) {
         let now = Instant::now();
         if deadline <= now {
             return;
@@ -98,7 +98,7 @@ mod tests {
     fn sleeps_at_least_until_deadline() {
         let c = SimClock::new(1.0);
         let target = c.now() + 2_000_000;
-        c.sleep_until(target);
+        c.sleep_until(c.real_at(target));
         assert!(c.now() >= target);
     }
 }

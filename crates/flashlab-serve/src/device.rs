@@ -13,7 +13,7 @@ use flashsim::{Completion, Device, Ns, Op, Request, SECTOR};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 struct Inner {
     dev: Device,
@@ -27,6 +27,11 @@ struct Inner {
     busy_ns: Ns,
     /// The latest completion of any request submitted so far, simulated ns.
     busy_until: Ns,
+    /// The latest `done` of any request submitted so far (what the host last saw complete).
+    last_done: Ns,
+    /// Simulated time the device's clock has skipped (host gaps; see
+    /// [`ServedDevice::skip_host_gaps`]): the device's time is the clock's less this.
+    skipped: Ns,
 }
 
 pub struct ServedDevice {
@@ -42,6 +47,9 @@ pub struct ServedDevice {
     max_in_flight: AtomicU64,
     /// Powered off (after `power_off`): every request fails with EIO until `power_on`.
     off: AtomicBool,
+    /// Skip gaps shorter than this (real time) between a completion and the next request
+    /// when the device is otherwise empty; see [`ServedDevice::skip_host_gaps`].
+    skip_gaps_under: Option<Duration>,
 }
 
 fn einval() -> io::Error {
@@ -78,27 +86,65 @@ impl ServedDevice {
                 lost_bytes: 0,
                 busy_ns: 0,
                 busy_until: 0,
+                last_done: 0,
+                skipped: 0,
             }),
             latencies: Mutex::new(Latencies::default()),
             in_flight: AtomicU64::new(0),
             max_in_flight: AtomicU64::new(0),
             off: AtomicBool::new(false),
+            skip_gaps_under: None,
         }
+    }
+
+    /// Run the device's clock without the host's short gaps: a request that finds the device
+    /// empty, less than `under` (real time) after the last completion, arrives on the device's
+    /// clock at that completion, as from a host that costs nothing beyond the profile's host
+    /// stack. A slow serving host (a VM without hardware virtualisation spends about a
+    /// millisecond of its own between two requests) otherwise hands the device free time a
+    /// phone never gives it, in which it finishes buffered programs and map write-backs.
+    /// Longer gaps stay, as idle time (the device's background work needs them). Answers still
+    /// come the model's latency after each request's real arrival.
+    pub fn skip_host_gaps(mut self, under: Duration) -> ServedDevice {
+        self.skip_gaps_under = Some(under);
+        self
+    }
+
+    /// The device's clock now: the serve clock less the gaps skipped.
+    fn device_now(&self, g: &Inner) -> Ns {
+        self.clock.now().saturating_sub(g.skipped).max(g.last)
     }
 
     pub fn size(&self) -> u64 {
         self.size
     }
 
-    /// Submit under the lock with `f` doing the data part; returns the model's completion.
-    fn submit<T>(&self, req: &Request, f: impl FnOnce(&mut Inner) -> io::Result<T>) -> io::Result<(Completion, T)> {
+    /// Submit under the lock with `f` doing the data part; returns the model's completion and
+    /// the real instant to answer at.
+    fn submit<T>(
+        &self,
+        req: &Request,
+        f: impl FnOnce(&mut Inner) -> io::Result<T>,
+    ) -> io::Result<(Completion, Instant, T)> {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         if self.off.load(Ordering::Relaxed) {
             return Err(io::Error::from_raw_os_error(libc::EIO));
         }
-        let now = self.clock.now().max(g.last);
+        let mut now = self.device_now(&g);
+        if let Some(under) = self.skip_gaps_under {
+            // Only this request in the device, and a short gap since the last completion.
+            let alone = self.in_flight.load(Ordering::Relaxed) <= 1;
+            let from = g.last_done.max(g.last);
+            let gap = now.saturating_sub(from);
+            if alone && gap > 0 && (gap as f64 / self.clock.scale()) < under.as_nanos() as f64 {
+                g.skipped += gap;
+                now = from;
+            }
+        }
         g.last = now;
         let c = g.dev.submit(now, req).map_err(|_| einval())?;
+        g.last_done = g.last_done.max(c.done);
+        let answer = self.clock.real_at(c.done + g.skipped);
         // Busy from the arrival until the request is answered or, if later, until the device
         // has done the work it booked (a buffered write's program, the GC it set off): what a
         // host with no gaps between requests would wait for. Requests are submitted in order of
@@ -109,13 +155,14 @@ impl ServedDevice {
             g.busy_until = end;
         }
         let out = f(&mut g)?;
-        Ok((c, out))
+        Ok((c, answer, out))
     }
 
     /// Sleep until the modeled completion (`done`, which includes the profile's simulated
-    /// host-stack costs) and record the latencies and the model's parts of it.
-    fn complete(&self, kind: Kind, arrival: Instant, c: &Completion) {
-        self.clock.sleep_until(c.done);
+    /// host-stack costs; `answer` on the real clock) and record the latencies and the model's
+    /// parts of it.
+    fn complete(&self, kind: Kind, arrival: Instant, c: &Completion, answer: Instant) {
+        self.clock.sleep_until(answer);
         let real = arrival.elapsed().as_nanos() as u64;
         self.latencies.lock().unwrap_or_else(|p| p.into_inner()).record(kind, c, self.host_stack.0, real);
     }
@@ -136,8 +183,8 @@ impl ServedDevice {
         }
         let _f = self.enter();
         let req = aligned(Op::Read, offset, len as u64);
-        let (c, ()) = self.submit(&req, |g| g.store.read(offset, &mut buf[..len]))?;
-        self.complete(Kind::Read, arrival, &c);
+        let (c, answer, ()) = self.submit(&req, |g| g.store.read(offset, &mut buf[..len]))?;
+        self.complete(Kind::Read, arrival, &c, answer);
         Ok(len)
     }
 
@@ -153,12 +200,12 @@ impl ServedDevice {
         }
         let _f = self.enter();
         let req = aligned(Op::Write, offset, len);
-        let (c, ()) = self.submit(&req, |g| {
+        let (c, answer, ()) = self.submit(&req, |g| {
             let Inner { store, power, .. } = g;
             power.before_write(store, offset, len)?;
             store.write(offset, data)
         })?;
-        self.complete(Kind::Write, arrival, &c);
+        self.complete(Kind::Write, arrival, &c, answer);
         Ok(data.len())
     }
 
@@ -172,12 +219,12 @@ impl ServedDevice {
         let len = len.min(self.size - offset);
         let _f = self.enter();
         let req = aligned(Op::Trim, offset, len);
-        let (c, ()) = self.submit(&req, |g| {
+        let (c, answer, ()) = self.submit(&req, |g| {
             g.store.zero(offset, len)?;
             g.power.trimmed(offset, len);
             Ok(())
         })?;
-        self.complete(Kind::Trim, arrival, &c);
+        self.complete(Kind::Trim, arrival, &c, answer);
         Ok(())
     }
 
@@ -192,12 +239,12 @@ impl ServedDevice {
         }
         let _f = self.enter();
         let req = aligned(Op::Write, offset, len);
-        let (c, ()) = self.submit(&req, |g| {
+        let (c, answer, ()) = self.submit(&req, |g| {
             let Inner { store, power, .. } = g;
             power.before_write(store, offset, len)?;
             store.zero(offset, len)
         })?;
-        self.complete(Kind::Write, arrival, &c);
+        self.complete(Kind::Write, arrival, &c, answer);
         Ok(())
     }
 
@@ -207,12 +254,12 @@ impl ServedDevice {
         let arrival = Instant::now();
         let _f = self.enter();
         let req = Request::new(Op::Flush, 0, 0);
-        let (c, ()) = self.submit(&req, |g| {
+        let (c, answer, ()) = self.submit(&req, |g| {
             // Writes that arrived before the flush are persisted by it.
             g.power.flushed();
             g.store.sync()
         })?;
-        self.complete(Kind::Flush, arrival, &c);
+        self.complete(Kind::Flush, arrival, &c, answer);
         Ok(())
     }
 
@@ -251,7 +298,7 @@ impl ServedDevice {
     pub fn snapshot(&self) -> Snapshot {
         let latencies = self.latencies.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        let now = self.clock.now().max(g.last);
+        let now = self.device_now(&g);
         g.last = now;
         // Let the device do its idle-time work up to now, so the counters are current.
         g.dev.idle_until(now);
@@ -259,7 +306,11 @@ impl ServedDevice {
             profile: self.profile.clone(),
             size_bytes: self.size,
             time_scale: self.clock.scale(),
-            uptime_s: self.clock.real_at(now).saturating_duration_since(self.clock.real_at(0)).as_secs_f64(),
+            uptime_s: self
+                .clock
+                .real_at(now + g.skipped)
+                .saturating_duration_since(self.clock.real_at(0))
+                .as_secs_f64(),
             sim_now_ns: now,
             in_flight: self.in_flight.load(Ordering::Relaxed),
             max_in_flight: self.max_in_flight.load(Ordering::Relaxed),
@@ -276,6 +327,7 @@ impl ServedDevice {
             host_submit_ns: self.host_stack.0,
             host_complete_ns: self.host_stack.1,
             busy_ns: g.busy_ns,
+            skipped_ns: g.skipped,
             latencies,
         }
     }
@@ -349,6 +401,28 @@ mod tests {
         let s = d.snapshot();
         let model = s.latencies.get(Kind::Write).model.sum() as u64;
         assert!(s.busy_ns < model && s.busy_ns >= s.latencies.get(Kind::Write).model.max(), "{s:?}");
+    }
+
+    /// With host gaps skipped, a request after a short gap arrives on the device's clock at
+    /// the last completion; a gap longer than the limit stays idle time.
+    #[test]
+    fn short_host_gaps_are_skipped_long_ones_kept() {
+        let gap = std::time::Duration::from_millis(20);
+        let run = |limit_ms: u64| {
+            let d = served(1.0, false).skip_host_gaps(std::time::Duration::from_millis(limit_ms));
+            let data = vec![7u8; 4096];
+            d.write(0, &data).unwrap();
+            std::thread::sleep(gap);
+            d.write(1 << 20, &data).unwrap();
+            d.snapshot()
+        };
+        let s = run(50);
+        assert!(s.skipped_ns >= 19_000_000, "a 20 ms gap under a 50 ms limit is skipped: {s:?}");
+        assert!(s.sim_now_ns < 10_000_000, "the device's clock left the gap out: {s:?}");
+        let s = run(5);
+        // (Only the moment from the clock's start to the first request is skipped.)
+        assert!(s.skipped_ns < 5_000_000, "a 20 ms gap over a 5 ms limit stays: {s:?}");
+        assert!(s.sim_now_ns >= 19_000_000, "{s:?}");
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub struct ServeOptions {
     pub volatile_cache: bool,
     /// Set up a loop block device over the file.
     pub attach: bool,
+    /// Skip host gaps shorter than this from the device's clock (`--skip-host-gaps`; see
+    /// `ServedDevice::skip_host_gaps`).
+    pub skip_host_gaps: Option<std::time::Duration>,
     /// Seed of the simulator's random choices.
     pub seed: u64,
     /// FUSE worker threads (each can hold one request until its modeled completion).
@@ -95,6 +98,7 @@ impl ServeOptions {
             overwrite_backing: false,
             volatile_cache: false,
             attach: false,
+            skip_host_gaps: None,
             seed: 1,
             threads: fs::MAX_BACKGROUND as usize,
             dir,
@@ -168,7 +172,11 @@ impl Server {
             Some(p) => store::Store::backing_file(p, size, opts.overwrite_backing)?,
             None => store::Store::memory(size),
         };
-        let dev = Arc::new(ServedDevice::new(dev, store, SimClock::new(opts.time_scale), opts.volatile_cache));
+        let mut served = ServedDevice::new(dev, store, SimClock::new(opts.time_scale), opts.volatile_cache);
+        if let Some(under) = opts.skip_host_gaps {
+            served = served.skip_host_gaps(under);
+        }
+        let dev = Arc::new(served);
         let fs_log = log.clone();
         let fs = fs::ServeFs::new(dev.clone(), Box::new(move |m: &str| fs_log(m)));
         let mut config = Config::default();

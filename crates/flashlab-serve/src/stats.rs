@@ -114,6 +114,9 @@ pub struct Snapshot {
     /// stack and the application make). Its difference between two snapshots over a QD1 test
     /// gives the test's speed on the simulated device's clock.
     pub busy_ns: Ns,
+    /// Simulated time the device's clock skipped: the serving host's short gaps between a
+    /// completion and the next request (`--skip-host-gaps`); 0 without it.
+    pub skipped_ns: Ns,
     /// Latency histograms per request kind.
     pub latencies: Latencies,
 }
@@ -158,6 +161,7 @@ impl Snapshot {
             "uptime_s": self.uptime_s,
             "sim_now_ns": self.sim_now_ns,
             "busy_ns": self.busy_ns,
+            "skipped_ns": self.skipped_ns,
             "in_flight": self.in_flight,
             "max_in_flight": self.max_in_flight,
             "host_read_bytes": c.host_read_bytes,

@@ -479,6 +479,13 @@ pub struct ServeArgs {
     /// Simulated seconds per real second: 10 answers ten times sooner than the model says.
     #[arg(long, default_value_t = 1.0, value_name = "X")]
     pub time_scale: f64,
+    /// The device's clock skips gaps shorter than MS milliseconds (real time) between a
+    /// completion and the next request that finds the device empty, as if the host cost
+    /// nothing beyond the profile's host stack: for a slow serving host (a VM without hardware
+    /// virtualisation) whose own gaps would give the device time a phone never gives it.
+    /// Longer gaps stay idle time. Answers still come the model's latency after each arrival.
+    #[arg(long, value_name = "MS")]
+    pub skip_host_gaps: Option<f64>,
     /// Keep the data in this file (created by flashlab) instead of memory.
     #[arg(long, value_name = "FILE")]
     pub backing: Option<PathBuf>,

@@ -159,7 +159,7 @@ impl AgeBody {
             return None;
         }
         let mut t = Table::new(
-            "on the served device's clock",
+            "the same tests on the served device's clock (simulated time; the serving host's own costs left out)",
             &[("step", ""), ("seq rd", "MB/s"), ("seq wr", "MB/s"), ("rnd rd", "MB/s"), ("rnd wr", "MB/s")],
         );
         for s in &self.steps {

@@ -121,8 +121,12 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
     let typed_log = typed.log.clone();
     doc.body = body(typed);
     doc = doc.param("protocol", &proto.name).param("rand_io", fc.rand_io).param("span", fc.span);
-    for t in doc.tables() {
-        crate::output_args::table(&t);
+    for (i, t) in doc.tables().iter().enumerate() {
+        // Tables after the main one (the served device's clock) are introduced by their title.
+        if i > 0 {
+            outln!("{}:", t.title);
+        }
+        crate::output_args::table(t);
     }
     for l in &typed_log {
         outln!("{}", l.line());

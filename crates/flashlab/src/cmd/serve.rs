@@ -20,6 +20,13 @@ pub fn serve(a: &ServeArgs) -> Result<(), Error> {
     let mut o = ServeOptions::new(profile, a.dir.clone());
     o.size = a.size.as_deref().map(|s| parse_cli_size(s).map_err(Error::at(format!("--size {s}")))).transpose()?;
     o.time_scale = a.time_scale;
+    o.skip_host_gaps = match a.skip_host_gaps {
+        Some(ms) if ms.is_finite() && ms > 0.0 && ms <= 60_000.0 => Some(std::time::Duration::from_secs_f64(ms / 1e3)),
+        Some(ms) => {
+            return Err(Error::Usage(format!("--skip-host-gaps {ms}: expected milliseconds above 0, at most 60000")))
+        }
+        None => None,
+    };
     o.backing = a.backing.clone();
     o.overwrite_backing = a.overwrite_backing;
     o.volatile_cache = a.volatile_cache;
@@ -63,6 +70,7 @@ pub fn serve(a: &ServeArgs) -> Result<(), Error> {
         .target(&a.target)
         .seed(a.seed)
         .param("time_scale", a.time_scale)
+        .param("skip_host_gaps_ms", a.skip_host_gaps)
         .param("size", &a.size);
     let written = a.out.write(&doc, "serve");
     if clean {
