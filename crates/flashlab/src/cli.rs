@@ -236,11 +236,30 @@ pub struct BenchArgs {
 
 #[derive(Args, Debug)]
 pub struct AgeArgs {
-    /// Protocol: a built-in name (age, age-thin, age-small, four-corner) or a protocol TOML file.
-    #[arg(long, default_value = "age")]
+    #[arg(long, default_value = "age", help = protocol_help(), value_parser = protocol_spec)]
     pub protocol: String,
     #[command(flatten)]
     pub bench: BenchArgs,
+}
+
+/// The help of `--protocol`, naming the built-in protocols from their registry.
+pub fn protocol_help() -> String {
+    let names: Vec<&str> = flashlab_lab::protocol::BUILTIN.iter().map(|(n, _)| *n).collect();
+    format!("Protocol: a built-in name ({}) or a protocol TOML file", names.join(", "))
+}
+
+/// `--protocol`: a built-in protocol's name, or a path (read, and its errors named, when the
+/// command runs); anything else is refused with the closest built-in name.
+pub fn protocol_spec(s: &str) -> Result<String, String> {
+    let builtin = || flashlab_lab::protocol::BUILTIN.iter().map(|(n, _)| *n);
+    if builtin().any(|n| n == s) || s.ends_with(".toml") || s.contains('/') || std::path::Path::new(s).exists() {
+        return Ok(s.to_string());
+    }
+    Err(format!(
+        "not a built-in protocol ({}) nor a file{}",
+        builtin().collect::<Vec<_>>().join(", "),
+        crate::suggest::hint(s, builtin(), "")
+    ))
 }
 
 #[derive(Args, Debug)]

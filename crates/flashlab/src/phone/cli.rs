@@ -94,7 +94,7 @@ pub struct FillArgs {
 #[derive(Args, Debug)]
 pub struct AgeArgs {
     /// A built-in protocol name or a protocol TOML file (pushed to the phone).
-    #[arg(long, default_value = "age")]
+    #[arg(long, default_value = "age", value_parser = crate::cli::protocol_spec)]
     pub protocol: String,
     /// Idle this long instead of the protocol's idle steps.
     #[arg(long, value_name = "DURATION", default_value = "10m")]
