@@ -9,6 +9,7 @@ mod phone;
 mod progress;
 mod report;
 mod shell;
+mod step_progress;
 mod suggest;
 mod target;
 
