@@ -108,6 +108,7 @@ pub struct ValidateFsArgs {
     /// SQLite: transactions.
     #[arg(long, default_value_t = 100)]
     pub transactions: u64,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
@@ -117,8 +118,9 @@ pub struct ValidateFsArgs {
 /// The target, the seed and the simulated system of a run on `sim:PROFILE`.
 #[derive(Args, Debug, Clone)]
 pub struct CommonArgs {
-    /// What to run on: `sim:PROFILE` (a built-in profile name or a profile TOML file), or a
-    /// directory on a mounted filesystem (flashlab creates and removes only its own files there).
+    /// What to run on: `sim:PROFILE` (a built-in profile name or a profile TOML file); for age
+    /// and bench also a directory on a mounted filesystem (flashlab creates and removes only its
+    /// own files there).
     #[arg(long, default_value = DEFAULT_TARGET)]
     pub target: String,
     /// Seed for every random choice; the same seed gives the same results.
@@ -298,6 +300,7 @@ pub struct RunArgs {
     /// own filename/directory, else the default simulated device.
     #[arg(long)]
     pub target: Option<String>,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// `normal` (fio-style text) or `json` (fio's JSON, plus the device's counters).
@@ -364,6 +367,7 @@ pub struct WafArgs {
     /// Fraction of the logical space trimmed after the prefill.
     #[arg(long, default_value_t = 0.0)]
     pub trimmed: f64,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Where the random writes go, as fio's random_distribution: random, zipf:0.9, pareto:0.2,
@@ -395,6 +399,7 @@ pub struct CalibrateArgs {
     /// Every built-in profile that has a [calibrate] table.
     #[arg(long)]
     pub all: bool,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
@@ -431,6 +436,7 @@ pub struct BreakdownArgs {
     /// io_uring or psync (psync: queue depth 1) [default: io_uring where it works].
     #[arg(long)]
     pub ioengine: Option<String>,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
@@ -514,6 +520,7 @@ pub struct ServeArgs {
     /// sends at most 64 asynchronous requests at a time).
     #[arg(long, default_value_t = 64)]
     pub threads: usize,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// An empty directory to mount on; the device appears as DIR/device.
@@ -571,6 +578,7 @@ pub struct LifeArgs {
     /// Run the random-write probe at every Nth sample (and the last).
     #[arg(long, default_value_t = 7)]
     pub probe_every: u32,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]

@@ -58,6 +58,7 @@ pub struct RunOnPhone {
     /// The I/O on the phone (the engine is psync unless given).
     #[command(flatten)]
     pub io: IoArgs,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Find and describe the phone, then print the adb calls the run would make, without
