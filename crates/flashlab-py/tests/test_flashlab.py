@@ -5,6 +5,7 @@ Ray is a capability: without it these tests fail, unless FLASHLAB_TEST_SKIP name
 
 import filecmp
 import os
+import shutil
 import threading
 from pathlib import Path
 
@@ -80,6 +81,13 @@ def test_sweep_rows_and_dataframes(tmp_path):
     # Resumed: nothing to do the second time.
     again = flashlab.sweep(spec, tmp_path / "out", threads=2)
     assert again.summary["ran"] == 0 and again.summary["skipped"] == 8
+    # Without out=: a new temporary directory, named by the result, with the same table.
+    quick = flashlab.sweep(spec, threads=2)
+    try:
+        assert quick.out.is_dir() and quick.out != tmp_path / "out"
+        assert quick.summary["ran"] == 8 and quick.csv.read_bytes() == res.csv.read_bytes()
+    finally:
+        shutil.rmtree(quick.out)
 
 
 def test_one_thread_two_threads_and_ray_give_the_same_files(tmp_path):

@@ -108,6 +108,7 @@ pub struct ValidateFsArgs {
     /// SQLite: transactions.
     #[arg(long, default_value_t = 100)]
     pub transactions: u64,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
@@ -117,8 +118,9 @@ pub struct ValidateFsArgs {
 /// The target, the seed and the simulated system of a run on `sim:PROFILE`.
 #[derive(Args, Debug, Clone)]
 pub struct CommonArgs {
-    /// What to run on: `sim:PROFILE` (a built-in profile name or a profile TOML file), or a
-    /// directory on a mounted filesystem (flashlab creates and removes only its own files there).
+    /// What to run on: `sim:PROFILE` (a built-in profile name or a profile TOML file); for age
+    /// and bench also a directory on a mounted filesystem (flashlab creates and removes only its
+    /// own files there).
     #[arg(long, default_value = DEFAULT_TARGET)]
     pub target: String,
     /// Seed for every random choice; the same seed gives the same results.
@@ -236,11 +238,30 @@ pub struct BenchArgs {
 
 #[derive(Args, Debug)]
 pub struct AgeArgs {
-    /// Protocol: a built-in name (age, age-thin, age-small, four-corner) or a protocol TOML file.
-    #[arg(long, default_value = "age")]
+    #[arg(long, default_value = "age", help = protocol_help(), value_parser = protocol_spec)]
     pub protocol: String,
     #[command(flatten)]
     pub bench: BenchArgs,
+}
+
+/// The help of `--protocol`, naming the built-in protocols from their registry.
+pub fn protocol_help() -> String {
+    let names: Vec<&str> = flashlab_lab::protocol::BUILTIN.iter().map(|(n, _)| *n).collect();
+    format!("Protocol: a built-in name ({}) or a protocol TOML file", names.join(", "))
+}
+
+/// `--protocol`: a built-in protocol's name, or a path (read, and its errors named, when the
+/// command runs); anything else is refused with the closest built-in name.
+pub fn protocol_spec(s: &str) -> Result<String, String> {
+    let builtin = || flashlab_lab::protocol::BUILTIN.iter().map(|(n, _)| *n);
+    if builtin().any(|n| n == s) || s.ends_with(".toml") || s.contains('/') || std::path::Path::new(s).exists() {
+        return Ok(s.to_string());
+    }
+    Err(format!(
+        "not a built-in protocol ({}) nor a file{}",
+        builtin().collect::<Vec<_>>().join(", "),
+        crate::suggest::hint(s, builtin(), "")
+    ))
 }
 
 #[derive(Args, Debug)]
@@ -279,6 +300,7 @@ pub struct RunArgs {
     /// own filename/directory, else the default simulated device.
     #[arg(long)]
     pub target: Option<String>,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// `normal` (fio-style text) or `json` (fio's JSON, plus the device's counters).
@@ -345,6 +367,7 @@ pub struct WafArgs {
     /// Fraction of the logical space trimmed after the prefill.
     #[arg(long, default_value_t = 0.0)]
     pub trimmed: f64,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Where the random writes go, as fio's random_distribution: random, zipf:0.9, pareto:0.2,
@@ -376,6 +399,7 @@ pub struct CalibrateArgs {
     /// Every built-in profile that has a [calibrate] table.
     #[arg(long)]
     pub all: bool,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
@@ -412,6 +436,7 @@ pub struct BreakdownArgs {
     /// io_uring or psync (psync: queue depth 1) [default: io_uring where it works].
     #[arg(long)]
     pub ioengine: Option<String>,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
@@ -502,6 +527,7 @@ pub struct ServeArgs {
     /// sends at most 64 asynchronous requests at a time).
     #[arg(long, default_value_t = 64)]
     pub threads: usize,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// An empty directory to mount on; the device appears as DIR/device.
@@ -559,6 +585,7 @@ pub struct LifeArgs {
     /// Run the random-write probe at every Nth sample (and the last).
     #[arg(long, default_value_t = 7)]
     pub probe_every: u32,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]

@@ -9,6 +9,8 @@ mod phone;
 mod progress;
 mod report;
 mod shell;
+mod step_progress;
+mod suggest;
 mod target;
 
 mod output_args;
@@ -35,12 +37,27 @@ fn parse_command_line() -> (Cli, clap::ArgMatches) {
         }
         let text = e.render().to_string();
         let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("bad command line");
-        eprintln!("flashlab: error: {} (see flashlab --help)", first.trim_start_matches("error: "));
+        eprintln!("flashlab: error: {}{} (see flashlab --help)", first.trim_start_matches("error: "), did_you_mean(&e));
         std::process::exit(2)
     };
     let matches = negatives(Cli::command()).try_get_matches().unwrap_or_else(|e| usage(e));
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage(e));
     (cli, matches)
+}
+
+/// `; did you mean '--target'?` from clap's suggestion for a mistyped flag, subcommand or
+/// value (clap finds it with strsim; its rendered error has it on a later line), or nothing.
+fn did_you_mean(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    [ContextKind::SuggestedArg, ContextKind::SuggestedSubcommand, ContextKind::SuggestedValue]
+        .into_iter()
+        .find_map(|k| match e.get(k)? {
+            ContextValue::String(s) => Some(s.clone()),
+            ContextValue::Strings(v) => v.first().cloned(),
+            _ => None,
+        })
+        .map(|s| format!("; did you mean '{s}'?"))
+        .unwrap_or_default()
 }
 
 fn main() {

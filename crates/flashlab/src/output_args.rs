@@ -52,12 +52,22 @@ impl OutputArgs {
         vec![("--json", f(&self.json)), ("--csv", f(&self.csv)), ("--report", self.report.as_deref())]
     }
 
-    /// Write `doc` where the options say: JSON, CSV (its main table), and the HTML report
-    /// (drawn by flashlab-report from the JSON; `title` names it).
-    pub fn write(&self, doc: &Document, title: &str) -> Result<(), Error> {
+    /// An error when more than one output takes standard output (checked before the run,
+    /// with the output files: [`crate::outputs::of`]).
+    pub fn check_stdout(&self) -> Result<(), Error> {
         if self.json.as_deref().is_some_and(is_stdout) && self.csv.as_deref().is_some_and(is_stdout) {
             return Err(Error::Usage("--json - and --csv -: only one of them can take standard output".into()));
         }
+        if self.report.as_deref().is_some_and(is_stdout) {
+            return Err(Error::flag("--report", "an HTML report is written to a file, not to standard output (-)"));
+        }
+        Ok(())
+    }
+
+    /// Write `doc` where the options say: JSON, CSV (its main table), and the HTML report
+    /// (drawn by flashlab-report from the JSON; `title` names it).
+    pub fn write(&self, doc: &Document, title: &str) -> Result<(), Error> {
+        self.check_stdout()?;
         if let Some(p) = &self.json {
             put(p, &export::json(doc)?)?;
         }

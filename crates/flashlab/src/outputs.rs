@@ -1,6 +1,7 @@
 //! The output options of the command on the command line, by flag, so the files are checked
 //! before the command starts its work, and an output the command cannot write (`--csv` where
-//! the results have no table, `--report` where they have no charts) is refused at once.
+//! the results have no table, `--report` where they have no charts, two outputs on standard
+//! output) is refused at once.
 
 use crate::cli::{Command, SimCommand};
 use crate::error::Error;
@@ -68,6 +69,21 @@ fn can(cmd: &Command) -> (bool, bool) {
 /// cannot write.
 pub fn of(cmd: &Command) -> Result<Vec<(&'static str, Option<&Path>)>, Error> {
     let o = args(cmd);
+    o.check_stdout()?;
+    if let Command::Run(a) = cmd {
+        // fio's JSON takes standard output unless --output names a file.
+        let stdout = |p: &Option<std::path::PathBuf>| p.as_deref().is_some_and(|p| p.as_os_str() == "-");
+        if a.output_format == "json" && a.output.is_none() {
+            if let Some(flag) =
+                [("--json -", &o.json), ("--csv -", &o.csv)].into_iter().find_map(|(f, p)| stdout(p).then_some(f))
+            {
+                return Err(Error::flag(
+                    flag,
+                    "--output-format json already writes fio's JSON to standard output (give --output FILE, or a file name)",
+                ));
+            }
+        }
+    }
     let (csv, report) = can(cmd);
     let name = command_name(cmd);
     if o.csv.is_some() && !csv {

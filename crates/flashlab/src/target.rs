@@ -80,7 +80,21 @@ pub fn sim_profile(target: &str) -> Result<Profile, Error> {
             ),
         });
     };
-    Ok(profiles::load(spec)?)
+    profiles::load(spec).map_err(|e| match e {
+        flashlab_lab::Error::UnknownProfile { name, builtin } => Error::Target {
+            target: target.to_string(),
+            problem: format!(
+                "unknown profile '{name}'{}; built-in profiles: {builtin} (or give a path to a .toml file)",
+                profile_hint(&name)
+            ),
+        },
+        e => e.into(),
+    })
+}
+
+/// ` (did you mean 'sim:NAME'?)` for the built-in profile closest to `name`, or nothing.
+pub fn profile_hint(name: &str) -> String {
+    crate::suggest::hint(name, profiles::BUILTIN.iter().map(|(n, _)| *n), "sim:")
 }
 
 /// The built-in profiles' names, for messages.

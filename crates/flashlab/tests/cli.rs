@@ -227,7 +227,14 @@ fn bad_input_is_one_clear_error() {
     fails(&["age", "--target", "/nonexistent/dev/sdz"], "/nonexistent/dev/sdz");
     fails(&["fill", "--target", "/tmp"], "simulated devices");
     fails(&["bench", "--target", "sim:toy", "--rand-io", "12q"], "12q");
-    fails(&["age", "--protocol", "nosuch"], "protocol 'nosuch'");
+    // A protocol name is checked with the command line (exit 2), naming the built-in ones.
+    let out = flashlab(&["age", "--protocol", "nosuch"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("'nosuch'") && stderr.contains("--protocol") && stderr.contains("motox-review"),
+        "{stderr}"
+    );
     fails(&["sim", "waf", "--policy", "lifo"], "--policy 'lifo'");
     fails(&["sim", "waf", "--spare", "0.95"], "--spare");
     fails(&["sim", "waf", "--trimmed", "1.5"], "--trimmed");
@@ -479,4 +486,41 @@ fn quiet_prints_nothing_and_bench_is_bench() {
     assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["command"], "bench");
+}
+
+/// Issue 48, item 5: a mistyped flag, subcommand, protocol or profile gets the closest valid
+/// name in its one-line error (flags and subcommands by clap, exit 2; profiles and protocols by
+/// flashlab, with the same similarity measure).
+#[test]
+fn mistyped_names_get_the_closest_valid_one() {
+    for (args, code, want) in [
+        (&["age", "--traget", "sim:toy"][..], 2, "did you mean '--target'?"),
+        (&["fill", "--iodpeth", "4"][..], 2, "did you mean '--iodepth'?"),
+        (&["agee"][..], 2, "did you mean 'age'?"),
+        (&["sim", "wa"][..], 2, "did you mean 'waf'?"),
+        (&["age", "--protocol", "age-smal"][..], 2, "did you mean 'age-small'?"),
+        (&["age", "--target", "sim:ufs3.1"][..], 1, "did you mean 'sim:ufs-3.1'?"),
+        (&["age", "--target", "sim:ufs-9"][..], 1, "did you mean 'sim:ufs-"),
+        (&["life", "--target", "sim:toyy"][..], 1, "did you mean 'sim:toy'?"),
+        (&["profiles", "nexus7"][..], 1, "did you mean 'nexus7-2012'?"),
+    ] {
+        let out = flashlab(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "flashlab {args:?}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "flashlab {args:?}: {stderr}");
+        assert!(lines[0].starts_with("flashlab: error:") && lines[0].contains(want), "flashlab {args:?}: {stderr}");
+    }
+    // Nothing close: no guess.
+    let out = flashlab(&["age", "--target", "sim:zzzzzzzz"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"));
+}
+
+/// `age --help` names every built-in protocol (from the registry, motox-review included).
+#[test]
+fn age_help_names_every_builtin_protocol() {
+    let help = ok(&["age", "--help"]);
+    for p in ["age", "age-thin", "age-small", "four-corner", "motox-review"] {
+        assert!(help.contains(p), "age --help does not name {p}:\n{help}");
+    }
 }

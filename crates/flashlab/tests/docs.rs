@@ -23,6 +23,9 @@
 //! the commands print now, and copies the files they write under `docs/` (charts, screenshots)
 //! back into the repository's docs/: `scripts/regen-docs.sh` runs that.
 
+// The README's command tables and inline commands against each command's --help.
+mod readme_tables;
+
 use flashlab_testcaps::{require_for, Cap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

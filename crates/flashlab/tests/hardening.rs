@@ -207,6 +207,88 @@ fn unwritable_outputs_fail_before_the_run() {
     one_line_error(&["bench", "--target", "sim:toy", "--json", dir.to_str().unwrap()], 1, "is a directory");
 }
 
+/// The arguments each command needs besides its outputs (issue 48, item 4).
+fn minimal_args(cmd: &str) -> Option<Vec<&'static str>> {
+    Some(match cmd {
+        "age" | "bench" | "fill" | "wsat" => vec!["--target", "sim:toy"],
+        "run" | "phone run" => vec!["job.fio"],
+        "report" => vec!["results.json"],
+        "calibrate" => vec!["toy"],
+        "serve" => vec!["mnt"],
+        "sweep" => vec!["sweep.toml", "--out", "sweep-out"],
+        "validate-fs" => vec!["--workload", "fill"],
+        "profiles" | "sim waf" | "doctor" | "breakdown" | "sqlite" | "life" | "phone devices" | "phone doctor"
+        | "phone bench" | "phone fill" | "phone age" => vec![],
+        _ => return None,
+    })
+}
+
+/// Every command flashlab runs (`sim waf`, `phone bench`, ...), from `--help`.
+fn leaf_commands() -> Vec<String> {
+    fn subs(args: &[&str]) -> Vec<String> {
+        let o = flashlab(&[args, &["--help"]].concat());
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .skip_while(|l| !l.starts_with("Commands:"))
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .filter(|c| c != "help")
+            .collect()
+    }
+    let mut out = Vec::new();
+    for c in subs(&[]) {
+        match subs(&[&c]) {
+            s if s.is_empty() => out.push(c),
+            s => out.extend(s.into_iter().map(|s| format!("{c} {s}"))),
+        }
+    }
+    out
+}
+
+#[test]
+fn every_command_refuses_conflicting_or_unwritable_outputs_before_it_starts() {
+    let commands = leaf_commands();
+    assert!(commands.len() >= 20, "{commands:?}");
+    let mut checked = 0;
+    for cmd in &commands {
+        if cmd == "completions" || cmd == "man" {
+            continue; // no results, no output options
+        }
+        let args = minimal_args(cmd).unwrap_or_else(|| panic!("flashlab {cmd}: add its arguments to minimal_args"));
+        let base: Vec<&str> = cmd.split(' ').chain(args).collect();
+        for (outputs, what) in [
+            (vec!["--json", "/nonexistent-flashlab-dir/x.json"], "/nonexistent-flashlab-dir"),
+            (vec!["--json", "-", "--csv", "-"], "--csv"),
+        ] {
+            let all = [&base[..], &outputs[..]].concat();
+            let out = within(Duration::from_secs(20), &all);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "flashlab {all:?}: {stderr}");
+            let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+            // One line, the error: no banner, no progress, no note of work begun.
+            assert_eq!(lines.len(), 1, "flashlab {all:?} started before failing:\n{stderr}");
+            assert!(lines[0].starts_with("flashlab: error:") && lines[0].contains(what), "flashlab {all:?}: {stderr}");
+            assert!(out.stdout.is_empty(), "flashlab {all:?} wrote: {}", String::from_utf8_lossy(&out.stdout));
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked}");
+    // The conflict named as such where both outputs apply (it used to surface after the run).
+    one_line_error(
+        &["wsat", "--target", "sim:toy", "--json", "-", "--csv", "-"],
+        1,
+        "only one of them can take standard output",
+    );
+    let job = scratch("hard", "conflict.fio");
+    std::fs::write(&job, "[j]\nrw=randwrite\nbs=4k\nsize=1m\n").unwrap();
+    one_line_error(
+        &["run", job.to_str().unwrap(), "--target", "sim:toy", "--output-format", "json", "--csv", "-"],
+        1,
+        "--csv -",
+    );
+}
+
 // ---- 10: filename= on simulated targets ----
 
 #[test]

@@ -208,19 +208,25 @@ class SweepResult:
 
 def sweep(
     spec: SpecLike,
-    out: Union[str, "os.PathLike[str]"],
+    out: Optional[Union[str, "os.PathLike[str]"]] = None,
     backend: str = "local",
     threads: Optional[int] = None,
     address: Optional[str] = None,
 ) -> SweepResult:
     """Run a sweep into ``out`` and return its results.
 
-    ``backend="local"`` runs the cases on ``threads`` threads (default: one per core) with the
-    GIL released; ``backend="ray"`` runs each case as a Ray task on the cluster at ``address``
-    (default: ``ray.init()``'s own choice — a running cluster, else a local instance). Both
-    write the same files, byte for byte; cases already in ``out`` are skipped.
+    ``out`` defaults to a new temporary directory (for a quick look; it is kept, and the
+    result's ``out`` names it). ``backend="local"`` runs the cases on ``threads`` threads
+    (default: one per core) with the GIL released; ``backend="ray"`` runs each case as a Ray
+    task on the cluster at ``address`` (default: ``ray.init()``'s own choice — a running
+    cluster, else a local instance). Both write the same files, byte for byte; cases already in
+    ``out`` are skipped.
     """
     s = SweepSpec.of(spec)
+    if out is None:
+        import tempfile
+
+        out = tempfile.mkdtemp(prefix="flashlab-sweep-")
     if backend == "local":
         if address is not None:
             raise ValueError("address applies to backend='ray'")

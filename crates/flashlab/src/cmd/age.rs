@@ -3,6 +3,7 @@
 use crate::cli::{AgeArgs, BenchArgs};
 use crate::error::Error;
 use crate::progress::Progress;
+use crate::step_progress::StepProgress;
 use crate::target::{real_options, resolve, Target};
 use crate::{out, outln};
 use flashlab_lab::precondition::Precondition;
@@ -38,8 +39,10 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
     let fc = four_corner_config(proto, args.seed, rand_io, span)?;
     let wall = Instant::now();
     let bar = Progress::new(&proto.name);
+    let mut steps = StepProgress::new(proto, proto.four_corner(&fc).steps().len());
     let mut progress = |i: usize, n: usize, what: &str, f: f64| {
-        bar.set(((i - 1) as f64 + f) / n as f64, &format!("step {i}/{n}: {what}"))
+        let (pos, msg) = steps.update(i, n, what, f);
+        bar.set(pos, &msg)
     };
     let mut doc = Document::new(Body::Bench(AgeBody::default())).target(&args.target).seed(args.seed);
     let (result, precondition, clock) = match resolve(&args.target)? {
@@ -64,6 +67,7 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
                 precondition: args.sim_fs.precondition,
             };
             let out = sim_run::run(&r, &mut progress)?;
+            bar.finish();
             if out.precondition.precondition != Precondition::Fresh {
                 outln!("{}", out.precondition.summary());
             }

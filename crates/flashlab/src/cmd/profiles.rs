@@ -12,7 +12,8 @@ use flashsim::Profile;
 pub fn profiles(a: &ProfilesArgs) -> Result<(), Error> {
     if let Some(name) = &a.name {
         let text = profiles::builtin(name).ok_or_else(|| {
-            Error::Usage(format!("unknown profile '{name}'; built-in profiles: {}", crate::target::names()))
+            let hint = crate::suggest::hint(name, profiles::BUILTIN.iter().map(|(n, _)| *n), "");
+            Error::Usage(format!("unknown profile '{name}'{hint}; built-in profiles: {}", crate::target::names()))
         })?;
         if a.out.json.is_some() || a.out.csv.is_some() {
             return Err(Error::flag(

@@ -58,6 +58,7 @@ pub struct RunOnPhone {
     /// The I/O on the phone (the engine is psync unless given).
     #[command(flatten)]
     pub io: IoArgs,
+    /// Seed for every random choice; the same seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Find and describe the phone, then print the adb calls the run would make, without
@@ -94,7 +95,7 @@ pub struct FillArgs {
 #[derive(Args, Debug)]
 pub struct AgeArgs {
     /// A built-in protocol name or a protocol TOML file (pushed to the phone).
-    #[arg(long, default_value = "age")]
+    #[arg(long, default_value = "age", value_parser = crate::cli::protocol_spec)]
     pub protocol: String,
     /// Idle this long instead of the protocol's idle steps.
     #[arg(long, value_name = "DURATION", default_value = "10m")]
