@@ -495,7 +495,7 @@ impl FsModel for InPlace {
             // write of each block converts it (`io`).
             let blocks = size.div_ceil(FS_BLOCK);
             f.unwritten = vec![u64::MAX; blocks.div_ceil(64) as usize];
-            if blocks % 64 != 0 {
+            if !blocks.is_multiple_of(64) {
                 if let Some(w) = f.unwritten.last_mut() {
                     *w = (1u64 << (blocks % 64)) - 1;
                 }

@@ -77,6 +77,10 @@ impl Log {
     }
 }
 
+/// A victim the cleaner picked: allocation mode (`LFS`/`SSR`/`AT_SSR`), `Foreground` or
+/// `Background`, policy, segment.
+pub type Victim = (String, String, String, u32);
+
 /// The F2FS events of one run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct F2fsEvents {
@@ -84,9 +88,8 @@ pub struct F2fsEvents {
     pub pages: Vec<(u32, Log)>,
     /// Blocks written in place (old address = new address).
     pub in_place: u64,
-    /// Victims picked: (allocation mode `LFS`/`SSR`/`AT_SSR`, `Foreground`/`Background`, policy,
-    /// segment).
-    pub victims: Vec<(String, String, String, u32)>,
+    /// Victims picked.
+    pub victims: Vec<Victim>,
     /// Checkpoints finished, with their reason.
     pub checkpoints: Vec<String>,
     /// Discards issued: (first block, blocks).
@@ -167,11 +170,9 @@ pub fn parse(text: &str) -> F2fsEvents {
                 let victim = field(body, "victim").and_then(|v| v.parse().ok()).unwrap_or(u32::MAX);
                 ev.victims.push((alloc, gc, mode, victim));
             }
-            "write_checkpoint" => {
-                if body.contains("finish checkpoint") {
-                    let why = body.split("checkpoint for ").nth(1).and_then(|s| s.split(',').next()).unwrap_or("");
-                    ev.checkpoints.push(why.trim().to_string());
-                }
+            "write_checkpoint" if body.contains("finish checkpoint") => {
+                let why = body.split("checkpoint for ").nth(1).and_then(|s| s.split(',').next()).unwrap_or("");
+                ev.checkpoints.push(why.trim().to_string());
             }
             "issue_discard" => {
                 if let (Some(s), Some(l)) = (field(body, "blkstart").and_then(hex), field(body, "blklen").and_then(hex))

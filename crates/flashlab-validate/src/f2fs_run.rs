@@ -267,7 +267,7 @@ fn discard_timing(reqs: &[Req]) -> Option<String> {
 /// What each side did, beside each other.
 fn behaviour(c: &FsCounters, g: &GuestResult, model_reqs: &[Req]) -> Vec<BehaviourRow> {
     let k = &g.f2fs;
-    let count = |f: &dyn Fn(&(String, String, String, u32)) -> bool| k.victims.iter().filter(|v| f(v)).count() as f64;
+    let count = |f: &dyn Fn(&crate::f2fs_events::Victim) -> bool| k.victims.iter().filter(|v| f(v)).count() as f64;
     let discard_bytes = |r: &[Req]| r.iter().filter(|q| q.op == ReqOp::Discard).map(|q| q.bytes).sum::<u64>() as f64;
     let row = |what: &str, model: f64, kernel: f64| BehaviourRow {
         what: what.into(),

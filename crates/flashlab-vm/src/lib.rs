@@ -257,7 +257,7 @@ fn newest_kernel(boot: &Path, modules: &[&str]) -> Result<(PathBuf, String), VmE
     if found.is_empty() {
         return Err(VmError::NoKernel(format!("no vmlinuz-* in {}", boot.display())));
     }
-    found.sort_by(|a, b| version_key(&a.0).cmp(&version_key(&b.0)));
+    found.sort_by_key(|a| version_key(&a.0));
     let mut last_err = None;
     for (rel, path) in found.into_iter().rev() {
         match modules.iter().try_for_each(|m| has_module(&rel, m)) {
