@@ -262,18 +262,42 @@ pub struct DeviceClockRates {
     pub rand_read_mbs: f64,
     /// Random write, MB/s.
     pub rand_write_mbs: f64,
+    /// 4 KiB units the device's garbage collection copied during the run (all four tests and
+    /// what came between them).
+    pub gc_units_copied: u64,
+    /// Bytes the host trimmed during the run.
+    pub trim_bytes: u64,
+}
+
+/// One reading of a served device's clock and counters (see [`DeviceClockRates`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeviceSample {
+    /// Simulated ns the device has had requests or booked work in it so far.
+    pub busy_ns: u64,
+    /// 4 KiB units its garbage collection has copied so far.
+    pub gc_units_copied: u64,
+    /// Bytes the host has trimmed so far.
+    pub trim_bytes: u64,
 }
 
 impl DeviceClockRates {
     /// From each test's (bytes, simulated busy ns), in [`FourCorner::from_runs`]'s order:
-    /// sequential write, sequential read, random read, random write. `None` when a test kept
-    /// the device idle (a rate on its clock would be infinite: the page cache answered).
-    pub fn from_busy(tests: [(u64, u64); 4]) -> Option<DeviceClockRates> {
+    /// sequential write, sequential read, random read, random write, and the readings before
+    /// the first test and after the last. `None` when a test kept the device idle (a rate on
+    /// its clock would be infinite: the page cache answered).
+    pub fn from_busy(tests: [(u64, u64); 4], first: DeviceSample, last: DeviceSample) -> Option<DeviceClockRates> {
         if tests.iter().any(|&(_, ns)| ns == 0) {
             return None;
         }
         let [sw, sr, rr, rw] = tests.map(|(bytes, ns)| bytes as f64 * 1e3 / ns as f64);
-        Some(DeviceClockRates { seq_read_mbs: sr, seq_write_mbs: sw, rand_read_mbs: rr, rand_write_mbs: rw })
+        Some(DeviceClockRates {
+            seq_read_mbs: sr,
+            seq_write_mbs: sw,
+            rand_read_mbs: rr,
+            rand_write_mbs: rw,
+            gc_units_copied: last.gc_units_copied.saturating_sub(first.gc_units_copied),
+            trim_bytes: last.trim_bytes.saturating_sub(first.trim_bytes),
+        })
     }
 }
 
@@ -446,5 +470,26 @@ impl FourCorner {
             device_clock: None,
             jobs: vec![sw, sr, rr, rw],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DeviceClockRates, DeviceSample};
+
+    #[test]
+    fn device_clock_rates_are_bytes_over_busy_time_and_counters_are_differences() {
+        let first = DeviceSample { busy_ns: 5, gc_units_copied: 10, trim_bytes: 4096 };
+        let last = DeviceSample { busy_ns: 9, gc_units_copied: 25, trim_bytes: 3 * 4096 };
+        // 1 MB in 1 ms = 1000 MB/s; 4 KB in 2 ms = 2 MB/s.
+        let r = DeviceClockRates::from_busy(
+            [(1_000_000, 1_000_000), (2_000_000, 1_000_000), (4_000, 2_000_000), (8_000, 2_000_000)],
+            first,
+            last,
+        )
+        .unwrap();
+        assert_eq!((r.seq_write_mbs, r.seq_read_mbs, r.rand_read_mbs, r.rand_write_mbs), (1000.0, 2000.0, 2.0, 4.0));
+        assert_eq!((r.gc_units_copied, r.trim_bytes), (15, 8192));
+        assert_eq!(DeviceClockRates::from_busy([(1, 1), (1, 0), (1, 1), (1, 1)], first, last), None, "an idle test");
     }
 }

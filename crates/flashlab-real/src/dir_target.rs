@@ -18,7 +18,9 @@ use crate::engine::EngineKind;
 use crate::runner::{open_file, run_job, RealJob};
 use crate::RealError;
 use flashlab_jobs::Rw;
-use flashlab_lab::fourcorner::{DeviceClockRates, FourCorner, FourCornerConfig, FourCornerFile, READ_FILE, TEST_FILE};
+use flashlab_lab::fourcorner::{
+    DeviceClockRates, DeviceSample, FourCorner, FourCornerConfig, FourCornerFile, READ_FILE, TEST_FILE,
+};
 use flashlab_lab::protocol::{FileSizes, ProtocolTarget, RandomWrites};
 use flashlab_lab::rng::Rng;
 use flashlab_lab::sim_steps::FILL_PREFIX;
@@ -75,7 +77,7 @@ pub struct DirTarget {
     /// A second clock for the four-corner tests: the simulated device's busy time (simulated
     /// ns) when the filesystem sits on a `flashlab serve` device; see
     /// [`flashlab_lab::fourcorner::DeviceClockRates`].
-    pub device_clock: Option<Box<dyn FnMut() -> Result<u64, String>>>,
+    pub device_clock: Option<Box<dyn FnMut() -> Result<DeviceSample, String>>>,
 }
 
 /// `struct fstrim_range` of <linux/fs.h>.
@@ -280,6 +282,8 @@ impl DirTarget {
         };
         let mut runs: [Vec<JobResult>; 4] = Default::default();
         let mut busy = [(0u64, 0u64); 4];
+        let first = self.read_device_clock()?;
+        let mut last = first;
         for step in fc.steps() {
             let (file, at, span) = match step.file {
                 FourCornerFile::Test => (&f, path, fc.span),
@@ -304,25 +308,26 @@ impl DirTarget {
             let before = self.read_device_clock()?;
             let result = run_job(at, file, &j, &mut |x| progress(t.name, x))?;
             let after = self.read_device_clock()?;
+            last = after;
             if let Some(i) = step.row {
                 let bytes = result.read.io_bytes + result.write.io_bytes;
                 busy[i].0 += bytes;
-                busy[i].1 += after.saturating_sub(before);
+                busy[i].1 += after.busy_ns.saturating_sub(before.busy_ns);
                 runs[i].push(result);
             }
         }
         let mut row = FourCorner::from_repeats(label, runs, None);
         if self.device_clock.is_some() {
-            row.device_clock = DeviceClockRates::from_busy(busy);
+            row.device_clock = DeviceClockRates::from_busy(busy, first, last);
         }
         Ok(row)
     }
 
-    /// The device clock's reading, 0 without one.
-    fn read_device_clock(&mut self) -> Result<u64, RealError> {
+    /// The device clock's reading, zeros without one.
+    fn read_device_clock(&mut self) -> Result<DeviceSample, RealError> {
         match &mut self.device_clock {
             Some(read) => read().map_err(|e| RealError::BadJob(format!("the served device's clock: {e}"))),
-            None => Ok(0),
+            None => Ok(DeviceSample::default()),
         }
     }
 

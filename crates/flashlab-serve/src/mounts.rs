@@ -34,13 +34,20 @@ impl ServeMount {
     pub fn stats(&self) -> PathBuf {
         self.dir.join("stats.json")
     }
-    /// The simulated time the device has had requests in it so far (`busy_ns` of a fresh
-    /// `stats.json`: serve regenerates it at every open), simulated ns.
-    pub fn busy_ns(&self) -> Result<u64, String> {
+    /// The device's clock and counters now, from a fresh `stats.json` (serve regenerates it
+    /// at every open): `busy_ns`, `gc.units_copied` and `host_trim_bytes`.
+    pub fn sample(&self) -> Result<flashlab_lab::fourcorner::DeviceSample, String> {
         let path = self.stats();
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        v.get("busy_ns").and_then(serde_json::Value::as_u64).ok_or_else(|| format!("{}: no busy_ns", path.display()))
+        let num = |p: &str| {
+            v.pointer(p).and_then(serde_json::Value::as_u64).ok_or_else(|| format!("{}: no {p}", path.display()))
+        };
+        Ok(flashlab_lab::fourcorner::DeviceSample {
+            busy_ns: num("/busy_ns")?,
+            gc_units_copied: num("/gc/units_copied")?,
+            trim_bytes: num("/host_trim_bytes")?,
+        })
     }
 }
 

@@ -76,6 +76,12 @@ pub struct DeviceClock {
     pub rand_read_mbs: f64,
     /// 4 KiB random write at QD1, MB/s.
     pub rand_write_mbs: f64,
+    /// 4 KiB units the device's garbage collection copied during the run.
+    #[serde(default)]
+    pub gc_units_copied: u64,
+    /// Bytes the host trimmed during the run.
+    #[serde(default)]
+    pub trim_bytes: u64,
 }
 
 /// A step other than a four-corner run.
@@ -153,15 +159,26 @@ impl AgeBody {
     }
 
     /// On a served device: one row per four-corner run with the tests' speeds on the
-    /// simulated device's clock beside the measured ones; `None` elsewhere.
+    /// simulated device's clock, and what the device's GC copied and the host trimmed during
+    /// the run; `None` elsewhere.
     pub fn device_clock_table(&self) -> Option<Table> {
         if self.steps.iter().all(|s| s.device_clock.is_none()) {
             return None;
         }
         let mut t = Table::new(
             "the same tests on the served device's clock (simulated time; the serving host's own costs left out)",
-            &[("step", ""), ("seq rd", "MB/s"), ("seq wr", "MB/s"), ("rnd rd", "MB/s"), ("rnd wr", "MB/s")],
-        );
+            &[
+                ("step", ""),
+                ("seq rd", "MB/s"),
+                ("seq wr", "MB/s"),
+                ("rnd rd", "MB/s"),
+                ("rnd wr", "MB/s"),
+                ("GC copied", "MiB"),
+                ("trimmed", "MiB"),
+            ],
+        )
+        .format(5, Format::Fixed(0))
+        .format(6, Format::Fixed(0));
         for s in &self.steps {
             let c = s.device_clock.as_ref();
             t.row(vec![
@@ -170,6 +187,8 @@ impl AgeBody {
                 c.map(|c| c.seq_write_mbs).into(),
                 c.map(|c| c.rand_read_mbs).into(),
                 c.map(|c| c.rand_write_mbs).into(),
+                c.map(|c| (c.gc_units_copied * 4096) as f64 / 1048576.0).into(),
+                c.map(|c| c.trim_bytes as f64 / 1048576.0).into(),
             ]);
         }
         Some(t)

@@ -99,7 +99,7 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
             // On a served simulated device, the tests are timed on its clock too.
             if let Some(served) = flashlab_serve::mounts::under_dir(&dir) {
                 outln!("note: {} is on a flashlab serve device ({}); its tests are timed on the simulated device's clock too", dir.display(), served.profile);
-                target.device_clock = Some(Box::new(move || served.busy_ns()));
+                target.device_clock = Some(Box::new(move || served.sample()));
             }
             if let Some(fd) = &a.real.fill_dir {
                 if let Some(note) = target.set_fill_dir(fd)? {
