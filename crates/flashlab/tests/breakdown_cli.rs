@@ -54,7 +54,7 @@ fn bad_options_are_one_line_errors() {
         (vec!["breakdown", "--target", "sim:toy", "--bs", "3k"], "--bs 3072"),
         (vec!["breakdown", "--target", "sim:toy", "--rw", "read"], "--rw read"),
         (vec!["breakdown", "--target", "sim:toy", "--iodepth", "0"], "--iodepth 0"),
-        (vec!["breakdown", "--target", "sim:no-such-profile"], "not a built-in profile"),
+        (vec!["breakdown", "--target", "sim:no-such-profile"], "unknown profile 'no-such-profile'"),
     ] {
         let out = flashlab(&args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
