@@ -74,9 +74,9 @@ pub struct DirTarget {
     /// see [`DirTarget::set_fill_dir`].
     fill_dir: Option<PathBuf>,
     fill_direct: bool,
-    /// A second clock for the four-corner tests: the simulated device's busy time (simulated
-    /// ns) when the filesystem sits on a `flashlab serve` device; see
-    /// [`flashlab_lab::fourcorner::DeviceClockRates`].
+    /// A second clock for the four-corner tests when the filesystem sits on a `flashlab serve`
+    /// device: a reading of the simulated device's busy time and counters, taken before and
+    /// after each test; see [`flashlab_lab::fourcorner::DeviceClockRates`].
     pub device_clock: Option<Box<dyn FnMut() -> Result<DeviceSample, String>>>,
 }
 
