@@ -54,7 +54,7 @@ fn code_spans(cell: &str) -> Vec<String> {
 
 /// A usage line (`flashlab age [--protocol a|b] [--json FILE]`) as arguments to try: optional
 /// parts included, the first of each `a|b` taken, ` | alternative` dropped, `...` removed, and
-/// one-letter number placeholders filled in.
+/// number placeholders (`N`, `X`, `F`, `MS`) filled in.
 fn arguments(usage: &str) -> Vec<String> {
     let words: Vec<&str> = usage.split_whitespace().collect();
     assert_eq!(words.first(), Some(&"flashlab"), "{usage}");
@@ -70,7 +70,7 @@ fn arguments(usage: &str) -> Vec<String> {
         let w = if w == "..." { "X".to_string() } else { w.trim_end_matches("...").to_string() };
         let w = w.split('|').next().unwrap().to_string();
         let w = match w.as_str() {
-            "N" | "X" => "1".to_string(),
+            "N" | "X" | "MS" => "1".to_string(),
             "F" => "0.1".to_string(),
             _ => w,
         };
