@@ -23,9 +23,9 @@ struct Inner {
     last: Ns,
     power_cuts: u64,
     lost_bytes: u64,
-    /// Simulated time with at least one request in the model (see [`Snapshot::busy_ns`]).
+    /// Simulated time the device has been busy (see [`Snapshot::busy_ns`]).
     busy_ns: Ns,
-    /// The latest completion of any request submitted so far, simulated ns.
+    /// Where that busy time ends so far: the latest completion or booked work, simulated ns.
     busy_until: Ns,
     /// The latest `done` of any request submitted so far (what the host last saw complete).
     last_done: Ns,

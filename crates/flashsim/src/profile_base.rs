@@ -17,10 +17,11 @@ use crate::profile::ProfileError;
 /// The profile text `text` stands for: `text` itself when it names no `base`, else the built-in
 /// base's text with `text`'s tables and values laid over it. `source` names the file in errors.
 pub fn resolve(source: &str, text: &str) -> Result<String, ProfileError> {
-    let err = |line: Option<usize>, field: Option<&str>, message: String| ProfileError {
+    // Every error here is the `base` key's.
+    let err = |message: String| ProfileError {
         source: source.to_string(),
-        line,
-        field: field.map(str::to_string),
+        line: None,
+        field: Some("base".to_string()),
         message,
     };
     let overlay: toml::Table = match toml::from_str(text) {
@@ -29,10 +30,10 @@ pub fn resolve(source: &str, text: &str) -> Result<String, ProfileError> {
         Err(_) => return Ok(text.to_string()),
     };
     let Some(base) = overlay.get("base") else { return Ok(text.to_string()) };
-    let name = base.as_str().ok_or_else(|| err(None, Some("base"), "must be a built-in profile's name".into()))?;
+    let name = base.as_str().ok_or_else(|| err("must be a built-in profile's name".into()))?;
     let base_text = builtin::text(name).ok_or_else(|| {
         let names: Vec<&str> = builtin::BUILTIN.iter().map(|(n, _)| *n).collect();
-        err(None, Some("base"), format!("'{name}' is not a built-in profile (built-in: {})", names.join(", ")))
+        err(format!("'{name}' is not a built-in profile (built-in: {})", names.join(", ")))
     })?;
     let mut merged: toml::Table = toml::from_str(base_text).expect("built-in profiles parse");
     let mut overlay = overlay;
