@@ -12,8 +12,6 @@
 #   SCALE=10 (serve's --time-scale: simulated seconds per real second), MEMORY=4G (the VM's),
 #   BACKING=1 (the device's data in OUT/device.img on the host's disk, not in the VM's memory),
 #   SKIP_GAPS_MS=50 (serve's --skip-host-gaps; 0: off)
-#   BASELINE=1000: run the protocol a second time on a fresh device at that time scale
-#     (baseline.json): the device answers at once, so what is measured is the VM's own cost
 #   FLASHLAB_VNG: virtme-ng's vng when it is not on PATH; FLASHLAB_BIN: the flashlab binary
 #
 # On the served device, `age` times each four-corner test on the simulated device's clock too
@@ -21,14 +19,14 @@
 # phone, without the VM's own costs. That is what is compared with the model.
 #
 # Real time: the served device answers when the model says (divided by SCALE) and the VM runs
-# in QEMU's TCG without hardware virtualisation, so a full-size phone takes hours; the sizes
-# and wall times measured are in docs/filesystems.md.
+# in QEMU's TCG without hardware virtualisation: the Moto X review's procedure took 470 s on the
+# 2 GiB copy at SCALE=1 and 334-677 s on the full 16 GB device at SCALE=10 (docs/calibration.md).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PROFILE=${1:?profile} SIZE=${2:?size} PROTOCOL=${3:?protocol}
 OUT=$(mkdir -p "${4:-/tmp/flashlab-f2fs-vm}" && cd "${4:-/tmp/flashlab-f2fs-vm}" && pwd)
 MOUNT=${MOUNT:-noatime,nosuid,nodev,background_gc=on,discard,inline_xattr,inline_data}
-SCALE=${SCALE:-1} MEMORY=${MEMORY:-4G} BASELINE=${BASELINE:-}
+SCALE=${SCALE:-1} MEMORY=${MEMORY:-4G}
 # A profile file is named by its absolute path (the guest sees the host's files at the same paths).
 TARGET=$PROFILE; [ -f "$PROFILE" ] && TARGET=$(cd "$(dirname "$PROFILE")" && pwd)/$(basename "$PROFILE")
 SIZE_ARG=; [ "$SIZE" = all ] || SIZE_ARG="--size $SIZE"
@@ -51,28 +49,22 @@ set -euo pipefail
 modprobe fuse; modprobe loop; modprobe f2fs
 ${FLASHLAB_BIN:+export FLASHLAB_BIN=$FLASHLAB_BIN}
 source "$ROOT/bench/serve/common.sh"
-# run_on SCALE NAME: a fresh served device at time scale SCALE, a fresh F2FS, the protocol;
-# NAME.json, NAME.txt and NAME-serve.txt (the server's final report) in OUT.
-run_on() {
-  start_server --target "sim:$TARGET" $SIZE_ARG --time-scale "\$1" $BACKING_ARG $SERVE_ARGS
-  mkfs.f2fs -f -q "\$LOOPDEV"
-  mount -t f2fs -o "$MOUNT" "\$LOOPDEV" "\$MNT"
-  grep " \$MNT " /proc/mounts | sed "s| \$MNT | <mount> |" > "$OUT/mount.txt"
-  start=\$(date +%s)
-  "\$FLASHLAB" age --target "\$MNT" --protocol "$PROTOCOL" --json "$OUT/\$2.json" > "$OUT/\$2.txt" 2>&1 || { cat "$OUT/\$2.txt"; exit 1; }
-  echo "protocol wall time: \$((\$(date +%s) - start)) s" >> "$OUT/\$2.txt"
-  sed -i "s|\$MNT|<the F2FS mount>|g" "$OUT/\$2.txt"
-  umount "\$MNT"
-  stop_server > "$OUT/\$2-serve.txt"
-}
-run_on "$SCALE" age
-if [ -n "$BASELINE" ]; then run_on "$BASELINE" baseline; fi
+# The results: age.json, age.txt and age-serve.txt (the server's final report) in OUT.
+start_server --target "sim:$TARGET" $SIZE_ARG --time-scale "$SCALE" $BACKING_ARG $SERVE_ARGS
+mkfs.f2fs -f -q "\$LOOPDEV"
+mount -t f2fs -o "$MOUNT" "\$LOOPDEV" "\$MNT"
+grep " \$MNT " /proc/mounts | sed "s| \$MNT | <mount> |" > "$OUT/mount.txt"
+start=\$(date +%s)
+"\$FLASHLAB" age --target "\$MNT" --protocol "$PROTOCOL" --json "$OUT/age.json" > "$OUT/age.txt" 2>&1 || { cat "$OUT/age.txt"; exit 1; }
+echo "protocol wall time: \$((\$(date +%s) - start)) s" >> "$OUT/age.txt"
+sed -i "s|\$MNT|<the F2FS mount>|g" "$OUT/age.txt"
+umount "\$MNT"
+stop_server > "$OUT/age-serve.txt"
 GUEST
 kvm=--disable-kvm; [ "${FLASHLAB_VM_KVM:-0}" = 1 ] && kvm=
 start=$(date +%s)
 PATH="$(dirname "$VNG"):$PATH" "$VNG" --run "$KERNEL" $kvm --user root --memory "$MEMORY" --cpus 2 \
     --rwdir="$OUT" --exec "bash $OUT/guest.sh" 2>&1 | tail -20
-echo "f2fs-vm: $PROFILE $SIZE, $PROTOCOL, mount $MOUNT, time scale $SCALE${BASELINE:+ (baseline at $BASELINE)}: $(( $(date +%s) - start )) s in all"
+echo "f2fs-vm: $PROFILE $SIZE, $PROTOCOL, mount $MOUNT, time scale $SCALE: $(( $(date +%s) - start )) s in all"
 cat "$OUT/age.txt"
-[ -z "$BASELINE" ] || cat "$OUT/baseline.txt"
 rm -f "$OUT/device.img"
