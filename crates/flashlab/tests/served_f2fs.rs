@@ -10,6 +10,14 @@
 //! prints both). The model mounts with the options in force on the kernel's side (its
 //! /proc/mounts line) and sends discards from a thread, as Linux 6.1 does.
 //!
+//! A benchmark, not run by `cargo test` (run it with `-- --ignored`): the kernel's F2FS does
+//! background work (writeback, checkpoints every 60 s, discards) on the VM's clock, and where it
+//! lands among the tests differs from run to run. Of six runs on this machine five passed
+//! (worst cell 10.3-10.8 %, the model's own checkpoint in "after fill 2"); one failed with the
+//! sequential read of "after fill 1" at 53.3 MB/s against the model's 62.7 (+18 %). The house
+//! rule keeps such checks out of the test suite; their results are written down in
+//! docs/calibration.md.
+//!
 //! Needs the `vm` capability; without it the test fails naming it, unless FLASHLAB_TEST_SKIP
 //! names it. Runs `bench/serve/f2fs-vm.sh` with this build's binary, the device at time scale
 //! 10 (the simulated clock, not the real one, is compared). FLASHLAB_SERVED_KEEP=DIR keeps the
@@ -42,6 +50,7 @@ fn model_fs(mount_line: &str) -> String {
 }
 
 #[test]
+#[ignore = "timing-based benchmark (the kernel's background work lands in the tests on the VM's clock): cargo test -p flashlab --test served_f2fs -- --ignored"]
 fn motox_review_on_the_kernels_f2fs_matches_the_model() {
     if !require(&[Cap::Vm]) {
         return;
