@@ -19,7 +19,7 @@ mkdir -p logs
 builtin_seeds() {
     case $1 in
         profile) echo ../crates/flashsim/profiles ;;
-        protocol) echo ../crates/flashlab-lab/protocols ;;
+        protocol) echo ../crates/flashlab-workload/protocols ;;
         usage) echo ../crates/flashlab-life/presets ;;
     esac
 }

@@ -765,7 +765,7 @@ pub fn run_jobs_hooked(
             });
         }
         for (f, c) in s.files.iter().zip(l.gen.counts()) {
-            l.result.files.push(file_io(&f.name, c));
+            l.result.files.push(c.file_io(&f.name));
         }
         end = end.max(l.last_done);
         results.push(l.result);
@@ -773,11 +773,6 @@ pub fn run_jobs_hooked(
     sys.now = sys.now.max(end);
     progress(1.0);
     Ok(results)
-}
-
-/// One file's counts as the report shows them.
-pub fn file_io(name: &str, c: &crate::fileset::FileCounts) -> flashlab_measure::FileIo {
-    flashlab_measure::FileIo { name: name.to_string(), ios: c.ios, bytes: c.bytes }
 }
 
 fn close_window(l: &mut Live, s: &JobSpec, dur: Ns) {

@@ -18,25 +18,19 @@
 pub mod calibrate;
 pub mod calibrate_loo;
 pub mod engine;
-mod error;
 mod event_queue;
 pub mod experiments;
-pub mod fileset;
 pub mod fourcorner;
-pub mod iogen;
 pub mod jobfile_run;
 mod lived_in;
-pub mod offsets;
 pub mod precondition;
 pub mod profiles;
-pub mod protocol;
-pub mod rng;
 pub mod shrink;
 pub mod sim_run;
 pub mod sim_steps;
 pub mod sim_verify;
 pub mod stack;
 pub mod system;
-pub mod units;
 
-pub use error::Error;
+// The target-neutral modules live in flashlab-workload; their paths here stay for callers.
+pub use flashlab_workload::{fileset, iogen, offsets, protocol, rng, units, Error};

@@ -9,8 +9,7 @@ use crate::system::SimSystem;
 use crate::Error;
 use flashlab_jobs::Rw;
 
-/// Prefix of the fill files a protocol creates (and `delete-fill` removes).
-pub const FILL_PREFIX: &str = "flashlab-fill-";
+pub use flashlab_workload::protocol::FILL_PREFIX;
 
 impl SimSystem {
     /// The first fill-file name not in use, searching from number `from`; returns it and its

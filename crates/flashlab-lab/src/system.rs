@@ -8,7 +8,6 @@
 
 use flashlab_simfs::{FileId, Fs, FsConfig, FsCounters, FsError};
 use flashsim::{Completion, Device, Ns, Op, Profile, Request, RequestError};
-use serde::Serialize;
 
 /// Why the simulated system refused a request: its filesystem, its device, or a job that
 /// cannot run on it.
@@ -25,6 +24,13 @@ pub enum SysError {
     Job(String),
 }
 
+impl From<SysError> for crate::Error {
+    /// The simulated system's refusals, as the lab's one error type carries them.
+    fn from(e: SysError) -> Self {
+        crate::Error::Sys(Box::new(e))
+    }
+}
+
 impl From<FsError> for SysError {
     /// The device's refusals stay [`SysError::Device`] whether the filesystem or the caller
     /// sent the request.
@@ -36,18 +42,7 @@ impl From<FsError> for SysError {
     }
 }
 
-/// What the device reports about itself, for results files and tables.
-#[derive(Debug, Clone, Serialize)]
-pub struct DeviceReport {
-    /// The profile's name.
-    pub(crate) profile: String,
-    /// NAND writes per host write since the device was new.
-    pub write_amplification: f64,
-    /// The device's counters.
-    pub counters: flashsim::Counters,
-    /// The device's state (free blocks, wear).
-    pub state: flashsim::DeviceState,
-}
+pub use flashlab_workload::device::DeviceReport;
 
 /// A simulated device with a simulated filesystem on it, at a virtual time.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@
 //! written by a run are equal (cheap: two stores per 512 bytes, no allocation). `Zeros` writes
 //! zeros (what a compressing or deduplicating device likes best).
 
-use flashlab_lab::rng::Rng;
+use flashlab_workload::rng::Rng;
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 
 /// Alignment of every buffer slot (and of the allocation): 4 KiB, enough for O_DIRECT on

@@ -18,13 +18,13 @@ use crate::engine::EngineKind;
 use crate::runner::{open_file, run_job, RealJob};
 use crate::RealError;
 use flashlab_jobs::Rw;
-use flashlab_lab::fourcorner::{
+use flashlab_workload::fourcorner::{
     DeviceClockRates, DeviceSample, FourCorner, FourCornerConfig, FourCornerFile, READ_FILE, TEST_FILE,
 };
-use flashlab_lab::protocol::{FileSizes, ProtocolTarget, RandomWrites};
-use flashlab_lab::rng::Rng;
-use flashlab_lab::sim_steps::FILL_PREFIX;
-use flashlab_lab::Error as LabError;
+use flashlab_workload::protocol::{FileSizes, ProtocolTarget, RandomWrites};
+use flashlab_workload::rng::Rng;
+use flashlab_workload::protocol::FILL_PREFIX;
+use flashlab_workload::Error as LabError;
 use flashlab_measure::JobResult;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -76,7 +76,7 @@ pub struct DirTarget {
     fill_direct: bool,
     /// A second clock for the four-corner tests when the filesystem sits on a `flashlab serve`
     /// device: a reading of the simulated device's busy time and counters, taken before and
-    /// after each test; see [`flashlab_lab::fourcorner::DeviceClockRates`].
+    /// after each test; see [`flashlab_workload::fourcorner::DeviceClockRates`].
     pub device_clock: Option<Box<dyn FnMut() -> Result<DeviceSample, String>>>,
 }
 

@@ -7,7 +7,7 @@
 //!   `iodepth` I/Os in flight and measures them into a fio-compatible
 //!   [`JobResult`](flashlab_measure::JobResult).
 //! * [`dir_target`]: [`DirTarget`](dir_target::DirTarget), a directory on a mounted filesystem
-//!   as a [`ProtocolTarget`](flashlab_lab::protocol::ProtocolTarget) (four-corner, fill,
+//!   as a [`ProtocolTarget`](flashlab_workload::protocol::ProtocolTarget) (four-corner, fill,
 //!   random writes, delete, FITRIM, idle).
 //! * [`verify`]: fio's `verify` — checksummed headers in every block written, read back and
 //!   checked after the write phase or every `verify_backlog` blocks.

@@ -1,11 +1,11 @@
 //! The real-time closed-loop runner: one job on one open file or block device (or on several
-//! files, fio's `nrfiles`, each I/O's file chosen by `flashlab_lab::fileset`), keeping
+//! files, fio's `nrfiles`, each I/O's file chosen by `flashlab_workload::fileset`), keeping
 //! `iodepth` I/Os in flight (the engine's depth: psync has 1) until its byte or I/O budget or
 //! its runtime is used up — the semantics of the simulated engine
-//! (`flashlab_lab::engine`), with the wall clock (`std::time::Instant`) instead of virtual
+//! (`flashlab_workload::engine`), with the wall clock (`std::time::Instant`) instead of virtual
 //! time:
 //!
-//! * offsets come from `flashlab_lab::offsets::Offsets` (sequential with wrap-around, fio's
+//! * offsets come from `flashlab_workload::offsets::Offsets` (sequential with wrap-around, fio's
 //!   random map, or uniform with `random_map = false`), seeded, so a seed gives the same
 //!   sequence as on a simulated device;
 //! * mixed jobs pick reads with probability `rwmixread` %;
@@ -30,8 +30,8 @@ use crate::engine::{EngineConfig, EngineKind, IoCompletion, IoEngine, IoOp, IoRe
 use crate::RealError;
 use flashlab_jobs::pacing::Pacer;
 use flashlab_jobs::{IoDir, Job, Rw};
-use flashlab_lab::fileset::FileSet;
-use flashlab_lab::rng::Rng;
+use flashlab_workload::fileset::FileSet;
+use flashlab_workload::rng::Rng;
 use flashlab_measure::{CpuUsage, Ddir, Interval, JobResult};
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
@@ -104,7 +104,7 @@ pub struct RealJob {
     /// back (tests corrupt a block here, as a faulty device would).
     pub before_verify: Option<crate::verify::Hook>,
     /// A job over several files (fio's `nrfiles`, `filename=a:b`): each file's path and span,
-    /// chosen per I/O as `flashlab_lab::fileset` does ([`run_job_on_path`] opens them).
+    /// chosen per I/O as `flashlab_workload::fileset` does ([`run_job_on_path`] opens them).
     /// Empty: one file, [offset, offset + span) of the file the runner is given.
     pub files: Vec<RealFile>,
 }
@@ -836,7 +836,7 @@ fn run_with<E: IoEngine>(
         });
     }
     for (f, c) in job.files.iter().zip(gen.counts()) {
-        result.files.push(flashlab_lab::engine::file_io(&f.name, c));
+        result.files.push(c.file_io(&f.name));
     }
     let cpu1 = thread_cpu();
     result.cpu = CpuUsage {
@@ -846,7 +846,7 @@ fn run_with<E: IoEngine>(
         majf: cpu1.3 - cpu0.3,
         minf: cpu1.4 - cpu0.4,
     };
-    flashlab_lab::iogen::check_rate_min(&model, &result).map_err(|e| RealError::BadJob(e.to_string()))?;
+    flashlab_workload::iogen::check_rate_min(&model, &result).map_err(|e| RealError::BadJob(e.to_string()))?;
     progress(1.0);
     Ok(result)
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::TempDir;
-use flashlab_lab::protocol::{FileSizes, ProtocolTarget};
+use flashlab_workload::protocol::{FileSizes, ProtocolTarget};
 use flashlab_real::android::{is_android, request_trim};
 use flashlab_real::cleanup::Cleanup;
 use flashlab_real::dir_target::{DirTarget, RealOptions};

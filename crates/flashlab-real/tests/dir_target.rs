@@ -6,8 +6,8 @@
 mod common;
 
 use common::{list, uring_ok, TempDir};
-use flashlab_lab::fourcorner::FourCornerConfig;
-use flashlab_lab::protocol::{run_protocol, FileSizes, Protocol, ProtocolTarget};
+use flashlab_workload::fourcorner::FourCornerConfig;
+use flashlab_workload::protocol::{run_protocol, FileSizes, Protocol, ProtocolTarget};
 use flashlab_real::cleanup::Cleanup;
 use flashlab_real::dir_target::{free_bytes, DirTarget, RealOptions};
 use flashlab_real::engine::EngineKind;
@@ -144,7 +144,7 @@ label = "after fstrim + idle"
 }
 
 /// Run the tiny protocol in `dir`, filling `fill` bytes and random-writing over `rand` bytes.
-fn run_tiny(dir: &Path, fill: u64, rand: u64) -> (flashlab_lab::protocol::ProtocolResult, Cleanup) {
+fn run_tiny(dir: &Path, fill: u64, rand: u64) -> (flashlab_workload::protocol::ProtocolResult, Cleanup) {
     let c = Cleanup::new();
     let mut t = DirTarget::with_cleanup(dir, opts(), c.clone()).unwrap();
     t.idle_override = Some(Duration::from_millis(20));
@@ -199,7 +199,7 @@ fn trims(dir: &Path) -> bool {
 }
 
 /// The tiny protocol's log and rows: every step did its work (no step may report it skipped).
-fn check_tiny(dir: &Path, r: &flashlab_lab::protocol::ProtocolResult) {
+fn check_tiny(dir: &Path, r: &flashlab_workload::protocol::ProtocolResult) {
     let labels: Vec<&str> = r.steps.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(labels, ["new", "after fill", "after fstrim + idle"]);
     let kinds: Vec<&str> = r.log.iter().map(|l| l.kind.as_str()).collect();
@@ -305,17 +305,17 @@ fn dropping_the_target_removes_fill_files_and_keeps_others() {
 #[test]
 fn refuses_to_take_over_an_existing_file() {
     let d = TempDir::new("exists");
-    std::fs::write(d.path().join(flashlab_lab::fourcorner::TEST_FILE), b"someone's").unwrap();
+    std::fs::write(d.path().join(flashlab_workload::fourcorner::TEST_FILE), b"someone's").unwrap();
     let mut t = DirTarget::with_cleanup(d.path(), opts(), Cleanup::new()).unwrap();
     let e = t.four_corner(&small_fc(), "x", &mut |_, _| {}).unwrap_err();
     // The real target's own error, kept whole inside flashlab-lab's.
     assert!(
-        matches!(&e, flashlab_lab::Error::Target(b) if b.downcast_ref::<flashlab_real::RealError>().is_some()),
+        matches!(&e, flashlab_workload::Error::Target(b) if b.downcast_ref::<flashlab_real::RealError>().is_some()),
         "{e:?}"
     );
     let e = e.to_string();
     assert!(e.contains("not created by this run"), "{e}");
-    assert_eq!(std::fs::read(d.path().join(flashlab_lab::fourcorner::TEST_FILE)).unwrap(), b"someone's");
+    assert_eq!(std::fs::read(d.path().join(flashlab_workload::fourcorner::TEST_FILE)).unwrap(), b"someone's");
     let e = DirTarget::with_cleanup(&d.path().join("nope"), opts(), Cleanup::new()).err().unwrap().to_string();
     assert!(e.contains("nope"), "{e}");
 }

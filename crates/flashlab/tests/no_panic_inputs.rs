@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 
 const TOY: &str = flashsim::builtin::TOY;
-const PROTOCOL: &str = include_str!("../../flashlab-lab/protocols/age-small.toml");
+const PROTOCOL: &str = include_str!("../../flashlab-workload/protocols/age-small.toml");
 const USAGE: &str = include_str!("../../flashlab-life/presets/light-phone.toml");
 const MSR: &str = include_str!("../../flashlab-life/tests/traces/small.msr.csv");
 const BLKPARSE: &str = include_str!("../../flashlab-life/tests/traces/small.blkparse.txt");

@@ -34,6 +34,13 @@ pub struct FileCounts {
     pub(crate) bytes: [u64; 3],
 }
 
+impl FileCounts {
+    /// The counts as a job's result reports them for the file `name`.
+    pub fn file_io(&self, name: &str) -> flashlab_measure::FileIo {
+        flashlab_measure::FileIo { name: name.to_string(), ios: self.ios, bytes: self.bytes }
+    }
+}
+
 /// The offset and size generator of one job over its files.
 #[derive(Debug, Clone)]
 pub struct FileSet {

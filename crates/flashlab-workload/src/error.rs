@@ -1,9 +1,8 @@
-//! flashlab-lab's one error type: what it could not load (profiles, protocols, command-line
-//! values), what a job or experiment cannot do on a simulated system, and the simulated
-//! system's own refusals. Each names the file (or flag), the line where there is one, and the
-//! field, job or step.
+//! The one error type of flashlab's workloads and the lab: what could not be loaded (profiles,
+//! protocols, command-line values), what a job or experiment cannot do on a target, and a
+//! simulated system's own refusals ([`Error::Sys`], boxed: the lab converts its `SysError`).
+//! Each names the file (or flag), the line where there is one, and the field, job or step.
 
-use crate::system::SysError;
 use flashlab_jobs::limits::InputError;
 use flashlab_jobs::units::UnitError;
 
@@ -21,7 +20,7 @@ pub enum Error {
     Unit(#[from] UnitError),
     /// The simulated system (its filesystem or device) refused a request.
     #[error(transparent)]
-    Sys(#[from] SysError),
+    Sys(Box<dyn std::error::Error + Send + Sync + 'static>),
     /// A job option's distribution that does not fit its file (`zoned_abs` past the end).
     #[error(transparent)]
     Distribution(#[from] flashlab_jobs::distribution::DistributionError),

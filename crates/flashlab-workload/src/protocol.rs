@@ -44,6 +44,9 @@ use crate::units::{parse_cli_size, parse_duration_ns};
 use crate::Error;
 use serde::{Deserialize, Serialize};
 
+/// Prefix of the fill files a protocol creates (and `delete-fill` removes).
+pub const FILL_PREFIX: &str = "flashlab-fill-";
+
 /// The longest idle step: a century keeps the virtual clock (u64 ns) far from overflow.
 pub const MAX_IDLE_NS: u64 = 100 * 365 * 24 * 3600 * 1_000_000_000;
 /// Most runs of each four-corner test (`four_corner_repeat`).
@@ -319,7 +322,7 @@ pub struct StepLog {
 #[derive(Debug, Clone, Serialize)]
 pub struct ProtocolResult {
     /// The protocol's name.
-    pub(crate) protocol: String,
+    pub protocol: String,
     /// The four-corner rows, in order.
     pub steps: Vec<FourCorner>,
     /// The other steps, in order.
@@ -333,7 +336,7 @@ pub struct FileSizes {
     /// The smallest file, bytes.
     pub min: u64,
     /// The largest file, bytes.
-    pub(crate) max: u64,
+    pub max: u64,
     /// Seed of the sizes.
     pub seed: u64,
 }

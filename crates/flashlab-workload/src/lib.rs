@@ -1,0 +1,26 @@
+//! flashlab-workload: what flashlab runs, whatever the target — a simulated device, a real
+//! filesystem or block device, or a served simulated device under a real kernel.
+//!
+//! * [`rng`]: seeded randomness; [`offsets`], [`iogen`]: where and how big each I/O of a job
+//!   is (fio's workload options); [`fileset`]: a job over several files.
+//! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as the
+//!   Moto X review's, run on any [`protocol::ProtocolTarget`].
+//! * [`units`]: sizes and durations as the command line reads them.
+//! * [`device`]: what a simulated device reports about itself in a result.
+//! * [`Error`]: the one error type of the workloads and the lab, naming the file, line,
+//!   field, job or flag at fault.
+//!
+//! Nothing here does I/O or reads a clock: targets do (`flashlab-lab` for simulated systems,
+//! `flashlab-real` for real ones).
+
+pub mod device;
+mod error;
+pub mod fileset;
+pub mod fourcorner;
+pub mod iogen;
+pub mod offsets;
+pub mod protocol;
+pub mod rng;
+pub mod units;
+
+pub use error::Error;
