@@ -31,7 +31,7 @@ pub fn run_model_job(
     let mut sys = SimSystem::new(profile, seed, false);
     let file = sys.create("breakdown", span).map_err(|e| BreakdownError::Sim(e.to_string()))?;
     let mut fill = JobSpec::on_file("fill", Rw::Write, 1 << 20, file, span);
-    fill.iodepth = 4;
+    fill.settings.iodepth = 4;
     run_jobs(&mut sys, &[fill], |_| {}).map_err(|e| BreakdownError::Sim(format!("fill: {e}")))?;
     sys.sync().map_err(|e| BreakdownError::Sim(format!("flush after fill: {e}")))?;
     let rw = match key.dir {
@@ -39,9 +39,9 @@ pub fn run_model_job(
         Dir::Write => Rw::RandWrite,
     };
     let mut spec = JobSpec::on_file(key.rw_name(), rw, key.bs, file, span);
-    spec.iodepth = key.iodepth;
-    spec.number_ios = Some(ios);
-    spec.seed = seed;
+    spec.settings.iodepth = key.iodepth;
+    spec.settings.number_ios = Some(ios);
+    spec.settings.seed = seed;
     let mut out = Vec::with_capacity(ios as usize);
     run_jobs_observed(&mut sys, &[spec], |_| {}, |c, _| out.push(c)).map_err(|e| BreakdownError::Sim(e.to_string()))?;
     let host = HostModel {

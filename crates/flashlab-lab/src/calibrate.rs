@@ -288,9 +288,9 @@ pub fn calibrate(
             let mut got = [0.0f64; 4];
             for (i, (what, rw, bs, io)) in tests.into_iter().enumerate() {
                 let mut job = JobSpec::on_file(what, rw, bs, file, span);
-                job.iodepth = qd;
-                job.io_limit = Some(io);
-                job.seed = seed + i as u64;
+                job.settings.iodepth = qd;
+                job.settings.io_limit = Some(io);
+                job.settings.seed = seed + i as u64;
                 let r = run_jobs(&mut sys, &[job], |f| progress(what, f))?;
                 let d = if matches!(rw, Rw::Write | Rw::RandWrite) { &r[0].write } else { &r[0].read };
                 got[i] = if bs == 4096 { d.iops() } else { d.bw_bytes_per_sec() / 1e6 };

@@ -19,9 +19,9 @@ pub fn run_four_corner(
     remove_run_files(sys)?;
     let mut run = |sys: &mut SimSystem, file: FileId, span: u64, t: &FourCornerTest| -> Result<JobResult, SysError> {
         let mut job = JobSpec::on_file(t.name, t.rw, t.bs, file, span);
-        job.io_limit = t.io;
-        job.seed = t.seed;
-        job.sync_writes = t.sync;
+        job.settings.io_limit = t.io;
+        job.settings.seed = t.seed;
+        job.settings.sync_writes = t.sync;
         let mut r = run_jobs(sys, &[job], |f| progress(t.name, f))?;
         Ok(r.remove(0))
     };

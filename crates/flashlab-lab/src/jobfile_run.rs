@@ -46,7 +46,7 @@ pub fn run_jobfile(
         }
         for (mut r, s) in res.into_iter().zip(&specs) {
             crate::sim_verify::finish(sys, s, &mut r)?;
-            if let Some(job) = &s.job {
+            if let Some(job) = &s.settings.job {
                 crate::iogen::check_rate_min(job, &r).map_err(|e| Error::At {
                     file: file_name.to_string(),
                     line: job.line,
@@ -54,7 +54,7 @@ pub fn run_jobfile(
                 })?;
             }
             r.extra = Some(device.clone());
-            results.push((r, s.rw.fio_name().to_string(), s.bs_write.max(s.bs_read), s.iodepth));
+            results.push((r, s.settings.rw.fio_name().to_string(), s.settings.bs_write.max(s.settings.bs_read), s.settings.iodepth));
         }
     }
     Ok(results)
@@ -129,36 +129,17 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
     let (file, offset, span) = (regions[0].file, regions[0].offset, regions[0].span);
     let spans: Vec<u64> = regions.iter().map(|r| r.span).collect();
     let io_limit = if multi || job.filesize.is_some() { Some(job.pass_bytes(cap, &spans)) } else { job.io_size };
-    let (bs_read, bs_write, bs_trim) = (job.bs_read, job.bs_write, job.bs_trim);
     let verify = crate::sim_verify::SimVerifier::new(sys, &job.verify, file, offset, span)
         .map_err(Error::within(here.as_str()))?
         .map(|v| std::sync::Arc::new(std::sync::Mutex::new(v)));
+    let mut settings =
+        flashlab_workload::job::JobSettings::from_fio(job, offset, if multi { spans.iter().sum() } else { span }, seed);
+    settings.groupid = group;
+    settings.io_limit = io_limit;
     Ok(JobSpec {
-        name: job.name.clone(),
-        groupid: group,
-        rw: job.rw,
-        rwmixread: job.rwmixread,
-        bs_read,
-        bs_write,
-        bs_trim,
+        settings,
         file,
-        offset,
-        span: if multi { spans.iter().sum() } else { span },
-        iodepth: job.iodepth.max(1),
-        io_limit,
-        number_ios: job.number_ios,
-        runtime_ns: job.runtime_ns,
-        time_based: job.time_based,
-        ramp_ns: job.ramp_time_ns,
-        fsync_every: if job.fsync > 0 { job.fsync } else { job.fdatasync },
-        sync_writes: false,
-        random_map: !job.norandommap,
-        seed: job.randseed.unwrap_or(seed),
-        interval_ns: 500_000_000,
-        thinktime_ns: job.thinktime_ns,
-        thinktime_blocks: job.thinktime_blocks,
         layer: crate::stack::LayerCost::ZERO,
-        job: Some(std::sync::Arc::new(job.clone())),
         verify,
         files: if multi { regions } else { Vec::new() },
     })

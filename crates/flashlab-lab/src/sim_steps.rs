@@ -70,10 +70,10 @@ impl ProtocolTarget for SimSystem {
         let (name, _) = self.next_fill_name(0);
         let file = self.create(&name, size)?;
         let mut job = JobSpec::on_file(&name, Rw::RandWrite, 4096, file, size);
-        job.io_limit = Some((size as f64 * w.passes) as u64 / 4096 * 4096);
-        job.iodepth = w.iodepth;
-        job.random_map = w.random_map;
-        job.seed = w.seed;
+        job.settings.io_limit = Some((size as f64 * w.passes) as u64 / 4096 * 4096);
+        job.settings.iodepth = w.iodepth;
+        job.settings.random_map = w.random_map;
+        job.settings.seed = w.seed;
         let r = run_jobs(self, &[job], progress)?;
         let deleted = if w.delete_after {
             self.delete(&name)?;

@@ -260,7 +260,7 @@ pub fn finish(
     let Some(v) = &spec.verify else { return Ok(()) };
     let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
     let start = sys.now;
-    let end = v.final_pass(sys, start, spec.bs_write.max(MAP_UNIT), spec.iodepth, |lat, bytes| {
+    let end = v.final_pass(sys, start, spec.settings.bs_write.max(MAP_UNIT), spec.settings.iodepth, |lat, bytes| {
         r.read.record_io(bytes, lat, lat)
     })?;
     sys.now = sys.now.max(end);

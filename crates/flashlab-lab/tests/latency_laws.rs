@@ -50,9 +50,9 @@ fn check(what: &str, d: &DirStats, qd: u32) {
 
 fn job(name: &str, rw: Rw, bs: u64, file: flashlab_simfs::FileId, size: u64, qd: u32, ios: u64) -> JobSpec {
     let mut j = JobSpec::on_file(name, rw, bs, file, size);
-    j.iodepth = qd;
-    j.io_limit = Some(ios * bs);
-    j.seed = 7;
+    j.settings.iodepth = qd;
+    j.settings.io_limit = Some(ios * bs);
+    j.settings.seed = 7;
     j
 }
 
@@ -69,7 +69,7 @@ fn littles_law_and_ordered_percentiles_on_every_profile() {
                 let file = sys.create("laws", size).unwrap();
                 if filled {
                     let mut fill = JobSpec::on_file("fill", Rw::Write, 256 << 10, file, size);
-                    fill.iodepth = 32;
+                    fill.settings.iodepth = 32;
                     run_jobs(&mut sys, &[fill], |_| {}).unwrap();
                 }
                 let state = if filled { "after fill" } else { "fresh" };

@@ -50,20 +50,20 @@ fn real_main() -> Result<(), String> {
     let file = open_file(&path, !buffered, create).map_err(|e| e.to_string())?;
     if create {
         let mut w = RealJob::new("create", Rw::Write, 1 << 20, size);
-        w.iodepth = 4;
+        w.settings.iodepth = 4;
         w.engine = kind;
         w.direct = !buffered;
-        w.end_fsync = true;
+        w.settings.end_fsync = true;
         run_job(&path, &file, &w, &mut |_| {}).map_err(|e| e.to_string())?;
     }
     let mut job = RealJob::new("runjob", rw, bs, size);
-    job.iodepth = qd;
+    job.settings.iodepth = qd;
     job.engine = kind;
     job.direct = !buffered;
-    job.ramp = Duration::from_secs_f64(ramp);
+    job.settings.ramp_ns = Duration::from_secs_f64(ramp).as_nanos() as u64;
     if let Some(r) = runtime {
-        job.runtime = Some(Duration::from_secs_f64(r));
-        job.time_based = true;
+        job.settings.runtime_ns = Some(Duration::from_secs_f64(r).as_nanos() as u64);
+        job.settings.time_based = true;
     }
     let r = run_job(&path, &file, &job, &mut |_| {}).map_err(|e| e.to_string())?;
     let d = if rw.has_reads() && !rw.has_writes() { &r.read } else { &r.write };

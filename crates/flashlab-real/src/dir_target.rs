@@ -253,7 +253,7 @@ impl DirTarget {
         j.direct = self.opts.direct;
         j.pattern = self.opts.pattern;
         // Buffered writes count only once they reach the device.
-        j.end_fsync = !self.opts.direct;
+        j.settings.end_fsync = !self.opts.direct;
         j
     }
 
@@ -297,13 +297,13 @@ impl DirTarget {
             }
             let t = step.test;
             let mut j = self.job(t.name, t.rw, t.bs, span);
-            j.io_limit = t.io;
-            j.seed = t.seed;
+            j.settings.io_limit = t.io;
+            j.settings.seed = t.seed;
             if t.sync {
                 // O_SYNC as fio's fsync=1: a flush before each next write; end_fsync covers the
                 // last.
-                j.fsync_every = 1;
-                j.end_fsync = true;
+                j.settings.fsync_every = 1;
+                j.settings.end_fsync = true;
             }
             let before = self.read_device_clock()?;
             let result = run_job(at, file, &j, &mut |x| progress(t.name, x))?;
@@ -390,9 +390,9 @@ impl DirTarget {
             files += 1;
             let mut j = self.job(&format!("fill-{files}"), Rw::Write, self.opts.fill_bs, size);
             j.direct = self.fill_direct;
-            j.iodepth = self.opts.fill_iodepth;
+            j.settings.iodepth = self.opts.fill_iodepth;
             j.stop_on_enospc = true;
-            j.end_fsync = true;
+            j.settings.end_fsync = true;
             let done_before = written;
             let r = run_job(&path, &f, &j, &mut |x| {
                 progress(((done_before as f64 + x * size as f64) / target.max(1) as f64).min(1.0))
@@ -454,10 +454,10 @@ impl DirTarget {
             }
         }
         let mut j = self.job("random-writes", Rw::RandWrite, 4096, size);
-        j.io_limit = Some((size as f64 * w.passes) as u64 / 4096 * 4096);
-        j.iodepth = w.iodepth;
-        j.random_map = w.random_map;
-        j.seed = w.seed;
+        j.settings.io_limit = Some((size as f64 * w.passes) as u64 / 4096 * 4096);
+        j.settings.iodepth = w.iodepth;
+        j.settings.random_map = w.random_map;
+        j.settings.seed = w.seed;
         j.stop_on_enospc = true;
         let r = run_job(&path, &f, &j, progress)?;
         let full = if r.error == libc::ENOSPC { " (stopped at ENOSPC)" } else { "" };

@@ -28,78 +28,31 @@ use crate::engine::psync::PsyncEngine;
 use crate::engine::uring::UringEngine;
 use crate::engine::{EngineConfig, EngineKind, IoCompletion, IoEngine, IoOp, IoRequest};
 use crate::RealError;
-use flashlab_jobs::pacing::Pacer;
-use flashlab_jobs::{IoDir, Job, Rw};
-use flashlab_workload::fileset::FileSet;
+use flashlab_jobs::{IoDir, Rw};
+use flashlab_measure::{CpuUsage, JobResult};
+use flashlab_workload::job::{Done, JobCore, JobSettings, Timing};
 use flashlab_workload::rng::Rng;
-use flashlab_measure::{CpuUsage, Ddir, Interval, JobResult};
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// One job on a real file or device.
+/// One job on a real file or device: its settings (the same for every target) and how a
+/// real target does its I/O.
 #[derive(Debug, Clone)]
 pub struct RealJob {
-    /// The job's name.
-    pub name: String,
-    /// The I/O pattern (read, write, randread, ...).
-    pub rw: Rw,
-    /// Percentage of reads in a mixed workload.
-    pub rwmixread: u32,
-    /// Block size of reads, bytes.
-    pub bs_read: u64,
-    /// Block size of writes, bytes.
-    pub bs_write: u64,
-    /// The job's region of the file: [offset, offset + span).
-    pub offset: u64,
-    /// Length of the job's region, bytes.
-    pub span: u64,
-    /// I/Os kept in flight (psync: effectively 1).
-    pub iodepth: u32,
-    /// Bytes to transfer (fio's `io_size`); `None`: the span. Ignored when time-based.
-    pub io_limit: Option<u64>,
-    /// Number of I/Os to do (fio's `number_ios`); `None`: no limit.
-    pub number_ios: Option<u64>,
-    /// How long to run; `None`: until the bytes are done.
-    pub runtime: Option<Duration>,
-    /// Loop over the region until `runtime` has passed.
-    pub time_based: bool,
-    /// Run this long before measuring.
-    pub ramp: Duration,
-    /// Flush after every N writes; 0 = never.
-    pub fsync_every: u32,
-    /// The flush is `fdatasync` rather than `fsync`.
-    pub fdatasync: bool,
-    /// `fsync` once the job's I/O is done (counted in its runtime), as fio's `end_fsync`.
-    pub end_fsync: bool,
-    /// Random offsets visit each block once per pass (fio's default); false = `norandommap`.
-    pub random_map: bool,
-    /// Seed of the random offsets and data.
-    pub seed: u64,
+    /// What the job does ([`JobSettings`]; times in ns of the wall clock).
+    pub settings: JobSettings,
     /// O_DIRECT (the file must have been opened with it: see [`open_file`]).
     pub direct: bool,
     /// The I/O engine.
     pub engine: EngineKind,
     /// What the written bytes hold.
     pub pattern: DataPattern,
-    /// Bandwidth sampling interval (fio's default 500 ms).
-    pub interval: Duration,
     /// A write failing with ENOSPC ends the job normally (result's `error` = ENOSPC) instead of
     /// failing it: what a fill wants.
     pub stop_on_enospc: bool,
-    /// fio's `thinktime`: the job issues `thinktime_blocks` I/Os, waits for them to complete,
-    /// busy-waits `thinktime_spin`, then sleeps the rest of `thinktime`.
-    pub thinktime: Duration,
-    /// Part of `thinktime` busy-waited.
-    pub thinktime_spin: Duration,
-    /// I/Os between two think times.
-    pub thinktime_blocks: u32,
-    /// The job-file job this runs, for fio's options beyond the fields above (mixed block
-    /// sizes, `random_distribution`, `percentage_random`, `rw=...:N`, `rate*`, `loops`);
-    /// `None`: a job with only the fields above.
-    pub job: Option<std::sync::Arc<Job>>,
     /// Called once when a verifying job's writes have all completed, before it reads them
     /// back (tests corrupt a block here, as a faulty device would).
     pub before_verify: Option<crate::verify::Hook>,
@@ -134,103 +87,34 @@ impl RealJob {
     /// A job over `span` bytes from offset 0 with fio's defaults (QD1, one pass, random map,
     /// seed 1), direct I/O on io_uring, random data.
     pub fn new(name: &str, rw: Rw, bs: u64, span: u64) -> RealJob {
+        RealJob::with(JobSettings::new(name, rw, bs, span))
+    }
+
+    /// A job of `settings`, direct I/O on io_uring, random data.
+    pub fn with(settings: JobSettings) -> RealJob {
         RealJob {
-            name: name.to_string(),
-            rw,
-            rwmixread: 50,
-            bs_read: bs,
-            bs_write: bs,
-            offset: 0,
-            span,
-            iodepth: 1,
-            io_limit: None,
-            number_ios: None,
-            runtime: None,
-            time_based: false,
-            ramp: Duration::ZERO,
-            fsync_every: 0,
-            fdatasync: false,
-            end_fsync: false,
-            random_map: true,
-            seed: 1,
+            settings,
             direct: true,
             engine: EngineKind::IoUring,
             pattern: DataPattern::Random,
-            interval: Duration::from_millis(500),
             stop_on_enospc: false,
-            thinktime: Duration::ZERO,
-            thinktime_spin: Duration::ZERO,
-            thinktime_blocks: 1,
-            job: None,
             before_verify: None,
             files: Vec::new(),
         }
     }
 
-    /// The job model this runs: its job-file job, or one made of the fields above.
-    pub fn model(&self) -> Job {
-        let mut j = match &self.job {
-            Some(j) => (**j).clone(),
-            None => {
-                let mut j = Job::new(self.name.clone());
-                j.rwmixread = self.rwmixread;
-                j.bs_read = self.bs_read;
-                j.bs_write = self.bs_write;
-                j.bs_trim = self.bs_write;
-                j
-            }
-        };
-        j.rw = self.rw;
-        j.norandommap = !self.random_map;
-        j
-    }
-
     /// The job of a parsed fio job section over [offset, offset + span) of the target, as the
-    /// simulated `flashlab run` builds it: fio's rw, rwmixread, block sizes, iodepth,
-    /// io_size, number_ios, runtime, time_based, ramp_time, fsync / fdatasync, end_fsync and
-    /// `direct` (fio's default is buffered: the caller may override `direct`, `engine` and
-    /// `pattern`); the seed is `randseed` or `seed`.
+    /// simulated `flashlab run` builds it ([`JobSettings::from_fio`]), with fio's `direct`
+    /// (fio's default is buffered: the caller may override `direct`, `engine` and `pattern`).
     pub fn from_fio(job: &flashlab_jobs::Job, offset: u64, span: u64, seed: u64) -> RealJob {
-        let mut j = RealJob::new(&job.name, job.rw, job.bs_read, span);
-        j.bs_write = job.bs_write;
-        j.rwmixread = job.rwmixread;
-        j.offset = offset;
-        j.iodepth = job.iodepth.max(1);
-        j.io_limit = job.io_size;
-        j.number_ios = job.number_ios;
-        j.runtime = job.runtime_ns.map(Duration::from_nanos);
-        j.time_based = job.time_based;
-        j.ramp = Duration::from_nanos(job.ramp_time_ns);
-        j.fsync_every = if job.fsync > 0 { job.fsync } else { job.fdatasync };
-        j.fdatasync = job.fsync == 0 && job.fdatasync > 0;
-        j.end_fsync = job.end_fsync;
+        let mut j = RealJob::with(JobSettings::from_fio(job, offset, span, seed));
         j.direct = job.direct;
-        j.seed = job.randseed.unwrap_or(seed);
-        j.thinktime = Duration::from_nanos(job.thinktime_ns);
-        j.thinktime_spin = Duration::from_nanos(job.thinktime_spin_ns);
-        j.thinktime_blocks = job.thinktime_blocks.max(1);
-        j.random_map = !job.norandommap;
-        j.job = Some(std::sync::Arc::new(job.clone()));
         j
     }
 
     /// The job verifies its writes (fio's `verify`, see [`crate::verify`]).
     pub fn verifies(&self) -> bool {
-        self.job.as_ref().is_some_and(|j| j.verify.enabled())
-    }
-
-    /// The job issues reads: its pattern's, or a verify's read-back.
-    fn reads(&self) -> bool {
-        self.rw.has_reads() || self.verifies()
-    }
-
-    fn budget(&self) -> Option<u64> {
-        if self.time_based {
-            None
-        } else {
-            let loops = self.job.as_ref().map_or(1, |j| u64::from(j.loops.max(1)));
-            Some(self.io_limit.unwrap_or(self.span).saturating_mul(loops))
-        }
+        self.settings.verifies()
     }
 }
 
@@ -281,7 +165,7 @@ pub fn run_job_on_path(path: &Path, job: &RealJob, progress: &mut dyn FnMut(f64)
 /// Run `job` on `file` (open with O_DIRECT if `job.direct`); `path` names it in errors;
 /// `progress` gets the fraction done now and then.
 pub fn run_job(path: &Path, file: &File, job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
-    run_targets(&[Target { path, fd: file.as_raw_fd(), offset: job.offset, span: job.span }], job, progress)
+    run_targets(&[Target { path, fd: file.as_raw_fd(), offset: job.settings.offset, span: job.settings.span }], job, progress)
 }
 
 fn run_targets(targets: &[Target], job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
@@ -290,22 +174,22 @@ fn run_targets(targets: &[Target], job: &RealJob, progress: &mut dyn FnMut(f64))
         if job.direct && (!t.offset.is_multiple_of(512) || !t.span.is_multiple_of(512)) {
             return Err(RealError::BadJob(format!(
                 "job '{}': {}: offset {} and size {} must be multiples of 512 with O_DIRECT (use --buffered)",
-                job.name,
+                job.settings.name,
                 t.path.display(),
                 t.offset,
                 t.span
             )));
         }
     }
-    let reads = job.rw.has_reads();
-    let writes = job.rw.has_writes();
-    let buf_size = [(reads, job.bs_read), (writes, job.bs_write)]
+    let reads = job.settings.rw.has_reads();
+    let writes = job.settings.rw.has_writes();
+    let buf_size = [(reads, job.settings.bs_read), (writes, job.settings.bs_write)]
         .iter()
         .filter(|(a, _)| *a)
         .map(|(_, b)| *b)
         .max()
         .unwrap_or(4096) as usize;
-    let cfg = EngineConfig { depth: job.iodepth.max(1), buf_size, pattern: job.pattern, seed: job.seed };
+    let cfg = EngineConfig { depth: job.settings.iodepth.max(1), buf_size, pattern: job.pattern, seed: job.settings.seed };
     match job.engine {
         EngineKind::IoUring => run_with(&mut UringEngine::new(&cfg)?, targets, job, progress),
         EngineKind::Psync => run_with(&mut PsyncEngine::new(&cfg), targets, job, progress),
@@ -313,18 +197,18 @@ fn run_targets(targets: &[Target], job: &RealJob, progress: &mut dyn FnMut(f64))
 }
 
 fn validate(job: &RealJob) -> Result<(), RealError> {
-    let bad = |m: String| Err(RealError::BadJob(format!("job '{}': {m}", job.name)));
-    if job.rw.has_trims() {
+    let bad = |m: String| Err(RealError::BadJob(format!("job '{}': {m}", job.settings.name)));
+    if job.settings.rw.has_trims() {
         return Err(RealError::Unsupported(format!(
             "job '{}': rw={} (trim) is not supported on real targets yet",
-            job.name,
-            job.rw.fio_name()
+            job.settings.name,
+            job.settings.rw.fio_name()
         )));
     }
-    if job.span == 0 {
+    if job.settings.span == 0 {
         return bad("the region to do I/O on is empty (size 0)".into());
     }
-    for (active, bs, what) in [(job.rw.has_reads(), job.bs_read, "read"), (job.rw.has_writes(), job.bs_write, "write")]
+    for (active, bs, what) in [(job.settings.rw.has_reads(), job.settings.bs_read, "read"), (job.settings.rw.has_writes(), job.settings.bs_write, "write")]
     {
         if active && (bs == 0 || bs > u64::from(u32::MAX)) {
             return bad(format!("{what} block size {bs} out of range"));
@@ -335,13 +219,13 @@ fn validate(job: &RealJob) -> Result<(), RealError> {
             ));
         }
     }
-    if job.direct && (!job.offset.is_multiple_of(512) || !job.span.is_multiple_of(512)) {
+    if job.direct && (!job.settings.offset.is_multiple_of(512) || !job.settings.span.is_multiple_of(512)) {
         return bad(format!(
             "offset {} and size {} must be multiples of 512 with O_DIRECT (use --buffered)",
-            job.offset, job.span
+            job.settings.offset, job.settings.span
         ));
     }
-    if let Some(j) = job.job.as_deref().filter(|_| job.direct) {
+    if let Some(j) = job.settings.job.as_deref().filter(|_| job.direct) {
         for d in [IoDir::Read, IoDir::Write] {
             let wrong =
                 j.block_sizes(d).probabilities().into_iter().map(|(b, _)| b).chain([j.align(d)]).find(|b| b % 512 != 0);
@@ -350,7 +234,7 @@ fn validate(job: &RealJob) -> Result<(), RealError> {
             }
         }
     }
-    if job.time_based && job.runtime.is_none() {
+    if job.settings.time_based && job.settings.runtime_ns.is_none() {
         return bad("time_based needs a runtime".into());
     }
     Ok(())
@@ -370,22 +254,6 @@ struct Slot {
     slat_ns: u64,
 }
 
-#[derive(Default)]
-struct Windows {
-    start_ns: u64,
-    bytes: [u64; 2],
-    ios: [u64; 2],
-    lat_sum: [u64; 2],
-    lat_max: [u64; 2],
-}
-
-impl Windows {
-    /// An empty bandwidth window opening at `start_ns`.
-    fn starting(start_ns: u64) -> Windows {
-        Windows { start_ns, ..Windows::default() }
-    }
-}
-
 fn thread_cpu() -> (u64, u64, u64, u64, u64) {
     // SAFETY: getrusage fills the struct we pass.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -394,12 +262,19 @@ fn thread_cpu() -> (u64, u64, u64, u64, u64) {
     (ns(ru.ru_utime), ns(ru.ru_stime), (ru.ru_nvcsw + ru.ru_nivcsw) as u64, ru.ru_majflt as u64, ru.ru_minflt as u64)
 }
 
+/// Nanoseconds from `start` to `t` (the runner's clock: 0 is the job's start).
+#[inline]
+fn ns_since(start: Instant, t: Instant) -> u64 {
+    t.duration_since(start).as_nanos() as u64
+}
+
 fn run_with<E: IoEngine>(
     eng: &mut E,
     targets: &[Target],
     job: &RealJob,
     progress: &mut dyn FnMut(f64),
 ) -> Result<JobResult, RealError> {
+    let set = &job.settings;
     // The distinct open files (several regions of a block device share one).
     let mut fds: Vec<RawFd> = targets.iter().map(|t| t.fd).collect();
     fds.sort_unstable();
@@ -416,89 +291,45 @@ fn run_with<E: IoEngine>(
     }
     // A verifying job has one file (the parser refuses verify over several).
     let fd = targets[0].fd;
-    let mut last_write_file = 0u32;
     let depth = eng.depth() as usize;
     let sync_engine = eng.synchronous();
-    let mut rng = Rng::new(job.seed);
-    let model = job.model();
     let spans: Vec<u64> = targets.iter().map(|t| t.span).collect();
-    let mut gen =
-        FileSet::new(&model, &spans, &mut rng).map_err(|e| RealError::BadJob(format!("job '{}': {e}", job.name)))?;
-    let mut verifier = crate::verify::Verifier::new(&model.verify, job.offset, job.span, job.bs_write, job.seed, 0);
+    let mut core =
+        JobCore::new(set, &spans, 0, job.verifies()).map_err(|e| RealError::BadJob(e.to_string()))?;
+    let model = core.model().clone();
+    let mut verifier = crate::verify::Verifier::new(&model.verify, set.offset, set.span, set.bs_write, set.seed, 0);
     // When the write phase ended (the verify pass starts), ns from the start.
     let mut write_phase_end: Option<u64> = None;
-    let mut pacer = Pacer::new(&model, 0);
     // What every deduplicable write carries (allocated once, only with dedupe_percentage).
     let dedupe_data: Vec<u8> = if model.dedupe_percentage > 0 {
-        let mut r = Rng::new(job.seed ^ 0xdede_0009);
-        (0..job.bs_read.max(job.bs_write)).map(|_| r.next_u64() as u8).collect()
+        let mut r = Rng::new(set.seed ^ 0xdede_0009);
+        (0..set.bs_read.max(set.bs_write)).map(|_| r.next_u64() as u8).collect()
     } else {
         Vec::new()
     };
-    // The direction drawn for an I/O that waits for its rate.
-    let mut pending_dir: Option<u8> = None;
     let mut rate_wait: Option<u64> = None;
-    let mut result = JobResult::new(job.name.clone(), 0);
-    result.iodepth = Some(job.iodepth);
     let mut slots = vec![Slot::default(); depth];
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut batch: Vec<u32> = Vec::with_capacity(depth);
     let mut comps: Vec<IoCompletion> = Vec::with_capacity(depth * 2);
-    let budget = job.budget();
-    let interval_ns = job.interval.as_nanos().max(1) as u64;
-    let ramp_ns = job.ramp.as_nanos() as u64;
-    let flush_op = if job.fdatasync { IoOp::Fdatasync } else { IoOp::Fsync };
-    let mut issued_bytes = 0u64;
-    let mut issued_ios = 0u64;
-    let mut writes_since_sync = 0u32;
+    let flush_op = if set.fdatasync { IoOp::Fdatasync } else { IoOp::Fsync };
     let mut write_counter = 0u64;
-    let mut stopped = false;
-    let mut win = Windows::starting(ramp_ns);
-    // Completions from this time on are measured: the ramp's end, or where the latency
-    // target's probe restarted the statistics.
-    let mut measure_from = ramp_ns;
-    // fio's `latency_target` probe of the queue depth, with its quiesce and restart.
-    let mut probe = model
-        .latency_target
-        .enabled()
-        .then(|| flashlab_jobs::latency_target::DepthProbe::new(model.latency_target, job.iodepth, ramp_ns));
-    let (mut quiesce, mut reset_pending) = (false, false);
-    let mut last_done_ns = 0u64;
     let mut done_count = 0u64;
     let mut last_progress = 0.0f64;
     let cpu0 = thread_cpu();
     let start = Instant::now();
-    let deadline = job.runtime.map(|r| start + job.ramp + r);
-    // fio's think time: at most `thinktime_blocks` I/Os between two think times.
-    let thinks = !job.thinktime.is_zero();
-    let mut since_think = 0u32;
-    // fio's steady-state window (`ss_dur`), sampled once a second of wall time, with the
-    // bytes and I/Os completed since the start (ramp included) it is fed.
-    let mut ss =
-        model.steadystate.enabled().then(|| flashlab_jobs::steadystate::SteadyTracker::new(model.steadystate, 0));
-    let (mut ss_bytes, mut ss_ios) = (0u64, 0u64);
+    let deadline_ns = set.runtime_ns.map(|r| set.ramp_ns + r);
 
     loop {
         // Issue until every slot is busy or the job is done.
-        let think_due = thinks && since_think >= job.thinktime_blocks;
         let verify_now = verifier.as_ref().is_some_and(|v| v.has_work());
-        if quiesce && eng.in_flight() == 0 {
-            quiesce = false;
-            if reset_pending {
-                // fio's reset_all_stats: measure again from here, at the depth found.
-                reset_pending = false;
-                let now_ns = start.elapsed().as_nanos() as u64;
-                let mut r = JobResult::new(job.name.clone(), 0);
-                r.iodepth = Some(job.iodepth);
-                result = r;
-                measure_from = now_ns;
-                win = Windows::starting(now_ns);
-            }
+        if eng.in_flight() == 0 {
+            core.drained(set, ns_since(start, Instant::now()));
         }
-        if (!stopped || verify_now) && !free.is_empty() && (!think_due || verify_now) {
-            let now = Instant::now();
+        if (!core.stopped() || verify_now) && !free.is_empty() && (!core.must_think(set) || verify_now) {
+            let now_ns = ns_since(start, Instant::now());
             while let Some(&slot) = free.last() {
-                if probe.as_ref().is_some_and(|p| quiesce || eng.in_flight() + batch.len() as u32 >= p.depth()) {
+                if core.probing() && (core.quiesced() || eng.in_flight() + batch.len() as u32 >= core.depth(set)) {
                     break;
                 }
                 // A verify's read-back goes first (a backlog's, or the pass after the writes).
@@ -517,59 +348,30 @@ fn run_with<E: IoEngine>(
                     batch.push(slot);
                     continue;
                 }
-                if stopped {
+                if core.stopped() || core.must_think(set) || core.stops(set, now_ns) {
                     break;
                 }
-                if thinks && since_think >= job.thinktime_blocks {
-                    break;
-                }
-                let over_time = deadline.is_some_and(|d| now >= d);
-                let over_bytes = budget.is_some_and(|b| issued_bytes >= b);
-                let over_ios = !job.time_based && job.number_ios.is_some_and(|n| issued_ios >= n);
-                if over_time || over_bytes || over_ios {
-                    stopped = true;
-                    break;
-                }
-                let now_ns = now.duration_since(start).as_nanos() as u64;
-                let req = if job.fsync_every > 0 && writes_since_sync >= job.fsync_every {
-                    writes_since_sync = 0;
-                    slots[slot as usize] =
-                        Slot { kind: 2, file: last_write_file, len: 0, offset: 0, submitted: None, slat_ns: 0 };
-                    let fd = targets[last_write_file as usize].fd;
+                let req = if core.flush_due(set) {
+                    let file = core.last_write_file as u32;
+                    slots[slot as usize] = Slot { kind: 2, file, len: 0, offset: 0, submitted: None, slat_ns: 0 };
+                    let fd = targets[file as usize].fd;
                     IoRequest { op: flush_op, fd, offset: 0, len: 0, slot, user_data: u64::from(slot) }
                 } else {
-                    let dir: u8 = pending_dir.take().unwrap_or_else(|| match job.rw {
-                        Rw::Read | Rw::RandRead => 0,
-                        Rw::ReadWrite | Rw::RandRw => u8::from(rng.below(100) >= u64::from(job.rwmixread)),
-                        _ => 1,
-                    });
-                    let io_dir = if dir == 0 { IoDir::Read } else { IoDir::Write };
-                    if let Some(p) = &pacer {
-                        let due = p.due(io_dir, now_ns);
-                        if due > now_ns {
-                            pending_dir = Some(dir);
-                            rate_wait = Some(due);
-                            break;
-                        }
-                    }
-                    let Some((fi, off, len)) = gen.next(dir) else {
-                        // Every file is done (fio ends the job there).
-                        pending_dir = None;
-                        stopped = true;
+                    let dir = core.next_dir(set);
+                    if let Some(due) = core.rate_wait(dir, now_ns) {
+                        rate_wait = Some(due);
                         break;
-                    };
-                    if let Some(p) = &mut pacer {
-                        p.issued(io_dir, len, &mut rng);
                     }
+                    // None: every file is done (fio ends the job there).
+                    let Some((fi, off, len)) = core.draw(dir) else { break };
+                    core.issued(set, dir, len, fi);
                     let t = &targets[fi];
                     let abs = t.offset + off;
                     if dir == 1 {
-                        last_write_file = fi as u32;
                         write_counter += 1;
-                        writes_since_sync += 1;
                         if job.pattern == DataPattern::Random {
                             let dedupe =
-                                model.dedupe_percentage > 0 && rng.below(100) < u64::from(model.dedupe_percentage);
+                                model.dedupe_percentage > 0 && core.rng.below(100) < u64::from(model.dedupe_percentage);
                             if let Some(b) = eng.buffer_mut(slot) {
                                 if dedupe {
                                     // fio's dedupe_percentage: the same bytes as every other
@@ -588,8 +390,6 @@ fn run_with<E: IoEngine>(
                             }
                         }
                     }
-                    issued_bytes += len;
-                    issued_ios += 1;
                     slots[slot as usize] =
                         Slot { kind: dir, file: fi as u32, len: len as u32, offset: abs, submitted: None, slat_ns: 0 };
                     IoRequest {
@@ -602,14 +402,14 @@ fn run_with<E: IoEngine>(
                     }
                 };
                 eng.queue(req)?;
-                since_think += 1;
+                core.counted_for_think();
                 free.pop();
                 batch.push(slot);
             }
             if !batch.is_empty() {
                 let n = batch.len() as u64;
-                result.depth.mark_depth(u64::from(eng.in_flight()), n);
-                result.depth.mark_submit(n);
+                core.result.depth.mark_depth(u64::from(eng.in_flight()), n);
+                core.result.depth.mark_submit(n);
                 // Completion latency starts before the submitting system call, for every engine:
                 // psync's pread does the I/O inside it, and io_uring can deliver a completion
                 // during io_uring_enter (task work runs on the syscall's return), which fio's
@@ -626,15 +426,16 @@ fn run_with<E: IoEngine>(
                 batch.clear();
             }
         }
-        if thinks && since_think >= job.thinktime_blocks && eng.in_flight() == 0 {
+        if core.must_think(set) && eng.in_flight() == 0 {
             // fio's handle_thinktime: the queue has drained; spin, then sleep the rest.
-            since_think = 0;
-            if !stopped {
+            core.thought();
+            if !core.stopped() {
                 let t = Instant::now();
-                while t.elapsed() < job.thinktime_spin {
+                let spin = Duration::from_nanos(set.thinktime_spin_ns);
+                while t.elapsed() < spin {
                     std::hint::spin_loop();
                 }
-                let rest = job.thinktime.saturating_sub(t.elapsed());
+                let rest = Duration::from_nanos(set.thinktime_ns).saturating_sub(t.elapsed());
                 if !rest.is_zero() {
                     std::thread::sleep(rest);
                 }
@@ -642,10 +443,10 @@ fn run_with<E: IoEngine>(
             continue;
         }
         if let Some(due) = rate_wait.take() {
-            if eng.in_flight() == 0 && !stopped {
+            if eng.in_flight() == 0 && !core.stopped() {
                 // fio's rate: nothing in flight, so wait for the next I/O's turn.
-                let now_ns = start.elapsed().as_nanos() as u64;
-                let until = deadline.map_or(due, |d| due.min(d.duration_since(start).as_nanos() as u64));
+                let now_ns = ns_since(start, Instant::now());
+                let until = deadline_ns.map_or(due, |d| due.min(d));
                 if until > now_ns {
                     std::thread::sleep(Duration::from_nanos(until - now_ns));
                 }
@@ -656,7 +457,7 @@ fn run_with<E: IoEngine>(
             if let Some(v) = verifier.as_mut() {
                 if !v.final_pass_started() {
                     // The write phase is over and every write has completed: read it all back.
-                    write_phase_end = Some(start.elapsed().as_nanos() as u64);
+                    write_phase_end = Some(ns_since(start, Instant::now()));
                     if let Some(h) = &job.before_verify {
                         (h.0)();
                     }
@@ -672,31 +473,28 @@ fn run_with<E: IoEngine>(
         comps.clear();
         let n = eng.reap(1, &mut comps)?;
         let t_done = Instant::now();
-        result.depth.mark_complete(n as u64);
-        let t_ns = t_done.duration_since(start).as_nanos() as u64;
-        last_done_ns = last_done_ns.max(t_ns);
+        core.result.depth.mark_complete(n as u64);
+        let t_ns = ns_since(start, t_done);
         for c in &comps {
             let s = slots[c.slot as usize];
             free.push(c.slot);
             if c.result < 0 {
                 let errno = -c.result;
                 if errno == libc::ENOSPC && s.kind == 1 && job.stop_on_enospc {
-                    stopped = true;
-                    result.error = libc::ENOSPC;
+                    core.stop();
+                    core.result.error = libc::ENOSPC;
                     continue;
                 }
                 return Err(io_error(targets[s.file as usize].path, job, &s, errno));
             }
-            if let Some(tr) = &mut ss {
-                // Steady state ends the job: nothing more is issued, what is in flight completes.
-                if tr.advance(t_ns, ss_bytes, ss_ios) {
-                    stopped = true;
-                }
-                if s.kind != 2 {
-                    ss_bytes += c.result as u64;
-                    ss_ios += 1;
-                }
-            }
+            let bytes = c.result as u64;
+            // A verify's read-back is a read, as fio counts it.
+            let done = match s.kind {
+                2 => Done::Sync,
+                3 => Done::Dir(0),
+                d => Done::Dir(d),
+            };
+            core.completed(done, bytes, t_ns);
             if let Some(v) = verifier.as_mut() {
                 match s.kind {
                     1 => v.written(s.offset, u64::from(s.len)),
@@ -714,74 +512,25 @@ fn run_with<E: IoEngine>(
                                 });
                             }
                             // fio: EILSEQ, and the job ends unless it continues on verify errors.
-                            if result.error == 0 {
-                                result.error = libc::EILSEQ;
+                            if core.result.error == 0 {
+                                core.result.error = libc::EILSEQ;
                             }
                             if v.aborted() {
-                                stopped = true;
+                                core.stop();
                             }
                         }
                     }
                     _ => {}
                 }
             }
+            // clat already spans the submission (see above): lat = clat.
             let clat = s.submitted.map_or(0, |sub| t_done.duration_since(sub).as_nanos() as u64);
-            // clat already spans the submission (see above).
-            let lat = clat;
-            if t_ns < measure_from {
-                continue;
-            }
-            if let (Some(p), 0 | 1) = (&mut probe, s.kind) {
-                use flashlab_jobs::latency_target::Action;
-                match p.completed(lat, t_ns) {
-                    Action::Go => {}
-                    Action::Quiesce => quiesce = true,
-                    Action::ResetStats => {
-                        quiesce = true;
-                        reset_pending = true;
-                    }
-                    Action::Done => stopped = true,
-                    Action::Fatal => {
-                        // fio: "max latency exceeded", ETIMEDOUT.
-                        result.error = libc::ETIMEDOUT;
-                        stopped = true;
-                    }
-                }
-            }
-            while t_ns >= win.start_ns + interval_ns {
-                close_window(&mut result, job, &mut win, interval_ns);
-            }
-            if s.kind == 2 {
-                result.sync.record(lat);
-                continue;
-            }
-            // A verify's read-back is a read, as fio counts it.
-            let d = if s.kind == 3 { 0 } else { s.kind as usize };
-            let bytes = c.result as u64;
-            let dstats = result.dir_mut(if d == 0 { Ddir::Read } else { Ddir::Write });
-            if bytes < u64::from(s.len) {
-                dstats.short_ios += 1;
-            }
-            dstats.record_io(bytes, clat, lat);
-            if !sync_engine {
-                dstats.record_slat(s.slat_ns);
-            }
-            win.bytes[d] += bytes;
-            win.ios[d] += 1;
-            win.lat_sum[d] += clat;
-            win.lat_max[d] = win.lat_max[d].max(clat);
+            let slat = (!sync_engine).then_some(s.slat_ns);
+            core.measure(set, done, bytes, u64::from(s.len), Timing { at: t_ns, clat, lat: clat, slat });
         }
         done_count += n as u64;
         if done_count % 64 < n as u64 {
-            let frac = if let (true, Some(r)) = (job.time_based, job.runtime) {
-                t_ns as f64 / (r + job.ramp).as_nanos().max(1) as f64
-            } else if let Some(b) = budget {
-                let f = issued_bytes as f64 / b.max(1) as f64;
-                job.number_ios.map_or(f, |n| f.max(issued_ios as f64 / n.max(1) as f64))
-            } else {
-                0.0
-            };
-            let frac = frac.min(1.0);
+            let frac = core.progress(set, t_ns);
             if frac - last_progress >= 0.01 {
                 last_progress = frac;
                 progress(frac);
@@ -789,7 +538,7 @@ fn run_with<E: IoEngine>(
         }
     }
 
-    if job.end_fsync && job.rw.has_writes() {
+    if set.end_fsync && set.rw.has_writes() {
         for t in targets {
             if fds.binary_search(&t.fd).is_err() {
                 continue;
@@ -797,46 +546,26 @@ fn run_with<E: IoEngine>(
             // SAFETY: fsync on an open fd.
             if unsafe { libc::fsync(t.fd) } != 0 {
                 let e = std::io::Error::last_os_error();
-                return Err(RealError::io(format!("{}: fsync at the end of job '{}'", t.path.display(), job.name), e));
+                return Err(RealError::io(format!("{}: fsync at the end of job '{}'", t.path.display(), set.name), e));
             }
             // Each distinct file once.
             fds.retain(|&f| f != t.fd);
         }
-        last_done_ns = start.elapsed().as_nanos() as u64;
+        core.ended_at(ns_since(start, Instant::now()));
     }
-    let partial = last_done_ns.saturating_sub(win.start_ns);
-    if partial > 0 {
-        close_window(&mut result, job, &mut win, partial);
-    }
-    let runtime = last_done_ns.saturating_sub(measure_from);
-    result.read.runtime_ns = if job.reads() { runtime } else { 0 };
-    result.write.runtime_ns = if job.rw.has_writes() { runtime } else { 0 };
+    let measure_from = core.measure_from();
+    let mut result = core.finish(job.files.iter().map(|f| f.name.as_str()));
     if let Some(v) = verifier {
         // As fio: without a backlog the reads are the pass after the writes, and each
         // direction's runtime is its own phase's.
         if let (Some(end), 0) = (write_phase_end, model.verify.backlog) {
+            let runtime = result.job_runtime_ns;
             let end = end.saturating_sub(measure_from).min(runtime);
             result.write.runtime_ns = end;
             result.read.runtime_ns = runtime - end;
         }
         result.continue_on_error = model.verify.continue_on_error;
         result.verify = Some(v.summary);
-    }
-    result.trim.runtime_ns = 0;
-    result.job_runtime_ns = runtime;
-    if let Some(tr) = &ss {
-        result.steadystate = serde_json::to_value(tr.report()).ok();
-    }
-    if let Some(p) = &probe {
-        result.latency_probe = Some(flashlab_measure::LatencyProbe {
-            depth: p.depth(),
-            target_ns: model.latency_target.target_ns,
-            window_ns: model.latency_target.window_ns,
-            percentile: model.latency_target.percentile,
-        });
-    }
-    for (f, c) in job.files.iter().zip(gen.counts()) {
-        result.files.push(c.file_io(&f.name));
     }
     let cpu1 = thread_cpu();
     result.cpu = CpuUsage {
@@ -862,28 +591,7 @@ fn io_error(path: &Path, job: &RealJob, s: &Slot, errno: i32) -> RealError {
         ""
     };
     RealError::Io {
-        what: format!("{}: job '{}': {what} of {} bytes at offset {}{hint}", path.display(), job.name, s.len, s.offset),
+        what: format!("{}: job '{}': {what} of {} bytes at offset {}{hint}", path.display(), job.settings.name, s.len, s.offset),
         source: std::io::Error::from_raw_os_error(errno),
     }
-}
-
-fn close_window(result: &mut JobResult, job: &RealJob, w: &mut Windows, dur: u64) {
-    let end = w.start_ns + dur;
-    for (d, active, ddir) in [(0usize, job.reads(), Ddir::Read), (1, job.rw.has_writes(), Ddir::Write)] {
-        if active {
-            result.dir_mut(ddir).record_interval(Interval {
-                end_ns: end,
-                duration_ns: dur,
-                bytes: w.bytes[d],
-                ios: w.ios[d],
-                lat_ns_sum: w.lat_sum[d],
-                lat_ns_max: w.lat_max[d],
-            });
-        }
-        w.bytes[d] = 0;
-        w.ios[d] = 0;
-        w.lat_sum[d] = 0;
-        w.lat_max[d] = 0;
-    }
-    w.start_ns = end;
 }

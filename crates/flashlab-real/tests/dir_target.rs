@@ -453,7 +453,7 @@ fn tiny_protocol_and_fill_to_enospc_on_ext4_on_a_loop_device() {
     let f = flashlab_real::runner::open_file(&extra, true, true).unwrap();
     let mut j = flashlab_real::runner::RealJob::new("past-full", flashlab_jobs::Rw::Write, MIB, 64 * MIB);
     j.engine = opts().engine;
-    j.iodepth = 4;
+    j.settings.iodepth = 4;
     j.stop_on_enospc = true;
     let r = flashlab_real::runner::run_job(&extra, &f, &j, &mut |_| {}).unwrap();
     assert_eq!(r.error, libc::ENOSPC);
@@ -481,8 +481,8 @@ fn tiny_protocol_and_fill_to_enospc_on_ext4_on_a_loop_device() {
     assert_eq!(size, 192 * MIB);
     let mut j = flashlab_real::runner::RealJob::new("raw", flashlab_jobs::Rw::RandWrite, 4096, size);
     j.engine = opts().engine;
-    j.iodepth = 4;
-    j.io_limit = Some(MIB);
+    j.settings.iodepth = 4;
+    j.settings.io_limit = Some(MIB);
     let r = flashlab_real::runner::run_job(Path::new(&dev), &f, &j, &mut |_| {}).unwrap();
     assert_eq!(r.write.io_bytes, MIB);
 }

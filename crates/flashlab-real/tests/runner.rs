@@ -15,7 +15,7 @@ const MIB: u64 = 1 << 20;
 fn job(name: &str, rw: Rw, bs: u64, span: u64, engine: EngineKind, qd: u32) -> RealJob {
     let mut j = RealJob::new(name, rw, bs, span);
     j.engine = engine;
-    j.iodepth = qd;
+    j.settings.iodepth = qd;
     j
 }
 
@@ -25,13 +25,13 @@ fn randwrite_read(engine: EngineKind, qd: u32) {
     let path = d.path().join("f");
     let f = open_file(&path, true, true).unwrap();
     let mut w = job("layout", Rw::Write, MIB, 8 * MIB, engine, qd);
-    w.end_fsync = true;
+    w.settings.end_fsync = true;
     let r = run_job(&path, &f, &w, &mut |_| {}).unwrap();
     assert_eq!(r.write.io_bytes, 8 * MIB);
     assert_eq!(std::fs::metadata(&path).unwrap().len(), 8 * MIB);
 
     let mut rw = job("randwrite", Rw::RandWrite, 4096, 8 * MIB, engine, qd);
-    rw.io_limit = Some(2 * MIB);
+    rw.settings.io_limit = Some(2 * MIB);
     let mut fracs = Vec::new();
     let r = run_job(&path, &f, &rw, &mut |x| fracs.push(x)).unwrap();
     assert_eq!(r.write.ios, 512);
@@ -48,7 +48,7 @@ fn randwrite_read(engine: EngineKind, qd: u32) {
     assert_eq!(r.iodepth, Some(qd));
 
     let mut rr = job("randread", Rw::RandRead, 4096, 8 * MIB, engine, qd);
-    rr.io_limit = Some(2 * MIB);
+    rr.settings.io_limit = Some(2 * MIB);
     let r = run_job(&path, &f, &rr, &mut |_| {}).unwrap();
     assert_eq!((r.read.ios, r.read.io_bytes, r.read.short_ios), (512, 2 * MIB, 0));
     assert!(r.write.is_idle() && r.write.runtime_ns == 0 && r.read.runtime_ns > 0);
@@ -97,10 +97,10 @@ fn fsync_every_n_mixed_and_buffered() {
             f.set_len(4 * MIB).unwrap();
             let mut j = job("mix", Rw::RandRw, 4096, 4 * MIB, engine, 4);
             j.direct = direct;
-            j.number_ios = Some(400);
-            j.io_limit = Some(64 * MIB);
-            j.fsync_every = 8;
-            j.fdatasync = direct;
+            j.settings.number_ios = Some(400);
+            j.settings.io_limit = Some(64 * MIB);
+            j.settings.fsync_every = 8;
+            j.settings.fdatasync = direct;
             j.pattern = if direct { DataPattern::Random } else { DataPattern::Zeros };
             let r = run_job(&path, &f, &j, &mut |_| {}).unwrap();
             assert_eq!(r.read.ios + r.write.ios, 400, "{} direct={direct}", engine.name());
@@ -123,10 +123,10 @@ fn time_based_with_ramp_keeps_to_its_runtime() {
     let f = open_file(&path, true, true).unwrap();
     f.set_len(4 * MIB).unwrap();
     let mut j = job("timed", Rw::RandWrite, 4096, 4 * MIB, EngineKind::Psync, 1);
-    j.runtime = Some(Duration::from_millis(300));
-    j.ramp = Duration::from_millis(100);
-    j.time_based = true;
-    j.interval = Duration::from_millis(100);
+    j.settings.runtime_ns = Some(300_000_000);
+    j.settings.ramp_ns = 100_000_000;
+    j.settings.time_based = true;
+    j.settings.interval_ns = 100_000_000;
     let t0 = std::time::Instant::now();
     let r = run_job(&path, &f, &j, &mut |_| {}).unwrap();
     let wall = t0.elapsed();
@@ -172,9 +172,9 @@ fn a_fio_job_section_maps_onto_a_real_job() {
     fj.direct = true;
     let j = RealJob::from_fio(&fj, 4096, 8 * MIB, 9);
     assert_eq!(
-        (j.bs_read, j.bs_write, j.rwmixread, j.iodepth, j.fsync_every, j.fdatasync),
+        (j.settings.bs_read, j.settings.bs_write, j.settings.rwmixread, j.settings.iodepth, j.settings.fsync_every, j.settings.fdatasync),
         (8192, 16384, 70, 16, 4, true)
     );
-    assert_eq!((j.offset, j.span, j.seed, j.direct, j.time_based), (4096, 8 * MIB, 9, true, true));
-    assert_eq!(j.runtime, Some(Duration::from_secs(2)));
+    assert_eq!((j.settings.offset, j.settings.span, j.settings.seed, j.direct, j.settings.time_based), (4096, 8 * MIB, 9, true, true));
+    assert_eq!(j.settings.runtime_ns, Some(2_000_000_000));
 }

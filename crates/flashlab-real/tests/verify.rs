@@ -25,7 +25,7 @@ fn job(text: &str, engine: EngineKind) -> RealJob {
 }
 
 fn run(dir: &TempDir, j: &RealJob) -> flashlab_measure::JobResult {
-    let path = dir.path().join(&j.name);
+    let path = dir.path().join(&j.settings.name);
     let f = open_file(&path, true, true).unwrap();
     f.set_len(SPAN).unwrap();
     run_job(&path, &f, j, &mut |_| {}).unwrap()
@@ -52,7 +52,7 @@ fn every_method_reads_back_clean() {
     for engine in engines() {
         for m in ["crc32c", "crc32c-intel", "md5", "sha256", "meta"] {
             let mut j = job(&format!("[clean-{m}]\nrw=randwrite\nbs=4k\niodepth=8\nverify={m}\n"), engine);
-            j.name = format!("clean-{m}-{}", engine.name());
+            j.settings.name = format!("clean-{m}-{}", engine.name());
             let r = run(&d, &j);
             let v = r.verify.as_ref().expect("verify summary");
             assert_eq!(r.error, 0, "{m} {engine:?}: {:?}", v.first);
@@ -71,8 +71,8 @@ fn a_corrupted_block_is_reported_at_its_offset() {
     for engine in engines() {
         for m in ["crc32c", "md5", "sha256"] {
             let mut j = job(&format!("[bad]\nrw=randwrite\nbs=4k\niodepth=4\nverify={m}\n"), engine);
-            j.name = format!("bad-{m}-{}", engine.name());
-            let path = d.path().join(&j.name);
+            j.settings.name = format!("bad-{m}-{}", engine.name());
+            let path = d.path().join(&j.settings.name);
             let p2 = path.clone();
             j.before_verify = Some(Hook(Arc::new(move || corrupt(&p2, 3 * MIB + 8192))));
             let r = run(&d, &j);
@@ -95,7 +95,7 @@ fn continue_on_error_counts_every_mismatch() {
         "[cont]\nrw=write\nbs=16k\nverify=crc32c\nverify_interval=4k\ncontinue_on_error=verify\n",
         EngineKind::Psync,
     );
-    let path = d.path().join(&j.name);
+    let path = d.path().join(&j.settings.name);
     let p2 = path.clone();
     j.before_verify = Some(Hook(Arc::new(move || {
         corrupt(&p2, MIB + 4096);
@@ -148,7 +148,7 @@ fn backlog_verifies_while_writing() {
 fn pattern_is_checked_byte_for_byte() {
     let d = TempDir::new("verify-pattern");
     let mut j = job("[pat]\nrw=write\nbs=8k\nverify_pattern=0xdeadbeef\n", EngineKind::Psync);
-    let path = d.path().join(&j.name);
+    let path = d.path().join(&j.settings.name);
     let p2 = path.clone();
     j.before_verify = Some(Hook(Arc::new(move || corrupt(&p2, 5 * 8192))));
     let r = run(&d, &j);
@@ -175,8 +175,8 @@ fn verify_cost_on_tmpfs() {
             let mut j = RealJob::from_fio(&f.jobs[0], 0, SIZE, 5);
             j.engine = EngineKind::Psync;
             j.direct = false;
-            j.name = format!("cost-{m}-{rep}");
-            let path = d.path().join(&j.name);
+            j.settings.name = format!("cost-{m}-{rep}");
+            let path = d.path().join(&j.settings.name);
             let file = open_file(&path, false, true).unwrap();
             file.set_len(SIZE).unwrap();
             let r = run_job(&path, &file, &j, &mut |_| {}).unwrap();

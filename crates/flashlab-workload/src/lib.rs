@@ -18,6 +18,7 @@ mod error;
 pub mod fileset;
 pub mod fourcorner;
 pub mod iogen;
+pub mod job;
 pub mod offsets;
 pub mod protocol;
 pub mod rng;

@@ -205,13 +205,13 @@ pub(crate) fn run_fill_named(
             layout_bytes += share;
         }
         let mut job = JobSpec::on_file("fill", Rw::RandWrite, 4096, file, share);
-        job.iodepth = spec.iodepth.max(1);
-        job.seed = spec.seed.wrapping_add(k);
-        job.random_map = spec.random_map;
-        job.fsync_every = spec.fsync_every;
+        job.settings.iodepth = spec.iodepth.max(1);
+        job.settings.seed = spec.seed.wrapping_add(k);
+        job.settings.random_map = spec.random_map;
+        job.settings.fsync_every = spec.fsync_every;
         job.layer = spec.layer;
         // Bandwidth windows are not reported here; a long window keeps idle days cheap.
-        job.interval_ns = 3_600_000_000_000;
+        job.settings.interval_ns = 3_600_000_000_000;
         let mut durable = Durable::new(spec.fsync_every);
         let base = sl.done_bytes;
         run_jobs_hooked(
@@ -296,7 +296,7 @@ fn lay_out(sys: &mut SimSystem, file: FileId, size: u64, spec: &FillSpec) -> Res
     let bs = (1u64 << 20).min(1 << size.trailing_zeros());
     let mut job = JobSpec::on_file("layout", Rw::Write, bs, file, size);
     job.layer = spec.layer;
-    job.interval_ns = 3_600_000_000_000;
+    job.settings.interval_ns = 3_600_000_000_000;
     run_jobs_hooked(sys, &[job], |_| {}, |_, _| Ok(None))?;
     Ok(())
 }
@@ -371,10 +371,10 @@ fn test_run(
     progress: &mut impl FnMut(&str, f64),
 ) -> Result<TestRun, SysError> {
     let mut job = JobSpec::on_file("data-test", Rw::RandWrite, 4096, file, bytes);
-    job.iodepth = spec.iodepth.max(1);
-    job.seed = spec.seed ^ 0x7465_7374;
-    job.random_map = spec.random_map;
-    job.fsync_every = spec.fsync_every;
+    job.settings.iodepth = spec.iodepth.max(1);
+    job.settings.seed = spec.seed ^ 0x7465_7374;
+    job.settings.random_map = spec.random_map;
+    job.settings.fsync_every = spec.fsync_every;
     let before = sys.dev.counters();
     let t0 = sys.now;
     let mut h = LatencyHistogram::new();

@@ -49,13 +49,13 @@ pub fn run_wsat(
     // The raw device, as the PTS prescribes: one extent over the whole logical space.
     let cap = sys.dev.logical_bytes() / 4096 * 4096;
     let mut job = JobSpec::on_file("wsat", Rw::RandWrite, 4096, FileId::RAW, cap);
-    job.iodepth = iodepth;
-    job.seed = seed;
+    job.settings.iodepth = iodepth;
+    job.settings.seed = seed;
     // Uniform picks with repeats, as the PTS's random writes are (a once-per-pass random map
     // would make whole blocks expire together and the curve oscillate with the passes).
-    job.random_map = false;
+    job.settings.random_map = false;
     let total = ((cap as f64 * times) as u64 / 4096) * 4096;
-    job.io_limit = Some(total);
+    job.settings.io_limit = Some(total);
     let per = (total / 4096).div_ceil(u64::from(intervals.max(1)));
     let (mut ios, mut start, mut counters) = (0u64, sys.now, sys.dev.counters());
     let mut out = Vec::new();

@@ -64,7 +64,7 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
             for ((_, rj), r) in prepared.iter().zip(results) {
                 let mut r = r?;
                 r.groupid = g as u32;
-                out.push((r, rj.rw.fio_name().to_string(), rj.bs_write.max(rj.bs_read), rj.iodepth));
+                out.push((r, rj.settings.rw.fio_name().to_string(), rj.settings.bs_write.max(rj.settings.bs_read), rj.settings.iodepth));
             }
         }
         Ok(())
@@ -140,7 +140,7 @@ fn prepare(
     let spans: Vec<u64> = files.iter().map(|f| f.span).collect();
     let mut rj = RealJob::from_fio(job, files[0].offset, spans.iter().sum(), seed);
     if multi || job.filesize.is_some() {
-        rj.io_limit = Some(job.pass_bytes(capacity, &spans));
+        rj.settings.io_limit = Some(job.pass_bytes(capacity, &spans));
     }
     let first = files[0].path.clone();
     if multi {
