@@ -8,7 +8,7 @@
 use crate::event_queue::EventQueue;
 use crate::fileset::FileSet;
 use crate::rng::Rng;
-use crate::system::{SimSystem, SysError};
+use crate::system::{IoHints, SimSystem, SysError};
 use flashlab_jobs::latency_target::{Action, DepthProbe};
 use flashlab_jobs::pacing::Pacer;
 use flashlab_jobs::{IoDir, Job, Rw};
@@ -262,7 +262,7 @@ struct Live {
     /// I/Os issued since the last think time.
     since_think: u32,
     /// A random read or write job on the raw device draws its offsets three ahead (`ahead`) and
-    /// tells the device, which fetches their mapping entries meanwhile ([`flashsim::Device::prefetch`]).
+    /// tells the device, which fetches their mapping entries meanwhile ([`SimSystem::prefetch`]).
     /// The offsets' generator is the job's own, so the sequence is the same.
     lookahead: Option<u8>,
     ahead: [(u64, u64); 3],
@@ -309,13 +309,13 @@ impl Live {
     /// file is done (the job stops there, as fio's does). A job that draws ahead tells the
     /// device about the offset three requests on.
     #[inline(always)]
-    fn draw(&mut self, s: &JobSpec, dev: &mut flashsim::Device, dir: u8) -> Option<(usize, u64, u64)> {
+    fn draw(&mut self, s: &JobSpec, sys: &mut SimSystem, dir: u8) -> Option<(usize, u64, u64)> {
         match self.lookahead {
             Some(_) => {
                 let got = self.ahead[0];
                 let next = self.gen.next(dir).map_or((0, 0), |(_, off, len)| (off, len));
                 self.ahead = [self.ahead[1], self.ahead[2], next];
-                dev.prefetch(s.offset + self.ahead[2].0);
+                sys.prefetch(s.offset + self.ahead[2].0);
                 Some((0, got.0, got.1))
             }
             None => {
@@ -386,7 +386,7 @@ pub fn run_jobs_hooked(
     mut progress: impl FnMut(f64),
     mut hook: impl FnMut(Completed, &mut SimSystem) -> Result<Option<Ns>, SysError>,
 ) -> Result<Vec<JobResult>, SysError> {
-    let start = sys.now;
+    let start = sys.now();
     // No request is issued before this (moved by the hook).
     let mut not_before: Ns = start;
     let mut live: Vec<Live> = Vec::with_capacity(specs.len());
@@ -515,7 +515,7 @@ pub fn run_jobs_hooked(
                 return Ok(Some((due, Kind::Wake, 0)));
             }
         }
-        let Some((fi, off, len)) = l.draw(s, &mut sys.dev, dir) else {
+        let Some((fi, off, len)) = l.draw(s, sys, dir) else {
             return Ok(None);
         };
         let (file, base) = s.region(fi);
@@ -525,13 +525,12 @@ pub fn run_jobs_hooked(
         let op = op(dir);
         // A verifying job's writes carry a tag the device keeps with the data.
         let verify = s.verify.as_ref().filter(|_| dir == 1);
+        let hints = match verify {
+            Some(v) => IoHints { write_tag: v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(s.offset + off, len) },
+            None => IoHints::NONE,
+        };
+        let c = sys.io_with(t_in, file, op, base + off, len, hints);
         if let Some(v) = verify {
-            let tag = v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(s.offset + off, len);
-            sys.dev.set_write_tag(tag);
-        }
-        let c = sys.io(t_in, file, op, base + off, len);
-        if let Some(v) = verify {
-            sys.dev.set_write_tag(0);
             v.lock().unwrap_or_else(|e| e.into_inner()).written(s.offset + off, len);
         }
         let mut c = c?;
@@ -550,7 +549,7 @@ pub fn run_jobs_hooked(
             if l.stops(s, t, start) {
                 return Ok(None);
             }
-            let Some((fi, off, len)) = l.draw(s, &mut sys.dev, dir) else {
+            let Some((fi, off, len)) = l.draw(s, sys, dir) else {
                 return Ok(None);
             };
             let (file, base) = s.region(fi);
@@ -770,7 +769,7 @@ pub fn run_jobs_hooked(
         end = end.max(l.last_done);
         results.push(l.result);
     }
-    sys.now = sys.now.max(end);
+    sys.advance_to(end);
     progress(1.0);
     Ok(results)
 }

@@ -11,7 +11,7 @@
 use super::TraceOp;
 use crate::error::LifeError;
 use crate::runner::{LifeResult, Sampler};
-use crate::sim_adapter::Sim;
+use flashlab_lab::system::SimSystem;
 use crate::workload::AppStats;
 use flashlab_measure::LatencyHistogram;
 use flashsim::{Ns, Op, Profile};
@@ -48,9 +48,9 @@ pub fn replay(
     cfg: &ReplayConfig,
     mut progress: impl FnMut(f64),
 ) -> Result<(LifeResult, ReplayStats), LifeError> {
-    let mut sim = Sim::new(profile, cfg.seed, false)?;
+    let mut sim = crate::runner::system(profile, cfg.seed, false)?;
     let mut sampler = Sampler::new(&sim, cfg.pe_cycles, None, 0.0, cfg.seed);
-    let cap = sim.logical_bytes();
+    let cap = sim.device().logical_bytes();
     let mut stats = ReplayStats::default();
     let mut samples = Vec::new();
     let mut lat = LatencyHistogram::new();
@@ -60,7 +60,7 @@ pub fn replay(
     let mut app = AppStats::default();
     let n = ops.len().max(1);
     let take =
-        |sim: &mut Sim, sampler: &mut Sampler, lat: &mut LatencyHistogram, samples: &mut Vec<_>, at: Ns, last: bool| {
+        |sim: &mut SimSystem, sampler: &mut Sampler, lat: &mut LatencyHistogram, samples: &mut Vec<_>, at: Ns, last: bool| {
             let k = samples.len() as u64 + 1;
             let with_probe = last || (cfg.probe_every > 0 && k.is_multiple_of(u64::from(cfg.probe_every)));
             let probe = if with_probe { Some(sampler.probe_now(sim)?) } else { None };
