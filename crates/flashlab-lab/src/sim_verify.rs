@@ -296,7 +296,12 @@ mod tests {
     fn a_wrong_ftl_mapping_is_caught_at_its_offset() {
         let profile = flashsim::Profile::from_toml("toy.toml", flashsim::builtin::TOY).unwrap();
         let mut sys = SimSystem::new(&profile, 1, false);
-        let opts = VerifyOptions { method: VerifyMethod::Crc32c, interval: 4096, continue_on_error: true, ..VerifyOptions::default() };
+        let opts = VerifyOptions {
+            method: VerifyMethod::Crc32c,
+            interval: 4096,
+            continue_on_error: true,
+            ..VerifyOptions::default()
+        };
         let mut spec = JobSpec::on_file("raw", Rw::RandWrite, 4096, FileId::RAW, 2 << 20);
         let v = SimVerifier::new(&mut sys, &opts, FileId::RAW, 0, 2 << 20).unwrap().unwrap();
         spec.verify = Some(Arc::new(Mutex::new(v)));

@@ -258,7 +258,13 @@ impl SimSystem {
 
     /// Read, write or trim [off, off+len) of `file` at the clock; the clock moves to the
     /// completion.
-    pub fn io_now<'a>(&mut self, file: impl Into<FileRef<'a>>, op: Op, off: u64, len: u64) -> Result<Completion, SysError> {
+    pub fn io_now<'a>(
+        &mut self,
+        file: impl Into<FileRef<'a>>,
+        op: Op,
+        off: u64,
+        len: u64,
+    ) -> Result<Completion, SysError> {
         let id = self.resolve(file.into())?;
         let c = self.io(self.now, id, op, off, len)?;
         self.advance_to(c.done);

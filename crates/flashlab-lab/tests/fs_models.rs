@@ -88,9 +88,7 @@ fn run_ops(spec: &str, ops: &[FsOp]) -> Result<(SimSystem, usize), TestCaseError
         let r: Result<(), SysError> = match *o {
             FsOp::Create(f, blocks) if id(&s, f).is_none() => s.create(&name(f), u64::from(blocks) * 4096).map(|_| ()),
             FsOp::Write(f, off, len) => match id(&s, f) {
-                Some(id) => s
-                    .io_now(id, Op::Write, u64::from(off) * 4096, u64::from(len) * 4096)
-                    .map(drop),
+                Some(id) => s.io_now(id, Op::Write, u64::from(off) * 4096, u64::from(len) * 4096).map(drop),
                 None => Ok(()),
             },
             FsOp::Read(f, off, len) | FsOp::Trim(f, off, len) => match id(&s, f) {

@@ -22,11 +22,11 @@
 use crate::error::LifeError;
 use crate::probe::ProbeConfig;
 use crate::runner::{LifeResult, Sampler};
-use flashlab_lab::system::SimSystem;
 use crate::workload::AppStats;
 use flashlab_jobs::blocksize::{parse_bssplit, BlockSizeSampler};
 use flashlab_jobs::distribution::{Distribution, Sampler as Lba};
 use flashlab_jobs::IoDir;
+use flashlab_lab::system::SimSystem;
 use flashsim::{Op, Profile};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

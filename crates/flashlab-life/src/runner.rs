@@ -3,14 +3,14 @@
 //! and a [`Sample`] is taken every sampling interval (a probe every few samples).
 
 use crate::error::{LifeError, SimError};
-use flashlab_simfs::FsConfig;
 use crate::policy::{Moment, Policy, DAY, HOUR};
 use crate::probe::{run_probe, ProbeConfig, ProbeResult};
 use crate::series::{cycles_used, default_pe_cycles, project, Sample};
-use flashlab_lab::system::SimSystem;
 use crate::usage::Usage;
 use crate::workload::{AppStats, Workload};
+use flashlab_lab::system::SimSystem;
 use flashlab_measure::LatencyHistogram;
+use flashlab_simfs::FsConfig;
 use flashsim::{Counters, Ns, Profile};
 use serde::Serialize;
 
@@ -102,7 +102,13 @@ pub(crate) struct Sampler {
 }
 
 impl Sampler {
-    pub fn new(sim: &SimSystem, pe_cycles: Option<u32>, probe: Option<ProbeConfig>, max_fill: f64, seed: u64) -> Sampler {
+    pub fn new(
+        sim: &SimSystem,
+        pe_cycles: Option<u32>,
+        probe: Option<ProbeConfig>,
+        max_fill: f64,
+        seed: u64,
+    ) -> Sampler {
         let cell = format!("{:?}", sim.device().profile().nand.cell).to_lowercase();
         Sampler {
             pe: pe_cycles.unwrap_or_else(|| default_pe_cycles(&cell)),

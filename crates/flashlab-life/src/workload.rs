@@ -4,11 +4,11 @@
 //! rewrite parts of existing files in place, read. Deterministic for a seed.
 
 use crate::error::SimError;
-use flashsim::Op;
-use flashlab_lab::system::SimSystem;
 use crate::usage::Usage;
 use flashlab_lab::rng::Rng;
+use flashlab_lab::system::SimSystem;
 use flashlab_measure::LatencyHistogram;
+use flashsim::Op;
 use serde::Serialize;
 use std::collections::VecDeque;
 

@@ -3,10 +3,10 @@
 //! move and WAL needs fewer flushes per commit than DELETE; integrity checks pass; no file is
 //! left behind, even when a run fails half-way; bad targets are clear errors.
 
+use flashlab_lab::system::SimSystem;
 use flashlab_sqlite::config::{JournalMode, Shape, SyncMode, Workload};
 use flashlab_sqlite::replay::{replay, BLOCK};
 use flashlab_sqlite::results::VfsCounts;
-use flashlab_lab::system::SimSystem;
 use flashlab_sqlite::vfs_recorder::{Event, Mark, RecordingVfs};
 use flashlab_sqlite::workload::{run_config, Phase};
 use flashlab_sqlite::{run, Error, RunOptions, Target};
