@@ -19,7 +19,7 @@
 //! Modules: [`command`] (the command as a library call), [`tracefs`] (finding tracefs, a private tracing instance and its guard),
 //! [`events`] (the event format files and the per-CPU binary buffers), [`join`] (events ↔
 //! user requests), [`host_cost`] (measured host costs for the model), [`stats`] (per-phase percentiles and shares), [`target`] (what to run on
-//! and its sectors), [`run_real`] (the traced run), [`sim_model`] and [`sim_adapter`] (the
+//! and its sectors), [`run_real`] (the traced run), [`sim_model`] (the
 //! model), [`serve_split`] (D2C split into the emulator's parts on a `flashlab serve` loop
 //! device), [`report`] (the report, JSON), [`text`] (its terminal tables) and [`chart`] (the stacked-bar SVG).
 
@@ -32,7 +32,6 @@ pub mod join;
 pub mod report;
 pub mod run_real;
 pub mod serve_split;
-mod sim_adapter;
 mod sim_model;
 mod stats;
 pub mod target;

@@ -13,12 +13,62 @@
 //! phase non-negative otherwise. A test checks the replay against the device's own
 //! `Completion::device_start`.
 
-use crate::sim_adapter::{run_model_job, HostModel};
 use crate::stats::Breakdown;
-use crate::{BreakdownError, JobKey};
-use flashsim::Profile;
+use crate::{BreakdownError, Dir, JobKey};
+use flashlab_jobs::Rw;
+use flashlab_lab::engine::{run_jobs, run_jobs_observed, Completed, JobSpec};
+use flashlab_lab::system::SimSystem;
+use flashsim::{Device, Profile};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// The host costs and device queue depth of the model, as the device applies them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostModel {
+    pub host_submit_ns: u64,
+    pub host_complete_ns: u64,
+    pub queue_depth: u32,
+}
+
+impl HostModel {
+    /// The host model of `dev` (its profile's host interface).
+    fn of(dev: &Device) -> HostModel {
+        HostModel {
+            host_submit_ns: dev.host().host_submit,
+            host_complete_ns: dev.host().host_complete,
+            queue_depth: dev.host().queue_depth,
+        }
+    }
+}
+
+/// Run `key` for `ios` I/Os over a file of `span` bytes on a fresh simulated `profile`;
+/// returns the completed I/Os (in completion order) and the host model. The file is written
+/// sequentially once first (so reads hit NAND, not unmapped blocks) and flushed.
+fn run_model_job(
+    profile: &Profile,
+    seed: u64,
+    key: JobKey,
+    ios: u64,
+    span: u64,
+) -> Result<(Vec<Completed>, HostModel), BreakdownError> {
+    let mut sys = SimSystem::new(profile, seed, false);
+    let file = sys.create("breakdown", span).map_err(|e| BreakdownError::Sim(e.to_string()))?;
+    let mut fill = JobSpec::on_file("fill", Rw::Write, 1 << 20, file, span);
+    fill.settings.iodepth = 4;
+    run_jobs(&mut sys, &[fill], |_| {}).map_err(|e| BreakdownError::Sim(format!("fill: {e}")))?;
+    sys.sync().map_err(|e| BreakdownError::Sim(format!("flush after fill: {e}")))?;
+    let rw = match key.dir {
+        Dir::Read => Rw::RandRead,
+        Dir::Write => Rw::RandWrite,
+    };
+    let mut spec = JobSpec::on_file(key.rw_name(), rw, key.bs, file, span);
+    spec.settings.iodepth = key.iodepth;
+    spec.settings.number_ios = Some(ios);
+    spec.settings.seed = seed;
+    let mut out = Vec::with_capacity(ios as usize);
+    run_jobs_observed(&mut sys, &[spec], |_| {}, |c, _| out.push(c)).map_err(|e| BreakdownError::Sim(e.to_string()))?;
+    Ok((out, HostModel::of(sys.device())))
+}
 
 /// The model's phase names.
 pub const PHASES: [&str; 4] = ["host submit", "queue wait", "device", "host complete"];
@@ -102,8 +152,8 @@ pub struct ModelJob {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Dir;
-    use flashsim::{Device, Op, Request};
+    use flashlab_lab::precondition::Precondition;
+    use flashsim::{Op, Request};
 
     fn profile(name: &str) -> Profile {
         Profile::from_toml(name, flashlab_lab::profiles::builtin(name).unwrap()).unwrap()
@@ -113,7 +163,7 @@ mod tests {
     /// order) and compare the replayed device start of every request with the device's own.
     fn replay_matches_device(name: &str, qd: usize, op: Op) {
         let p = profile(name);
-        let mut dev = Device::new(&p, 7);
+        let (mut dev, _, _) = flashlab_lab::precondition::device(&p, 7, Precondition::Fresh).unwrap();
         let span = 64u64 << 20;
         let mut t = 0;
         for off in (0..span).step_by(1 << 20) {
@@ -132,11 +182,7 @@ mod tests {
             flight.push(Reverse(c.done));
             truth.push(c);
         }
-        let host = HostModel {
-            host_submit_ns: dev.host().host_submit,
-            host_complete_ns: dev.host().host_complete,
-            queue_depth: dev.host().queue_depth,
-        };
+        let host = HostModel::of(&dev);
         // The engine reports completions in completion order: shuffle the input likewise.
         let mut idx: Vec<usize> = (0..truth.len()).collect();
         idx.sort_by_key(|&i| (truth[i].done, i));

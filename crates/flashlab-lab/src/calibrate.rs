@@ -277,7 +277,7 @@ pub fn calibrate(
             let qd = v.iodepth.unwrap_or(32);
             let seq_bs = v.seq_bs.as_deref().map_or(512 << 10, |s| parse_cli_size(s).expect("validated"));
             let span = v.span.as_deref().map_or(1 << 30, |s| parse_cli_size(s).expect("validated"));
-            let span = span.min(sys.fs.free_bytes() / 2) / seq_bs * seq_bs;
+            let span = span.min(sys.fs().free_bytes() / 2) / seq_bs * seq_bs;
             let file = sys.create("calibrate", span)?;
             let tests = [
                 ("seq write", Rw::Write, seq_bs, span),
@@ -303,7 +303,7 @@ pub fn calibrate(
         }
     }
     Ok(CalibrationReport {
-        filesystem: sys.fs.config().label(),
+        filesystem: sys.fs().config().label(),
         precondition: spec.precondition,
         profile: profile.name.clone(),
         source: spec.source.clone(),

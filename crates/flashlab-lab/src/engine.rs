@@ -10,7 +10,7 @@
 //! request, `O_SYNC` as a flush, tags for verification, the mapping prefetch of a raw job).
 
 use crate::event_queue::EventQueue;
-use crate::system::{SimSystem, SysError};
+use crate::system::{IoHints, SimSystem, SysError};
 use flashlab_jobs::Rw;
 use flashlab_measure::{Ddir, JobResult};
 use flashlab_simfs::FileId;
@@ -127,7 +127,7 @@ struct Live {
     waking: bool,
     in_flight: u32,
     /// A random read or write job on the raw device draws its offsets three ahead (`ahead`) and
-    /// tells the device, which fetches their mapping entries meanwhile ([`flashsim::Device::prefetch`]).
+    /// tells the device, which fetches their mapping entries meanwhile ([`SimSystem::prefetch`]).
     /// The offsets' generator is the job's own, so the sequence is the same.
     lookahead: Option<u8>,
     ahead: [(u64, u64); 3],
@@ -142,13 +142,13 @@ impl Live {
     /// file is done (the job stops there, as fio's does). A job that draws ahead tells the
     /// device about the offset three requests on.
     #[inline(always)]
-    fn draw(&mut self, s: &JobSpec, dev: &mut flashsim::Device, dir: u8) -> Option<(usize, u64, u64)> {
+    fn draw(&mut self, s: &JobSpec, sys: &mut SimSystem, dir: u8) -> Option<(usize, u64, u64)> {
         match self.lookahead {
             Some(_) => {
                 let got = self.ahead[0];
                 let next = self.core.gen.next(dir).map_or((0, 0), |(_, off, len)| (off, len));
                 self.ahead = [self.ahead[1], self.ahead[2], next];
-                dev.prefetch(s.settings.offset + self.ahead[2].0);
+                sys.prefetch(s.settings.offset + self.ahead[2].0);
                 Some((0, got.0, got.1))
             }
             None => self.core.draw(dir),
@@ -200,7 +200,7 @@ pub fn run_jobs_hooked(
     mut progress: impl FnMut(f64),
     mut hook: impl FnMut(Completed, &mut SimSystem) -> Result<Option<Ns>, SysError>,
 ) -> Result<Vec<JobResult>, SysError> {
-    let start = sys.now;
+    let start = sys.now();
     // No request is issued before this (moved by the hook).
     let mut not_before: Ns = start;
     let mut live: Vec<Live> = Vec::with_capacity(specs.len());
@@ -257,7 +257,7 @@ pub fn run_jobs_hooked(
             l.waking = true;
             return Ok(Some((due, Kind::Wake, 0)));
         }
-        let Some((fi, off, len)) = l.draw(s, &mut sys.dev, dir) else {
+        let Some((fi, off, len)) = l.draw(s, sys, dir) else {
             return Ok(None);
         };
         let (file, base) = s.region(fi);
@@ -268,13 +268,12 @@ pub fn run_jobs_hooked(
         let op = op(dir);
         // A verifying job's writes carry a tag the device keeps with the data.
         let verify = s.verify.as_ref().filter(|_| dir == 1);
+        let hints = match verify {
+            Some(v) => IoHints { write_tag: v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(set.offset + off, len) },
+            None => IoHints::NONE,
+        };
+        let c = sys.io_with(t_in, file, op, base + off, len, hints);
         if let Some(v) = verify {
-            let tag = v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(set.offset + off, len);
-            sys.dev.set_write_tag(tag);
-        }
-        let c = sys.io(t_in, file, op, base + off, len);
-        if let Some(v) = verify {
-            sys.dev.set_write_tag(0);
             v.lock().unwrap_or_else(|e| e.into_inner()).written(set.offset + off, len);
         }
         let mut c = c?;
@@ -292,7 +291,7 @@ pub fn run_jobs_hooked(
             if l.core.stops(&s.settings, t) {
                 return Ok(None);
             }
-            let Some((fi, off, len)) = l.draw(s, &mut sys.dev, dir) else {
+            let Some((fi, off, len)) = l.draw(s, sys, dir) else {
                 return Ok(None);
             };
             let (file, base) = s.region(fi);
@@ -428,7 +427,7 @@ pub fn run_jobs_hooked(
         end = end.max(l.core.last_done());
         results.push(l.core.finish(s.files.iter().map(|f| f.name.as_str())));
     }
-    sys.now = sys.now.max(end);
+    sys.advance_to(end);
     progress(1.0);
     Ok(results)
 }

@@ -74,7 +74,7 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
     let here = format!("{file_name}:{}: job '{}'", job.line, job.name);
     let cannot =
         |message: String| Error::Job { file: file_name.to_string(), line: job.line, job: job.name.clone(), message };
-    let cap = sys.fs.capacity();
+    let cap = sys.fs().capacity();
     let multi = job.nr_files() > 1;
     // fio's sizes: `filesize` each, or `size` split over the files (one file: `size`).
     let sizes =
@@ -159,8 +159,7 @@ fn open_or_lay_out(sys: &mut SimSystem, job: &Job, name: &str, size: u64, here: 
         let mut off = 0;
         while off < size {
             let len = (1u64 << 20).min(size - off);
-            let c = sys.io(sys.now, f, Op::Write, off, len)?;
-            sys.now = c.done;
+            sys.io_now(f, Op::Write, off, len)?;
             off += len;
         }
     }

@@ -1,7 +1,7 @@
 //! flashlab-lab: what flashlab runs on a target and what comes out.
 //!
 //! * [`system`]: a simulated device with a simulated filesystem (`flashlab-simfs`: `plain`,
-//!   ext4-like, F2FS-like) on it and the virtual clock.
+//!   ext4-like, F2FS-like) on it and the virtual clock: the one API every front end drives.
 //! * [`engine`]: the closed-loop engine that runs fio-style jobs ([`offsets`] says where each
 //!   I/O goes), measuring with `flashlab-measure`.
 //! * [`jobfile_run`]: an fio job file on a simulated system (`flashlab run`, sweeps).
@@ -10,7 +10,8 @@
 //!   one way every front end (`age`, `bench`, `sweep`, the Python package) runs one.
 //! * [`experiments`]: runs directly on a device (`sim waf`, `fill`, `wsat`).
 //! * [`stack`]: the system stack above the filesystem (shared-storage layer, trim policy).
-//! * [`precondition`]: the device's history before a run (fresh, used, steady).
+//! * [`precondition`]: the device's history before a run (fresh, used, steady, lived), and the
+//!   bare device of a front end with no simulated filesystem (`serve`).
 //! * [`units`]: sizes and durations as the command line reads them; [`rng`]: seeded randomness.
 //! * [`Error`]: the one error type of all of the above, naming the file, line, field, job or
 //!   flag at fault.

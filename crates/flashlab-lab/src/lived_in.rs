@@ -76,7 +76,7 @@ pub fn live_in(sys: &mut SimSystem, spec: &LivedSpec) -> Result<LivedReport, Sys
     let mut files: Vec<(String, u64)> = Vec::new();
     let mut bytes_written = 0;
     loop {
-        let free = sys.fs.free_bytes() / 4096 * 4096;
+        let free = sys.fs().free_bytes() / 4096 * 4096;
         let size = (FILE_MIN << rng.below(SIZE_STEPS)).min(free);
         if size < FILE_MIN {
             break;
@@ -88,14 +88,14 @@ pub fn live_in(sys: &mut SimSystem, spec: &LivedSpec) -> Result<LivedReport, Sys
             Err(SysError::Fs(flashlab_simfs::FsError::NoSpace { .. })) => break,
             Err(e) => return Err(e),
         };
-        let mut t = sys.now;
+        let mut t = sys.now();
         let mut off = 0;
         while off < size {
             let n = REQUEST.min(size - off);
             t = sys.io(t, f, Op::Write, off, n)?.done;
             off += n;
         }
-        sys.now = t;
+        sys.advance_to(t);
         bytes_written += size;
         files.push((name, size));
     }

@@ -26,7 +26,7 @@
 use crate::rng::Rng;
 use crate::system::{SimSystem, SysError};
 use crate::Error;
-use flashlab_simfs::{Fs, FsConfig};
+use flashlab_simfs::FsConfig;
 use flashsim::{Counters, Device, Ns, Op, Profile, Request};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -249,20 +249,39 @@ pub fn system_with_trim(
     p: Precondition,
     fstrim: bool,
 ) -> Result<(SimSystem, PreconditionReport), Error> {
-    let mut dev = Device::new(profile, seed);
-    let (mut report, now) = apply(&mut dev, p, seed)?;
-    let fs = Fs::new(dev.logical_bytes(), cfg);
-    let mut sys = SimSystem { dev, fs, now };
+    let (dev, mut report, now) = new_device(profile, seed, p)?;
+    let mut sys = SimSystem::on_device(dev, cfg, now);
     if p == Precondition::Lived {
         let spec = crate::lived_in::LivedSpec::new(seed, fstrim);
-        let t0 = sys.now;
+        let t0 = sys.now();
         let lived = crate::lived_in::live_in(&mut sys, &spec).map_err(Error::within("lived"))?;
-        report.counters = sys.dev.counters();
-        sys.dev.reset_counters();
-        report.virtual_s = (sys.now - t0) as f64 / 1e9;
+        report.counters = sys.device().counters();
+        sys.reset_counters();
+        report.virtual_s = (sys.now() - t0) as f64 / 1e9;
         report.lived = Some(lived);
     }
     Ok((sys, report))
+}
+
+/// A new bare device of `profile` (no filesystem: whoever uses it brings their own, as
+/// `flashlab serve` does with the kernel's) in the state `p` names; returns it, what was done
+/// and when it is ready. `lived` needs a filesystem to live in: an error here.
+pub fn device(profile: &Profile, seed: u64, p: Precondition) -> Result<(Device, PreconditionReport, Ns), Error> {
+    if p == Precondition::Lived {
+        return Err(Error::UnknownName {
+            what: "precondition for a bare device",
+            name: p.name().to_string(),
+            expected: "fresh, used or steady (lived needs a simulated filesystem)".into(),
+        });
+    }
+    new_device(profile, seed, p)
+}
+
+/// A new device of `profile` brought into the state `p` names ([`apply`]).
+fn new_device(profile: &Profile, seed: u64, p: Precondition) -> Result<(Device, PreconditionReport, Ns), Error> {
+    let mut dev = Device::new(profile, seed);
+    let (report, now) = apply(&mut dev, p, seed)?;
+    Ok((dev, report, now))
 }
 
 #[cfg(test)]

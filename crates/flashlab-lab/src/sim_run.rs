@@ -72,10 +72,10 @@ pub fn run(r: &SimProtocolRun, progress: &mut dyn FnMut(usize, usize, &str, f64)
     let proto = Protocol { four_corner_span: None, four_corner_rand_io: None, ..r.protocol.clone() };
     let (mut sys, pre) = crate::precondition::system(r.profile, r.seed, r.fs.clone(), r.precondition)
         .map_err(Error::within("precondition"))?;
-    let start = sys.now;
+    let start = sys.now();
     let result = run_protocol(&mut sys, &proto, &fc, progress)?;
     let document = protocol_document(r, &sys, &pre, &result);
-    let elapsed_ns = sys.now - start;
+    let elapsed_ns = sys.now() - start;
     Ok(SimProtocolOutcome { result, document, four_corner: fc, system: sys, precondition: pre, elapsed_ns })
 }
 
@@ -87,7 +87,7 @@ pub(crate) fn protocol_document(
     result: &ProtocolResult,
 ) -> Value {
     let p = r.profile;
-    let cfg = sys.fs.config();
+    let cfg = sys.fs().config();
     let profile = json!({"name": p.name, "description": p.description, "calibration": p.calibration,
                          "filesystem": cfg.label(), "precondition": pre});
     document(r.target, profile, r.seed, cfg.discard, Some(r.precondition), result)

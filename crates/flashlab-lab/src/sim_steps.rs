@@ -33,7 +33,7 @@ impl ProtocolTarget for SimSystem {
     }
 
     fn fill(&mut self, leave_free: u64, sizes: FileSizes, progress: &mut dyn FnMut(f64)) -> Result<String, Error> {
-        let target = self.fs.free_bytes().saturating_sub(leave_free);
+        let target = self.fs().free_bytes().saturating_sub(leave_free);
         let mut written = 0;
         let mut rng = Rng::new(sizes.seed);
         let mut number = 0;
@@ -41,7 +41,7 @@ impl ProtocolTarget for SimSystem {
         loop {
             // The filesystem's own blocks (metadata, node blocks) also take space: stop on what
             // is free, not on what was written.
-            let room = self.fs.free_bytes().saturating_sub(leave_free) / 4096 * 4096;
+            let room = self.fs().free_bytes().saturating_sub(leave_free) / 4096 * 4096;
             if room == 0 || written >= target {
                 break;
             }
@@ -57,13 +57,13 @@ impl ProtocolTarget for SimSystem {
         // The slowest write request, so that the busy-time ceiling can be checked on this step.
         Ok(format!(
             "wrote {written} bytes of fill files; {} bytes free (max write {:.1} ms)",
-            self.fs.free_bytes(),
+            self.fs().free_bytes(),
             max_ns as f64 / 1e6
         ))
     }
 
     fn random_writes(&mut self, w: &RandomWrites, progress: &mut dyn FnMut(f64)) -> Result<String, Error> {
-        let size = self.fs.free_bytes().saturating_sub(w.keep_free) / 4096 * 4096;
+        let size = self.fs().free_bytes().saturating_sub(w.keep_free) / 4096 * 4096;
         if size == 0 {
             return Ok("no free space beyond keep_free: skipped".into());
         }
@@ -77,7 +77,7 @@ impl ProtocolTarget for SimSystem {
         let r = run_jobs(self, &[job], progress)?;
         let deleted = if w.delete_after {
             self.delete(&name)?;
-            if self.fs.discard() {
+            if self.fs().discard() {
                 "; file deleted (discarded)"
             } else {
                 "; file deleted (not trimmed)"
@@ -99,24 +99,24 @@ impl ProtocolTarget for SimSystem {
 
     fn thin(&mut self, free: u64, seed: u64) -> Result<String, Error> {
         let mut names: Vec<String> =
-            self.fs.names().filter(|n| n.starts_with(FILL_PREFIX)).map(str::to_string).collect();
+            self.fs().names().filter(|n| n.starts_with(FILL_PREFIX)).map(str::to_string).collect();
         let mut rng = Rng::new(seed);
         let mut deleted = 0;
-        while self.fs.free_bytes() < free && !names.is_empty() {
+        while self.fs().free_bytes() < free && !names.is_empty() {
             let name = names.swap_remove(rng.below(names.len() as u64) as usize);
             self.delete(&name)?;
             deleted += 1;
         }
-        Ok(format!("deleted {deleted} fill files at random; {} bytes free", self.fs.free_bytes()))
+        Ok(format!("deleted {deleted} fill files at random; {} bytes free", self.fs().free_bytes()))
     }
 
     fn delete_fill(&mut self) -> Result<String, Error> {
-        let names: Vec<String> = self.fs.names().filter(|n| n.starts_with(FILL_PREFIX)).map(str::to_string).collect();
+        let names: Vec<String> = self.fs().names().filter(|n| n.starts_with(FILL_PREFIX)).map(str::to_string).collect();
         for name in &names {
             self.delete(name)?;
         }
-        let how = if self.fs.discard() { "discarded" } else { "not trimmed" };
-        Ok(format!("deleted {} fill files ({how}); {} bytes free", names.len(), self.fs.free_bytes()))
+        let how = if self.fs().discard() { "discarded" } else { "not trimmed" };
+        Ok(format!("deleted {} fill files ({how}); {} bytes free", names.len(), self.fs().free_bytes()))
     }
 
     fn fstrim(&mut self) -> Result<String, Error> {
@@ -126,15 +126,15 @@ impl ProtocolTarget for SimSystem {
 
     fn idle(&mut self, ns: u64, duration: &str) -> Result<String, Error> {
         SimSystem::idle(self, ns);
-        let st = self.dev.state();
+        let st = self.device().state();
         Ok(format!("idle {duration}; {} of {} blocks free after background GC", st.free_blocks, st.total_blocks))
     }
 
     fn clock_s(&self) -> f64 {
-        self.now as f64 / 1e9
+        self.now() as f64 / 1e9
     }
 
     fn take_slowest_command_us(&mut self) -> Option<f64> {
-        Some(self.dev.take_slowest_command() as f64 / 1e3)
+        Some(SimSystem::take_slowest_command(self) as f64 / 1e3)
     }
 }

@@ -3,7 +3,7 @@
 //! unit that the FTL carries with the unit through its write buffer, programs, GC copies and
 //! trims (flashsim's content tracking, the mechanism of its "reads return the last write"
 //! property tests). Every write a verifying job issues carries a new tag
-//! ([`flashsim::Device::set_write_tag`]); the verifier remembers, per unit of the job's region,
+//! ([`crate::system::IoHints`]); the verifier remembers, per unit of the job's region,
 //! the tag of the last write that covered it (fio's in-memory log of written blocks). Reading
 //! back, it issues real simulated reads (they cost device time and are reported as reads, as
 //! fio's are) and compares what the FTL's mapping returns now ([`flashsim::Device::peek`],
@@ -68,10 +68,10 @@ impl SimVerifier {
         if !opts.enabled() {
             return Ok(None);
         }
-        if file != FileId::RAW && sys.fs.inplace().is_none() {
-            return Err(crate::Error::VerifyUnsupported { filesystem: sys.fs.config().label() });
+        if file != FileId::RAW && sys.fs().inplace().is_none() {
+            return Err(crate::Error::VerifyUnsupported { filesystem: sys.fs().config().label() });
         }
-        sys.dev.track_content();
+        sys.track_content();
         let first = base / MAP_UNIT;
         let units = (base + span).div_ceil(MAP_UNIT) - first;
         let tag_base = NEXT_TAG_BASE.fetch_add(1, Ordering::Relaxed) << 40;
@@ -150,7 +150,7 @@ impl SimVerifier {
         if self.file == FileId::RAW {
             return Some(off);
         }
-        let ext = sys.fs.inplace()?.extents(self.file.index())?;
+        let ext = sys.fs().inplace()?.extents(self.file.index())?;
         let i = ext.partition_point(|e| e.file_off + e.len <= off);
         let e = ext.get(i).filter(|e| e.file_off <= off)?;
         Some(e.dev_off + (off - e.file_off))
@@ -167,7 +167,7 @@ impl SimVerifier {
             let unit_off = self.base + u as u64 * MAP_UNIT;
             self.summary.blocks_verified += 1;
             self.summary.bytes_verified += MAP_UNIT;
-            let got = self.device_offset(sys, unit_off).map(|d| sys.dev.peek((d / MAP_UNIT) as u32));
+            let got = self.device_offset(sys, unit_off).map(|d| sys.device().peek((d / MAP_UNIT) as u32));
             if got == Some(Some(want)) {
                 continue;
             }
@@ -259,11 +259,11 @@ pub fn finish(
 ) -> Result<(), SysError> {
     let Some(v) = &spec.verify else { return Ok(()) };
     let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
-    let start = sys.now;
+    let start = sys.now();
     let end = v.final_pass(sys, start, spec.settings.bs_write.max(MAP_UNIT), spec.settings.iodepth, |lat, bytes| {
         r.read.record_io(bytes, lat, lat)
     })?;
-    sys.now = sys.now.max(end);
+    sys.advance_to(end);
     let pass = end - start;
     if v.opts.backlog == 0 {
         r.read.runtime_ns = pass;
@@ -281,3 +281,40 @@ pub fn finish(
 
 /// fio's errno for a verify failure (Linux's EILSEQ).
 pub const EILSEQ: i32 = 84;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{run_jobs, JobSpec};
+    use flashlab_jobs::verify::VerifyMethod;
+    use flashlab_jobs::Rw;
+    use std::sync::{Arc, Mutex};
+
+    /// A buggy FTL (two units' mapping entries swapped, which only a test build of flashsim
+    /// can do) is caught at both units' offsets.
+    #[test]
+    fn a_wrong_ftl_mapping_is_caught_at_its_offset() {
+        let profile = flashsim::Profile::from_toml("toy.toml", flashsim::builtin::TOY).unwrap();
+        let mut sys = SimSystem::new(&profile, 1, false);
+        let opts = VerifyOptions {
+            method: VerifyMethod::Crc32c,
+            interval: 4096,
+            continue_on_error: true,
+            ..VerifyOptions::default()
+        };
+        let mut spec = JobSpec::on_file("raw", Rw::RandWrite, 4096, FileId::RAW, 2 << 20);
+        let v = SimVerifier::new(&mut sys, &opts, FileId::RAW, 0, 2 << 20).unwrap().unwrap();
+        spec.verify = Some(Arc::new(Mutex::new(v)));
+        let mut r = run_jobs(&mut sys, std::slice::from_ref(&spec), |_| {}).unwrap().remove(0);
+        assert!(sys.fault_swap_mapping(3, 100));
+        finish(&mut sys, &spec, &mut r).unwrap();
+        let v = r.verify.unwrap();
+        assert_eq!(r.error, EILSEQ);
+        assert_eq!(v.mismatches, 2);
+        let offs: Vec<u64> = v.first.iter().map(|m| m.offset).collect();
+        assert_eq!(offs, vec![3 * 4096, 100 * 4096]);
+        assert!(v.first[0].expected.starts_with("write #") && v.first[0].received.starts_with("write #"));
+        assert_ne!(v.first[0].expected, v.first[0].received);
+        assert_eq!(v.blocks_verified, 512, "every unit of the 2 MiB was checked");
+    }
+}

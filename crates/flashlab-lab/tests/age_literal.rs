@@ -32,15 +32,15 @@ fn a_bad_rand_write_layout_names_the_field() {
 #[test]
 fn torture_file_deleted_without_trim_leaves_the_free_space_mapped() {
     let mut sys = toy();
-    let free = sys.fs.free_bytes();
+    let free = sys.fs().free_bytes();
     let text = "name = \"t\"\n[[step]]\nkind = \"random-writes\"\nkeep_free = \"0\"\npasses = 2.0\n\
                 delete_after = true\n";
     let p = Protocol::from_toml("t.toml", text).unwrap();
     let fc = FourCornerConfig::default();
     let r = run_protocol(&mut sys, &p, &fc, |_, _, _, _| {}).unwrap();
     assert!(r.log[0].detail.contains("file deleted (not trimmed)"), "{}", r.log[0].detail);
-    assert_eq!(sys.fs.free_bytes(), free, "the torture file was not deleted");
-    let st = sys.dev.state();
+    assert_eq!(sys.fs().free_bytes(), free, "the torture file was not deleted");
+    let st = sys.device().state();
     // Two passes of uniform picks touch 1 - e^-2 = 86 % of the blocks.
     assert!(
         st.valid_units as f64 > 0.8 * st.logical_units as f64,
@@ -48,7 +48,7 @@ fn torture_file_deleted_without_trim_leaves_the_free_space_mapped() {
         st.valid_units,
         st.logical_units
     );
-    sys.dev.check_invariants().unwrap();
+    sys.device().check_invariants().unwrap();
 }
 
 /// AndroBench's layout: the random writes fill a new file while the sequential test's file
@@ -58,14 +58,14 @@ fn torture_file_deleted_without_trim_leaves_the_free_space_mapped() {
 fn truncated_random_writes_land_beside_the_sequential_file() {
     let mut sys = toy();
     let fc = FourCornerConfig { span: 8 * MIB, rand_io: MIB, rand_write_truncated: true, ..Default::default() };
-    let before = sys.fs.free_bytes();
+    let before = sys.fs().free_bytes();
     let row = run_four_corner(&mut sys, &fc, "new", |_, _| {}).unwrap();
-    assert_eq!(sys.fs.free_bytes(), before, "a four-corner file was left behind");
+    assert_eq!(sys.fs().free_bytes(), before, "a four-corner file was left behind");
     assert!(row.rand_write_mbs > 0.0);
     // The sequential test wrote 8 MiB, the random test 1 MiB elsewhere: the device maps both.
-    let mapped = sys.dev.state().valid_units * 4096;
+    let mapped = sys.device().state().valid_units * 4096;
     assert!(mapped > 8 * MIB + MIB / 2, "only {mapped} bytes mapped: the random writes overwrote the sequential file");
-    sys.dev.check_invariants().unwrap();
+    sys.device().check_invariants().unwrap();
 }
 
 #[test]
@@ -102,9 +102,9 @@ fn androbench_sequence_repeats_each_test_and_reports_the_mean_rate() {
         read_file: Some(8 * MIB),
         ..Default::default()
     };
-    let before = sys.fs.free_bytes();
+    let before = sys.fs().free_bytes();
     let row = run_four_corner(&mut sys, &fc, "new", |_, _| {}).unwrap();
-    assert_eq!(sys.fs.free_bytes(), before, "a four-corner file was left behind");
+    assert_eq!(sys.fs().free_bytes(), before, "a four-corner file was left behind");
     // Three runs of each test: every random write of every run is in the pooled histogram.
     let rw = &row.jobs[3].write;
     assert_eq!(rw.ios, 3 * 8 * MIB / 4096, "random-write runs pooled");
@@ -117,7 +117,7 @@ fn androbench_sequence_repeats_each_test_and_reports_the_mean_rate() {
     let pooled = rw.bw_bytes_per_sec() / 1e6;
     assert!(row.rand_write_mbs >= pooled * (1.0 - 1e-9), "{} vs pooled {pooled}", row.rand_write_mbs);
     // The read file (8 MiB written in 1 MiB O_SYNC records) and three runs of each write test.
-    let written = sys.dev.counters().host_units_written * 4096;
+    let written = sys.device().counters().host_units_written * 4096;
     assert!(written >= (8 + 3 * 8 + 3 * 8) * MIB, "only {written} bytes written");
-    sys.dev.check_invariants().unwrap();
+    sys.device().check_invariants().unwrap();
 }

@@ -26,8 +26,8 @@ fn run_fs(fs: FsConfig, seed: u64) -> ProtocolResult {
     let proto = Protocol::builtin("age-small").unwrap();
     let fc = FourCornerConfig { seed, ..Default::default() };
     let r = run_protocol(&mut sys, &proto, &fc, |_, _, _, _| {}).unwrap();
-    sys.dev.check_invariants().unwrap();
-    sys.fs.check().unwrap();
+    sys.device().check_invariants().unwrap();
+    sys.fs().check().unwrap();
     r
 }
 

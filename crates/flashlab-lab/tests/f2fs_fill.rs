@@ -14,11 +14,11 @@ fn a_file_of_all_free_space_fits_on_every_profile() {
     for (name, text) in BUILTIN {
         let p = Profile::from_toml(name, text).unwrap();
         let mut sys = SimSystem::with_fs(&p, 1, FsConfig::parse("f2fs").unwrap());
-        let size = sys.fs.free_bytes() / 4096 * 4096;
+        let size = sys.fs().free_bytes() / 4096 * 4096;
         assert!(size > 0, "{name}: no free space on a new F2FS");
         let id = sys.create("fill", size).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(sys.fs.free_bytes(), 0, "{name}: the fill file takes all the free space");
-        let t = sys.now;
+        assert_eq!(sys.fs().free_bytes(), 0, "{name}: the fill file takes all the free space");
+        let t = sys.now();
         sys.io(t, id, Op::Write, size - 4096, 4096).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
@@ -32,11 +32,9 @@ fn fill_and_age_on_f2fs_succeed_on_every_profile() {
     use flashlab_lab::fourcorner::FourCornerConfig;
     use flashlab_lab::protocol::{run_protocol, Protocol};
     use flashlab_simfs::Fs;
-    use flashsim::Device;
     let part = |p: &Profile| {
-        let dev = Device::new(p, 1);
-        let fs = Fs::new(dev.logical_bytes().min(256 << 20), FsConfig::parse("f2fs").unwrap());
-        SimSystem { dev, fs, now: 0 }
+        let fs = Fs::new(p.logical_bytes().min(256 << 20), FsConfig::parse("f2fs").unwrap());
+        SimSystem::on_fs(p, 1, fs).unwrap()
     };
     let proto = Protocol::builtin("age-small").unwrap();
     for (name, text) in BUILTIN {

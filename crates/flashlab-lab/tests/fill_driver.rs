@@ -21,12 +21,12 @@ fn sys(name: &str, fs: &str) -> SimSystem {
 /// A used device: every logical block written once through the raw device and never trimmed
 /// (what a filesystem that deleted its files without discard leaves behind).
 fn used(mut s: SimSystem) -> SimSystem {
-    let cap = s.dev.logical_bytes();
-    let mut t = s.now;
+    let cap = s.device().logical_bytes();
+    let mut t = s.now();
     for off in (0..cap).step_by(1 << 20) {
         t = s.io(t, FileId::RAW, Op::Write, off, (1 << 20).min(cap - off)).unwrap().done;
     }
-    s.now = t;
+    s.advance_to(t);
     s.sync().unwrap();
     s
 }
@@ -35,18 +35,18 @@ fn used(mut s: SimSystem) -> SimSystem {
 fn the_random_map_writes_each_block_once_and_norandommap_does_not() {
     let mut s = sys("toy", "plain");
     let f = run_fill(&mut s, &FillSpec::new(1, 3), |_| {}).unwrap();
-    let c = s.dev.counters();
+    let c = s.device().counters();
     assert_eq!(c.host_write_bytes, f.bytes, "fallocated file: only the random pass writes");
     assert_eq!(f.deciles.len(), 10);
     assert_eq!(f.deciles.iter().map(|d| d.writes).sum::<u64>(), f.bytes / 4096);
-    assert_eq!(s.dev.state().valid_units, f.bytes / 4096, "every block of the file written once");
+    assert_eq!(s.device().state().valid_units, f.bytes / 4096, "every block of the file written once");
 
     let mut s = sys("toy", "plain");
     let mut spec = FillSpec::new(1, 3);
     spec.random_map = false;
     let f = run_fill(&mut s, &spec, |_| {}).unwrap();
-    let written = s.dev.counters().host_write_bytes / 4096;
-    let distinct = s.dev.state().valid_units;
+    let written = s.device().counters().host_write_bytes / 4096;
+    let distinct = s.device().state().valid_units;
     assert_eq!(written, f.bytes / 4096, "same number of writes");
     // Uniform draws with replacement reach 1 - 1/e of the blocks: far from all of them.
     let frac = distinct as f64 / written as f64;
@@ -61,7 +61,7 @@ fn the_overwrite_layout_writes_the_file_first() {
     spec.leave_free = 64 << 20;
     let f = run_fill(&mut s, &spec, |_| {}).unwrap();
     assert_eq!(f.layout_bytes, f.bytes);
-    assert_eq!(s.dev.counters().host_write_bytes, 2 * f.bytes);
+    assert_eq!(s.device().counters().host_write_bytes, 2 * f.bytes);
 }
 
 #[test]
@@ -119,7 +119,7 @@ fn the_phone_procedure_tests_data_fills_shared_storage_and_tests_again() {
     assert_eq!(p.before.writes, 4096);
     assert_eq!(p.after.writes, 4096);
     assert_eq!(p.fill.deciles.len(), 10);
-    assert!(s.fs.free_bytes() < 4 << 20, "the fill took the free space: {} left", s.fs.free_bytes());
+    assert!(s.fs().free_bytes() < 4 << 20, "the fill took the free space: {} left", s.fs().free_bytes());
     // The device is full after the fill: the same test cannot be faster than before.
     assert!(p.after.mean_us >= p.before.mean_us, "{} vs {}", p.after.mean_us, p.before.mean_us);
 }
@@ -148,13 +148,13 @@ fn a_used_device_pays_for_its_stale_data_early_in_the_fill() {
 fn fstrim_between_sessions_saves_gc_work_on_a_used_device() {
     let run = |trim: TrimPolicy| {
         let mut s = used(sys("toy", "plain"));
-        let before = s.dev.counters();
+        let before = s.device().counters();
         let mut spec = FillSpec::new(1, 4);
         spec.sessions = 10;
         spec.gap_ns = DAY;
         spec.trim = trim;
         let f = run_fill(&mut s, &spec, |_| {}).unwrap();
-        (f, s.dev.counters().since(&before))
+        (f, s.device().counters().since(&before))
     };
     let (none, cn) = run(TrimPolicy::None);
     let (daily, cd) = run(TrimPolicy::Fstrim { interval_ns: DAY });

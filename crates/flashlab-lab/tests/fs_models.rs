@@ -25,8 +25,7 @@ fn write_all(s: &mut SimSystem, id: FileId, size: u64) {
     let mut off = 0;
     while off < size {
         let len = MIB.min(size - off);
-        let c = s.io(s.now, id, Op::Write, off, len).unwrap();
-        s.now = s.now.max(c.done);
+        s.io_now(id, Op::Write, off, len).unwrap();
         off += len;
     }
 }
@@ -36,10 +35,9 @@ fn random_overwrites(s: &mut SimSystem, id: FileId, size: u64, n: u64, fsync_eve
     let mut rng = Rng::new(seed);
     for i in 0..n {
         let off = rng.below(size / 4096) * 4096;
-        let c = s.io(s.now, id, Op::Write, off, 4096).unwrap();
-        s.now = s.now.max(c.done);
+        s.io_now(id, Op::Write, off, 4096).unwrap();
         if fsync_every > 0 && (i + 1) % fsync_every == 0 {
-            s.now = s.now.max(s.fsync(s.now, id).unwrap());
+            s.fsync_now(id).unwrap();
         }
     }
 }
@@ -90,9 +88,7 @@ fn run_ops(spec: &str, ops: &[FsOp]) -> Result<(SimSystem, usize), TestCaseError
         let r: Result<(), SysError> = match *o {
             FsOp::Create(f, blocks) if id(&s, f).is_none() => s.create(&name(f), u64::from(blocks) * 4096).map(|_| ()),
             FsOp::Write(f, off, len) => match id(&s, f) {
-                Some(id) => s
-                    .io(s.now, id, Op::Write, u64::from(off) * 4096, u64::from(len) * 4096)
-                    .map(|c| s.now = s.now.max(c.done)),
+                Some(id) => s.io_now(id, Op::Write, u64::from(off) * 4096, u64::from(len) * 4096).map(drop),
                 None => Ok(()),
             },
             FsOp::Read(f, off, len) | FsOp::Trim(f, off, len) => match id(&s, f) {
@@ -101,7 +97,7 @@ fn run_ops(spec: &str, ops: &[FsOp]) -> Result<(SimSystem, usize), TestCaseError
                     let (off, len) = (u64::from(off) * 4096, u64::from(len) * 4096);
                     if off + len <= size.div_ceil(4096) * 4096 {
                         let op = if matches!(o, FsOp::Read(..)) { Op::Read } else { Op::Trim };
-                        s.io(s.now, id, op, off, len).map(|c| s.now = s.now.max(c.done))
+                        s.io_now(id, op, off, len).map(drop)
                     } else {
                         Ok(())
                     }
@@ -109,7 +105,7 @@ fn run_ops(spec: &str, ops: &[FsOp]) -> Result<(SimSystem, usize), TestCaseError
                 None => Ok(()),
             },
             FsOp::Fsync(f) => match id(&s, f) {
-                Some(id) => s.fsync(s.now, id).map(|t| s.now = s.now.max(t)),
+                Some(id) => s.fsync_now(id).map(drop),
                 None => Ok(()),
             },
             FsOp::Delete(f) if id(&s, f).is_some() => s.delete(&name(f)),
@@ -126,9 +122,9 @@ fn run_ops(spec: &str, ops: &[FsOp]) -> Result<(SimSystem, usize), TestCaseError
             Err(SysError::Fs(FsError::NoSpace { .. })) => no_space += 1,
             Err(e) => return Err(TestCaseError::fail(format!("{spec}: op {i} {o:?}: {e}"))),
         }
-        s.fs.check().map_err(|e| TestCaseError::fail(format!("{spec}: after op {i} {o:?}: {e}")))?;
+        s.fs().check().map_err(|e| TestCaseError::fail(format!("{spec}: after op {i} {o:?}: {e}")))?;
     }
-    s.dev.check_invariants().map_err(|e| TestCaseError::fail(format!("{spec}: device: {e}")))?;
+    s.device().check_invariants().map_err(|e| TestCaseError::fail(format!("{spec}: device: {e}")))?;
     Ok((s, no_space))
 }
 
@@ -185,14 +181,14 @@ fn ext4_fsync_of_a_small_overwrite_commits_the_journal() {
         let id = s.create("db", MIB).unwrap();
         write_all(&mut s, id, MIB);
         s.sync().unwrap();
-        let (c0, d0) = (s.fs_counters(), s.dev.counters());
-        s.fs.set_trace(true);
-        let c = s.io(s.now, id, Op::Write, 8192, 4096).unwrap();
+        let (c0, d0) = (s.fs_counters(), s.device().counters());
+        s.set_trace(true);
+        let c = s.io(s.now(), id, Op::Write, 8192, 4096).unwrap();
         let done = s.fsync(c.done, id).unwrap();
         assert!(done >= c.done);
-        let trace = s.fs.set_trace(false);
+        let trace = s.set_trace(false);
         let d = s.fs_counters().since(&c0);
-        let jruns = s.fs.inplace().unwrap().journal_regions().expect("a journal");
+        let jruns = s.fs().inplace().unwrap().journal_regions().expect("a journal");
         let journal_writes: Vec<_> = trace.iter().filter(|r| r.purpose == Some(Purpose::Journal)).collect();
         assert!(journal_writes.len() >= 2, "{spec}: descriptor+metadata and commit block: {trace:?}");
         assert!(journal_writes
@@ -201,7 +197,7 @@ fn ext4_fsync_of_a_small_overwrite_commits_the_journal() {
         // Descriptor, the inode block, the commit block at least.
         assert!(d.journal_bytes >= 3 * 4096, "{spec}: {d:?}");
         assert_eq!(d.commits, 1, "{spec}: {d:?}");
-        let dev_flushes = s.dev.counters().host_flushes - d0.host_flushes;
+        let dev_flushes = s.device().counters().host_flushes - d0.host_flushes;
         if flushes {
             assert!(d.flushes_issued >= 1 && dev_flushes >= 1, "{spec}: {d:?}");
             assert_eq!(d.flushes_dropped, 0);
@@ -216,10 +212,10 @@ fn ext4_fsync_of_a_small_overwrite_commits_the_journal() {
 /// Home blocks (4 KiB block numbers) the next checkpoint writes: everything journaled since
 /// the last one. Idles past the writeback interval and reads them from the trace.
 fn checkpointed_blocks(s: &mut SimSystem) -> Vec<u64> {
-    s.fs.set_trace(true);
+    s.set_trace(true);
     s.sync().unwrap();
     s.idle(61_000_000_000);
-    let trace = s.fs.set_trace(false);
+    let trace = s.set_trace(false);
     let mut blocks = Vec::new();
     for r in trace.iter().filter(|r| r.purpose == Some(Purpose::Meta)) {
         blocks.extend(r.offset / 4096..(r.offset + r.len) / 4096);
@@ -235,7 +231,7 @@ fn checkpointed_blocks(s: &mut SimSystem) -> Vec<u64> {
 #[test]
 fn ext4_logs_the_superblock_for_orphans_and_the_directory_inode() {
     let mut s = sys("ext4");
-    let root = flashlab_simfs::ext4_layout::Layout::new(s.fs.capacity() / 4096).inode_block(2);
+    let root = flashlab_simfs::ext4_layout::Layout::new(s.fs().capacity() / 4096).inode_block(2);
     // Enough files that the later ones' inodes are not in the root's inode-table block.
     for i in 0..40 {
         let id = s.create(&format!("f{i}"), 64 << 10).unwrap();
@@ -264,7 +260,7 @@ fn plain_fsync_is_one_flush_and_no_metadata() {
     let id = s.create("db", MIB).unwrap();
     write_all(&mut s, id, MIB);
     let c0 = s.fs_counters();
-    let c = s.io(s.now, id, Op::Write, 0, 4096).unwrap();
+    let c = s.io(s.now(), id, Op::Write, 0, 4096).unwrap();
     s.fsync(c.done, id).unwrap();
     let d = s.fs_counters().since(&c0);
     assert_eq!((d.flushes_issued, d.journal_bytes, d.metadata_bytes, d.data_bytes), (1, 0, 0, 4096));
@@ -297,7 +293,7 @@ fn ext4_journal_checkpoints_and_periodic_commits() {
     s.idle(60_000_000_000);
     let d = s.fs_counters().since(&c1);
     assert!(d.commits >= 1 && d.checkpoints >= 1, "{d:?}");
-    s.fs.check().unwrap();
+    s.fs().check().unwrap();
 }
 
 /// With in-place updates off (`noipu`: `ipu_policy=0`, the default of the F2FS of Linux
@@ -310,11 +306,11 @@ fn f2fs_random_overwrites_reach_the_device_sequentially() {
         let id = s.create("data", 64 * MIB).unwrap();
         write_all(&mut s, id, 64 * MIB);
         s.sync().unwrap();
-        s.fs.set_trace(true);
+        s.set_trace(true);
         random_overwrites(&mut s, id, 64 * MIB, 5000, 0, 9);
-        let trace = s.fs.set_trace(false);
+        let trace = s.set_trace(false);
         fractions.push(sequential_fraction(&trace));
-        s.fs.check().unwrap();
+        s.fs().check().unwrap();
     }
     eprintln!("sequential fraction of data writes: f2fs {:.3}, ext4 {:.3}", fractions[0], fractions[1]);
     assert!(fractions[0] > 0.95, "f2fs: {fractions:?}");
@@ -326,24 +322,23 @@ fn f2fs_random_overwrites_reach_the_device_sequentially() {
 /// segments.
 fn f2fs_full_overwrites(spec: &str) -> (SimSystem, u64) {
     let mut s = sys(spec);
-    let size = s.fs.free_bytes() * 90 / 100 / 4096 * 4096;
+    let size = s.fs().free_bytes() * 90 / 100 / 4096 * 4096;
     let id = s.create("data", size).unwrap();
     write_all(&mut s, id, size);
     s.sync().unwrap();
-    let trims0 = s.dev.counters().host_trim_bytes;
-    let f = s.fs.f2fs().unwrap();
+    let trims0 = s.device().counters().host_trim_bytes;
+    let f = s.fs().f2fs().unwrap();
     let reserve = f.reserved_segments();
     let mut rng = Rng::new(5);
     for _ in 0..2 * size / 4096 {
         let off = rng.below(size / 4096) * 4096;
-        let c = s.io(s.now, id, Op::Write, off, 4096).unwrap();
-        s.now = s.now.max(c.done);
-        let free = s.fs.f2fs().unwrap().free_segments();
+        s.io_now(id, Op::Write, off, 4096).unwrap();
+        let free = s.fs().f2fs().unwrap().free_segments();
         assert!(free >= reserve, "{spec}: {free} free segments, reserve {reserve}");
     }
-    s.fs.check().unwrap();
-    s.dev.check_invariants().unwrap();
-    let trimmed = s.dev.counters().host_trim_bytes - trims0;
+    s.fs().check().unwrap();
+    s.device().check_invariants().unwrap();
+    let trimmed = s.device().counters().host_trim_bytes - trims0;
     (s, trimmed)
 }
 
@@ -379,9 +374,9 @@ fn f2fs_kernel_default_updates_in_place() {
     let id = s.create("data", 16 * MIB).unwrap();
     write_all(&mut s, id, 16 * MIB);
     s.sync().unwrap();
-    s.fs.set_trace(true);
+    s.set_trace(true);
     random_overwrites(&mut s, id, 16 * MIB, 500, 0, 9);
-    let trace = s.fs.set_trace(false);
+    let trace = s.set_trace(false);
     let addrs: std::collections::BTreeSet<u64> =
         trace.iter().filter(|r| r.purpose == Some(Purpose::Data)).map(|r| r.offset).collect();
     assert!(sequential_fraction(&trace) < 0.05, "small volume, FORCE: overwrites in place");
@@ -395,15 +390,14 @@ fn f2fs_kernel_default_updates_in_place() {
         for (len, in_place) in [(4096, small_in_place), (MIB, big_in_place)] {
             let mut at = vec![];
             for _ in 0..2 {
-                s.fs.set_trace(true);
-                let c = s.io(s.now, id, Op::Write, 4 * MIB, len).unwrap();
-                s.now = s.now.max(c.done);
-                let t = s.fs.set_trace(false);
+                s.set_trace(true);
+                s.io_now(id, Op::Write, 4 * MIB, len).unwrap();
+                let t = s.set_trace(false);
                 at.push(t.iter().find(|r| r.purpose == Some(Purpose::Data)).unwrap().offset);
             }
             assert_eq!(at[0] == at[1], in_place, "{policy}, {len} bytes: {at:?}");
         }
-        s.fs.check().unwrap();
+        s.fs().check().unwrap();
     }
 }
 
@@ -415,7 +409,7 @@ fn f2fs_fsync_writes_nodes_without_a_checkpoint() {
         write_all(&mut s, id, MIB);
         s.sync().unwrap();
         let c0 = s.fs_counters();
-        let c = s.io(s.now, id, Op::Write, 8192, 4096).unwrap();
+        let c = s.io(s.now(), id, Op::Write, 8192, 4096).unwrap();
         s.fsync(c.done, id).unwrap();
         let d = s.fs_counters().since(&c0);
         assert_eq!(d.node_bytes, 4096, "{spec}: one inode node block: {d:?}");
@@ -437,13 +431,13 @@ fn delete_with_discard_trims_at_commit_or_checkpoint() {
         let id = s.create("big", 32 * MIB).unwrap();
         write_all(&mut s, id, 32 * MIB);
         s.sync().unwrap();
-        let t0 = s.dev.counters().host_trim_bytes;
+        let t0 = s.device().counters().host_trim_bytes;
         s.delete("big").unwrap();
-        assert_eq!(s.dev.counters().host_trim_bytes, t0, "{spec}: trimmed before the commit");
+        assert_eq!(s.device().counters().host_trim_bytes, t0, "{spec}: trimmed before the commit");
         s.sync().unwrap();
-        let trimmed = s.dev.counters().host_trim_bytes - t0;
+        let trimmed = s.device().counters().host_trim_bytes - t0;
         assert!(trimmed >= 30 * MIB, "{spec}: {trimmed} bytes trimmed after delete + sync");
-        s.fs.check().unwrap();
+        s.fs().check().unwrap();
     }
 }
 
@@ -452,15 +446,14 @@ fn files_grow_when_written_past_the_end() {
     for spec in ["plain", "ext4", "f2fs"] {
         let mut s = sys(spec);
         let id = s.create("log", 0).unwrap();
-        let free0 = s.fs.free_bytes();
+        let free0 = s.fs().free_bytes();
         for i in 0..10 {
-            let c = s.io(s.now, id, Op::Write, i * 6000, 6000).unwrap();
-            s.now = c.done;
+            s.io_now(id, Op::Write, i * 6000, 6000).unwrap();
         }
         assert_eq!(s.file_size(id), Some(60_000), "{spec}");
-        assert!(s.fs.free_bytes() < free0, "{spec}");
-        assert!(matches!(s.io(s.now, id, Op::Read, 1 << 30, 4096), Err(SysError::Fs(FsError::BeyondEof { .. }))));
-        s.fs.check().unwrap();
+        assert!(s.fs().free_bytes() < free0, "{spec}");
+        assert!(matches!(s.io(s.now(), id, Op::Read, 1 << 30, 4096), Err(SysError::Fs(FsError::BeyondEof { .. }))));
+        s.fs().check().unwrap();
     }
 }
 
@@ -518,19 +511,18 @@ fn ext4_fsync_commits_only_when_the_file_clock_moved() {
     write_all(&mut s, id, 4 * MIB);
     s.sync().unwrap();
     let overwrite_fsync = |s: &mut SimSystem, clock: u64| {
-        s.fs.set_file_clock(Some(clock));
+        s.set_file_clock(Some(clock));
         let c0 = s.fs_counters();
-        let c = s.io(s.now, id, Op::Write, 8192, 4096).unwrap();
-        s.now = s.now.max(c.done);
-        s.now = s.now.max(s.fsync(s.now, id).unwrap());
-        s.fs.set_file_clock(None);
+        s.io_now(id, Op::Write, 8192, 4096).unwrap();
+        s.fsync_now(id).unwrap();
+        s.set_file_clock(None);
         s.fs_counters().since(&c0).commits
     };
     assert_eq!(overwrite_fsync(&mut s, 1_000_000), 1, "a new clock value moves the mtime");
     assert_eq!(overwrite_fsync(&mut s, 1_000_000), 0, "the same value: nothing to commit");
     assert_eq!(overwrite_fsync(&mut s, 1_000_000), 0);
     assert_eq!(overwrite_fsync(&mut s, 5_000_000), 1, "the clock ticked");
-    s.fs.stat("f");
+    s.stat("f");
     assert_eq!(overwrite_fsync(&mut s, 5_000_000), 1, "timestamps read: a fine-grained time");
     assert_eq!(overwrite_fsync(&mut s, 5_000_000), 0);
 }

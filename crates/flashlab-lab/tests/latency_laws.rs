@@ -65,7 +65,7 @@ fn littles_law_and_ordered_percentiles_on_every_profile() {
             let ios = if qd == 1 { 1500 } else { 4000 * u64::from(qd) };
             for filled in [false, true] {
                 let mut sys = SimSystem::with_fs(&p, 1, FsConfig::plain(false));
-                let size = sys.fs.free_bytes() / (1 << 20) * (1 << 20);
+                let size = sys.fs().free_bytes() / (1 << 20) * (1 << 20);
                 let file = sys.create("laws", size).unwrap();
                 if filled {
                     let mut fill = JobSpec::on_file("fill", Rw::Write, 256 << 10, file, size);

@@ -88,5 +88,5 @@ fn a_full_fill_with_fsync_per_write_completes() {
     spec.fsync_every = 1;
     let r = run_phone_procedure(&mut sys, &spec, 16 << 20, |_, _| {}).unwrap();
     assert_eq!(r.fill.deciles.len(), 10);
-    assert!(sys.fs.free_bytes() < 1 << 20);
+    assert!(sys.fs().free_bytes() < 1 << 20);
 }

@@ -3,8 +3,8 @@
 
 use flashlab_lab::precondition::{system, Precondition};
 use flashlab_lab::profiles::builtin;
-use flashlab_simfs::FsConfig;
-use flashsim::{Op, Profile, Request};
+use flashlab_simfs::{FileId, FsConfig};
+use flashsim::{Op, Profile};
 
 fn profile(name: &str) -> Profile {
     Profile::from_toml(name, builtin(name).expect("built-in profile")).unwrap()
@@ -13,14 +13,14 @@ fn profile(name: &str) -> Profile {
 fn check(profile: &str) {
     let p = self::profile(profile);
     let (fresh, r) = system(&p, 1, FsConfig::plain(false), Precondition::Fresh).unwrap();
-    assert_eq!(fresh.dev.state().valid_units, 0);
+    assert_eq!(fresh.device().state().valid_units, 0);
     assert_eq!(r.bulk_mapped_bytes, 0);
     let (used, r) = system(&p, 1, FsConfig::plain(false), Precondition::Used).unwrap();
-    let s = used.dev.state();
+    let s = used.device().state();
     assert_eq!(s.valid_units, s.logical_units, "{profile}: used maps every logical unit");
-    assert_eq!(r.bulk_mapped_bytes, used.dev.logical_bytes());
-    assert_eq!(used.dev.counters().host_write_bytes, 0, "history is not counted in the run");
-    used.dev.check_invariants().unwrap_or_else(|e| panic!("{profile} used: {e}"));
+    assert_eq!(r.bulk_mapped_bytes, used.device().logical_bytes());
+    assert_eq!(used.device().counters().host_write_bytes, 0, "history is not counted in the run");
+    used.device().check_invariants().unwrap_or_else(|e| panic!("{profile} used: {e}"));
     // Physical blocks holding data: at least the logical capacity's worth.
     let per_block = s.physical_units / s.total_blocks;
     assert!(s.total_blocks - s.free_blocks >= s.logical_units / per_block, "{profile}: {s:?}");
@@ -41,15 +41,15 @@ fn used_device_collects_garbage_fresh_does_not() {
     let mut waf = vec![];
     for pre in [Precondition::Fresh, Precondition::Used] {
         let (mut sys, _) = system(&p, 1, FsConfig::plain(false), pre).unwrap();
-        let units = sys.dev.logical_bytes() / 4096;
-        let mut t = sys.now;
+        let units = sys.device().logical_bytes() / 4096;
+        let mut t = sys.now();
         let mut rng = flashlab_lab::rng::Rng::new(7);
         for _ in 0..units / 2 {
             let lpn = rng.below(units);
-            t = sys.dev.submit(t, &Request::new(Op::Write, lpn * 4096, 4096)).unwrap().done;
+            t = sys.io(t, FileId::RAW, Op::Write, lpn * 4096, 4096).unwrap().done;
         }
-        sys.dev.check_invariants().unwrap();
-        waf.push(sys.dev.counters().write_amplification());
+        sys.device().check_invariants().unwrap();
+        waf.push(sys.device().counters().write_amplification());
     }
     assert!(waf[0] < 1.05, "fresh: half a capacity of random writes fits in free blocks, WAF {}", waf[0]);
     assert!(waf[1] > 1.3, "used: GC copies live data, WAF {}", waf[1]);
@@ -65,7 +65,7 @@ fn steady_reaches_steady_state() {
     assert!(r.rounds_iops.len() >= 5);
     assert!(r.random_write_bytes > 0);
     assert!(r.counters.write_amplification() > 1.5, "{}", r.summary());
-    assert_eq!(sys.dev.counters().host_write_bytes, 0);
-    assert!(sys.now > 0, "the run starts after the preconditioning");
-    sys.dev.check_invariants().unwrap();
+    assert_eq!(sys.device().counters().host_write_bytes, 0);
+    assert!(sys.now() > 0, "the run starts after the preconditioning");
+    sys.device().check_invariants().unwrap();
 }

@@ -11,7 +11,7 @@ use flashlab_lab::jobfile_run::run_jobfile;
 use flashlab_lab::sim_verify::{finish, SimVerifier, EILSEQ};
 use flashlab_lab::system::SimSystem;
 use flashlab_simfs::{FileId, FsConfig};
-use flashsim::{Op, Profile, Request};
+use flashsim::{Op, Profile};
 use std::sync::{Arc, Mutex};
 
 const MIB: u64 = 1 << 20;
@@ -25,7 +25,7 @@ fn toy(fs: &str) -> SimSystem {
 fn reads_return_the_last_write_through_gc() {
     for fs in ["plain", "ext4"] {
         let mut sys = toy(fs);
-        let size = sys.fs.capacity() * 3 / 4 / MIB * MIB;
+        let size = sys.fs().capacity() * 3 / 4 / MIB * MIB;
         let text =
             format!("[w]\nrw=randwrite\nbs=4k\niodepth=4\nsize={size}\nloops=3\nverify=crc32c\nverify_backlog=64\n");
         let jf = parse_jobfile("t.fio", &text).unwrap();
@@ -38,7 +38,7 @@ fn reads_return_the_last_write_through_gc() {
         // again after the writes).
         assert_eq!((v.mismatches, v.blocks_verified), (0, 3 * units), "{fs}");
         assert_eq!(r.read.io_bytes, 3 * size, "{fs}: read-backs are the job's reads");
-        let c = sys.dev.counters();
+        let c = sys.device().counters();
         assert!(c.gc_units_copied > 0 && c.erases > 0, "{fs}: GC must have moved data: {c:?}");
     }
 }
@@ -55,32 +55,14 @@ fn opts(continue_on_error: bool) -> VerifyOptions {
 }
 
 #[test]
-fn a_wrong_ftl_mapping_is_caught_at_its_offset() {
-    let mut sys = toy("plain");
-    let spec = raw_job(&mut sys, &opts(true));
-    let mut r = run_jobs(&mut sys, std::slice::from_ref(&spec), |_| {}).unwrap().remove(0);
-    // A buggy FTL: units 3 and 100 swap their mapping entries.
-    assert!(sys.dev.fault_swap_mapping(3, 100));
-    finish(&mut sys, &spec, &mut r).unwrap();
-    let v = r.verify.unwrap();
-    assert_eq!(r.error, EILSEQ);
-    assert_eq!(v.mismatches, 2);
-    let offs: Vec<u64> = v.first.iter().map(|m| m.offset).collect();
-    assert_eq!(offs, vec![3 * 4096, 100 * 4096]);
-    assert!(v.first[0].expected.starts_with("write #") && v.first[0].received.starts_with("write #"));
-    assert_ne!(v.first[0].expected, v.first[0].received);
-    assert_eq!(v.blocks_verified, 512, "every unit of the 2 MiB was checked");
-}
-
-#[test]
 fn a_trim_or_a_stray_write_is_caught_and_the_first_mismatch_stops() {
     let mut sys = toy("plain");
     let spec = raw_job(&mut sys, &opts(false));
     let mut r = run_jobs(&mut sys, std::slice::from_ref(&spec), |_| {}).unwrap().remove(0);
-    let t = sys.now;
-    let c = sys.dev.submit(t, &Request::new(Op::Trim, 40 * 4096, 4096)).unwrap();
-    sys.dev.submit(c.done, &Request::new(Op::Write, 300 * 4096, 4096)).unwrap();
-    sys.now = sys.dev.busy_until();
+    let t = sys.now();
+    let c = sys.io(t, FileId::RAW, Op::Trim, 40 * 4096, 4096).unwrap();
+    sys.io(c.done, FileId::RAW, Op::Write, 300 * 4096, 4096).unwrap();
+    sys.advance_to(sys.device().busy_until());
     finish(&mut sys, &spec, &mut r).unwrap();
     let v = r.verify.unwrap();
     assert_eq!(r.error, EILSEQ);
@@ -93,8 +75,8 @@ fn a_trim_or_a_stray_write_is_caught_and_the_first_mismatch_stops() {
     let mut sys = toy("plain");
     let spec = raw_job(&mut sys, &opts(true));
     let mut r = run_jobs(&mut sys, std::slice::from_ref(&spec), |_| {}).unwrap().remove(0);
-    sys.dev.submit(sys.now, &Request::new(Op::Write, 300 * 4096, 4096)).unwrap();
-    sys.now = sys.dev.busy_until();
+    sys.io(sys.now(), FileId::RAW, Op::Write, 300 * 4096, 4096).unwrap();
+    sys.advance_to(sys.device().busy_until());
     finish(&mut sys, &spec, &mut r).unwrap();
     let v = r.verify.unwrap();
     assert_eq!((v.mismatches, v.first[0].offset), (1, 300 * 4096));

@@ -15,12 +15,6 @@ pub enum SimError {
     /// The simulated filesystem refused an operation.
     #[error(transparent)]
     System(#[from] flashlab_lab::system::SysError),
-    /// The simulated device refused a block request.
-    #[error(transparent)]
-    Request(#[from] flashsim::RequestError),
-    /// A file the workload did not create.
-    #[error("no file '{0}'")]
-    NoFile(String),
     /// The filesystem is too full for the probe's file (`free` bytes free).
     #[error("the filesystem has {free} bytes free, too little for the probe's file")]
     NoRoomForProbe {
@@ -98,10 +92,17 @@ pub enum LifeError {
     Chart(#[from] flashlab_report::ChartError),
 }
 
+impl From<flashlab_lab::system::SysError> for LifeError {
+    /// A refusal of the simulated system that names its own operation (a block request).
+    fn from(e: flashlab_lab::system::SysError) -> Self {
+        LifeError::Simulated(SimError::System(e))
+    }
+}
+
 impl LifeError {
     /// The error of the simulated system at a point of the run.
-    pub(crate) fn sim(at: impl Into<String>) -> impl FnOnce(SimError) -> LifeError {
+    pub(crate) fn sim<E: Into<SimError>>(at: impl Into<String>) -> impl FnOnce(E) -> LifeError {
         let at = at.into();
-        move |source| LifeError::Sim { at, source }
+        move |source| LifeError::Sim { at, source: source.into() }
     }
 }

@@ -22,11 +22,11 @@
 use crate::error::LifeError;
 use crate::probe::ProbeConfig;
 use crate::runner::{LifeResult, Sampler};
-use crate::sim_adapter::Sim;
 use crate::workload::AppStats;
 use flashlab_jobs::blocksize::{parse_bssplit, BlockSizeSampler};
 use flashlab_jobs::distribution::{Distribution, Sampler as Lba};
 use flashlab_jobs::IoDir;
+use flashlab_lab::system::SimSystem;
 use flashsim::{Op, Profile};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -149,13 +149,13 @@ pub fn run_endurance(
     if !(drive_writes.is_finite() && drive_writes > 0.0 && drive_writes <= 1000.0) {
         return Err(LifeError::DriveWrites(drive_writes));
     }
-    let mut sim = Sim::new(profile, seed, false)?;
-    let cap = sim.logical_bytes();
+    let mut sim = crate::runner::system(profile, seed, false)?;
+    let cap = sim.device().logical_bytes();
     let mut gen = Generator::new(w, cap, seed)?;
     let probe = ProbeConfig::for_device(&sim, 0.0);
     let mut sampler = Sampler::new(&sim, pe_cycles, Some(probe), 0.0, seed);
     let mut app = AppStats::default();
-    let day = |sim: &Sim| sim.now() as f64 / crate::policy::DAY as f64;
+    let day = |sim: &SimSystem| sim.now() as f64 / crate::policy::DAY as f64;
     let mut off = 0;
     while off < cap {
         let len = FILL_REQUEST.min(cap - off);
@@ -174,7 +174,7 @@ pub fn run_endurance(
         written += l;
         requests += 1;
         if mid.is_none() && written >= target / 2 {
-            mid = Some(sim.counters());
+            mid = Some(sim.device().counters());
         }
         if written >= next || written >= target {
             let last = written >= target;
@@ -185,7 +185,7 @@ pub fn run_endurance(
         }
     }
     app.write_bytes += written;
-    let d = sim.counters().since(&mid.unwrap_or_default());
+    let d = sim.device().counters().since(&mid.unwrap_or_default());
     let stats = EnduranceStats {
         workload: w,
         drive_writes: written as f64 / cap as f64,

@@ -11,8 +11,10 @@
 //! * [`runner`]: the run itself; [`probe`]: the periodic random-write probe; [`series`]: the
 //!   samples and the lifetime projection; [`table`] and [`report`]: text tables and the HTML
 //!   report.
+//!
+//! Every run drives the simulated system through its one API (`flashlab_lab::system::
+//! SimSystem`): files by name at the system's clock, block requests at their own times.
 //! * [`document`]: the results document of a run.
-//! * [`sim_adapter`]: every call into the simulated system, in one place.
 
 pub mod document;
 pub mod duration;
@@ -24,7 +26,6 @@ pub mod probe;
 pub mod report;
 pub mod runner;
 pub mod series;
-mod sim_adapter;
 pub mod table;
 pub mod traces;
 pub mod usage;

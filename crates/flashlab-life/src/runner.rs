@@ -2,14 +2,15 @@
 //! duration, the trim policy is consulted every hour, battery and charger follow the day cycle,
 //! and a [`Sample`] is taken every sampling interval (a probe every few samples).
 
-use crate::error::LifeError;
+use crate::error::{LifeError, SimError};
 use crate::policy::{Moment, Policy, DAY, HOUR};
 use crate::probe::{run_probe, ProbeConfig, ProbeResult};
 use crate::series::{cycles_used, default_pe_cycles, project, Sample};
-use crate::sim_adapter::Sim;
 use crate::usage::Usage;
 use crate::workload::{AppStats, Workload};
+use flashlab_lab::system::SimSystem;
 use flashlab_measure::LatencyHistogram;
+use flashlab_simfs::FsConfig;
 use flashsim::{Counters, Ns, Profile};
 use serde::Serialize;
 
@@ -101,13 +102,19 @@ pub(crate) struct Sampler {
 }
 
 impl Sampler {
-    pub fn new(sim: &Sim, pe_cycles: Option<u32>, probe: Option<ProbeConfig>, max_fill: f64, seed: u64) -> Sampler {
-        let cell = format!("{:?}", sim.profile().nand.cell).to_lowercase();
+    pub fn new(
+        sim: &SimSystem,
+        pe_cycles: Option<u32>,
+        probe: Option<ProbeConfig>,
+        max_fill: f64,
+        seed: u64,
+    ) -> Sampler {
+        let cell = format!("{:?}", sim.device().profile().nand.cell).to_lowercase();
         Sampler {
             pe: pe_cycles.unwrap_or_else(|| default_pe_cycles(&cell)),
             probe: probe.unwrap_or_else(|| ProbeConfig::for_device(sim, max_fill)),
             seed,
-            prev: sim.counters(),
+            prev: sim.device().counters(),
             fstrims: 0,
             trimmed_bytes: 0,
             count: 0,
@@ -120,7 +127,7 @@ impl Sampler {
     /// simulated clock now).
     pub fn finish(
         self,
-        sim: &Sim,
+        sim: &SimSystem,
         workload: String,
         policy: String,
         samples: Vec<Sample>,
@@ -130,7 +137,7 @@ impl Sampler {
         LifeResult {
             workload,
             policy,
-            profile: sim.profile().name.clone(),
+            profile: sim.device().profile().name.clone(),
             seed: self.seed,
             days: end as f64 / DAY as f64,
             pe_cycles: self.pe,
@@ -142,7 +149,7 @@ impl Sampler {
     }
 
     /// Run the probe now (on a copy of `sim`).
-    pub fn probe_now(&mut self, sim: &Sim) -> Result<ProbeResult, LifeError> {
+    pub fn probe_now(&mut self, sim: &SimSystem) -> Result<ProbeResult, LifeError> {
         self.probes += 1;
         run_probe(sim, &self.probe, self.seed.wrapping_add(self.probes))
     }
@@ -150,13 +157,13 @@ impl Sampler {
     /// A sample of `sim` now, with the probe result of the interval if one ran.
     pub fn sample(
         &mut self,
-        sim: &Sim,
+        sim: &SimSystem,
         day: f64,
         probe: Option<ProbeResult>,
         lat: Option<(&LatencyHistogram, &LatencyHistogram)>,
     ) -> Result<Sample, LifeError> {
-        let c = sim.counters();
-        let st = sim.state();
+        let c = sim.device().counters();
+        let st = sim.device().state();
         let d = c.since(&self.prev);
         self.prev = c;
         self.count += 1;
@@ -172,11 +179,11 @@ impl Sampler {
             nand_write_bytes: c.nand_units_programmed * flashsim::MAP_UNIT,
             waf: c.write_amplification(),
             waf_interval: d.write_amplification(),
-            fs_used_bytes: sim.fs_used(),
-            fs_capacity_bytes: sim.fs_capacity(),
+            fs_used_bytes: sim.fs().used_bytes(),
+            fs_capacity_bytes: sim.fs().capacity(),
             device_valid_bytes: valid,
-            logical_bytes: sim.logical_bytes(),
-            deleted_valid_bytes: valid.saturating_sub(sim.fs_used()),
+            logical_bytes: sim.device().logical_bytes(),
+            deleted_valid_bytes: valid.saturating_sub(sim.fs().used_bytes()),
             free_blocks: st.free_blocks,
             total_blocks: st.total_blocks,
             erases_mean: st.wear.mean_erases,
@@ -198,6 +205,16 @@ impl Sampler {
     }
 }
 
+/// The simulated system of a life run: a new device of `profile` with an empty filesystem of
+/// the profile's kind (its `[system]` table: ext4 on the Nexus 7, F2FS on the Moto X, the
+/// data-extents-only `plain` model otherwise); `discard` mounts it with online discard (the
+/// trim policy's). Errors name a bad `[system]` table of the profile.
+pub(crate) fn system(profile: &Profile, seed: u64, discard: bool) -> Result<SimSystem, SimError> {
+    let mut fs = FsConfig::from_profile(profile, &profile.name).map_err(SimError::Config)?;
+    fs.discard |= discard;
+    Ok(SimSystem::with_fs(profile, seed, fs))
+}
+
 /// Run `usage` on a new device of `profile` under `cfg`. `progress` gets the fraction done.
 pub fn run_life(
     profile: &Profile,
@@ -205,7 +222,7 @@ pub fn run_life(
     cfg: &LifeConfig,
     mut progress: impl FnMut(f64),
 ) -> Result<LifeResult, LifeError> {
-    let mut sim = Sim::new(profile, cfg.seed, cfg.policy.mount_discard())?;
+    let mut sim = system(profile, cfg.seed, cfg.policy.mount_discard())?;
     let mut work = Workload::new(usage, cfg.seed);
     work.setup(&mut sim).map_err(LifeError::sim("base data (day 0)"))?;
     let mut sampler = Sampler::new(&sim, cfg.pe_cycles, cfg.probe, usage.keep_fill, cfg.seed);

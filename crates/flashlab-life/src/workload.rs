@@ -4,10 +4,11 @@
 //! rewrite parts of existing files in place, read. Deterministic for a seed.
 
 use crate::error::SimError;
-use crate::sim_adapter::Sim;
 use crate::usage::Usage;
 use flashlab_lab::rng::Rng;
+use flashlab_lab::system::SimSystem;
 use flashlab_measure::LatencyHistogram;
+use flashsim::Op;
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -81,9 +82,9 @@ impl Workload {
     }
 
     /// Day 0: write the base data (`base_fill` of the filesystem) as large files.
-    pub fn setup(&mut self, sim: &mut Sim) -> Result<(), SimError> {
-        let target = (self.usage.base_fill * sim.fs_capacity() as f64) as u64;
-        let chunk = (sim.fs_capacity() / 64).clamp(1 << 20, 256 << 20) / 4096 * 4096;
+    pub fn setup(&mut self, sim: &mut SimSystem) -> Result<(), SimError> {
+        let target = (self.usage.base_fill * sim.fs().capacity() as f64) as u64;
+        let chunk = (sim.fs().capacity() / 64).clamp(1 << 20, 256 << 20) / 4096 * 4096;
         let mut written = 0;
         while written + 4096 <= target {
             let size = chunk.min(target - written) / 4096 * 4096;
@@ -98,22 +99,24 @@ impl Workload {
         Ok(())
     }
 
-    fn fsync(&mut self, sim: &mut Sim) -> Result<(), SimError> {
-        let d = sim.fsync()?;
+    fn fsync(&mut self, sim: &mut SimSystem) -> Result<(), SimError> {
+        let t = sim.now();
+        sim.sync()?;
+        let d = sim.now() - t;
         self.fsync_lat.record(d);
         self.stats.fsyncs += 1;
         Ok(())
     }
 
     /// Write a whole file sequentially in large requests, with fsync as the model says.
-    fn write_seq(&mut self, sim: &mut Sim, name: &str, size: u64, record: bool) -> Result<(), SimError> {
+    fn write_seq(&mut self, sim: &mut SimSystem, name: &str, size: u64, record: bool) -> Result<(), SimError> {
         let mut off = 0;
         let mut since_sync = 0;
         let every = self.usage.fsync_every;
         let small = record && self.usage.daily_overwrite == 0;
         while off < size {
             let l = MAX_REQUEST.min(size - off);
-            let c = sim.file_io(name, true, off, l)?;
+            let c = sim.io_now(name, Op::Write, off, l)?;
             if small {
                 self.small_lat.record(c.latency());
             }
@@ -155,21 +158,21 @@ impl Workload {
         whole as u64
     }
 
-    fn delete(&mut self, sim: &mut Sim, f: &FileRec) -> Result<(), SimError> {
+    fn delete(&mut self, sim: &mut SimSystem, f: &FileRec) -> Result<(), SimError> {
         sim.delete(&f.name)?;
         self.stats.files_deleted += 1;
         Ok(())
     }
 
     /// One session of use at the simulator's current time.
-    pub fn session(&mut self, sim: &mut Sim) -> Result<(), SimError> {
+    pub fn session(&mut self, sim: &mut SimSystem) -> Result<(), SimError> {
         for f in std::mem::take(&mut self.temp) {
             self.delete(sim, &f)?;
         }
-        let keep = (self.usage.keep_fill * sim.fs_capacity() as f64) as u64;
+        let keep = (self.usage.keep_fill * sim.fs().capacity() as f64) as u64;
         // Room the filesystem keeps free whatever the user does (ext4's reserved blocks are
         // not modelled; 1 % stands for them).
-        let reserve = sim.fs_capacity() / 100;
+        let reserve = sim.fs().capacity() / 100;
         // New files: while this session's share of the daily volume is not used up. A file
         // may be larger than what is left (a video, an app update): the excess is borrowed from
         // the next sessions, so bursts happen and the daily volume still holds on average.
@@ -177,13 +180,13 @@ impl Workload {
         while self.carry[0] >= 4096.0 {
             let size = self.draw_size();
             self.carry[0] -= size as f64;
-            while sim.fs_used() + size > keep {
+            while sim.fs().used_bytes() + size > keep {
                 match self.user.pop_front() {
                     Some(f) => self.delete(sim, &f)?,
                     None => break,
                 }
             }
-            if sim.fs_free() < size + reserve {
+            if sim.fs().free_bytes() < size + reserve {
                 self.stats.skipped_bytes += size;
                 continue;
             }
@@ -209,7 +212,7 @@ impl Workload {
             let blocks = (f.size / bs).max(1);
             let off = self.rng.below(blocks) * bs;
             let len = bs.min(f.size - off);
-            let c = sim.file_io(&f.name, true, off, len)?;
+            let c = sim.io_now(&f.name, Op::Write, off, len)?;
             self.small_lat.record(c.latency());
             self.stats.overwrite_bytes += len;
             over = over.saturating_sub(len);
@@ -231,7 +234,7 @@ impl Workload {
             let end = (off + read).min(f.size);
             while off < end {
                 let l = MAX_REQUEST.min(end - off);
-                sim.file_io(&f.name, false, off, l)?;
+                sim.io_now(&f.name, Op::Read, off, l)?;
                 off += l;
                 self.stats.read_bytes += l;
                 read = read.saturating_sub(l);

@@ -17,7 +17,7 @@ fn run(policy: &str) -> LifeResult {
     let profile = toy();
     let usage = preset("anandtech-10g").unwrap();
     // The preset's 34 MiB a day is 1 GB a month; 10 GB -> this device's filesystem.
-    let fs_capacity = flashsim::Device::new(&profile, 1).logical_bytes() as f64;
+    let fs_capacity = profile.logical_bytes() as f64;
     let usage = usage.scaled(fs_capacity / 10e9);
     let mut cfg = LifeConfig::new(Policy::parse(policy).unwrap(), 365 * DAY, 7);
     cfg.probe_every = 30;

@@ -33,7 +33,7 @@ proptest! {
     ) {
         let p = profile(i);
         // A heavy day scaled to this device (the preset is for a 32 GB phone), for 4 days.
-        let logical = flashsim::Device::new(&p, 1).logical_bytes() as f64;
+        let logical = p.logical_bytes() as f64;
         let usage = preset("heavy-phone").unwrap().scaled(logical / 32e9);
         let mut cfg = LifeConfig::new(Policy::parse(policy).unwrap(), 4 * DAY, seed);
         cfg.probe_every = 0;

@@ -353,7 +353,8 @@ mod tests {
     }
 
     fn served(scale: f64, volatile: bool) -> ServedDevice {
-        let dev = Device::new(&toy(), 1);
+        let (dev, _, _) =
+            flashlab_lab::precondition::device(&toy(), 1, flashlab_lab::precondition::Precondition::Fresh).unwrap();
         let store = Store::memory(dev.logical_bytes());
         ServedDevice::new(dev, store, SimClock::new(scale), volatile)
     }

@@ -20,7 +20,8 @@ pub mod teardown;
 
 use clock::SimClock;
 use device::ServedDevice;
-use flashsim::{Device, Profile};
+use flashlab_lab::precondition::Precondition;
+use flashsim::Profile;
 use fuser::{BackgroundSession, Config, MountOption, Session, SessionACL};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -48,6 +49,9 @@ pub enum ServeError {
     /// The loop device could not be attached or detached.
     #[error(transparent)]
     Loop(#[from] LoopError),
+    /// The simulated device could not be brought into its starting state.
+    #[error("the simulated device: {0}")]
+    Device(#[from] flashlab_lab::Error),
     /// The loop device is still held (mounted, a device-mapper holder, an exclusive opener).
     #[error("{dev} is still in use ({})", holders.join(", "))]
     Busy {
@@ -159,7 +163,7 @@ impl Server {
         // mount there (a relative DIR used to leave it mounted and the server hanging).
         let dir = std::fs::canonicalize(&opts.dir)
             .map_err(|e| ServeError::Options(format!("mount directory {}: {e}", opts.dir.display())))?;
-        let dev = Device::new(&opts.profile, opts.seed);
+        let (dev, _, _) = flashlab_lab::precondition::device(&opts.profile, opts.seed, Precondition::Fresh)?;
         let capacity = dev.logical_bytes();
         let size = opts.size.unwrap_or(capacity);
         if size == 0 || !size.is_multiple_of(4096) || size > capacity {

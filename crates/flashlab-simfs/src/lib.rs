@@ -142,6 +142,10 @@ impl Fs {
     pub fn free_bytes(&self) -> u64 {
         self.model.free_bytes()
     }
+    /// Bytes in use: the capacity less what is free.
+    pub fn used_bytes(&self) -> u64 {
+        self.capacity().saturating_sub(self.free_bytes())
+    }
     /// The id of the live file called `name`.
     pub fn file_id(&self, name: &str) -> Option<FileId> {
         self.names.get(name).copied()

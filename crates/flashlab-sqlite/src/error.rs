@@ -50,6 +50,15 @@ pub enum Error {
     /// Replaying the recorded operations on the simulated system failed.
     #[error("simulated replay: {0}")]
     Sim(String),
+    /// The simulated system refused an operation of the replay (`what`: `write test.db`).
+    #[error("simulated replay: {what}: {source}")]
+    Replay {
+        /// The operation, in words.
+        what: String,
+        /// What the simulated system said.
+        #[source]
+        source: flashlab_lab::system::SysError,
+    },
     /// The recording VFS could not be registered.
     #[error("recording VFS: {0}")]
     Vfs(String),

@@ -9,8 +9,9 @@
 //! * `kernel_counters`: the block device under a directory and its `/sys/.../stat` counters.
 //! * `serve_counters`: a directory on a `flashlab serve` device (its loop device's backing
 //!   file is the serve mount's `device`): the simulator's own counters from `stats.json`.
-//! * [`replay`] and [`sim_adapter`]: the recorded log replayed on a simulated device through a
-//!   page-cache model, in virtual time (a model, labelled so).
+//! * [`replay`]: the recorded log replayed on a simulated system
+//!   (`flashlab_lab::system::SimSystem`) through a page-cache model, in virtual time (a model,
+//!   labelled so).
 //! * [`results`]: per-configuration results and the JSON document.
 //! * `text`: the terminal text (tables drawn by flashlab-results, 80 columns).
 //! * `signals`: Ctrl-C/SIGTERM remove the database files between two transactions.
@@ -29,7 +30,6 @@ pub mod replay;
 pub mod results;
 pub(crate) mod serve_counters;
 pub(crate) mod signals;
-pub mod sim_adapter;
 pub(crate) mod text;
 pub mod vfs_recorder;
 pub mod workload;
@@ -287,7 +287,8 @@ fn run_sim(
     let mut results = Vec::new();
     for (mode, sync) in configs(wl) {
         let run = workload::run_config(&scratch, &vfs, wl, mode, sync, &mut |_| Ok(()))?;
-        let mut sim = sim_adapter::SimAdapter::prepared(profile, seed, fs.clone(), precondition)?;
+        let (mut sim, _) = flashlab_lab::precondition::system(profile, seed, fs.clone(), precondition)
+            .map_err(|e| Error::Sim(e.to_string()))?;
         let rep = replay::replay(&run.events, &mut sim)?;
         let c = rep.counters;
         let dev = DeviceCounts {
@@ -319,8 +320,8 @@ fn run_sim(
         target: spec.to_string(),
         kind: "simulated",
         counts_from: format!(
-            "{} ({}); SQLite ran for real in {}, its recorded file operations were replayed in virtual time; tx/s and latencies are device time only",
-            sim_adapter::model_label(fs),
+            "model: simulated device under flashlab's simulated {} filesystem ({}); SQLite ran for real in {}, its recorded file operations were replayed in virtual time; tx/s and latencies are device time only",
+            fs.label(),
             profile.name,
             scratch.display()
         ),

@@ -38,8 +38,8 @@
 //! only, no CPU time.
 
 use crate::error::Error;
-use crate::sim_adapter::SimAdapter;
 use crate::vfs_recorder::{Event, Mark};
+use flashlab_lab::system::{SimSystem, SysError};
 use flashsim::Counters;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -93,8 +93,14 @@ pub fn runs(blocks: &BTreeSet<u64>) -> Vec<(u64, u64)> {
     out
 }
 
+/// The simulated system's refusal of `what` (`write test.db`), as the replay's error.
+fn refused(what: impl Into<String>) -> impl FnOnce(SysError) -> Error {
+    let what = what.into();
+    move |source| Error::Replay { what, source }
+}
+
 struct Replayer<'a> {
-    sim: &'a mut SimAdapter,
+    sim: &'a mut SimSystem,
     files: BTreeMap<String, SimFile>,
     measuring: bool,
     requests: u64,
@@ -111,7 +117,7 @@ impl Replayer<'_> {
             // Allocated as it is written back, not at its final size: on ext4 each writeback
             // that appends (a WAL frame, a journal record) allocates blocks then, dirtying the
             // block bitmap and group descriptor in that commit.
-            self.sim.create(path, 0)?;
+            self.sim.create(path, 0).map_err(refused(format!("create {path}")))?;
             f.allocated = true;
         }
         let runs = runs(&f.dirty);
@@ -121,16 +127,25 @@ impl Replayer<'_> {
             self.requests += runs.len() as u64;
             self.bytes += runs.iter().map(|r| r.1).sum::<u64>();
         }
-        self.sim.system_mut().fs.set_file_clock(clock);
-        let r = self.sim.write_runs(path, &runs);
-        self.sim.system_mut().fs.set_file_clock(None);
-        r
+        self.sim.set_file_clock(clock);
+        let r = self.sim.write_together(path, &runs);
+        self.sim.set_file_clock(None);
+        r.map(drop).map_err(refused(format!("write {path}")))
+    }
+
+    /// fsync `path` (its journal commit or node write and the cache flush), or with no file
+    /// or one never written back, commit what the filesystem holds and flush.
+    fn fsync(&mut self, path: Option<&str>) -> Result<(), Error> {
+        match path.filter(|p| self.sim.file_id(p).is_some()) {
+            Some(p) => self.sim.fsync_now(p).map(drop).map_err(refused(format!("fsync {p}"))),
+            None => self.sim.sync().map_err(refused("sync")),
+        }
     }
 
     /// Truncate to 0: the file keeps its inode and name where the model can truncate.
     fn truncate(&mut self, path: &str) -> Result<(), Error> {
         let allocated = self.files.get(path).is_some_and(|f| f.allocated);
-        if allocated && self.sim.truncate_to_zero(path)? {
+        if allocated && self.sim.truncate_to_zero(path).map_err(refused(format!("truncate {path}")))? {
             if let Some(f) = self.files.get_mut(path) {
                 f.dirty.clear();
             }
@@ -144,7 +159,7 @@ impl Replayer<'_> {
             f.dirty.clear();
             if f.allocated {
                 f.allocated = false;
-                self.sim.delete(path)?;
+                self.sim.delete(path).map_err(refused(format!("delete {path}")))?;
             }
         }
         Ok(())
@@ -152,7 +167,7 @@ impl Replayer<'_> {
 }
 
 /// Replay `events` on `sim`. The log must hold the measure marks.
-pub fn replay(events: &[Event], sim: &mut SimAdapter) -> Result<Replay, Error> {
+pub fn replay(events: &[Event], sim: &mut SimSystem) -> Result<Replay, Error> {
     replay_with(events, sim, &mut |_, _| {})
 }
 
@@ -160,8 +175,8 @@ pub fn replay(events: &[Event], sim: &mut SimAdapter) -> Result<Replay, Error> {
 /// own work), so a caller can start and stop recording the simulated requests there.
 pub fn replay_with(
     events: &[Event],
-    sim: &mut SimAdapter,
-    at_mark: &mut dyn FnMut(Mark, &mut SimAdapter),
+    sim: &mut SimSystem,
+    at_mark: &mut dyn FnMut(Mark, &mut SimSystem),
 ) -> Result<Replay, Error> {
     replay_with_clock(events, None, sim, at_mark)
 }
@@ -174,8 +189,8 @@ pub fn replay_with(
 pub fn replay_with_clock(
     events: &[Event],
     clocks: Option<&[u64]>,
-    sim: &mut SimAdapter,
-    at_mark: &mut dyn FnMut(Mark, &mut SimAdapter),
+    sim: &mut SimSystem,
+    at_mark: &mut dyn FnMut(Mark, &mut SimSystem),
 ) -> Result<Replay, Error> {
     if let Some(c) = clocks {
         if c.len() != events.len() {
@@ -252,10 +267,10 @@ pub fn replay_with_clock(
                 if let Some(p) = &p {
                     r.writeback(p)?;
                 }
-                r.sim.fsync(p.as_deref())?;
+                r.fsync(p.as_deref())?;
                 // The first sync of a new journal or WAL also fsyncs the directory.
                 if pending_dir_sync.remove(file) {
-                    r.sim.fsync_dir()?;
+                    r.sim.fsync_dir().map_err(refused("fsync of the directory"))?;
                 }
             }
             Event::Truncate { file, size } => {
@@ -271,7 +286,7 @@ pub fn replay_with_clock(
             Event::Delete { path, sync_dir } => {
                 r.free(path)?;
                 if *sync_dir {
-                    r.sim.fsync(None)?;
+                    r.fsync(None)?;
                 }
             }
             Event::Mark(Mark::WritebackAll) => {
@@ -279,15 +294,15 @@ pub fn replay_with_clock(
                 for p in paths {
                     r.writeback(&p)?;
                 }
-                r.sim.fsync(None)?;
+                r.fsync(None)?;
             }
             Event::Mark(Mark::MeasureStart) => {
-                start_counters = Some(r.sim.counters());
+                start_counters = Some(r.sim.device().counters());
                 r.measuring = true;
             }
             Event::Mark(Mark::MeasureEnd) => {
                 let start = start_counters.ok_or_else(|| Error::Sim("measure end before its start".into()))?;
-                out.counters = r.sim.counters().since(&start);
+                out.counters = r.sim.device().counters().since(&start);
                 r.measuring = false;
             }
             Event::Mark(Mark::TxBegin) => {
@@ -328,7 +343,7 @@ mod tests {
     #[test]
     fn replays_a_small_log() {
         let p = flashsim::Profile::from_toml("toy", flashlab_lab::profiles::builtin("toy").unwrap()).unwrap();
-        let mut sim = SimAdapter::new(&p, 1, flashlab_simfs::FsConfig::plain(false));
+        let mut sim = SimSystem::with_fs(&p, 1, flashlab_simfs::FsConfig::plain(false));
         let db = Some("/x/db".to_string());
         let j = "/x/db-journal".to_string();
         let ev = vec![
@@ -361,7 +376,7 @@ mod tests {
     #[test]
     fn log_without_measure_is_an_error() {
         let p = flashsim::Profile::from_toml("toy", flashlab_lab::profiles::builtin("toy").unwrap()).unwrap();
-        let mut sim = SimAdapter::new(&p, 1, flashlab_simfs::FsConfig::plain(false));
+        let mut sim = SimSystem::with_fs(&p, 1, flashlab_simfs::FsConfig::plain(false));
         assert!(replay(&[Event::Write { file: 9, off: 0, len: 1 }], &mut sim).is_err());
         assert!(replay(&[], &mut sim).unwrap_err().to_string().contains("measured interval"));
     }

@@ -3,10 +3,10 @@
 //! move and WAL needs fewer flushes per commit than DELETE; integrity checks pass; no file is
 //! left behind, even when a run fails half-way; bad targets are clear errors.
 
+use flashlab_lab::system::SimSystem;
 use flashlab_sqlite::config::{JournalMode, Shape, SyncMode, Workload};
 use flashlab_sqlite::replay::{replay, BLOCK};
 use flashlab_sqlite::results::VfsCounts;
-use flashlab_sqlite::sim_adapter::SimAdapter;
 use flashlab_sqlite::vfs_recorder::{Event, Mark, RecordingVfs};
 use flashlab_sqlite::workload::{run_config, Phase};
 use flashlab_sqlite::{run, Error, RunOptions, Target};
@@ -118,7 +118,7 @@ fn simulated_counts_follow_the_recorded_operations_exactly() {
                 let run = run_config(&dir, &vfs, &wl, mode, sync, &mut |_| Ok(())).unwrap();
                 assert_eq!(run.integrity, "ok");
                 let v = VfsCounts::measured(&run.events);
-                let mut sim = SimAdapter::new(&toy(), 1, flashlab_simfs::FsConfig::plain(false));
+                let mut sim = SimSystem::with_fs(&toy(), 1, flashlab_simfs::FsConfig::plain(false));
                 let r = replay(&run.events, &mut sim).unwrap();
                 let what = format!("{shape} {mode}/{sync}");
                 assert_eq!(r.counters.host_flushes, v.syncs + v.deletes_sync_dir + 1, "{what}: flushes");

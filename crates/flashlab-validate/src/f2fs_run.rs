@@ -13,7 +13,6 @@ use crate::guest::{result_path, GuestJob, GuestRequest, GuestResult};
 use crate::options::{Options, Workload};
 use crate::report::{BehaviourRow, Report};
 use crate::requests::{self, Req, ReqOp};
-use flashlab_lab::system::SimSystem;
 use flashlab_simfs::{Fs, FsConfig, FsCounters, FsKind, FS_BLOCK};
 use std::path::PathBuf;
 
@@ -162,7 +161,7 @@ fn compare(o: &Options, g: &GuestResult, vm_wall_s: f64) -> Result<Report, Error
             taken.push(format!("{k}={v}"));
         }
     }
-    let sys = SimSystem { dev: crate::model_run::device(o, capacity)?, fs: Fs::f2fs_on(cfg.clone(), &layout), now: 0 };
+    let sys = crate::model_run::system_on(o, capacity, Fs::f2fs_on(cfg.clone(), &layout))?;
     let (trace, counters) = match o.workload {
         Workload::Sqlite(_) => {
             let (trace, _, _, c) = crate::sqlite_run::run_model_counted(sys, &g.sqlite_log, Some(&g.clock))?;

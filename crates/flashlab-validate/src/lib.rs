@@ -89,7 +89,7 @@ pub fn run(o: &Options) -> Result<Report, Error> {
             // The kernel run read the coarse clock before every operation; the model takes
             // its file timestamps from those values, so it dirties inodes where the kernel did
             // however fast or slowly the kernel ran.
-            let free = model_run::system(o, &layout)?.fs.free_bytes();
+            let free = model_run::system(o, &layout)?.fs().free_bytes();
             let script = ops::script(o, free);
             let k = kernel_run::run(&img.m, &script, o.seed, false)?;
             let m = model_run::run(o, &layout, &script, Some(&k.clock))?;
@@ -101,7 +101,7 @@ pub fn run(o: &Options) -> Result<Report, Error> {
     let dump = img.dumpe2fs()?;
     let kernel_dirs = img.dir_blocks("/")?;
     let model_reqs = requests::from_model(&model_trace, img.max_request);
-    let model_dirs = sys.fs.inplace().map(|i| i.dir_blocks().to_vec()).unwrap_or_default();
+    let model_dirs = sys.fs().inplace().map(|i| i.dir_blocks().to_vec()).unwrap_or_default();
     if let Ok(n) = std::env::var("FLASHLAB_VALIDATE_DUMP").map(|v| v.parse::<usize>().unwrap_or(0)) {
         for (side, reqs, dirs) in [("kernel", &kernel_reqs, &kernel_dirs), ("model", &model_reqs, &model_dirs)] {
             let c = Classifier::new(&layout, dirs);
@@ -120,7 +120,7 @@ pub fn run(o: &Options) -> Result<Report, Error> {
     let free_space = match o.workload {
         Workload::Fill | Workload::AgeFill => {
             let kfree = freemap::free_runs_from_dumpe2fs("dumpe2fs", &dump)?;
-            let mfree = sys.fs.inplace().map(|i| i.free_space()).unwrap_or_default();
+            let mfree = sys.fs().inplace().map(|i| i.free_space()).unwrap_or_default();
             Some(free_maps(freemap::free_map(&mfree, capacity), freemap::free_map(&kfree, capacity)))
         }
         _ => None,
@@ -210,10 +210,10 @@ fn placement(sys: &SimSystem, kernel: &[(String, fiemap::FileExtents)]) -> Place
         kernel_extents_per_file: 0.0,
         sample: Vec::new(),
     };
-    let Some(ip) = sys.fs.inplace() else { return p };
+    let Some(ip) = sys.fs().inplace() else { return p };
     let (mut me, mut ke) = (0usize, 0usize);
     for (name, kx) in kernel {
-        let Some(mx) = sys.fs.file_id(name).and_then(|id| ip.extents(id.index())) else { continue };
+        let Some(mx) = sys.fs().file_id(name).and_then(|id| ip.extents(id.index())) else { continue };
         p.files += 1;
         me += mx.len();
         ke += kx.len();

@@ -10,7 +10,7 @@ use flashlab_simfs::disk::Traced;
 use flashlab_simfs::ext4_layout::Layout;
 use flashlab_simfs::FS_BLOCK;
 use flashlab_simfs::{Fs, FsConfig, FsKind};
-use flashsim::{Device, Op, Profile};
+use flashsim::{Op, Profile};
 
 /// The model's filesystem configuration for a mount.
 pub fn fs_config(m: Mount) -> FsConfig {
@@ -23,33 +23,32 @@ pub fn fs_config(m: Mount) -> FsConfig {
 /// A simulated system: the profile's device, the ext4 model over `layout`.
 pub fn system(o: &Options, layout: &Layout) -> Result<SimSystem, Error> {
     let bytes = layout.blocks * FS_BLOCK;
-    let dev = device(o, bytes)?;
     let mut cfg = fs_config(o.mount);
     if let Some(t) = o.tick_ns {
         cfg.timestamp_granularity_ns = t.max(1);
     }
-    Ok(SimSystem { dev, fs: Fs::ext4_on(bytes, cfg, layout.clone()), now: 0 })
+    system_on(o, bytes, Fs::ext4_on(bytes, cfg, layout.clone()))
 }
 
-/// The model's device: the run's profile, at least `bytes` large.
-pub fn device(o: &Options, bytes: u64) -> Result<Device, Error> {
+/// A simulated system of the run's model profile with `fs` (a model over an image of `bytes`)
+/// on it; the device must hold the whole image.
+pub fn system_on(o: &Options, bytes: u64, fs: Fs) -> Result<SimSystem, Error> {
     let text = flashlab_lab::profiles::builtin(&o.model_profile).ok_or_else(|| Error::Option {
         option: "--model-profile",
         msg: format!("no built-in profile '{}'", o.model_profile),
     })?;
     let p = Profile::from_toml(&o.model_profile, text).map_err(|e| Error::Model(e.to_string()))?;
-    let dev = Device::new(&p, o.seed);
-    if dev.logical_bytes() < bytes {
+    if p.logical_bytes() < bytes {
         return Err(Error::Option {
             option: "--size",
             msg: format!(
                 "{bytes} bytes: larger than the model device {} ({} bytes)",
                 o.model_profile,
-                dev.logical_bytes()
+                p.logical_bytes()
             ),
         });
     }
-    Ok(dev)
+    SimSystem::on_fs(&p, o.seed, fs).map_err(|e| Error::Model(e.to_string()))
 }
 
 fn err(op: &FileOp) -> impl FnOnce(flashlab_lab::system::SysError) -> Error + '_ {
@@ -64,18 +63,16 @@ pub fn apply(s: &mut SimSystem, op: &FileOp) -> Result<(), Error> {
             let mut off = 0;
             while off < *size {
                 let n = WRITE_CHUNK.min(size - off);
-                s.now = s.now.max(s.io(s.now, id, Op::Write, off, n).map_err(err(op))?.done);
+                s.io_now(id, Op::Write, off, n).map_err(err(op))?;
                 off += n;
             }
-            s.now = s.now.max(s.fsync(s.now, id).map_err(err(op))?);
+            s.fsync_now(id).map_err(err(op))?;
         }
         FileOp::Overwrite { name, off, len } => {
-            let id = s.file_id(name).ok_or_else(|| Error::Model(format!("{op:?}: no such file")))?;
-            s.now = s.now.max(s.io(s.now, id, Op::Write, *off, *len).map_err(err(op))?.done);
+            s.io_now(name, Op::Write, *off, *len).map_err(err(op))?;
         }
         FileOp::Fsync { name } => {
-            let id = s.file_id(name).ok_or_else(|| Error::Model(format!("{op:?}: no such file")))?;
-            s.now = s.now.max(s.fsync(s.now, id).map_err(err(op))?);
+            s.fsync_now(name).map_err(err(op))?;
         }
         FileOp::Delete { name } => s.delete(name).map_err(err(op))?,
         FileOp::Sync => s.sync().map_err(err(op))?,
@@ -108,14 +105,14 @@ pub fn run_on(mut s: SimSystem, script: &Script, clock: Option<&[u64]>) -> Resul
         apply(&mut s, op)?;
     }
     s.sync().map_err(|e| Error::Model(e.to_string()))?;
-    s.fs.set_trace(true);
-    let c0 = s.fs.counters();
+    s.set_trace(true);
+    let c0 = s.fs_counters();
     for (i, op) in script.measured.iter().enumerate() {
-        s.fs.set_file_clock(clock.and_then(|c| c.get(i).copied()));
+        s.set_file_clock(clock.and_then(|c| c.get(i).copied()));
         apply(&mut s, op)?;
     }
-    s.fs.set_file_clock(None);
-    let trace = s.fs.set_trace(false);
-    let counters = s.fs.counters().since(&c0);
+    s.set_file_clock(None);
+    let trace = s.set_trace(false);
+    let counters = s.fs_counters().since(&c0);
     Ok(ModelRun { trace, system: s, counters })
 }

@@ -13,7 +13,6 @@ use flashlab_lab::system::SimSystem;
 use flashlab_simfs::disk::Traced;
 use flashlab_simfs::ext4_layout::Layout;
 use flashlab_sqlite::replay::replay_with_clock;
-use flashlab_sqlite::sim_adapter::SimAdapter;
 use flashlab_sqlite::vfs_recorder::{Event, Mark, RecordingVfs};
 use flashlab_sqlite::workload::{run_config, Phase};
 use flashlab_sqlite::{JournalMode, Shape, SyncMode, Workload};
@@ -86,11 +85,10 @@ pub fn run_model(
 /// [`run_model`] on a given simulated system (any filesystem model), with the filesystem's
 /// counters over the measured interval.
 pub fn run_model_counted(
-    sys: SimSystem,
+    mut sim: SimSystem,
     log: &[Event],
     clocks: Option<&[u64]>,
 ) -> Result<(Vec<Traced>, u64, SimSystem, flashlab_simfs::FsCounters), Error> {
-    let mut sim = SimAdapter::with_system(sys);
     let mut c0 = None;
     let mut c1 = None;
     let mut trace = Vec::new();
@@ -98,13 +96,13 @@ pub fn run_model_counted(
     replay_with_clock(log, clocks, &mut sim, &mut |m, sim| match m {
         Mark::MeasureStart => {
             t0 = sim.now();
-            sim.system_mut().fs.set_trace(true);
-            c0 = Some(sim.system_mut().fs.counters());
+            sim.set_trace(true);
+            c0 = Some(sim.fs_counters());
         }
         Mark::MeasureEnd => {
             t1 = sim.now();
-            trace = sim.system_mut().fs.set_trace(false);
-            c1 = Some(sim.system_mut().fs.counters());
+            trace = sim.set_trace(false);
+            c1 = Some(sim.fs_counters());
         }
         _ => {}
     })?;
@@ -112,5 +110,5 @@ pub fn run_model_counted(
         (Some(a), Some(b)) => b.since(&a),
         _ => flashlab_simfs::FsCounters::default(),
     };
-    Ok((trace, t1.saturating_sub(t0), sim.into_system(), counters))
+    Ok((trace, t1.saturating_sub(t0), sim, counters))
 }

@@ -173,13 +173,13 @@ pub(crate) fn run_fill_named(
     spec: &FillSpec,
     mut progress: impl FnMut(f64),
 ) -> Result<FillResult, SysError> {
-    let t0 = sys.now;
-    let size = sys.fs.free_bytes().saturating_sub(spec.leave_free) / 4096 * 4096;
+    let t0 = sys.now();
+    let size = sys.fs().free_bytes().saturating_sub(spec.leave_free) / 4096 * 4096;
     if size == 0 {
         return Err(flashlab_simfs::FsError::NoSpace {
             name: name.to_string(),
             wanted: 4096,
-            free: sys.fs.free_bytes(),
+            free: sys.fs().free_bytes(),
         }
         .into());
     }
@@ -193,7 +193,7 @@ pub(crate) fn run_fill_named(
         // what is left): a driver that reports along the way runs fio chunk by chunk.
         let left = size - planned;
         let share = if k + 1 == sessions { left } else { (left / (sessions - k)) / 4096 * 4096 };
-        let share = share.min(sys.fs.free_bytes() / 4096 * 4096);
+        let share = share.min(sys.fs().free_bytes() / 4096 * 4096);
         if share == 0 {
             break;
         }
@@ -229,9 +229,9 @@ pub(crate) fn run_fill_named(
         // The writes after the last fsync (fio issues none at the end): one more makes them
         // durable.
         if durable.pending() {
-            let t = sys.now.max(sys.dev.busy_until());
+            let t = sys.free_at();
             let done = sys.fsync(t, file)?;
-            sys.now = sys.now.max(done);
+            sys.advance_to(done);
             let c = Completed { job: 0, dir: None, bytes: 0, submitted: t, done };
             sl.busy(&c);
             durable.complete(&c, &mut sl.hist);
@@ -242,7 +242,7 @@ pub(crate) fn run_fill_named(
         }
         // Between sessions the device idles (its background GC runs) and the system's trim
         // policy may run fstrim.
-        let from = sys.now.max(sys.dev.busy_until());
+        let from = sys.free_at();
         let to = from + spec.gap_ns;
         if let Some(at) = spec.trim.fstrim_in_idle(from - t0, to - t0, last_trim.map(|l| l - t0)) {
             sys.idle(t0 + at - from);
@@ -255,10 +255,10 @@ pub(crate) fn run_fill_named(
                 bytes,
             });
         }
-        if to > sys.now {
-            sys.idle(to - sys.now);
+        if to > sys.now() {
+            sys.idle(to - sys.now());
         }
-        sl.last_done = sys.now;
+        sl.last_done = sys.now();
     }
     sl.finish(sys);
     Ok(FillResult {
@@ -267,7 +267,7 @@ pub(crate) fn run_fill_named(
         spec: spec.clone(),
         deciles: sl.deciles,
         fstrims,
-        virtual_s: (sys.now - t0) as f64 / 1e9,
+        virtual_s: (sys.now() - t0) as f64 / 1e9,
         device: sys.device_report(),
     })
 }
@@ -375,8 +375,8 @@ fn test_run(
     job.settings.seed = spec.seed ^ 0x7465_7374;
     job.settings.random_map = spec.random_map;
     job.settings.fsync_every = spec.fsync_every;
-    let before = sys.dev.counters();
-    let t0 = sys.now;
+    let before = sys.device().counters();
+    let t0 = sys.now();
     let mut h = LatencyHistogram::new();
     let mut durable = Durable::new(spec.fsync_every);
     run_jobs_hooked(
@@ -389,12 +389,12 @@ fn test_run(
         },
     )?;
     if durable.pending() {
-        let t = sys.now.max(sys.dev.busy_until());
+        let t = sys.free_at();
         let done = sys.fsync(t, file)?;
-        sys.now = sys.now.max(done);
+        sys.advance_to(done);
         durable.complete(&Completed { job: 0, dir: None, bytes: 0, submitted: t, done }, &mut h);
     }
-    let secs = (sys.now - t0) as f64 / 1e9;
+    let secs = (sys.now() - t0) as f64 / 1e9;
     let l = LatencySummary::of(&h);
     Ok(TestRun {
         label: label.to_string(),
@@ -406,7 +406,7 @@ fn test_run(
         mean_us: l.mean_us,
         writes: h.count(),
         mbs: if secs > 0.0 { durable.bytes as f64 / secs / 1e6 } else { 0.0 },
-        write_amplification: sys.dev.counters().since(&before).write_amplification(),
+        write_amplification: sys.device().counters().since(&before).write_amplification(),
     })
 }
 
@@ -476,9 +476,9 @@ impl Slices {
             slice: size.div_ceil(10),
             hist: LatencyHistogram::new(),
             deciles: Vec::with_capacity(10),
-            counters: sys.dev.counters(),
+            counters: sys.device().counters(),
             busy_ns: 0,
-            last_done: sys.now,
+            last_done: sys.now(),
             fstrims: 0,
             done_bytes: 0,
         }
@@ -512,8 +512,8 @@ impl Slices {
         let done_bytes = self.done_bytes;
         let n = self.deciles.len() as u64;
         let bytes = done_bytes - (self.slice * n).min(done_bytes);
-        let now = sys.dev.counters();
-        let state = sys.dev.state();
+        let now = sys.device().counters();
+        let state = sys.device().state();
         let l = LatencySummary::of(&self.hist);
         self.deciles.push(FillDecile {
             filled_pct: ((done_bytes * 100 / self.size) as u32).min(100),

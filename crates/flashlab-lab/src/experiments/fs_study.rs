@@ -44,28 +44,28 @@ pub fn overwrite_waf(
     let mut off = 0;
     while off < file_bytes {
         let len = (1u64 << 20).min(file_bytes - off);
-        s.now = s.now.max(s.io(s.now, id, Op::Write, off, len)?.done);
+        s.io_now(id, Op::Write, off, len)?;
         off += len;
     }
     s.sync()?;
-    let (fs0, dev0, t0) = (s.fs_counters(), s.dev.counters(), s.now);
+    let (fs0, dev0, t0) = (s.fs_counters(), s.device().counters(), s.now());
     let mut rng = Rng::new(seed);
     for i in 0..writes {
         let off = rng.below(file_bytes / 4096) * 4096;
-        s.now = s.now.max(s.io(s.now, id, Op::Write, off, 4096)?.done);
+        s.io_now(id, Op::Write, off, 4096)?;
         if fsync_every > 0 && (i + 1) % fsync_every == 0 {
-            s.now = s.now.max(s.fsync(s.now, id)?);
+            s.fsync_now(id)?;
         }
     }
     let fs = s.fs_counters().since(&fs0);
-    let dev = s.dev.counters().since(&dev0);
+    let dev = s.device().counters().since(&dev0);
     Ok(OverwriteRow {
         filesystem: label,
         fsync_every,
         writes,
         fs_write_amplification: fs.write_amplification,
         device_write_amplification: dev.write_amplification(),
-        iops: writes as f64 * 1e9 / (s.now - t0).max(1) as f64,
+        iops: writes as f64 * 1e9 / (s.now() - t0).max(1) as f64,
         fs,
     })
 }

@@ -47,7 +47,7 @@ pub fn run_wsat(
     mut progress: impl FnMut(f64),
 ) -> Result<WsatResult, SysError> {
     // The raw device, as the PTS prescribes: one extent over the whole logical space.
-    let cap = sys.dev.logical_bytes() / 4096 * 4096;
+    let cap = sys.device().logical_bytes() / 4096 * 4096;
     let mut job = JobSpec::on_file("wsat", Rw::RandWrite, 4096, FileId::RAW, cap);
     job.settings.iodepth = iodepth;
     job.settings.seed = seed;
@@ -57,7 +57,7 @@ pub fn run_wsat(
     let total = ((cap as f64 * times) as u64 / 4096) * 4096;
     job.settings.io_limit = Some(total);
     let per = (total / 4096).div_ceil(u64::from(intervals.max(1)));
-    let (mut ios, mut start, mut counters) = (0u64, sys.now, sys.dev.counters());
+    let (mut ios, mut start, mut counters) = (0u64, sys.now(), sys.device().counters());
     let mut out = Vec::new();
     // The next interval boundary (a compare per I/O instead of a division).
     let mut mark = per;
@@ -67,14 +67,14 @@ pub fn run_wsat(
             mark += per;
         }
         if ios + per == mark || ios * 4096 == total {
-            let now = sys.dev.counters();
+            let now = sys.device().counters();
             let n = ios - (out.len() as u64) * per;
             out.push(WsatInterval {
                 capacity_written: (ios * 4096) as f64 / cap as f64,
                 at_s: c.done as f64 / 1e9,
                 iops: n as f64 * 1e9 / (c.done - start).max(1) as f64,
                 write_amplification: now.since(&counters).write_amplification(),
-                free_blocks: sys.dev.state().free_blocks,
+                free_blocks: sys.device().state().free_blocks,
             });
             counters = now;
             start = c.done;

@@ -11,8 +11,8 @@
 use super::TraceOp;
 use crate::error::LifeError;
 use crate::runner::{LifeResult, Sampler};
-use crate::sim_adapter::Sim;
 use crate::workload::AppStats;
+use flashlab_lab::system::SimSystem;
 use flashlab_measure::LatencyHistogram;
 use flashsim::{Ns, Op, Profile};
 
@@ -48,9 +48,9 @@ pub fn replay(
     cfg: &ReplayConfig,
     mut progress: impl FnMut(f64),
 ) -> Result<(LifeResult, ReplayStats), LifeError> {
-    let mut sim = Sim::new(profile, cfg.seed, false)?;
+    let mut sim = crate::runner::system(profile, cfg.seed, false)?;
     let mut sampler = Sampler::new(&sim, cfg.pe_cycles, None, 0.0, cfg.seed);
-    let cap = sim.logical_bytes();
+    let cap = sim.device().logical_bytes();
     let mut stats = ReplayStats::default();
     let mut samples = Vec::new();
     let mut lat = LatencyHistogram::new();
@@ -59,16 +59,20 @@ pub fn replay(
     let mut prev_done: Ns = 0;
     let mut app = AppStats::default();
     let n = ops.len().max(1);
-    let take =
-        |sim: &mut Sim, sampler: &mut Sampler, lat: &mut LatencyHistogram, samples: &mut Vec<_>, at: Ns, last: bool| {
-            let k = samples.len() as u64 + 1;
-            let with_probe = last || (cfg.probe_every > 0 && k.is_multiple_of(u64::from(cfg.probe_every)));
-            let probe = if with_probe { Some(sampler.probe_now(sim)?) } else { None };
-            let s = sampler.sample(sim, at as f64 / crate::policy::DAY as f64, probe, Some((&*lat, &none)))?;
-            lat.clear();
-            samples.push(s);
-            Ok::<(), LifeError>(())
-        };
+    let take = |sim: &mut SimSystem,
+                sampler: &mut Sampler,
+                lat: &mut LatencyHistogram,
+                samples: &mut Vec<_>,
+                at: Ns,
+                last: bool| {
+        let k = samples.len() as u64 + 1;
+        let with_probe = last || (cfg.probe_every > 0 && k.is_multiple_of(u64::from(cfg.probe_every)));
+        let probe = if with_probe { Some(sampler.probe_now(sim)?) } else { None };
+        let s = sampler.sample(sim, at as f64 / crate::policy::DAY as f64, probe, Some((&*lat, &none)))?;
+        lat.clear();
+        samples.push(s);
+        Ok::<(), LifeError>(())
+    };
     for (i, o) in ops.iter().enumerate() {
         let t = if cfg.compress_time { prev_done.max(sim.now()) } else { o.t_ns };
         let step = cfg.sample_ns.max(1);

@@ -58,7 +58,7 @@ pub fn system(args: &CommonArgs) -> Result<(Profile, SimSystem, PreconditionRepo
 
 /// The header line every simulated run prints.
 pub fn banner(what: &str, args: &CommonArgs, profile: &Profile, sys: &SimSystem) -> String {
-    banner_fs(what, args, profile, sys.fs.config())
+    banner_fs(what, args, profile, sys.fs().config())
 }
 
 /// [`banner`] before the system is made.
