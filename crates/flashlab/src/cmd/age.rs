@@ -65,6 +65,7 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
                 rand_io,
                 span,
                 precondition: args.sim_fs.precondition,
+                check: a.check,
             };
             let out = sim_run::run(&r, &mut progress)?;
             bar.finish();
@@ -76,7 +77,7 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
             (out.result, Some(pre), format!("virtual time {:.1} s", out.elapsed_ns as f64 / 1e9))
         }
         Target::Dir(dir) => {
-            if let Some(flag) = args.sim_fs.given() {
+            if let Some(flag) = args.sim_fs.given().or(a.check.map(|_| "--check")) {
                 return Err(Error::not_applicable(
                     flag,
                     "applies to simulated targets (sim:PROFILE); on a real filesystem the filesystem and its mount options are the real ones",
