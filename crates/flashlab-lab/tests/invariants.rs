@@ -7,7 +7,7 @@
 
 use flashlab_lab::precondition::Precondition;
 use flashlab_lab::protocol::Protocol;
-use flashlab_lab::shrink::shrunk;
+use flashlab_lab::shrink::{self, shrunk};
 use flashlab_lab::sim_run::{self, SimProtocolRun};
 use flashlab_simfs::FsConfig;
 use flashsim::fault::{arm_next_device, Fault};
@@ -73,10 +73,23 @@ fn without_the_check_a_broken_device_runs_on() {
     assert!(v.what.starts_with("die 0: valid count"), "{v}");
 }
 
+/// The profile's own filesystem; make_ext4fs refuses a device this small, then mke2fs's ext4.
+fn own_fs(profile: &Profile) -> FsConfig {
+    FsConfig::from_profile(profile, &profile.name).unwrap_or_else(|_| FsConfig::parse("ext4").unwrap())
+}
+
 /// What `flashlab age --check` runs (`sim_run::run`), on `profile` with its own filesystem.
 fn age_run(profile: &Profile, check: Option<u64>) -> Result<sim_run::SimProtocolOutcome, flashlab_lab::Error> {
+    age_run_fs(profile, own_fs(profile), check)
+}
+
+/// [`age_run`] with filesystem `fs`.
+fn age_run_fs(
+    profile: &Profile,
+    fs: FsConfig,
+    check: Option<u64>,
+) -> Result<sim_run::SimProtocolOutcome, flashlab_lab::Error> {
     let proto = Protocol::builtin("age-small").unwrap();
-    let fs = FsConfig::from_profile(profile, &profile.name).unwrap_or_else(|_| FsConfig::plain(false));
     let r = SimProtocolRun {
         target: "sim:test",
         profile,
@@ -121,15 +134,36 @@ fn age_check_passes_on_every_builtin_profile() {
     let start = Instant::now();
     let mut checked = Vec::new();
     for (name, text) in flashsim::builtin::BUILTIN {
+        let t = Instant::now();
         let full = Profile::from_toml(&format!("{name}.toml"), text).unwrap();
-        // The smallest geometry age-small fits on (its fill leaves 48 MiB free).
-        let profile = shrunk(&full, 320 << 20).unwrap_or_else(|| panic!("{name}: no small geometry validates"));
-        let out = age_run(&profile, Some(2000)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let commands = out.system.dev.commands();
-        assert!(commands > 20_000, "{name}: only {commands} device commands, so few checks");
-        out.system.check_invariants().unwrap();
+        // The smallest geometry on shrink's ladder that validates, from 320 MiB of NAND (the
+        // protocol's fill leaves 48 MiB free); many dies with a large reserve each need more.
+        let profile = [320u64 << 20, 640 << 20, 1280 << 20, 2560 << 20]
+            .iter()
+            .find_map(|&max| shrunk(&full, max))
+            .unwrap_or_else(|| panic!("{name}: no geometry of at most 2.5 GiB validates"));
+        // Its own filesystem, and each model it does not name.
+        let mut labels = Vec::new();
+        for fs in [own_fs(&profile), FsConfig::parse("plain").unwrap(), FsConfig::parse("ext4").unwrap(), FsConfig::parse("f2fs").unwrap()] {
+            if labels.iter().any(|(k, _)| *k == fs.kind) {
+                continue;
+            }
+            let label = fs.label();
+            let out = age_run_fs(&profile, fs.clone(), Some(1000)).unwrap_or_else(|e| panic!("{name} ({label}): {e}"));
+            let commands = out.system.dev.commands();
+            assert!(commands > 20_000, "{name} ({label}): only {commands} device commands, so few checks");
+            out.system.check_invariants().unwrap();
+            labels.push((fs.kind, format!("{label} {commands} commands")));
+        }
+        assert_eq!(labels.len(), 3, "{name}: plain, ext4 and f2fs");
+        eprintln!(
+            "{name}: {} MiB of NAND; {}; {:.2} s",
+            shrink::nand_bytes(&profile) >> 20,
+            labels.iter().map(|(_, l)| l.as_str()).collect::<Vec<_>>().join(", "),
+            t.elapsed().as_secs_f64()
+        );
         checked.push(*name);
     }
     assert_eq!(checked.len(), flashsim::builtin::BUILTIN.len());
-    eprintln!("age-small --check=2000 on {} profiles: {:.1} s", checked.len(), start.elapsed().as_secs_f64());
+    eprintln!("age-small --check=1000 on {} profiles x 3 filesystems: {:.1} s", checked.len(), start.elapsed().as_secs_f64());
 }
