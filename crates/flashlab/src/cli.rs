@@ -227,6 +227,8 @@ impl RealArgs {
 /// What `--check` without a number means: every 10 000 device commands
 /// ([`flashsim::DEFAULT_CHECK_EVERY`]).
 pub const CHECK_EVERY_DEFAULT: &str = "10000";
+// The string above and the simulator's constant say the same number.
+const _: () = assert!(flashsim::DEFAULT_CHECK_EVERY == 10_000);
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
