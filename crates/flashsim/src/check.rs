@@ -8,7 +8,7 @@
 //!   turns it on); on by default in debug builds (every test run), every
 //!   [`debug_check_every`] commands, a period that grows with the device so that the check
 //!   costs each command about the same on any size.
-//! - **hot-path assertions** ([`hot_assert!`]): cheap checks where a broken state would
+//! - **hot-path assertions** (`hot_assert!`, `lib.rs`): cheap checks where a broken state would
 //!   otherwise go unnoticed (a valid count about to underflow, a write pointer past its
 //!   block, a taken free block that is not free, a mapping entry out of range). Compiled into
 //!   debug builds and, with cargo feature `checked`, into release builds; release builds
@@ -17,7 +17,8 @@
 use crate::timeline::Ns;
 
 /// The period of the checks `flashlab age --check` runs without a number: every 10 000 host
-/// commands (a check of a 16 GiB device takes about as long as 10 000 commands).
+/// commands (the check's cost grows with the device; `--check=N` trades it against how soon a
+/// broken state is found).
 pub const DEFAULT_CHECK_EVERY: u64 = 10_000;
 
 /// The period of the default checks of a debug build (tests) on a device of `physical_units`
