@@ -77,7 +77,13 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
             (out.result, Some(pre), format!("virtual time {:.1} s", out.elapsed_ns as f64 / 1e9))
         }
         Target::Dir(dir) => {
-            if let Some(flag) = args.sim_fs.given().or(a.check.map(|_| "--check")) {
+            if a.check.is_some() {
+                return Err(Error::not_applicable(
+                    "--check",
+                    "checks the simulator's invariants: it applies to simulated targets (sim:PROFILE)",
+                ));
+            }
+            if let Some(flag) = args.sim_fs.given() {
                 return Err(Error::not_applicable(
                     flag,
                     "applies to simulated targets (sim:PROFILE); on a real filesystem the filesystem and its mount options are the real ones",
