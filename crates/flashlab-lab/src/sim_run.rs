@@ -30,6 +30,10 @@ pub struct SimProtocolRun<'a> {
     pub span: Option<u64>,
     /// The device's history before the protocol starts.
     pub precondition: Precondition,
+    /// Check the device's and the filesystem model's invariants every this many device
+    /// commands, and once after the precondition and at the end (`flashlab age --check`);
+    /// `None`: the device's default (periodic checks in debug builds only, no final check).
+    pub check: Option<u64>,
 }
 
 /// What came out: the result, its document, and the system as the run left it.
@@ -72,8 +76,15 @@ pub fn run(r: &SimProtocolRun, progress: &mut dyn FnMut(usize, usize, &str, f64)
     let proto = Protocol { four_corner_span: None, four_corner_rand_io: None, ..r.protocol.clone() };
     let (mut sys, pre) = crate::precondition::system(r.profile, r.seed, r.fs.clone(), r.precondition)
         .map_err(Error::within("precondition"))?;
+    if let Some(every) = r.check {
+        sys.check_invariants().map_err(Error::within("after the precondition"))?;
+        sys.set_check_every(Some(every));
+    }
     let start = sys.now();
     let result = run_protocol(&mut sys, &proto, &fc, progress)?;
+    if r.check.is_some() {
+        sys.check_invariants().map_err(Error::within("at the end of the run"))?;
+    }
     let document = protocol_document(r, &sys, &pre, &result);
     let elapsed_ns = sys.now() - start;
     Ok(SimProtocolOutcome { result, document, four_corner: fc, system: sys, precondition: pre, elapsed_ns })

@@ -391,6 +391,21 @@ impl SimSystem {
         self.fs.set_file_clock(clock);
     }
 
+    /// Check the device's and the filesystem model's invariants now; the error names what
+    /// broke and when (device command count, virtual time).
+    pub fn check_invariants(&self) -> Result<(), SysError> {
+        self.dev.check_now().map_err(|v| SysError::Device(RequestError::Invariant(Box::new(v))))?;
+        Ok(self.fs.check_now(&self.dev)?)
+    }
+
+    /// Check the device's and the filesystem model's invariants every `every` device commands
+    /// from now on (the device after the command, the filesystem after the operation that
+    /// sent it); `None` turns the periodic checks off. A failed check fails the request.
+    pub fn set_check_every(&mut self, every: Option<u64>) {
+        self.dev.set_check_every(every);
+        self.fs.set_check_every(&self.dev, every);
+    }
+
     /// The filesystem's counters (metadata and journal writes, ...).
     pub fn fs_counters(&self) -> FsCounters {
         self.fs.counters()

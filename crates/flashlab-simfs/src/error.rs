@@ -43,6 +43,23 @@ pub enum FsError {
     /// The device refused a request the filesystem sent.
     #[error("device: {0}")]
     Device(#[from] RequestError),
+    /// The periodic invariant check ([`crate::Fs::set_check_every`]) found the model's
+    /// bookkeeping broken: a bug in the model. `what` names the file, block, extent or segment.
+    #[error(
+        "filesystem model {kind}: invariant broken after device command {command} (virtual time {}.{:09} s): {what}",
+        at / 1_000_000_000,
+        at % 1_000_000_000
+    )]
+    Invariant {
+        /// The model.
+        kind: crate::FsKind,
+        /// Host commands the device had run when the check failed.
+        command: u64,
+        /// The virtual time of the device's latest command, ns.
+        at: flashsim::Ns,
+        /// What the check found.
+        what: InvariantError,
+    },
 }
 
 /// A filesystem choice or mount option that cannot be read ([`crate::FsConfig::parse`],

@@ -221,6 +221,35 @@ impl Allocator {
         })
     }
 
+    /// The allocator's own bookkeeping: every free extent is whole blocks inside the
+    /// capacity, none touches the next (they are coalesced), the free byte count is their sum
+    /// and the next-fit cursor is inside the capacity. Errors name the extent or count.
+    pub(crate) fn check(&self) -> Result<(), InvariantError> {
+        let mut sum = 0;
+        let mut prev_end = None;
+        for (&s, &l) in &self.free {
+            if l == 0 || s % FS_BLOCK != 0 || l % FS_BLOCK != 0 || s + l > self.capacity {
+                return Err(format!(
+                    "free extent at byte {s} of {l} bytes: not whole blocks inside the {} bytes",
+                    self.capacity
+                )
+                .into());
+            }
+            if prev_end.is_some_and(|e| e >= s) {
+                return Err(format!("free extent at byte {s} touches or overlaps the one before it (not coalesced)").into());
+            }
+            prev_end = Some(s + l);
+            sum += l;
+        }
+        if sum != self.free_bytes {
+            return Err(format!("free space: the free extents hold {sum} bytes, but the count says {}", self.free_bytes).into());
+        }
+        if self.cursor > self.capacity {
+            return Err(format!("allocation cursor at byte {} past the capacity {}", self.cursor, self.capacity).into());
+        }
+        Ok(())
+    }
+
     /// The free extents (what fstrim trims).
     pub(crate) fn free_extents(&self) -> Vec<(u64, u64)> {
         self.free.iter().map(|(&s, &l)| (s, l)).collect()
@@ -251,6 +280,35 @@ pub(crate) fn check_tiling(mut ranges: Vec<(u64, u64)>, capacity: u64) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_allocator_check_names_a_broken_free_map() {
+        let mut a = Allocator::new(100 * FS_BLOCK);
+        let mut x = vec![];
+        assert!(a.alloc(10 * FS_BLOCK, 0, &mut x));
+        a.check().unwrap();
+        // Two free extents that touch: not coalesced.
+        let mut b = a.clone();
+        b.free.insert(2 * FS_BLOCK, FS_BLOCK);
+        b.free.insert(3 * FS_BLOCK, FS_BLOCK);
+        b.free_bytes += 2 * FS_BLOCK;
+        assert_eq!(
+            b.check().unwrap_err().0,
+            format!("free extent at byte {} touches or overlaps the one before it (not coalesced)", 3 * FS_BLOCK)
+        );
+        // A free count that is not the extents' sum.
+        let mut c = a.clone();
+        c.free_bytes -= FS_BLOCK;
+        assert_eq!(
+            c.check().unwrap_err().0,
+            format!("free space: the free extents hold {} bytes, but the count says {}", 90 * FS_BLOCK, 89 * FS_BLOCK)
+        );
+        // An extent past the capacity.
+        let mut d = a;
+        d.free.insert(100 * FS_BLOCK, FS_BLOCK);
+        d.free_bytes += FS_BLOCK;
+        assert!(d.check().unwrap_err().0.contains("not whole blocks inside"));
+    }
 
     #[test]
     fn alloc_release_tiles() {

@@ -1595,6 +1595,21 @@ impl FsModel for F2fs {
                 }
             }
         }
+        for (log, &(seg, next)) in self.logs.iter().enumerate() {
+            if seg == NONE {
+                continue;
+            }
+            if seg >= self.a.main_segs || next > SEG_BLOCKS {
+                return Err(format!(
+                    "log {log}: write pointer at segment {seg} block {next}, outside the {} segments of {SEG_BLOCKS} blocks",
+                    self.a.main_segs
+                )
+                .into());
+            }
+            if self.seg_state[seg as usize] != Seg::Open {
+                return Err(format!("log {log} writes segment {seg}, which is {:?}, not open", self.seg_state[seg as usize]).into());
+            }
+        }
         let mut valid = 0u64;
         let (mut free, mut prefree) = (0, 0);
         for (s, &own) in owned.iter().enumerate() {
@@ -1666,6 +1681,18 @@ mod tests {
     fn node_geometry() {
         assert_eq!((node_of(0), node_of(922), node_of(923), node_of(923 + 1018)), (0, 0, 1, 2));
         assert_eq!((nodes_for(0), nodes_for(923), nodes_for(924), nodes_for(262_144)), (1, 1, 2, 258));
+    }
+
+    #[test]
+    fn the_check_names_a_log_writing_outside_its_open_segment() {
+        let mut f = F2fs::new(256 << 20, &FsConfig::new(FsKind::F2fs));
+        f.check().unwrap();
+        let mut g = f.clone();
+        g.logs[0] = (3, 0);
+        let msg = g.check().unwrap_err().0;
+        assert_eq!(msg, "log 0 writes segment 3, which is Free, not open");
+        f.logs[1] = (f.a.main_segs, 0);
+        assert!(f.check().unwrap_err().0.starts_with("log 1: write pointer at segment"));
     }
 
     #[test]

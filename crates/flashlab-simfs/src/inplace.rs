@@ -659,6 +659,7 @@ impl FsModel for InPlace {
     /// Files, metadata, journal, pending frees and free space tile the device exactly, and
     /// every file holds at least its size.
     fn check(&self) -> Result<(), InvariantError> {
+        self.alloc.check()?;
         let mut ranges = self.alloc.free_extents();
         for (i, f) in self.files.iter().enumerate() {
             let Some(f) = f else { continue };
@@ -670,10 +671,28 @@ impl FsModel for InPlace {
                 if e.file_off != pos {
                     return Err(format!("file {i}: extent at file offset {} expected {pos}", e.file_off).into());
                 }
+                if e.len == 0 || e.dev_off % FS_BLOCK != 0 || e.len % FS_BLOCK != 0 {
+                    return Err(format!(
+                        "file {i}: extent at file offset {} (device byte {}, {} bytes) is not whole blocks",
+                        e.file_off, e.dev_off, e.len
+                    )
+                    .into());
+                }
                 pos += e.len;
+            }
+            let blocks = f.f.allocated() / FS_BLOCK;
+            if f.unwritten.len() as u64 > blocks.div_ceil(64) {
+                return Err(format!(
+                    "file {i}: unwritten-extent bits for {} blocks, but it holds {blocks}",
+                    f.unwritten.len() * 64
+                )
+                .into());
             }
             ranges.extend(f.f.extents.iter().map(|e| (e.dev_off, e.len)));
             ranges.extend(f.leaves.iter().map(|&b| (b * FS_BLOCK, FS_BLOCK)));
+        }
+        if let Some(j) = self.ext4.as_ref().and_then(|e4| e4.journal.as_ref()) {
+            j.check()?;
         }
         if let Some(e4) = &self.ext4 {
             ranges.extend(e4.fixed.iter().map(|&(s, l)| (s * FS_BLOCK, l * FS_BLOCK)));

@@ -40,6 +40,23 @@ impl Journal {
         Journal { runs, blocks, head: 1, used: 0, pending_home: Vec::new(), oldest: None }
     }
 
+    /// The journal's bookkeeping: its runs add up to its blocks, the head is a log block (not
+    /// the superblock) and no more log blocks are in use than the log has. Errors name the
+    /// value out of place.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let sum: u64 = self.runs.iter().map(|&(_, l)| l).sum();
+        if sum != self.blocks {
+            return Err(format!("journal: its runs hold {sum} blocks, but it counts {}", self.blocks));
+        }
+        if self.head == 0 || self.head >= self.blocks {
+            return Err(format!("journal: head at block {}, outside the log blocks 1..{}", self.head, self.blocks));
+        }
+        if self.used >= self.blocks {
+            return Err(format!("journal: {} log blocks in use, but the log has {}", self.used, self.blocks - 1));
+        }
+        Ok(())
+    }
+
     /// The journal's runs on the device: (device offset, bytes).
     pub fn regions(&self) -> Vec<(u64, u64)> {
         self.runs.iter().map(|&(s, l)| (s, l * FS_BLOCK)).collect()
@@ -147,6 +164,20 @@ mod tests {
     use super::*;
     use crate::FsCounters;
     use flashsim::{Device, Profile};
+
+    #[test]
+    fn the_journal_check_names_a_head_or_use_out_of_place() {
+        let mut j = Journal::new(vec![(4096, 8), (1 << 20, 8)]);
+        j.check().unwrap();
+        j.head = 16;
+        assert_eq!(j.check().unwrap_err(), "journal: head at block 16, outside the log blocks 1..16");
+        j.head = 3;
+        j.used = 16;
+        assert_eq!(j.check().unwrap_err(), "journal: 16 log blocks in use, but the log has 15");
+        j.used = 0;
+        j.blocks = 17;
+        assert_eq!(j.check().unwrap_err(), "journal: its runs hold 16 blocks, but it counts 17");
+    }
 
     /// A journal in two runs logs into both, splitting a write at the gap, and a commit is
     /// still two flushes around the commit block.

@@ -79,6 +79,10 @@ pub struct Fs {
     model: Box<AnyModel>,
     counters: FsCounters,
     trace: Option<Vec<disk::Traced>>,
+    /// The periodic invariant check: its period in device commands (0: off) and the device
+    /// command count at which the next one is due (`u64::MAX`: never).
+    check_every: u64,
+    next_check: u64,
 }
 
 impl Fs {
@@ -114,7 +118,12 @@ impl Fs {
     }
 
     /// A filesystem with no files yet, driving `model`.
+    /// The periodic invariant check is on by default in a debug build (every test run), as the
+    /// device's is ([`flashsim::check::debug_check_every`] of the filesystem's blocks), and off
+    /// in a release build.
     fn with_model(cfg: FsConfig, model: AnyModel) -> Fs {
+        let every =
+            if cfg!(debug_assertions) { flashsim::check::debug_check_every(model.capacity() / FS_BLOCK) } else { 0 };
         Fs {
             cfg,
             names: BTreeMap::new(),
@@ -123,7 +132,39 @@ impl Fs {
             model: Box::new(model),
             counters: FsCounters::default(),
             trace: None,
+            check_every: every,
+            next_check: if every == 0 { u64::MAX } else { every },
         }
+    }
+
+    /// Check the model's invariants ([`Fs::check`]) whenever the device `dev` has run `every`
+    /// more commands, after the file operation during which it did; `None` (or 0) turns the
+    /// periodic check off. A failed check fails that operation with [`FsError::Invariant`].
+    pub fn set_check_every(&mut self, dev: &Device, every: Option<u64>) {
+        self.check_every = every.unwrap_or(0);
+        self.next_check = if self.check_every == 0 { u64::MAX } else { dev.commands() + self.check_every };
+    }
+
+    /// [`Fs::check`] now, a failure said as [`FsError::Invariant`] with when it was found (the
+    /// command count and virtual time of `dev`, the device under the filesystem).
+    pub fn check_now(&self, dev: &Device) -> Result<(), FsError> {
+        self.model.check().map_err(|what| FsError::Invariant {
+            kind: self.cfg.kind,
+            command: dev.commands(),
+            at: dev.last_submit(),
+            what,
+        })
+    }
+
+    /// The result of a file operation, and the periodic check when it is due.
+    #[inline]
+    fn checked<T>(&mut self, dev: &Device, r: Result<T, FsError>) -> Result<T, FsError> {
+        let v = r?;
+        if dev.commands() >= self.next_check {
+            self.next_check = dev.commands().saturating_add(self.check_every);
+            self.check_now(dev)?;
+        }
+        Ok(v)
     }
 
     /// The model and mount options it was made with.
@@ -209,7 +250,7 @@ impl Fs {
                     self.id_names[id as usize] = name.to_string();
                 }
                 self.names.insert(name.to_string(), FileId(id));
-                Ok(FileId(id))
+                self.checked(dev, Ok(FileId(id)))
             }
             Err(e) => {
                 if id as usize == self.id_names.len() {
@@ -238,14 +279,16 @@ impl Fs {
         let name = self.id_names.get(id.0 as usize).map_or("", String::as_str);
         let mut d =
             Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
-        self.model.io(&mut d, t, FileIo { id: id.0, name, op, off, len })
+        let r = self.model.io(&mut d, t, FileIo { id: id.0, name, op, off, len });
+        self.checked(dev, r)
     }
 
     /// fsync file `id` at `t`; returns when it is durable.
     pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, FsError> {
         let mut d =
             Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
-        self.model.fsync(&mut d, t, id.0)
+        let r = self.model.fsync(&mut d, t, id.0);
+        self.checked(dev, r)
     }
 
     /// Delete file `name` at `t` (with discard its blocks are trimmed: at once on `plain`, at
@@ -260,7 +303,7 @@ impl Fs {
         // years, and a kept allocation per deleted file made memory grow with simulated time.
         self.id_names[id.0 as usize] = String::new();
         self.free_ids.push(id.0);
-        Ok(())
+        self.checked(dev, Ok(()))
     }
 
     /// Take ext4's file timestamps from `clock` (the coarse clock a kernel measured while it
@@ -301,7 +344,8 @@ impl Fs {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
         let mut d =
             Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
-        self.model.truncate_to_zero(&mut d, t, id.0)
+        let r = self.model.truncate_to_zero(&mut d, t, id.0);
+        self.checked(dev, r)
     }
 
     /// No application I/O from `start` to `end`: the model commits, checkpoints and cleans
@@ -309,14 +353,16 @@ impl Fs {
     pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), FsError> {
         let mut d =
             Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
-        self.model.idle(&mut d, start, end)
+        let r = self.model.idle(&mut d, start, end);
+        self.checked(dev, r)
     }
 
     /// Commit everything and flush the device cache at `t`; returns when done.
     pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
         let mut d =
             Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
-        self.model.sync(&mut d, t)
+        let r = self.model.sync(&mut d, t);
+        self.checked(dev, r)
     }
 
     /// fsync of the directory holding the files at `t`; returns when it is durable. F2FS
@@ -325,14 +371,16 @@ impl Fs {
     pub fn fsync_dir(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
         let mut d =
             Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
-        self.model.fsync_dir(&mut d, t)
+        let r = self.model.fsync_dir(&mut d, t);
+        self.checked(dev, r)
     }
 
     /// fstrim at `t`: trim the free space; returns the bytes trimmed and when it is done.
     pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut d =
             Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
-        self.model.fstrim(&mut d, t)
+        let r = self.model.fstrim(&mut d, t);
+        self.checked(dev, r)
     }
 
     /// The model's invariants (allocations tile the device; maps agree; accounting adds up).

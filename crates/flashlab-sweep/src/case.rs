@@ -244,6 +244,7 @@ pub fn run(p: &Prepared) -> Result<Value, SweepError> {
                 rand_io: *rand_io,
                 span: None,
                 precondition: flashlab_lab::precondition::Precondition::Fresh,
+                check: None,
             };
             Ok(sim_run::run(&r, &mut |_, _, _, _| {}).map_err(|e| failed(e.to_string()))?.document)
         }

@@ -224,10 +224,29 @@ impl RealArgs {
     }
 }
 
+/// What `--check` without a number means: every 10 000 device commands
+/// ([`flashsim::DEFAULT_CHECK_EVERY`]).
+pub const CHECK_EVERY_DEFAULT: &str = "10000";
+// The string above and the simulator's constant say the same number.
+const _: () = assert!(flashsim::DEFAULT_CHECK_EVERY == 10_000);
+
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     #[command(flatten)]
     pub common: CommonArgs,
+    /// Check the simulated device's and filesystem model's invariants (mapping, valid counts,
+    /// free lists, allocations) every N device commands [N: 10000], after the precondition and
+    /// at the end; a broken one stops the run with an error naming it and when (sim:PROFILE).
+    #[arg(
+        long,
+        value_name = "N",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = CHECK_EVERY_DEFAULT,
+        value_parser = clap::value_parser!(u64).range(1..),
+        help_heading = "Simulated targets (sim:PROFILE)"
+    )]
+    pub check: Option<u64>,
     #[command(flatten)]
     pub four: FourCornerArgs,
     #[command(flatten)]

@@ -173,6 +173,7 @@ mod tests {
             rand_io: None,
             span: None,
             precondition: flashlab_lab::precondition::Precondition::Fresh,
+            check: None,
         };
         let mut v = Vec::new();
         sim_run::run(&r, &mut |i, n, what, f| v.push((i, n, what.to_string(), f))).unwrap();

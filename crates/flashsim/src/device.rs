@@ -14,6 +14,7 @@ use crate::nand::us;
 use crate::profile::{Profile, MAP_UNIT};
 use crate::timeline::Ns;
 use crate::translation::Translation;
+use crate::check::{Schedule, Violation};
 use crate::Error;
 
 /// Bytes per sector: requests are aligned to it.
@@ -74,7 +75,8 @@ impl Completion {
     }
 }
 
-/// A request the device refused (nothing was done).
+/// A request the device refused (nothing was done), or, for [`RequestError::Invariant`], a
+/// request after which the device's periodic invariant check failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RequestError {
     /// The request ends past the device's logical capacity.
@@ -114,6 +116,11 @@ pub enum RequestError {
         /// The previous request's arrival, ns.
         last: Ns,
     },
+    /// The request ran, but the periodic invariant check after it
+    /// ([`Device::set_check_every`]) found the device's state broken: a bug in the simulator.
+    /// The run must stop; what broke and when are in the [`Violation`].
+    #[error("{0}")]
+    Invariant(Box<Violation>),
 }
 
 /// A simulated device of one profile: the host interface, the FTL the profile names and its
@@ -131,6 +138,13 @@ pub struct Device {
     /// The units [`Device::prefetch`] was told about two calls ago and at the last call
     /// (`u32::MAX`: none).
     hinted: [u32; 2],
+    /// Host commands submitted so far (every read, write, trim and flush).
+    commands: u64,
+    /// When the next periodic invariant check is due.
+    check: Schedule,
+    /// Test-only: a fault to inject after host command `.0` ([`Device::arm_fault`]).
+    #[cfg(feature = "fault-injection")]
+    armed: Option<(u64, crate::fault::Fault)>,
 }
 
 /// The device in front of its FTL: the host interface and the clocks of the request path.
@@ -174,8 +188,12 @@ impl Device {
             },
             capacity: u64::from(ftl.logical_units()) * MAP_UNIT,
             host_streams: profile.ftl.host_streams,
+            check: Schedule::default_for(ftl.state().physical_units),
             ftl,
             hinted: [u32::MAX; 2],
+            commands: 0,
+            #[cfg(feature = "fault-injection")]
+            armed: crate::fault::take_armed(),
         }
     }
 
@@ -249,11 +267,44 @@ impl Device {
         self.ftl.peek(lpn)
     }
 
-    /// Check that the FTL's mapping, valid counts and free lists agree (for tests; the time
-    /// it takes grows with the device's size). The error names the unit or block and the
-    /// values that disagree.
+    /// Check that the FTL's mapping, valid counts and free lists agree (the time it takes
+    /// grows with the device's size). The error names the unit or block and the values that
+    /// disagree.
     pub fn check_invariants(&self) -> Result<(), Error> {
         self.ftl.check_invariants()
+    }
+
+    /// [`Device::check_invariants`] now, a failure said with when it was found: after how
+    /// many host commands, at the virtual time of the last one.
+    pub fn check_now(&self) -> Result<(), Violation> {
+        self.ftl.check_invariants().map_err(|e| Violation {
+            command: self.commands,
+            at: self.front.last_submit,
+            what: e.to_string(),
+        })
+    }
+
+    /// Check the invariants ([`Device::check_invariants`]) after every `every` host commands
+    /// from now on; `None` (or 0) turns the periodic check off. A failed check fails the
+    /// request after which it ran with [`RequestError::Invariant`]. The default: every
+    /// [`crate::check::debug_check_every`] commands in a debug build, off in a release build.
+    pub fn set_check_every(&mut self, every: Option<u64>) {
+        self.check = Schedule::new(every);
+    }
+
+    /// The period of the periodic invariant check, in host commands; `None` when off.
+    pub fn check_every(&self) -> Option<u64> {
+        self.check.every()
+    }
+
+    /// Host commands submitted so far (reads, writes, trims and flushes the device accepted).
+    pub fn commands(&self) -> u64 {
+        self.commands
+    }
+
+    /// The arrival time of the latest request, ns (0 before the first).
+    pub fn last_submit(&self) -> Ns {
+        self.front.last_submit
     }
 
     /// The host interface: queue depth and the host stack's costs per request, as the
@@ -293,6 +344,20 @@ impl Device {
     #[cfg(feature = "fault-injection")]
     pub fn fault_swap_mapping(&mut self, a: u32, b: u32) -> bool {
         self.ftl.fault_swap_mapping(a, b)
+    }
+
+    /// Test-only (feature `fault-injection`): break the FTL's state now as `fault` says; false
+    /// (nothing changed) where it does not apply or the FTL kind has no such hook (hybrid).
+    #[cfg(feature = "fault-injection")]
+    pub fn inject_fault(&mut self, fault: crate::fault::Fault) -> bool {
+        self.ftl.inject(fault)
+    }
+
+    /// Test-only (feature `fault-injection`): inject `fault` right after host command number
+    /// `command` (counted from 1 since the device was created), mid-run.
+    #[cfg(feature = "fault-injection")]
+    pub fn arm_fault(&mut self, command: u64, fault: crate::fault::Fault) {
+        self.armed = Some((command, fault));
     }
 
     /// The longest any one command held the device since the last call (or since it was
@@ -352,10 +417,22 @@ impl Device {
     pub fn submit_after(&mut self, now: Ns, issued: Ns, r: &Request) -> Result<Completion, RequestError> {
         self.validate(now, r)?;
         let issued = issued.max(now);
-        Ok(match &mut self.ftl {
+        let c = match &mut self.ftl {
             Mapping::Page(f) => self.front.submit::<Ftl>(f, now, issued, r),
             Mapping::Hybrid(f) => self.front.submit::<HybridFtl>(f, now, issued, r),
-        })
+        };
+        self.commands += 1;
+        #[cfg(feature = "fault-injection")]
+        if let Some((at, fault)) = self.armed {
+            if at == self.commands {
+                self.armed = None;
+                self.ftl.inject(fault);
+            }
+        }
+        if self.check.tick() {
+            self.check_now().map_err(|v| RequestError::Invariant(Box::new(v)))?;
+        }
+        Ok(c)
     }
 }
 
@@ -419,6 +496,10 @@ impl Front {
                 ftl.flush(cmd)
             }
         };
+        hot_assert!(
+            start >= now && device_done >= start,
+            "a command submitted at {now} ns started at {start} ns and completed at {device_done} ns: time went back"
+        );
         self.host.retire_at(device_done);
         self.last_done = self.last_done.max(device_done);
         self.slowest = self.slowest.max(device_done - start);

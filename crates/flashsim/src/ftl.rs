@@ -308,9 +308,12 @@ impl Ftl {
 
     #[inline]
     fn invalidate(&mut self, ppa: u32) {
+        hot_assert!((ppa as usize) < self.p2l.len(), "mapping entry {ppa} past the device's physical units");
+        hot_assert!(self.p2l.get(ppa as usize) != INVALID, "invalidating ppa {ppa}, which holds no valid unit");
         self.p2l.set(ppa as usize, INVALID);
         let b = self.geo.block_of(ppa);
         let old = self.valid[b as usize];
+        hot_assert!(old > 0, "block {b}'s valid count would go below 0 (invalidating ppa {ppa})");
         self.valid[b as usize] = old - 1;
         self.die_valid[self.geo.die_of_block(b) as usize] -= 1;
         if self.state[b as usize] == BlockState::Closed {
@@ -538,6 +541,12 @@ impl Ftl {
                         "die {die} has no free block: FTL reserve exhausted (profile validation should prevent this)"
                     )
                 });
+                hot_assert!(
+                    self.state[b as usize] == BlockState::Free && self.valid[b as usize] == 0,
+                    "die {die}'s free list gave block {b} in state {:?} with {} valid units",
+                    self.state[b as usize],
+                    self.valid[b as usize]
+                );
                 self.state[b as usize] = BlockState::Open;
                 self.next_page[b as usize] = 0;
                 self.active[ai] = b;
@@ -550,6 +559,7 @@ impl Ftl {
         }
         let b = self.active[ai];
         let p = self.next_page[b as usize];
+        hot_assert!(p < self.geo.pages_per_block, "block {b}'s write pointer {p} is past its last page");
         self.next_page[b as usize] = p + 1;
         Some((b, p))
     }
@@ -672,6 +682,7 @@ impl Ftl {
             gc_page.ready = gc_page.ready.max(ready);
             let full = gc_page.len == upp;
             self.l2p[lpn as usize] = BUFFERED | (gc_op * MAX_UPP + slot) as u32;
+            hot_assert!(self.valid[v as usize] > 0, "victim {v}'s valid count would go below 0 (copying lpn {lpn})");
             self.valid[v as usize] -= 1;
             self.die_valid[die as usize] -= 1;
             self.counters.gc_units_copied += 1;
@@ -754,7 +765,7 @@ impl Ftl {
 
     /// Victim `v` on `die` holds no valid data any more: erase it and return it to the free list.
     fn finish_victim(&mut self, die: u32, v: u32, at: Ns, background: bool) -> Ns {
-        debug_assert_eq!(self.valid[v as usize], 0);
+        hot_assert!(self.valid[v as usize] == 0, "erasing victim {v}, which still counts {} valid units", self.valid[v as usize]);
         let done = self.nand.erase(die, at);
         self.erase_count[v as usize] += 1;
         self.state[v as usize] = BlockState::Free;

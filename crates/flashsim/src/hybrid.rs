@@ -296,10 +296,12 @@ impl HybridFtl {
                 let (l, off) = self.lblock(lpn);
                 let moved = self.moved_to(l, off);
                 if moved != NIL {
+                    hot_assert!(self.valid[moved as usize] > 0, "block {moved}'s valid count would go below 0 (lpn {lpn})");
                     self.valid[moved as usize] -= 1;
                     self.l2p[lpn as usize] = UNMAPPED;
                     return;
                 }
+                hot_assert!(self.data_live[l as usize] > 0, "logical block {l}'s live count would go below 0 (lpn {lpn})");
                 self.data_live[l as usize] -= 1;
                 if self.data_live[l as usize] == 0 {
                     let b = self.data[l as usize];
@@ -308,8 +310,10 @@ impl HybridFtl {
                 }
             }
             ppa => {
+                hot_assert!(self.p2l[ppa as usize] == lpn, "lpn {lpn} -> log unit {ppa}, which holds {}", self.p2l[ppa as usize]);
                 self.p2l[ppa as usize] = INVALID;
                 let b = self.geo.block_of(ppa);
+                hot_assert!(self.valid[b as usize] > 0, "block {b}'s valid count would go below 0 (lpn {lpn})");
                 self.valid[b as usize] -= 1;
                 if b == self.job_victim {
                     let (l, _) = self.lblock(lpn);
@@ -336,6 +340,7 @@ impl HybridFtl {
             .find(|&d| !self.free[d as usize].is_empty())
             .expect("hybrid FTL has no free block: profile validation keeps log_blocks + 3 spare blocks");
         let b = self.free[d as usize].pop_front().expect("non-empty");
+        hot_assert!(self.kind[b as usize] == Kind::Free, "die {d}'s free list gave block {b} of kind {:?}", self.kind[b as usize]);
         let mut ready = at;
         if self.dirty[b as usize] {
             ready = self.nand.erase(d, at);
@@ -481,6 +486,7 @@ impl HybridFtl {
         }
         let b = self.rw_active;
         let page = self.rw_next_page;
+        hot_assert!(page < self.geo.pages_per_block, "random log {b}'s write pointer {page} is past its last page");
         self.rw_next_page += 1;
         let done = self.nand.program(self.geo.die_of_block(b), start);
         let len = self.open[RW].len;
@@ -491,6 +497,12 @@ impl HybridFtl {
     /// Program the sequential log's open page at its next page (padding a partial page).
     fn program_sw(&mut self, at: Ns) -> Ns {
         let s = self.sw.expect("sequential log open");
+        hot_assert!(
+            s.next_page < self.geo.pages_per_block,
+            "sequential log {}'s write pointer {} is past its last page",
+            s.block,
+            s.next_page
+        );
         let start = at.max(self.open[SW].ready);
         let done = self.nand.program(self.geo.die_of_block(s.block), start);
         let host = self.open[SW].len - self.sw_extra;

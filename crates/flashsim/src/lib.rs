@@ -25,6 +25,17 @@
 //! into flashlab (`profiles/*.toml`). Errors: [`RequestError`] for a refused request,
 //! [`ProfileError`] for a bad profile, [`Error`] for the rest.
 
+/// An assertion on the simulator's hot paths, where a broken state would otherwise go
+/// unnoticed: checked in debug builds and with cargo feature `checked`, compiled out of other
+/// release builds (so that their speed is unchanged). `check.rs` says what is checked where.
+macro_rules! hot_assert {
+    ($($arg:tt)*) => {
+        if cfg!(any(debug_assertions, feature = "checked")) {
+            assert!($($arg)*);
+        }
+    };
+}
+
 // `translation` first: `enum_dispatch` must see the trait before the enum (`mapping`) that
 // implements it, so that it writes the enum's impl where the enum is.
 mod translation;
@@ -33,9 +44,12 @@ pub mod analytic;
 mod buffer;
 pub mod builtin;
 mod capacity;
+pub mod check;
 mod counters;
 mod device;
 mod error;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
 mod ftl;
 mod host;
 mod hybrid;
@@ -54,6 +68,7 @@ pub mod temperature;
 mod timeline;
 mod victim;
 
+pub use check::{Violation, DEFAULT_CHECK_EVERY};
 pub use counters::{Counters, DeviceState, Wear};
 pub use device::{Completion, Device, Op, Request, RequestError, SECTOR};
 pub use error::Error;

@@ -51,4 +51,14 @@ impl Mapping {
             Mapping::Hybrid(_) => false,
         }
     }
+
+    /// Test-only (feature `fault-injection`): break the FTL's state as `fault` says; false
+    /// (nothing changed) where it does not apply or the FTL kind has no such hook (hybrid).
+    #[cfg(feature = "fault-injection")]
+    pub(crate) fn inject(&mut self, fault: crate::fault::Fault) -> bool {
+        match self {
+            Mapping::Page(f) => f.inject(fault),
+            Mapping::Hybrid(_) => false,
+        }
+    }
 }

@@ -190,9 +190,10 @@ impl Channel {
         if dur == 0 {
             return ready;
         }
-        debug_assert!(
+        hot_assert!(
             self.lanes[lane].busy.last().is_none_or(|&(_, e)| e <= ready),
-            "lane bookings must go forward in time"
+            "lane {lane}'s bookings must go forward in time: one ready at {ready} ns after one ending at {:?}",
+            self.lanes[lane].busy.last()
         );
         // At or after `tail` nothing is booked; the cursors are only lower bounds, so leaving
         // them behind changes no result (the next search skips what they missed). The lane

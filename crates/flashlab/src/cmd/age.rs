@@ -65,6 +65,7 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
                 rand_io,
                 span,
                 precondition: args.sim_fs.precondition,
+                check: a.check,
             };
             let out = sim_run::run(&r, &mut progress)?;
             bar.finish();
@@ -76,6 +77,12 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
             (out.result, Some(pre), format!("virtual time {:.1} s", out.elapsed_ns as f64 / 1e9))
         }
         Target::Dir(dir) => {
+            if a.check.is_some() {
+                return Err(Error::not_applicable(
+                    "--check",
+                    "checks the simulator's invariants: it applies to simulated targets (sim:PROFILE)",
+                ));
+            }
             if let Some(flag) = args.sim_fs.given() {
                 return Err(Error::not_applicable(
                     flag,

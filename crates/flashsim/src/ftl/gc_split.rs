@@ -36,6 +36,7 @@ impl Ftl {
             open.len += 1;
             open.ready = open.ready.max(ready);
             self.l2p[lpn as usize] = BUFFERED | (op * MAX_UPP + slot) as u32;
+            hot_assert!(self.valid[v as usize] > 0, "victim {v}'s valid count would go below 0 (copying lpn {lpn})");
             self.valid[v as usize] -= 1;
             self.die_valid[die as usize] -= 1;
             self.counters.gc_units_copied += 1;
