@@ -305,7 +305,8 @@ fn run_targets(targets: &[Target], job: &RealJob, progress: &mut dyn FnMut(f64))
         .map(|(_, b)| *b)
         .max()
         .unwrap_or(4096) as usize;
-    let cfg = EngineConfig { depth: job.iodepth.max(1), buf_size, pattern: job.pattern, seed: job.seed };
+    let fixed_buffers = job.job.as_ref().is_some_and(|j| j.fixedbufs);
+    let cfg = EngineConfig { depth: job.iodepth.max(1), buf_size, pattern: job.pattern, seed: job.seed, fixed_buffers };
     match job.engine {
         EngineKind::IoUring => run_with(&mut UringEngine::new(&cfg)?, targets, job, progress),
         EngineKind::Psync => run_with(&mut PsyncEngine::new(&cfg), targets, job, progress),
@@ -443,6 +444,13 @@ fn run_with<E: IoEngine>(
     let mut slots = vec![Slot::default(); depth];
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut batch: Vec<u32> = Vec::with_capacity(depth);
+    // fio's iodepth_batch_submit: I/Os per submit call (default 1: each as soon as it is
+    // queued, as fio does); `more`: the batch filled while slots were still free.
+    let submit_batch = match job.job.as_ref().map_or(1, |j| j.iodepth_batch) {
+        0 => depth,
+        n => n as usize,
+    };
+    let mut more = false;
     let mut comps: Vec<IoCompletion> = Vec::with_capacity(depth * 2);
     let budget = job.budget();
     let interval_ns = job.interval.as_nanos().max(1) as u64;
@@ -498,6 +506,10 @@ fn run_with<E: IoEngine>(
         if (!stopped || verify_now) && !free.is_empty() && (!think_due || verify_now) {
             let now = Instant::now();
             while let Some(&slot) = free.last() {
+                if batch.len() >= submit_batch {
+                    more = true;
+                    break;
+                }
                 if probe.as_ref().is_some_and(|p| quiesce || eng.in_flight() + batch.len() as u32 >= p.depth()) {
                     break;
                 }
@@ -625,6 +637,10 @@ fn run_with<E: IoEngine>(
                 }
                 batch.clear();
             }
+        }
+        if std::mem::take(&mut more) {
+            // Submitted a full batch with slots still free: queue the next before reaping.
+            continue;
         }
         if thinks && since_think >= job.thinktime_blocks && eng.in_flight() == 0 {
             // fio's handle_thinktime: the queue has drained; spin, then sleep the rest.
