@@ -16,6 +16,12 @@
 # fio, jq, python3, mkfs.ext4. Everything it creates is under one `mktemp -d` directory and is
 # removed on exit (ext4 unmounted, loop devices detached, tmpfs unmounted), also on Ctrl-C.
 #
+# Each tool runs in a session of its own (`setsid`): fio's job process calls setsid() itself, so
+# with the kernel's autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled) it competes
+# for CPU as a group of its own, while a program left in the caller's session shares that
+# session's group with whatever else the session runs (a build, this script). Both tools get
+# the same treatment that way.
+#
 #   bench/real-vs-fio.sh [--rounds N] [--runtime SECS] [--size BYTES] [--ext4-size BYTES]
 #                        [--targets "tmpfs ext4"] [--only REGEX] [--flashlab BIN]
 set -euo pipefail
@@ -44,9 +50,11 @@ if [ -z "$FLASHLAB" ]; then
 fi
 
 WORK=$(mktemp -d /tmp/real-vs-fio.XXXXXX)
-LOOPS=() MOUNTS=()
+LOOPS=() MOUNTS=() TOOL_PID=
 cleanup() {
   set +e
+  # A tool in its own session does not get the terminal's Ctrl-C: stop it before unmounting.
+  [ -n "$TOOL_PID" ] && kill "$TOOL_PID" 2>/dev/null && wait "$TOOL_PID" 2>/dev/null
   for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do umount "${MOUNTS[$i]}" 2>/dev/null; done
   for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
   # The tmpfs holding the first loop's image can only go once that loop is detached.
@@ -106,17 +114,20 @@ job() {
 
 # One run of TOOL on job file F: appends "TARGET CASE ROUND TOOL IOPS LAT_NS" to $OUT.
 run_tool() {
-  local tool=$1 f=$2 target=$3 case=$4 round=$5 json d=read
+  local tool=$1 f=$2 target=$3 case=$4 round=$5 d=read
   case "$case" in *write*) d=write ;; esac
   if [ "$tool" = fio ]; then
-    json=$(fio --output-format=json "$f")
-    # fio leaves its files; the next run (either tool) must lay its own out.
-    rm -f "$WORK/ext4/d/"*
+    setsid fio --output-format=json --output="$WORK/out.json" "$f" >/dev/null &
   else
-    json=$("$FLASHLAB" run "$f" --destroy-data --output-format json 2>/dev/null)
+    setsid "$FLASHLAB" run "$f" --destroy-data --output-format json --output "$WORK/out.json" 2>/dev/null &
   fi
+  TOOL_PID=$!
+  wait "$TOOL_PID"
+  TOOL_PID=
+  # fio leaves its files; the next run (either tool) must lay its own out.
+  rm -f "$WORK/ext4/d/"*
   jq -r --arg d "$d" --arg pre "$target $case $round $tool" \
-    '.jobs[0][$d] | "\($pre) \(.iops) \(.lat_ns.mean)"' <<<"$json" >>"$OUT"
+    '.jobs[0][$d] | "\($pre) \(.iops) \(.lat_ns.mean)"' "$WORK/out.json" >>"$OUT"
 }
 
 CASES="psync:randread:4k:1 psync:randwrite:4k:1 psync:read:1m:1

@@ -238,10 +238,18 @@ fn locate(
 pub use flashlab_lab::jobfile_run::job_file_stem;
 
 /// Create a job file of `size` bytes: written sequentially when the job reads it (as fio lays
-/// out files), else only sized.
+/// out files), else sized and allocated (`fallocate`, fio's default `fallocate=native`), so the
+/// job's writes land in allocated blocks as fio's do, not in holes the filesystem must
+/// allocate during the measurement. A filesystem without fallocate keeps the sized file.
 fn lay_out(path: &Path, size: u64, write_it: bool, direct: bool) -> Result<(), Error> {
+    use std::os::fd::AsRawFd;
     let f = open_file(path, false, true)?;
     f.set_len(size).map_err(Error::io(path))?;
+    if !write_it && size > 0 {
+        // SAFETY: fallocate on an fd we own; a failure (EOPNOTSUPP on filesystems without it)
+        // leaves the file as set_len made it, which fio also accepts.
+        unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as libc::off_t) };
+    }
     drop(f);
     if write_it {
         let mut job = RealJob::new("layout", Rw::Write, 1 << 20, size / 4096 * 4096);
