@@ -161,7 +161,7 @@ rows = {}
 for line in open(sys.argv[1]):
     target, case, rnd, tool, iops, lat = line.split()
     rows.setdefault((target, case), {}).setdefault(int(rnd), {})[tool] = (float(iops), float(lat) / 1000)
-print(f"{'target':<7}{'engine':<9}{'case':<16}{'fio IOPS':>10}{'flashlab IOPS':>14}{'ratio':>7}{'spread':>15}"
+print(f"{'target':<7}{'engine':<9}{'case':<16}{'fio IOPS':>10}{'flashlab IOPS':>14}{'ratio':>7}{'median':>7}{'spread':>15}"
       f"{'fio lat us':>11}{'fl lat us':>10}{'diff us':>9}")
 for (target, case), by_round in rows.items():
     engine, rw, bs, qd = case.split(":")
@@ -173,8 +173,8 @@ for (target, case), by_round in rows.items():
     fio_iops, fl_iops = mean([p["fio"][0] for p in pairs]), mean([p["flashlab"][0] for p in pairs])
     fio_lat, fl_lat = mean([p["fio"][1] for p in pairs]), mean([p["flashlab"][1] for p in pairs])
     print(f"{target:<7}{engine:<9}{bs + ' ' + rw + ' QD' + qd:<16}{fio_iops:>10.0f}{fl_iops:>14.0f}"
-          f"{mean(ratios):>7.3f}{min(ratios):>8.3f}..{max(ratios):<5.3f}{fio_lat:>11.1f}{fl_lat:>10.1f}"
+          f"{mean(ratios):>7.3f}{sorted(ratios)[len(ratios) // 2] if len(ratios) % 2 else sum(sorted(ratios)[len(ratios) // 2 - 1:len(ratios) // 2 + 1]) / 2:>7.3f}{min(ratios):>8.3f}..{max(ratios):<5.3f}{fio_lat:>11.1f}{fl_lat:>10.1f}"
           f"{fl_lat - fio_lat:>+9.1f}")
-print("ratio: mean over rounds of flashlab/fio IOPS of the round's pair; spread: lowest..highest pair;")
+print("ratio: mean over rounds of flashlab/fio IOPS of the round's pair; median of them; spread: lowest..highest pair;")
 print("lat: mean latency (fio lat_ns.mean; flashlab lat_ns.mean), averaged over the rounds")
 PY
