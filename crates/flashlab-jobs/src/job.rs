@@ -182,6 +182,12 @@ pub struct Job {
     pub filesize: Option<SizeSpec>,
     /// Requests kept in flight. Default 1.
     pub iodepth: u32,
+    /// I/Os handed to the engine per submit call (fio's `iodepth_batch_submit`): 1 (fio's
+    /// default) submits each I/O as soon as it is queued, one system call each; 0 means
+    /// `iodepth`. Real targets; the simulated engine has no system calls to batch.
+    pub iodepth_batch: u32,
+    /// io_uring's `fixedbufs`: register the I/O buffers with the ring (fio's default: not).
+    pub fixedbufs: bool,
     /// Clones of this job run in parallel. Default 1.
     pub numjobs: u32,
     /// Bytes to transfer (`io_size=`, alias `io_limit`), if different from `size`.
@@ -322,6 +328,8 @@ impl Default for Job {
             fsync: 0,
             fdatasync: 0,
             end_fsync: false,
+            iodepth_batch: 1,
+            fixedbufs: false,
             direct: false,
             percentile_list: FIO_DEFAULT_PERCENTILES.to_vec(),
             randseed: None,

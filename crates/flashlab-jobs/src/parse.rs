@@ -814,6 +814,9 @@ impl<'a> Parser<'a> {
             "fsync" => job.fsync = Self::count_u32(Self::need(o)?, kb)?,
             "fdatasync" => job.fdatasync = Self::count_u32(Self::need(o)?, kb)?,
             "end_fsync" => job.end_fsync = self.boolean(o)?,
+            // fio's FIO_OPT_STR_SET: the bare name sets it.
+            "fixedbufs" => job.fixedbufs = o.value.as_deref().map_or(Ok(true), Self::zero_one)?,
+            "iodepth_batch" => job.iodepth_batch = Self::count_u32(Self::need(o)?, kb)?,
             "direct" => job.direct = self.boolean(o)?,
             "buffered" => job.direct = !self.boolean(o)?,
             "randrepeat" => job.randrepeat = self.boolean(o)?,

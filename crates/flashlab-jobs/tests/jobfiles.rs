@@ -191,3 +191,19 @@ fn env_file_with_env() {
     let f = parse_jobfile_with_env("env_var.fio", &text, &|k| (k == "SIZE").then(|| "2g".to_string())).unwrap();
     assert_eq!(f.jobs[0].size, Some(SizeSpec::Bytes(2 << 30)));
 }
+
+/// io_uring's `fixedbufs` (bare, as fio writes it, or 0/1) and `iodepth_batch_submit` (and its
+/// alias `iodepth_batch`) are read into the job; fio's defaults are 1 and off.
+#[test]
+fn submit_batch_and_fixed_buffers() {
+    let f = parse_jobfile(
+        "b.fio",
+        "[d]\nrw=randread\n[a]\nfixedbufs\niodepth_batch_submit=8\n[b]\nfixedbufs=0\niodepth_batch=0\n",
+    )
+    .unwrap();
+    let (d, a, b) = (&f.jobs[0], &f.jobs[1], &f.jobs[2]);
+    assert_eq!((d.iodepth_batch, d.fixedbufs), (1, false));
+    assert_eq!((a.iodepth_batch, a.fixedbufs), (8, true));
+    assert_eq!((b.iodepth_batch, b.fixedbufs), (0, false));
+    assert!(parse_jobfile("c.fio", "[c]\nfixedbufs=2\n").is_err());
+}

@@ -189,7 +189,14 @@ fn run_targets(targets: &[Target], job: &RealJob, progress: &mut dyn FnMut(f64))
         .map(|(_, b)| *b)
         .max()
         .unwrap_or(4096) as usize;
-    let cfg = EngineConfig { depth: job.settings.iodepth.max(1), buf_size, pattern: job.pattern, seed: job.settings.seed };
+    let fixed_buffers = job.settings.job.as_ref().is_some_and(|j| j.fixedbufs);
+    let cfg = EngineConfig {
+        depth: job.settings.iodepth.max(1),
+        buf_size,
+        pattern: job.pattern,
+        seed: job.settings.seed,
+        fixed_buffers,
+    };
     match job.engine {
         EngineKind::IoUring => run_with(&mut UringEngine::new(&cfg)?, targets, job, progress),
         EngineKind::Psync => run_with(&mut PsyncEngine::new(&cfg), targets, job, progress),
@@ -311,6 +318,13 @@ fn run_with<E: IoEngine>(
     let mut slots = vec![Slot::default(); depth];
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut batch: Vec<u32> = Vec::with_capacity(depth);
+    // fio's iodepth_batch_submit: I/Os per submit call (default 1: each as soon as it is
+    // queued, as fio does); `more`: the batch filled while slots were still free.
+    let submit_batch = match set.job.as_ref().map_or(1, |j| j.iodepth_batch) {
+        0 => depth,
+        n => n as usize,
+    };
+    let mut more = false;
     let mut comps: Vec<IoCompletion> = Vec::with_capacity(depth * 2);
     let flush_op = if set.fdatasync { IoOp::Fdatasync } else { IoOp::Fsync };
     let mut write_counter = 0u64;
@@ -329,6 +343,10 @@ fn run_with<E: IoEngine>(
         if (!core.stopped() || verify_now) && !free.is_empty() && (!core.must_think(set) || verify_now) {
             let now_ns = ns_since(start, Instant::now());
             while let Some(&slot) = free.last() {
+                if batch.len() >= submit_batch {
+                    more = true;
+                    break;
+                }
                 if core.probing() && (core.quiesced() || eng.in_flight() + batch.len() as u32 >= core.depth(set)) {
                     break;
                 }
@@ -425,6 +443,10 @@ fn run_with<E: IoEngine>(
                 }
                 batch.clear();
             }
+        }
+        if std::mem::take(&mut more) {
+            // Submitted a full batch with slots still free: queue the next before reaping.
+            continue;
         }
         if core.must_think(set) && eng.in_flight() == 0 {
             // fio's handle_thinktime: the queue has drained; spin, then sleep the rest.

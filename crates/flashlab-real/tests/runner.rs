@@ -178,3 +178,42 @@ fn a_fio_job_section_maps_onto_a_real_job() {
     assert_eq!((j.settings.offset, j.settings.span, j.settings.seed, j.direct, j.settings.time_based), (4096, 8 * MIB, 9, true, true));
     assert_eq!(j.settings.runtime_ns, Some(2_000_000_000));
 }
+
+/// fio's `iodepth_batch_submit`: by default (1) each I/O is submitted by its own call, as fio
+/// does, so a QD8 job's submit calls all carry one I/O; with 0 (= iodepth) the first call
+/// carries all eight; with 4, at most four.
+#[test]
+fn submit_batches_follow_iodepth_batch() {
+    if !uring_ok("submit_batches_follow_iodepth_batch") {
+        return;
+    }
+    let d = TempDir::new("batch");
+    let path = d.path().join("f");
+    let f = open_file(&path, true, true).unwrap();
+    let w = job("layout", Rw::Write, MIB, 4 * MIB, EngineKind::IoUring, 4);
+    run_job(&path, &f, &w, &mut |_| {}).unwrap();
+    let run = |batch: u32| {
+        let mut fj = flashlab_jobs::Job::new("rr");
+        fj.rw = Rw::RandRead;
+        fj.bs_read = 4096;
+        fj.iodepth = 8;
+        fj.direct = true;
+        fj.iodepth_batch = batch;
+        let mut j = RealJob::from_fio(&fj, 0, 4 * MIB, 1);
+        j.engine = EngineKind::IoUring;
+        j.settings.io_limit = Some(MIB);
+        run_job(&path, &f, &j, &mut |_| {}).unwrap()
+    };
+    let one = run(1);
+    assert_eq!(one.read.ios, 256);
+    // Submit-call sizes in fio's buckets 0, 1-4, 5-8, ...: every call carried exactly one I/O.
+    assert_eq!(one.depth.total_submit, 256, "{:?}", one.depth);
+    assert_eq!(one.depth.submit[1], 256);
+    let all = run(0);
+    assert_eq!(all.read.ios, 256);
+    assert!(all.depth.submit[2] >= 1, "the first call carries all 8: {:?}", all.depth);
+    assert!(all.depth.total_submit < 256, "{:?}", all.depth);
+    let four = run(4);
+    assert_eq!(four.depth.submit[2..].iter().sum::<u64>(), 0, "at most 4 per call: {:?}", four.depth);
+    assert!(four.depth.total_submit < 256, "{:?}", four.depth);
+}

@@ -524,3 +524,28 @@ fn age_help_names_every_builtin_protocol() {
         assert!(help.contains(p), "age --help does not name {p}:\n{help}");
     }
 }
+
+/// On a real target a job runs the engine its job file names, as fio does (`--ioengine`
+/// overrides it): psync reports no submission latency, io_uring does (its submit call's time).
+#[test]
+fn real_jobs_run_the_engine_their_job_file_names() {
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::IoUring]) {
+        return;
+    }
+    let dir = scratch("engine-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let slat_n = |engine: &str, extra: &[&str]| {
+        let job = scratch(&format!("engine-{engine}.fio"));
+        std::fs::write(&job, format!("[j]\nrw=randwrite\nbs=4k\nsize=1m\nioengine={engine}\n")).unwrap();
+        let mut args = vec!["run", job.to_str().unwrap(), "--target", dir.to_str().unwrap(), "--buffered"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--output-format", "json"]);
+        let v: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+        assert_eq!(v["jobs"][0]["write"]["total_ios"], 256, "{v}");
+        v["jobs"][0]["write"]["slat_ns"]["N"].as_u64().unwrap()
+    };
+    assert_eq!(slat_n("psync", &[]), 0, "ioengine=psync ran an asynchronous engine");
+    assert_eq!(slat_n("io_uring", &[]), 256);
+    assert_eq!(slat_n("psync", &["--ioengine", "io_uring"]), 256, "--ioengine overrides the job file");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "flashlab left files in the target directory");
+}

@@ -99,6 +99,9 @@ pub struct EngineConfig {
     pub pattern: DataPattern,
     /// Seed of the random data.
     pub seed: u64,
+    /// io_uring: register the buffers with the ring (fio's `fixedbufs`; fio's default is not
+    /// to, and each I/O then pins its buffer's pages). psync ignores it.
+    pub fixed_buffers: bool,
 }
 
 /// The interface every engine implements.

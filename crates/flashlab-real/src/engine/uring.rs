@@ -1,15 +1,22 @@
 //! The `io_uring` engine: up to `depth` requests in flight on one ring (submission queue of
-//! `depth` entries, completion queue of twice that, so it never overflows). The buffer slots
-//! are one 4 KiB-aligned allocation registered with the ring as a fixed buffer
-//! (`READ_FIXED`/`WRITE_FIXED`, no page pinning per I/O); if the kernel refuses the
-//! registration (e.g. the locked-memory limit) plain `READ`/`WRITE` are used. A flush is an
-//! `FSYNC` (with `DATASYNC` for fdatasync) marked `IO_DRAIN`, so it starts only after every
-//! request submitted before it has completed — the ordering fsync-every-N promises.
+//! `depth` entries, completion queue of twice that, so it never overflows). Reads and writes
+//! are plain `READ`/`WRITE` on the 4 KiB-aligned buffer slots, as fio's io_uring engine does
+//! by default; with `fixed_buffers` (fio's `fixedbufs`) the slots are registered with the ring
+//! and `READ_FIXED`/`WRITE_FIXED` are used (no page pinning per I/O; plain again if the kernel
+//! refuses the registration, e.g. the locked-memory limit). A submit call also runs the
+//! completions the kernel has deferred to this thread (`IORING_ENTER_GETEVENTS` without
+//! waiting), as fio's submit does, so the reap after it finds them without a system call. A
+//! flush is an `FSYNC` (with `DATASYNC` for fdatasync) marked `IO_DRAIN`, so it starts only
+//! after every request submitted before it has completed — the ordering fsync-every-N promises.
 
 use super::{check_slot, EngineConfig, IoCompletion, IoEngine, IoOp, IoRequest};
 use crate::buffers::AlignedBuffers;
 use crate::RealError;
 use io_uring::{opcode, squeue, types, IoUring};
+
+/// `io_uring_enter`'s flag to process completions (linux/io_uring.h; the crate keeps its copy
+/// private).
+const IORING_ENTER_GETEVENTS: u32 = 1;
 
 /// The io_uring engine: a ring of `depth` entries; its buffers registered where the kernel allows.
 pub struct UringEngine {
@@ -32,7 +39,8 @@ impl UringEngine {
         let bufs = AlignedBuffers::new(depth as usize, cfg.buf_size, cfg.pattern, cfg.seed);
         // SAFETY: the iovec covers memory owned by `bufs`, which outlives the ring's use of it
         // (Drop drains the ring first; the ring is closed before the buffers are freed).
-        let fixed = bufs.as_iovec().iov_len <= (1 << 30)
+        let fixed = cfg.fixed_buffers
+            && bufs.as_iovec().iov_len <= (1 << 30)
             && unsafe { ring.submitter().register_buffers(&[bufs.as_iovec()]) }.is_ok();
         Ok(UringEngine {
             ring,
@@ -58,7 +66,18 @@ impl UringEngine {
 
     fn enter(&mut self, want: usize) -> Result<usize, RealError> {
         loop {
-            let r = if want == 0 { self.ring.submit() } else { self.ring.submit_and_wait(want) };
+            let r = if want == 0 {
+                // Submit, and run the completions deferred to this thread without waiting for
+                // any (fio's commit: `io_uring_enter(n, 0, GETEVENTS)`).
+                let n = self.ring.submission().len() as u32;
+                // SAFETY: no argument is passed; the ring's submission entries were pushed
+                // with buffers that stay valid until reaped (see `queue`).
+                unsafe {
+                    self.ring.submitter().enter::<libc::sigset_t>(n, 0, IORING_ENTER_GETEVENTS, None)
+                }
+            } else {
+                self.ring.submit_and_wait(want)
+            };
             match r {
                 Ok(n) => return Ok(n),
                 Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EAGAIN) | Some(libc::EBUSY)) => {
@@ -219,7 +238,7 @@ mod tests {
     /// every completion interrupts the runner, ~15 µs per I/O in a VM (issue 18).
     #[test]
     fn ring_defers_task_work_where_the_kernel_can() {
-        let cfg = EngineConfig { depth: 4, buf_size: 4096, pattern: DataPattern::Zeros, seed: 1 };
+        let cfg = EngineConfig { depth: 4, buf_size: 4096, pattern: DataPattern::Zeros, seed: 1, fixed_buffers: false };
         let eng = match UringEngine::new(&cfg) {
             Ok(e) => e,
             Err(e) => {
@@ -232,5 +251,17 @@ mod tests {
         };
         let v = kernel_version();
         assert_eq!(eng.defers_task_work(), v >= (6, 1), "kernel {v:?}");
+        // fio's default: plain reads and writes, no registered buffers.
+        assert!(!eng.fixed_buffers());
+    }
+
+    /// `fixedbufs` registers the slots (root or a locked-memory limit above 16 KiB here).
+    #[test]
+    fn fixed_buffers_only_when_asked() {
+        let cfg = EngineConfig { depth: 4, buf_size: 4096, pattern: DataPattern::Zeros, seed: 1, fixed_buffers: true };
+        match UringEngine::new(&cfg) {
+            Ok(e) => assert!(e.fixed_buffers()),
+            Err(e) => assert!(flashlab_testcaps::skip_requested("io_uring"), "io_uring ring could not be set up ({e})"),
+        }
     }
 }

@@ -13,6 +13,7 @@ use flashlab_measure::JobResult;
 use flashlab_real::blockdev::open_block_device;
 use flashlab_real::cleanup::{install_signal_handlers, Cleanup};
 use flashlab_real::dir_target::free_bytes;
+use flashlab_real::engine::{choose_engine, EngineKind};
 use flashlab_real::runner::{open_file, run_job_on_path, RealFile, RealJob};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -45,7 +46,7 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
                 let job = &jf.jobs[ji];
                 for n in 0..job.numjobs.max(1) {
                     let mut rj = prepare(a, job, ji, n, place, &held, cleanup, opts.direct).map_err(here(job))?;
-                    rj.1.engine = opts.engine;
+                    rj.1.engine = job_engine(a, job, opts.engine).map_err(here(job))?;
                     rj.1.pattern = opts.pattern;
                     rj.1.direct = if a.real.io.buffered { false } else { job.direct };
                     prepared.push(rj);
@@ -75,6 +76,21 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
         eprintln!("warning: could not remove {}: {e}", p.display());
     }
     result.map(|_| out)
+}
+
+/// The engine a job runs on: `--ioengine` when given; else the job file's own `ioengine=` when
+/// flashlab has it (`psync`, `sync` and `pvsync` run as psync; `io_uring`, an error where the
+/// kernel refuses a ring), as fio runs the engine its job file names; else `default` (io_uring
+/// where the kernel allows it), with a note naming the engine flashlab does not have.
+fn job_engine(a: &RunArgs, job: &Job, default: EngineKind) -> Result<EngineKind, Error> {
+    let Some(name) = job.ioengine.as_deref().filter(|_| a.real.io.ioengine.is_none()) else {
+        return Ok(default);
+    };
+    if EngineKind::from_name(name).is_none() {
+        eprintln!("note: ioengine={name} is not implemented on real targets (flashlab has io_uring and psync); using {}", default.name());
+        return Ok(default);
+    }
+    Ok(choose_engine(Some(name))?.0)
 }
 
 /// One clone of a job, ready to run: its first file's path and the job over all its files.
@@ -222,10 +238,18 @@ fn locate(
 pub use flashlab_lab::jobfile_run::job_file_stem;
 
 /// Create a job file of `size` bytes: written sequentially when the job reads it (as fio lays
-/// out files), else only sized.
+/// out files), else sized and allocated (`fallocate`, fio's default `fallocate=native`), so the
+/// job's writes land in allocated blocks as fio's do, not in holes the filesystem must
+/// allocate during the measurement. A filesystem without fallocate keeps the sized file.
 fn lay_out(path: &Path, size: u64, write_it: bool, direct: bool) -> Result<(), Error> {
+    use std::os::fd::AsRawFd;
     let f = open_file(path, false, true)?;
     f.set_len(size).map_err(Error::io(path))?;
+    if !write_it && size > 0 {
+        // SAFETY: fallocate on an fd we own; a failure (EOPNOTSUPP on filesystems without it)
+        // leaves the file as set_len made it, which fio also accepts.
+        unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as libc::off_t) };
+    }
     drop(f);
     if write_it {
         let mut job = RealJob::new("layout", Rw::Write, 1 << 20, size / 4096 * 4096);
