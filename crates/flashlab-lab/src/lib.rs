@@ -6,6 +6,8 @@
 //!   I/O goes), measuring with `flashlab-measure`.
 //! * [`jobfile_run`]: an fio job file on a simulated system (`flashlab run`, sweeps).
 //! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as `age`.
+//! * [`protocol_run`]: a protocol's settings resolved and its typed results document, on any
+//!   target.
 //! * [`sim_run`]: a protocol on a simulated device, settings in, results document out — the
 //!   one way every front end (`age`, `bench`, `sweep`, the Python package) runs one.
 //! * [`experiments`]: runs directly on a device (`sim waf`, `fill`, `wsat`).
@@ -30,6 +32,7 @@ pub mod offsets;
 pub mod precondition;
 pub mod profiles;
 pub mod protocol;
+pub mod protocol_run;
 pub mod rng;
 pub mod shrink;
 pub mod sim_run;
