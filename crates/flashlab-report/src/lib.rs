@@ -15,7 +15,7 @@
 
 pub mod chart;
 mod error;
-mod html;
+pub mod html;
 mod input;
 pub mod num;
 mod sections;
@@ -66,8 +66,8 @@ pub fn render_report(inputs: &[(String, String)]) -> Result<Report, ReportError>
         .map(|((file, meta, results), series)| Input { file, series, meta, results })
         .collect();
     let sections = sections::sections(&inputs)?;
-    let html = html::page(&inputs, &sections);
     let charts = sections.iter().map(|s| (s.stem.clone(), s.svg.clone())).collect();
+    let html = html::page(&inputs, sections);
     Ok(Report { html, charts })
 }
 

@@ -48,7 +48,7 @@ fn document(doc: &Value) -> Option<Value> {
     results.remove("command");
     Some(serde_json::json!({
         "schema_version": flashlab_results::SCHEMA_VERSION,
-        "flashlab_version": results.remove("flashlab_version").unwrap_or(Value::Null),
+        "flashlab_version": results.remove("flashlab_version").unwrap_or_else(|| Value::String(String::new())),
         "command": command,
         "results": results,
     }))
@@ -162,6 +162,7 @@ mod tests {
         assert_eq!(get(&h, "gc_units_copied"), Some(9.0));
         let mut flat = body.as_object().unwrap().clone();
         flat.insert("command".into(), json!("age"));
+        flat.insert("precondition".into(), json!("fresh"));
         assert_eq!(headline(&Value::Object(flat)), h);
     }
 
