@@ -1,10 +1,11 @@
 //! The breakdown chart: one stacked bar per job (block size × queue depth, per direction),
-//! stacked from the phase means, as an SVG (and a minimal HTML page around it), drawn with
-//! plotters. flashlab-report's charts have grouped bars and lines but no stacked bars, so this
-//! small writer lives here rather than in that crate.
+//! stacked from the phase means, as an SVG drawn with plotters (flashlab-report's charts have
+//! grouped bars and lines but no stacked bars, so this small chart lives here), and the HTML
+//! page around it, written by flashlab-report's one HTML writer.
 
 use crate::report::{size_name, Report};
 use crate::BreakdownError;
+use flashlab_report::html::{esc, render, Page, Section};
 use plotters::prelude::*;
 
 const COLORS: [RGBColor; 4] =
@@ -105,17 +106,23 @@ fn panel<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A self-contained HTML page: the chart and the summary table.
+/// A self-contained HTML page (the workspace's one HTML writer, `flashlab_report::html`):
+/// the chart and the summary table.
 pub fn render_html(r: &Report) -> Result<String, BreakdownError> {
-    let svg = render_svg(r)?;
-    let esc = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
-    Ok(format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>flashlab breakdown</title></head>\n<body style=\"font-family:sans-serif\">\n<h1>flashlab breakdown: {}</h1>\n<p>{} — {}</p>\n{svg}\n<pre>{}</pre>\n</body></html>\n",
-        esc(&r.target),
-        esc(&r.description),
-        if r.is_model() { "model" } else { "measured" },
-        esc(&r.render_summary())
-    ))
+    let source = if r.is_model() { "model" } else { "measured" };
+    let section = Section {
+        stem: "breakdown".into(),
+        title: format!("Where the latency goes ({source})"),
+        caption: format!("{} — {source}", r.description),
+        svg: render_svg(r)?,
+        ..Section::default()
+    };
+    Ok(render(&Page {
+        title: format!("flashlab breakdown: {}", r.target),
+        intro: format!("<pre>{}</pre>\n", esc(&r.render_summary())),
+        sections: vec![section],
+        footer: format!("Made by flashlab-breakdown {}.", env!("CARGO_PKG_VERSION")),
+    }))
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@
 //!   I/O goes), measuring with `flashlab-measure`.
 //! * [`jobfile_run`]: an fio job file on a simulated system (`flashlab run`, sweeps).
 //! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as `age`.
+//! * [`protocol_run`]: a protocol's settings resolved and its typed results document, on any
+//!   target.
 //! * [`sim_run`]: a protocol on a simulated device, settings in, results document out — the
 //!   one way every front end (`age`, `bench`, `sweep`, the Python package) runs one.
 //! * [`experiments`]: runs directly on a device (`sim waf`, `fill`, `wsat`).
@@ -34,4 +36,4 @@ pub mod stack;
 pub mod system;
 
 // The target-neutral modules live in flashlab-workload; their paths here stay for callers.
-pub use flashlab_workload::{fileset, iogen, offsets, protocol, rng, units, Error};
+pub use flashlab_workload::{fileset, iogen, offsets, protocol, protocol_run, rng, units, Error};

@@ -100,6 +100,7 @@ fn age_run_fs(
         span: Some(4 << 20),
         precondition: Precondition::Fresh,
         check,
+        command: Default::default(),
     };
     sim_run::run(&r, &mut |_, _, _, _| {})
 }

@@ -90,6 +90,9 @@ pub enum LifeError {
     /// A chart of the report could not be drawn.
     #[error(transparent)]
     Chart(#[from] flashlab_report::ChartError),
+    /// A run's result that does not fit the results document (naming what and the field).
+    #[error(transparent)]
+    Results(#[from] flashlab_results::Error),
 }
 
 impl From<flashlab_lab::system::SysError> for LifeError {

@@ -1,16 +1,13 @@
 //! The HTML report of life runs: the time series drawn with flashlab-report's chart code
-//! (`flashlab_report::chart`, its public line-chart API; the report crate's own page reads
-//! only the other commands' results, so this module writes its own small page around the
-//! charts). One series per run: a single run, or every policy of `--compare-policies`.
+//! (`flashlab_report::chart`, its public line-chart API) on a page of the workspace's one
+//! HTML writer (`flashlab_report::html`). One series per run: a single run, or every policy
+//! of `--compare-policies`.
 
 use crate::error::LifeError;
 use crate::runner::LifeResult;
 use crate::series::Sample;
 use flashlab_report::chart::{render_svg, Chart, Kind, Panel, Series, Style, XAxis};
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
+use flashlab_report::html::{esc, render, Page, Section};
 
 fn panel(runs: &[LifeResult], title: &str, y: &str, log_y: bool, f: impl Fn(&Sample) -> Option<f64>) -> Panel {
     let hi = runs.iter().map(|r| r.days).fold(1.0f64, f64::max);
@@ -81,18 +78,13 @@ pub fn charts(runs: &[LifeResult]) -> Result<Vec<(String, String, String, String
     Ok(out)
 }
 
-/// A self-contained HTML page (inline SVG and CSS, no script or network).
+/// A self-contained HTML page (inline SVG and CSS, no script or network): what ran, the
+/// terminal's table, then each chart.
 pub fn html(title: &str, runs: &[LifeResult], table: &str) -> Result<String, LifeError> {
-    let mut h = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title>\n<style>\
-         body{{font-family:system-ui,sans-serif;max-width:1000px;margin:0 auto;padding:16px 24px;color:#1a1a1a}}\
-         svg{{width:100%;height:auto;border:1px solid #eee}} pre{{font-size:12px;overflow-x:auto}}\
-         </style></head><body>\n<h1>{t}</h1>\n",
-        t = esc(title)
-    );
+    let mut intro = String::new();
     if let Some(r) = runs.first() {
-        h.push_str(&format!(
-            "<p>Device profile <code>{}</code>, workload <code>{}</code>, seed {}, {} days, P/E budget {} cycles; \
+        intro.push_str(&format!(
+            "<p class=\"caption\">Device profile <code>{}</code>, workload <code>{}</code>, seed {}, {} days, P/E budget {} cycles; \
              probe: {} MiB file, {} MiB of 4 KiB random writes. Every number is from this run of the simulator.</p>\n",
             esc(&r.profile),
             esc(&r.workload),
@@ -103,12 +95,11 @@ pub fn html(title: &str, runs: &[LifeResult], table: &str) -> Result<String, Lif
             r.probe.bytes >> 20
         ));
     }
-    h.push_str(&format!("<pre>{}</pre>\n", esc(table)));
-    for (stem, title, caption, svg) in charts(runs)? {
-        let svg = svg.trim_start();
-        let svg = if svg.starts_with("<?xml") { svg.split_once("?>").map_or(svg, |x| x.1) } else { svg };
-        h.push_str(&format!("<h2 id=\"{stem}\">{}</h2>\n<p>{}</p>\n{}\n", esc(&title), esc(&caption), svg.trim()));
-    }
-    h.push_str("</body></html>\n");
-    Ok(h)
+    intro.push_str(&format!("<pre>{}</pre>\n", esc(table)));
+    let sections = charts(runs)?
+        .into_iter()
+        .map(|(stem, title, caption, svg)| Section { stem, title, caption, svg, ..Section::default() })
+        .collect();
+    let footer = format!("Made by flashlab-life {} with flashlab-report's charts.", env!("CARGO_PKG_VERSION"));
+    Ok(render(&Page { title: title.to_string(), intro, sections, footer }))
 }

@@ -29,11 +29,12 @@ def test_profiles_and_one_case():
     toy = flashlab.profile("toy")
     assert toy["ftl"]["spare_factor"] == pytest.approx(0.10)
     doc = flashlab.run(profile="toy", protocol=str(DATA / "small-age.toml"), seed=2, fs="ext4")
-    assert doc["command"] == "age" and doc["profile"]["filesystem"] == "ext4"
-    labels = [s["label"] for s in doc["steps"]]
+    assert doc["command"] == "age" and doc["parameters"]["filesystem"] == "ext4"
+    assert doc["profile"]["name"] == "toy" and doc["schema_version"] == 1
+    labels = [s["label"] for s in doc["results"]["steps"]]
     assert labels == ["new", "aged"]
     h = flashlab.headline(doc)
-    assert h["aged.waf"] == pytest.approx(doc["steps"][1]["device"]["write_amplification"])
+    assert h["aged.waf"] == pytest.approx(doc["results"]["steps"][1]["device"]["write_amplification"])
     # A modified profile: a dotted field. A smaller spare leaves GC more to copy.
     small = flashlab.run({"profile": "toy", "protocol": str(DATA / "small-age.toml"), "ftl.spare_factor": 0.1})
     large = flashlab.run({"profile": "toy", "protocol": str(DATA / "small-age.toml"), "ftl.spare_factor": 0.25})
@@ -50,7 +51,7 @@ def test_the_gil_is_released_while_simulating():
     while t.is_alive():
         spins += 1
     t.join()
-    assert done and done[0]["steps"]
+    assert done and done[0]["results"]["steps"]
     # Holding the GIL, the run would leave this thread a handful of switch intervals at most.
     assert spins > 10000, f"the main thread ran only {spins} loop turns during the simulation"
 

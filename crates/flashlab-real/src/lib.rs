@@ -6,6 +6,7 @@
 //! * [`runner`]: the real-time closed-loop runner — [`run_job`](runner::run_job) keeps
 //!   `iodepth` I/Os in flight and measures them into a fio-compatible
 //!   [`JobResult`](flashlab_measure::JobResult).
+//! * [`dir_protocol`]: a protocol in a directory, settings in, results document out.
 //! * [`dir_target`]: [`DirTarget`](dir_target::DirTarget), a directory on a mounted filesystem
 //!   as a [`ProtocolTarget`](flashlab_workload::protocol::ProtocolTarget) (four-corner, fill,
 //!   random writes, delete, FITRIM, idle).
@@ -24,6 +25,7 @@ pub mod android;
 pub mod blockdev;
 pub mod buffers;
 pub mod cleanup;
+pub mod dir_protocol;
 pub mod dir_target;
 pub mod engine;
 pub mod error;

@@ -1,8 +1,52 @@
-//! The HTML page: inline CSS and SVG, no script, no link, no web font, no external URL.
+//! The workspace's one HTML writer: a self-contained page (inline CSS and SVG, no script, no
+//! link, no web font, no external URL) of sections, each a chart with the tables of the
+//! numbers it shows. The report of results files, a sweep's report, `life --report` and
+//! `breakdown --output FILE.html` are all drawn by [`render`].
 
-use crate::sections::{Section, Table};
 use crate::Input;
 
+/// A table beside a chart: every cell already written as people read it.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    /// The table's caption (empty: none).
+    pub caption: String,
+    /// (header, unit); a second header row shows the units when any column has one.
+    pub columns: Vec<(String, String)>,
+    /// The rows, each with one cell per column.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// One section of a page: a chart, the tables of its numbers, and lines of notes.
+#[derive(Debug, Clone, Default)]
+pub struct Section {
+    /// The section's anchor and the chart's file stem (`four-corners`).
+    pub stem: String,
+    /// The section's heading.
+    pub title: String,
+    /// What the chart shows, in a sentence or two.
+    pub caption: String,
+    /// The chart, an SVG document (its XML prolog is dropped inline).
+    pub svg: String,
+    /// The tables beside the chart.
+    pub tables: Vec<Table>,
+    /// Lines shown under the tables, under a title each (a protocol's log).
+    pub notes: Vec<(String, Vec<String>)>,
+}
+
+/// A whole page.
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    /// The page's title (the browser's tab) and its heading.
+    pub title: String,
+    /// What comes under the heading, as HTML (escape text with [`esc`]).
+    pub intro: String,
+    /// The sections, in order; with more than one, the header links to each.
+    pub sections: Vec<Section>,
+    /// The footer, as HTML.
+    pub footer: String,
+}
+
+/// `s` with the characters HTML gives a meaning escaped.
 pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
@@ -18,7 +62,8 @@ pub fn esc(s: &str) -> String {
     o
 }
 
-pub(crate) const CSS: &str = r#"
+/// The page's style sheet.
+const CSS: &str = r#"
 :root { color-scheme: light; }
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0 auto; padding: 16px 24px 40px; max-width: 1500px; color: #1a1a1a; background: #fff; line-height: 1.4; }
 h1 { font-size: 1.6em; margin: 0.2em 0 0.3em; }
@@ -41,7 +86,8 @@ footer { margin-top: 2em; font-size: 12px; color: #555; }
 code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.92em; }
 "#;
 
-pub(crate) fn table(t: &Table, class: &str) -> String {
+/// A table (`class` on the element unless empty).
+pub fn table(t: &Table, class: &str) -> String {
     let mut h = format!("<table{}>\n", if class.is_empty() { String::new() } else { format!(" class=\"{class}\"") });
     if !t.caption.is_empty() {
         h.push_str(&format!("<caption>{}</caption>\n", esc(&t.caption)));
@@ -71,7 +117,7 @@ pub(crate) fn table(t: &Table, class: &str) -> String {
 }
 
 /// plotters' SVG, ready to sit inside HTML: no XML prolog, labelled for screen readers.
-pub(crate) fn inline_svg(svg: &str, label: &str) -> String {
+fn inline_svg(svg: &str, label: &str) -> String {
     let s = svg.trim_start();
     let s = if s.starts_with("<?xml") { s.split_once("?>").map(|x| x.1).unwrap_or(s).trim_start() } else { s };
     match s.strip_prefix("<svg") {
@@ -80,48 +126,23 @@ pub(crate) fn inline_svg(svg: &str, label: &str) -> String {
     }
 }
 
-pub fn page(inputs: &[Input], sections: &[Section]) -> String {
+/// The page as one self-contained HTML document.
+pub fn render(p: &Page) -> String {
     let mut h = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    let what: Vec<String> = inputs.iter().map(|i| i.series.clone()).collect();
-    h.push_str(&format!("<title>flashlab report: {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n<h1>flashlab report</h1>\n", esc(&what.join(", "))));
     h.push_str(&format!(
-        "<p class=\"caption\">{} results file{}. Every number below comes from these files. MB/s = 10<sup>6</sup> bytes/s; µs = microseconds; latency axes are logarithmic.</p>\n",
-        inputs.len(),
-        if inputs.len() == 1 { "" } else { "s" }
+        "<title>{t}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n<h1>{t}</h1>\n",
+        t = esc(&p.title)
     ));
-    let dash = || "–".to_string();
-    let inputs_table = Table {
-        caption: "Inputs".into(),
-        columns: ["series", "file", "command", "target", "device profile", "seed", "discard", "written by"]
-            .iter()
-            .map(|c| (c.to_string(), String::new()))
-            .collect(),
-        rows: inputs
-            .iter()
-            .map(|i| {
-                vec![
-                    i.series.clone(),
-                    i.file.clone(),
-                    i.meta.command.clone(),
-                    i.meta.target.clone().unwrap_or_else(dash),
-                    i.meta.profile.clone().unwrap_or_else(dash),
-                    i.meta.seed.map(|s| s.to_string()).unwrap_or_else(dash),
-                    i.meta.discard.map(|d| if d { "online discard" } else { "no" }.to_string()).unwrap_or_else(dash),
-                    i.meta.writer.clone().unwrap_or_else(dash),
-                ]
-            })
-            .collect(),
-    };
-    h.push_str(&table(&inputs_table, "inputs"));
-    if sections.len() > 1 {
+    h.push_str(&p.intro);
+    if p.sections.len() > 1 {
         h.push_str("<nav><p class=\"caption\">Charts: ");
         let links: Vec<String> =
-            sections.iter().map(|s| format!("<a href=\"#{}\">{}</a>", esc(&s.stem), esc(&s.title))).collect();
+            p.sections.iter().map(|s| format!("<a href=\"#{}\">{}</a>", esc(&s.stem), esc(&s.title))).collect();
         h.push_str(&links.join(" · "));
         h.push_str("</p></nav>\n");
     }
     h.push_str("</header>\n<main>\n");
-    for s in sections {
+    for s in &p.sections {
         h.push_str(&format!(
             "<section id=\"{}\">\n<h2>{}</h2>\n<p class=\"caption\">{}</p>\n<div class=\"pair\">\n",
             esc(&s.stem),
@@ -146,9 +167,74 @@ pub fn page(inputs: &[Input], sections: &[Section]) -> String {
         }
         h.push_str("</section>\n");
     }
-    h.push_str(&format!(
-        "</main>\n<footer>Made by flashlab-report {} with plotters (SVG). Charts use the Okabe–Ito colour-blind-safe palette, with distinct markers and dashes. Each chart is also written as an SVG file with <code>--svg DIR</code>.</footer>\n</body>\n</html>\n",
-        env!("CARGO_PKG_VERSION")
-    ));
+    h.push_str(&format!("</main>\n<footer>{}</footer>\n</body>\n</html>\n", p.footer));
     h
+}
+
+/// The report of results files: their header table, then `sections`.
+pub(crate) fn page(inputs: &[Input], sections: Vec<Section>) -> String {
+    let what: Vec<String> = inputs.iter().map(|i| i.series.clone()).collect();
+    let mut intro = format!(
+        "<p class=\"caption\">{} results file{}. Every number below comes from these files. MB/s = 10<sup>6</sup> bytes/s; µs = microseconds; latency axes are logarithmic.</p>\n",
+        inputs.len(),
+        if inputs.len() == 1 { "" } else { "s" }
+    );
+    let dash = || "–".to_string();
+    let inputs_table = Table {
+        caption: "Inputs".into(),
+        columns: ["series", "file", "command", "target", "device profile", "seed", "discard", "written by"]
+            .iter()
+            .map(|c| (c.to_string(), String::new()))
+            .collect(),
+        rows: inputs
+            .iter()
+            .map(|i| {
+                vec![
+                    i.series.clone(),
+                    i.file.clone(),
+                    i.meta.command.clone(),
+                    i.meta.target.clone().unwrap_or_else(dash),
+                    i.meta.profile.clone().unwrap_or_else(dash),
+                    i.meta.seed.map(|s| s.to_string()).unwrap_or_else(dash),
+                    i.meta.discard.map(|d| if d { "online discard" } else { "no" }.to_string()).unwrap_or_else(dash),
+                    i.meta.writer.clone().unwrap_or_else(dash),
+                ]
+            })
+            .collect(),
+    };
+    intro.push_str(&table(&inputs_table, "inputs"));
+    render(&Page {
+        title: format!("flashlab report: {}", what.join(", ")),
+        intro,
+        sections,
+        footer: format!(
+            "Made by flashlab-report {} with plotters (SVG). Charts use the Okabe–Ito colour-blind-safe palette, with distinct markers and dashes. Each chart is also written as an SVG file with <code>--svg DIR</code>.",
+            env!("CARGO_PKG_VERSION")
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_escapes_its_text_and_links_its_sections() {
+        let section = |stem: &str| Section {
+            stem: stem.into(),
+            title: format!("<{stem}>"),
+            caption: "a & b".into(),
+            svg: "<?xml version=\"1.0\"?>\n<svg width=\"1\"></svg>".into(),
+            tables: vec![Table { caption: "t".into(), columns: vec![("x".into(), "ms".into())], rows: vec![vec!["1".into()]] }],
+            notes: vec![("log".into(), vec!["step 1 <fill>".into()])],
+        };
+        let one = render(&Page { title: "T <1>".into(), sections: vec![section("a")], ..Page::default() });
+        assert!(one.starts_with("<!DOCTYPE html>") && one.ends_with("</html>\n"), "{one}");
+        assert!(one.contains("<h1>T &lt;1&gt;</h1>") && one.contains("a &amp; b"), "{one}");
+        assert!(one.contains("<svg role=\"img\" aria-label=\"&lt;a&gt;\" width=\"1\">") && !one.contains("<?xml"));
+        assert!(one.contains("<th class=\"unit\">ms</th>") && one.contains("<li>step 1 &lt;fill&gt;</li>"));
+        assert!(!one.contains("<nav>"), "one section needs no links");
+        let two = render(&Page { title: "T".into(), sections: vec![section("a"), section("b")], ..Page::default() });
+        assert!(two.contains("<a href=\"#a\">&lt;a&gt;</a> · <a href=\"#b\">"), "{two}");
+    }
 }

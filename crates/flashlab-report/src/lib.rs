@@ -15,7 +15,7 @@
 
 pub mod chart;
 mod error;
-mod html;
+pub mod html;
 mod input;
 pub mod num;
 mod sections;
@@ -66,8 +66,8 @@ pub fn render_report(inputs: &[(String, String)]) -> Result<Report, ReportError>
         .map(|((file, meta, results), series)| Input { file, series, meta, results })
         .collect();
     let sections = sections::sections(&inputs)?;
-    let html = html::page(&inputs, &sections);
     let charts = sections.iter().map(|s| (s.stem.clone(), s.svg.clone())).collect();
+    let html = html::page(&inputs, sections);
     Ok(Report { html, charts })
 }
 
@@ -102,13 +102,20 @@ pub fn write_outputs(
     Ok(written)
 }
 
-/// Write a file completely or not at all: into a temporary file beside it, synced, then renamed
-/// over `path`. flashlab writes every results file this way.
+/// The temporary file [`write_atomic`] writes beside `path` (`DIR/.NAME.flashlab-tmp`), so a
+/// caller can register it for removal on a signal or check beforehand that it can be made;
+/// `None` when `path` names no file (`..`, `/`).
+pub fn temp_path(path: &Path) -> Option<PathBuf> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Some(dir.join(format!(".{}.flashlab-tmp", path.file_name()?.to_string_lossy())))
+}
+
+/// Write a file completely or not at all: into a temporary file beside it ([`temp_path`]),
+/// synced, then renamed over `path`. Every file flashlab writes goes through here (the
+/// command line adds its signal cleanup around it; sweeps store their cases with it).
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
     use std::io::Write;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| ReportError::NotAFile { path: path.to_path_buf() })?;
-    let tmp = dir.join(format!(".{}.flashlab-tmp", name.to_string_lossy()));
+    let tmp = temp_path(path).ok_or_else(|| ReportError::NotAFile { path: path.to_path_buf() })?;
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(contents)?;

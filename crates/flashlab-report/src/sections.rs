@@ -3,25 +3,8 @@
 
 use crate::chart::{self, Chart, Kind, Panel, Series, Style, XAxis, PALETTE};
 use crate::input::{AgeDoc, FillDoc, Results, RunDoc, WsatDoc};
+use crate::html::{Section, Table};
 use crate::{ChartError, Input};
-
-pub struct Table {
-    pub caption: String,
-    /// (header, unit)
-    pub columns: Vec<(String, String)>,
-    pub rows: Vec<Vec<String>>,
-}
-
-pub struct Section {
-    pub stem: String,
-    pub title: String,
-    /// What the chart shows, in a sentence or two.
-    pub caption: String,
-    pub svg: String,
-    pub tables: Vec<Table>,
-    /// Lines shown under the tables (a protocol's log).
-    pub notes: Vec<(String, Vec<String>)>,
-}
 
 /// Three significant digits, as the terminal tables print.
 pub fn sig(v: f64) -> String {

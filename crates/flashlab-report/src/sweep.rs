@@ -4,8 +4,8 @@
 //! heatmap per metric (mean over the rest). The page is self-contained like the other reports.
 
 use crate::chart::{self, Chart, Kind, Panel, Series, Style, XAxis};
-use crate::html::{esc, inline_svg, table, CSS};
-use crate::sections::{sig, Table};
+use crate::html::{esc, render, Page, Section, Table};
+use crate::sections::sig;
 use crate::{Report, ReportError};
 
 /// The table of a sweep as the report needs it.
@@ -140,7 +140,7 @@ pub fn render_sweep(t: &SweepTable) -> Result<Report, ReportError> {
     if varying.is_empty() {
         return Err(ReportError::NothingVaries);
     }
-    let mut sections: Vec<(String, String, String, String, Vec<Table>)> = Vec::new();
+    let mut sections: Vec<Section> = Vec::new();
     for &a in &varying {
         let (name, vals) = &t.settings[a];
         let lv = levels(vals);
@@ -182,67 +182,48 @@ pub fn render_sweep(t: &SweepTable) -> Result<Report, ReportError> {
         let svg = chart::render_svg(&chart)?;
         let mut columns = vec![(name.clone(), String::new())];
         columns.extend(metrics.iter().map(|&m| (t.metrics[m].0.clone(), "mean (min–max)".to_string())));
-        sections.push((
-            chart.stem.clone(),
-            chart.title.clone(),
-            format!("For each value of {name}: the mean of each metric over the cases with that value (solid) and its smallest and largest value (dashed)."),
+        sections.push(Section {
+            stem: chart.stem.clone(),
+            title: chart.title.clone(),
+            caption: format!("For each value of {name}: the mean of each metric over the cases with that value (solid) and its smallest and largest value (dashed)."),
             svg,
-            vec![Table { caption: format!("by {name}"), columns, rows }],
-        ));
+            tables: vec![Table { caption: format!("by {name}"), columns, rows }],
+            notes: Vec::new(),
+        });
     }
     if varying.len() >= 2 {
         let (a, b) = (varying[0], varying[1]);
         for &m in &metrics {
             if let Some(svg) = heatmap(t, a, b, m) {
                 let mn = &t.metrics[m].0;
-                sections.push((
-                    format!("heat-{}", stem(mn)),
-                    format!("{mn}: {} × {}", t.settings[a].0, t.settings[b].0),
-                    format!(
+                sections.push(Section {
+                    stem: format!("heat-{}", stem(mn)),
+                    title: format!("{mn}: {} × {}", t.settings[a].0, t.settings[b].0),
+                    caption: format!(
                         "The mean of {mn} for each pair of values{}; darker is larger.",
                         if varying.len() > 2 { ", over the other settings" } else { "" }
                     ),
                     svg,
-                    Vec::new(),
-                ));
+                    tables: Vec::new(),
+                    notes: Vec::new(),
+                });
             }
         }
     }
-    let mut h = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    h.push_str(&format!("<title>flashlab sweep report: {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n<h1>flashlab sweep report</h1>\n", esc(&t.title)));
     let n = t.settings.first().map_or(0, |s| s.1.len());
     let omitted = t.metrics.len() - metrics.len();
-    h.push_str(&format!(
+    let intro = format!(
         "<p class=\"caption\">{}: {n} cases; settings that vary: {}. Every number comes from the cases' results in this sweep.{}</p>\n",
         esc(&t.title),
         esc(&varying.iter().map(|&i| t.settings[i].0.as_str()).collect::<Vec<_>>().join(", ")),
         if omitted > 0 { format!(" {omitted} metrics that do not vary, or past the first {MAX_METRICS}, are not drawn (results.csv has them all).") } else { String::new() }
-    ));
-    h.push_str("<nav><p class=\"caption\">Charts: ");
-    h.push_str(
-        &sections
-            .iter()
-            .map(|s| format!("<a href=\"#{}\">{}</a>", esc(&s.0), esc(&s.1)))
-            .collect::<Vec<_>>()
-            .join(" · "),
     );
-    h.push_str("</p></nav>\n</header>\n<main>\n");
-    for (stem, title, caption, svg, tables) in &sections {
-        h.push_str(&format!(
-            "<section id=\"{}\">\n<h2>{}</h2>\n<p class=\"caption\">{}</p>\n",
-            esc(stem),
-            esc(title),
-            esc(caption)
-        ));
-        h.push_str(&format!("<figure class=\"chart\" style=\"margin:0\">\n{}\n</figure>\n", inline_svg(svg, title)));
-        for tb in tables {
-            h.push_str(&table(tb, ""));
-        }
-        h.push_str("</section>\n");
-    }
-    h.push_str(&format!(
-        "</main>\n<footer>Made by flashlab-report {}.</footer>\n</body>\n</html>\n",
-        env!("CARGO_PKG_VERSION")
-    ));
-    Ok(Report { html: h, charts: sections.into_iter().map(|s| (s.0, s.3)).collect() })
+    let charts = sections.iter().map(|s| (s.stem.clone(), s.svg.clone())).collect();
+    let html = render(&Page {
+        title: format!("flashlab sweep report: {}", t.title),
+        intro,
+        sections,
+        footer: format!("Made by flashlab-report {}.", env!("CARGO_PKG_VERSION")),
+    });
+    Ok(Report { html, charts })
 }

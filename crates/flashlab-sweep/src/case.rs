@@ -5,12 +5,14 @@
 use crate::error::SweepError;
 use crate::spec::{Case, Param, Spec};
 use flashlab_lab::protocol::Protocol;
+use flashlab_lab::protocol_run::ProtocolCommand;
 use flashlab_lab::sim_run::{self, SimProtocolRun};
 use flashlab_lab::units::parse_cli_size;
 use flashlab_life::policy::Policy;
 use flashlab_life::runner::{run_life, LifeConfig};
 use flashlab_life::usage::Usage;
 use flashlab_simfs::FsConfig;
+use flashlab_results::Document;
 use flashsim::Profile;
 use serde_json::Value;
 
@@ -229,7 +231,14 @@ fn set_dotted(
     Ok(())
 }
 
-/// Run a prepared case; the document is the one the `age` or `life` command writes.
+/// A results document as the JSON value a case stores.
+fn value(doc: &Document) -> Result<Value, SweepError> {
+    serde_json::to_value(doc).map_err(|e| SweepError::Encode { format: "json", message: e.to_string() })
+}
+
+/// Run a prepared case; the document is the one the `age` or `life` command writes (a
+/// `flashlab_results::Document`), or for a job file fio's JSON as `flashlab run
+/// --output-format json` writes it.
 /// A failure of the libraries that run it (their messages) is [`SweepError::Run`].
 pub fn run(p: &Prepared) -> Result<Value, SweepError> {
     let failed = |e: String| SweepError::Run(e);
@@ -245,8 +254,9 @@ pub fn run(p: &Prepared) -> Result<Value, SweepError> {
                 span: None,
                 precondition: flashlab_lab::precondition::Precondition::Fresh,
                 check: None,
+                command: ProtocolCommand::Age,
             };
-            Ok(sim_run::run(&r, &mut |_, _, _, _| {}).map_err(|e| failed(e.to_string()))?.document)
+            value(&sim_run::run(&r, &mut |_, _, _, _| {}).map_err(|e| failed(e.to_string()))?.document)
         }
         Work::Life { usage, policy, duration, duration_ns, sample_days, probe_every } => {
             let mut cfg = LifeConfig::new(*policy, *duration_ns, p.seed);
@@ -256,7 +266,12 @@ pub fn run(p: &Prepared) -> Result<Value, SweepError> {
             let r = run_life(&p.profile, usage, &cfg, |_| {}).map_err(|e| failed(e.to_string()))?;
             let usage_json = serde_json::to_value(usage.as_ref())
                 .map_err(|e| SweepError::Encode { format: "json", message: e.to_string() })?;
-            Ok(flashlab_life::document::life_document(&p.target, &p.profile, p.seed, duration, usage_json, &[r]))
+            let doc = flashlab_life::document::life_document(&p.target, &p.profile, p.seed, duration, usage_json, &[r])
+                .map_err(|e| failed(e.to_string()))?
+                .param("policy", policy.name())
+                .param("sample_days", sample_days)
+                .param("probe_every", probe_every);
+            value(&doc)
         }
         Work::Job { file, jobs } => {
             let mut sys = flashlab_lab::system::SimSystem::with_fs(&p.profile, p.seed, p.fs.clone());

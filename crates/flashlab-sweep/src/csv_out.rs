@@ -1,23 +1,26 @@
 //! `results.csv`: the table as CSV, a header row of column names (settings named as in the
 //! sweep file), numbers in their shortest exact decimal form, empty cells where a case has no
-//! such number.
+//! such number. Written by the workspace's one CSV writer (`flashlab_results::export`).
 
 use crate::error::SweepError;
 use crate::table::Table;
+use flashlab_results::table::{Cell, Table as CsvTable};
 
 /// The table as CSV (a header row, then one row per case).
 pub fn csv_bytes(t: &Table) -> Result<Vec<u8>, SweepError> {
-    let err = |e: &dyn std::fmt::Display| SweepError::Encode { format: "csv", message: e.to_string() };
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(t.columns()).map_err(|e| err(&e))?;
+    let columns = t.columns();
+    let heads: Vec<(&str, &str)> = columns.iter().map(|c| (c.as_str(), "")).collect();
+    let mut out = CsvTable::new("results", &heads);
     for r in &t.rows {
-        let mut rec: Vec<String> = vec![r.case.to_string()];
-        rec.extend(r.settings.iter().map(|v| v.as_ref().map_or(String::new(), |p| p.text())));
-        rec.extend(r.metrics.iter().map(|v| v.map_or(String::new(), |x| x.to_string())));
+        let mut row: Vec<Cell> = vec![Cell::Num(r.case as f64)];
+        row.extend(r.settings.iter().map(|v| v.as_ref().map(|p| p.text()).into()));
+        row.extend(r.metrics.iter().map(|v| (*v).into()));
         if t.any_error {
-            rec.push(r.error.clone().unwrap_or_default());
+            row.push(r.error.clone().into());
         }
-        w.write_record(&rec).map_err(|e| err(&e))?;
+        out.row(row);
     }
-    w.into_inner().map_err(|e| err(&e))
+    flashlab_results::export::csv_table(&out)
+        .map(String::into_bytes)
+        .map_err(|e| SweepError::Encode { format: "csv", message: e.to_string() })
 }

@@ -66,11 +66,11 @@ pub fn run_case(spec: &Spec, index: usize) -> Result<Value, SweepError> {
 /// sweep file's text as `sweep.toml` (what `flashlab report DIR` reads the table with).
 pub fn write_tables(out: &Path, spec: &Spec) -> Result<(PathBuf, PathBuf), SweepError> {
     let t = table::build(out, spec)?;
-    store::write_atomic(&out.join(crate::report::SPEC_FILE), spec.text.as_bytes())?;
+    flashlab_report::write_atomic(&out.join(crate::report::SPEC_FILE), spec.text.as_bytes())?;
     let csv = out.join("results.csv");
     let parquet = out.join("results.parquet");
-    store::write_atomic(&csv, &crate::csv_out::csv_bytes(&t)?)?;
-    store::write_atomic(&parquet, &crate::parquet_out::parquet_bytes(&t)?)?;
+    flashlab_report::write_atomic(&csv, &crate::csv_out::csv_bytes(&t)?)?;
+    flashlab_report::write_atomic(&parquet, &crate::parquet_out::parquet_bytes(&t)?)?;
     Ok((csv, parquet))
 }
 

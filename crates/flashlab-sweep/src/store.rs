@@ -35,12 +35,6 @@ pub fn prepare_dir(out: &Path) -> Result<(), SweepError> {
     Ok(())
 }
 
-/// Write `bytes` to `path` whole ([`flashlab_report::write_atomic`]: a synced temporary file
-/// beside it, then a rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SweepError> {
-    Ok(flashlab_report::write_atomic(path, bytes)?)
-}
-
 /// The document stored for a case: its results document (or its error) with the case's
 /// index and settings under [`CASE_KEY`].
 pub fn case_document(case: &Case, result: Result<Value, SweepError>) -> Value {
@@ -79,7 +73,7 @@ pub fn store_text(out: &Path, spec: &Spec, index: usize, text: &str) -> Result<(
     if tag.get("settings") != Some(&case.settings_json()) {
         return Err(bad(format!("the document's settings are not this sweep's case {index}")));
     }
-    write_atomic(&case_path(out, spec, index), text.as_bytes())
+    Ok(flashlab_report::write_atomic(&case_path(out, spec, index), text.as_bytes())?)
 }
 
 /// The stored document of a case, if it is there and was made with the same settings.

@@ -27,6 +27,9 @@ pub enum Error {
     /// A value that could not be turned into JSON for a results document.
     #[error("results document: {0}")]
     Json(#[from] serde_json::Error),
+    /// A result that does not fit the results document's types (naming what and the field).
+    #[error(transparent)]
+    Results(#[from] flashlab_results::Error),
     /// A profile name that is neither built in nor a file.
     #[error("unknown profile '{name}'; built-in profiles: {builtin} (or give a path to a .toml file)")]
     UnknownProfile {

@@ -4,7 +4,8 @@
 //! * [`rng`]: seeded randomness; [`offsets`], [`iogen`]: where and how big each I/O of a job
 //!   is (fio's workload options); [`fileset`]: a job over several files.
 //! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as the
-//!   Moto X review's, run on any [`protocol::ProtocolTarget`].
+//!   Moto X review's, run on any [`protocol::ProtocolTarget`]; [`protocol_run`]: a protocol's
+//!   settings resolved once and its result as a typed results document.
 //! * [`units`]: sizes and durations as the command line reads them.
 //! * [`device`]: what a simulated device reports about itself in a result.
 //! * [`Error`]: the one error type of the workloads and the lab, naming the file, line,
@@ -21,6 +22,7 @@ pub mod iogen;
 pub mod job;
 pub mod offsets;
 pub mod protocol;
+pub mod protocol_run;
 pub mod rng;
 pub mod units;
 

@@ -89,7 +89,7 @@ fn put(p: &Path, text: &str) -> Result<(), Error> {
         let mut out = std::io::stdout().lock();
         out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(Error::Stdout)
     } else {
-        crate::report::output::write_atomic(p, text.as_bytes())?;
+        crate::report::output::write_file(p, text.as_bytes())?;
         crate::outln!("results written to {}", p.display());
         Ok(())
     }

@@ -118,7 +118,8 @@ impl StepProgress {
 mod tests {
     use super::*;
     use crate::progress::Progress;
-    use flashlab_lab::sim_run::{self, four_corner_config, SimProtocolRun};
+    use flashlab_lab::protocol_run::{ProtocolCommand, Resolved};
+    use flashlab_lab::sim_run::{self, SimProtocolRun};
     use indicatif::{ProgressDrawTarget, TermLike};
     use std::sync::{Arc, Mutex};
 
@@ -174,6 +175,7 @@ mod tests {
             span: None,
             precondition: flashlab_lab::precondition::Precondition::Fresh,
             check: None,
+            command: ProtocolCommand::Age,
         };
         let mut v = Vec::new();
         sim_run::run(&r, &mut |i, n, what, f| v.push((i, n, what.to_string(), f))).unwrap();
@@ -188,8 +190,7 @@ mod tests {
     #[test]
     fn age_progress_never_goes_back_and_names_each_step() {
         let proto = Protocol::builtin("age-small").unwrap();
-        let fc = four_corner_config(&proto, 1, None, None).unwrap();
-        let runs = proto.four_corner(&fc).steps().len();
+        let runs = Resolved::new(&proto, 1, None, None).unwrap().tests_per_bench();
         let reports = reports(&proto);
         let n = proto.steps.len();
         // The raw reports do go back (each four-corner test restarts at 0): the test can fail.

@@ -4,10 +4,62 @@
 //! curve falls off the "write cliff" when the spare blocks run out and GC starts copying.
 
 use crate::engine::{run_jobs_observed, JobSpec};
+use crate::precondition::{Precondition, PreconditionReport};
 use crate::system::{DeviceReport, SimSystem, SysError};
+use crate::Error;
 use flashlab_jobs::Rw;
-use flashlab_simfs::FileId;
+use flashlab_results::body::WsatBody;
+use flashlab_results::{Body, Document};
+use flashlab_simfs::{FileId, FsConfig};
+use flashsim::Profile;
 use serde::Serialize;
+
+/// What `flashlab wsat` asks for: write saturation on a new device of `profile`, brought into
+/// the state `precondition` names first.
+#[derive(Debug, Clone)]
+pub struct WsatRun<'a> {
+    /// How the target was named (`sim:toy`), for the document.
+    pub target: &'a str,
+    /// The device's profile.
+    pub profile: &'a Profile,
+    /// The filesystem made on it (wsat itself writes the raw device).
+    pub fs: FsConfig,
+    /// The device's history before the run.
+    pub precondition: Precondition,
+    /// Seed of the device and the workload.
+    pub seed: u64,
+    /// Capacities to write (1.0 = the logical capacity once).
+    pub times: f64,
+    /// Requests kept in flight (at least 1 is used).
+    pub iodepth: u32,
+    /// Intervals the run is measured in (at least 1 is used).
+    pub intervals: u32,
+}
+
+/// What came out: the results document, and what the precondition did before the run.
+pub struct WsatOutcome {
+    /// The results document (`flashlab wsat --json`).
+    pub document: Document,
+    /// What the precondition did to the device before the run.
+    pub precondition: PreconditionReport,
+}
+
+/// Run it, from settings to the results document; `progress` gets the fraction done.
+pub fn run(r: &WsatRun, progress: impl FnMut(f64)) -> Result<WsatOutcome, Error> {
+    let (mut sys, pre) = crate::precondition::system(r.profile, r.seed, r.fs.clone(), r.precondition)
+        .map_err(Error::within("precondition"))?;
+    let result = run_wsat(&mut sys, r.times, r.iodepth.max(1), r.intervals.max(1), r.seed, progress)?;
+    let mut body: WsatBody = flashlab_results::typed("wsat's results", &result)?;
+    body.precondition = Some(serde_json::to_value(&pre)?);
+    let document = Document::new(Body::Wsat(body))
+        .target(r.target)
+        .seed(r.seed)
+        .profile(&r.profile.name, &r.profile.description)
+        .param("iodepth", r.iodepth)
+        .param("times", r.times)
+        .param("intervals", r.intervals);
+    Ok(WsatOutcome { document, precondition: pre })
+}
 
 /// One interval of a write-saturation run.
 #[derive(Debug, Clone, Serialize)]

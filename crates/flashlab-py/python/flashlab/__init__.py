@@ -5,7 +5,7 @@ device is simulated):
 
 >>> import flashlab
 >>> doc = flashlab.run(profile="toy", protocol="four-corner", seed=1, **{"ftl.spare_factor": 0.2})
->>> doc["steps"][0]["rand_write_mbs"]                      # doctest: +SKIP
+>>> doc["results"]["steps"][0]["rand_write_mbs"]           # doctest: +SKIP
 >>> res = flashlab.sweep("sweep.toml", out="out")          # all local cores
 >>> df = res.to_pandas()                                   # or res.to_polars()
 >>> res = flashlab.sweep("sweep.toml", out="out", backend="ray")   # tasks on a Ray cluster

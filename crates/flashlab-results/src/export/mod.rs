@@ -7,7 +7,7 @@ mod json;
 mod markdown;
 mod terminal;
 
-pub use self::csv::csv;
+pub use self::csv::{csv, csv_table};
 pub use self::json::json;
 pub use self::markdown::markdown;
 pub use self::terminal::{terminal, wrap, WIDTH};

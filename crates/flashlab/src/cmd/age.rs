@@ -7,25 +7,25 @@ use crate::step_progress::StepProgress;
 use crate::target::{real_options, resolve, Target};
 use crate::{out, outln};
 use flashlab_lab::precondition::Precondition;
-use flashlab_lab::protocol::{block_multiple, run_protocol, Protocol, ProtocolTarget};
-use flashlab_lab::sim_run::{self, four_corner_config, SimProtocolRun};
+use flashlab_lab::protocol::{block_multiple, Protocol};
+use flashlab_lab::protocol_run::{ProtocolCommand, Resolved};
+use flashlab_lab::sim_run::{self, SimProtocolRun};
 use flashlab_lab::units::parse_cli_size;
-use flashlab_real::dir_target::DirTarget;
-use flashlab_results::body::AgeBody;
-use flashlab_results::{Body, Document};
+use flashlab_real::dir_protocol::{self, DeviceClock, DirProtocolRun};
+use flashlab_results::Body;
 use std::time::Instant;
 
 /// `flashlab age`: a protocol (`age` by default) on the target.
 pub fn age(args: &AgeArgs) -> Result<(), Error> {
-    run(&args.bench, &Protocol::load(&args.protocol)?, Body::Age)
+    run(&args.bench, &Protocol::load(&args.protocol)?, ProtocolCommand::Age)
 }
 
 /// `flashlab bench`: one four-corner run on the target.
 pub fn bench(args: &BenchArgs) -> Result<(), Error> {
-    run(args, &Protocol::builtin("four-corner").expect("built in"), Body::Bench)
+    run(args, &Protocol::builtin("four-corner").expect("built in"), ProtocolCommand::Bench)
 }
 
-fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(), Error> {
+fn run(a: &BenchArgs, proto: &Protocol, command: ProtocolCommand) -> Result<(), Error> {
     let args = &a.common;
     let size = |flag: &str, v: &Option<String>| -> Result<Option<u64>, Error> {
         v.as_ref()
@@ -36,16 +36,16 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
     };
     let rand_io = size("--rand-io", &a.four.rand_io)?;
     let span = size("--span", &a.four.span)?;
-    let fc = four_corner_config(proto, args.seed, rand_io, span)?;
     let wall = Instant::now();
     let bar = Progress::new(&proto.name);
-    let mut steps = StepProgress::new(proto, proto.four_corner(&fc).steps().len());
+    // The tests per four-corner step, for the bar (the settings resolve again in the run).
+    let tests = Resolved::new(proto, args.seed, rand_io, span)?.tests_per_bench();
+    let mut steps = StepProgress::new(proto, tests);
     let mut progress = |i: usize, n: usize, what: &str, f: f64| {
         let (pos, msg) = steps.update(i, n, what, f);
         bar.set(pos, &msg)
     };
-    let mut doc = Document::new(Body::Bench(AgeBody::default())).target(&args.target).seed(args.seed);
-    let (result, precondition, clock) = match resolve(&args.target)? {
+    let (doc, fc, clock) = match resolve(&args.target)? {
         Target::Sim(profile) => {
             if let Some(flag) = a.real.given() {
                 return Err(Error::not_applicable(
@@ -54,7 +54,6 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
                 ));
             }
             let fs = super::fs_config(&args.sim_fs, &profile, &args.target)?;
-            doc = doc.profile(&profile.name, &profile.description).param("filesystem", fs.label());
             out!("{}", super::banner_fs(&format!("protocol '{}'", proto.name), args, &profile, &fs));
             let r = SimProtocolRun {
                 target: &args.target,
@@ -66,15 +65,14 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
                 span,
                 precondition: args.sim_fs.precondition,
                 check: a.check,
+                command,
             };
             let out = sim_run::run(&r, &mut progress)?;
             bar.finish();
             if out.precondition.precondition != Precondition::Fresh {
                 outln!("{}", out.precondition.summary());
             }
-            let pre = serde_json::to_value(&out.precondition)
-                .map_err(|source| Error::Json { what: "the device's history", source })?;
-            (out.result, Some(pre), format!("virtual time {:.1} s", out.elapsed_ns as f64 / 1e9))
+            (out.document, out.four_corner, format!("virtual time {:.1} s", out.elapsed_ns as f64 / 1e9))
         }
         Target::Dir(dir) => {
             if a.check.is_some() {
@@ -98,25 +96,29 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
                 if opts.direct { "O_DIRECT" } else { "buffered" },
                 args.seed
             );
-            flashlab_real::cleanup::install_signal_handlers()
-                .map_err(|source| Error::Setup { what: "signal handlers", source })?;
-            doc = doc.param("ioengine", opts.engine.name()).param("direct", opts.direct);
-            let mut target = DirTarget::new(&dir, opts)?;
-            target.idle_override = idle;
             // On a served simulated device, the tests are timed on its clock too.
-            if let Some(served) = flashlab_serve::mounts::under_dir(&dir) {
-                outln!("note: {} is on a flashlab serve device ({}); its tests are timed on the simulated device's clock too", dir.display(), served.profile);
-                target.device_clock = Some(Box::new(move || served.sample()));
+            let served = flashlab_serve::mounts::under_dir(&dir);
+            if let Some(s) = &served {
+                outln!("note: {} is on a flashlab serve device ({}); its tests are timed on the simulated device's clock too", dir.display(), s.profile);
             }
-            if let Some(fd) = &a.real.fill_dir {
-                if let Some(note) = target.set_fill_dir(fd)? {
-                    eprintln!("note: {note}");
-                }
+            let r = DirProtocolRun {
+                target: &args.target,
+                dir: &dir,
+                opts,
+                idle,
+                fill_dir: a.real.fill_dir.as_deref(),
+                device_clock: served.map(|s| -> DeviceClock { Box::new(move || s.sample()) }),
+                protocol: proto,
+                seed: args.seed,
+                rand_io,
+                span,
+                command,
+            };
+            let out = dir_protocol::run(r, &mut progress)?;
+            for note in &out.notes {
+                eprintln!("note: {note}");
             }
-            // The settings are resolved into `fc`; the protocol's own must not apply twice.
-            let proto = &Protocol { four_corner_span: None, four_corner_rand_io: None, ..proto.clone() };
-            let result = run_protocol(&mut target, proto, &fc, &mut progress)?;
-            (result, None, format!("real time {:.1} s", target.clock_s()))
+            (out.document, out.four_corner, format!("real time {:.1} s", out.elapsed_s))
         }
         Target::Block(dev) => {
             return Err(Error::Refused {
@@ -127,11 +129,6 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
         }
     };
     bar.finish();
-    let mut typed: AgeBody = flashlab_results::typed("the protocol's results", &result)?;
-    typed.precondition = precondition;
-    let typed_log = typed.log.clone();
-    doc.body = body(typed);
-    doc = doc.param("protocol", &proto.name).param("rand_io", fc.rand_io).param("span", fc.span);
     for (i, t) in doc.tables().iter().enumerate() {
         // Tables after the main one (the served device's clock) are introduced by their title.
         if i > 0 {
@@ -139,8 +136,10 @@ fn run(a: &BenchArgs, proto: &Protocol, body: fn(AgeBody) -> Body) -> Result<(),
         }
         crate::output_args::table(t);
     }
-    for l in &typed_log {
-        outln!("{}", l.line());
+    if let Body::Age(b) | Body::Bench(b) = &doc.body {
+        for l in &b.log {
+            outln!("{}", l.line());
+        }
     }
     let repeats = if fc.repeats > 1 {
         format!("; each test run {} times back to back, MB/s the mean of the runs' rates (AndroBench 3.x)", fc.repeats)

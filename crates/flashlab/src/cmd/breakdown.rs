@@ -3,7 +3,7 @@
 
 use crate::cli::BreakdownArgs;
 use crate::error::Error;
-use crate::report::output::write_atomic;
+use crate::report::output::write_file;
 use flashlab_breakdown::command::{run, Options};
 use flashlab_breakdown::{chart, job_matrix, Dir};
 use flashlab_lab::units::parse_cli_size;
@@ -62,7 +62,7 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<(), Error> {
     if let Some(p) = &a.chart {
         let html = p.extension().is_some_and(|e| e == "html" || e == "htm");
         let text = if html { chart::render_html(&report)? } else { chart::render_svg(&report)? };
-        write_atomic(p, text.as_bytes())?;
+        write_file(p, text.as_bytes())?;
     }
     let doc = flashlab_results::Document::new(flashlab_results::Body::Breakdown(flashlab_results::typed(
         "the breakdown",

@@ -11,8 +11,6 @@ use flashlab_life::policy::{Policy, HOUR};
 use flashlab_life::runner::{run_life, LifeConfig, LifeResult};
 use flashlab_life::traces::{self, replay::ReplayConfig, Format};
 use flashlab_life::{presets, report, table};
-use flashlab_results::body::LifeBody;
-use flashlab_results::{Body, Document};
 use serde_json::json;
 use std::time::Instant;
 
@@ -156,15 +154,7 @@ pub fn life(a: &LifeArgs) -> Result<(), Error> {
         );
     }
     crate::proseln!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
-    let doc = Document::new(Body::Life(LifeBody {
-        duration: a.duration.clone(),
-        usage: usage_json,
-        runs: flashlab_results::typed("the runs", &runs)?,
-        extra: Default::default(),
-    }))
-    .target(&a.target)
-    .seed(a.seed)
-    .profile(&profile.name, &profile.description)
+    let doc = flashlab_life::document::life_document(&a.target, &profile, a.seed, &a.duration, usage_json, &runs)?
     .param("policy", &a.policy)
     .param("compare_policies", a.compare_policies)
     .param("scale", a.scale)
@@ -177,7 +167,7 @@ pub fn life(a: &LifeArgs) -> Result<(), Error> {
     if let Some(path) = &a.out.report {
         let title = format!("flashlab life: {} on {}", r0.workload, a.target);
         let page = report::html(&title, &runs, &text)?;
-        crate::report::output::write_atomic(path, page.as_bytes())?;
+        crate::report::output::write_file(path, page.as_bytes())?;
         outln!("report written to {}", path.display());
     }
     Ok(())

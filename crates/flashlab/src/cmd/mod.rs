@@ -49,13 +49,6 @@ pub fn sim_system(
     flashlab_lab::precondition::system(profile, seed, cfg, a.precondition).map_err(Error::at("--precondition"))
 }
 
-/// The simulated system a command runs on, from the common options.
-pub fn system(args: &CommonArgs) -> Result<(Profile, SimSystem, PreconditionReport), Error> {
-    let profile = crate::target::sim_profile(&args.target)?;
-    let (sys, pre) = sim_system(&args.sim_fs, &profile, args.seed, &args.target)?;
-    Ok((profile, sys, pre))
-}
-
 /// The header line every simulated run prints.
 pub fn banner(what: &str, args: &CommonArgs, profile: &Profile, sys: &SimSystem) -> String {
     banner_fs(what, args, profile, sys.fs().config())

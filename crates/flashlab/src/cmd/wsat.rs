@@ -1,12 +1,12 @@
-//! `flashlab wsat`: SNIA write saturation on a new device.
+//! `flashlab wsat`: SNIA write saturation on a new device (the work, from settings to the
+//! results document, is `flashlab_lab::experiments::wsat::run`; this parses the options,
+//! calls it, prints the table and writes the files).
 
 use crate::cli::WsatArgs;
 use crate::error::Error;
 use crate::progress::Progress;
 use crate::{out, outln};
-use flashlab_lab::experiments::wsat::run_wsat;
-use flashlab_results::body::WsatBody;
-use flashlab_results::{Body, Document};
+use flashlab_lab::experiments::wsat::{self, WsatRun};
 
 /// `flashlab wsat`: SNIA write saturation on a simulated device.
 pub fn wsat(a: &WsatArgs) -> Result<(), Error> {
@@ -16,24 +16,27 @@ pub fn wsat(a: &WsatArgs) -> Result<(), Error> {
     if a.intervals == 0 || a.intervals > 100_000 {
         return Err(Error::flag(format!("--intervals {}", a.intervals), "must be 1..=100000"));
     }
-    let (profile, mut sys, pre) = super::system(&a.common)?;
-    out!("{}", super::banner("wsat", &a.common, &profile, &sys));
-    if pre.precondition != flashlab_lab::precondition::Precondition::Fresh {
-        outln!("{}", pre.summary());
-    }
+    let c = &a.common;
+    let profile = crate::target::sim_profile(&c.target)?;
+    let fs = super::fs_config(&c.sim_fs, &profile, &c.target)?;
+    out!("{}", super::banner_fs("wsat", c, &profile, &fs));
     let bar = Progress::new("wsat");
-    let r = run_wsat(&mut sys, a.times, a.iodepth.max(1), a.intervals.max(1), a.common.seed, |f| bar.set(f, ""))?;
+    let r = WsatRun {
+        target: &c.target,
+        profile: &profile,
+        fs,
+        precondition: c.sim_fs.precondition,
+        seed: c.seed,
+        times: a.times,
+        iodepth: a.iodepth,
+        intervals: a.intervals,
+    };
+    let out = wsat::run(&r, |f| bar.set(f, ""))?;
     bar.finish();
-    let mut body: WsatBody = flashlab_results::typed("wsat's results", &r)?;
-    body.precondition =
-        Some(serde_json::to_value(&pre).map_err(|source| Error::Json { what: "the device's history", source })?);
-    let doc = Document::new(Body::Wsat(body))
-        .target(&a.common.target)
-        .seed(a.common.seed)
-        .profile(&profile.name, &profile.description)
-        .param("iodepth", a.iodepth)
-        .param("times", a.times)
-        .param("intervals", a.intervals);
+    if out.precondition.precondition != flashlab_lab::precondition::Precondition::Fresh {
+        outln!("{}", out.precondition.summary());
+    }
+    let doc = out.document;
     // The terminal shows every step-th interval (and the last); --csv and --json have them all.
     let mut t = doc.tables().remove(0);
     let step = (t.rows.len() / 20).max(1);
@@ -46,5 +49,5 @@ pub fn wsat(a: &WsatArgs) -> Result<(), Error> {
         a.iodepth,
         step
     );
-    a.out.write(&doc, &format!("wsat {}", a.common.target))
+    a.out.write(&doc, &format!("wsat {}", c.target))
 }

@@ -4,18 +4,14 @@
 
 use crate::error::Error;
 use flashlab_real::cleanup::{creating, Cleanup};
-use std::path::{Path, PathBuf};
+use flashlab_report::temp_path;
+use std::path::Path;
 
-/// The temporary file [`flashlab_report::write_atomic`] writes beside `path`.
-fn temp_of(path: &Path) -> Option<PathBuf> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    Some(dir.join(format!(".{}.flashlab-tmp", path.file_name()?.to_string_lossy())))
-}
-
-/// [`flashlab_report::write_atomic`]; the temporary file is registered for removal, so a
+/// A command's output file, through the workspace's one atomic writer
+/// ([`flashlab_report::write_atomic`]), with its temporary file registered for removal so a
 /// signal during the write leaves nothing.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), Error> {
-    let tmp = temp_of(path);
+pub fn write_file(path: &Path, contents: &[u8]) -> Result<(), Error> {
+    let tmp = temp_path(path);
     if let Some(t) = &tmp {
         Cleanup::global().register(t);
     }
@@ -33,7 +29,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), Error> {
 pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), Error> {
     let mut text = serde_json::to_string_pretty(value).map_err(|source| Error::Json { what: "the results", source })?;
     text.push('\n');
-    write_atomic(path, text.as_bytes())
+    write_file(path, text.as_bytes())
 }
 
 /// Check, before any work, that each output (`flag`, path) can be written: its directory
@@ -46,7 +42,7 @@ pub fn check_outputs(outputs: &[(&'static str, Option<&Path>)]) -> Result<(), Er
         if path.is_dir() {
             return Err(bad("is a directory; give a file name".into()));
         }
-        let tmp = temp_of(path).ok_or_else(|| bad("not a file name".into()))?;
+        let tmp = temp_path(path).ok_or_else(|| bad("not a file name".into()))?;
         let dir = tmp.parent().unwrap_or(Path::new("."));
         if !dir.is_dir() {
             return Err(bad(format!("the directory {} does not exist", dir.display())));
