@@ -389,11 +389,17 @@ mod tests {
         assert!(s.busy_ns >= model, "two serial writes: busy {} >= the sum of their latencies {model}", s.busy_ns);
         assert!(s.sim_now_ns > s.busy_ns + 15_000_000, "the 20 ms gap is not busy time: {s:?}");
 
-        let d = std::sync::Arc::new(served(1.0, false));
+        // Four writes at once. The device's clock runs 100 times slower than real time here,
+        // so each write is in the device for tens of real milliseconds and the four overlap
+        // even when the machine is slow to start a thread (at real time they did not always,
+        // on a loaded machine: busy time was the plain sum).
+        let d = std::sync::Arc::new(served(0.01, false));
+        let start = std::sync::Arc::new(std::sync::Barrier::new(4));
         let threads: Vec<_> = (0..4u64)
             .map(|i| {
-                let d = d.clone();
+                let (d, start) = (d.clone(), start.clone());
                 std::thread::spawn(move || {
+                    start.wait();
                     d.write(i << 20, &vec![1u8; 65536]).unwrap();
                 })
             })

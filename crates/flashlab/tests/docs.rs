@@ -437,3 +437,49 @@ fn masks_and_shapes() {
     assert_ne!(shape("new  1055"), shape("old  1055"));
     assert_ne!(shape("a\nb"), shape("a"));
 }
+
+/// docs/architecture.md's crate map lists every crate of the workspace, and each row's last
+/// column ("depends on") is exactly the flashlab crates its Cargo.toml's `[dependencies]` name.
+#[test]
+fn crate_map_matches_the_manifests() {
+    let root = repo();
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
+    let mut rows = std::collections::BTreeMap::new();
+    for line in doc.lines().filter(|l| l.starts_with("| `flash")) {
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
+        let name = cells[0].trim_matches('`').to_string();
+        let mut deps: Vec<String> = match *cells.last().unwrap() {
+            "—" => Vec::new(),
+            c if c.starts_with("every crate") => continue,
+            c => c.split(", ").map(|d| d.to_string()).collect(),
+        };
+        deps.sort();
+        rows.insert(name, deps);
+    }
+    let mut failures = Vec::new();
+    for entry in std::fs::read_dir(root.join("crates")).unwrap() {
+        let manifest = entry.unwrap().path().join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
+        let name = text.lines().find_map(|l| l.strip_prefix("name = \"")).unwrap().trim_end_matches('"').to_string();
+        if name == "flashlab" {
+            continue;
+        }
+        let section = text.split("[dependencies]").nth(1).unwrap_or("");
+        let section = section.split("\n[").next().unwrap_or("");
+        let mut deps: Vec<String> = section
+            .lines()
+            .filter_map(|l| l.split_once(" = ").map(|(k, _)| k.trim()))
+            .filter(|k| k.starts_with("flash"))
+            .map(|k| k.strip_prefix("flashlab-").unwrap_or(k).to_string())
+            .collect();
+        deps.sort();
+        match rows.get(&name) {
+            None => failures.push(format!("{name}: not in the crate map")),
+            Some(listed) if *listed != deps => {
+                failures.push(format!("{name}: the map says {listed:?}, Cargo.toml says {deps:?}"))
+            }
+            Some(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "docs/architecture.md's crate map:\n{}", failures.join("\n"));
+}
