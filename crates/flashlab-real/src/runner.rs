@@ -1,23 +1,20 @@
-//! The real-time closed-loop runner: one job on one open file or block device (or on several
-//! files, fio's `nrfiles`, each I/O's file chosen by `flashlab_workload::fileset`), keeping
-//! `iodepth` I/Os in flight (the engine's depth: psync has 1) until its byte or I/O budget or
-//! its runtime is used up — the semantics of the simulated engine
-//! (`flashlab_workload::engine`), with the wall clock (`std::time::Instant`) instead of virtual
-//! time:
+//! The real target's loop: one job on one open file or block device (or on several files,
+//! fio's `nrfiles`, each I/O's file chosen by `flashlab_workload::fileset`), keeping `iodepth`
+//! I/Os in flight (the engine's depth: psync has 1) through an I/O engine, on the wall clock
+//! (`std::time::Instant`, ns from the job's start). What the job issues next, when it stops or
+//! waits and how each completion is measured is `flashlab_workload::job::JobCore`'s, the same
+//! code the simulated engine (`flashlab_lab::engine`) drives; this loop adds what only a real
+//! target has:
 //!
-//! * offsets come from `flashlab_workload::offsets::Offsets` (sequential with wrap-around, fio's
-//!   random map, or uniform with `random_map = false`), seeded, so a seed gives the same
-//!   sequence as on a simulated device;
-//! * mixed jobs pick reads with probability `rwmixread` %;
-//! * after every `fsync_every` writes a flush (`fsync`, or `fdatasync` with `fdatasync`) is
-//!   issued as one of the in-flight requests (ordered after the writes before it);
-//! * I/Os completing before `ramp` has passed are not measured;
-//! * latencies as fio measures them, in ns: for an asynchronous engine (io_uring) slat is the
-//!   submit call's duration, clat runs from the end of the submit call to the end of the reap
-//!   call that returned the I/O, lat = slat + clat; for psync, whose submit call does the
-//!   I/O, clat = lat = the whole call (no slat), as fio reports sync engines;
-//! * bandwidth/IOPS intervals every `interval` (fio's 500 ms), runtime per active direction
-//!   (0 for a direction the job does not do, as fio), thread CPU time from getrusage.
+//! * the engine's slots, submitted one per call unless the job sets `iodepth_batch_submit`
+//!   (fio's default 1), reaped as they complete;
+//! * the written bytes (a stamp per block, `dedupe_percentage`, `buffer_compress_percentage`)
+//!   and fio's `verify` with its read-back pass;
+//! * latencies in ns: a request's latency runs from just before the submit call that sent it to
+//!   just after the reap call that returned it (psync: the whole call); slat is the submit
+//!   call's duration (io_uring only), part of that latency, so clat = lat here (fio's io_uring
+//!   clat leaves the submit call out; docs/real.md compares the two clocks);
+//! * `end_fsync`, ENOSPC as the end of a fill, and the thread's CPU time from getrusage.
 //!
 //! Per I/O the loop does no allocation: buffers are the engine's slots, bookkeeping lives in
 //! arrays sized by the queue depth. With buffered I/O (`direct = false`) the file's cached
