@@ -57,7 +57,13 @@ pub fn run_loop(
     engine: EngineKind,
     seed: u64,
 ) -> Result<Vec<Sample>, BreakdownError> {
-    let cfg = EngineConfig { depth: key.iodepth.max(1), buf_size: key.bs as usize, pattern: DataPattern::Random, seed, fixed_buffers: true };
+    let cfg = EngineConfig {
+        depth: key.iodepth.max(1),
+        buf_size: key.bs as usize,
+        pattern: DataPattern::Random,
+        seed,
+        fixed_buffers: true,
+    };
     match engine {
         EngineKind::IoUring => run_with(&mut UringEngine::new(&cfg)?, t, key, ios, seed),
         EngineKind::Psync => run_with(&mut PsyncEngine::new(&cfg), t, key, ios, seed),

@@ -269,7 +269,9 @@ pub fn run_jobs_hooked(
         // A verifying job's writes carry a tag the device keeps with the data.
         let verify = s.verify.as_ref().filter(|_| dir == 1);
         let hints = match verify {
-            Some(v) => IoHints { write_tag: v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(set.offset + off, len) },
+            Some(v) => {
+                IoHints { write_tag: v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(set.offset + off, len) }
+            }
             None => IoHints::NONE,
         };
         let c = sys.io_with(t_in, file, op, base + off, len, hints);

@@ -90,4 +90,3 @@ fn emptied_test_file(sys: &mut SimSystem, cfg: &FourCornerConfig) -> Result<File
     }
     sys.create(TEST_FILE, cfg.span)
 }
-

@@ -54,7 +54,12 @@ pub fn run_jobfile(
                 })?;
             }
             r.extra = Some(device.clone());
-            results.push((r, s.settings.rw.fio_name().to_string(), s.settings.bs_write.max(s.settings.bs_read), s.settings.iodepth));
+            results.push((
+                r,
+                s.settings.rw.fio_name().to_string(),
+                s.settings.bs_write.max(s.settings.bs_read),
+                s.settings.iodepth,
+            ));
         }
     }
     Ok(results)

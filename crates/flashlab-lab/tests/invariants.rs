@@ -145,7 +145,12 @@ fn age_check_passes_on_every_builtin_profile() {
             .unwrap_or_else(|| panic!("{name}: no geometry of at most 2.5 GiB validates"));
         // Its own filesystem, and each model it does not name.
         let mut labels = Vec::new();
-        for fs in [own_fs(&profile), FsConfig::parse("plain").unwrap(), FsConfig::parse("ext4").unwrap(), FsConfig::parse("f2fs").unwrap()] {
+        for fs in [
+            own_fs(&profile),
+            FsConfig::parse("plain").unwrap(),
+            FsConfig::parse("ext4").unwrap(),
+            FsConfig::parse("f2fs").unwrap(),
+        ] {
             if labels.iter().any(|(k, _)| *k == fs.kind) {
                 continue;
             }
@@ -166,5 +171,9 @@ fn age_check_passes_on_every_builtin_profile() {
         checked.push(*name);
     }
     assert_eq!(checked.len(), flashsim::builtin::BUILTIN.len());
-    eprintln!("age-small --check=1000 on {} profiles x 3 filesystems: {:.1} s", checked.len(), start.elapsed().as_secs_f64());
+    eprintln!(
+        "age-small --check=1000 on {} profiles x 3 filesystems: {:.1} s",
+        checked.len(),
+        start.elapsed().as_secs_f64()
+    );
 }

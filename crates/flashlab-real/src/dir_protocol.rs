@@ -7,11 +7,11 @@
 use crate::cleanup::install_signal_handlers;
 use crate::dir_target::{DirTarget, RealOptions};
 use crate::RealError;
+use flashlab_results::Document;
 use flashlab_workload::fourcorner::{DeviceSample, FourCornerConfig};
 use flashlab_workload::protocol::{Protocol, ProtocolResult, ProtocolTarget};
 use flashlab_workload::protocol_run::{ProtocolCommand, Resolved};
 use flashlab_workload::Error;
-use flashlab_results::Document;
 use std::path::Path;
 use std::time::Duration;
 
@@ -72,10 +72,7 @@ impl DirProtocolRun<'_> {
 
 /// Run it: the signal handlers that remove the run's files on SIGINT/SIGTERM are installed
 /// first. `progress` gets (step, steps, what, fraction of the step).
-pub fn run(
-    r: DirProtocolRun,
-    progress: &mut dyn FnMut(usize, usize, &str, f64),
-) -> Result<DirProtocolOutcome, Error> {
+pub fn run(r: DirProtocolRun, progress: &mut dyn FnMut(usize, usize, &str, f64)) -> Result<DirProtocolOutcome, Error> {
     let resolved = r.resolve()?;
     install_signal_handlers().map_err(|e| real(RealError::io("installing the signal handlers", e)))?;
     let engine = r.opts.engine.name();
@@ -90,11 +87,5 @@ pub fn run(
     let result = resolved.run(&mut target, progress)?;
     let document =
         resolved.document(r.command, r.target, &result, None)?.param("ioengine", engine).param("direct", direct);
-    Ok(DirProtocolOutcome {
-        result,
-        document,
-        four_corner: resolved.four_corner,
-        elapsed_s: target.clock_s(),
-        notes,
-    })
+    Ok(DirProtocolOutcome { result, document, four_corner: resolved.four_corner, elapsed_s: target.clock_s(), notes })
 }

@@ -18,14 +18,14 @@ use crate::engine::EngineKind;
 use crate::runner::{open_file, run_job, RealJob};
 use crate::RealError;
 use flashlab_jobs::Rw;
+use flashlab_measure::JobResult;
 use flashlab_workload::fourcorner::{
     DeviceClockRates, DeviceSample, FourCorner, FourCornerConfig, FourCornerFile, READ_FILE, TEST_FILE,
 };
+use flashlab_workload::protocol::FILL_PREFIX;
 use flashlab_workload::protocol::{FileSizes, ProtocolTarget, RandomWrites};
 use flashlab_workload::rng::Rng;
-use flashlab_workload::protocol::FILL_PREFIX;
 use flashlab_workload::Error as LabError;
-use flashlab_measure::JobResult;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -162,7 +162,11 @@ pub fn run_job_on_path(path: &Path, job: &RealJob, progress: &mut dyn FnMut(f64)
 /// Run `job` on `file` (open with O_DIRECT if `job.direct`); `path` names it in errors;
 /// `progress` gets the fraction done now and then.
 pub fn run_job(path: &Path, file: &File, job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
-    run_targets(&[Target { path, fd: file.as_raw_fd(), offset: job.settings.offset, span: job.settings.span }], job, progress)
+    run_targets(
+        &[Target { path, fd: file.as_raw_fd(), offset: job.settings.offset, span: job.settings.span }],
+        job,
+        progress,
+    )
 }
 
 fn run_targets(targets: &[Target], job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
@@ -212,8 +216,10 @@ fn validate(job: &RealJob) -> Result<(), RealError> {
     if job.settings.span == 0 {
         return bad("the region to do I/O on is empty (size 0)".into());
     }
-    for (active, bs, what) in [(job.settings.rw.has_reads(), job.settings.bs_read, "read"), (job.settings.rw.has_writes(), job.settings.bs_write, "write")]
-    {
+    for (active, bs, what) in [
+        (job.settings.rw.has_reads(), job.settings.bs_read, "read"),
+        (job.settings.rw.has_writes(), job.settings.bs_write, "write"),
+    ] {
         if active && (bs == 0 || bs > u64::from(u32::MAX)) {
             return bad(format!("{what} block size {bs} out of range"));
         }
@@ -298,8 +304,7 @@ fn run_with<E: IoEngine>(
     let depth = eng.depth() as usize;
     let sync_engine = eng.synchronous();
     let spans: Vec<u64> = targets.iter().map(|t| t.span).collect();
-    let mut core =
-        JobCore::new(set, &spans, 0, job.verifies()).map_err(|e| RealError::BadJob(e.to_string()))?;
+    let mut core = JobCore::new(set, &spans, 0, job.verifies()).map_err(|e| RealError::BadJob(e.to_string()))?;
     let model = core.model().clone();
     let mut verifier = crate::verify::Verifier::new(&model.verify, set.offset, set.span, set.bs_write, set.seed, 0);
     // When the write phase ended (the verify pass starts), ns from the start.
@@ -610,7 +615,13 @@ fn io_error(path: &Path, job: &RealJob, s: &Slot, errno: i32) -> RealError {
         ""
     };
     RealError::Io {
-        what: format!("{}: job '{}': {what} of {} bytes at offset {}{hint}", path.display(), job.settings.name, s.len, s.offset),
+        what: format!(
+            "{}: job '{}': {what} of {} bytes at offset {}{hint}",
+            path.display(),
+            job.settings.name,
+            s.len,
+            s.offset
+        ),
         source: std::io::Error::from_raw_os_error(errno),
     }
 }

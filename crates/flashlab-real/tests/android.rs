@@ -5,11 +5,11 @@
 mod common;
 
 use common::TempDir;
-use flashlab_workload::protocol::{FileSizes, ProtocolTarget};
 use flashlab_real::android::{is_android, request_trim};
 use flashlab_real::cleanup::Cleanup;
 use flashlab_real::dir_target::{DirTarget, RealOptions};
 use flashlab_real::engine::{choose_engine, EngineKind};
+use flashlab_workload::protocol::{FileSizes, ProtocolTarget};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 

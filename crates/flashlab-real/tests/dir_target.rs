@@ -6,11 +6,11 @@
 mod common;
 
 use common::{list, uring_ok, TempDir};
-use flashlab_workload::fourcorner::FourCornerConfig;
-use flashlab_workload::protocol::{run_protocol, FileSizes, Protocol, ProtocolTarget};
 use flashlab_real::cleanup::Cleanup;
 use flashlab_real::dir_target::{free_bytes, DirTarget, RealOptions};
 use flashlab_real::engine::EngineKind;
+use flashlab_workload::fourcorner::FourCornerConfig;
+use flashlab_workload::protocol::{run_protocol, FileSizes, Protocol, ProtocolTarget};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;

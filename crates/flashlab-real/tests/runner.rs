@@ -172,10 +172,20 @@ fn a_fio_job_section_maps_onto_a_real_job() {
     fj.direct = true;
     let j = RealJob::from_fio(&fj, 4096, 8 * MIB, 9);
     assert_eq!(
-        (j.settings.bs_read, j.settings.bs_write, j.settings.rwmixread, j.settings.iodepth, j.settings.fsync_every, j.settings.fdatasync),
+        (
+            j.settings.bs_read,
+            j.settings.bs_write,
+            j.settings.rwmixread,
+            j.settings.iodepth,
+            j.settings.fsync_every,
+            j.settings.fdatasync
+        ),
         (8192, 16384, 70, 16, 4, true)
     );
-    assert_eq!((j.settings.offset, j.settings.span, j.settings.seed, j.direct, j.settings.time_based), (4096, 8 * MIB, 9, true, true));
+    assert_eq!(
+        (j.settings.offset, j.settings.span, j.settings.seed, j.direct, j.settings.time_based),
+        (4096, 8 * MIB, 9, true, true)
+    );
     assert_eq!(j.settings.runtime_ns, Some(2_000_000_000));
 }
 

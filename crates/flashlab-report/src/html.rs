@@ -225,7 +225,11 @@ mod tests {
             title: format!("<{stem}>"),
             caption: "a & b".into(),
             svg: "<?xml version=\"1.0\"?>\n<svg width=\"1\"></svg>".into(),
-            tables: vec![Table { caption: "t".into(), columns: vec![("x".into(), "ms".into())], rows: vec![vec!["1".into()]] }],
+            tables: vec![Table {
+                caption: "t".into(),
+                columns: vec![("x".into(), "ms".into())],
+                rows: vec![vec!["1".into()]],
+            }],
             notes: vec![("log".into(), vec!["step 1 <fill>".into()])],
         };
         let one = render(&Page { title: "T <1>".into(), sections: vec![section("a")], ..Page::default() });

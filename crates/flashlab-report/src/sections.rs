@@ -2,8 +2,8 @@
 //! numbers it shows.
 
 use crate::chart::{self, Chart, Kind, Panel, Series, Style, XAxis, PALETTE};
-use crate::input::{AgeDoc, FillDoc, Results, RunDoc, WsatDoc};
 use crate::html::{Section, Table};
+use crate::input::{AgeDoc, FillDoc, Results, RunDoc, WsatDoc};
 use crate::{ChartError, Input};
 
 /// Three significant digits, as the terminal tables print.

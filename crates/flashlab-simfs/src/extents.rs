@@ -236,13 +236,19 @@ impl Allocator {
                 .into());
             }
             if prev_end.is_some_and(|e| e >= s) {
-                return Err(format!("free extent at byte {s} touches or overlaps the one before it (not coalesced)").into());
+                return Err(
+                    format!("free extent at byte {s} touches or overlaps the one before it (not coalesced)").into()
+                );
             }
             prev_end = Some(s + l);
             sum += l;
         }
         if sum != self.free_bytes {
-            return Err(format!("free space: the free extents hold {sum} bytes, but the count says {}", self.free_bytes).into());
+            return Err(format!(
+                "free space: the free extents hold {sum} bytes, but the count says {}",
+                self.free_bytes
+            )
+            .into());
         }
         if self.cursor > self.capacity {
             return Err(format!("allocation cursor at byte {} past the capacity {}", self.cursor, self.capacity).into());

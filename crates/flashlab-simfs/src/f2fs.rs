@@ -1607,7 +1607,11 @@ impl FsModel for F2fs {
                 .into());
             }
             if self.seg_state[seg as usize] != Seg::Open {
-                return Err(format!("log {log} writes segment {seg}, which is {:?}, not open", self.seg_state[seg as usize]).into());
+                return Err(format!(
+                    "log {log} writes segment {seg}, which is {:?}, not open",
+                    self.seg_state[seg as usize]
+                )
+                .into());
             }
         }
         let mut valid = 0u64;

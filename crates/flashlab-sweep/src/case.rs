@@ -11,8 +11,8 @@ use flashlab_lab::units::parse_cli_size;
 use flashlab_life::policy::Policy;
 use flashlab_life::runner::{run_life, LifeConfig};
 use flashlab_life::usage::Usage;
-use flashlab_simfs::FsConfig;
 use flashlab_results::Document;
+use flashlab_simfs::FsConfig;
 use flashsim::Profile;
 use serde_json::Value;
 

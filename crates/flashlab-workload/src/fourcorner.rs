@@ -23,7 +23,6 @@ use flashlab_measure::{JobResult, LatencySummary};
 use flashlab_simfs::FsCounters;
 use serde::Serialize;
 
-
 /// The settings of a four-corner run (AndroBench's defaults).
 #[derive(Debug, Clone)]
 pub struct FourCornerConfig {

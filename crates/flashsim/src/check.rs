@@ -109,7 +109,8 @@ mod tests {
 
     #[test]
     fn a_violation_says_what_and_when() {
-        let v = Violation { command: 42, at: 1_500_000_123, what: "block 7: valid count 3, but 2 units map to it".into() };
+        let v =
+            Violation { command: 42, at: 1_500_000_123, what: "block 7: valid count 3, but 2 units map to it".into() };
         assert_eq!(
             v.to_string(),
             "device invariant broken after host command 42 (virtual time 1.500000123 s): block 7: valid count 3, but 2 units map to it"

@@ -5,6 +5,7 @@
 //! its background work — garbage collection in idle time — when it notices that it has been
 //! idle, or when told time has passed with [`Device::idle_until`].
 
+use crate::check::{Schedule, Violation};
 use crate::counters::{Counters, DeviceState};
 use crate::ftl::{Ftl, Location};
 use crate::host::{Dir, HostInterface};
@@ -14,7 +15,6 @@ use crate::nand::us;
 use crate::profile::{Profile, MAP_UNIT};
 use crate::timeline::Ns;
 use crate::translation::Translation;
-use crate::check::{Schedule, Violation};
 use crate::Error;
 
 /// Bytes per sector: requests are aligned to it.

@@ -765,7 +765,11 @@ impl Ftl {
 
     /// Victim `v` on `die` holds no valid data any more: erase it and return it to the free list.
     fn finish_victim(&mut self, die: u32, v: u32, at: Ns, background: bool) -> Ns {
-        hot_assert!(self.valid[v as usize] == 0, "erasing victim {v}, which still counts {} valid units", self.valid[v as usize]);
+        hot_assert!(
+            self.valid[v as usize] == 0,
+            "erasing victim {v}, which still counts {} valid units",
+            self.valid[v as usize]
+        );
         let done = self.nand.erase(die, at);
         self.erase_count[v as usize] += 1;
         self.state[v as usize] = BlockState::Free;

@@ -296,12 +296,18 @@ impl HybridFtl {
                 let (l, off) = self.lblock(lpn);
                 let moved = self.moved_to(l, off);
                 if moved != NIL {
-                    hot_assert!(self.valid[moved as usize] > 0, "block {moved}'s valid count would go below 0 (lpn {lpn})");
+                    hot_assert!(
+                        self.valid[moved as usize] > 0,
+                        "block {moved}'s valid count would go below 0 (lpn {lpn})"
+                    );
                     self.valid[moved as usize] -= 1;
                     self.l2p[lpn as usize] = UNMAPPED;
                     return;
                 }
-                hot_assert!(self.data_live[l as usize] > 0, "logical block {l}'s live count would go below 0 (lpn {lpn})");
+                hot_assert!(
+                    self.data_live[l as usize] > 0,
+                    "logical block {l}'s live count would go below 0 (lpn {lpn})"
+                );
                 self.data_live[l as usize] -= 1;
                 if self.data_live[l as usize] == 0 {
                     let b = self.data[l as usize];
@@ -310,7 +316,11 @@ impl HybridFtl {
                 }
             }
             ppa => {
-                hot_assert!(self.p2l[ppa as usize] == lpn, "lpn {lpn} -> log unit {ppa}, which holds {}", self.p2l[ppa as usize]);
+                hot_assert!(
+                    self.p2l[ppa as usize] == lpn,
+                    "lpn {lpn} -> log unit {ppa}, which holds {}",
+                    self.p2l[ppa as usize]
+                );
                 self.p2l[ppa as usize] = INVALID;
                 let b = self.geo.block_of(ppa);
                 hot_assert!(self.valid[b as usize] > 0, "block {b}'s valid count would go below 0 (lpn {lpn})");
@@ -340,7 +350,11 @@ impl HybridFtl {
             .find(|&d| !self.free[d as usize].is_empty())
             .expect("hybrid FTL has no free block: profile validation keeps log_blocks + 3 spare blocks");
         let b = self.free[d as usize].pop_front().expect("non-empty");
-        hot_assert!(self.kind[b as usize] == Kind::Free, "die {d}'s free list gave block {b} of kind {:?}", self.kind[b as usize]);
+        hot_assert!(
+            self.kind[b as usize] == Kind::Free,
+            "die {d}'s free list gave block {b} of kind {:?}",
+            self.kind[b as usize]
+        );
         let mut ready = at;
         if self.dirty[b as usize] {
             ready = self.nand.erase(d, at);

@@ -72,9 +72,7 @@ impl UringEngine {
                 let n = self.ring.submission().len() as u32;
                 // SAFETY: no argument is passed; the ring's submission entries were pushed
                 // with buffers that stay valid until reaped (see `queue`).
-                unsafe {
-                    self.ring.submitter().enter::<libc::sigset_t>(n, 0, IORING_ENTER_GETEVENTS, None)
-                }
+                unsafe { self.ring.submitter().enter::<libc::sigset_t>(n, 0, IORING_ENTER_GETEVENTS, None) }
             } else {
                 self.ring.submit_and_wait(want)
             };

@@ -155,12 +155,12 @@ pub fn life(a: &LifeArgs) -> Result<(), Error> {
     }
     crate::proseln!("virtual time {:.0} s per run; wall time {:.1} s", r0.virtual_s, wall.elapsed().as_secs_f64());
     let doc = flashlab_life::document::life_document(&a.target, &profile, a.seed, &a.duration, usage_json, &runs)?
-    .param("policy", &a.policy)
-    .param("compare_policies", a.compare_policies)
-    .param("scale", a.scale)
-    .param("sample_days", a.sample_days)
-    .param("probe_every", a.probe_every)
-    .param("pe_cycles", a.pe_cycles);
+        .param("policy", &a.policy)
+        .param("compare_policies", a.compare_policies)
+        .param("scale", a.scale)
+        .param("sample_days", a.sample_days)
+        .param("probe_every", a.probe_every)
+        .param("pe_cycles", a.pe_cycles);
     let mut out = a.out.clone();
     out.report = None;
     out.write(&doc, "life")?;

@@ -65,7 +65,12 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
             for ((_, rj), r) in prepared.iter().zip(results) {
                 let mut r = r?;
                 r.groupid = g as u32;
-                out.push((r, rj.settings.rw.fio_name().to_string(), rj.settings.bs_write.max(rj.settings.bs_read), rj.settings.iodepth));
+                out.push((
+                    r,
+                    rj.settings.rw.fio_name().to_string(),
+                    rj.settings.bs_write.max(rj.settings.bs_read),
+                    rj.settings.iodepth,
+                ));
             }
         }
         Ok(())
@@ -87,7 +92,10 @@ fn job_engine(a: &RunArgs, job: &Job, default: EngineKind) -> Result<EngineKind,
         return Ok(default);
     };
     if EngineKind::from_name(name).is_none() {
-        eprintln!("note: ioengine={name} is not implemented on real targets (flashlab has io_uring and psync); using {}", default.name());
+        eprintln!(
+            "note: ioengine={name} is not implemented on real targets (flashlab has io_uring and psync); using {}",
+            default.name()
+        );
         return Ok(default);
     }
     Ok(choose_engine(Some(name))?.0)
