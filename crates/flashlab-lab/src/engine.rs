@@ -121,8 +121,6 @@ fn op(i: u8) -> Op {
 /// A job while it runs: the shared core and what the simulated loop keeps beside it.
 struct Live {
     core: JobCore,
-    /// The file of the last write (the one an `fsync` flushes).
-    last_file: FileId,
     /// A [`Kind::Wake`] is pending.
     waking: bool,
     in_flight: u32,
@@ -220,7 +218,7 @@ pub fn run_jobs_hooked(
             }
         }
         let plain = if core.unpaced() { s.plain_dir() } else { None };
-        live.push(Live { core, last_file: s.file, waking: false, in_flight: 0, lookahead, ahead, plain });
+        live.push(Live { core, waking: false, in_flight: 0, lookahead, ahead, plain });
     }
     // In flight at once: each job's depth of I/Os (a rate wake-up takes one of them) and a
     // think time's end.
@@ -246,7 +244,8 @@ pub fn run_jobs_hooked(
             }
         }
         if l.core.flush_due(set) {
-            let done = sys.fsync(t_in, l.last_file)?;
+            // The file of the last write (the job's first before any).
+            let done = sys.fsync(t_in, s.region(l.core.last_write_file).0)?;
             return Ok(Some((done + s.layer.complete_ns, Kind::Sync, 0)));
         }
         if l.waking {
@@ -262,9 +261,6 @@ pub fn run_jobs_hooked(
         };
         let (file, base) = s.region(fi);
         l.core.issued(set, dir, len, fi);
-        if dir == 1 {
-            l.last_file = file;
-        }
         let op = op(dir);
         // A verifying job's writes carry a tag the device keeps with the data.
         let verify = s.verify.as_ref().filter(|_| dir == 1);
