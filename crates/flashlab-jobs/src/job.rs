@@ -186,6 +186,17 @@ pub struct Job {
     /// default) submits each I/O as soon as it is queued, one system call each; 0 means
     /// `iodepth`. Real targets; the simulated engine has no system calls to batch.
     pub iodepth_batch: u32,
+    /// fio's `iodepth_low`: once the queue is full, completions are reaped until no more than
+    /// this many requests are in flight before it is filled again. 0 (the default): `iodepth`,
+    /// so each reaped request is replaced at once.
+    pub iodepth_low: u32,
+    /// fio's `iodepth_batch_complete_min`: completions a full queue waits for per reap (1,
+    /// fio's default; 0 makes every pass of the loop poll for completions without waiting).
+    pub iodepth_batch_complete_min: u32,
+    /// fio's `iodepth_batch_complete_max`: completions taken per reap at most. 0 (the default):
+    /// `iodepth_batch_complete_min`, so by default one completion is taken and its slot
+    /// refilled before the next is looked at, as fio does.
+    pub iodepth_batch_complete_max: u32,
     /// io_uring's `fixedbufs`: register the I/O buffers with the ring (fio's default: not).
     pub fixedbufs: bool,
     /// Clones of this job run in parallel. Default 1.
@@ -329,6 +340,9 @@ impl Default for Job {
             fdatasync: 0,
             end_fsync: false,
             iodepth_batch: 1,
+            iodepth_low: 0,
+            iodepth_batch_complete_min: 1,
+            iodepth_batch_complete_max: 0,
             fixedbufs: false,
             direct: false,
             percentile_list: FIO_DEFAULT_PERCENTILES.to_vec(),

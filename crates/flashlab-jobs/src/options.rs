@@ -58,7 +58,6 @@ const TIMING: &str = "fio's clock bookkeeping; flashlab always measures every I/
 const CPU: &str = "CPU/NUMA placement of fio's workers; flashlab places its own";
 const FILES: &str = "file set-up detail; flashlab creates and removes its own files";
 const BUFFERS: &str = "data contents of the buffers; flashlab does not model compression or deduplication";
-const BATCH: &str = "submission batching of the I/O engine; flashlab keeps iodepth requests in flight itself";
 const ENGINE: &str = "an I/O engine tuning knob; flashlab chooses its own engine settings";
 const VERIFY: &str = "this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval and verify_pattern are)";
 const RATE: &str =
@@ -192,9 +191,9 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("buffer_compress_chunk", &[], BUFFERS),
     harmless("buffer_pattern", &[], BUFFERS),
     sup("iodepth_batch", &["iodepth_batch_submit"]),
-    harmless("iodepth_batch_complete_min", &["iodepth_batch_complete"], BATCH),
-    harmless("iodepth_batch_complete_max", &[], BATCH),
-    harmless("iodepth_low", &[], BATCH),
+    sup("iodepth_batch_complete_min", &["iodepth_batch_complete"]),
+    sup("iodepth_batch_complete_max", &[]),
+    sup("iodepth_low", &[]),
     harmless("mem", &["iomem"], "how fio allocates its I/O buffers"),
     harmless("iomem_align", &["mem_align"], "how fio allocates its I/O buffers"),
     harmless("hugepage-size", &[], "how fio allocates its I/O buffers"),

@@ -817,6 +817,9 @@ impl<'a> Parser<'a> {
             // fio's FIO_OPT_STR_SET: the bare name sets it.
             "fixedbufs" => job.fixedbufs = o.value.as_deref().map_or(Ok(true), Self::zero_one)?,
             "iodepth_batch" => job.iodepth_batch = Self::count_u32(Self::need(o)?, kb)?,
+            "iodepth_low" => job.iodepth_low = Self::count_u32(Self::need(o)?, kb)?,
+            "iodepth_batch_complete_min" => job.iodepth_batch_complete_min = Self::count_u32(Self::need(o)?, kb)?,
+            "iodepth_batch_complete_max" => job.iodepth_batch_complete_max = Self::count_u32(Self::need(o)?, kb)?,
             "direct" => job.direct = self.boolean(o)?,
             "buffered" => job.direct = !self.boolean(o)?,
             "randrepeat" => job.randrepeat = self.boolean(o)?,

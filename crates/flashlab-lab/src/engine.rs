@@ -133,6 +133,12 @@ struct Live {
     /// requests on (see [`JobSpec::plain_dir`]; no rate, steady-state window or latency
     /// probe either): the closed loop issues its next request without looking at them.
     plain: Option<u8>,
+    /// fio's `iodepth_low` (the depth when not set): once the queue has been full, completions
+    /// are not replaced until no more than this many requests are in flight; then it is
+    /// filled again.
+    low: u32,
+    /// Letting the queue drain to `low` (see there).
+    draining: bool,
 }
 
 impl Live {
@@ -217,8 +223,11 @@ pub fn run_jobs_hooked(
                 *a = core.gen.next(d).map_or((0, 0), |(_, off, len)| (off, len));
             }
         }
-        let plain = if core.unpaced() { s.plain_dir() } else { None };
-        live.push(Live { core, waking: false, in_flight: 0, lookahead, ahead, plain });
+        let depth = s.settings.iodepth.max(1);
+        let low = s.settings.job.as_ref().map_or(0, |j| j.iodepth_low);
+        let low = if low == 0 { depth } else { low.min(depth) };
+        let plain = if core.unpaced() && low == depth { s.plain_dir() } else { None };
+        live.push(Live { core, waking: false, in_flight: 0, lookahead, ahead, plain, low, draining: false });
     }
     // In flight at once: each job's depth of I/Os (a rate wake-up takes one of them) and a
     // think time's end.
@@ -355,6 +364,10 @@ pub fn run_jobs_hooked(
             top_up(sys, j, t.max(not_before), l, s, &mut events)?;
             continue;
         }
+        if l.low < l.core.depth(set) && l.in_flight >= l.core.depth(set) {
+            // The queue was full: let it drain to iodepth_low before filling it again.
+            l.draining = true;
+        }
         l.in_flight -= 1;
         let done = match kind {
             Kind::Dir(d) => Done::Dir(d),
@@ -393,6 +406,11 @@ pub fn run_jobs_hooked(
             // While quiesced, I/O is still in flight (the quiesce ends above when none is), so
             // nothing is issued and no think time is due.
             if !l.core.quiesced() {
+                top_up(sys, j, at, l, s, &mut events)?;
+            }
+        } else if l.draining {
+            if l.in_flight <= l.low {
+                l.draining = false;
                 top_up(sys, j, at, l, s, &mut events)?;
             }
         } else if l.core.must_think(set) {

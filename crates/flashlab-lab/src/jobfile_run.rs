@@ -112,6 +112,14 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
             )));
         }
     }
+    if job.iodepth_batch_complete_min > 1 {
+        // Waiting for several completions delays the reap of all but the last one; the
+        // simulated host takes each completion at its instant and has no reap to delay.
+        return Err(cannot(format!(
+            "iodepth_batch_complete_min={} is not modelled on a simulated target (its host reaps each completion when it happens); real targets honour it",
+            job.iodepth_batch_complete_min
+        )));
+    }
     let bs = job.max_bs();
     // fio's semantics: `filename=` names the file, and the same name is the same file (a fill
     // job and a randwrite job on one file share it; clones of a job share it too); without it

@@ -53,3 +53,35 @@ fn bssplit_shares_on_the_simulated_device() {
     let big = (mean - 4096.0) / (32768.0 - 4096.0);
     assert!((big - 0.4).abs() < 0.015, "share of 32k I/Os {big}");
 }
+
+/// fio's `iodepth_low`: once the queue is full it drains to this many before it is filled
+/// again, so fewer requests are in flight on average (Little's law: IOPS x mean latency) than
+/// with the default, where each completion is replaced at once.
+#[test]
+fn iodepth_low_lets_the_queue_drain_before_refilling() {
+    let in_flight = |extra: &str| {
+        let r = run(&format!("[j]\nsize=64m\nrw=randread\nbs=4k\niodepth=16\nnumber_ios=10000\n{extra}")).unwrap();
+        let rd = &r[0].0.read;
+        assert_eq!(rd.ios, 10000);
+        let iops = rd.ios as f64 / (rd.runtime_ns as f64 / 1e9);
+        iops * rd.lat.mean() / 1e9
+    };
+    let full = in_flight("");
+    let low = in_flight("iodepth_low=2\n");
+    eprintln!("mean in flight: {full:.2} by default, {low:.2} with iodepth_low=2");
+    // Default: 16 in flight all the time (to within the start and the end).
+    assert!((full - 16.0).abs() < 0.5, "{full}");
+    // Drained to 2, refilled to 16: on average well below 16.
+    assert!(low < 13.0 && low > 2.0, "{low} vs {full}");
+}
+
+/// `iodepth_batch_complete_min` above 1 delays reaps a simulated host does not have: refused
+/// with the reason, not ignored.
+#[test]
+fn waiting_for_several_completions_is_refused_on_a_simulated_target() {
+    let e = run("[j]\nsize=16m\nrw=randread\nbs=4k\niodepth=8\niodepth_batch_complete_min=4\n").unwrap_err();
+    assert!(e.contains("iodepth_batch_complete_min=4") && e.contains("real targets"), "{e}");
+    // The defaults and fio's polling setting (0) are what the simulated host does anyway.
+    run("[j]\nsize=16m\nrw=randread\nbs=4k\niodepth=8\niodepth_batch_complete_min=0\niodepth_batch_complete_max=8\n")
+        .unwrap();
+}

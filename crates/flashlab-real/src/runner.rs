@@ -327,6 +327,23 @@ fn run_with<E: IoEngine>(
         n => n as usize,
     };
     let mut more = false;
+    // fio's reaping rules: a full queue waits for `iodepth_batch_complete_min` completions
+    // (0: polls without waiting) and takes at most `iodepth_batch_complete_max` (default: the
+    // min) per reap, then reaps on until no more than `iodepth_low` (default: the depth) are in
+    // flight before it is filled again. With the defaults one completion is taken and its slot
+    // refilled before the next is looked at, so the queue stays full and a completion waiting
+    // in the ring counts in its latency, as in fio.
+    let (complete_min, complete_max, depth_low) = set.job.as_ref().map_or((1, 1, depth), |j| {
+        let min = j.iodepth_batch_complete_min as usize;
+        let max = (j.iodepth_batch_complete_max as usize).max(min).max(1);
+        let low = match j.iodepth_low as usize {
+            0 => depth,
+            l => l.min(depth),
+        };
+        (min, max, low)
+    });
+    // Reaping down to `depth_low` after the queue was full: nothing is issued until then.
+    let mut draining_to_low = false;
     let mut comps: Vec<IoCompletion> = Vec::with_capacity(depth * 2);
     let flush_op = if set.fdatasync { IoOp::Fdatasync } else { IoOp::Fsync };
     let mut write_counter = 0u64;
@@ -342,7 +359,11 @@ fn run_with<E: IoEngine>(
         if eng.in_flight() == 0 {
             core.drained(set, ns_since(start, Instant::now()));
         }
-        if (!core.stopped() || verify_now) && !free.is_empty() && (!core.must_think(set) || verify_now) {
+        if (!core.stopped() || verify_now)
+            && !free.is_empty()
+            && (!core.must_think(set) || verify_now)
+            && !draining_to_low
+        {
             let now_ns = ns_since(start, Instant::now());
             while let Some(&slot) = free.last() {
                 if batch.len() >= submit_batch {
@@ -495,7 +516,15 @@ fn run_with<E: IoEngine>(
             break;
         }
         comps.clear();
-        let n = eng.reap(1, &mut comps)?;
+        // Full: every slot busy, or a latency-target probe's depth reached (fio's queue_full).
+        let full = free.is_empty() || (core.probing() && eng.in_flight() >= core.depth(set));
+        let n = if full {
+            eng.reap(complete_min.min(eng.in_flight() as usize), complete_max, &mut comps)?
+        } else {
+            // Waiting for the job's last I/Os, a rate's turn, a think time or a probe's quiesce:
+            // whatever has completed.
+            eng.reap(1, usize::MAX, &mut comps)?
+        };
         let t_done = Instant::now();
         core.result.depth.mark_complete(n as u64);
         let t_ns = ns_since(start, t_done);
@@ -552,6 +581,7 @@ fn run_with<E: IoEngine>(
             let slat = (!sync_engine).then_some(s.slat_ns);
             core.measure(set, done, bytes, u64::from(s.len), Timing { at: t_ns, clat, lat: clat, slat });
         }
+        draining_to_low = full && eng.in_flight() as usize > depth_low;
         done_count += n as u64;
         if done_count % 64 < n as u64 {
             let frac = core.progress(set, t_ns);

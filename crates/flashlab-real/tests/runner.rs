@@ -227,3 +227,50 @@ fn submit_batches_follow_iodepth_batch() {
     assert_eq!(four.depth.submit[2..].iter().sum::<u64>(), 0, "at most 4 per call: {:?}", four.depth);
     assert!(four.depth.total_submit < 256, "{:?}", four.depth);
 }
+
+/// fio's reaping rules (`iodepth_batch_complete_min`/`_max`, `iodepth_low`). By default a full
+/// queue takes one completion per reap and refills its slot at once, so nearly every I/O is
+/// submitted with the whole depth in flight (fio's `iodepth_level` at 100 % of the depth) and
+/// there is about one reap call per I/O. With `iodepth_low=4` the queue drains to 4 before it
+/// is filled again, so most I/Os go out with 5 to 15 in flight; with
+/// `iodepth_batch_complete_min=4` every reap of a full queue waits for four.
+#[test]
+fn reaping_follows_fio_batch_complete_and_iodepth_low() {
+    if !uring_ok("reaping_follows_fio_batch_complete_and_iodepth_low") {
+        return;
+    }
+    let d = TempDir::new("reap");
+    let path = d.path().join("f");
+    let f = open_file(&path, true, true).unwrap();
+    let w = job("layout", Rw::Write, MIB, 4 * MIB, EngineKind::IoUring, 4);
+    run_job(&path, &f, &w, &mut |_| {}).unwrap();
+    let run = |edit: &dyn Fn(&mut flashlab_jobs::Job)| {
+        let mut fj = flashlab_jobs::Job::new("rr");
+        fj.rw = Rw::RandRead;
+        fj.bs_read = 4096;
+        fj.iodepth = 16;
+        fj.direct = true;
+        edit(&mut fj);
+        let mut j = RealJob::from_fio(&fj, 0, 4 * MIB, 1);
+        j.engine = EngineKind::IoUring;
+        j.settings.io_limit = Some(2 * MIB);
+        let r = run_job(&path, &f, &j, &mut |_| {}).unwrap();
+        assert_eq!(r.read.ios, 512);
+        r.depth
+    };
+    // Depth buckets: 1, 2-3, 4-7, 8-15, 16-31, ...; only the first 15 submits of the initial
+    // fill see fewer than 16 in flight.
+    let dflt = run(&|_| {});
+    assert!(dflt.depth[4] >= 512 - 15, "{dflt:?}");
+    assert!(dflt.total_complete >= 512 - 16, "one completion per reap: {dflt:?}");
+    // Drained to 4, refilled to 16: of each 12 submits, 3 see 5-7 in flight, 8 see 8-15, 1 sees 16.
+    let low = run(&|j| j.iodepth_low = 4);
+    assert!(low.depth[3] > 512 / 2 && low.depth[4] < 512 / 8, "{low:?}");
+    // At least four per reap of a full queue (the last reaps, of a stopped job, take what is there).
+    let batch = run(&|j| {
+        j.iodepth_batch_complete_min = 4;
+        j.iodepth_batch_complete_max = 16;
+    });
+    assert!(batch.total_complete <= 512 / 4 + 16, "{batch:?}");
+    assert!(dflt.total_complete > 2 * batch.total_complete, "{dflt:?} vs {batch:?}");
+}

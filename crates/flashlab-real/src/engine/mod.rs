@@ -123,9 +123,9 @@ pub trait IoEngine {
     fn queue(&mut self, req: IoRequest) -> Result<(), RealError>;
     /// Submit every queued request; returns how many.
     fn submit(&mut self) -> Result<usize, RealError>;
-    /// Wait until at least `min` completions are there, then append every available one to
-    /// `out`; returns how many were appended.
-    fn reap(&mut self, min: usize, out: &mut Vec<IoCompletion>) -> Result<usize, RealError>;
+    /// Wait until at least `min` completions are there, then append up to `max` of those
+    /// available to `out` (the rest stay for the next call); returns how many were appended.
+    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<IoCompletion>) -> Result<usize, RealError>;
 }
 
 /// Whether io_uring works here: creates (and drops) a small ring. `Err` says why not

@@ -91,12 +91,12 @@ impl IoEngine for PsyncEngine {
         Ok(n)
     }
 
-    fn reap(&mut self, _min: usize, out: &mut Vec<IoCompletion>) -> Result<usize, RealError> {
+    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<IoCompletion>) -> Result<usize, RealError> {
         if !self.queued.is_empty() {
             self.submit()?;
         }
-        let n = self.done.len();
-        for c in self.done.drain(..) {
+        let n = self.done.len().min(max.max(min));
+        for c in self.done.drain(..n) {
             self.busy[c.slot as usize] = false;
             out.push(c);
         }

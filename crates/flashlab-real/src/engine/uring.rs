@@ -181,16 +181,22 @@ impl IoEngine for UringEngine {
         Ok(n)
     }
 
-    fn reap(&mut self, min: usize, out: &mut Vec<IoCompletion>) -> Result<usize, RealError> {
+    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<IoCompletion>) -> Result<usize, RealError> {
         let min = min.min(self.in_flight as usize);
+        let max = max.max(min);
         let ready = self.ring.completion().len();
-        if self.unsubmitted > 0 || ready < min {
+        // Nothing ready and no wait asked for (fio's `iodepth_batch_complete_min=0`): enter
+        // anyway without waiting, since deferred completions are only posted inside the call.
+        if self.unsubmitted > 0 || ready < min || ready == 0 {
             // io_uring_enter's min_complete counts the completions already in the queue too.
             self.enter(if ready < min { min } else { 0 })?;
             self.unsubmitted = 0;
         }
         let mut n = 0;
-        for cqe in self.ring.completion() {
+        // Only the entries taken are consumed (the queue's head moves past them when the
+        // iterator is dropped); the rest wait in the ring for the next reap, as with fio's
+        // `iodepth_batch_complete_max`.
+        for cqe in self.ring.completion().take(max) {
             let slot = cqe.user_data() as usize;
             if slot < self.busy.len() && self.busy[slot] {
                 self.busy[slot] = false;
@@ -208,7 +214,7 @@ impl Drop for UringEngine {
         let mut sink = Vec::new();
         while self.in_flight > 0 {
             sink.clear();
-            if self.reap(1, &mut sink).is_err() {
+            if self.reap(1, usize::MAX, &mut sink).is_err() {
                 // The ring is broken; leak the buffers rather than free memory the kernel
                 // might still write.
                 let b =
