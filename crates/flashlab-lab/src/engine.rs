@@ -437,6 +437,23 @@ pub fn run_jobs_hooked(
         }
     }
 
+    // fio's end_fsync: once a writing job's last I/O is done, each of its files is fsynced and
+    // the job ends when that returns (its runtime covers it, as fio's does).
+    for (s, l) in specs.iter().zip(live.iter_mut()) {
+        if !(s.settings.end_fsync && s.settings.rw.has_writes()) {
+            continue;
+        }
+        let mut t = l.core.last_done().max(not_before);
+        let mut synced: Vec<FileId> = Vec::with_capacity(s.files.len().max(1));
+        for i in 0..s.files.len().max(1) {
+            let file = s.region(i).0;
+            if !synced.contains(&file) {
+                t = sys.fsync(t, file)?;
+                synced.push(file);
+            }
+        }
+        l.core.ended_at(t);
+    }
     let mut end = start;
     let mut results = Vec::with_capacity(specs.len());
     for (s, l) in specs.iter().zip(live) {

@@ -85,3 +85,18 @@ fn waiting_for_several_completions_is_refused_on_a_simulated_target() {
     run("[j]\nsize=16m\nrw=randread\nbs=4k\niodepth=8\niodepth_batch_complete_min=0\niodepth_batch_complete_max=8\n")
         .unwrap();
 }
+
+/// fio's `end_fsync`: the job's files are fsynced after its last write and the job's runtime
+/// covers it (a device with a volatile write cache flushes it).
+#[test]
+fn end_fsync_is_part_of_the_job() {
+    let runtime = |extra: &str| {
+        let r = run(&format!("[j]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=2000\n{extra}")).unwrap();
+        assert_eq!(r[0].0.write.ios, 2000);
+        r[0].0.job_runtime_ns
+    };
+    let plain = runtime("");
+    let synced = runtime("end_fsync=1\n");
+    eprintln!("job runtime {plain} ns, {synced} ns with end_fsync");
+    assert!(synced > plain, "{synced} vs {plain}");
+}
