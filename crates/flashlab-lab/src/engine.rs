@@ -142,6 +142,19 @@ struct Live {
 }
 
 impl Live {
+    /// One more event in flight for the job: a request (`io`), or a rate wake-up. The
+    /// simulated host submits each request by itself, with this many in flight (fio's
+    /// `iodepth_level` and `iodepth_submit`).
+    #[inline(always)]
+    fn started(&mut self, io: bool) {
+        self.in_flight += 1;
+        if io {
+            self.core.counted_for_think();
+            self.core.result.depth.mark_depth(u64::from(self.in_flight), 1);
+            self.core.result.depth.mark_submit(1);
+        }
+    }
+
     /// The file, offset and length of the job's next I/O in direction `dir`; `None` when every
     /// file is done (the job stops there, as fio's does). A job that draws ahead tells the
     /// device about the offset three requests on.
@@ -318,10 +331,7 @@ pub fn run_jobs_hooked(
      -> Result<(), SysError> {
         while l.in_flight < l.core.depth(&s.settings) && !l.core.must_think(&s.settings) {
             let Some((done, kind, bytes)) = issue(sys, t, l, s)? else { break };
-            if kind != Kind::Wake {
-                l.core.counted_for_think();
-            }
-            l.in_flight += 1;
+            l.started(kind != Kind::Wake);
             events.push(done, (j, kind, bytes, t));
             if kind == Kind::Wake {
                 break;
@@ -339,10 +349,7 @@ pub fn run_jobs_hooked(
                 break;
             }
             if let Some((done, kind, bytes)) = issue(sys, start, &mut live[j], s)? {
-                if kind != Kind::Wake {
-                    live[j].core.counted_for_think();
-                }
-                live[j].in_flight += 1;
+                live[j].started(kind != Kind::Wake);
                 events.push(done, (j, kind, bytes, start));
             }
         }
@@ -369,6 +376,8 @@ pub fn run_jobs_hooked(
             l.draining = true;
         }
         l.in_flight -= 1;
+        // Each completion is reaped by itself, at its instant (fio's `iodepth_complete`).
+        l.core.result.depth.mark_complete(1);
         let done = match kind {
             Kind::Dir(d) => Done::Dir(d),
             _ => Done::Sync,
@@ -395,8 +404,7 @@ pub fn run_jobs_hooked(
         let at = t.max(not_before);
         if let Some(dir) = l.plain {
             if let Some((done, bytes)) = issue_plain(sys, at, l, s, dir)? {
-                l.core.counted_for_think();
-                l.in_flight += 1;
+                l.started(true);
                 events.push(done, (j, Kind::Dir(dir), bytes, at));
             }
         } else if l.core.probing() {
@@ -419,10 +427,7 @@ pub fn run_jobs_hooked(
                 events.push(at.saturating_add(set.thinktime_ns), (j, Kind::Think, 0, at));
             }
         } else if let Some((done, kind, bytes)) = issue(sys, at, l, s)? {
-            if kind != Kind::Wake {
-                l.core.counted_for_think();
-            }
-            l.in_flight += 1;
+            l.started(kind != Kind::Wake);
             events.push(done, (j, kind, bytes, at));
         }
         since_progress += 1;

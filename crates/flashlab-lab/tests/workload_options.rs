@@ -64,10 +64,16 @@ fn iodepth_low_lets_the_queue_drain_before_refilling() {
         let rd = &r[0].0.read;
         assert_eq!(rd.ios, 10000);
         let iops = rd.ios as f64 / (rd.runtime_ns as f64 / 1e9);
-        iops * rd.lat.mean() / 1e9
+        (iops * rd.lat.mean() / 1e9, r[0].0.depth.clone())
     };
-    let full = in_flight("");
-    let low = in_flight("iodepth_low=2\n");
+    let (full, depth) = in_flight("");
+    // Depth buckets 1, 2-3, 4-7, 8-15, 16-31, ...: the simulated host submits each request by
+    // itself, so all but the first 15 go out with 16 in flight, and each reap takes one.
+    assert!(depth.depth[4] >= 10000 - 15, "{depth:?}");
+    assert_eq!((depth.total_submit, depth.submit[1]), (10000, 10000), "{depth:?}");
+    assert_eq!((depth.total_complete, depth.complete[1]), (10000, 10000), "{depth:?}");
+    let (low, depth) = in_flight("iodepth_low=2\n");
+    assert!(depth.depth[4] < 10000 / 8, "refilled from 2 to 16: {depth:?}");
     eprintln!("mean in flight: {full:.2} by default, {low:.2} with iodepth_low=2");
     // Default: 16 in flight all the time (to within the start and the end).
     assert!((full - 16.0).abs() < 0.5, "{full}");

@@ -174,8 +174,7 @@ fn examples_give_fios_json_key_paths_and_counts() {
             continue;
         }
         let dir = TempDir::new("examples-fio");
-        let out =
-            Command::new(&fio).arg("--output-format=json").arg(&f).envs(ENV).current_dir(&dir.0).output().unwrap();
+        let out = fio_with_deadline(&fio, &f, &dir.0, &name);
         let fio_doc = json_of(&format!("fio {name}"), out);
         let fl_doc = flashlab_run(&f, "sim:toy", &[], &dir.0);
         let (fj, lj) = (fio_doc["jobs"].as_array().unwrap(), fl_doc["jobs"].as_array().unwrap());
@@ -248,4 +247,46 @@ fn examples_give_fios_json_key_paths_and_counts() {
     }
     assert!(problems.is_empty(), "{} differences from fio:\n  {}", problems.len(), problems.join("\n  "));
     assert!(compared >= 25, "compared only {compared} files with fio");
+}
+
+/// fio on one example, killed after two minutes (every example takes well under a second).
+/// fio 3.33 can hang on `thinktime_spin`: when the spin overruns the whole `thinktime` (the job
+/// was descheduled on a loaded machine), `thinktime - spin` goes negative and is slept as an
+/// unsigned number of microseconds (backend.c, `handle_thinktime`). A hang fails the test with
+/// that explanation instead of stopping the test run.
+fn fio_with_deadline(fio: &Path, f: &Path, dir: &Path, name: &str) -> std::process::Output {
+    let mut child = Command::new(fio)
+        .arg("--output-format=json")
+        .arg(f)
+        .envs(ENV)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    // Read the pipes meanwhile, so a large output cannot block fio.
+    let (mut so, mut se) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut so, &mut b).map(|_| b).unwrap_or_default()
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut se, &mut b).map(|_| b).unwrap_or_default()
+    });
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "fio on {name} did not finish in 120 s; fio 3.33 hangs when a thinktime_spin overruns the whole thinktime (a loaded machine)"
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    std::process::Output { status, stdout: out_t.join().unwrap(), stderr: err_t.join().unwrap() }
 }
