@@ -178,8 +178,17 @@ pub struct Job {
     pub size: Option<SizeSpec>,
     /// Where in the file or device I/O starts (`offset=`). Default `Bytes(0)`.
     pub offset: SizeSpec,
-    /// Size of each file the job creates (`filesize=`). `None`: `size`.
+    /// Size of each file the job creates (`filesize=`; the smallest of a `filesize=min-max`
+    /// range). `None`: `size`.
     pub filesize: Option<SizeSpec>,
+    /// The largest size of a `filesize=min-max` range: each file's size is drawn between
+    /// `filesize` and this ([`Job::file_sizes`]). `None`: every file is `filesize`.
+    #[serde(default)]
+    pub filesize_max: Option<u64>,
+    /// `offset_increment=`: clone N of `numjobs` starts at `offset + N * offset_increment`
+    /// (a percentage is of the file's size, as `offset`). Default 0.
+    #[serde(default = "zero_size")]
+    pub offset_increment: SizeSpec,
     /// Requests kept in flight. Default 1.
     pub iodepth: u32,
     /// I/Os handed to the engine per submit call (fio's `iodepth_batch_submit`): 1 (fio's
@@ -304,6 +313,10 @@ pub struct Job {
     pub latency_target: crate::latency_target::LatencyTarget,
 }
 
+fn zero_size() -> SizeSpec {
+    SizeSpec::Bytes(0)
+}
+
 impl Default for Job {
     fn default() -> Self {
         Job {
@@ -318,6 +331,8 @@ impl Default for Job {
             size: None,
             offset: SizeSpec::Bytes(0),
             filesize: None,
+            filesize_max: None,
+            offset_increment: SizeSpec::Bytes(0),
             iodepth: 1,
             numjobs: 1,
             io_size: None,

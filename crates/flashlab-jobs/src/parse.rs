@@ -759,6 +759,7 @@ impl<'a> Parser<'a> {
                 job.size = Some(s);
             }
             "offset" => job.offset = self.size_spec(o, Self::need(o)?, kb)?,
+            "offset_increment" => job.offset_increment = self.size_spec(o, Self::need(o)?, kb)?,
             "filesize" => {
                 let v = Self::need(o)?;
                 Self::no_range(v)?;
