@@ -279,8 +279,9 @@ pub struct Job {
     /// The `:N` of `rw=randread:N`: a new random offset every N I/Os (1 = every I/O); the
     /// I/Os between follow [`Job::rw_sequencer_identical`].
     pub rw_seq_nr: u64,
-    /// The `:N` of a sequential `rw=write:N`: bytes skipped after every I/O (holes).
-    pub rw_seq_add: u64,
+    /// The `:N` of a sequential `rw=write:N`: bytes skipped after every I/O (holes); negative
+    /// (`rw=read:-8k`) goes backwards, wrapping from the start of the region to its end.
+    pub rw_seq_add: i64,
     /// `rw_sequencer=identical`: the I/Os between two random offsets repeat the same offset
     /// (default `sequential`: they follow on).
     pub rw_sequencer_identical: bool,
