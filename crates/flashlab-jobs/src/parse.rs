@@ -863,14 +863,6 @@ impl<'a> Parser<'a> {
         Self::per_dir(Self::need(o)?, |p| Self::count(p, kb))
     }
 
-    fn no_range(v: &str) -> Result<(), Error> {
-        if v.contains(['-', ':']) && !v.starts_with('-') {
-            Err(value(v, "ranges are not supported by flashlab; give one size".into()))
-        } else {
-            Ok(())
-        }
-    }
-
     fn apply_supported(&mut self, job: &mut Job, o: &Opt) -> Result<(), Error> {
         let kb = job.kb_base;
         match o.info.name {
@@ -1044,15 +1036,22 @@ impl<'a> Parser<'a> {
             "offset_increment" => job.offset_increment = self.size_spec(o, Self::need(o)?, kb)?,
             "filesize" => {
                 let v = Self::need(o)?;
-                Self::no_range(v)?;
                 if v.ends_with('%') {
                     return Err(value(v, "a percentage is not supported for filesize".into()));
                 }
-                let b = self.size(o, v, kb)?;
-                if b == 0 {
+                // fio's irange: `low-high` (or `low:high`); each file's size is drawn between.
+                let (low, high) = match v.split_once(['-', ':']) {
+                    Some((a, b)) => (self.size(o, a.trim(), kb)?, Some(self.size(o, b.trim(), kb)?)),
+                    None => (self.size(o, v, kb)?, None),
+                };
+                if low == 0 {
                     return Err(Error::Must { what: "filesize".into(), rule: "greater than 0" });
                 }
-                job.filesize = Some(SizeSpec::Bytes(b));
+                if high.is_some_and(|h| h < low) {
+                    return Err(value(v, "the range's upper bound is below its lower bound".into()));
+                }
+                job.filesize = Some(SizeSpec::Bytes(low));
+                job.filesize_max = high.filter(|&h| h > low);
             }
             "iodepth" | "numjobs" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
