@@ -385,7 +385,7 @@ mod tests {
                 x ^= x << 17;
                 s.push(alphabet[(x % alphabet.len() as u64) as usize]);
             }
-            let _ = eval(&s, x % 2 == 0);
+            let _ = eval(&s, x.is_multiple_of(2));
             let _ = eval_plain(&s[1..]);
         }
     }
