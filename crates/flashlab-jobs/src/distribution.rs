@@ -263,8 +263,8 @@ fn parse_zone_split(text: &str, abs: bool, kb_base: u32) -> Result<ZoneSplit, Di
     })
 }
 
-/// One direction's zones, with fio's rules: `a/s` pairs separated by `:`; a missing or 0
-/// size (in `zoned`) is "the rest of the region, divided evenly"; the access shares must add
+/// One direction's zones, with fio's rules: `a/s` pairs separated by `:`; a missing, empty
+/// or 0 size (in `zoned`) is "the rest of the region, divided evenly"; the access shares must add
 /// up to 100 and the percentage sizes to at most 100.
 fn parse_zones(text: &str, abs: bool, kb_base: u32, dir: &str) -> Result<Vec<Zone>, DistributionError> {
     let text = text.trim();
@@ -293,6 +293,8 @@ fn parse_zones(text: &str, abs: bool, kb_base: u32, dir: &str) -> Result<Vec<Zon
         }
         let z0 = Zone { access_pct: access, size_pct: 0, size: 0 };
         let mut z = z0;
+        // `20/` (an empty size, as in `zoned:50/5:30/15:20/`) is a zone without a size too.
+        let s = s.filter(|s| !s.is_empty());
         match (s, abs) {
             (None, false) => missing_size += 1,
             (None, true) => return err(format!("zone '{part}' has no size (want access%/size)")),
@@ -629,6 +631,11 @@ mod tests {
         // Missing sizes split the rest evenly, as in fio.
         let Distribution::Zoned(z) = Distribution::parse("zoned:50/10:25:25", 1024).unwrap() else { panic!() };
         assert_eq!(z.read.iter().map(|z| z.size_pct).collect::<Vec<_>>(), vec![10, 45, 45]);
+        // An empty size after '/' takes the rest (JESD219's `zoned:50/5:30/15:20/`).
+        let Distribution::Zoned(z) = Distribution::parse("zoned:50/5:30/15:20/", 1024).unwrap() else { panic!() };
+        assert_eq!(z.read.iter().map(|z| z.size_pct).collect::<Vec<_>>(), vec![5, 15, 80]);
+        assert!(Distribution::parse("zoned:50/5:30/15:20/x", 1024).is_err());
+        assert!(Distribution::parse("zoned_abs:50/1m:50/", 1024).is_err(), "zoned_abs zones need a size");
         for d in ["zipf:0.8", "pareto:0.2:0.5", "normal:10", "zoned:60/10:40/90"] {
             let p = Distribution::parse(d, 1024).unwrap();
             assert_eq!(Distribution::parse(&p.fio_spelling(), 1024).unwrap(), p);

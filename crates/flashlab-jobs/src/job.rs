@@ -178,8 +178,17 @@ pub struct Job {
     pub size: Option<SizeSpec>,
     /// Where in the file or device I/O starts (`offset=`). Default `Bytes(0)`.
     pub offset: SizeSpec,
-    /// Size of each file the job creates (`filesize=`). `None`: `size`.
+    /// Size of each file the job creates (`filesize=`; the smallest of a `filesize=min-max`
+    /// range). `None`: `size`.
     pub filesize: Option<SizeSpec>,
+    /// The largest size of a `filesize=min-max` range: each file's size is drawn between
+    /// `filesize` and this ([`Job::file_sizes`]). `None`: every file is `filesize`.
+    #[serde(default)]
+    pub filesize_max: Option<u64>,
+    /// `offset_increment=`: clone N of `numjobs` starts at `offset + N * offset_increment`
+    /// (a percentage is of the file's size, as `offset`). Default 0.
+    #[serde(default = "zero_size")]
+    pub offset_increment: SizeSpec,
     /// Requests kept in flight. Default 1.
     pub iodepth: u32,
     /// I/Os handed to the engine per submit call (fio's `iodepth_batch_submit`): 1 (fio's
@@ -281,8 +290,9 @@ pub struct Job {
     /// The `:N` of `rw=randread:N`: a new random offset every N I/Os (1 = every I/O); the
     /// I/Os between follow [`Job::rw_sequencer_identical`].
     pub rw_seq_nr: u64,
-    /// The `:N` of a sequential `rw=write:N`: bytes skipped after every I/O (holes).
-    pub rw_seq_add: u64,
+    /// The `:N` of a sequential `rw=write:N`: bytes skipped after every I/O (holes); negative
+    /// (`rw=read:-8k`) goes backwards, wrapping from the start of the region to its end.
+    pub rw_seq_add: i64,
     /// `rw_sequencer=identical`: the I/Os between two random offsets repeat the same offset
     /// (default `sequential`: they follow on).
     pub rw_sequencer_identical: bool,
@@ -315,6 +325,10 @@ pub struct Job {
     pub latency_target: crate::latency_target::LatencyTarget,
 }
 
+fn zero_size() -> SizeSpec {
+    SizeSpec::Bytes(0)
+}
+
 impl Default for Job {
     fn default() -> Self {
         Job {
@@ -329,6 +343,8 @@ impl Default for Job {
             size: None,
             offset: SizeSpec::Bytes(0),
             filesize: None,
+            filesize_max: None,
+            offset_increment: SizeSpec::Bytes(0),
             iodepth: 1,
             numjobs: 1,
             io_size: None,
@@ -507,11 +523,32 @@ impl Job {
     pub fn file_sizes(&self, capacity: u64) -> Option<Vec<u64>> {
         let n = self.nr_files();
         if let Some(fs) = self.filesize {
-            return Some(vec![fs.resolve(capacity); n as usize]);
+            let low = fs.resolve(capacity);
+            return Some(match self.filesize_max.filter(|&high| high > low) {
+                None => vec![low; n as usize],
+                Some(high) => {
+                    // fio's get_rand_file_size: uniform in [low, high), rounded down to the
+                    // smallest block size (flashlab's own seeded draw, not fio's sequence).
+                    let min_bs = self.min_bs_overall().max(1);
+                    let mut x = self.randseed.unwrap_or(0x5eed) ^ fnv(&self.name);
+                    (0..n)
+                        .map(|_| {
+                            x = splitmix(x);
+                            let size = low + ((u128::from(x) * u128::from(high - low)) >> 64) as u64;
+                            (size - size % min_bs).max(min_bs)
+                        })
+                        .collect()
+                }
+            });
         }
         let size = self.size?.resolve(capacity);
         let min_bs = self.rw.directions().into_iter().map(|d| self.min_block_size(d)).min().unwrap_or(self.bs);
         Some(crate::files::split_size(size, n, min_bs))
+    }
+
+    /// The smallest block size over the directions the job issues.
+    fn min_bs_overall(&self) -> u64 {
+        self.rw.directions().into_iter().map(|d| self.min_block_size(d)).min().unwrap_or(self.bs)
     }
 
     /// Bytes one pass of the job transfers over files of `file_spans` bytes of I/O each
@@ -530,6 +567,19 @@ impl Job {
     pub fn syncs(&self) -> bool {
         self.fsync > 0 || self.fdatasync > 0 || self.end_fsync
     }
+}
+
+/// A 64-bit FNV-1a hash of `s` (a job's file-size draws differ by job name).
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// One step of splitmix64.
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 #[cfg(test)]
@@ -561,6 +611,22 @@ mod tests {
         assert!(Rw::TrimWrite.has_trims() && Rw::TrimWrite.has_writes() && !Rw::TrimWrite.is_random());
         assert!(Rw::RandRw.is_mixed() && Rw::RandRw.is_random());
         assert_eq!(Rw::RandRw.directions(), vec![IoDir::Read, IoDir::Write]);
+    }
+
+    #[test]
+    fn filesize_ranges_draw_each_file_between_the_bounds() {
+        let mut j = Job::new("x");
+        j.nrfiles = 64;
+        j.filesize = Some(SizeSpec::Bytes(64 << 10));
+        j.filesize_max = Some(1 << 20);
+        let sizes = j.file_sizes(u64::MAX).unwrap();
+        assert_eq!(sizes.len(), 64);
+        assert!(sizes.iter().all(|&s| (64 << 10..1 << 20).contains(&s) && s % 4096 == 0), "{sizes:?}");
+        let distinct: std::collections::BTreeSet<_> = sizes.iter().collect();
+        assert!(distinct.len() > 32, "sizes are drawn, not one value: {sizes:?}");
+        assert_eq!(j.file_sizes(u64::MAX), Some(sizes), "the same job draws the same sizes");
+        j.filesize_max = None;
+        assert_eq!(j.file_sizes(0).unwrap(), vec![64 << 10; 64]);
     }
 
     #[test]

@@ -22,6 +22,7 @@
 //! assert_eq!(f.run_groups(), vec![vec![0], vec![1]]);
 //! ```
 
+pub mod arith;
 pub mod blocksize;
 pub mod distribution;
 mod error;
@@ -39,5 +40,8 @@ pub mod verify;
 pub use error::Error;
 pub use job::{IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};
 pub use options::{OptionClass, OptionInfo};
-pub use parse::{parse_jobfile, parse_jobfile_path, parse_jobfile_with_env, JobFile, JobFileError, Warning};
+pub use parse::{
+    parse_jobfile, parse_jobfile_in, parse_jobfile_path, parse_jobfile_with_env, Context, JobFile, JobFileError,
+    Warning,
+};
 pub use units::{format_size_iec, parse_size, parse_size_spec, parse_time_ns, SizeSpec, TimeUnit, UnitError};

@@ -67,6 +67,18 @@ const ZONES: &str = "zoned-device modes are not supported";
 const MULTIFILE: &str =
     "the files of a directory tree are not taken as a job's files (nrfiles, filename=a:b and filename_format are)";
 const IOLOG: &str = "I/O log replay/recording is not supported; use a flashlab trace";
+const PROFILE_OPT: &str =
+    "an option of fio's built-in act/tiobench profiles; without profile= fio does nothing with it";
+const PRIO: &str = "per-I/O priorities are not modelled: flashlab sends every I/O at one priority and reports no per-priority latencies";
+const PI: &str = "NVMe metadata and protection information are not modelled";
+const FDP: &str = "NVMe flexible data placement is not supported";
+const SPRANDOM: &str = "sprandom preconditioning is not supported; use flashlab's --precondition";
+const PASSTHRU: &str = "an option of fio's NVMe/SCSI passthrough engines (io_uring_cmd, sg); flashlab runs its own engine without passthrough";
+const OTHER_ENGINE: &str = "an option of one of fio's special-purpose engines (network, cloud, GPU, exec, ...); flashlab runs its own engine, so it does nothing here";
+const XNVME: &str = "an option of fio's xNVMe engine; flashlab runs its own engine";
+const LIBBLKIO: &str = "an option of fio's libblkio engine; flashlab runs its own engine";
+const DEPRECATED: &str = "deprecated in fio, which ignores it too";
+const CPUIO: &str = "the cpuio engine is not supported";
 
 /// Every option flashlab recognises. Anything else in a job file is an error.
 pub static OPTIONS: &[OptionInfo] = &[
@@ -77,6 +89,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     sup("bs", &["blocksize"]),
     sup("size", &[]),
     sup("offset", &["fileoffset"]),
+    sup("offset_increment", &[]),
     sup("filesize", &[]),
     sup("iodepth", &[]),
     sup("numjobs", &[]),
@@ -92,7 +105,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     sup("buffered", &[]),
     sup("percentile_list", &[]),
     sup("randseed", &[]),
-    sup("randrepeat", &[]),
+    sup("randrepeat", &["allrandrepeat"]),
     sup("filename", &[]),
     sup("directory", &[]),
     sup("ioengine", &[]),
@@ -111,7 +124,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     sup("norandommap", &[]),
     sup("rw_sequencer", &[]),
     sup("rate", &[]),
-    sup("rate_min", &[]),
+    sup("rate_min", &["ratemin"]),
     sup("rate_iops", &[]),
     sup("rate_iops_min", &[]),
     sup("rate_process", &[]),
@@ -153,7 +166,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("per_job_logs", &[], LOGS),
     harmless("log_avg_msec", &[], LOGS),
     harmless("log_hist_msec", &[], LOGS),
-    harmless("log_max_value", &[], LOGS),
+    harmless("log_window_value", &["log_max_value"], LOGS),
     harmless("log_offset", &[], LOGS),
     harmless("write_bw_log", &[], LOGS),
     harmless("write_lat_log", &[], LOGS),
@@ -205,7 +218,6 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("sqthread_poll_cpu", &[], ENGINE),
     harmless("userspace_reap", &[], ENGINE),
     harmless("ioscheduler", &[], "flashlab does not switch the kernel I/O scheduler"),
-    harmless("exitall", &[], "all of flashlab's jobs end with the run"),
     harmless("exitall_on_error", &[], "flashlab stops the run on any I/O error"),
     // ---- Unsupported: errors -------------------------------------------------------------
     // verify=, do_verify, verify_fatal, verify_backlog(_batch), verify_interval and
@@ -221,7 +233,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("trim_verify_zero", &[], VERIFY, &[]),
     unsup("trim_backlog", &[], VERIFY, &[]),
     unsup("trim_backlog_batch", &[], VERIFY, &[]),
-    unsup("rate_cycle", &[], RATE, &[]),
+    unsup("rate_cycle", &["ratecycle"], RATE, &[]),
     unsup("rate_ignore_thinktime", &[], RATE, &["0"]),
     unsup("bs_is_seq_rand", &[], BS_MIX, &["0"]),
     unsup("zonemode", &[], ZONES, &["none"]),
@@ -237,7 +249,6 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("opendir", &[], MULTIFILE, &[]),
     unsup("lockfile", &[], "file locking between jobs is not supported", &["none"]),
     unsup("startdelay", &[], "delayed job starts are not supported", &["0"]),
-    unsup("offset_increment", &[], "per-clone offsets are not supported", &["0"]),
     unsup("offset_align", &[], "offset alignment other than the block size is not supported", &["0"]),
     unsup("io_submit_mode", &[], "offloaded submission is not supported", &["inline"]),
     unsup(
@@ -278,13 +289,249 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("gid", &[], "switching user is not supported", &[]),
     unsup("ignore_error", &[], "flashlab stops the run on any I/O error", &[]),
     unsup("write_hint", &[], "write lifetime hints are not supported", &["none"]),
-    unsup("cpuload", &[], "the cpuio engine is not supported", &[]),
-    unsup("cpuchunks", &[], "the cpuio engine is not supported", &[]),
+    unsup("cpuload", &[], CPUIO, &[]),
+    unsup("cpuchunks", &[], CPUIO, &[]),
+    unsup("cpumode", &[], CPUIO, &[]),
+    unsup("exit_on_io_done", &[], CPUIO, &["0"]),
+    // ---- The rest of fio's HOWTO ---------------------------------------------------------
+    harmless("job_start_clock_id", &[], TIMING),
+    harmless("comm", &[], "the process name of fio's workers"),
+    harmless("filetype", &[], "a hint that saves fio a stat() per file; flashlab knows its files"),
+    unsup("ramp_size", &[], "a ramp measured in bytes is not implemented; use ramp_time", &["0"]),
+    unsup(
+        "exitall",
+        &[],
+        "ending every job when one finishes is not implemented; the other jobs would run to their own end",
+        &["0"],
+    ),
+    unsup("exit_what", &[], "ending other jobs when one finishes (exitall) is not implemented", &["group"]),
+    unsup("wait_for", &[], "waiting for a named job is not supported; use stonewall", &[]),
+    unsup(
+        "end_syncfs",
+        &[],
+        "syncfs at the end of a write stage is not implemented; end_fsync=1 flushes the job's files",
+        &["0"],
+    ),
+    unsup(
+        "file_append",
+        &[],
+        "I/O after the end of an existing file is not implemented; give offset= the file's size",
+        &["0"],
+    ),
+    unsup("dedupe_mode", &[], "only fio's default dedupe mode (repeat) is implemented", &["repeat"]),
+    unsup("dedupe_working_set_percentage", &[], "the working-set dedupe mode is not implemented", &["5"]),
+    unsup("dedupe_global", &[], "dedupe buffers shared between jobs are not implemented", &["0"]),
+    unsup("thinkcycles", &[], "think time in CPU cycles is not implemented; use thinktime", &["0"]),
+    unsup("max_latency", &[], "failing a job on one slow I/O is not implemented (latency_target is)", &["0"]),
+    unsup("random_sequence_stride", &[], "random_distribution=sequence is not supported", &["0"]),
+    unsup(
+        "steadystate_check_interval",
+        &["ss_interval"],
+        "flashlab samples steady state once a second (fio's default); other intervals are not implemented",
+        &["1", "1s", "1000ms"],
+    ),
+    harmless("verify_async_cpus", &[], CPU),
+    unsup("verify_pattern_interval", &[], VERIFY, &["0"]),
+    unsup("verify_policy", &[], VERIFY, &["completed"]),
+    unsup("verify_write_sequence", &[], VERIFY, &["1"]),
+    unsup("verify_header_seed", &[], VERIFY, &["1"]),
+    harmless("error_dump", &[], "fio prints every I/O error with it; flashlab reports errors its own way"),
+    harmless("log_entries", &[], LOGS),
+    harmless("log_hist_coarseness", &[], LOGS),
+    harmless("log_prio", &[], LOGS),
+    harmless("log_issue_time", &[], LOGS),
+    harmless("log_compression", &[], LOGS),
+    harmless("log_compression_cpus", &[], LOGS),
+    harmless("log_store_compressed", &[], LOGS),
+    harmless("log_alternate_epoch", &["log_unix_epoch"], LOGS),
+    harmless("log_alternate_epoch_clock_id", &[], LOGS),
+    harmless("bwavgtime", &[], "the averaging window of fio's bandwidth figures; flashlab samples every 500 ms"),
+    harmless("iopsavgtime", &[], "the averaging window of fio's IOPS figures; flashlab samples every 500 ms"),
+    harmless("block_error_percentiles", &[], REPORTING),
+    harmless("cgroup_nodelete", &[], "only matters with cgroup=, which flashlab refuses"),
+    harmless("priohint", &[], "I/O priority of fio's workers"),
+    unsup("read_iolog_chunked", &[], IOLOG, &["0"]),
+    unsup("merge_blktrace_file", &[], IOLOG, &[]),
+    unsup("merge_blktrace_scalars", &[], IOLOG, &[]),
+    unsup("merge_blktrace_iters", &[], IOLOG, &[]),
+    unsup("replay_time_scale", &[], IOLOG, &["100"]),
+    unsup("replay_skip", &[], IOLOG, &[]),
+    // Zoned block devices, FDP and sprandom (their own issue).
+    unsup("read_beyond_wp", &[], ZONES, &["0"]),
+    unsup("job_max_open_zones", &[], ZONES, &["0"]),
+    unsup("ignore_zone_limits", &[], ZONES, &["0"]),
+    unsup("zone_reset_threshold", &[], ZONES, &[]),
+    unsup("zone_reset_frequency", &[], ZONES, &[]),
+    unsup("recover_zbd_write_error", &[], ZONES, &["0"]),
+    unsup("write_zone_remainders", &[], ZONES, &["0"]),
+    unsup("fdp", &[], FDP, &["0"]),
+    unsup("dataplacement", &["data_placement"], FDP, &["none"]),
+    unsup("plid_select", &["fdp_pli_select"], FDP, &[]),
+    unsup("plids", &["fdp_pli"], FDP, &[]),
+    unsup("dp_scheme", &[], FDP, &[]),
+    unsup("sprandom", &[], SPRANDOM, &["0"]),
+    unsup("spr_num_regions", &[], SPRANDOM, &[]),
+    unsup("spr_op", &[], SPRANDOM, &[]),
+    unsup("spr_cs", &[], SPRANDOM, &[]),
+    // Options of fio's built-in profiles (registered globally by fio, so accepted anywhere).
+    unsup("profile", &[], "fio's built-in job profiles (act, tiobench) are not supported; write the jobs out", &[]),
+    harmless("device-names", &[], PROFILE_OPT),
+    harmless("load", &[], PROFILE_OPT),
+    harmless("test-duration", &[], PROFILE_OPT),
+    harmless("threads-per-queue", &[], PROFILE_OPT),
+    harmless("read-req-num-512-blocks", &[], PROFILE_OPT),
+    harmless("large-block-op-kbytes", &[], PROFILE_OPT),
+    harmless("prep", &[], PROFILE_OPT),
+    harmless("block", &[], PROFILE_OPT),
+    harmless("numruns", &[], PROFILE_OPT),
+    harmless("dir", &[], PROFILE_OPT),
+    harmless("threads", &[], PROFILE_OPT),
+    // io_uring / libaio / pvsync2 options (the engines flashlab's real targets stand in for).
+    unsup("cmdprio_percentage", &[], PRIO, &["0"]),
+    unsup("cmdprio_class", &[], PRIO, &[]),
+    unsup("cmdprio_hint", &[], PRIO, &[]),
+    unsup("cmdprio", &[], PRIO, &[]),
+    unsup("cmdprio_bssplit", &[], PRIO, &[]),
+    harmless("nonvectored", &[], ENGINE),
+    harmless("force_async", &[], ENGINE),
+    harmless("libaio_vectored", &[], ENGINE),
+    harmless("hipri_percentage", &[], ENGINE),
+    harmless("nowait", &[], "RWF_NOWAIT only changes what happens when an I/O would block; flashlab's engines wait"),
+    unsup(
+        "uncached",
+        &[],
+        "uncached buffered I/O (RWF_DONTCACHE) is not implemented; use direct=1 or buffered I/O",
+        &["0"],
+    ),
+    unsup("md_per_io_size", &[], PI, &["0"]),
+    unsup("pi_act", &[], PI, &[]),
+    unsup("pi_chk", &[], PI, &[]),
+    unsup("apptag", &[], PI, &[]),
+    unsup("apptag_mask", &[], PI, &[]),
+    // Passthrough engines.
+    harmless("cmd_type", &[], PASSTHRU),
+    harmless("cdb_len", &[], PASSTHRU),
+    harmless("num_range", &[], PASSTHRU),
+    harmless("readfua", &[], PASSTHRU),
+    harmless("writefua", &[], PASSTHRU),
+    harmless("write_mode", &[], PASSTHRU),
+    harmless("read_mode", &[], PASSTHRU),
+    harmless("verify_mode", &[], PASSTHRU),
+    harmless("verify_bytchk", &[], PASSTHRU),
+    harmless("sg_write_mode", &[], PASSTHRU),
+    harmless("stream_id", &[], PASSTHRU),
+    // xNVMe and libblkio.
+    harmless("xnvme_async", &[], XNVME),
+    harmless("xnvme_sync", &[], XNVME),
+    harmless("xnvme_admin", &[], XNVME),
+    harmless("xnvme_dev_nsid", &[], XNVME),
+    harmless("xnvme_dev_subnqn", &[], XNVME),
+    harmless("xnvme_mem", &[], XNVME),
+    harmless("xnvme_iovec", &[], XNVME),
+    harmless("libblkio_driver", &[], LIBBLKIO),
+    harmless("libblkio_path", &[], LIBBLKIO),
+    harmless("libblkio_pre_connect_props", &[], LIBBLKIO),
+    harmless("libblkio_num_entries", &[], LIBBLKIO),
+    harmless("libblkio_queue_size", &[], LIBBLKIO),
+    harmless("libblkio_pre_start_props", &[], LIBBLKIO),
+    harmless("libblkio_vectored", &[], LIBBLKIO),
+    harmless("libblkio_write_zeroes_on_trim", &[], LIBBLKIO),
+    harmless("libblkio_wait_mode", &[], LIBBLKIO),
+    harmless("libblkio_force_enable_completion_eventfd", &[], LIBBLKIO),
+    // Special-purpose engines (network, distributed storage, HTTP, GPU, exec, ...).
+    harmless("namenode", &[], OTHER_ENGINE),
+    harmless("hdfsdirectory", &[], OTHER_ENGINE),
+    harmless("chunk_size", &[], OTHER_ENGINE),
+    harmless("port", &[], OTHER_ENGINE),
+    harmless("hostname", &[], OTHER_ENGINE),
+    harmless("interface", &[], OTHER_ENGINE),
+    harmless("ttl", &[], OTHER_ENGINE),
+    harmless("nodelay", &[], OTHER_ENGINE),
+    harmless("protocol", &["proto"], OTHER_ENGINE),
+    harmless("listen", &[], OTHER_ENGINE),
+    harmless("pingpong", &[], OTHER_ENGINE),
+    harmless("window_size", &[], OTHER_ENGINE),
+    harmless("mss", &[], OTHER_ENGINE),
+    harmless("donorname", &[], OTHER_ENGINE),
+    harmless("inplace", &[], OTHER_ENGINE),
+    harmless("clustername", &[], OTHER_ENGINE),
+    harmless("rbdname", &[], OTHER_ENGINE),
+    harmless("clientname", &[], OTHER_ENGINE),
+    harmless("conf", &[], OTHER_ENGINE),
+    harmless("busy_poll", &[], OTHER_ENGINE),
+    harmless("touch_objects", &[], OTHER_ENGINE),
+    harmless("rbd_encryption_format", &[], OTHER_ENGINE),
+    harmless("rbd_encryption_passphrase", &[], OTHER_ENGINE),
+    harmless("pool", &[], OTHER_ENGINE),
+    harmless("cont", &[], OTHER_ENGINE),
+    harmless("object_class", &[], OTHER_ENGINE),
+    harmless("skip_bad", &[], OTHER_ENGINE),
+    harmless("verb", &[], OTHER_ENGINE),
+    harmless("bindname", &[], OTHER_ENGINE),
+    harmless("stat_type", &[], OTHER_ENGINE),
+    harmless("http_host", &[], OTHER_ENGINE),
+    harmless("http_user", &[], OTHER_ENGINE),
+    harmless("http_pass", &[], OTHER_ENGINE),
+    harmless("https", &[], OTHER_ENGINE),
+    harmless("http_mode", &[], OTHER_ENGINE),
+    harmless("http_s3_region", &[], OTHER_ENGINE),
+    harmless("http_s3_key", &[], OTHER_ENGINE),
+    harmless("http_s3_keyid", &[], OTHER_ENGINE),
+    harmless("http_s3_security_token", &[], OTHER_ENGINE),
+    harmless("http_s3_sse_customer_key", &[], OTHER_ENGINE),
+    harmless("http_s3_sse_customer_algorithm", &[], OTHER_ENGINE),
+    harmless("http_s3_storage_class", &[], OTHER_ENGINE),
+    harmless("http_swift_auth_token", &[], OTHER_ENGINE),
+    harmless("http_verbose", &[], OTHER_ENGINE),
+    harmless("http_object_mode", &[], OTHER_ENGINE),
+    harmless("uri", &[], OTHER_ENGINE),
+    harmless("gpu_dev_ids", &["gpu_dev_id"], OTHER_ENGINE),
+    harmless("cuda_io", &[], OTHER_ENGINE),
+    harmless("rocm_io", &[], OTHER_ENGINE),
+    harmless("nfs_url", &[], OTHER_ENGINE),
+    harmless("program", &[], OTHER_ENGINE),
+    harmless("arguments", &[], OTHER_ENGINE),
+    harmless("grace_time", &[], OTHER_ENGINE),
+    harmless("std_redirect", &[], OTHER_ENGINE),
+    harmless("no_completion_thread", &[], OTHER_ENGINE),
+    // In fio's options.c but deprecated: fio warns and ignores them.
+    harmless("percentage_sequential", &[], DEPRECATED),
+    harmless("rwmixcycle", &[], DEPRECATED),
+    harmless("verifysort", &[], DEPRECATED),
+    harmless("verifysort_nr", &[], DEPRECATED),
 ];
 
 /// The entry for `name` (canonical name or alias), if flashlab recognises it.
 pub fn lookup(name: &str) -> Option<&'static OptionInfo> {
     OPTIONS.iter().find(|o| o.name == name || o.aliases.contains(&name))
+}
+
+/// The option table as Markdown, one row per option in alphabetical order: its name, fio's
+/// aliases, and what flashlab does with it. docs/jobs.md holds this text between the
+/// `<!-- options-table:begin -->` and `<!-- options-table:end -->` markers; a test in this
+/// crate (`tests/options_doc.rs`) fails when the two differ.
+pub fn markdown_table() -> String {
+    let mut rows: Vec<&OptionInfo> = OPTIONS.iter().collect();
+    rows.sort_by_key(|o| o.name);
+    let mut out = String::from("| option | aliases | flashlab |\n|---|---|---|\n");
+    for o in rows {
+        let aliases: Vec<String> = o.aliases.iter().map(|a| format!("`{a}`")).collect();
+        let what = match o.class {
+            OptionClass::Supported => "supported".to_string(),
+            OptionClass::Harmless(why) => format!("ignored, with a warning: {why}"),
+            OptionClass::Unsupported { why, default_ok } => {
+                let ok = if default_ok.is_empty() {
+                    String::new()
+                } else {
+                    let v: Vec<String> = default_ok.iter().map(|d| format!("`{d}`")).collect();
+                    format!(" (fio's default {} is accepted)", v.join(", "))
+                };
+                format!("an error: {why}{ok}")
+            }
+        };
+        out.push_str(&format!("| `{}` | {} | {} |\n", o.name, aliases.join(", "), what.replace('|', "\\|")));
+    }
+    out
 }
 
 /// The closest recognised option name to `name`, for "did you mean" hints.

@@ -11,15 +11,24 @@
 //! - Within a section `kb_base` is applied before the other options, as fio does (it gives
 //!   `kb_base` priority), so it changes how every size in that section and in the jobs after
 //!   it is read, wherever it stands in the section.
-//! - `${VAR}` is expanded only through [`parse_jobfile_with_env`]; an unset variable is an
-//!   error (fio would silently substitute an empty string). fio's `$ncpus`, `$pagesize` and
-//!   `$mb_memory` keywords, `include` lines and arithmetic `(...)` values are errors.
+//! - `${VAR}` is expanded only through [`parse_jobfile_with_env`] (or a [`Context`]); an
+//!   unset variable is an error (fio would silently substitute an empty string).
+//! - fio's keywords `$ncpus`, `$pagesize` and `$mb_memory` are replaced with the machine's
+//!   values ([`crate::arith::Keywords`]), and a value with `+ - * /` in which one was replaced
+//!   is computed with integer arithmetic, as fio does with `bc`.
+//! - A numeric value (or a `,`/`:`-separated part of one) that starts with `(` is fio's
+//!   arithmetic: `bs=(1+3)*1k` ([`crate::arith`]).
+//! - `include FILE` (inside a section) reads FILE's lines as options of that section; a
+//!   relative name is looked up beside the including file (fio looks in the current
+//!   directory first); a section header in an included file, or a file that includes itself,
+//!   is an error. Errors in an included file name that file and line.
+//! - `size=100%%` is `100%` (fio reads only the first character of a suffix).
 //!
 //! Errors and warnings name the file, line and option: `jobs.fio:7: option 'bs': bad size '4q': ...`.
 //! No input makes the parser panic.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -125,7 +134,7 @@ impl std::error::Error for JobFileError {}
 /// Parses a job file's text. `file_name` is only used in messages. `${VAR}` in the text is
 /// an error; use [`parse_jobfile_with_env`] to expand it.
 pub fn parse_jobfile(file_name: &str, text: &str) -> Result<JobFile, JobFileError> {
-    Parser::new(file_name, None).run(text)
+    Parser::new(file_name, Context::default()).run(text)
 }
 
 /// Like [`parse_jobfile`], expanding `${VAR}` with `env` (e.g.
@@ -135,7 +144,21 @@ pub fn parse_jobfile_with_env(
     text: &str,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<JobFile, JobFileError> {
-    Parser::new(file_name, Some(env)).run(text)
+    Parser::new(file_name, Context { env: Some(env), ..Context::default() }).run(text)
+}
+
+/// Parses a job file's text with what `ctx` provides: `${VAR}`, fio's keywords, and
+/// `include` (relative names beside `ctx.path`). What `ctx` leaves out is an error when used.
+pub fn parse_jobfile_in(file_name: &str, text: &str, ctx: Context<'_>) -> Result<JobFile, JobFileError> {
+    Parser::new(file_name, ctx).run(text)
+}
+
+/// Reads an included file from disk: its canonical path and text (bounded as job files are).
+pub fn read_include_from_disk(path: &Path) -> Result<(PathBuf, String), String> {
+    let canonical = std::fs::canonicalize(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let text = crate::limits::read_text(&canonical, "included job file", crate::limits::MAX_TEXT_INPUT)
+        .map_err(|e| e.to_string())?;
+    Ok((canonical, text))
 }
 
 /// Reads and parses the job file at `path` (the only file I/O in this crate). `${VAR}` is
@@ -152,17 +175,38 @@ pub fn parse_jobfile_path(path: impl AsRef<Path>) -> Result<JobFile, JobFileErro
             message: m.strip_prefix(&format!("{name}: ")).unwrap_or(&m).to_string(),
         }
     })?;
-    parse_jobfile_with_env(&name, &text, &|k| std::env::var(k).ok())
+    let env = |k: &str| std::env::var(k).ok();
+    let ctx = Context {
+        env: Some(&env),
+        keywords: Some(crate::arith::Keywords::of_this_machine()),
+        include: Some(&read_include_from_disk),
+        path: Some(path),
+    };
+    parse_jobfile_in(&name, &text, ctx)
 }
 
 struct Section {
     name: String,
     line: usize,
-    opts: Vec<(usize, String)>,
+    opts: Vec<(Loc, String)>,
+}
+
+/// Where an option was written: a file (0: the job file, then each included file in the
+/// order first read) and a 1-based line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Loc {
+    file: usize,
+    line: usize,
+}
+
+impl Loc {
+    fn main(line: usize) -> Loc {
+        Loc { file: 0, line }
+    }
 }
 
 struct Opt {
-    line: usize,
+    loc: Loc,
     /// As written (may be an alias).
     key: String,
     value: Option<String>,
@@ -171,14 +215,59 @@ struct Opt {
 
 type Env<'a> = Option<&'a dyn Fn(&str) -> Option<String>>;
 
+/// Reads an included file (`include FILE`): its canonical path (to find loops) and text, or
+/// why it cannot be read.
+pub type ReadInclude<'a> = &'a dyn Fn(&Path) -> Result<(PathBuf, String), String>;
+
+/// What a job file may draw on beyond its own text: the environment (`${VAR}`), fio's
+/// reserved keywords (`$ncpus`, `$mb_memory`, `$pagesize`) and included files. Each that is
+/// `None` is an error when the file uses it.
+#[derive(Clone, Copy, Default)]
+pub struct Context<'a> {
+    /// `${VAR}`: the value of VAR.
+    pub env: Env<'a>,
+    /// The values of fio's keywords.
+    pub keywords: Option<crate::arith::Keywords>,
+    /// Reads the file an `include` line names.
+    pub include: Option<ReadInclude<'a>>,
+    /// The job file's own path: relative `include` names are looked up beside it.
+    pub path: Option<&'a Path>,
+}
+
 struct Parser<'a> {
     file: &'a str,
+    /// The names of the files read: the job file, then each included file.
+    files: Vec<String>,
     env: Env<'a>,
+    ctx: Context<'a>,
     defaults: Job,
-    /// Canonical option name -> line it was last set at, for the defaults.
-    default_lines: BTreeMap<&'static str, usize>,
+    /// Canonical option name -> where it was last set, for the defaults.
+    default_lines: BTreeMap<&'static str, Loc>,
     jobs: Vec<Job>,
     warnings: Vec<Warning>,
+}
+
+/// Includes nested deeper than this are refused (a loop is caught before).
+const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// The file an `include FILE` line names (fio also takes `include=FILE`), or `None` when the
+/// line is not an include.
+fn include_target(content: &str) -> Option<&str> {
+    let rest = content.strip_prefix("include")?;
+    let first = rest.chars().next();
+    match first {
+        None => Some(""),
+        Some(c) if c.is_whitespace() || c == '=' => Some(rest[c.len_utf8()..].trim()),
+        _ => None,
+    }
+}
+
+/// `a` and `b` are the same file (compared by their canonical paths where they exist).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
 }
 
 /// Cuts a line at the first `#` or `;`, as fio does.
@@ -203,23 +292,61 @@ fn value(v: &str, problem: String) -> Error {
     Error::Value { value: v.to_string(), problem }
 }
 
+/// Supported options whose values are words or lists of their own, not numbers: fio's
+/// arithmetic does not apply to them.
+const STRING_OPTIONS: &[&str] = &[
+    "rw",
+    "filename",
+    "directory",
+    "ioengine",
+    "filename_format",
+    "file_service_type",
+    "random_distribution",
+    "rate_process",
+    "rw_sequencer",
+    "steadystate",
+    "verify",
+    "verify_pattern",
+    "continue_on_error",
+    "bssplit",
+    "kb_base",
+];
+
 const RW_VALUES: &str = "read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite";
 
 impl<'a> Parser<'a> {
-    fn new(file: &'a str, env: Env<'a>) -> Self {
+    fn new(file: &'a str, ctx: Context<'a>) -> Self {
         let mut defaults = Job::new("global");
         defaults.line = 0;
-        Parser { file, env, defaults, default_lines: BTreeMap::new(), jobs: Vec::new(), warnings: Vec::new() }
+        Parser {
+            file,
+            files: vec![file.to_string()],
+            env: ctx.env,
+            ctx,
+            defaults,
+            default_lines: BTreeMap::new(),
+            jobs: Vec::new(),
+            warnings: Vec::new(),
+        }
     }
 
     fn err(&self, line: usize, option: Option<&str>, message: impl Into<String>) -> JobFileError {
-        JobFileError { file: self.file.to_string(), line, option: option.map(str::to_string), message: message.into() }
+        self.err_at(Loc::main(line), option, message)
     }
 
-    fn warn(&mut self, line: usize, option: &str, message: impl Into<String>) {
+    fn err_at(&self, loc: Loc, option: Option<&str>, message: impl Into<String>) -> JobFileError {
+        JobFileError {
+            file: self.files.get(loc.file).map_or(self.file, String::as_str).to_string(),
+            line: loc.line,
+            option: option.map(str::to_string),
+            message: message.into(),
+        }
+    }
+
+    fn warn(&mut self, loc: Loc, option: &str, message: impl Into<String>) {
         self.warnings.push(Warning {
-            file: self.file.to_string(),
-            line,
+            file: self.files.get(loc.file).map_or(self.file, String::as_str).to_string(),
+            line: loc.line,
             option: Some(option.to_string()),
             message: message.into(),
         });
@@ -255,16 +382,21 @@ impl<'a> Parser<'a> {
                 current = Some(Section { name: name.to_string(), line: line_no, opts: Vec::new() });
                 continue;
             }
-            let first_word = content.split_whitespace().next().unwrap_or("");
-            if first_word == "include" || option_key(content) == "include" {
-                return Err(self.err(
-                    line_no,
-                    Some("include"),
-                    "include directives are not supported by flashlab; copy the included options into this file",
-                ));
+            if let Some(name) = include_target(content) {
+                let loc = Loc::main(line_no);
+                let Some(sec) = current.as_mut() else {
+                    return Err(self.err(
+                        line_no,
+                        Some("include"),
+                        "outside of any [section]; fio reads an included file's lines as options of the section it is in",
+                    ));
+                };
+                let mut stack = Vec::new();
+                self.include(sec, name, loc, &mut stack)?;
+                continue;
             }
             match current.as_mut() {
-                Some(sec) => sec.opts.push((line_no, content.to_string())),
+                Some(sec) => sec.opts.push((Loc::main(line_no), content.to_string())),
                 None => {
                     return Err(self.err(
                         line_no,
@@ -283,8 +415,76 @@ impl<'a> Parser<'a> {
         Ok(JobFile { global: self.defaults, jobs: self.jobs, warnings: self.warnings })
     }
 
+    /// Reads the file an `include` line at `from` names into `sec`, as fio does: its lines are
+    /// options of the section the line is in (a section header in it is an error), and it
+    /// may include further files. A relative name is looked up beside the including file.
+    /// `stack` holds the files being included, to refuse a loop.
+    fn include(
+        &mut self,
+        sec: &mut Section,
+        name: &str,
+        from: Loc,
+        stack: &mut Vec<PathBuf>,
+    ) -> Result<(), JobFileError> {
+        let Some(read) = self.ctx.include else {
+            return Err(self.err_at(
+                from,
+                Some("include"),
+                "include needs a job file read from disk (flashlab run reads one); here the text alone was given",
+            ));
+        };
+        if name.is_empty() {
+            return Err(self.err_at(from, Some("include"), "no file name after 'include'"));
+        }
+        let base = if from.file == 0 { self.ctx.path.map(Path::to_path_buf) } else { stack.last().cloned() };
+        let wanted = match base.as_deref().and_then(Path::parent) {
+            Some(dir) if Path::new(name).is_relative() => dir.join(name),
+            _ => PathBuf::from(name),
+        };
+        let (path, text) = read(&wanted).map_err(|e| self.err_at(from, Some("include"), format!("{name}: {e}")))?;
+        if stack.contains(&path) || self.ctx.path.is_some_and(|p| same_file(p, &path)) {
+            return Err(self.err_at(
+                from,
+                Some("include"),
+                format!("{name}: includes itself (through {} file(s)); fio would read it forever", stack.len() + 1),
+            ));
+        }
+        if stack.len() >= MAX_INCLUDE_DEPTH {
+            return Err(self.err_at(
+                from,
+                Some("include"),
+                format!("{name}: more than {MAX_INCLUDE_DEPTH} nested includes"),
+            ));
+        }
+        let file = self.files.len();
+        self.files.push(path.display().to_string());
+        stack.push(path);
+        for (i, raw) in text.lines().enumerate() {
+            let loc = Loc { file, line: i + 1 };
+            let raw = if i == 0 { raw.strip_prefix('\u{feff}').unwrap_or(raw) } else { raw };
+            let content = strip_comment(raw).trim();
+            if content.is_empty() {
+                continue;
+            }
+            if content.starts_with('[') {
+                return Err(self.err_at(
+                    loc,
+                    None,
+                    format!("section header '{content}' in an included file: fio allows only options there"),
+                ));
+            }
+            if let Some(inner) = include_target(content) {
+                self.include(sec, inner, loc, stack)?;
+                continue;
+            }
+            sec.opts.push((loc, content.to_string()));
+        }
+        stack.pop();
+        Ok(())
+    }
+
     /// Expands `${VAR}` and rejects fio's `$keyword`s.
-    fn expand(&self, text: &str, line: usize) -> Result<String, JobFileError> {
+    fn expand(&self, text: &str, loc: Loc) -> Result<String, JobFileError> {
         if !text.contains('$') {
             return Ok(text.to_string());
         }
@@ -296,16 +496,16 @@ impl<'a> Parser<'a> {
             let after = &rest[pos + 1..];
             if let Some(body) = after.strip_prefix('{') {
                 let Some(end) = body.find('}') else {
-                    return Err(self.err(line, Some(key), "unterminated '${': expected '${NAME}'"));
+                    return Err(self.err_at(loc, Some(key), "unterminated '${': expected '${NAME}'"));
                 };
                 let name = &body[..end];
                 if name.is_empty() {
-                    return Err(self.err(line, Some(key), "empty environment variable name '${}'"));
+                    return Err(self.err_at(loc, Some(key), "empty environment variable name '${}'"));
                 }
                 match self.env {
                     None => {
-                        return Err(self.err(
-                            line,
+                        return Err(self.err_at(
+                            loc,
                             Some(key),
                             format!("environment variable '${{{name}}}': expansion is not supported here; write the value into the job file"),
                         ))
@@ -313,8 +513,8 @@ impl<'a> Parser<'a> {
                     Some(env) => match env(name) {
                         Some(v) => out.push_str(&v),
                         None => {
-                            return Err(self.err(
-                                line,
+                            return Err(self.err_at(
+                                loc,
                                 Some(key),
                                 format!("environment variable '{name}' (used as '${{{name}}}') is not set"),
                             ))
@@ -323,13 +523,15 @@ impl<'a> Parser<'a> {
                 }
                 rest = &body[end + 1..];
             } else {
-                for kw in ["pagesize", "mb_memory", "ncpus"] {
-                    if after.starts_with(kw) {
-                        return Err(self.err(
-                            line,
-                            Some(key),
-                            format!("fio's '${kw}' keyword is not supported by flashlab"),
-                        ));
+                if self.ctx.keywords.is_none() {
+                    for kw in ["pagesize", "mb_memory", "ncpus"] {
+                        if after.starts_with(kw) {
+                            return Err(self.err_at(
+                                loc,
+                                Some(key),
+                                format!("fio's '${kw}' keyword: its value is not known here (flashlab run knows it)"),
+                            ));
+                        }
                     }
                 }
                 out.push('$');
@@ -337,7 +539,33 @@ impl<'a> Parser<'a> {
             }
         }
         out.push_str(rest);
-        Ok(out)
+        self.keywords(out, loc)
+    }
+
+    /// Replaces fio's `$pagesize`, `$mb_memory` and `$ncpus` in an option line and, when one
+    /// was replaced and the value has `+ - * /`, computes the value as fio does (with `bc`:
+    /// integer arithmetic).
+    fn keywords(&self, text: String, loc: Loc) -> Result<String, JobFileError> {
+        let Some(kw) = self.ctx.keywords else { return Ok(text) };
+        let (replaced, any) = kw.replace(&text);
+        if !any {
+            return Ok(text);
+        }
+        let Some((key, value)) = replaced.split_once('=') else { return Ok(replaced) };
+        if !value.contains(['+', '-', '*', '/']) || value.contains('\'') {
+            return Ok(replaced);
+        }
+        let n = crate::arith::eval_plain(value.trim()).map_err(|e| {
+            self.err_at(
+                loc,
+                Some(key.trim()),
+                format!(
+                    "'{}' (after replacing fio's keywords): {e}; fio computes such a value with integer arithmetic",
+                    value.trim()
+                ),
+            )
+        })?;
+        Ok(format!("{key}={n}"))
     }
 
     fn apply_section(&mut self, sec: Section) -> Result<(), JobFileError> {
@@ -346,26 +574,27 @@ impl<'a> Parser<'a> {
         let mut lines = self.default_lines.clone();
 
         let mut opts = Vec::with_capacity(sec.opts.len());
-        for (line, text) in &sec.opts {
-            let text = self.expand(text, *line)?;
+        for (loc, text) in &sec.opts {
+            let loc = *loc;
+            let text = self.expand(text, loc)?;
             let (key, value) = match text.split_once('=') {
                 Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
                 None => (text.trim(), None),
             };
             if key.is_empty() {
-                return Err(self.err(*line, None, format!("missing option name in '{text}'")));
+                return Err(self.err_at(loc, None, format!("missing option name in '{text}'")));
             }
             let Some(info) = options::lookup(key) else {
                 if key.contains(char::is_whitespace) {
-                    return Err(self.err(*line, None, format!("expected 'option=value', found '{text}'")));
+                    return Err(self.err_at(loc, None, format!("expected 'option=value', found '{text}'")));
                 }
                 let msg = match options::suggest(key) {
                     Some(s) => format!("unknown option; did you mean '{s}'?"),
                     None => "unknown option".to_string(),
                 };
-                return Err(self.err(*line, Some(key), msg));
+                return Err(self.err_at(loc, Some(key), msg));
             };
-            opts.push(Opt { line: *line, key: key.to_string(), value, info });
+            opts.push(Opt { loc, key: key.to_string(), value, info });
         }
 
         // fio applies kb_base before the other options of a section.
@@ -390,10 +619,10 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn apply(&mut self, job: &mut Job, lines: &mut BTreeMap<&'static str, usize>, o: &Opt) -> Result<(), JobFileError> {
+    fn apply(&mut self, job: &mut Job, lines: &mut BTreeMap<&'static str, Loc>, o: &Opt) -> Result<(), JobFileError> {
         match o.info.class {
             OptionClass::Harmless(why) => {
-                self.warn(o.line, &o.key, format!("ignored by flashlab ({why})"));
+                self.warn(o.loc, &o.key, format!("ignored by flashlab ({why})"));
                 return Ok(());
             }
             OptionClass::Unsupported { why, default_ok } => {
@@ -402,13 +631,59 @@ impl<'a> Parser<'a> {
                         return Ok(());
                     }
                 }
-                return Err(self.err(o.line, Some(&o.key), format!("not supported by flashlab ({why})")));
+                return Err(self.err_at(o.loc, Some(&o.key), format!("not supported by flashlab ({why})")));
             }
             OptionClass::Supported => {}
         }
-        self.apply_supported(job, o).map_err(|m| self.err(o.line, Some(&o.key), m.to_string()))?;
-        lines.insert(o.info.name, o.line);
+        let computed = self.expressions(o)?;
+        let o = &match computed {
+            Some(v) => Opt { loc: o.loc, key: o.key.clone(), value: Some(v), info: o.info },
+            None => Opt { loc: o.loc, key: o.key.clone(), value: o.value.clone(), info: o.info },
+        };
+        self.apply_supported(job, o).map_err(|m| self.err_at(o.loc, Some(&o.key), m.to_string()))?;
+        lines.insert(o.info.name, o.loc);
         Ok(())
+    }
+
+    /// fio's arithmetic: each part of a numeric option's value (parts are separated by ','
+    /// and ':') that starts with '(' is an expression ([`crate::arith`]), replaced by its
+    /// value — bytes or a count, or microseconds for a time (a bare number in a time
+    /// expression is in the option's own unit, seconds or microseconds, as fio reads it).
+    /// `None` when there is nothing to compute.
+    fn expressions(&self, o: &Opt) -> Result<Option<String>, JobFileError> {
+        let Some(v) = o.value.as_deref().filter(|v| v.contains('(')) else { return Ok(None) };
+        if STRING_OPTIONS.contains(&o.info.name) {
+            return Ok(None);
+        }
+        let seconds = matches!(o.info.name, "runtime" | "ramp_time" | "steadystate_duration" | "steadystate_ramp_time");
+        let micros = matches!(o.info.name, "thinktime" | "thinktime_spin" | "latency_target" | "latency_window");
+        let float = matches!(o.info.name, "latency_percentile" | "percentile_list");
+        let mut out = String::with_capacity(v.len());
+        for part in v.split_inclusive([',', ':']) {
+            let (body, sep) = match part.char_indices().last() {
+                Some((j, c)) if c == ',' || c == ':' => (&part[..j], &part[j..]),
+                _ => (part, ""),
+            };
+            let t = body.trim();
+            if !t.starts_with('(') {
+                out.push_str(body);
+                out.push_str(sep);
+                continue;
+            }
+            let val = crate::arith::eval(t, seconds || micros)
+                .map_err(|e| self.err_at(o.loc, Some(&o.key), format!("arithmetic '{t}': {e}")))?;
+            let text = if seconds || micros {
+                let us = if seconds && !val.has_units { val.int.saturating_mul(1_000_000) } else { val.int };
+                format!("{us}us")
+            } else if float {
+                format!("{}", val.float)
+            } else {
+                val.int.to_string()
+            };
+            out.push_str(&text);
+            out.push_str(sep);
+        }
+        Ok(Some(out))
     }
 
     /// A required, non-empty value.
@@ -440,7 +715,7 @@ impl<'a> Parser<'a> {
     fn boolean(&mut self, o: &Opt) -> Result<bool, Error> {
         match o.value.as_deref() {
             None => {
-                self.warn(o.line, &o.key, format!("read as '{}=1' (fio itself needs the '=1')", o.key));
+                self.warn(o.loc, &o.key, format!("read as '{}=1' (fio itself needs the '=1')", o.key));
                 Ok(true)
             }
             Some(v) => Self::zero_one(v),
@@ -451,7 +726,7 @@ impl<'a> Parser<'a> {
         if kb_base == 1024 && units::uses_iec_prefix(v) {
             let bytes = units::parse_size(v, kb_base).map(|b| b.to_string()).unwrap_or_default();
             self.warn(
-                o.line,
+                o.loc,
                 &o.key,
                 format!(
                     "'{v}' is {bytes} bytes: with kb_base=1024 (fio's default) fio reads IEC prefixes (Ki, Mi, ...) as powers of 1000; write e.g. '4k' for 4096, or set kb_base=1000"
@@ -588,14 +863,6 @@ impl<'a> Parser<'a> {
         Self::per_dir(Self::need(o)?, |p| Self::count(p, kb))
     }
 
-    fn no_range(v: &str) -> Result<(), Error> {
-        if v.contains(['-', ':']) && !v.starts_with('-') {
-            Err(value(v, "ranges are not supported by flashlab; give one size".into()))
-        } else {
-            Ok(())
-        }
-    }
-
     fn apply_supported(&mut self, job: &mut Job, o: &Opt) -> Result<(), Error> {
         let kb = job.kb_base;
         match o.info.name {
@@ -625,7 +892,14 @@ impl<'a> Parser<'a> {
                         }
                         job.rw_seq_nr = n;
                     } else {
-                        job.rw_seq_add = self.size(o, m, kb)?;
+                        // fio: a negative skip goes backwards.
+                        let (neg, m) = match m.strip_prefix('-') {
+                            Some(rest) => (true, rest.trim_start()),
+                            None => (false, m),
+                        };
+                        let b = self.size(o, m, kb)?;
+                        let b = i64::try_from(b).map_err(|_| value(v, "the skip is too large".into()))?;
+                        job.rw_seq_add = if neg { -b } else { b };
                     }
                 }
             }
@@ -692,7 +966,7 @@ impl<'a> Parser<'a> {
                 let v = Self::need(o)?.to_string();
                 if name == "continue_on_error" && v.split(',').any(|p| !matches!(p.trim(), "none" | "0" | "verify")) {
                     self.warn(
-                        o.line,
+                        o.loc,
                         &o.key,
                         "flashlab continues after verify errors only; any other I/O error still ends the job",
                     );
@@ -759,17 +1033,25 @@ impl<'a> Parser<'a> {
                 job.size = Some(s);
             }
             "offset" => job.offset = self.size_spec(o, Self::need(o)?, kb)?,
+            "offset_increment" => job.offset_increment = self.size_spec(o, Self::need(o)?, kb)?,
             "filesize" => {
                 let v = Self::need(o)?;
-                Self::no_range(v)?;
                 if v.ends_with('%') {
                     return Err(value(v, "a percentage is not supported for filesize".into()));
                 }
-                let b = self.size(o, v, kb)?;
-                if b == 0 {
+                // fio's irange: `low-high` (or `low:high`); each file's size is drawn between.
+                let (low, high) = match v.split_once(['-', ':']) {
+                    Some((a, b)) => (self.size(o, a.trim(), kb)?, Some(self.size(o, b.trim(), kb)?)),
+                    None => (self.size(o, v, kb)?, None),
+                };
+                if low == 0 {
                     return Err(Error::Must { what: "filesize".into(), rule: "greater than 0" });
                 }
-                job.filesize = Some(SizeSpec::Bytes(b));
+                if high.is_some_and(|h| h < low) {
+                    return Err(value(v, "the range's upper bound is below its lower bound".into()));
+                }
+                job.filesize = Some(SizeSpec::Bytes(low));
+                job.filesize_max = high.filter(|&h| h > low);
             }
             "iodepth" | "numjobs" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
@@ -919,15 +1201,15 @@ impl<'a> Parser<'a> {
     }
 
     /// Whole-job checks, once all of the job's options (and its defaults) are known.
-    fn finalize(&self, job: &mut Job, lines: &BTreeMap<&'static str, usize>) -> Result<(), JobFileError> {
+    fn finalize(&self, job: &mut Job, lines: &BTreeMap<&'static str, Loc>) -> Result<(), JobFileError> {
         job.bs = job.max_bs();
         if let Err((opt, m)) = crate::verify::finalize(job) {
-            let line = lines.get(opt).copied().unwrap_or(job.line);
-            return Err(self.err(line, Some(opt), m));
+            let loc = lines.get(opt).copied().unwrap_or(Loc::main(job.line));
+            return Err(self.err_at(loc, Some(opt), m));
         }
-        let at = |opt: &str| lines.get(opt).copied().unwrap_or(job.line);
+        let at = |opt: &str| lines.get(opt).copied().unwrap_or(Loc::main(job.line));
         if job.thinktime_spin_ns > job.thinktime_ns {
-            return Err(self.err(
+            return Err(self.err_at(
                 at("thinktime_spin"),
                 Some("thinktime_spin"),
                 format!(
@@ -940,14 +1222,14 @@ impl<'a> Parser<'a> {
         }
         if job.nr_files() > 1 && job.verify.enabled() {
             let opt = if job.filenames.len() > 1 { "filename" } else { "nrfiles" };
-            return Err(self.err(
+            return Err(self.err_at(
                 at(opt),
                 Some(opt),
                 format!("job '{}': verify over several files per job is not supported (use one file)", job.name),
             ));
         }
         if job.time_based && job.runtime_ns.is_none() {
-            return Err(self.err(
+            return Err(self.err_at(
                 at("time_based"),
                 Some("time_based"),
                 format!("job '{}': time_based needs a runtime (e.g. runtime=60)", job.name),
@@ -956,7 +1238,7 @@ impl<'a> Parser<'a> {
         if let Some(SizeSpec::Bytes(size)) = job.size {
             let min_bs = job.rw.directions().into_iter().map(|d| job.block_size(d)).min().unwrap_or(job.bs);
             if size < min_bs {
-                return Err(self.err(
+                return Err(self.err_at(
                     at("size"),
                     Some("size"),
                     format!(
@@ -1156,6 +1438,106 @@ mod tests {
     fn run_groups_follow_stonewall() {
         let f = parse("[a]\n[b]\n[c]\nstonewall\n[d]\n[e]\nwait_for_previous\n");
         assert_eq!(f.run_groups(), vec![vec![0, 1], vec![2, 3], vec![4]]);
+    }
+
+    fn parse_ctx(text: &str, files: &[(&str, &str)]) -> Result<JobFile, JobFileError> {
+        let files: Vec<(PathBuf, String)> = files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
+        let read = move |p: &Path| -> Result<(PathBuf, String), String> {
+            files
+                .iter()
+                .find(|(q, _)| q == p)
+                .map(|(q, t)| (q.clone(), t.clone()))
+                .ok_or_else(|| "no such file".to_string())
+        };
+        let ctx = Context {
+            env: None,
+            keywords: Some(crate::arith::Keywords { pagesize: 4096, mb_memory: 2048, ncpus: 6 }),
+            include: Some(&read),
+            path: Some(Path::new("/jobs/main.fio")),
+        };
+        parse_jobfile_in("main.fio", text, ctx)
+    }
+
+    #[test]
+    fn fio_aliases_resolve() {
+        let f = parse("[a]\nallrandrepeat=0\nratemin=1m\nthreads=1\nlog_unix_epoch=1\n");
+        let j = &f.jobs[0];
+        assert!(!j.randrepeat);
+        assert_eq!(j.rate_min, [1 << 20; 3]);
+        let w: Vec<String> = f.warnings.iter().map(|w| w.to_string()).collect();
+        assert!(w[0].starts_with("t.fio:4: option 'threads': ignored by flashlab ("), "{w:?}");
+        assert!(w[1].starts_with("t.fio:5: option 'log_unix_epoch': ignored"), "{w:?}");
+        assert!(parse_err("[a]\nss_interval=5\n").starts_with("t.fio:2: option 'ss_interval': not supported"));
+        assert!(parse("[a]\nss_interval=1\n").warnings.is_empty(), "fio's default is accepted");
+    }
+
+    #[test]
+    fn escaped_percent_and_backwards_skip() {
+        assert_eq!(parse("[a]\nsize=100%%\n").jobs[0].size, Some(SizeSpec::Percent(100.0)));
+        assert_eq!(parse("[a]\nrw=read:-8k\n").jobs[0].rw_seq_add, -8192);
+        assert_eq!(parse("[a]\nrw=write:8k\n").jobs[0].rw_seq_add, 8192);
+        assert!(parse_err("[a]\nrw=randread:-8\n").contains("option 'rw'"));
+    }
+
+    #[test]
+    fn arithmetic_in_values() {
+        let f = parse(
+            "[a]\nbs=(1+3)*1k\nsize=(2^4)m\nruntime=(1+2)\nthinktime=(2ms)\niodepth=(5%3)+(2*2)\nrate=(1k*2),(3k)\n",
+        );
+        let j = &f.jobs[0];
+        assert_eq!(j.bs, 4096);
+        assert_eq!(j.size, Some(SizeSpec::Bytes(16 << 20)));
+        assert_eq!(j.runtime_ns, Some(3_000_000_000), "a bare number in a seconds option is seconds");
+        assert_eq!(j.thinktime_ns, 2_000_000);
+        assert_eq!(j.rate, [2048, 3072, 3072]);
+        assert!(j.iodepth > 0);
+        assert_eq!(parse("[a]\nruntime=(1m+30s)\n").jobs[0].runtime_ns, Some(90_000_000_000));
+        assert_eq!(parse("[a]\nthinktime=(10+5)\n").jobs[0].thinktime_ns, 15_000, "microseconds");
+        let e = parse_err("[a]\nsize=(4k/0)\n");
+        assert_eq!(e, "t.fio:2: option 'size': arithmetic '(4k/0)': division by zero");
+        assert!(parse_err("[a]\nbs=(4k\n").contains("without its ')'"));
+        assert_eq!(parse("[a]\nfilename=/tmp/(x)\n").jobs[0].filename.as_deref(), Some("/tmp/(x)"));
+    }
+
+    #[test]
+    fn fio_keywords() {
+        let f =
+            parse_ctx("[a]\nnumjobs=$ncpus\nsize=$mb_memory*4096/2\nbs=$pagesize\niodepth=2*$ncpus-1\n", &[]).unwrap();
+        let j = &f.jobs[0];
+        assert_eq!((j.numjobs, j.bs, j.iodepth), (6, 4096, 11));
+        assert_eq!(j.size, Some(SizeSpec::Bytes(2048 * 2048)), "fio's bc result is a plain number: bytes");
+        let e = parse_ctx("[a]\nsize=$mb_memory*2k\n", &[]).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.to_string().contains("option 'size'") && e.to_string().contains("integer arithmetic"), "{e}");
+        assert!(parse_err("[a]\nnumjobs=$ncpus\n").contains("'$ncpus' keyword"));
+    }
+
+    #[test]
+    fn include_reads_options_into_the_section() {
+        let files = [
+            ("/jobs/common.inc", "bs=8k\n# comment\ninclude deeper.inc\n"),
+            ("/jobs/deeper.inc", "iodepth=4\n"),
+            ("/jobs/loop.inc", "include loop.inc\n"),
+            ("/jobs/section.inc", "bs=8k\n[b]\n"),
+            ("/jobs/bad.inc", "iodepth=4\nbs=4q\n"),
+            ("/abs/x.inc", "rw=write\n"),
+        ];
+        let f = parse_ctx("[global]\ninclude common.inc\n[a]\ninclude /abs/x.inc\nsize=1m\n", &files).unwrap();
+        let j = &f.jobs[0];
+        assert_eq!((j.bs, j.iodepth, j.rw), (8192, 4, Rw::Write));
+        let e = parse_ctx("[a]\ninclude loop.inc\n", &files).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("/jobs/loop.inc", 1));
+        assert!(e.message.contains("includes itself"), "{e}");
+        let e = parse_ctx("[a]\ninclude section.inc\n", &files).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("/jobs/section.inc", 2));
+        let e = parse_ctx("[a]\ninclude bad.inc\n", &files).unwrap_err();
+        assert!(e.to_string().starts_with("/jobs/bad.inc:2: option 'bs': bad size '4q'"), "{e}");
+        let e = parse_ctx("[a]\ninclude nope.inc\n", &files).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line, e.option.as_deref()), ("main.fio", 2, Some("include")));
+        assert!(e.message.contains("nope.inc"));
+        let e = parse_ctx("include common.inc\n[a]\n", &files).unwrap_err();
+        assert!(e.message.contains("outside of any [section]"));
+        assert!(parse_err("[a]\ninclude x.inc\n").contains("read from disk"));
     }
 
     #[test]

@@ -253,7 +253,9 @@ pub fn parse_size(s: &str, kb_base: u32) -> Result<u64, UnitError> {
 /// `size=` and `offset=` do.
 pub fn parse_size_spec(s: &str, kb_base: u32) -> Result<SizeSpec, UnitError> {
     let input = s.trim();
-    if let Some(num) = input.strip_suffix('%') {
+    // `100%%` is 100 %: fio reads only the first character of the suffix, so a doubled
+    // (escaped) percent sign means the same.
+    if let Some(num) = input.strip_suffix("%%").or_else(|| input.strip_suffix('%')) {
         let num = num.trim_end();
         check_kb_base("percentage", input, kb_base)?;
         let (v, rest) = split_number("percentage", input, num)?;
@@ -405,6 +407,9 @@ mod tests {
         assert!(parse_size_spec("12.5%", 1024).is_err());
         assert!(parse_size_spec("%", 1024).is_err());
         assert!(parse_size_spec("5k%", 1024).is_err());
+        assert_eq!(parse_size_spec("100%%", 1024).unwrap(), SizeSpec::Percent(100.0), "fio's escaped percent");
+        assert_eq!(parse_size_spec("30 %%", 1024).unwrap(), SizeSpec::Percent(30.0));
+        assert!(parse_size_spec("30%%%", 1024).is_err());
         assert_eq!(SizeSpec::Percent(50.0).resolve(1000), 500);
         assert_eq!(SizeSpec::Percent(100.0).resolve(u64::MAX), u64::MAX);
         assert_eq!(SizeSpec::Bytes(7).resolve(1000), 7);

@@ -143,6 +143,24 @@ fn trim_cycle() {
 }
 
 #[test]
+fn include_keywords_and_arithmetic() {
+    let f = load("include_main.fio");
+    let w = f.job("writer").unwrap();
+    assert_eq!((w.bs, w.iodepth, w.direct), (64 << 10, 8, true), "writer.inc comes after common.inc");
+    assert_eq!(w.size, Some(SizeSpec::Bytes(64 << 20)));
+    assert_eq!(w.ioengine.as_deref(), Some("psync"));
+    let r = f.job("reader").unwrap();
+    assert_eq!((r.bs, r.iodepth, r.numjobs, r.rw_seq_add), (4096, 8, 1, -8192));
+    // A missing include and a loop name the file and line of the include.
+    let e = parse_jobfile_path(path("bad/include.fio")).unwrap_err();
+    assert_eq!((e.line, e.option.as_deref()), (2, Some("include")));
+    assert!(e.message.starts_with("common.fio: cannot open "), "{e}");
+    let e = parse_jobfile_path(path("bad/include_loop.fio")).unwrap_err();
+    assert!(e.file.ends_with("include_loop.inc") && e.line == 2, "{e}");
+    assert!(e.message.contains("includes itself"), "{e}");
+}
+
+#[test]
 fn bad_files_fail_with_documented_errors() {
     assert_eq!(
         fail("bad/verify_xxhash.fio"),
@@ -158,7 +176,7 @@ fn bad_files_fail_with_documented_errors() {
     );
     assert_eq!(
         fail("bad/include.fio"),
-        "bad/include.fio:2: option 'include': include directives are not supported by flashlab; copy the included options into this file"
+        "bad/include.fio:2: option 'include': include needs a job file read from disk (flashlab run reads one); here the text alone was given"
     );
     assert_eq!(
         fail("bad/env_var.fio"),

@@ -32,11 +32,25 @@ pub fn run_jobfile(
     let groups = jf.run_groups();
     let mut results: Vec<JobRun> = Vec::new();
     for (g, group) in groups.iter().enumerate() {
+        // fio sizes a job without size= to its file or device. On a simulated target the new
+        // files of the group that have no size share the filesystem's free space evenly.
+        let mut unsized_new = std::collections::BTreeSet::new();
+        for &ji in group {
+            let job = &jf.jobs[ji];
+            if job.size.is_none() && job.filesize.is_none() {
+                for n in 0..job.numjobs.max(1) {
+                    unsized_new.extend(file_names(job, n).into_iter().filter(|f| sys.file_id(f).is_none()));
+                }
+            }
+        }
+        let share = sys.fs().free_bytes().checked_div(unsized_new.len() as u64).unwrap_or(0);
+        let share = share / (1 << 20) * (1 << 20);
         let mut specs = Vec::new();
         for &ji in group {
             let job = &jf.jobs[ji];
             for n in 0..job.numjobs.max(1) {
-                specs.push(spec(sys, job, g as u32, n, seed.wrapping_add(ji as u64 * 1000 + u64::from(n)), file_name)?);
+                let seed = seed.wrapping_add(ji as u64 * 1000 + u64::from(n));
+                specs.push(spec(sys, job, g as u32, n, seed, file_name, share)?);
             }
         }
         let res = run_jobs(sys, &specs, |f| progress(g, groups.len(), f))?;
@@ -74,19 +88,62 @@ pub fn fio_document(results: &[JobRun], percentiles: &[f64], timestamp_ms: u64, 
     fio_json(&jobs, percentiles, &meta)
 }
 
+/// The names of clone `n`'s files on the simulated filesystem. fio's semantics: `filename=`
+/// names the file, and the same name is the same file (a fill job and a randwrite job on one
+/// file share it; clones of a job share it too); without it the files are
+/// `NAME.JOBNUM.FILENUM` (or `filename_format`), in `directory=` when given.
+fn file_names(job: &Job, n: u32) -> Vec<String> {
+    let multi = job.nr_files() > 1;
+    match (&job.filename, &job.directory) {
+        (Some(_), _) => job.file_names(n),
+        (None, Some(d)) => job.file_names(n).into_iter().map(|f| format!("{d}/{f}")).collect(),
+        (None, None) if !multi && job.filename_format.is_none() => vec![format!("{}.{n}.0", job.name)],
+        (None, None) => job.file_names(n),
+    }
+}
+
 /// Resolve a job against the simulated system: create (and for reads lay out) its file.
-fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name: &str) -> Result<JobSpec, Error> {
+/// `share`: the size a new file of a job without `size=` takes (its part of the free space).
+fn spec(
+    sys: &mut SimSystem,
+    job: &Job,
+    group: u32,
+    n: u32,
+    seed: u64,
+    file_name: &str,
+    share: u64,
+) -> Result<JobSpec, Error> {
     let here = format!("{file_name}:{}: job '{}'", job.line, job.name);
     let cannot =
         |message: String| Error::Job { file: file_name.to_string(), line: job.line, job: job.name.clone(), message };
     let cap = sys.fs().capacity();
     let multi = job.nr_files() > 1;
-    // fio's sizes: `filesize` each, or `size` split over the files (one file: `size`).
-    let sizes =
-        if multi || job.filesize.is_some() { job.file_sizes(cap) } else { job.size.map(|s| vec![s.resolve(cap)]) }
-            .ok_or_else(|| {
-                cannot("no size= (flashlab needs the size of the job's file on a simulated device)".into())
-            })?;
+    let names = file_names(job, n);
+    // fio's sizes (filesetup.c): `filesize` each (a range: drawn per file), or `size` split
+    // over the files; without either, each file's own size, and a new file takes its share
+    // of the simulated device's free space, as fio takes a block device's size.
+    let sizes: Vec<u64> = match job.file_sizes(cap) {
+        Some(s) if multi || job.filesize.is_some() => s,
+        _ => match job.size {
+            Some(s) => vec![s.resolve(cap)],
+            None => {
+                let mut v = Vec::with_capacity(names.len());
+                for name in &names {
+                    match sys.file_id(name).and_then(|id| sys.file_size(id)) {
+                        Some(existing) => v.push(existing),
+                        None if share >= job.max_bs() => v.push(share),
+                        None => {
+                            return Err(cannot(format!(
+                                "no size=, and the simulated filesystem has {} bytes free for the new file '{name}'",
+                                sys.fs().free_bytes()
+                            )))
+                        }
+                    }
+                }
+                v
+            }
+        },
+    };
     if job.rw == flashlab_jobs::Rw::TrimWrite && (job.bs_trim != job.bs_write || job.is_random()) {
         return Err(cannot("rw=trimwrite needs one block size for trims and writes".into()));
     }
@@ -121,23 +178,35 @@ fn spec(sys: &mut SimSystem, job: &Job, group: u32, n: u32, seed: u64, file_name
         )));
     }
     let bs = job.max_bs();
-    // fio's semantics: `filename=` names the file, and the same name is the same file (a fill
-    // job and a randwrite job on one file share it; clones of a job share it too); without it
-    // the files are `NAME.JOBNUM.FILENUM` (or `filename_format`), in `directory=` when given.
-    let names: Vec<String> = match (&job.filename, &job.directory) {
-        (Some(_), _) => job.file_names(n),
-        (None, Some(d)) => job.file_names(n).into_iter().map(|f| format!("{d}/{f}")).collect(),
-        (None, None) if !multi && job.filename_format.is_none() => vec![format!("{}.{n}.0", job.name)],
-        (None, None) => job.file_names(n),
-    };
     let mut regions = Vec::with_capacity(names.len());
     for (name, &size) in names.iter().zip(&sizes) {
-        let offset = job.offset.resolve(size);
-        if offset + bs > size {
-            return Err(cannot(format!("offset {offset} leaves no room for a {bs}-byte block in a {size}-byte file")));
+        // fio's get_start_offset: clone n starts `n * offset_increment` further on; the file
+        // then holds the region [offset, offset + size) (fio extends it), except that
+        // flashlab keeps its region [offset, size) when there is no increment.
+        let step = job.offset_increment.resolve(size);
+        let first = job.offset.resolve(size);
+        let offset = first.saturating_add(step.saturating_mul(u64::from(n)));
+        // A file the clones share (filename=) is made large enough for the last clone's
+        // region at once, so that no clone recreates it under another.
+        let last = if job.filename.is_some() { job.numjobs.max(1) - 1 } else { n };
+        let file_size = if step > 0 {
+            first.saturating_add(step.saturating_mul(u64::from(last))).saturating_add(size - first.min(size))
+        } else {
+            size
+        };
+        if offset + bs > file_size {
+            return Err(cannot(format!(
+                "offset {offset} leaves no room for a {bs}-byte block in a {file_size}-byte file"
+            )));
         }
-        let file = open_or_lay_out(sys, job, name, size, &here)?;
-        regions.push(crate::engine::FileRegion { name: name.clone(), file, offset, span: (size - offset) / bs * bs });
+        let file = open_or_lay_out(sys, job, name, file_size, &here)?;
+        regions.push(crate::engine::FileRegion {
+            name: name.clone(),
+            file,
+            offset,
+            // Every clone's region is as long as clone 0's.
+            span: (size - first.min(size)).min(file_size - offset) / bs * bs,
+        });
     }
     let (file, offset, span) = (regions[0].file, regions[0].offset, regions[0].span);
     let spans: Vec<u64> = regions.iter().map(|r| r.span).collect();

@@ -56,7 +56,7 @@ pub struct IoGen {
     dirs: [DirGen; 3],
     extra: Rng,
     seq_nr: u64,
-    seq_add: u64,
+    seq_add: i64,
     identical: bool,
     pct: flashlab_jobs::distribution::PercentageRandom,
 }
@@ -143,7 +143,14 @@ impl IoGen {
                     if off + len > span {
                         off = 0;
                     }
-                    g.pos = off + len + self.seq_add;
+                    let next = i128::from(off + len) + i128::from(self.seq_add);
+                    // fio's backwards I/O (`rw=read:-8k`): before the start of the span it
+                    // wraps to the span's end less the skip.
+                    g.pos = if next < 0 {
+                        (i128::from(span) + i128::from(self.seq_add)).max(0) as u64
+                    } else {
+                        next as u64
+                    };
                     off
                 } else if g.run_left > 0 {
                     g.run_left -= 1;
@@ -235,6 +242,23 @@ mod tests {
         let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(1)).unwrap();
         assert_eq!((0..3).map(|_| g.next(1).0).collect::<Vec<_>>(), vec![0, 8192, 16384]);
         assert_eq!(j.rw, Rw::Write);
+    }
+
+    #[test]
+    fn negative_skip_reads_backwards_as_fio() {
+        // fio's get_next_seq_offset: the first I/O at the start, then each one 8k back
+        // from the end of the last, wrapping from before the start to the end less 8k.
+        let j = job("rw=read:-8k\nbs=4k\n");
+        assert_eq!(j.rw_seq_add, -8192);
+        let span = 64 << 10;
+        let mut g = IoGen::new(&j, span, &mut Rng::new(1)).unwrap();
+        let offs: Vec<u64> = (0..18).map(|_| g.next(0).0).collect();
+        let mut want = vec![0];
+        want.extend((0..15).map(|i| span - 8192 - 4096 * i));
+        assert_eq!(want.last(), Some(&0));
+        want.extend([span - 8192, span - 12288]);
+        assert_eq!(offs, want);
+        assert!(offs.iter().all(|&o| o + 4096 <= span));
     }
 
     #[test]

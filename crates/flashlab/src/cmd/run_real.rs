@@ -142,6 +142,13 @@ fn prepare(
         // Regions of one block device follow each other.
         let shares_device = k > 0 && files.iter().any(|f: &RealFile| f.path == path);
         let start = if shares_device { base } else { 0 };
+        // fio's offset_increment: clone n's region starts n increments further on and is as
+        // long as clone 0's; the file (or the part of the device) grows to hold it.
+        let first = job.offset.resolve(size);
+        let shift = job.offset_increment.resolve(size).saturating_mul(u64::from(n));
+        // Without size= the region runs to the end of the file or device (fio: its size
+        // less the offset), so it shrinks rather than grows.
+        let size = if job.size.is_none() && job.filesize.is_none() { size } else { size.saturating_add(shift) };
         if !ours && start + size > capacity {
             return Err(Error::Usage(if shares_device {
                 format!("{} files of {} bytes do not fit in {} ({capacity} bytes)", names.len(), size, path.display())
@@ -149,7 +156,7 @@ fn prepare(
                 format!("size {size} is larger than {} ({capacity} bytes)", path.display())
             }));
         }
-        let offset = job.offset.resolve(size);
+        let offset = first + shift;
         if size < offset + bs {
             return Err(Error::Usage(format!("size {size} at offset {offset} leaves no room for a {bs}-byte block")));
         }
