@@ -1,5 +1,5 @@
 //! The errors of `flashlab report`: a results file's content (naming the field at fault, e.g.
-//! `steps[2].corners.seq_read_mb_s: expected a number, found a string`), drawing a chart, and
+//! `steps[2].seq_read_mbs: invalid type: string "fast", expected f64`), drawing a chart, and
 //! writing the page and charts.
 
 use std::path::PathBuf;
@@ -16,15 +16,14 @@ pub enum InputError {
         /// Path of the field, e.g. `result.deciles[3].p99_us`.
         field: String,
     },
-    /// A field holds the wrong kind of JSON value.
-    #[error("{field}: expected {expected}, found {found}")]
-    WrongType {
-        /// Path of the field.
+    /// A field holds a value its type does not take (serde's message: `invalid type: string
+    /// "fast", expected f64`).
+    #[error("{field}: {message}")]
+    Invalid {
+        /// Path of the field (of the object holding it where serde cannot say which field).
         field: String,
-        /// What the report reads there (`a number`, `a string`, `an array`).
-        expected: &'static str,
-        /// What the file holds there (`a string`, `null`, ...).
-        found: &'static str,
+        /// What is wrong, as serde says it.
+        message: String,
     },
     /// A list the report draws is empty.
     #[error("{field}: empty{why}")]
@@ -42,6 +41,9 @@ pub enum InputError {
         /// The key as written.
         key: String,
     },
+    /// A file written before the results document existed that lacks what the report needs.
+    #[error("{0} (the file was written by an older flashlab, before the results document; re-run the command that wrote it)")]
+    Older(#[source] Box<InputError>),
     /// The file is JSON but not results the report draws (the message says what it is and what
     /// the report reads).
     #[error("{0}")]

@@ -192,12 +192,15 @@ pub(crate) fn page(inputs: &[Input], sections: Vec<Section>) -> String {
                 vec![
                     i.series.clone(),
                     i.file.clone(),
-                    i.meta.command.clone(),
-                    i.meta.target.clone().unwrap_or_else(dash),
-                    i.meta.profile.clone().unwrap_or_else(dash),
-                    i.meta.seed.map(|s| s.to_string()).unwrap_or_else(dash),
-                    i.meta.discard.map(|d| if d { "online discard" } else { "no" }.to_string()).unwrap_or_else(dash),
-                    i.meta.writer.clone().unwrap_or_else(dash),
+                    i.source.command(),
+                    i.source.target().unwrap_or_else(dash),
+                    i.source.profile().unwrap_or_else(dash),
+                    i.source.seed().map(|s| s.to_string()).unwrap_or_else(dash),
+                    i.source
+                        .discard()
+                        .map(|d| if d { "online discard" } else { "no" }.to_string())
+                        .unwrap_or_else(dash),
+                    i.source.writer().unwrap_or_else(dash),
                 ]
             })
             .collect(),

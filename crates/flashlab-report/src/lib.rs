@@ -7,17 +7,22 @@
 //! ```
 //!
 //! The report reads results documents (docs/results.md: `--json FILE` of age, bench, fill,
-//! wsat, run, and phone runs of those), the files flashlab wrote before the document existed,
-//! and fio-style JSON (`run --output-format json`, fio's own). Several files side
+//! wsat, run, and phone runs of those) into `flashlab_results::Document` and draws from its
+//! typed bodies; the files flashlab wrote before the document existed are moved into its
+//! layout first (`flashlab_results::legacy`) and read by the same types. fio-style JSON
+//! (`run --output-format json`, fio's own) is fio's format, read by its own small reader
+//! (`fio`). An error names the file and the field's path in it (`paths`). Several files side
 //! by side are drawn as several series of the same charts. Charts are drawn with plotters' SVG
 //! backend; the HTML holds them inline, with inline CSS and no script, link or web font, so it
 //! needs no network to be viewed. [`sweep`] draws a sweep's table (`flashlab report DIR`).
 
 pub mod chart;
 mod error;
+mod fio;
 pub mod html;
 mod input;
 pub mod num;
+mod paths;
 mod sections;
 pub mod sweep;
 
@@ -40,8 +45,8 @@ pub(crate) struct Input {
     pub file: String,
     /// Its name in legends: the file name without directory and `.json`, made unique.
     pub series: String,
-    pub meta: input::Meta,
-    pub results: input::Results,
+    /// What the file holds, in flashlab's types (or fio's).
+    pub source: input::Source,
 }
 
 /// Render a report from results files, given as (file name, file text). The file name is used
@@ -51,31 +56,34 @@ pub(crate) struct Input {
 /// results of a command the report draws (`flashlab sim waf --json`, anything else), or a
 /// results file with a missing or mistyped field (named as `steps[2].seq_read_mbs`).
 pub fn render_report(inputs: &[(String, String)]) -> Result<Report, ReportError> {
-    if inputs.is_empty() {
-        return Err(ReportError::NoInputs);
-    }
-    let mut parsed = Vec::new();
-    for (file, text) in inputs {
-        let (meta, results) = input::parse(text).map_err(|source| ReportError::Input { file: file.clone(), source })?;
-        parsed.push((file.clone(), meta, results));
-    }
-    let names = series_names(&parsed.iter().map(|p| p.0.as_str()).collect::<Vec<_>>());
-    let inputs: Vec<Input> = parsed
-        .into_iter()
-        .zip(names)
-        .map(|((file, meta, results), series)| Input { file, series, meta, results })
-        .collect();
-    let sections = sections::sections(&inputs)?;
-    let charts = sections.iter().map(|s| (s.stem.clone(), s.svg.clone())).collect();
-    let html = html::page(&inputs, sections);
-    Ok(Report { html, charts })
+    render(inputs.iter().map(|(file, text)| (file, input::parse(text))))
 }
 
 /// [`render_report`] for results already in memory as JSON values (e.g. a command's own
 /// results for `--report FILE`), with the name to show for each.
 pub fn render_report_values(inputs: &[(String, serde_json::Value)]) -> Result<Report, ReportError> {
-    let texts: Vec<(String, String)> = inputs.iter().map(|(n, v)| (n.clone(), v.to_string())).collect();
-    render_report(&texts)
+    render(inputs.iter().map(|(file, v)| (file, input::read(v))))
+}
+
+/// The report of inputs read (file name, what it holds or what is wrong with it).
+fn render<'a>(
+    inputs: impl ExactSizeIterator<Item = (&'a String, Result<input::Source, InputError>)>,
+) -> Result<Report, ReportError> {
+    if inputs.len() == 0 {
+        return Err(ReportError::NoInputs);
+    }
+    let mut parsed = Vec::new();
+    for (file, source) in inputs {
+        let source = source.map_err(|source| ReportError::Input { file: file.clone(), source })?;
+        parsed.push((file.clone(), source));
+    }
+    let names = series_names(&parsed.iter().map(|p| p.0.as_str()).collect::<Vec<_>>());
+    let inputs: Vec<Input> =
+        parsed.into_iter().zip(names).map(|((file, source), series)| Input { file, series, source }).collect();
+    let sections = sections::sections(&inputs)?;
+    let charts = sections.iter().map(|s| (s.stem.clone(), s.svg.clone())).collect();
+    let html = html::page(&inputs, sections);
+    Ok(Report { html, charts })
 }
 
 /// Write the HTML page to `html_path` and each chart to `svg_dir/STEM.svg` (the directory is

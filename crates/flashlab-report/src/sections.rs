@@ -1,10 +1,11 @@
-//! From parsed results to the report's sections: one chart each, with the tables of the
-//! numbers it shows.
+//! From results read into flashlab's types (the document's bodies; fio's JSON for job files)
+//! to the report's sections: one chart each, with the tables of the numbers it shows.
 
 use crate::chart::{self, Chart, Kind, Panel, Series, Style, XAxis, PALETTE};
+use crate::fio::FioOutput;
 use crate::html::{Section, Table};
-use crate::input::{AgeDoc, FillDoc, Results, RunDoc, WsatDoc};
 use crate::{ChartError, Input};
+use flashlab_results::body::{AgeBody, AgeStep, DeviceSummary, FillBody, FillDecile, WsatBody, WsatInterval};
 
 /// Three significant digits, as the terminal tables print.
 pub fn sig(v: f64) -> String {
@@ -15,9 +16,9 @@ fn opt(v: Option<f64>) -> String {
     v.map(sig).unwrap_or_else(|| "–".into())
 }
 
-/// A count: a whole number.
-fn count(v: Option<f64>) -> String {
-    v.map(|x| format!("{}", x.round())).unwrap_or_else(|| "–".into())
+/// A count, or a dash where the file has none.
+fn count(v: Option<u64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_else(|| "–".into())
 }
 
 fn cols(c: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -57,14 +58,12 @@ fn union(lists: impl Iterator<Item = Vec<String>>) -> Vec<String> {
 
 pub fn sections(inputs: &[Input]) -> Result<Vec<Section>, ChartError> {
     let mut out = Vec::new();
-    let ages: Vec<(&Input, &AgeDoc)> =
-        inputs.iter().filter_map(|i| if let Results::Age(d) = &i.results { Some((i, d)) } else { None }).collect();
-    let fills: Vec<(&Input, &FillDoc)> =
-        inputs.iter().filter_map(|i| if let Results::Fill(d) = &i.results { Some((i, d)) } else { None }).collect();
-    let wsats: Vec<(&Input, &WsatDoc)> =
-        inputs.iter().filter_map(|i| if let Results::Wsat(d) = &i.results { Some((i, d)) } else { None }).collect();
-    let runs: Vec<(&Input, &RunDoc)> =
-        inputs.iter().filter_map(|i| if let Results::Run(d) = &i.results { Some((i, d)) } else { None }).collect();
+    let ages: Vec<(&Input, &AgeBody)> = inputs.iter().filter_map(|i| Some((i, i.source.age()?))).collect();
+    let fills: Vec<(&Input, &FillBody)> = inputs.iter().filter_map(|i| Some((i, i.source.fill()?))).collect();
+    let wsats: Vec<(&Input, &WsatBody)> = inputs.iter().filter_map(|i| Some((i, i.source.wsat()?))).collect();
+    let owned_runs: Vec<(&Input, std::borrow::Cow<FioOutput>)> =
+        inputs.iter().filter_map(|i| Some((i, i.source.run()?))).collect();
+    let runs: Vec<(&Input, &FioOutput)> = owned_runs.iter().map(|(i, r)| (*i, r.as_ref())).collect();
     if !ages.is_empty() {
         age_sections(&ages, &mut out)?;
     }
@@ -80,14 +79,14 @@ pub fn sections(inputs: &[Input]) -> Result<Vec<Section>, ChartError> {
     Ok(out)
 }
 
-fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<(), ChartError> {
+fn age_sections(ages: &[(&Input, &AgeBody)], out: &mut Vec<Section>) -> Result<(), ChartError> {
     let n = ages.len();
     let cats = union(ages.iter().map(|(_, d)| d.steps.iter().map(|s| s.label.clone()).collect()));
     let idx = |l: &str| cats.iter().position(|c| c == l).unwrap_or(0) as f64;
     let step_x = "protocol step".to_string();
 
     // Four corners: one panel per test, one bar per file and step.
-    type Corner = fn(&crate::input::AgeStep) -> f64;
+    type Corner = fn(&AgeStep) -> f64;
     let corners: [(&str, Corner); 4] = [
         ("Sequential read (256 KiB, QD1)", |s| s.seq_read_mbs),
         ("Sequential write (256 KiB, QD1)", |s| s.seq_write_mbs),
@@ -124,7 +123,7 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
     let tables = ages
         .iter()
         .map(|(i, d)| Table {
-            caption: format!("{} — {}", i.series, i.meta.command),
+            caption: format!("{} — {}", i.series, i.source.command()),
             columns: cols(&[
                 ("step", ""),
                 ("seq read", "MB/s"),
@@ -153,7 +152,7 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
         .map(|(i, d)| {
             (
                 format!("{}: what the other steps did", i.series),
-                d.log.iter().map(|(n, k, t)| format!("step {n} {k}: {t}")).collect(),
+                d.log.iter().map(|l| format!("step {} {}: {}", l.step, l.kind, l.detail)).collect(),
             )
         })
         .collect();
@@ -166,22 +165,15 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
         notes,
     });
 
-    // Random-write latency per step.
-    if ages.iter().any(|(_, d)| d.steps.iter().any(|s| s.rand_write_p50_us.is_some() || s.rand_write_p99_us.is_some()))
+    // Random-write latency per step (every step has it: the section is never empty).
     {
         let mut series = Vec::new();
         for (k, (i, d)) in ages.iter().enumerate() {
-            for (p, (name, f)) in [
-                ("p50", (|s: &crate::input::AgeStep| s.rand_write_p50_us) as fn(&crate::input::AgeStep) -> Option<f64>),
-                ("p99", |s| s.rand_write_p99_us),
-            ]
-            .iter()
-            .enumerate()
-            {
-                let points: Vec<(f64, f64)> = d.steps.iter().filter_map(|s| f(s).map(|v| (idx(&s.label), v))).collect();
-                if !points.is_empty() {
-                    series.push(Series { name: pct_name(&i.series, n, name), style: pct_style(k, n, p), points });
-                }
+            type Pct = fn(&AgeStep) -> f64;
+            let pcts: [(&str, Pct); 2] = [("p50", |s| s.rand_write_p50_us), ("p99", |s| s.rand_write_p99_us)];
+            for (p, (name, f)) in pcts.iter().enumerate() {
+                let points: Vec<(f64, f64)> = d.steps.iter().map(|s| (idx(&s.label), f(s))).collect();
+                series.push(Series { name: pct_name(&i.series, n, name), style: pct_style(k, n, p), points });
             }
         }
         let c = Chart {
@@ -207,7 +199,7 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
                 rows: d
                     .steps
                     .iter()
-                    .map(|s| vec![s.label.clone(), opt(s.rand_write_p50_us), opt(s.rand_write_p99_us)])
+                    .map(|s| vec![s.label.clone(), sig(s.rand_write_p50_us), sig(s.rand_write_p99_us)])
                     .collect(),
             })
             .collect();
@@ -222,15 +214,17 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
     }
 
     // The simulated device: WAF, free blocks, GC copies, erases.
-    let with_dev: Vec<(usize, &(&Input, &AgeDoc))> =
+    let with_dev: Vec<(usize, &(&Input, &AgeBody))> =
         ages.iter().enumerate().filter(|(_, (_, d))| d.steps.iter().any(|s| s.device.is_some())).collect();
     if !with_dev.is_empty() {
-        type Get = fn(&crate::input::DeviceState) -> Option<f64>;
+        type Get = fn(&DeviceSummary) -> Option<f64>;
         let metrics: [(&str, &str, Get); 4] = [
             ("Write amplification since new", "WAF (NAND writes / host writes)", |d| Some(d.write_amplification)),
-            ("Free blocks", "free erase blocks (count)", |d| Some(d.free_blocks)),
-            ("GC copies since new", "valid units copied by GC (4 KiB, count)", |d| d.gc_units_copied),
-            ("Erases since new", "block erases (count)", |d| d.erases),
+            ("Free blocks", "free erase blocks (count)", |d| Some(d.state.free_blocks as f64)),
+            ("GC copies since new", "valid units copied by GC (4 KiB, count)", |d| {
+                d.counters.gc_units_copied.map(|c| c as f64)
+            }),
+            ("Erases since new", "block erases (count)", |d| Some(d.counters.erases as f64)),
         ];
         let panels = metrics
             .iter()
@@ -280,12 +274,9 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
                         Some(dev) => vec![
                             s.label.clone(),
                             format!("{:.2}", dev.write_amplification),
-                            match dev.total_blocks {
-                                Some(t) => format!("{} of {}", dev.free_blocks, t),
-                                None => format!("{}", dev.free_blocks),
-                            },
-                            count(dev.gc_units_copied),
-                            count(dev.erases),
+                            format!("{} of {}", dev.state.free_blocks, dev.state.total_blocks),
+                            count(dev.counters.gc_units_copied),
+                            dev.counters.erases.to_string(),
                         ],
                         None => vec![s.label.clone(), "–".into(), "–".into(), "–".into(), "–".into()],
                     })
@@ -304,17 +295,18 @@ fn age_sections(ages: &[(&Input, &AgeDoc)], out: &mut Vec<Section>) -> Result<()
     Ok(())
 }
 
-fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result<(), ChartError> {
+fn fill_sections(fills: &[(&Input, &FillBody)], out: &mut Vec<Section>) -> Result<(), ChartError> {
     let n = fills.len();
     let mut series = Vec::new();
     for (k, (i, d)) in fills.iter().enumerate() {
-        type Get = fn(&crate::input::FillDecile) -> f64;
-        let pcts: [(&str, Get); 3] = [("p50", |x| x.p50_us), ("p90", |x| x.p90_us), ("p99", |x| x.p99_us)];
+        type Get = fn(&FillDecile) -> f64;
+        let pcts: [(&str, Get); 3] =
+            [("p50", |x| x.latency.p50_us), ("p90", |x| x.latency.p90_us), ("p99", |x| x.latency.p99_us)];
         for (p, (name, f)) in pcts.iter().enumerate() {
             series.push(Series {
                 name: pct_name(&i.series, n, name),
                 style: pct_style(k, n, p),
-                points: d.deciles.iter().map(|x| (x.filled_pct, f(x))).collect(),
+                points: d.deciles.iter().map(|x| (f64::from(x.filled_pct), f(x))).collect(),
             });
         }
     }
@@ -336,12 +328,15 @@ fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result
     let tables = fills
         .iter()
         .map(|(i, d)| Table {
-            caption: format!("{} — {}", i.series, i.meta.command),
+            caption: format!("{} — {}", i.series, i.source.command()),
             columns: cols(&[("filled", "%"), ("p50", "µs"), ("p90", "µs"), ("p99", "µs"), ("max", "µs")]),
             rows: d
                 .deciles
                 .iter()
-                .map(|x| vec![format!("{}", x.filled_pct), sig(x.p50_us), sig(x.p90_us), sig(x.p99_us), opt(x.max_us)])
+                .map(|x| {
+                    let l = &x.latency;
+                    vec![format!("{}", x.filled_pct), sig(l.p50_us), sig(l.p90_us), sig(l.p99_us), sig(l.max_us)]
+                })
                 .collect(),
         })
         .collect();
@@ -354,11 +349,12 @@ fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result
         notes: Vec::new(),
     });
 
-    if fills.iter().any(|(_, d)| d.deciles.iter().any(|x| x.mbs.is_some() || x.write_amplification.is_some())) {
-        type Get = fn(&crate::input::FillDecile) -> Option<f64>;
+    // Throughput and WAF (every decile has them).
+    {
+        type Get = fn(&FillDecile) -> f64;
         let metrics: [(&str, &str, Get); 2] = [
-            ("Write throughput", "throughput (MB/s = 10^6 bytes/s)", |x| x.mbs),
-            ("Write amplification", "WAF (NAND writes / host writes)", |x| x.write_amplification),
+            ("Write throughput", "throughput (MB/s = 10^6 bytes/s)", |x| x.latency.mbs),
+            ("Write amplification", "WAF (NAND writes / host writes)", |x| x.latency.write_amplification),
         ];
         let panels = metrics
             .iter()
@@ -375,7 +371,7 @@ fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result
                     .map(|(k, (i, d))| Series {
                         name: i.series.clone(),
                         style: Style::nth(k),
-                        points: d.deciles.iter().filter_map(|x| f(x).map(|v| (x.filled_pct, v))).collect(),
+                        points: d.deciles.iter().map(|x| (f64::from(x.filled_pct), f(x))).collect(),
                     })
                     .collect(),
             })
@@ -398,8 +394,8 @@ fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result
                     .map(|x| {
                         vec![
                             format!("{}", x.filled_pct),
-                            opt(x.mbs),
-                            x.write_amplification.map(|w| format!("{w:.2}")).unwrap_or("–".into()),
+                            sig(x.latency.mbs),
+                            format!("{:.2}", x.latency.write_amplification),
                         ]
                     })
                     .collect(),
@@ -417,18 +413,17 @@ fn fill_sections(fills: &[(&Input, &FillDoc)], out: &mut Vec<Section>) -> Result
     Ok(())
 }
 
-fn wsat_section(wsats: &[(&Input, &WsatDoc)], out: &mut Vec<Section>) -> Result<(), ChartError> {
+fn wsat_section(wsats: &[(&Input, &WsatBody)], out: &mut Vec<Section>) -> Result<(), ChartError> {
     let hi = wsats.iter().flat_map(|(_, d)| d.intervals.iter().map(|x| x.capacity_written)).fold(0.0, f64::max);
     let hi = if hi > 0.0 { hi } else { 1.0 };
-    type Get = fn(&crate::input::WsatInterval) -> Option<f64>;
+    type Get = fn(&WsatInterval) -> f64;
     let metrics: [(&str, &str, Get); 3] = [
-        ("IOPS", "IOPS (4 KiB writes per second)", |x| Some(x.iops)),
-        ("Write amplification", "WAF (NAND writes / host writes)", |x| Some(x.write_amplification)),
-        ("Free blocks", "free erase blocks (count)", |x| x.free_blocks),
+        ("IOPS", "IOPS (4 KiB writes per second)", |x| x.iops),
+        ("Write amplification", "WAF (NAND writes / host writes)", |x| x.write_amplification),
+        ("Free blocks", "free erase blocks (count)", |x| x.free_blocks as f64),
     ];
     let panels = metrics
         .iter()
-        .filter(|(_, _, f)| wsats.iter().any(|(_, d)| d.intervals.iter().any(|x| f(x).is_some())))
         .map(|(title, y, f)| Panel {
             title: title.to_string(),
             x_desc: "capacity written (× device capacity)".into(),
@@ -442,7 +437,7 @@ fn wsat_section(wsats: &[(&Input, &WsatDoc)], out: &mut Vec<Section>) -> Result<
                 .map(|(k, (i, d))| Series {
                     name: i.series.clone(),
                     style: Style::nth(k),
-                    points: d.intervals.iter().filter_map(|x| f(x).map(|v| (x.capacity_written, v))).collect(),
+                    points: d.intervals.iter().map(|x| (x.capacity_written, f(x))).collect(),
                 })
                 .collect(),
         })
@@ -459,7 +454,7 @@ fn wsat_section(wsats: &[(&Input, &WsatDoc)], out: &mut Vec<Section>) -> Result<
         .map(|(i, d)| {
             let step = (d.intervals.len() / 20).max(1);
             Table {
-                caption: format!("{} — {} (every {}th interval)", i.series, i.meta.command, step),
+                caption: format!("{} — {} (every {}th interval)", i.series, i.source.command(), step),
                 columns: cols(&[
                     ("written", "× capacity"),
                     ("at", "s"),
@@ -475,10 +470,10 @@ fn wsat_section(wsats: &[(&Input, &WsatDoc)], out: &mut Vec<Section>) -> Result<
                     .map(|(_, x)| {
                         vec![
                             format!("{:.2}", x.capacity_written),
-                            opt(x.at_s),
+                            sig(x.at_s),
                             sig(x.iops),
                             format!("{:.2}", x.write_amplification),
-                            count(x.free_blocks),
+                            x.free_blocks.to_string(),
                         ]
                     })
                     .collect(),
@@ -501,12 +496,14 @@ fn pct_label(p: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<(), ChartError> {
+fn run_sections(runs: &[(&Input, &FioOutput)], out: &mut Vec<Section>) -> Result<(), ChartError> {
     let n = runs.len();
     // Completion-latency percentiles per job and direction.
     let mut pcts: Vec<f64> = runs
         .iter()
-        .flat_map(|(_, d)| d.jobs.iter().flat_map(|j| j.directions.iter().flat_map(|x| x.clat_ns.iter().map(|p| p.0))))
+        .flat_map(|(_, d)| {
+            d.jobs.iter().flat_map(|j| j.directions().flat_map(|(_, x)| x.percentiles().into_iter().map(|p| p.0)))
+        })
         .collect();
     pcts.sort_by(|a, b| a.total_cmp(b));
     pcts.dedup();
@@ -515,17 +512,17 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
     let mut k = 0;
     for (i, d) in runs {
         for j in &d.jobs {
-            for dir in &j.directions {
-                if dir.clat_ns.is_empty() {
+            for (dname, dir) in j.directions() {
+                let clat = dir.percentiles();
+                if clat.is_empty() {
                     continue;
                 }
                 let name = if n == 1 {
-                    format!("{} {}", j.name, dir.name)
+                    format!("{} {}", j.jobname, dname)
                 } else {
-                    format!("{}: {} {}", i.series, j.name, dir.name)
+                    format!("{}: {} {}", i.series, j.jobname, dname)
                 };
-                let points = dir
-                    .clat_ns
+                let points = clat
                     .iter()
                     .filter_map(|(p, ns)| pcts.iter().position(|q| q == p).map(|x| (x as f64, ns / 1e3)))
                     .collect();
@@ -534,12 +531,12 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
             }
         }
     }
-    let clat_table = |i: &Input, d: &RunDoc| {
+    let clat_table = |i: &Input, d: &FioOutput| {
         let at = |v: &[(f64, f64)], p: f64| {
             v.iter().find(|q| (q.0 - p).abs() < 1e-9).map(|q| sig(q.1 / 1e3)).unwrap_or_else(|| "–".into())
         };
         Table {
-            caption: format!("{} — {}", i.series, i.meta.command),
+            caption: format!("{} — {}", i.series, i.source.command()),
             columns: cols(&[
                 ("job", ""),
                 ("dir", ""),
@@ -553,15 +550,16 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
                 .jobs
                 .iter()
                 .flat_map(|j| {
-                    j.directions.iter().map(move |x| {
+                    j.directions().map(move |(name, x)| {
+                        let clat = x.percentiles();
                         vec![
-                            j.name.clone(),
-                            x.name.to_string(),
-                            at(&x.clat_ns, 50.0),
-                            at(&x.clat_ns, 90.0),
-                            at(&x.clat_ns, 99.0),
-                            at(&x.clat_ns, 99.9),
-                            opt(x.clat_max_ns.map(|m| m / 1e3)),
+                            j.jobname.clone(),
+                            name.to_string(),
+                            at(&clat, 50.0),
+                            at(&clat, 90.0),
+                            at(&clat, 99.0),
+                            at(&clat, 99.9),
+                            opt(x.max_ns().map(|m| m / 1e3)),
                         ]
                     })
                 })
@@ -595,7 +593,7 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
     }
     // Bandwidth per job.
     let jcats = union(runs.iter().map(|(_, d)| {
-        d.jobs.iter().flat_map(|j| j.directions.iter().map(move |x| format!("{} {}", j.name, x.name))).collect()
+        d.jobs.iter().flat_map(|j| j.directions().map(move |(x, _)| format!("{} {}", j.jobname, x))).collect()
     }));
     if !jcats.is_empty() {
         let idx = |l: &str| jcats.iter().position(|c| c == l).unwrap_or(0) as f64;
@@ -609,7 +607,7 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
                     .jobs
                     .iter()
                     .flat_map(|j| {
-                        j.directions.iter().map(move |x| (idx(&format!("{} {}", j.name, x.name)), x.bw_bytes / 1e6))
+                        j.directions().map(move |(x, d)| (idx(&format!("{} {}", j.jobname, x)), d.bw_bytes() / 1e6))
                     })
                     .collect(),
             })
@@ -648,17 +646,18 @@ fn run_sections(runs: &[(&Input, &RunDoc)], out: &mut Vec<Section>) -> Result<()
                     .jobs
                     .iter()
                     .flat_map(|j| {
-                        j.directions.iter().map(move |x| {
+                        j.directions().map(move |(name, x)| {
                             vec![
-                                j.name.clone(),
+                                j.jobname.clone(),
                                 j.groupid.to_string(),
-                                j.rw.clone().unwrap_or_default(),
-                                j.bs.clone().unwrap_or_default(),
-                                j.iodepth.clone().unwrap_or_default(),
-                                x.name.to_string(),
-                                sig(x.bw_bytes / 1e6),
-                                sig(x.iops),
-                                j.device
+                                d.option(j, &["rw", "readwrite"]).unwrap_or_default(),
+                                d.option(j, &["bs", "blocksize"]).unwrap_or_default(),
+                                d.option(j, &["iodepth"]).unwrap_or_default(),
+                                name.to_string(),
+                                sig(x.bw_bytes() / 1e6),
+                                sig(x.iops.unwrap_or(0.0)),
+                                j.flashlab_device
+                                    .as_ref()
                                     .map(|dv| format!("{:.2}", dv.write_amplification))
                                     .unwrap_or_else(|| "–".into()),
                             ]

@@ -3,6 +3,7 @@
 //! external reference; bad inputs give errors that name the file.
 
 use flashlab_report::{render_report, write_outputs, Report};
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> (String, String) {
@@ -337,7 +338,9 @@ fn bad_inputs_name_the_file() {
         "age-type.json",
         r#"{"command": "age", "steps": [{"label": "new", "seq_read_mbs": "fast", "seq_write_mbs": 1, "rand_read_mbs": 1, "rand_write_mbs": 1}]}"#,
     );
-    assert!(e.contains("steps[0].seq_read_mbs: expected a number, found a string"), "{e}");
+    // serde's message, which quotes the value (the report's own said "expected a number,
+    // found a string").
+    assert!(e.contains("steps[0].seq_read_mbs: invalid type: string \"fast\", expected f64"), "{e}");
 
     let e = error_of(
         "fill-bad.json",
@@ -381,4 +384,158 @@ fn write_outputs_writes_html_and_svgs() {
         "{e}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `v` with the value at `path` (`results.steps[2].seq_read_mbs`, object keys and indices)
+/// replaced by `x`, or removed for `None`.
+fn edit(mut v: Value, path: &[&str], x: Option<Value>) -> String {
+    let (last, parents) = path.split_last().unwrap();
+    let mut at = &mut v;
+    for p in parents {
+        at = match p.parse::<usize>() {
+            Ok(i) => &mut at[i],
+            Err(_) => &mut at[*p],
+        };
+    }
+    let o = at.as_object_mut().unwrap();
+    match x {
+        Some(x) => o.insert(last.to_string(), x),
+        None => o.remove(*last),
+    };
+    v.to_string()
+}
+
+fn doc(name: &str) -> Value {
+    serde_json::from_str(&fixture(name).1).unwrap()
+}
+
+#[test]
+fn results_documents_draw_like_the_older_files() {
+    // Every chart of every document, beside the older files and fio's JSON.
+    let all = render(&[
+        "age-toy-doc.json",
+        "bench-toy-doc.json",
+        "fill-toy-doc.json",
+        "wsat-toy-doc.json",
+        "run-toy-doc.json",
+        "fio-real.json",
+    ]);
+    assert_eq!(
+        stems(&all),
+        vec![
+            "four-corners",
+            "age-latency",
+            "age-device",
+            "fill-latency",
+            "fill-throughput",
+            "wsat",
+            "run-clat",
+            "run-bandwidth"
+        ]
+    );
+    check_self_contained(&all.html);
+    // The header comes from the document's header.
+    for s in ["age (protocol age-small)", "bench (four-corner)", "wsat (QD32)", "run (fio job file, flashlab)"] {
+        assert!(all.html.contains(s), "header lacks {s}");
+    }
+    assert!(all.html.contains("<td>flashlab 0.1.0</td>") && all.html.contains("toy: toy device for tests"));
+
+    // Tables show the document's numbers, as the terminal prints them.
+    let age = doc("age-toy-doc.json");
+    let step = &age["results"]["steps"][0];
+    let r = render(&["age-toy-doc.json"]);
+    for x in ["seq_read_mbs", "rand_write_p99_us"] {
+        let want = format!("<td>{}</td>", flashlab_report::num::sig(step[x].as_f64().unwrap(), 3));
+        assert!(r.html.contains(&want), "{x}: {want} missing");
+    }
+    let st = &age["results"]["steps"][5]["device"]["state"];
+    assert!(r.html.contains(&format!("<td>{} of {}</td>", st["free_blocks"], st["total_blocks"])));
+
+    // The same numbers in the older layout (the body at the top, no schema_version) draw the
+    // same charts: the two ways in meet in the same types.
+    let mut older = age["results"].as_object().unwrap().clone();
+    older.insert("command".into(), json!("age"));
+    for k in ["target", "seed", "profile", "flashlab_version"] {
+        older.insert(k.into(), age[k].clone());
+    }
+    let o = render_report(&[("age-toy-doc.json".to_string(), Value::Object(older).to_string())]).unwrap();
+    assert_eq!(o.charts, r.charts);
+    assert_eq!(o.html, r.html);
+
+    // A phone document draws the run on the phone.
+    let phone = json!({"schema_version": 1, "flashlab_version": "0.1.0", "command": "phone",
+        "results": {"subcommand": "fill", "phone": {"model": "x"}, "results": doc("fill-toy-doc.json")}});
+    let p = render_report(&[("fill-toy-doc.json".to_string(), phone.to_string())]).unwrap();
+    assert_eq!(p.charts, render(&["fill-toy-doc.json"]).charts);
+}
+
+#[test]
+fn a_malformed_document_names_the_field_in_the_file() {
+    let age = doc("age-toy-doc.json");
+    let at = |f: &'static str| vec!["results", "steps", "2", f];
+    let e = error_of("a.json", &edit(age.clone(), &at("seq_read_mbs"), None));
+    assert!(e.contains("a.json: results.steps[2].seq_read_mbs: missing"), "{e}");
+    assert!(!e.contains("older flashlab"), "a document is not an older file: {e}");
+    let e = error_of("a.json", &edit(age.clone(), &at("seq_read_mbs"), Some(json!("fast"))));
+    assert!(e.contains("results.steps[2].seq_read_mbs: invalid type: string \"fast\", expected f64"), "{e}");
+    let e = error_of(
+        "a.json",
+        &edit(age.clone(), &["results", "steps", "1", "device", "state", "free_blocks"], Some(json!(-3))),
+    );
+    assert!(e.contains("results.steps[1].device.state.free_blocks: invalid value: integer `-3`"), "{e}");
+    let e = error_of("a.json", &edit(age.clone(), &["seed"], Some(json!("one"))));
+    assert!(e.contains("a.json: seed: invalid type: string \"one\""), "{e}");
+    let e = error_of("a.json", &edit(age.clone(), &["results", "steps"], Some(json!([]))));
+    assert!(e.contains("results.steps: empty (no four-corner run to draw)"), "{e}");
+
+    // Inside a flattened field (a decile's latencies) serde loses the path; the report names
+    // the field whose value serde's message quotes.
+    let fill = doc("fill-toy-doc.json");
+    let e = error_of("f.json", &edit(fill.clone(), &["results", "deciles", "3", "p99_us"], Some(json!("slow"))));
+    assert!(e.contains("results.deciles[3].p99_us: invalid type: string \"slow\", expected f64"), "{e}");
+    let e = error_of("f.json", &edit(fill.clone(), &["results", "deciles", "3", "p90_us"], None));
+    assert!(e.contains("results.deciles[3].p90_us: missing"), "{e}");
+
+    // A phone document: the path of the run's document inside it.
+    let phone = json!({"schema_version": 1, "flashlab_version": "0.1.0", "command": "phone",
+        "results": {"subcommand": "fill", "results": edit(fill, &["results", "bytes"], None).parse::<Value>().unwrap()}});
+    let e = error_of("p.json", &phone.to_string());
+    assert!(e.contains("p.json: results.results.results.bytes: missing"), "{e}");
+    let e = error_of("p.json", r#"{"schema_version": 1, "command": "phone", "results": {"subcommand": "devices"}}"#);
+    assert!(e.contains("results of `flashlab phone devices`, which the report does not draw"), "{e}");
+
+    // A newer document, and a command the report does not draw.
+    let e = error_of("n.json", &edit(doc("wsat-toy-doc.json"), &["schema_version"], Some(json!(2))));
+    assert!(e.contains("schema_version 2: written by a newer flashlab"), "{e}");
+    let e = error_of("w.json", r#"{"schema_version": 1, "command": "sim waf", "results": {}}"#);
+    assert!(e.contains("results of `flashlab sim waf`, which the report does not draw"), "{e}");
+}
+
+#[test]
+fn an_older_file_draws_what_it_has_and_says_what_it_lacks() {
+    // An older fill file has no p99.9, mean or free-block fraction (absent in the types, see
+    // flashlab_results::legacy's tests); what it has draws (fill_wsat_and_run_reports checks
+    // its numbers).
+    assert_eq!(stems(&render(&["fill-toy.json"])), vec!["fill-latency", "fill-throughput"]);
+    // A field the report needs and an older file lacks: the error says to re-run.
+    let mut age = doc("age-toy.json");
+    age["steps"][1].as_object_mut().unwrap().remove("rand_write_p50_us");
+    let e = error_of("old.json", &age.to_string());
+    assert!(e.contains("old.json: steps[1].rand_write_p50_us: missing"), "{e}");
+    assert!(e.contains("written by an older flashlab") && e.contains("re-run"), "{e}");
+    // A wrong value in an older file is its path in that file.
+    let e = error_of("old.json", &edit(doc("wsat-toy.json"), &["result", "intervals", "4", "iops"], Some(json!(null))));
+    assert!(e.contains("old.json: result.intervals[4].iops: invalid type: null"), "{e}");
+    assert!(!e.contains("older flashlab"), "a wrong value is not a matter of age: {e}");
+}
+
+#[test]
+fn fio_json_errors_name_the_field() {
+    let fio = doc("fio-real.json");
+    let e = error_of("fio.json", &edit(fio.clone(), &["jobs", "0", "write", "io_bytes"], Some(json!("lots"))));
+    assert!(e.contains("fio.json: jobs[0].write.io_bytes: invalid type: string \"lots\""), "{e}");
+    let e = error_of("fio.json", &edit(fio.clone(), &["jobs", "0", "jobname"], None));
+    assert!(e.contains("jobs[0].jobname: missing"), "{e}");
+    let e = error_of("fio.json", &edit(fio, &["jobs", "0", "write", "clat_ns", "percentile", "p99"], Some(json!(5))));
+    assert!(e.contains("jobs[0].write.clat_ns.percentile: key \"p99\" is not a percentile"), "{e}");
 }

@@ -25,6 +25,7 @@
 pub mod body;
 mod error;
 pub mod export;
+pub mod legacy;
 pub mod schema;
 pub mod table;
 
@@ -47,8 +48,11 @@ pub type Extra = BTreeMap<String, serde_json::Value>;
 pub struct Document {
     /// [`SCHEMA_VERSION`] of the writer.
     pub schema_version: u32,
-    /// The flashlab version that wrote the document.
-    pub flashlab_version: String,
+    /// The flashlab version that wrote the document. Every document has it; only a file written
+    /// before the results document existed (which `flashlab report` reads, moved into this
+    /// layout by the `legacy` module) may not say, and then it is absent, not guessed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flashlab_version: Option<String>,
     /// `command` (the subcommand, e.g. `age`, `sim waf`) and `results` (its typed body).
     #[serde(flatten)]
     pub body: Body,
@@ -71,7 +75,7 @@ impl Document {
     pub fn new(body: Body) -> Document {
         Document {
             schema_version: SCHEMA_VERSION,
-            flashlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            flashlab_version: Some(env!("CARGO_PKG_VERSION").to_string()),
             body,
             target: None,
             profile: None,

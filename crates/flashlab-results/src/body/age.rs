@@ -41,10 +41,13 @@ pub struct AgeStep {
     pub rand_write_p50_us: f64,
     /// 99th-percentile random-write latency, µs.
     pub rand_write_p99_us: f64,
-    /// 99.9th-percentile random-write latency, µs.
-    pub rand_write_p999_us: f64,
-    /// Longest random write, µs.
-    pub rand_write_max_us: f64,
+    /// 99.9th-percentile random-write latency, µs. Every document has it; absent (not
+    /// guessed) only in the age/bench files flashlab wrote before the results document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rand_write_p999_us: Option<f64>,
+    /// Longest random write, µs; absent only where `rand_write_p999_us` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rand_write_max_us: Option<f64>,
     /// The simulated device after the run (none on real targets).
     #[serde(default)]
     pub device: Option<DeviceSummary>,
@@ -149,8 +152,8 @@ impl AgeBody {
                 s.rand_write_mbs.into(),
                 (s.rand_write_p50_us / 1e3).into(),
                 (s.rand_write_p99_us / 1e3).into(),
-                (s.rand_write_p999_us / 1e3).into(),
-                (s.rand_write_max_us / 1e3).into(),
+                s.rand_write_p999_us.map(|us| us / 1e3).into(),
+                s.rand_write_max_us.map(|us| us / 1e3).into(),
                 s.device.as_ref().map(|d| d.write_amplification).into(),
                 s.device.as_ref().map(|d| d.state.free_blocks).into(),
             ]);

@@ -1,4 +1,10 @@
 //! `fill`: write latency per tenth of a fill, and the phone procedure's two test runs.
+//!
+//! Fields that every document has but the fill files written before the results document
+//! lack (`procedure`, `filesystem`, `stack`; a decile's `p999_us`, `mean_us`,
+//! `free_block_fraction`) are optional when read: absent means "this file does not say", and
+//! tables show `-` for them. No value is made up for them. The fields those older files have
+//! (p50/p90/p99, max, MB/s, WAF) stay required.
 
 use crate::table::{Cell, Format, Table};
 use crate::Extra;
@@ -8,11 +14,16 @@ use serde::{Deserialize, Serialize};
 /// A fill's results (`procedure` fill or phone).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FillBody {
-    /// `fill` or `phone`.
-    pub procedure: String,
-    /// The simulated filesystem's label.
-    pub filesystem: String,
-    /// The system stack (trim policy, shared-storage layer).
+    /// `fill` or `phone` (absent only in files written before the results document).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub procedure: Option<String>,
+    /// The simulated filesystem's label (absent only in files written before the results
+    /// document).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<String>,
+    /// The system stack (trim policy, shared-storage layer); null only in files written before
+    /// the results document.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub stack: serde_json::Value,
     /// The device's history before the fill (`--precondition`), on simulated targets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -43,12 +54,15 @@ pub struct WriteLatency {
     pub p90_us: f64,
     /// 99th-percentile write latency, µs.
     pub p99_us: f64,
-    /// 99.9th-percentile write latency, µs.
-    pub p999_us: f64,
+    /// 99.9th-percentile write latency, µs (absent only in files written before the results
+    /// document).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p999_us: Option<f64>,
     /// Longest write, µs.
     pub max_us: f64,
-    /// Mean write latency, µs.
-    pub mean_us: f64,
+    /// Mean write latency, µs (absent only in files written before the results document).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_us: Option<f64>,
     /// Write bandwidth over the time the device was busy, MB/s (10^6 bytes/s).
     pub mbs: f64,
     /// NAND writes / host writes within the slice.
@@ -59,17 +73,17 @@ impl WriteLatency {
     /// The cells under the columns p50 ... WAF.
     fn cells(&self) -> Vec<Cell> {
         [
-            self.p50_us,
-            self.p90_us,
-            self.p99_us,
+            Some(self.p50_us),
+            Some(self.p90_us),
+            Some(self.p99_us),
             self.p999_us,
-            self.max_us,
+            Some(self.max_us),
             self.mean_us,
-            self.mbs,
-            self.write_amplification,
+            Some(self.mbs),
+            Some(self.write_amplification),
         ]
-        .iter()
-        .map(|x| Cell::Num(*x))
+        .into_iter()
+        .map(Cell::from)
         .collect()
     }
 }
@@ -82,8 +96,10 @@ pub struct FillDecile {
     /// The writes of this tenth.
     #[serde(flatten)]
     pub latency: WriteLatency,
-    /// Free blocks / all blocks at the end of this tenth.
-    pub free_block_fraction: f64,
+    /// Free blocks / all blocks at the end of this tenth (absent only in files written before
+    /// the results document).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free_block_fraction: Option<f64>,
     /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
     /// survive a read and write).
     #[serde(flatten)]
@@ -128,7 +144,7 @@ impl FillBody {
         for d in &self.deciles {
             let mut row: Vec<Cell> = vec![d.filled_pct.into()];
             row.extend(d.latency.cells());
-            row.push((d.free_block_fraction * 100.0).into());
+            row.push(d.free_block_fraction.map(|f| f * 100.0).into());
             t.row(row);
         }
         let mut out = vec![t];

@@ -50,8 +50,8 @@ pub fn fill(a: &FillArgs) -> Result<(), Error> {
     };
     bar.finish();
     let body = FillBody {
-        procedure: if tests.is_some() { "phone" } else { "fill" }.into(),
-        filesystem: sys.fs().config().label(),
+        procedure: Some(if tests.is_some() { "phone" } else { "fill" }.into()),
+        filesystem: Some(sys.fs().config().label()),
         stack: serde_json::to_value(r.stack).map_err(|source| Error::Json { what: "the system stack", source })?,
         precondition: Some(
             serde_json::to_value(&pre).map_err(|source| Error::Json { what: "the device's history", source })?,
