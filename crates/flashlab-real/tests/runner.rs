@@ -197,11 +197,7 @@ fn submit_batches_follow_iodepth_batch() {
     if !uring_ok("submit_batches_follow_iodepth_batch") {
         return;
     }
-    let d = TempDir::new("batch");
-    let path = d.path().join("f");
-    let f = open_file(&path, true, true).unwrap();
-    let w = job("layout", Rw::Write, MIB, 4 * MIB, EngineKind::IoUring, 4);
-    run_job(&path, &f, &w, &mut |_| {}).unwrap();
+    let (_d, path, f) = laid_out("batch");
     let run = |batch: u32| {
         let mut fj = flashlab_jobs::Job::new("rr");
         fj.rw = Rw::RandRead;
@@ -239,11 +235,7 @@ fn reaping_follows_fio_batch_complete_and_iodepth_low() {
     if !uring_ok("reaping_follows_fio_batch_complete_and_iodepth_low") {
         return;
     }
-    let d = TempDir::new("reap");
-    let path = d.path().join("f");
-    let f = open_file(&path, true, true).unwrap();
-    let w = job("layout", Rw::Write, MIB, 4 * MIB, EngineKind::IoUring, 4);
-    run_job(&path, &f, &w, &mut |_| {}).unwrap();
+    let (_d, path, f) = laid_out("reap");
     let run = |edit: &dyn Fn(&mut flashlab_jobs::Job)| {
         let mut fj = flashlab_jobs::Job::new("rr");
         fj.rw = Rw::RandRead;
@@ -273,4 +265,14 @@ fn reaping_follows_fio_batch_complete_and_iodepth_low() {
     });
     assert!(batch.total_complete <= 512 / 4 + 16, "{batch:?}");
     assert!(dflt.total_complete > 2 * batch.total_complete, "{dflt:?} vs {batch:?}");
+}
+
+/// A 4 MiB file written sequentially with O_DIRECT, in a temporary directory of its own.
+fn laid_out(name: &str) -> (TempDir, std::path::PathBuf, std::fs::File) {
+    let d = TempDir::new(name);
+    let path = d.path().join("f");
+    let f = open_file(&path, true, true).unwrap();
+    let w = job("layout", Rw::Write, MIB, 4 * MIB, EngineKind::IoUring, 4);
+    run_job(&path, &f, &w, &mut |_| {}).unwrap();
+    (d, path, f)
 }
