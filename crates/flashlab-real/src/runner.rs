@@ -516,8 +516,10 @@ fn run_with<E: IoEngine>(
             break;
         }
         comps.clear();
-        // Full: every slot busy, or a latency-target probe's depth reached (fio's queue_full).
-        let full = free.is_empty() || (core.probing() && eng.in_flight() >= core.depth(set));
+        // Full: every slot busy, or a latency-target probe's depth reached (fio's queue_full);
+        // a queue draining to iodepth_low stays full until it is there (fio evaluates `full`
+        // once and reaps with the same limits until then).
+        let full = draining_to_low || free.is_empty() || (core.probing() && eng.in_flight() >= core.depth(set));
         let n = if full {
             eng.reap(complete_min.min(eng.in_flight() as usize), complete_max, &mut comps)?
         } else {
