@@ -53,6 +53,10 @@ struct Jitter {
     points: Vec<(f64, f64)>,
     /// xorshift64* state (never 0).
     state: u64,
+    /// The factor drawn for the request in progress: its completion costs the same multiple
+    /// of `host_complete` as its submission did of `host_submit` (the measured spread is that
+    /// of a whole request's round trip, so one draw per request keeps it).
+    current: f64,
     /// The smallest factor: no request's cost is below the median times this.
     min_factor: f64,
 }
@@ -65,7 +69,7 @@ impl Jitter {
         let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        Jitter { points, state: (z ^ (z >> 31)) | 1, min_factor }
+        Jitter { points, state: (z ^ (z >> 31)) | 1, min_factor, current: 1.0 }
     }
 
     /// A factor drawn from the quantile function.
@@ -115,16 +119,20 @@ impl HostInterface {
     pub(crate) fn draw_submit(&mut self) -> Ns {
         match &mut self.jitter {
             None => self.host_submit,
-            Some(j) => (self.host_submit as f64 * j.factor()).round() as Ns,
+            Some(j) => {
+                j.current = j.factor();
+                (self.host_submit as f64 * j.current).round() as Ns
+            }
         }
     }
 
-    /// This request's host stack cost after the device completes it (see [`Self::draw_submit`]).
+    /// This request's host stack cost after the device completes it: `host_complete`, or with a
+    /// jitter table the same multiple of it as the request's submit cost.
     #[inline(always)]
     pub(crate) fn draw_complete(&mut self) -> Ns {
         match &mut self.jitter {
             None => self.host_complete,
-            Some(j) => (self.host_complete as f64 * j.factor()).round() as Ns,
+            Some(j) => (self.host_complete as f64 * j.current).round() as Ns,
         }
     }
 

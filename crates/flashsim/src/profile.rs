@@ -345,8 +345,8 @@ pub struct HostConfig {
     #[serde(default)]
     pub trim_us_per_mib: f64,
     /// The spread of the host stack's cost: `[[q, factor], ...]`, the quantile function of the
-    /// factor each request's `host_submit_us` and `host_complete_us` are multiplied by (drawn
-    /// per request and phase, linear between the points, flat past the first and last), with
+    /// factor each request's `host_submit_us` and `host_complete_us` are multiplied by (one draw
+    /// per request for both, linear between the points, flat past the first and last), with
     /// quantiles `q` rising in [0, 1] and factors rising and positive. A measured distribution
     /// divided by its median (factor 1 at q = 0.5) keeps the profile's costs as the medians.
     /// Absent: every request costs exactly `host_submit_us` and `host_complete_us`.
