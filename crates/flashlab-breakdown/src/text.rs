@@ -134,7 +134,8 @@ pub fn render_text(r: &Report) -> String {
 /// The durable-write section: one fsync'd 4 KiB write through the system's stack, part by part.
 pub fn render_durable(d: &crate::durable::DurableReport) -> String {
     let mut s = String::new();
-    let layer = if d.shared_storage == "none" { "no shared-storage layer".to_string() } else { d.shared_storage.clone() };
+    let layer =
+        if d.shared_storage == "none" { "no shared-storage layer".to_string() } else { d.shared_storage.clone() };
     let _ = writeln!(
         s,
         "\none durable 4 KiB write (write + fsync, as fio --fsync=1 on the shared storage): {} writes after {} more, in fio's random order over a {} MiB fallocated file on {}, through {}; {} whose parts add up exactly",

@@ -256,7 +256,12 @@ pub struct Stack {
 
 impl Default for Stack {
     fn default() -> Stack {
-        Stack { shared_storage: SharedLayer::None, shared_cost: LayerCost::ZERO, trim: TrimPolicy::None, cpu_scale: None }
+        Stack {
+            shared_storage: SharedLayer::None,
+            shared_cost: LayerCost::ZERO,
+            trim: TrimPolicy::None,
+            cpu_scale: None,
+        }
     }
 }
 

@@ -1068,7 +1068,7 @@ impl F2fs {
         let foot = d.write_after(t, pre.done, footer, FS_BLOCK, Purpose::Meta)?;
         let post = d.flush_after(t, foot.done)?; // FUA, emulated by a post-flush
         let mut done = later(Some(later(Some(later(last, pre)), foot)), post);
-                                                 // Prefree segments become free; with discard, adjacent ones trimmed together.
+        // Prefree segments become free; with discard, adjacent ones trimmed together.
         if self.prefree_segs > 0 {
             let mut s = 0;
             while s < self.a.main_segs {

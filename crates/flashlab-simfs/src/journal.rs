@@ -199,7 +199,15 @@ mod tests {
         let mut trace = Vec::new();
         let runs = vec![(100 * FS_BLOCK, 10), (200 * FS_BLOCK, 20)];
         let mut j = Journal::new(runs.clone());
-        let mut d = Disk { dev: &mut dev, c: &mut c, nobarrier: false, trace: Some(&mut trace), log: None, not_before: 0, cpu: crate::disk::FsCpu::ZERO };
+        let mut d = Disk {
+            dev: &mut dev,
+            c: &mut c,
+            nobarrier: false,
+            trace: Some(&mut trace),
+            log: None,
+            not_before: 0,
+            cpu: crate::disk::FsCpu::ZERO,
+        };
         // 1 descriptor + 12 blocks from log block 1: 9 in the first run, 4 in the second.
         let dirty: Vec<u64> = (1000..1012).collect();
         j.commit(&mut d, 0, &dirty, 0.75).unwrap();
@@ -224,7 +232,15 @@ mod tests {
         let mut c = FsCounters::default();
         let mut trace = Vec::new();
         let mut j = Journal::new(vec![(100 * FS_BLOCK, 64)]);
-        let mut d = Disk { dev: &mut dev, c: &mut c, nobarrier: false, trace: Some(&mut trace), log: None, not_before: 0, cpu: crate::disk::FsCpu::ZERO };
+        let mut d = Disk {
+            dev: &mut dev,
+            c: &mut c,
+            nobarrier: false,
+            trace: Some(&mut trace),
+            log: None,
+            not_before: 0,
+            cpu: crate::disk::FsCpu::ZERO,
+        };
         let done = j.commit(&mut d, 0, &[1000, 1001, 1002], 0.75).unwrap().done;
         // Descriptor and three metadata copies at 0; then flush, commit block, flush, each
         // issued when the one before completed.

@@ -507,7 +507,12 @@ impl Front {
         self.host.retire_at(device_done);
         self.last_done = self.last_done.max(device_done);
         self.slowest = self.slowest.max(device_done - start);
-        Completion { submitted: issued, device_start: start, device_done, done: device_done + self.host.draw_complete() }
+        Completion {
+            submitted: issued,
+            device_start: start,
+            device_done,
+            done: device_done + self.host.draw_complete(),
+        }
     }
 
     fn read<F: Translation>(&mut self, ftl: &mut F, cmd: Ns, r: &Request) -> Ns {

@@ -473,7 +473,11 @@ impl Profile {
             if types.len() != bits || bits < 2 {
                 return Err(err(
                     "nand.t_prog_page_us",
-                    format!("needs one program time per bit of the cell ({bits} for {:?}), got {}", n.cell, types.len()),
+                    format!(
+                        "needs one program time per bit of the cell ({bits} for {:?}), got {}",
+                        n.cell,
+                        types.len()
+                    ),
                 ));
             }
             if let Some(v) = types.iter().find(|v| !(v.is_finite() && **v > 0.0 && **v <= 1e9)) {
@@ -487,7 +491,10 @@ impl Profile {
                 ));
             }
             if self.ftl.mapping != MappingKind::Page {
-                return Err(err("nand.t_prog_page_us", "is modelled for the page-mapped FTL only (ftl.mapping = \"page\")".into()));
+                return Err(err(
+                    "nand.t_prog_page_us",
+                    "is modelled for the page-mapped FTL only (ftl.mapping = \"page\")".into(),
+                ));
             }
         }
         if let Some(sus) = &n.suspend {
