@@ -25,6 +25,7 @@
 
 pub mod chart;
 pub mod command;
+pub mod durable;
 pub mod error;
 pub mod events;
 pub mod host_cost;

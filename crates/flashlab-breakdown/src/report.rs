@@ -99,6 +99,10 @@ pub struct Report {
     pub notes: Vec<String>,
     /// One entry per job.
     pub jobs: Vec<JobReport>,
+    /// On a simulated system with a `[system]` table: one durable 4 KiB write through its
+    /// whole stack, part by part ([`crate::durable`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub durable_write: Option<crate::durable::DurableReport>,
 }
 
 fn key_fields(k: &JobKey) -> (String, u64, u32) {
@@ -138,6 +142,7 @@ impl Report {
             device_phase: crate::run_real::DEVICE_PHASE,
             notes,
             jobs,
+            durable_write: None,
         }
     }
 
@@ -173,6 +178,7 @@ impl Report {
             device_phase: crate::sim_model::DEVICE_PHASE,
             notes,
             jobs,
+            durable_write: None,
         }
     }
 
@@ -184,6 +190,11 @@ impl Report {
     /// The human text: a header and one table per job (see [`crate::text`]).
     pub fn render_text(&self) -> String {
         crate::text::render_text(self)
+    }
+
+    /// The durable-write section as text, if the report has one.
+    pub fn render_durable(&self) -> Option<String> {
+        self.durable_write.as_ref().map(crate::text::render_durable)
     }
 
     /// The summary table: one line per job (see [`crate::text::summary_table`]).

@@ -131,6 +131,56 @@ pub fn render_text(r: &Report) -> String {
     wrap(&s)
 }
 
+/// The durable-write section: one fsync'd 4 KiB write through the system's stack, part by part.
+pub fn render_durable(d: &crate::durable::DurableReport) -> String {
+    let mut s = String::new();
+    let layer =
+        if d.shared_storage == "none" { "no shared-storage layer".to_string() } else { d.shared_storage.clone() };
+    let _ = writeln!(
+        s,
+        "\none durable 4 KiB write (write + fsync, as fio --fsync=1 on the shared storage): {} writes after {} more, in fio's random order over a {} MiB fallocated file on {}, through {}; {} whose parts add up exactly",
+        d.breakdown.requests,
+        d.warmup,
+        d.file_bytes >> 20,
+        d.filesystem,
+        layer,
+        d.consistent
+    );
+    let mut t = Table::new(
+        "durable write",
+        &[("part", ""), ("p50", "µs"), ("p90", "µs"), ("p99", "µs"), ("mean", "µs"), ("share", "%")],
+    )
+    .format(5, Format::Fixed(1));
+    for p in &d.breakdown.phases {
+        t.row(vec![
+            p.name.as_str().into(),
+            us(p.dist.p50_ns as f64),
+            us(p.dist.p90_ns as f64),
+            us(p.dist.p99_ns as f64),
+            us(p.dist.mean_ns),
+            (p.share * 100.0).into(),
+        ]);
+    }
+    let tot = &d.breakdown.total;
+    t.row(vec![
+        "total".into(),
+        us(tot.p50_ns as f64),
+        us(tot.p90_ns as f64),
+        us(tot.p99_ns as f64),
+        us(tot.mean_ns),
+        100.0.into(),
+    ]);
+    s.push_str(&terminal(&t));
+    let _ = writeln!(
+        s,
+        "parts (docs/breakdown.md, \"One durable write, part by part\", gives each part's source): syscall = the write() and fsync() calls' own CPU ({:.1} + {:.1} µs, this machine's kernel x the profile's cpu_scale); shared storage = the layer's round trip, twice; filesystem = the journal commit's CPU ({:.1} µs) and the device time of the filesystem's own writes (journal, commit block, F2FS node); block layer = each request's host stack (the device's host_submit/host_complete, with the profile's host_jitter); device command = the data write's device time; flush = the cache flushes' device time (draining the write buffer to NAND)",
+        d.cpu_write_ns as f64 / 1e3,
+        d.cpu_fsync_ns as f64 / 1e3,
+        d.cpu_commit_ns as f64 / 1e3
+    );
+    wrap(&s)
+}
+
 /// The summary table as text.
 pub fn render_summary(r: &Report) -> String {
     terminal(&summary_table(r))

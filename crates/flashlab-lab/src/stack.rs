@@ -247,11 +247,21 @@ pub struct Stack {
     pub shared_cost: LayerCost,
     /// When the system trims.
     pub trim: TrimPolicy,
+    /// The system's CPU against this machine's core (`cpu_scale`): filesystem calls cost this
+    /// machine's measured CPU times this (`flashlab_simfs::FsCpu`); `None`: no CPU time
+    /// outside the device requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_scale: Option<f64>,
 }
 
 impl Default for Stack {
     fn default() -> Stack {
-        Stack { shared_storage: SharedLayer::None, shared_cost: LayerCost::ZERO, trim: TrimPolicy::None }
+        Stack {
+            shared_storage: SharedLayer::None,
+            shared_cost: LayerCost::ZERO,
+            trim: TrimPolicy::None,
+            cpu_scale: None,
+        }
     }
 }
 
@@ -265,6 +275,8 @@ struct StackFields {
     shared_storage_complete_us: Option<f64>,
     #[serde(default)]
     trim: Option<String>,
+    #[serde(default)]
+    cpu_scale: Option<f64>,
 }
 
 impl Stack {
@@ -303,7 +315,12 @@ impl Stack {
             Some(s) => TrimPolicy::parse(s).map_err(|e| bad(Some("trim"), e.to_string()))?,
             None => TrimPolicy::None,
         };
-        Ok(Stack { shared_storage, shared_cost, trim })
+        if let Some(x) = t.cpu_scale {
+            if !(x.is_finite() && (0.0..=1000.0).contains(&x)) {
+                return Err(bad(Some("cpu_scale"), format!("{x} is not between 0 and 1000")));
+            }
+        }
+        Ok(Stack { shared_storage, shared_cost, trim, cpu_scale: t.cpu_scale })
     }
 
     /// One line: `shared storage fuse (+58 µs a request), daily fstrim`.
@@ -312,7 +329,19 @@ impl Stack {
             SharedLayer::None => "no shared-storage layer".to_string(),
             l => format!("shared storage {l} (+{:.1} µs a request)", self.shared_cost.total_ns() as f64 / 1e3),
         };
-        format!("{layer}, trim: {}", self.trim.label())
+        let cpu = match self.cpu_scale {
+            Some(x) => {
+                let c = flashlab_simfs::FsCpu::scaled(x);
+                format!(
+                    ", host CPU this machine's x {x} (write {:.1} µs, fsync {:.1} µs, ext4 commit {:.1} µs)",
+                    c.write_ns as f64 / 1e3,
+                    c.fsync_ns as f64 / 1e3,
+                    c.commit_ns as f64 / 1e3
+                )
+            }
+            None => String::new(),
+        };
+        format!("{layer}, trim: {}{cpu}", self.trim.label())
     }
 }
 

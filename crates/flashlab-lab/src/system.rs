@@ -118,6 +118,13 @@ pub struct SimSystem {
     now: Ns,
 }
 
+/// The host CPU of filesystem calls on `profile`'s system (`[system] cpu_scale`; none without
+/// it). A bad value was refused when the profile's stack was read ([`crate::stack::Stack`]), so
+/// it counts as none here.
+fn host_cpu(profile: &Profile) -> flashlab_simfs::FsCpu {
+    flashlab_simfs::FsCpu::from_profile(profile, &profile.name).unwrap_or(flashlab_simfs::FsCpu::ZERO)
+}
+
 impl SimSystem {
     /// The `plain` filesystem model (data extents only), with or without online discard.
     pub fn new(profile: &Profile, seed: u64, discard: bool) -> SimSystem {
@@ -127,7 +134,8 @@ impl SimSystem {
     /// A new device of `profile` with a fresh filesystem of `cfg` on it.
     pub fn with_fs(profile: &Profile, seed: u64, cfg: FsConfig) -> SimSystem {
         let dev = Device::new(profile, seed);
-        let fs = Fs::new(dev.logical_bytes(), cfg);
+        let mut fs = Fs::new(dev.logical_bytes(), cfg);
+        fs.set_cpu(host_cpu(profile));
         SimSystem { dev, fs, now: 0 }
     }
 
@@ -135,8 +143,9 @@ impl SimSystem {
     /// image's layout: [`Fs::ext4_on`], [`Fs::f2fs_on`]). An error when the filesystem is
     /// larger than the device; a layout that addresses blocks past the device's end gets the
     /// device's error at the first such request.
-    pub fn on_fs(profile: &Profile, seed: u64, fs: Fs) -> Result<SimSystem, SysError> {
+    pub fn on_fs(profile: &Profile, seed: u64, mut fs: Fs) -> Result<SimSystem, SysError> {
         let dev = Device::new(profile, seed);
+        fs.set_cpu(host_cpu(profile));
         if fs.capacity() > dev.logical_bytes() {
             return Err(SysError::FsTooLarge {
                 profile: profile.name.clone(),
@@ -150,7 +159,8 @@ impl SimSystem {
     /// A device with a history (preconditioned, [`crate::precondition`]) and a new filesystem
     /// of `cfg` on it, at `now`.
     pub(crate) fn on_device(dev: Device, cfg: FsConfig, now: Ns) -> SimSystem {
-        let fs = Fs::new(dev.logical_bytes(), cfg);
+        let mut fs = Fs::new(dev.logical_bytes(), cfg);
+        fs.set_cpu(host_cpu(dev.profile()));
         SimSystem { dev, fs, now }
     }
 
@@ -383,6 +393,11 @@ impl SimSystem {
     /// request by request, and for tests of the filesystem models.
     pub fn set_trace(&mut self, on: bool) -> Vec<Traced> {
         self.fs.set_trace(on)
+    }
+
+    /// Take what was recorded so far; recording stays on ([`SimSystem::set_trace`]).
+    pub fn take_trace(&mut self) -> Vec<Traced> {
+        self.fs.take_trace()
     }
 
     /// The time file timestamps are taken from (`None`: the device's time). For the

@@ -1060,11 +1060,15 @@ impl F2fs {
         let summaries = (JOURNALS_BYTES + SUMMARY_ENTRY_BYTES * entries).div_ceil(FS_BLOCK).clamp(1, 3);
         let pack = (self.a.cp_start + copy * u64::from(SEG_BLOCKS)) * FS_BLOCK;
         last = Some(later(last, d.write(t, pack, (1 + summaries) * FS_BLOCK, Purpose::Meta)?));
-        last = Some(later(last, d.flush(t)?)); // PREFLUSH
+        // PREFLUSH once the pack is written, then the footer, then the post-flush that
+        // emulates its FUA, each after the one before (`blk-flush.c`).
+        let packed = last.map_or(t, |c| c.done);
+        let pre = d.flush_after(t, packed)?; // PREFLUSH
         let footer = pack + (1 + summaries) * FS_BLOCK;
-        last = Some(later(last, d.write(t, footer, FS_BLOCK, Purpose::Meta)?));
-        let mut done = later(last, d.flush(t)?); // FUA, emulated by a post-flush
-                                                 // Prefree segments become free; with discard, adjacent ones trimmed together.
+        let foot = d.write_after(t, pre.done, footer, FS_BLOCK, Purpose::Meta)?;
+        let post = d.flush_after(t, foot.done)?; // FUA, emulated by a post-flush
+        let mut done = later(Some(later(Some(later(last, pre)), foot)), post);
+        // Prefree segments become free; with discard, adjacent ones trimmed together.
         if self.prefree_segs > 0 {
             let mut s = 0;
             while s < self.a.main_segs {
@@ -1363,7 +1367,9 @@ impl FsModel for F2fs {
             }
             last = self.write_runs(d, t, Purpose::Node)?;
         }
-        Ok(later(last, d.flush(t)?).done)
+        // `f2fs_do_sync_file` waits for the node pages' writeback, then issues the flush.
+        let written = last.map_or(t, |c| c.done);
+        Ok(later(last, d.flush_after(t, written)?).done)
     }
 
     fn delete(&mut self, d: &mut Disk, t: Ns, id: u32) -> Result<(), FsError> {

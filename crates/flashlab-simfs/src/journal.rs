@@ -90,15 +90,21 @@ impl Journal {
         if self.used + total > limit {
             last = Some(self.checkpoint(d, t)?);
         }
-        last = Some(later(last, self.log_write(d, t, t, body)?));
+        // jbd2's thread takes the transaction: its CPU time comes before the log blocks.
+        let start = t.max(d.not_before) + d.cpu.commit_ns;
+        last = Some(later(last, self.log_write(d, t, start, body)?));
         // jbd2 (without `journal_async_commit`) waits for the log blocks before it sends the
         // commit block (`jbd2_journal_commit_transaction`: the log buffers are waited on, then
         // `journal_submit_commit_record`), so the device sees the commit block as a command of
         // its own, after an idle gap.
         let logged = last.expect("a log write").done;
-        last = Some(later(last, d.flush_after(t, logged)?)); // PREFLUSH
-        last = Some(later(last, self.log_write(d, t, logged, 1)?)); // commit block
-        let done = later(last, d.flush_after(t, logged)?); // FUA, emulated by a post-flush
+        // The block layer runs a PREFLUSH|FUA write as a sequence (`blk-flush.c`): the
+        // preflush, then the write once the flush has completed, then the post-flush that
+        // emulates FUA once the write has completed. Each step waits for the one before.
+        let pre = d.flush_after(t, logged)?; // PREFLUSH
+        let commit = self.log_write(d, t, pre.done, 1)?; // commit block
+        let post = d.flush_after(t, commit.done)?; // FUA, emulated by a post-flush
+        let done = later(Some(later(Some(later(last, pre)), commit)), post);
         self.used += total;
         self.pending_home.extend_from_slice(dirty);
         self.oldest.get_or_insert(t);
@@ -148,9 +154,13 @@ impl Journal {
             last = Some(later(last, d.write(t, s * FS_BLOCK, (j - i) as u64 * FS_BLOCK, Purpose::Meta)?));
             i = j;
         }
-        last = Some(later(last, d.flush(t)?));
-        last = Some(later(last, d.write(t, self.runs[0].0, FS_BLOCK, Purpose::Journal)?));
-        let done = later(last, d.flush(t)?);
+        // The flush once the home writes are on the device, then the journal superblock with
+        // FUA (a post-flush), each step after the one before (`blk-flush.c`).
+        let homed = last.map_or(t, |c| c.done);
+        let pre = d.flush_after(t, homed)?;
+        let sb = d.write_after(t, pre.done, self.runs[0].0, FS_BLOCK, Purpose::Journal)?;
+        let post = d.flush_after(t, sb.done)?;
+        let done = later(Some(later(Some(later(last, pre)), sb)), post);
         self.pending_home.clear();
         self.used = 0;
         self.oldest = None;
@@ -189,7 +199,15 @@ mod tests {
         let mut trace = Vec::new();
         let runs = vec![(100 * FS_BLOCK, 10), (200 * FS_BLOCK, 20)];
         let mut j = Journal::new(runs.clone());
-        let mut d = Disk { dev: &mut dev, c: &mut c, nobarrier: false, trace: Some(&mut trace), log: None };
+        let mut d = Disk {
+            dev: &mut dev,
+            c: &mut c,
+            nobarrier: false,
+            trace: Some(&mut trace),
+            log: None,
+            not_before: 0,
+            cpu: crate::disk::FsCpu::ZERO,
+        };
         // 1 descriptor + 12 blocks from log block 1: 9 in the first run, 4 in the second.
         let dirty: Vec<u64> = (1000..1012).collect();
         j.commit(&mut d, 0, &dirty, 0.75).unwrap();
@@ -205,7 +223,8 @@ mod tests {
     }
 
     /// jbd2 sends the commit block (and its flushes) only once the log blocks are on the
-    /// device: it is issued at their completion, not with them.
+    /// device, and the block layer runs its PREFLUSH, write and POSTFLUSH one after the other
+    /// (`blk-flush.c`): each is issued at the completion of the one before.
     #[test]
     fn the_commit_block_is_issued_when_the_log_blocks_are_done() {
         let profile = Profile::from_toml("toy.toml", flashsim::builtin::TOY).unwrap();
@@ -213,16 +232,26 @@ mod tests {
         let mut c = FsCounters::default();
         let mut trace = Vec::new();
         let mut j = Journal::new(vec![(100 * FS_BLOCK, 64)]);
-        let mut d = Disk { dev: &mut dev, c: &mut c, nobarrier: false, trace: Some(&mut trace), log: None };
+        let mut d = Disk {
+            dev: &mut dev,
+            c: &mut c,
+            nobarrier: false,
+            trace: Some(&mut trace),
+            log: None,
+            not_before: 0,
+            cpu: crate::disk::FsCpu::ZERO,
+        };
         let done = j.commit(&mut d, 0, &[1000, 1001, 1002], 0.75).unwrap().done;
-        // Descriptor and three metadata copies at 0; flush, commit block, flush later.
+        // Descriptor and three metadata copies at 0; then flush, commit block, flush, each
+        // issued when the one before completed.
         let ops: Vec<(flashsim::Op, Ns)> = trace.iter().map(|r| (r.op, r.t)).collect();
         assert_eq!(ops.len(), 4, "{ops:?}");
         assert_eq!(ops[0], (flashsim::Op::Write, 0));
-        let issued = ops[1].1;
-        assert!(issued > 0, "{ops:?}");
-        assert!(ops[1..].iter().all(|&(_, t)| t == issued), "{ops:?}");
-        assert_eq!(ops[2].0, flashsim::Op::Write);
-        assert!(done > issued);
+        let kinds: Vec<flashsim::Op> = ops.iter().map(|o| o.0).collect();
+        assert_eq!(kinds[1..], [flashsim::Op::Flush, flashsim::Op::Write, flashsim::Op::Flush]);
+        for w in trace.windows(2) {
+            assert_eq!(w[1].t, w[0].completion.done, "{:?} issued when {:?} completed", w[1].op, w[0].op);
+        }
+        assert_eq!(done, trace[3].completion.done);
     }
 }

@@ -44,6 +44,7 @@ mod system_table;
 
 pub use config::{FsConfig, FsKind};
 pub use counters::FsCounters;
+pub use disk::FsCpu;
 pub use error::{ConfigError, FsError, InvariantError, LayoutError};
 pub use extents::FS_BLOCK;
 
@@ -78,6 +79,8 @@ pub struct Fs {
     /// Boxed: the models are large, and a system holding the filesystem is moved around whole.
     model: Box<AnyModel>,
     counters: FsCounters,
+    /// The host CPU of its calls ([`Fs::set_cpu`]).
+    cpu: disk::FsCpu,
     trace: Option<Vec<disk::Traced>>,
     /// The periodic invariant check: its period in device commands (0: off) and the device
     /// command count at which the next one is due (`u64::MAX`: never).
@@ -131,6 +134,7 @@ impl Fs {
             free_ids: Vec::new(),
             model: Box::new(model),
             counters: FsCounters::default(),
+            cpu: disk::FsCpu::ZERO,
             trace: None,
             check_every: every,
             next_check: if every == 0 { u64::MAX } else { every },
@@ -239,8 +243,15 @@ impl Fs {
         // Ids of deleted files are reused, so the per-file tables of the models stay as large as
         // the most files alive at once (life creates and deletes files for simulated years).
         let id = self.free_ids.pop().unwrap_or(self.id_names.len() as u32);
-        let mut d =
-            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
+        let mut d = Disk {
+            dev,
+            c: &mut self.counters,
+            nobarrier: self.cfg.nobarrier,
+            trace: self.trace.as_mut(),
+            log: None,
+            not_before: 0,
+            cpu: self.cpu,
+        };
         let r = self.model.create(&mut d, t, id, name, size);
         match r {
             Ok(()) => {
@@ -277,16 +288,46 @@ impl Fs {
             return Err(FsError::Empty);
         }
         let name = self.id_names.get(id.0 as usize).map_or("", String::as_str);
-        let mut d =
-            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
+        let mut d = Disk {
+            dev,
+            c: &mut self.counters,
+            nobarrier: self.cfg.nobarrier,
+            trace: self.trace.as_mut(),
+            log: None,
+            not_before: 0,
+            cpu: self.cpu,
+        };
+        if op == Op::Write {
+            d.not_before = t + self.cpu.write_ns;
+        }
         let r = self.model.io(&mut d, t, FileIo { id: id.0, name, op, off, len });
         self.checked(dev, r)
     }
 
+    /// The host CPU its calls spend outside their device requests from now on (zero until
+    /// set): a write's and an fsync's requests are issued that much later, and an ext4 commit's
+    /// log blocks `commit_ns` after the commit starts.
+    pub fn set_cpu(&mut self, cpu: disk::FsCpu) {
+        self.cpu = cpu;
+    }
+
+    /// The host CPU of its calls ([`Fs::set_cpu`]).
+    pub fn cpu(&self) -> disk::FsCpu {
+        self.cpu
+    }
+
     /// fsync file `id` at `t`; returns when it is durable.
     pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, FsError> {
-        let mut d =
-            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
+        let mut d = Disk {
+            dev,
+            c: &mut self.counters,
+            nobarrier: self.cfg.nobarrier,
+            trace: self.trace.as_mut(),
+            log: None,
+            not_before: 0,
+            cpu: self.cpu,
+        };
+        d.not_before = t + self.cpu.fsync_ns;
         let r = self.model.fsync(&mut d, t, id.0);
         self.checked(dev, r)
     }
@@ -295,8 +336,15 @@ impl Fs {
     /// the next commit on ext4, at the next checkpoint on F2FS).
     pub fn delete(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<(), FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
-        let mut d =
-            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
+        let mut d = Disk {
+            dev,
+            c: &mut self.counters,
+            nobarrier: self.cfg.nobarrier,
+            trace: self.trace.as_mut(),
+            log: None,
+            not_before: 0,
+            cpu: self.cpu,
+        };
         self.model.delete(&mut d, t, id.0)?;
         self.names.remove(name);
         // Free the name (not just clear it): life creates and deletes files for simulated
@@ -342,8 +390,15 @@ impl Fs {
     /// truncation (F2FS): the caller deletes the file instead.
     pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
-        let mut d =
-            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
+        let mut d = Disk {
+            dev,
+            c: &mut self.counters,
+            nobarrier: self.cfg.nobarrier,
+            trace: self.trace.as_mut(),
+            log: None,
+            not_before: 0,
+            cpu: self.cpu,
+        };
         let r = self.model.truncate_to_zero(&mut d, t, id.0);
         self.checked(dev, r)
     }
@@ -351,16 +406,30 @@ impl Fs {
     /// No application I/O from `start` to `end`: the model commits, checkpoints and cleans
     /// what falls due.
     pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), FsError> {
-        let mut d =
-            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
+        let mut d = Disk {
+            dev,
+            c: &mut self.counters,
+            nobarrier: self.cfg.nobarrier,
+            trace: self.trace.as_mut(),
+            log: None,
+            not_before: 0,
+            cpu: self.cpu,
+        };
         let r = self.model.idle(&mut d, start, end);
         self.checked(dev, r)
     }
 
     /// Commit everything and flush the device cache at `t`; returns when done.
     pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
-        let mut d =
-            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
+        let mut d = Disk {
+            dev,
+            c: &mut self.counters,
+            nobarrier: self.cfg.nobarrier,
+            trace: self.trace.as_mut(),
+            log: None,
+            not_before: 0,
+            cpu: self.cpu,
+        };
         let r = self.model.sync(&mut d, t);
         self.checked(dev, r)
     }
@@ -369,16 +438,30 @@ impl Fs {
     /// writes a checkpoint when anything changed since the last one (`CP_NON_REGULAR`); the
     /// ext4 model has nothing to add to what its file fsyncs committed.
     pub fn fsync_dir(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
-        let mut d =
-            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
+        let mut d = Disk {
+            dev,
+            c: &mut self.counters,
+            nobarrier: self.cfg.nobarrier,
+            trace: self.trace.as_mut(),
+            log: None,
+            not_before: 0,
+            cpu: self.cpu,
+        };
         let r = self.model.fsync_dir(&mut d, t);
         self.checked(dev, r)
     }
 
     /// fstrim at `t`: trim the free space; returns the bytes trimmed and when it is done.
     pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), FsError> {
-        let mut d =
-            Disk { dev, c: &mut self.counters, nobarrier: self.cfg.nobarrier, trace: self.trace.as_mut(), log: None };
+        let mut d = Disk {
+            dev,
+            c: &mut self.counters,
+            nobarrier: self.cfg.nobarrier,
+            trace: self.trace.as_mut(),
+            log: None,
+            not_before: 0,
+            cpu: self.cpu,
+        };
         let r = self.model.fstrim(&mut d, t);
         self.checked(dev, r)
     }

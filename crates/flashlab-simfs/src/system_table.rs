@@ -9,6 +9,7 @@
 //! nobarrier = false        # flushes dropped (default false)
 //! options = "cp_interval=60"   # further mount options, comma-separated
 //! mkfs = "make_ext4fs"     # ext4 only: who made it, `mke2fs` (default) or Android's make_ext4fs
+//! cpu_scale = 4            # the host CPU of filesystem calls, this machine's times this (default: none)
 //! ```
 
 use crate::error::ConfigError;
@@ -29,6 +30,9 @@ struct SystemTable {
     options: Option<String>,
     #[serde(default)]
     mkfs: Option<String>,
+    // Read by `FsCpu::from_profile` (a number; checked there).
+    #[serde(default, rename = "cpu_scale")]
+    _cpu_scale: Option<toml::Value>,
     // The rest of the stack, read by `crate::stack::Stack::from_profile`.
     #[serde(default, rename = "shared_storage")]
     _shared_storage: Option<toml::Value>,
@@ -38,6 +42,24 @@ struct SystemTable {
     _shared_storage_complete_us: Option<toml::Value>,
     #[serde(default, rename = "trim")]
     _trim: Option<toml::Value>,
+}
+
+impl crate::disk::FsCpu {
+    /// The host CPU of filesystem calls on `profile`'s system: this machine's measured costs
+    /// times its `[system] cpu_scale` ([`crate::disk::FsCpu::scaled`]); zero without one. An
+    /// error names `source` (the profile) and the field.
+    pub fn from_profile(profile: &Profile, source: &str) -> Result<crate::disk::FsCpu, ConfigError> {
+        let Some(v) = profile.system.as_ref().and_then(|t| t.get("cpu_scale")) else {
+            return Ok(crate::disk::FsCpu::ZERO);
+        };
+        match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
+            Some(x) if x.is_finite() && (0.0..=1000.0).contains(&x) => Ok(crate::disk::FsCpu::scaled(x)),
+            _ => Err(ConfigError::SystemTable {
+                profile: source.to_string(),
+                message: format!("cpu_scale: must be a number in [0, 1000], got {v}"),
+            }),
+        }
+    }
 }
 
 impl FsConfig {

@@ -27,7 +27,7 @@ fn every_model_keeps_its_invariants_after_every_operation() {
                 let id = ids[(x >> 33) as usize % ids.len()];
                 let off = (x >> 40) % 1024 * 4096;
                 t = fs.io(&mut dev, t, id, Op::Write, off, 4096).unwrap().done;
-                if x % 16 == 0 {
+                if x.is_multiple_of(16) {
                     t = fs.fsync(&mut dev, t, id).unwrap();
                 }
             }

@@ -177,7 +177,7 @@ impl Device {
         Device {
             profile: profile.clone(),
             front: Front {
-                host: HostInterface::new(profile),
+                host: HostInterface::new(profile, seed),
                 idle_delay: us(profile.ftl.idle_delay_ms * 1000.0),
                 last_done: 0,
                 busy_since: 0,
@@ -454,7 +454,7 @@ impl Front {
             ftl.prefetch_mapping((r.offset / MAP_UNIT) as u32);
         }
         self.last_submit = now;
-        let arrive = issued + self.host.host_submit;
+        let arrive = issued + self.host.draw_submit();
         let start = self.host.admit(arrive);
         if start > self.last_done {
             self.busy_since = start;
@@ -463,7 +463,11 @@ impl Front {
         self.idle_until(ftl, start);
         // Requests submitted later may still arrive at `now` (not at `issued`): forget only
         // bookings that ended before that.
-        let horizon = if issued == now { start } else { start.min(now + self.host.host_submit) };
+        let horizon = if issued == now && self.host.min_submit() == self.host.host_submit {
+            start
+        } else {
+            start.min(now + self.host.min_submit())
+        };
         ftl.nand().prune(horizon);
         self.host.prune(horizon);
         let cmd = self.host.command(start);
@@ -503,7 +507,12 @@ impl Front {
         self.host.retire_at(device_done);
         self.last_done = self.last_done.max(device_done);
         self.slowest = self.slowest.max(device_done - start);
-        Completion { submitted: issued, device_start: start, device_done, done: device_done + self.host.host_complete }
+        Completion {
+            submitted: issued,
+            device_start: start,
+            device_done,
+            done: device_done + self.host.draw_complete(),
+        }
     }
 
     fn read<F: Translation>(&mut self, ftl: &mut F, cmd: Ns, r: &Request) -> Ns {

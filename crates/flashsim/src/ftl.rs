@@ -454,7 +454,9 @@ impl Ftl {
             self.counters.slc_units_written += u64::from(upp);
             self.nand.program_for(die, start, self.slc_prog)
         } else {
-            self.nand.program(die, start)
+            // Lower and upper pages program at different speeds where the part says so.
+            let t_prog = self.nand.timing.t_prog_of_page(page);
+            self.nand.program_for(die, start, t_prog)
         };
         self.counters.nand_page_programs += 1;
         self.counters.nand_units_programmed += u64::from(upp);

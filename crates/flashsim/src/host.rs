@@ -40,10 +40,62 @@ pub struct HostInterface {
     /// Host software stack time per request after the device completes it, ns.
     pub host_complete: Ns,
     trim_ns_per_unit: f64,
+    /// The spread of the host stack's costs (`host.host_jitter`), if the profile has one.
+    jitter: Option<Box<Jitter>>,
+}
+
+/// The host stack's cost per request drawn from a quantile function of factors
+/// (`host.host_jitter`): inverse-transform sampling, linear between the table's points, with a
+/// generator of its own seeded from the device's seed (the same seed, the same draws).
+#[derive(Debug, Clone)]
+struct Jitter {
+    /// (quantile, factor), quantiles rising.
+    points: Vec<(f64, f64)>,
+    /// xorshift64* state (never 0).
+    state: u64,
+    /// The factor drawn for the request in progress: its completion costs the same multiple
+    /// of `host_complete` as its submission did of `host_submit` (the measured spread is that
+    /// of a whole request's round trip, so one draw per request keeps it).
+    current: f64,
+    /// The smallest factor: no request's cost is below the median times this.
+    min_factor: f64,
+}
+
+impl Jitter {
+    fn new(points: &[[f64; 2]], seed: u64) -> Jitter {
+        let points: Vec<(f64, f64)> = points.iter().map(|&[q, f]| (q, f)).collect();
+        let min_factor = points[0].1;
+        // SplitMix64 of the seed, so that seeds 1, 2, 3 start far apart; never 0.
+        let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        Jitter { points, state: (z ^ (z >> 31)) | 1, min_factor, current: 1.0 }
+    }
+
+    /// A factor drawn from the quantile function.
+    fn factor(&mut self) -> f64 {
+        let mut x = self.state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state = x;
+        let u = (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64;
+        let p = &self.points;
+        if u <= p[0].0 {
+            return p[0].1;
+        }
+        for w in p.windows(2) {
+            let ((q0, f0), (q1, f1)) = (w[0], w[1]);
+            if u <= q1 {
+                return f0 + (f1 - f0) * (u - q0) / (q1 - q0);
+            }
+        }
+        p[p.len() - 1].1
+    }
 }
 
 impl HostInterface {
-    pub(crate) fn new(p: &Profile) -> HostInterface {
+    pub(crate) fn new(p: &Profile, seed: u64) -> HostInterface {
         let h = &p.host;
         HostInterface {
             queue_depth: p.queue_depth(),
@@ -57,6 +109,40 @@ impl HostInterface {
             host_submit: us(h.host_submit_us),
             host_complete: us(h.host_complete_us),
             trim_ns_per_unit: h.trim_us_per_mib * 1000.0 / 256.0,
+            jitter: h.host_jitter.as_deref().map(|pts| Box::new(Jitter::new(pts, seed))),
+        }
+    }
+
+    /// This request's host stack cost before the command reaches the device: `host_submit`,
+    /// or with a jitter table a draw from it.
+    #[inline(always)]
+    pub(crate) fn draw_submit(&mut self) -> Ns {
+        match &mut self.jitter {
+            None => self.host_submit,
+            Some(j) => {
+                j.current = j.factor();
+                (self.host_submit as f64 * j.current).round() as Ns
+            }
+        }
+    }
+
+    /// This request's host stack cost after the device completes it: `host_complete`, or with a
+    /// jitter table the same multiple of it as the request's submit cost.
+    #[inline(always)]
+    pub(crate) fn draw_complete(&mut self) -> Ns {
+        match &mut self.jitter {
+            None => self.host_complete,
+            Some(j) => (self.host_complete as f64 * j.current).round() as Ns,
+        }
+    }
+
+    /// The least any request's submit cost can be: later requests submitted at the same time
+    /// reach the device no earlier than this after it.
+    #[inline]
+    pub(crate) fn min_submit(&self) -> Ns {
+        match &self.jitter {
+            None => self.host_submit,
+            Some(j) => (self.host_submit as f64 * j.min_factor).floor() as Ns,
         }
     }
 

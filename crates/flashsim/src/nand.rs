@@ -122,6 +122,10 @@ pub(crate) struct NandTiming {
     pub(crate) suspend: Option<SuspendTimes>,
     /// Reads go ahead of queued programs and erases ([`crate::read_priority`]).
     pub(crate) read_priority: bool,
+    /// Program time by page type (`nand.t_prog_page_us`); `page_types` = 0 when the part has
+    /// one program time for every page.
+    pub(crate) t_prog_page: [Ns; 4],
+    pub(crate) page_types: u32,
 }
 
 impl NandTiming {
@@ -134,6 +138,25 @@ impl NandTiming {
             unit_xfer: xfer_ns(crate::profile::MAP_UNIT, n.channel_mb_s),
             suspend: n.suspend.as_ref().map(|s| SuspendTimes { suspend: us(s.suspend_us), resume: us(s.resume_us) }),
             read_priority: n.read_priority,
+            t_prog_page: {
+                let mut t = [0; 4];
+                for (slot, &v) in t.iter_mut().zip(n.t_prog_page_us.iter().flatten()) {
+                    *slot = us(v);
+                }
+                t
+            },
+            page_types: n.t_prog_page_us.as_ref().map_or(0, |v| v.len() as u32),
+        }
+    }
+
+    /// The program time of page `page` of a block: its page type's (`page % types`) when the
+    /// part has page types, else `t_prog`.
+    #[inline(always)]
+    pub(crate) fn t_prog_of_page(&self, page: u32) -> Ns {
+        match self.page_types {
+            0 => self.t_prog,
+            2 => self.t_prog_page[(page & 1) as usize],
+            n => self.t_prog_page[(page % n) as usize],
         }
     }
 }

@@ -96,6 +96,15 @@ pub struct NandConfig {
     /// `read_priority.rs`).
     #[serde(default)]
     pub read_priority: bool,
+    /// Program time by page type, lower page first (MLC: lower, upper; TLC: lower, middle,
+    /// upper; QLC: four): the bits of a cell are programmed one page at a time, and each
+    /// later page places the cell among more levels, which takes longer. Page `p` of a block is
+    /// of type `p % n`, as the pages of a block alternate between types in program order. One
+    /// entry per bit of the cell; their mean must be `t_prog_us` (within 1 %), which stays the
+    /// time of the programs that land on no particular page (SLC-cache folding, map pages).
+    /// Absent: every page programs in `t_prog_us`. Page-mapped FTL only.
+    #[serde(default)]
+    pub t_prog_page_us: Option<Vec<f64>>,
 }
 
 /// `[nand.suspend]`: a read may suspend a program or erase in progress on its die.
@@ -335,6 +344,14 @@ pub struct HostConfig {
     /// Controller time per mapping unit of a TRIM (unmap bookkeeping).
     #[serde(default)]
     pub trim_us_per_mib: f64,
+    /// The spread of the host stack's cost: `[[q, factor], ...]`, the quantile function of the
+    /// factor each request's `host_submit_us` and `host_complete_us` are multiplied by (one draw
+    /// per request for both, linear between the points, flat past the first and last), with
+    /// quantiles `q` rising in [0, 1] and factors rising and positive. A measured distribution
+    /// divided by its median (factor 1 at q = 0.5) keeps the profile's costs as the medians.
+    /// Absent: every request costs exactly `host_submit_us` and `host_complete_us`.
+    #[serde(default)]
+    pub host_jitter: Option<Vec<[f64; 2]>>,
 }
 
 fn default_true() -> bool {
@@ -446,6 +463,40 @@ impl Profile {
                 return Err(err(field, format!("must be in {range}, got {v}")));
             }
         }
+        if let Some(types) = &n.t_prog_page_us {
+            let bits = match n.cell {
+                CellType::Slc => 1,
+                CellType::Mlc => 2,
+                CellType::Tlc => 3,
+                CellType::Qlc => 4,
+            };
+            if types.len() != bits || bits < 2 {
+                return Err(err(
+                    "nand.t_prog_page_us",
+                    format!(
+                        "needs one program time per bit of the cell ({bits} for {:?}), got {}",
+                        n.cell,
+                        types.len()
+                    ),
+                ));
+            }
+            if let Some(v) = types.iter().find(|v| !(v.is_finite() && **v > 0.0 && **v <= 1e9)) {
+                return Err(err("nand.t_prog_page_us", format!("every time must be in (0, 1e9] us, got {v}")));
+            }
+            let mean = types.iter().sum::<f64>() / bits as f64;
+            if (mean - n.t_prog_us).abs() > 0.01 * n.t_prog_us {
+                return Err(err(
+                    "nand.t_prog_page_us",
+                    format!("the page types' mean ({mean:.1} us) must be nand.t_prog_us ({}) within 1 %", n.t_prog_us),
+                ));
+            }
+            if self.ftl.mapping != MappingKind::Page {
+                return Err(err(
+                    "nand.t_prog_page_us",
+                    "is modelled for the page-mapped FTL only (ftl.mapping = \"page\")".into(),
+                ));
+            }
+        }
         if let Some(sus) = &n.suspend {
             for (field, v) in [("nand.suspend.suspend_us", sus.suspend_us), ("nand.suspend.resume_us", sus.resume_us)] {
                 if !(v.is_finite() && (0.0..=1e9).contains(&v)) {
@@ -463,6 +514,17 @@ impl Profile {
         for (field, v) in non_negative {
             if !(v.is_finite() && (0.0..=1e9).contains(&v)) {
                 return Err(err(field, format!("must be in [0, 1e9], got {v}")));
+            }
+        }
+        if let Some(points) = &self.host.host_jitter {
+            let ok = !points.is_empty()
+                && points.iter().all(|&[q, f]| (0.0..=1.0).contains(&q) && f.is_finite() && f > 0.0 && f <= 1e4)
+                && points.windows(2).all(|w| w[0][0] < w[1][0] && w[0][1] <= w[1][1]);
+            if !ok {
+                return Err(err(
+                    "host.host_jitter",
+                    "needs [[q, factor], ...] with quantiles rising in [0, 1] and factors rising in (0, 1e4]".into(),
+                ));
             }
         }
         let units_per_block = u64::from(upp) * u64::from(n.pages_per_block);

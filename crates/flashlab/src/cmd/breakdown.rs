@@ -59,6 +59,9 @@ pub fn breakdown(a: &BreakdownArgs) -> Result<(), Error> {
     let report = run(&o, &mut |job| eprintln!("running {job} ..."))?;
     crate::out!("{}", report.render_text());
     crate::outln!("\nsummary (means, µs):\n{}", report.render_summary());
+    if let Some(d) = report.render_durable() {
+        crate::out!("{d}");
+    }
     if let Some(p) = &a.chart {
         let html = p.extension().is_some_and(|e| e == "html" || e == "htm");
         let text = if html { chart::render_html(&report)? } else { chart::render_svg(&report)? };
