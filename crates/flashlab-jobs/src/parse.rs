@@ -663,7 +663,10 @@ impl<'a> Parser<'a> {
         if STRING_OPTIONS.contains(&o.info.name) {
             return Ok(None);
         }
-        let seconds = matches!(o.info.name, "runtime" | "ramp_time" | "startdelay" | "steadystate_duration" | "steadystate_ramp_time");
+        let seconds = matches!(
+            o.info.name,
+            "runtime" | "ramp_time" | "startdelay" | "steadystate_duration" | "steadystate_ramp_time"
+        );
         let micros = matches!(o.info.name, "thinktime" | "thinktime_spin" | "latency_target" | "latency_window");
         let float = matches!(o.info.name, "latency_percentile" | "percentile_list");
         let mut out = String::with_capacity(v.len());
@@ -1173,7 +1176,9 @@ impl<'a> Parser<'a> {
                 // fio's irange of times: `low-high` (or `low:high`); each clone draws its delay
                 // between the two.
                 let (low, high) = match v.split_once(['-', ':']) {
-                    Some((a, b)) => (Self::time(a.trim(), TimeUnit::Seconds)?, Some(Self::time(b.trim(), TimeUnit::Seconds)?)),
+                    Some((a, b)) => {
+                        (Self::time(a.trim(), TimeUnit::Seconds)?, Some(Self::time(b.trim(), TimeUnit::Seconds)?))
+                    }
                     None => (Self::time(v, TimeUnit::Seconds)?, None),
                 };
                 let low = Self::bounded_time(v, low)?;

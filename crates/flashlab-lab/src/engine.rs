@@ -1,9 +1,10 @@
 //! The closed-loop engine on a simulated system: each job keeps `iodepth` requests in flight,
 //! and the virtual clock jumps from one completion to the next (no sleeping, no wall clock).
 //!
-//! Jobs run side by side as fio runs the jobs of one group: all start together; each issues
-//! its next request when one of its own completes, until its byte or I/O budget or its
-//! runtime is used up. What each job issues, when it stops or waits and how a completion is
+//! Jobs run side by side as fio runs the jobs of one group: all start together (unless a
+//! `startdelay` or `wait_for` starts one later); each issues its next request when one of its
+//! own completes, until its byte or I/O budget or its runtime is used up, or `exitall` stops
+//! it when another job finishes. What each job issues, when it stops or waits and how a completion is
 //! measured is [`flashlab_workload::job::JobCore`]'s, shared with the real runner; this file
 //! is the simulated target's loop: an event queue of completions, think times and rate
 //! wake-ups on the virtual clock, and what only a simulated system has (a layer's cost per
@@ -522,131 +523,131 @@ pub fn run_group_hooked(
     }
 
     loop {
-    while let Some((t, (j, kind, bytes, submitted))) = events.take() {
-        let s = &specs[j];
-        let set = &s.settings;
-        let l = &mut live[j];
-        if kind == Kind::Start {
-            if l.begun || l.cancelled {
+        while let Some((t, (j, kind, bytes, submitted))) = events.take() {
+            let s = &specs[j];
+            let set = &s.settings;
+            let l = &mut live[j];
+            if kind == Kind::Start {
+                if l.begun || l.cancelled {
+                    continue;
+                }
+                if l.origin != t {
+                    // A job that waited for others: its run (runtime, ramp, pacing) starts now.
+                    *l = Live::new(s, t)?;
+                }
+                begin(sys, j, t.max(not_before), l, s, &mut events)?;
+                if l.done() {
+                    stop_run |= finish(sys, specs, &mut live, &mut events, j, t.max(not_before), not_before, start)?;
+                }
                 continue;
             }
-            if l.origin != t {
-                // A job that waited for others: its run (runtime, ramp, pacing) starts now.
-                *l = Live::new(s, t)?;
+            if l.finished {
+                // The end of a think time of a job exitall has ended meanwhile (a finished job has
+                // nothing else in flight).
+                continue;
             }
-            begin(sys, j, t.max(not_before), l, s, &mut events)?;
-            if l.done() {
-                stop_run |= finish(sys, specs, &mut live, &mut events, j, t.max(not_before), not_before, start)?;
+            if kind == Kind::Think || kind == Kind::Wake {
+                if kind == Kind::Think {
+                    // Thought: fill the queue again.
+                    l.core.thought();
+                } else {
+                    // The rate lets the waiting I/O go: fill the queue again.
+                    l.waking = false;
+                    l.in_flight -= 1;
+                }
+                top_up(sys, j, t.max(not_before), l, s, &mut events)?;
+                if l.done() {
+                    stop_run |= finish(sys, specs, &mut live, &mut events, j, t.max(not_before), not_before, start)?;
+                }
+                continue;
             }
-            continue;
-        }
-        if l.finished {
-            // The end of a think time of a job exitall has ended meanwhile (a finished job has
-            // nothing else in flight).
-            continue;
-        }
-        if kind == Kind::Think || kind == Kind::Wake {
-            if kind == Kind::Think {
-                // Thought: fill the queue again.
-                l.core.thought();
-            } else {
-                // The rate lets the waiting I/O go: fill the queue again.
-                l.waking = false;
-                l.in_flight -= 1;
+            if l.low < l.core.depth(set) && l.in_flight >= l.core.depth(set) {
+                // The queue was full: let it drain to iodepth_low before filling it again.
+                l.draining = true;
             }
-            top_up(sys, j, t.max(not_before), l, s, &mut events)?;
-            if l.done() {
-                stop_run |= finish(sys, specs, &mut live, &mut events, j, t.max(not_before), not_before, start)?;
-            }
-            continue;
-        }
-        if l.low < l.core.depth(set) && l.in_flight >= l.core.depth(set) {
-            // The queue was full: let it drain to iodepth_low before filling it again.
-            l.draining = true;
-        }
-        l.in_flight -= 1;
-        // Each completion is reaped by itself, at its instant (fio's `iodepth_complete`).
-        l.core.result.depth.mark_complete(1);
-        let done = match kind {
-            Kind::Dir(d) => Done::Dir(d),
-            _ => Done::Sync,
-        };
-        l.core.completed(done, bytes, t);
-        let hold = hook(
-            Completed {
-                job: j,
-                dir: match kind {
-                    Kind::Sync | Kind::Think | Kind::Wake | Kind::Start => None,
-                    Kind::Dir(d) => Some(ddir(d)),
+            l.in_flight -= 1;
+            // Each completion is reaped by itself, at its instant (fio's `iodepth_complete`).
+            l.core.result.depth.mark_complete(1);
+            let done = match kind {
+                Kind::Dir(d) => Done::Dir(d),
+                _ => Done::Sync,
+            };
+            l.core.completed(done, bytes, t);
+            let hold = hook(
+                Completed {
+                    job: j,
+                    dir: match kind {
+                        Kind::Sync | Kind::Think | Kind::Wake | Kind::Start => None,
+                        Kind::Dir(d) => Some(ddir(d)),
+                    },
+                    bytes,
+                    submitted,
+                    done: t,
                 },
-                bytes,
-                submitted,
-                done: t,
-            },
-            sys,
-        )?;
-        if let Some(h) = hold {
-            not_before = not_before.max(h);
-        }
-        let lat = t - submitted;
-        l.core.measure(set, done, bytes, bytes, Timing { at: t, clat: lat, lat, slat: None });
-        let at = t.max(not_before);
-        if let Some(dir) = l.plain {
-            if let Some((done, bytes)) = issue_plain(sys, at, l, s, dir)? {
-                l.started(true);
-                events.push(done, (j, Kind::Dir(dir), bytes, at));
+                sys,
+            )?;
+            if let Some(h) = hold {
+                not_before = not_before.max(h);
             }
-        } else if l.core.probing() {
-            if l.in_flight == 0 {
-                l.core.drained(set, at);
+            let lat = t - submitted;
+            l.core.measure(set, done, bytes, bytes, Timing { at: t, clat: lat, lat, slat: None });
+            let at = t.max(not_before);
+            if let Some(dir) = l.plain {
+                if let Some((done, bytes)) = issue_plain(sys, at, l, s, dir)? {
+                    l.started(true);
+                    events.push(done, (j, Kind::Dir(dir), bytes, at));
+                }
+            } else if l.core.probing() {
+                if l.in_flight == 0 {
+                    l.core.drained(set, at);
+                }
+                // While quiesced, I/O is still in flight (the quiesce ends above when none is), so
+                // nothing is issued and no think time is due.
+                if !l.core.quiesced() {
+                    top_up(sys, j, at, l, s, &mut events)?;
+                }
+            } else if l.draining {
+                if l.in_flight <= l.low {
+                    l.draining = false;
+                    top_up(sys, j, at, l, s, &mut events)?;
+                }
+            } else if l.core.must_think(set) {
+                // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
+                if l.in_flight == 0 && !l.core.stopped() {
+                    events.push(at.saturating_add(set.thinktime_ns), (j, Kind::Think, 0, at));
+                }
+            } else if let Some((done, kind, bytes)) = issue(sys, at, l, s)? {
+                l.started(kind != Kind::Wake);
+                events.push(done, (j, kind, bytes, at));
             }
-            // While quiesced, I/O is still in flight (the quiesce ends above when none is), so
-            // nothing is issued and no think time is due.
-            if !l.core.quiesced() {
-                top_up(sys, j, at, l, s, &mut events)?;
+            if l.done() {
+                stop_run |= finish(sys, specs, &mut live, &mut events, j, at, not_before, start)?;
             }
-        } else if l.draining {
-            if l.in_flight <= l.low {
-                l.draining = false;
-                top_up(sys, j, at, l, s, &mut events)?;
+            since_progress += 1;
+            if since_progress < 64 {
+                continue;
             }
-        } else if l.core.must_think(set) {
-            // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
-            if l.in_flight == 0 && !l.core.stopped() {
-                events.push(at.saturating_add(set.thinktime_ns), (j, Kind::Think, 0, at));
+            since_progress = 0;
+            let frac = specs.iter().zip(&live).map(|(s, l)| l.core.progress(&s.settings, t)).fold(1.0f64, f64::min);
+            if frac - last_progress >= 0.01 {
+                last_progress = frac;
+                progress(frac);
             }
-        } else if let Some((done, kind, bytes)) = issue(sys, at, l, s)? {
-            l.started(kind != Kind::Wake);
-            events.push(done, (j, kind, bytes, at));
         }
-        if l.done() {
-            stop_run |= finish(sys, specs, &mut live, &mut events, j, at, not_before, start)?;
-        }
-        since_progress += 1;
-        if since_progress < 64 {
-            continue;
-        }
-        since_progress = 0;
-        let frac = specs.iter().zip(&live).map(|(s, l)| l.core.progress(&s.settings, t)).fold(1.0f64, f64::min);
-        if frac - last_progress >= 0.01 {
-            last_progress = frac;
-            progress(frac);
-        }
-    }
 
-    // Every event is done: a job that has not been seen to finish (nothing in flight, so it
-    // is done) finishes at its last completion, which may start jobs waiting for it.
-    let mut started_more = false;
-    for j in 0..specs.len() {
-        if live[j].begun && !live[j].finished {
-            let t = live[j].core.last_done();
-            stop_run |= finish(sys, specs, &mut live, &mut events, j, t, not_before, start)?;
-            started_more = true;
+        // Every event is done: a job that has not been seen to finish (nothing in flight, so it
+        // is done) finishes at its last completion, which may start jobs waiting for it.
+        let mut started_more = false;
+        for j in 0..specs.len() {
+            if live[j].begun && !live[j].finished {
+                let t = live[j].core.last_done();
+                stop_run |= finish(sys, specs, &mut live, &mut events, j, t, not_before, start)?;
+                started_more = true;
+            }
         }
-    }
-    if !started_more {
-        break;
-    }
+        if !started_more {
+            break;
+        }
     }
     let mut end = start;
     let mut results = Vec::with_capacity(specs.len());

@@ -83,7 +83,8 @@ pub fn run_jobfile(
             if let Some(w) = &job.wait_for {
                 // Every clone of the job it waits for (the parser checked that it is one job,
                 // earlier in the file); one in an earlier group has finished already.
-                s.waits_for = (0..of_job.len()).filter(|&k| jf.jobs[of_job[k]].name == *w && of_job[k] < of_job[i]).collect();
+                s.waits_for =
+                    (0..of_job.len()).filter(|&k| jf.jobs[of_job[k]].name == *w && of_job[k] < of_job[i]).collect();
             }
         }
         let run = run_group(sys, &specs, |f| progress(g, groups.len(), f))?;

@@ -164,7 +164,8 @@ fn exitall_stops_the_group_when_one_job_finishes() {
     // Without exitall the long job runs its 20 s.
     let r = run(&format!("[a]\n{base}number_ios=500\n[b]\n{long}")).unwrap();
     assert!(r[1].0.job_runtime_ns >= 20_000_000_000);
-    let r = run(&format!("[a]\n{base}number_ios=500\nexitall\n[b]\n{long}[c]\n{base}number_ios=50\nstartdelay=10\n")).unwrap();
+    let r = run(&format!("[a]\n{base}number_ios=500\nexitall\n[b]\n{long}[c]\n{base}number_ios=50\nstartdelay=10\n"))
+        .unwrap();
     let (a, b) = (window_span(&r[0].0), window_span(&r[1].0));
     assert!(b.1 >= a.1 && b.1 - a.1 < 5_000_000, "b stops at a's end ({} ns after)", b.1 - a.1);
     assert_eq!(r[2].0.write.ios, 0, "exit_what=group: c, not started yet, never runs");
@@ -175,7 +176,8 @@ fn exitall_stops_the_group_when_one_job_finishes() {
     assert_eq!(r[2].0.write.ios, 50);
     // exitall holds for the whole run (fio's global), and each group stops by itself; with
     // exit_what=all the later groups do not run.
-    let text = format!("[a]\n{base}number_ios=500\nexitall\n[b]\n{long}[d]\nstonewall\n{base}number_ios=300\n[e]\n{long}");
+    let text =
+        format!("[a]\n{base}number_ios=500\nexitall\n[b]\n{long}[d]\nstonewall\n{base}number_ios=300\n[e]\n{long}");
     let r = run(&text).unwrap();
     assert_eq!(r[2].0.write.ios, 300);
     assert!(r[3].0.job_runtime_ns < 1_000_000_000, "e stops when d finishes");

@@ -165,7 +165,10 @@ mod tests {
         assert!(!g.stop_run());
         // group: a job not started yet never runs.
         let g = GroupControl::new(2, Instant::now());
-        let (a, b) = (JobControl { group: g.clone(), index: 0, waits_for: vec![] }, JobControl { group: g.clone(), index: 1, waits_for: vec![0] });
+        let (a, b) = (
+            JobControl { group: g.clone(), index: 0, waits_for: vec![] },
+            JobControl { group: g.clone(), index: 1, waits_for: vec![0] },
+        );
         assert!(a.wait_to_start(0));
         drop(FinishGuard::new(a, Some(ExitWhat::All)));
         assert!(!b.wait_to_start(0), "cancelled");

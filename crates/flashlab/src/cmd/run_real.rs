@@ -84,7 +84,9 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
                 let waits_for = match &job.wait_for {
                     // Every clone of the job it waits for (the parser checked that it is one
                     // job, earlier in the file); one in an earlier group has finished already.
-                    Some(w) => (0..of_job.len()).filter(|&k| jf.jobs[of_job[k]].name == *w && of_job[k] < of_job[i]).collect(),
+                    Some(w) => {
+                        (0..of_job.len()).filter(|&k| jf.jobs[of_job[k]].name == *w && of_job[k] < of_job[i]).collect()
+                    }
                     None => Vec::new(),
                 };
                 rj.control = Some(JobControl { group: control.clone(), index: i, waits_for });
