@@ -150,6 +150,20 @@ pub enum IoDir {
     Trim,
 }
 
+/// Which jobs fio's `exitall` stops when a job finishes (`exit_what=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ExitWhat {
+    /// The jobs of the finishing job's group, started or not (fio's default).
+    #[default]
+    Group,
+    /// The jobs that are running (a job of the group that has not started yet still runs);
+    /// the next group then starts as usual.
+    Stonewall,
+    /// Every job: the rest of the group and every later group (which then do not run).
+    All,
+}
+
 /// One job, with fio's meaning and defaults for every field. [`Job::default`] is what fio
 /// would run for an empty `[job]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -260,6 +274,30 @@ pub struct Job {
     pub stonewall: bool,
     /// Report all jobs of a group (and the clones of `numjobs`) as one (`group_reporting`).
     pub group_reporting: bool,
+    /// `startdelay=`: the job starts this long after the run starts (fio counts from its
+    /// own start, so in a later group the time the earlier groups took counts towards it).
+    /// Default 0.
+    #[serde(default)]
+    pub start_delay_ns: u64,
+    /// The upper end of a `startdelay=low-high` range: each clone draws its delay between
+    /// the two with its seed. `None`: no range.
+    #[serde(default)]
+    pub start_delay_max_ns: Option<u64>,
+    /// `wait_for=NAME`: the job starts once every clone of the job NAME (defined earlier in
+    /// the file) has finished.
+    #[serde(default)]
+    pub wait_for: Option<String>,
+    /// `exitall`: when a job finishes, the jobs `exit_what` names are stopped. As in fio it
+    /// holds for the whole run once any job sets it ([`crate::JobFile::exitall`]).
+    #[serde(default)]
+    pub exitall: bool,
+    /// `exit_what=`: which jobs `exitall` stops when this job finishes.
+    #[serde(default)]
+    pub exit_what: ExitWhat,
+    /// `fsync_on_close`: each file the job wrote is fsynced when it is closed (at the end
+    /// of the job), counted in its runtime as `end_fsync` is. Default false.
+    #[serde(default)]
+    pub fsync_on_close: bool,
     /// Think time (`thinktime=`; a bare number is microseconds, as in fio). Default 0. As
     /// fio: the job issues `thinktime_blocks` I/Os (at most `iodepth` at a time), waits for
     /// them to complete, then stalls this long before it issues again.
@@ -374,6 +412,12 @@ impl Default for Job {
             ioengine: None,
             stonewall: false,
             group_reporting: false,
+            start_delay_ns: 0,
+            start_delay_max_ns: None,
+            wait_for: None,
+            exitall: false,
+            exit_what: ExitWhat::Group,
+            fsync_on_close: false,
             thinktime_ns: 0,
             thinktime_spin_ns: 0,
             thinktime_blocks: 1,

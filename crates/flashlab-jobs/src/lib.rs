@@ -38,7 +38,7 @@ pub mod units;
 pub mod verify;
 
 pub use error::Error;
-pub use job::{IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};
+pub use job::{ExitWhat, IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};
 pub use options::{OptionClass, OptionInfo};
 pub use parse::{
     parse_jobfile, parse_jobfile_in, parse_jobfile_path, parse_jobfile_with_env, Context, JobFile, JobFileError,

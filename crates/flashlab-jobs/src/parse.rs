@@ -56,6 +56,12 @@ impl JobFile {
         self.jobs.iter().find(|j| j.name == name)
     }
 
+    /// fio's `exitall`: set by any job of the file, it holds for every job of the run (fio
+    /// keeps it in one global).
+    pub fn exitall(&self) -> bool {
+        self.jobs.iter().any(|j| j.exitall)
+    }
+
     /// Indices into `jobs`, grouped into the sets that run concurrently: a job with
     /// `stonewall` waits for every job before it and starts a new group (fio's semantics).
     pub fn run_groups(&self) -> Vec<Vec<usize>> {
@@ -296,6 +302,8 @@ fn value(v: &str, problem: String) -> Error {
 /// arithmetic does not apply to them.
 const STRING_OPTIONS: &[&str] = &[
     "rw",
+    "wait_for",
+    "exit_what",
     "filename",
     "directory",
     "ioengine",
@@ -655,7 +663,10 @@ impl<'a> Parser<'a> {
         if STRING_OPTIONS.contains(&o.info.name) {
             return Ok(None);
         }
-        let seconds = matches!(o.info.name, "runtime" | "ramp_time" | "steadystate_duration" | "steadystate_ramp_time");
+        let seconds = matches!(
+            o.info.name,
+            "runtime" | "ramp_time" | "startdelay" | "steadystate_duration" | "steadystate_ramp_time"
+        );
         let micros = matches!(o.info.name, "thinktime" | "thinktime_spin" | "latency_target" | "latency_window");
         let float = matches!(o.info.name, "latency_percentile" | "percentile_list");
         let mut out = String::with_capacity(v.len());
@@ -1160,6 +1171,36 @@ impl<'a> Parser<'a> {
             "ioengine" => job.ioengine = Some(Self::need(o)?.to_string()),
             "stonewall" => job.stonewall = Self::flag(o)?,
             "group_reporting" => job.group_reporting = Self::flag(o)?,
+            "startdelay" => {
+                let v = Self::need(o)?;
+                // fio's irange of times: `low-high` (or `low:high`); each clone draws its delay
+                // between the two.
+                let (low, high) = match v.split_once(['-', ':']) {
+                    Some((a, b)) => {
+                        (Self::time(a.trim(), TimeUnit::Seconds)?, Some(Self::time(b.trim(), TimeUnit::Seconds)?))
+                    }
+                    None => (Self::time(v, TimeUnit::Seconds)?, None),
+                };
+                let low = Self::bounded_time(v, low)?;
+                let high = high.map(|h| Self::bounded_time(v, h)).transpose()?;
+                if high.is_some_and(|h| h < low) {
+                    return Err(value(v, "the range's upper bound is below its lower bound".into()));
+                }
+                job.start_delay_ns = low;
+                job.start_delay_max_ns = high.filter(|&h| h > low);
+            }
+            "wait_for" => job.wait_for = Some(Self::need(o)?.to_string()),
+            // fio's FIO_OPT_STR_SET: the bare name sets it.
+            "exitall" => job.exitall = Self::flag(o)?,
+            "exit_what" => {
+                job.exit_what = match Self::need(o)? {
+                    "group" => crate::job::ExitWhat::Group,
+                    "stonewall" => crate::job::ExitWhat::Stonewall,
+                    "all" => crate::job::ExitWhat::All,
+                    v => return Err(bad("value", v, "group, stonewall or all")),
+                }
+            }
+            "fsync_on_close" => job.fsync_on_close = self.boolean(o)?,
             "thinktime" => {
                 let v = Self::need(o)?;
                 job.thinktime_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?
@@ -1227,6 +1268,27 @@ impl<'a> Parser<'a> {
                 Some(opt),
                 format!("job '{}': verify over several files per job is not supported (use one file)", job.name),
             ));
+        }
+        if let Some(w) = &job.wait_for {
+            // fio's wait_for_ok: the waitee is a job defined earlier, named once.
+            let problem = if *w == job.name {
+                Some(format!("job '{}' cannot wait for itself", job.name))
+            } else {
+                match self.jobs.iter().filter(|j| j.name == *w).count() {
+                    0 => Some(format!(
+                        "job '{}': no job named '{w}' before it (the waited-for job must be defined earlier in the file)",
+                        job.name
+                    )),
+                    1 => None,
+                    n => Some(format!(
+                        "job '{}': {n} jobs are named '{w}'; the waited-for job must have a unique name",
+                        job.name
+                    )),
+                }
+            };
+            if let Some(m) = problem {
+                return Err(self.err_at(at("wait_for"), Some("wait_for"), m));
+            }
         }
         if job.time_based && job.runtime_ns.is_none() {
             return Err(self.err_at(
@@ -1364,8 +1426,29 @@ mod tests {
     fn unsupported_at_default_is_silent() {
         let f = parse("[a]\nverify=0\nloops=1\nnrfiles=1\n");
         assert!(f.warnings.is_empty());
-        assert!(parse_err("[a]\nstartdelay=2\n").contains("not supported"));
+        assert!(parse_err("[a]\npre_read=1\n").contains("not supported"));
         assert_eq!(parse("[a]\nloops=2\n").jobs[0].loops, 2);
+    }
+
+    #[test]
+    fn run_control_options() {
+        let f = parse("[a]\nstartdelay=2\n[b]\nstartdelay=100ms-1s\nwait_for=a\nexitall\nexit_what=stonewall\nfsync_on_close=1\n[c]\nstartdelay=(1+2)\n");
+        let (a, b, c) = (&f.jobs[0], &f.jobs[1], &f.jobs[2]);
+        assert_eq!((a.start_delay_ns, a.start_delay_max_ns), (2_000_000_000, None));
+        assert_eq!((b.start_delay_ns, b.start_delay_max_ns), (100_000_000, Some(1_000_000_000)));
+        assert_eq!(c.start_delay_ns, 3_000_000_000, "arithmetic in seconds");
+        assert_eq!(b.wait_for.as_deref(), Some("a"));
+        assert!(b.exitall && !a.exitall && f.exitall());
+        assert_eq!((a.exit_what, b.exit_what), (crate::ExitWhat::Group, crate::ExitWhat::Stonewall));
+        assert!(b.fsync_on_close && !a.fsync_on_close);
+        assert!(parse_err("[a]\nstartdelay=2s-1s\n").contains("upper bound"));
+        assert!(parse_err("[a]\nexit_what=some\n").starts_with("t.fio:2: option 'exit_what'"));
+        // fio's wait_for_ok: an earlier job, named once, not the job itself.
+        let e = parse_err("[a]\nwait_for=b\n[b]\n");
+        assert!(e.starts_with("t.fio:2: option 'wait_for'") && e.contains("no job named 'b' before it"), "{e}");
+        assert!(parse_err("[a]\nwait_for=a\n").contains("cannot wait for itself"));
+        assert!(parse_err("[x]\n[x]\n[b]\nwait_for=x\n").contains("2 jobs are named 'x'"));
+        assert!(parse_err("[a]\n[b]\nwait_for=zzz\n").starts_with("t.fio:3: option 'wait_for'"));
     }
 
     #[test]

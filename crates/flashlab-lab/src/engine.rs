@@ -1,9 +1,10 @@
 //! The closed-loop engine on a simulated system: each job keeps `iodepth` requests in flight,
 //! and the virtual clock jumps from one completion to the next (no sleeping, no wall clock).
 //!
-//! Jobs run side by side as fio runs the jobs of one group: all start together; each issues
-//! its next request when one of its own completes, until its byte or I/O budget or its
-//! runtime is used up. What each job issues, when it stops or waits and how a completion is
+//! Jobs run side by side as fio runs the jobs of one group: all start together (unless a
+//! `startdelay` or `wait_for` starts one later); each issues its next request when one of its
+//! own completes, until its byte or I/O budget or its runtime is used up, or `exitall` stops
+//! it when another job finishes. What each job issues, when it stops or waits and how a completion is
 //! measured is [`flashlab_workload::job::JobCore`]'s, shared with the real runner; this file
 //! is the simulated target's loop: an event queue of completions, think times and rate
 //! wake-ups on the virtual clock, and what only a simulated system has (a layer's cost per
@@ -11,7 +12,7 @@
 
 use crate::event_queue::EventQueue;
 use crate::system::{IoHints, SimSystem, SysError};
-use flashlab_jobs::Rw;
+use flashlab_jobs::{ExitWhat, Rw};
 use flashlab_measure::{Ddir, JobResult};
 use flashlab_simfs::FileId;
 use flashlab_workload::job::{ddir, Done, JobCore, JobSettings, Timing};
@@ -35,6 +36,10 @@ pub struct JobSpec {
     /// chosen per I/O as [`crate::fileset`] does. Empty: the one file `file` at
     /// the settings' offset over their span.
     pub(crate) files: Vec<FileRegion>,
+    /// fio's `wait_for`: the job starts once these jobs (indices into the specs run together)
+    /// have all finished, or at its `start_delay_ns` if that is later. Empty: it starts with
+    /// the group (after its delay).
+    pub waits_for: Vec<usize>,
 }
 
 /// One file of a job over several files: where its I/O goes.
@@ -59,6 +64,7 @@ impl JobSpec {
             layer: crate::stack::LayerCost::ZERO,
             verify: None,
             files: Vec::new(),
+            waits_for: Vec::new(),
         }
     }
 
@@ -109,6 +115,8 @@ enum Kind {
     Think,
     /// A rate-limited job's next I/O is due (not an I/O).
     Wake,
+    /// A job that starts after the group (`startdelay`, `wait_for`) starts (not an I/O).
+    Start,
 }
 
 /// An I/O in flight, queued at the time it is done: (job, kind, bytes, submitted).
@@ -139,6 +147,131 @@ struct Live {
     low: u32,
     /// Letting the queue drain to `low` (see there).
     draining: bool,
+    /// When its core starts (the group's start plus `startdelay`; a job that waits for
+    /// others gets a new core when it starts).
+    origin: Ns,
+    /// It has started (issued or may issue).
+    begun: bool,
+    /// It has finished: stopped, nothing in flight, its end fsync done.
+    finished: bool,
+    /// fio's `exitall` stopped it before it started: it never runs.
+    cancelled: bool,
+}
+
+impl Live {
+    /// Job `s`'s state starting at `start`.
+    fn new(s: &JobSpec, start: Ns) -> Result<Live, SysError> {
+        let mut core = JobCore::new(&s.settings, &s.spans(), start, s.verify.is_some())
+            .map_err(|e| SysError::Job(e.to_string()))?;
+        let lookahead = match s.settings.rw {
+            _ if s.file != FileId::RAW || !s.files.is_empty() => None,
+            Rw::RandRead => Some(0u8),
+            Rw::RandWrite => Some(1u8),
+            _ => None,
+        };
+        let mut ahead = [(0, 0); 3];
+        if let Some(d) = lookahead {
+            for a in &mut ahead {
+                *a = core.gen.next(d).map_or((0, 0), |(_, off, len)| (off, len));
+            }
+        }
+        let depth = s.settings.iodepth.max(1);
+        let low = s.settings.job.as_ref().map_or(0, |j| j.iodepth_low);
+        let low = if low == 0 { depth } else { low.min(depth) };
+        let plain = if core.unpaced() && low == depth { s.plain_dir() } else { None };
+        Ok(Live {
+            core,
+            waking: false,
+            in_flight: 0,
+            lookahead,
+            ahead,
+            plain,
+            low,
+            draining: false,
+            origin: start,
+            begun: false,
+            finished: false,
+            cancelled: false,
+        })
+    }
+
+    /// It has started, has nothing in flight and will issue nothing more.
+    #[inline]
+    fn done(&self) -> bool {
+        self.begun && !self.finished && self.in_flight == 0 && self.core.stopped()
+    }
+}
+
+/// Job `j` has finished at `t` (with jobs `exitall` stops in turn): its end fsync (fio's
+/// `end_fsync` / `fsync_on_close`: each of its files, after its last I/O, counted in its
+/// runtime), the start of the jobs waiting for it (`wait_for`), and fio's `exitall`: the
+/// jobs its `exit_what` names are stopped (what they have in flight completes; one not
+/// started yet never runs, unless `exit_what=stonewall`, which stops only running jobs).
+/// Returns true when `exit_what=all` ends the rest of the run.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    sys: &mut SimSystem,
+    specs: &[JobSpec],
+    live: &mut [Live],
+    events: &mut EventQueue<Event>,
+    j: usize,
+    t: Ns,
+    not_before: Ns,
+    group_start: Ns,
+) -> Result<bool, SysError> {
+    let mut work = vec![(j, t)];
+    let mut stop_run = false;
+    while let Some((j, t)) = work.pop() {
+        let s = &specs[j];
+        let l = &mut live[j];
+        if l.finished {
+            continue;
+        }
+        l.finished = true;
+        let mut end = t;
+        if s.settings.end_fsync && s.settings.rw.has_writes() {
+            let mut t = l.core.last_done().max(not_before);
+            let mut synced: Vec<FileId> = Vec::with_capacity(s.files.len().max(1));
+            for i in 0..s.files.len().max(1) {
+                let file = s.region(i).0;
+                if !synced.contains(&file) {
+                    t = sys.fsync(t, file)?;
+                    synced.push(file);
+                }
+            }
+            l.core.ended_at(t);
+            end = end.max(t);
+        }
+        for (k, sk) in specs.iter().enumerate() {
+            let lk = &live[k];
+            if lk.begun || lk.cancelled || !sk.waits_for.contains(&j) {
+                continue;
+            }
+            if sk.waits_for.iter().all(|&w| live[w].finished) {
+                let at = end.max(group_start + sk.settings.start_delay_ns);
+                events.push(at, (k, Kind::Start, 0, at));
+            }
+        }
+        let Some(what) = s.settings.exitall else { continue };
+        stop_run |= what == ExitWhat::All;
+        for (k, lk) in live.iter_mut().enumerate() {
+            if k == j || lk.finished || lk.cancelled {
+                continue;
+            }
+            if !lk.begun {
+                if what != ExitWhat::Stonewall {
+                    lk.cancelled = true;
+                    lk.core.stop();
+                }
+                continue;
+            }
+            lk.core.stop();
+            if lk.in_flight == 0 {
+                work.push((k, end));
+            }
+        }
+    }
+    Ok(stop_run)
 }
 
 impl Live {
@@ -214,34 +347,41 @@ pub fn run_jobs_observed(
 pub fn run_jobs_hooked(
     sys: &mut SimSystem,
     specs: &[JobSpec],
+    progress: impl FnMut(f64),
+    hook: impl FnMut(Completed, &mut SimSystem) -> Result<Option<Ns>, SysError>,
+) -> Result<Vec<JobResult>, SysError> {
+    Ok(run_group_hooked(sys, specs, progress, hook)?.results)
+}
+
+/// What a group of jobs run side by side gave.
+#[derive(Debug, Clone)]
+pub struct GroupRun {
+    /// Each job's result, in the order of the specs.
+    pub results: Vec<JobResult>,
+    /// fio's `exitall` with `exit_what=all` fired: the run's later groups do not start.
+    pub stop_run: bool,
+}
+
+/// [`run_jobs`] for one group of a job file: also says whether `exitall` ended the run.
+pub fn run_group(sys: &mut SimSystem, specs: &[JobSpec], progress: impl FnMut(f64)) -> Result<GroupRun, SysError> {
+    run_group_hooked(sys, specs, progress, |_, _| Ok(None))
+}
+
+/// [`run_jobs_hooked`], with what [`GroupRun`] adds.
+pub fn run_group_hooked(
+    sys: &mut SimSystem,
+    specs: &[JobSpec],
     mut progress: impl FnMut(f64),
     mut hook: impl FnMut(Completed, &mut SimSystem) -> Result<Option<Ns>, SysError>,
-) -> Result<Vec<JobResult>, SysError> {
+) -> Result<GroupRun, SysError> {
     let start = sys.now();
     // No request is issued before this (moved by the hook).
     let mut not_before: Ns = start;
     let mut live: Vec<Live> = Vec::with_capacity(specs.len());
     for s in specs {
-        let mut core = JobCore::new(&s.settings, &s.spans(), start, s.verify.is_some())
-            .map_err(|e| SysError::Job(e.to_string()))?;
-        let lookahead = match s.settings.rw {
-            _ if s.file != FileId::RAW || !s.files.is_empty() => None,
-            Rw::RandRead => Some(0u8),
-            Rw::RandWrite => Some(1u8),
-            _ => None,
-        };
-        let mut ahead = [(0, 0); 3];
-        if let Some(d) = lookahead {
-            for a in &mut ahead {
-                *a = core.gen.next(d).map_or((0, 0), |(_, off, len)| (off, len));
-            }
-        }
-        let depth = s.settings.iodepth.max(1);
-        let low = s.settings.job.as_ref().map_or(0, |j| j.iodepth_low);
-        let low = if low == 0 { depth } else { low.min(depth) };
-        let plain = if core.unpaced() && low == depth { s.plain_dir() } else { None };
-        live.push(Live { core, waking: false, in_flight: 0, lookahead, ahead, plain, low, draining: false });
+        live.push(Live::new(s, start + s.settings.start_delay_ns)?);
     }
+    let mut stop_run = false;
     // In flight at once: each job's depth of I/Os (a rate wake-up takes one of them) and a
     // think time's end.
     let bound = specs.iter().map(|s| s.settings.iodepth.max(1) as usize + 1).sum();
@@ -343,129 +483,181 @@ pub fn run_jobs_hooked(
         Ok(())
     };
 
-    for (j, s) in specs.iter().enumerate() {
-        for _ in 0..live[j].core.depth(&s.settings) {
-            if live[j].core.must_think(&s.settings) {
+    // A job's first requests, at its start.
+    let begin = |sys: &mut SimSystem,
+                 j: usize,
+                 t: Ns,
+                 l: &mut Live,
+                 s: &JobSpec,
+                 events: &mut EventQueue<Event>|
+     -> Result<(), SysError> {
+        l.begun = true;
+        for _ in 0..l.core.depth(&s.settings) {
+            if l.core.must_think(&s.settings) {
                 break;
             }
-            if let Some((done, kind, bytes)) = issue(sys, start, &mut live[j], s)? {
-                live[j].started(kind != Kind::Wake);
-                events.push(done, (j, kind, bytes, start));
+            if let Some((done, kind, bytes)) = issue(sys, t, l, s)? {
+                l.started(kind != Kind::Wake);
+                events.push(done, (j, kind, bytes, t));
             }
+        }
+        Ok(())
+    };
+
+    for (j, s) in specs.iter().enumerate() {
+        if !s.waits_for.is_empty() {
+            // fio's wait_for: started when the jobs it waits for have finished.
+            continue;
+        }
+        if s.settings.start_delay_ns > 0 {
+            let at = start + s.settings.start_delay_ns;
+            events.push(at, (j, Kind::Start, 0, at));
+            continue;
+        }
+        begin(sys, j, start, &mut live[j], s, &mut events)?;
+    }
+    for j in 0..specs.len() {
+        if live[j].done() {
+            stop_run |= finish(sys, specs, &mut live, &mut events, j, start, not_before, start)?;
         }
     }
 
-    while let Some((t, (j, kind, bytes, submitted))) = events.take() {
-        let s = &specs[j];
-        let set = &s.settings;
-        let l = &mut live[j];
-        if kind == Kind::Think || kind == Kind::Wake {
-            if kind == Kind::Think {
-                // Thought: fill the queue again.
-                l.core.thought();
-            } else {
-                // The rate lets the waiting I/O go: fill the queue again.
-                l.waking = false;
-                l.in_flight -= 1;
+    loop {
+        while let Some((t, (j, kind, bytes, submitted))) = events.take() {
+            let s = &specs[j];
+            let set = &s.settings;
+            let l = &mut live[j];
+            if kind == Kind::Start {
+                if l.begun || l.cancelled {
+                    continue;
+                }
+                if l.origin != t {
+                    // A job that waited for others: its run (runtime, ramp, pacing) starts now.
+                    *l = Live::new(s, t)?;
+                }
+                begin(sys, j, t.max(not_before), l, s, &mut events)?;
+                if l.done() {
+                    stop_run |= finish(sys, specs, &mut live, &mut events, j, t.max(not_before), not_before, start)?;
+                }
+                continue;
             }
-            top_up(sys, j, t.max(not_before), l, s, &mut events)?;
-            continue;
-        }
-        if l.low < l.core.depth(set) && l.in_flight >= l.core.depth(set) {
-            // The queue was full: let it drain to iodepth_low before filling it again.
-            l.draining = true;
-        }
-        l.in_flight -= 1;
-        // Each completion is reaped by itself, at its instant (fio's `iodepth_complete`).
-        l.core.result.depth.mark_complete(1);
-        let done = match kind {
-            Kind::Dir(d) => Done::Dir(d),
-            _ => Done::Sync,
-        };
-        l.core.completed(done, bytes, t);
-        let hold = hook(
-            Completed {
-                job: j,
-                dir: match kind {
-                    Kind::Sync | Kind::Think | Kind::Wake => None,
-                    Kind::Dir(d) => Some(ddir(d)),
+            if l.finished {
+                // The end of a think time of a job exitall has ended meanwhile (a finished job has
+                // nothing else in flight).
+                continue;
+            }
+            if kind == Kind::Think || kind == Kind::Wake {
+                if kind == Kind::Think {
+                    // Thought: fill the queue again.
+                    l.core.thought();
+                } else {
+                    // The rate lets the waiting I/O go: fill the queue again.
+                    l.waking = false;
+                    l.in_flight -= 1;
+                }
+                top_up(sys, j, t.max(not_before), l, s, &mut events)?;
+                if l.done() {
+                    stop_run |= finish(sys, specs, &mut live, &mut events, j, t.max(not_before), not_before, start)?;
+                }
+                continue;
+            }
+            if l.low < l.core.depth(set) && l.in_flight >= l.core.depth(set) {
+                // The queue was full: let it drain to iodepth_low before filling it again.
+                l.draining = true;
+            }
+            l.in_flight -= 1;
+            // Each completion is reaped by itself, at its instant (fio's `iodepth_complete`).
+            l.core.result.depth.mark_complete(1);
+            let done = match kind {
+                Kind::Dir(d) => Done::Dir(d),
+                _ => Done::Sync,
+            };
+            l.core.completed(done, bytes, t);
+            let hold = hook(
+                Completed {
+                    job: j,
+                    dir: match kind {
+                        Kind::Sync | Kind::Think | Kind::Wake | Kind::Start => None,
+                        Kind::Dir(d) => Some(ddir(d)),
+                    },
+                    bytes,
+                    submitted,
+                    done: t,
                 },
-                bytes,
-                submitted,
-                done: t,
-            },
-            sys,
-        )?;
-        if let Some(h) = hold {
-            not_before = not_before.max(h);
+                sys,
+            )?;
+            if let Some(h) = hold {
+                not_before = not_before.max(h);
+            }
+            let lat = t - submitted;
+            l.core.measure(set, done, bytes, bytes, Timing { at: t, clat: lat, lat, slat: None });
+            let at = t.max(not_before);
+            if let Some(dir) = l.plain {
+                if let Some((done, bytes)) = issue_plain(sys, at, l, s, dir)? {
+                    l.started(true);
+                    events.push(done, (j, Kind::Dir(dir), bytes, at));
+                }
+            } else if l.core.probing() {
+                if l.in_flight == 0 {
+                    l.core.drained(set, at);
+                }
+                // While quiesced, I/O is still in flight (the quiesce ends above when none is), so
+                // nothing is issued and no think time is due.
+                if !l.core.quiesced() {
+                    top_up(sys, j, at, l, s, &mut events)?;
+                }
+            } else if l.draining {
+                if l.in_flight <= l.low {
+                    l.draining = false;
+                    top_up(sys, j, at, l, s, &mut events)?;
+                }
+            } else if l.core.must_think(set) {
+                // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
+                if l.in_flight == 0 && !l.core.stopped() {
+                    events.push(at.saturating_add(set.thinktime_ns), (j, Kind::Think, 0, at));
+                }
+            } else if let Some((done, kind, bytes)) = issue(sys, at, l, s)? {
+                l.started(kind != Kind::Wake);
+                events.push(done, (j, kind, bytes, at));
+            }
+            if l.done() {
+                stop_run |= finish(sys, specs, &mut live, &mut events, j, at, not_before, start)?;
+            }
+            since_progress += 1;
+            if since_progress < 64 {
+                continue;
+            }
+            since_progress = 0;
+            let frac = specs.iter().zip(&live).map(|(s, l)| l.core.progress(&s.settings, t)).fold(1.0f64, f64::min);
+            if frac - last_progress >= 0.01 {
+                last_progress = frac;
+                progress(frac);
+            }
         }
-        let lat = t - submitted;
-        l.core.measure(set, done, bytes, bytes, Timing { at: t, clat: lat, lat, slat: None });
-        let at = t.max(not_before);
-        if let Some(dir) = l.plain {
-            if let Some((done, bytes)) = issue_plain(sys, at, l, s, dir)? {
-                l.started(true);
-                events.push(done, (j, Kind::Dir(dir), bytes, at));
-            }
-        } else if l.core.probing() {
-            if l.in_flight == 0 {
-                l.core.drained(set, at);
-            }
-            // While quiesced, I/O is still in flight (the quiesce ends above when none is), so
-            // nothing is issued and no think time is due.
-            if !l.core.quiesced() {
-                top_up(sys, j, at, l, s, &mut events)?;
-            }
-        } else if l.draining {
-            if l.in_flight <= l.low {
-                l.draining = false;
-                top_up(sys, j, at, l, s, &mut events)?;
-            }
-        } else if l.core.must_think(set) {
-            // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
-            if l.in_flight == 0 && !l.core.stopped() {
-                events.push(at.saturating_add(set.thinktime_ns), (j, Kind::Think, 0, at));
-            }
-        } else if let Some((done, kind, bytes)) = issue(sys, at, l, s)? {
-            l.started(kind != Kind::Wake);
-            events.push(done, (j, kind, bytes, at));
-        }
-        since_progress += 1;
-        if since_progress < 64 {
-            continue;
-        }
-        since_progress = 0;
-        let frac = specs.iter().zip(&live).map(|(s, l)| l.core.progress(&s.settings, t)).fold(1.0f64, f64::min);
-        if frac - last_progress >= 0.01 {
-            last_progress = frac;
-            progress(frac);
-        }
-    }
 
-    // fio's end_fsync: once a writing job's last I/O is done, each of its files is fsynced and
-    // the job ends when that returns (its runtime covers it, as fio's does).
-    for (s, l) in specs.iter().zip(live.iter_mut()) {
-        if !(s.settings.end_fsync && s.settings.rw.has_writes()) {
-            continue;
-        }
-        let mut t = l.core.last_done().max(not_before);
-        let mut synced: Vec<FileId> = Vec::with_capacity(s.files.len().max(1));
-        for i in 0..s.files.len().max(1) {
-            let file = s.region(i).0;
-            if !synced.contains(&file) {
-                t = sys.fsync(t, file)?;
-                synced.push(file);
+        // Every event is done: a job that has not been seen to finish (nothing in flight, so it
+        // is done) finishes at its last completion, which may start jobs waiting for it.
+        let mut started_more = false;
+        for j in 0..specs.len() {
+            if live[j].begun && !live[j].finished {
+                let t = live[j].core.last_done();
+                stop_run |= finish(sys, specs, &mut live, &mut events, j, t, not_before, start)?;
+                started_more = true;
             }
         }
-        l.core.ended_at(t);
+        if !started_more {
+            break;
+        }
     }
     let mut end = start;
     let mut results = Vec::with_capacity(specs.len());
     for (s, l) in specs.iter().zip(live) {
-        end = end.max(l.core.last_done());
+        if l.begun {
+            end = end.max(l.core.last_done());
+        }
         results.push(l.core.finish(s.files.iter().map(|f| f.name.as_str())));
     }
     sys.advance_to(end);
     progress(1.0);
-    Ok(results)
+    Ok(GroupRun { results, stop_run })
 }

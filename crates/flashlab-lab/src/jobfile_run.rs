@@ -3,7 +3,7 @@
 //! of `filename=`), laid out first when the job reads; stonewalled groups run one after another, the jobs of a group
 //! side by side. The document is fio's JSON with the device's counters in each job.
 
-use crate::engine::{run_jobs, JobSpec};
+use crate::engine::{run_group, JobSpec};
 use crate::precondition::PreconditionReport;
 use crate::system::SimSystem;
 use crate::Error;
@@ -31,7 +31,23 @@ pub fn run_jobfile(
     }
     let groups = jf.run_groups();
     let mut results: Vec<JobRun> = Vec::new();
+    // fio counts startdelay from its own start: the first group's.
+    let mut origin = None;
+    // exitall with exit_what=all ended the run: the later groups never start.
+    let mut stopped = false;
     for (g, group) in groups.iter().enumerate() {
+        if stopped {
+            for &ji in group {
+                let job = &jf.jobs[ji];
+                for _ in 0..job.numjobs.max(1) {
+                    let mut r = JobResult::new(job.name.clone(), g as u32);
+                    r.iodepth = Some(job.iodepth.max(1));
+                    r.extra = Some(serde_json::to_value(sys.device_report())?);
+                    results.push((r, job.rw.fio_name().to_string(), job.max_bs(), job.iodepth.max(1)));
+                }
+            }
+            continue;
+        }
         // fio sizes a job without size= to its file or device. On a simulated target the new
         // files of the group that have no size share the filesystem's free space evenly.
         let mut unsized_new = std::collections::BTreeSet::new();
@@ -46,14 +62,34 @@ pub fn run_jobfile(
         let share = sys.fs().free_bytes().checked_div(unsized_new.len() as u64).unwrap_or(0);
         let share = share / (1 << 20) * (1 << 20);
         let mut specs = Vec::new();
+        // The job-file index of each spec (a job's clones follow each other).
+        let mut of_job = Vec::new();
         for &ji in group {
             let job = &jf.jobs[ji];
             for n in 0..job.numjobs.max(1) {
                 let seed = seed.wrapping_add(ji as u64 * 1000 + u64::from(n));
                 specs.push(spec(sys, job, g as u32, n, seed, file_name, share)?);
+                of_job.push(ji);
             }
         }
-        let res = run_jobs(sys, &specs, |f| progress(g, groups.len(), f))?;
+        let group_start = sys.now();
+        let origin = *origin.get_or_insert(group_start);
+        let exitall = jf.exitall();
+        for (i, s) in specs.iter_mut().enumerate() {
+            let job = &jf.jobs[of_job[i]];
+            // fio's genesis is the run's start: the earlier groups' time counts towards it.
+            s.settings.start_delay_ns = (origin + s.settings.start_delay_ns).saturating_sub(group_start);
+            s.settings.exitall = exitall.then_some(job.exit_what);
+            if let Some(w) = &job.wait_for {
+                // Every clone of the job it waits for (the parser checked that it is one job,
+                // earlier in the file); one in an earlier group has finished already.
+                s.waits_for =
+                    (0..of_job.len()).filter(|&k| jf.jobs[of_job[k]].name == *w && of_job[k] < of_job[i]).collect();
+            }
+        }
+        let run = run_group(sys, &specs, |f| progress(g, groups.len(), f))?;
+        stopped = run.stop_run;
+        let res = run.results;
         let mut device = serde_json::to_value(sys.device_report())?;
         if let Some(pre) = precondition {
             device["precondition"] = serde_json::to_value(pre)?;
@@ -224,6 +260,7 @@ fn spec(
         layer: crate::stack::LayerCost::ZERO,
         verify,
         files: if multi { regions } else { Vec::new() },
+        waits_for: Vec::new(),
     })
 }
 

@@ -106,3 +106,95 @@ fn end_fsync_is_part_of_the_job() {
     eprintln!("job runtime {plain} ns, {synced} ns with end_fsync");
     assert!(synced > plain, "{synced} vs {plain}");
 }
+
+/// When a job's measured run began and ended on the virtual clock: its first bandwidth
+/// window's start and its last one's end (the last completion).
+fn window_span(r: &flashlab_measure::JobResult) -> (u64, u64) {
+    let w = &r.write.intervals;
+    let first = w.first().expect("a window");
+    (first.end_ns - first.duration_ns, w.last().unwrap().end_ns)
+}
+
+#[test]
+fn startdelay_starts_the_job_later_and_is_not_in_its_runtime() {
+    let r = run("[a]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=2000\n[b]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=2000\nstartdelay=2\n").unwrap();
+    let (a, b) = (&r[0].0, &r[1].0);
+    let ((a0, a1), (b0, b1)) = (window_span(a), window_span(b));
+    assert_eq!(b0 - a0, 2_000_000_000, "b starts 2 s after the group");
+    assert!(a1 < b0, "a ({a0}..{a1}) is done before b starts");
+    assert_eq!(b.job_runtime_ns, b1 - b0, "the delay is not part of b's runtime");
+    assert_eq!(b.write.ios, 2000);
+    // fio counts the delay from its own start: in a later group, the earlier groups' time
+    // counts towards it (1 ms is long over when group 2 starts), a longer one waits the rest.
+    let r = run("[a]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=2000\n[b]\nstonewall\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=200\nstartdelay=1ms\n[c]\nstonewall\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=200\nstartdelay=5\n").unwrap();
+    let ((a0, a1), (b0, b1), (c0, _)) = (window_span(&r[0].0), window_span(&r[1].0), window_span(&r[2].0));
+    assert!(a1 - a0 > 1_000_000, "group 1 takes longer than b's delay");
+    assert_eq!(b0, a1, "b starts with its group");
+    assert!(c0 > b1 && c0 - a0 == 5_000_000_000, "c starts 5 s after the run: {}", c0 - a0);
+    // A range: each clone draws its own delay within it.
+    let r = run("[d]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=10\nnumjobs=3\nstartdelay=1-3\n").unwrap();
+    let starts: Vec<u64> = r.iter().map(|x| window_span(&x.0).0).collect();
+    let t0 = *starts.iter().min().unwrap();
+    assert!(starts.iter().all(|&s| s - t0 <= 2_000_000_000), "{starts:?}");
+    assert!(starts[0] != starts[1] || starts[1] != starts[2], "clones draw their own delays: {starts:?}");
+}
+
+#[test]
+fn wait_for_starts_the_job_when_the_named_one_has_finished() {
+    let r = run("[a]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=1000\nnumjobs=2\n[b]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=1000\nwait_for=a\n[c]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=100\n").unwrap();
+    let (a, a2, b, c) = (window_span(&r[0].0), window_span(&r[1].0), window_span(&r[2].0), window_span(&r[3].0));
+    assert_eq!(b.0, a.1.max(a2.1), "b starts when both clones of a are done");
+    assert_eq!(c.0, a.0, "c does not wait");
+    assert_eq!(r[2].0.write.ios, 1000);
+    // With end_fsync, a's end (and b's start) is after the flush.
+    let r = run("[a]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=1000\nend_fsync=1\n[b]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=10\nwait_for=a\n").unwrap();
+    let (a, b) = (window_span(&r[0].0), window_span(&r[1].0));
+    let unsynced = run("[a]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=1000\n").unwrap();
+    assert!(r[0].0.job_runtime_ns > unsynced[0].0.job_runtime_ns);
+    assert_eq!(b.0, a.0 + r[0].0.job_runtime_ns, "b starts when a's run (its fsync included) ends");
+    // An unknown job is an error naming the option.
+    let e = run("[a]\nsize=16m\n[b]\nwait_for=x\nsize=16m\n").unwrap_err();
+    assert!(e.starts_with("t.fio:4: option 'wait_for'"), "{e}");
+}
+
+#[test]
+fn exitall_stops_the_group_when_one_job_finishes() {
+    let base = "size=16m\nrw=randwrite\nbs=4k\n";
+    let long = format!("{base}runtime=20\ntime_based\n");
+    // Without exitall the long job runs its 20 s.
+    let r = run(&format!("[a]\n{base}number_ios=500\n[b]\n{long}")).unwrap();
+    assert!(r[1].0.job_runtime_ns >= 20_000_000_000);
+    let r = run(&format!("[a]\n{base}number_ios=500\nexitall\n[b]\n{long}[c]\n{base}number_ios=50\nstartdelay=10\n"))
+        .unwrap();
+    let (a, b) = (window_span(&r[0].0), window_span(&r[1].0));
+    assert!(b.1 >= a.1 && b.1 - a.1 < 5_000_000, "b stops at a's end ({} ns after)", b.1 - a.1);
+    assert_eq!(r[2].0.write.ios, 0, "exit_what=group: c, not started yet, never runs");
+    // exit_what=stonewall stops the running jobs only: c still starts and runs. (Each job
+    // that ends stops others by its own exit_what, as in fio: b's default would stop c.)
+    let r = run(&format!("[global]\nexit_what=stonewall\n[a]\n{base}number_ios=500\nexitall\n[b]\n{long}[c]\n{base}number_ios=50\nstartdelay=10\n")).unwrap();
+    assert!(r[1].0.job_runtime_ns < 1_000_000_000);
+    assert_eq!(r[2].0.write.ios, 50);
+    // exitall holds for the whole run (fio's global), and each group stops by itself; with
+    // exit_what=all the later groups do not run.
+    let text =
+        format!("[a]\n{base}number_ios=500\nexitall\n[b]\n{long}[d]\nstonewall\n{base}number_ios=300\n[e]\n{long}");
+    let r = run(&text).unwrap();
+    assert_eq!(r[2].0.write.ios, 300);
+    assert!(r[3].0.job_runtime_ns < 1_000_000_000, "e stops when d finishes");
+    let r = run(&text.replace("exitall\n", "exitall\nexit_what=all\n")).unwrap();
+    assert_eq!(r.len(), 4);
+    assert_eq!((r[2].0.write.ios, r[3].0.write.ios), (0, 0), "the second group never runs");
+}
+
+#[test]
+fn fsync_on_close_flushes_at_the_end_as_end_fsync_does() {
+    let runtime = |extra: &str| {
+        let r = run(&format!("[j]\nsize=16m\nrw=randwrite\nbs=4k\nnumber_ios=2000\n{extra}")).unwrap();
+        r[0].0.job_runtime_ns
+    };
+    let plain = runtime("");
+    let closed = runtime("fsync_on_close=1\n");
+    assert!(closed > plain, "{closed} vs {plain}");
+    assert_eq!(closed, runtime("end_fsync=1\n"));
+    assert_eq!(closed, runtime("end_fsync=1\nfsync_on_close=1\n"), "one fsync per file");
+}

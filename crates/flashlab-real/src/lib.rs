@@ -25,6 +25,7 @@ pub mod android;
 pub mod blockdev;
 pub mod buffers;
 pub mod cleanup;
+pub mod control;
 pub mod dir_protocol;
 pub mod dir_target;
 pub mod engine;

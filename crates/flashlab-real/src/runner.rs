@@ -57,6 +57,9 @@ pub struct RealJob {
     /// chosen per I/O as `flashlab_workload::fileset` does ([`run_job_on_path`] opens them).
     /// Empty: one file, [offset, offset + span) of the file the runner is given.
     pub files: Vec<RealFile>,
+    /// Run control with the other jobs of its group (`startdelay` from the group's origin,
+    /// `wait_for`, `exitall`). `None`: a job by itself, which sleeps its `startdelay` first.
+    pub control: Option<crate::control::JobControl>,
 }
 
 /// One file of a job over several files: a file of its own, or a region of a block device.
@@ -97,6 +100,7 @@ impl RealJob {
             stop_on_enospc: false,
             before_verify: None,
             files: Vec::new(),
+            control: None,
         }
     }
 
@@ -285,6 +289,20 @@ fn run_with<E: IoEngine>(
     progress: &mut dyn FnMut(f64),
 ) -> Result<JobResult, RealError> {
     let set = &job.settings;
+    // fio's startdelay and wait_for: the job starts later; its runtime starts then.
+    let began = match &job.control {
+        Some(c) => c.wait_to_start(set.start_delay_ns),
+        None => {
+            std::thread::sleep(Duration::from_nanos(set.start_delay_ns));
+            true
+        }
+    };
+    if !began {
+        // exitall stopped the job before it started: it did nothing.
+        let spans: Vec<u64> = targets.iter().map(|t| t.span).collect();
+        let core = JobCore::new(set, &spans, 0, job.verifies()).map_err(|e| RealError::BadJob(e.to_string()))?;
+        return Ok(core.finish(job.files.iter().map(|f| f.name.as_str())));
+    }
     // The distinct open files (several regions of a block device share one).
     let mut fds: Vec<RawFd> = targets.iter().map(|t| t.fd).collect();
     fds.sort_unstable();
@@ -354,6 +372,10 @@ fn run_with<E: IoEngine>(
     let deadline_ns = set.runtime_ns.map(|r| set.ramp_ns + r);
 
     loop {
+        if job.control.as_ref().is_some_and(|c| c.stopped()) {
+            // fio's exitall: another job finished; what is in flight completes.
+            core.stop();
+        }
         // Issue until every slot is busy or the job is done.
         let verify_now = verifier.as_ref().is_some_and(|v| v.has_work());
         if eng.in_flight() == 0 {

@@ -278,3 +278,64 @@ fn laid_out(name: &str) -> (TempDir, std::path::PathBuf, std::fs::File) {
     run_job(&path, &f, &w, &mut |_| {}).unwrap();
     (d, path, f)
 }
+
+/// fio's startdelay, wait_for and exitall between two jobs in threads of one group (psync,
+/// buffered: any filesystem): the runtime leaves out the delay, a waiting job starts after
+/// the job it waits for, and exitall stops a 30 s job when the short one ends.
+#[test]
+fn run_control_between_job_threads() {
+    use flashlab_real::control::{FinishGuard, GroupControl, JobControl};
+    use std::time::Instant;
+    let d = TempDir::new("control");
+    let path = d.path().join("f");
+    let f = open_file(&path, false, true).unwrap();
+    f.set_len(4 * MIB).unwrap();
+    let mk = |name: &str| {
+        let mut j = job(name, Rw::RandWrite, 4096, 4 * MIB, EngineKind::Psync, 1);
+        j.direct = false;
+        j
+    };
+    // By itself: the job sleeps its delay, which is not in its runtime.
+    let mut a = mk("a");
+    a.settings.number_ios = Some(20);
+    a.settings.start_delay_ns = 300_000_000;
+    let t = Instant::now();
+    let r = run_job(&path, &f, &a, &mut |_| {}).unwrap();
+    assert!(t.elapsed() >= Duration::from_millis(300));
+    assert!(r.job_runtime_ns < t.elapsed().as_nanos() as u64 - 250_000_000, "runtime {} ns", r.job_runtime_ns);
+
+    // a (200 ms of writes, exitall) and b (time_based 30 s) start together; c waits for a.
+    let group = GroupControl::new(3, Instant::now());
+    let ctl = |i, w: Vec<usize>| Some(JobControl { group: group.clone(), index: i, waits_for: w });
+    let mut a = mk("a");
+    a.settings.runtime_ns = Some(200_000_000);
+    a.settings.time_based = true;
+    a.settings.exitall = Some(flashlab_jobs::ExitWhat::Stonewall);
+    a.control = ctl(0, vec![]);
+    let mut b = mk("b");
+    b.settings.runtime_ns = Some(30_000_000_000);
+    b.settings.time_based = true;
+    b.control = ctl(1, vec![]);
+    let mut c = mk("c");
+    c.settings.number_ios = Some(10);
+    c.control = ctl(2, vec![0]);
+    let t0 = Instant::now();
+    let ends: Vec<(u64, Duration)> = std::thread::scope(|s| {
+        let hs: Vec<_> = [&a, &b, &c]
+            .into_iter()
+            .map(|j| {
+                let (path, f) = (&path, &f);
+                s.spawn(move || {
+                    let _end = j.control.clone().map(|c| FinishGuard::new(c, j.settings.exitall));
+                    let r = run_job(path, f, j, &mut |_| {}).unwrap();
+                    (r.write.ios, t0.elapsed())
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(ends[1].1 < Duration::from_secs(10), "exitall stopped b after {:?}", ends[1].1);
+    assert!(ends[1].1 >= Duration::from_millis(200));
+    assert_eq!(ends[2].0, 10, "c ran (stonewall leaves a job not yet started)");
+    assert!(ends[2].1 >= ends[0].1 - Duration::from_millis(5));
+}

@@ -77,6 +77,13 @@ pub struct JobSettings {
     pub thinktime_spin_ns: u64,
     /// I/Os between two think times (fio's `thinktime_blocks`).
     pub thinktime_blocks: u32,
+    /// fio's `startdelay`: the job starts this long after its group does, ns (a range is
+    /// drawn with the job's seed; a target running several groups takes off the time the
+    /// earlier ones took, as fio counts from its own start). Its runtime starts then.
+    pub start_delay_ns: u64,
+    /// fio's `exitall`: when this job finishes, the jobs this names are stopped. `None`:
+    /// no `exitall` in the run.
+    pub exitall: Option<flashlab_jobs::ExitWhat>,
     /// The job-file job this runs, for fio's options beyond the fields above (mixed block
     /// sizes, `random_distribution`, `percentage_random`, `rw=...:N`, `rate*`, `loops`,
     /// `verify`, `latency_target`, `ss`). `None`: a job with only the fields above.
@@ -113,14 +120,17 @@ impl JobSettings {
             thinktime_ns: 0,
             thinktime_spin_ns: 0,
             thinktime_blocks: 1,
+            start_delay_ns: 0,
+            exitall: None,
             job: None,
         }
     }
 
     /// The settings of a parsed fio job section over [offset, offset + span) of a target:
     /// fio's rw, rwmixread, block sizes, iodepth, io_size, number_ios, runtime, time_based,
-    /// ramp_time, fsync / fdatasync, end_fsync, thinktime and norandommap; the seed is
-    /// `randseed` or `seed`.
+    /// ramp_time, fsync / fdatasync, end_fsync (and fsync_on_close, which fio acts on at the
+    /// same point: the end of the job's I/O), thinktime, norandommap, startdelay (a range
+    /// drawn with the seed) and the job's own exitall; the seed is `randseed` or `seed`.
     pub fn from_fio(job: &Job, offset: u64, span: u64, seed: u64) -> JobSettings {
         let mut s = JobSettings::new(&job.name, job.rw, job.bs_read, span);
         s.bs_write = job.bs_write;
@@ -135,8 +145,18 @@ impl JobSettings {
         s.ramp_ns = job.ramp_time_ns;
         s.fsync_every = if job.fsync > 0 { job.fsync } else { job.fdatasync };
         s.fdatasync = job.fsync == 0 && job.fdatasync > 0;
-        s.end_fsync = job.end_fsync;
+        // fio's do_io ends with one fsync pass over the files for end_fsync or fsync_on_close.
+        s.end_fsync = job.end_fsync || job.fsync_on_close;
         s.seed = job.randseed.unwrap_or(seed);
+        s.start_delay_ns = match job.start_delay_max_ns {
+            // fio's irange: each clone draws its delay from [low, high].
+            Some(high) if high > job.start_delay_ns => {
+                let mut r = Rng::new(s.seed ^ 0x5747_de1a_0000_0001);
+                job.start_delay_ns + r.below(high - job.start_delay_ns + 1)
+            }
+            _ => job.start_delay_ns,
+        };
+        s.exitall = job.exitall.then_some(job.exit_what);
         s.thinktime_ns = job.thinktime_ns;
         s.thinktime_spin_ns = job.thinktime_spin_ns;
         s.thinktime_blocks = job.thinktime_blocks.max(1);
@@ -728,6 +748,26 @@ mod tests {
         }
         // io_size = span: each block trimmed then written, counted once.
         assert_eq!(dirs, [2, 1, 2, 1, 2, 1, 2, 1]);
+    }
+
+    #[test]
+    fn start_delay_ranges_are_drawn_per_seed_and_fsync_on_close_is_an_end_fsync() {
+        let mut j = Job::new("d");
+        j.start_delay_ns = 1_000;
+        j.start_delay_max_ns = Some(1_000_000);
+        let a = JobSettings::from_fio(&j, 0, 4096, 1).start_delay_ns;
+        let b = JobSettings::from_fio(&j, 0, 4096, 2).start_delay_ns;
+        assert!((1_000..=1_000_000).contains(&a) && (1_000..=1_000_000).contains(&b));
+        assert_ne!(a, b, "clones (other seeds) draw other delays");
+        assert_eq!(a, JobSettings::from_fio(&j, 0, 4096, 1).start_delay_ns, "the same seed, the same delay");
+        j.start_delay_max_ns = None;
+        assert_eq!(JobSettings::from_fio(&j, 0, 4096, 1).start_delay_ns, 1_000);
+        assert!(!JobSettings::from_fio(&j, 0, 4096, 1).end_fsync);
+        j.fsync_on_close = true;
+        assert!(JobSettings::from_fio(&j, 0, 4096, 1).end_fsync);
+        assert_eq!(JobSettings::from_fio(&j, 0, 4096, 1).exitall, None);
+        j.exitall = true;
+        assert_eq!(JobSettings::from_fio(&j, 0, 4096, 1).exitall, Some(flashlab_jobs::ExitWhat::Group));
     }
 
     #[test]

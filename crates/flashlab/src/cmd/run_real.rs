@@ -12,11 +12,13 @@ use flashlab_jobs::{Job, JobFile, Rw};
 use flashlab_measure::JobResult;
 use flashlab_real::blockdev::open_block_device;
 use flashlab_real::cleanup::{install_signal_handlers, Cleanup};
+use flashlab_real::control::{FinishGuard, GroupControl, JobControl};
 use flashlab_real::dir_target::free_bytes;
 use flashlab_real::engine::{choose_engine, EngineKind};
 use flashlab_real::runner::{open_file, run_job_on_path, RealFile, RealJob};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// Where the jobs' I/O goes.
 pub enum Place {
@@ -40,8 +42,25 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
     let mut out = Vec::new();
     let held = std::cell::RefCell::new(Vec::new());
     let result = (|| {
+        // fio counts startdelay from its own start: the first group's.
+        let mut origin: Option<Instant> = None;
+        // exitall with exit_what=all ended the run: the later groups never start.
+        let mut stopped = false;
         for (g, group) in jf.run_groups().iter().enumerate() {
+            if stopped {
+                for &ji in group {
+                    let job = &jf.jobs[ji];
+                    for _ in 0..job.numjobs.max(1) {
+                        let mut r = JobResult::new(job.name.clone(), g as u32);
+                        r.iodepth = Some(job.iodepth.max(1));
+                        out.push((r, job.rw.fio_name().to_string(), job.max_bs(), job.iodepth.max(1)));
+                    }
+                }
+                continue;
+            }
             let mut prepared: Vec<(PathBuf, RealJob)> = Vec::new();
+            // The job-file index of each prepared job (a job's clones follow each other).
+            let mut of_job = Vec::new();
             for &ji in group {
                 let job = &jf.jobs[ji];
                 for n in 0..job.numjobs.max(1) {
@@ -50,12 +69,38 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
                     rj.1.pattern = opts.pattern;
                     rj.1.direct = if a.real.io.buffered { false } else { job.direct };
                     prepared.push(rj);
+                    of_job.push(ji);
                 }
+            }
+            let group_start = Instant::now();
+            let run_start = *origin.get_or_insert(group_start);
+            let control = GroupControl::new(prepared.len(), group_start);
+            for (i, (_, rj)) in prepared.iter_mut().enumerate() {
+                let job = &jf.jobs[of_job[i]];
+                // fio's genesis is the run's start: the earlier groups' time counts towards it.
+                let elapsed = group_start.duration_since(run_start).as_nanos() as u64;
+                rj.settings.start_delay_ns = rj.settings.start_delay_ns.saturating_sub(elapsed);
+                rj.settings.exitall = jf.exitall().then_some(job.exit_what);
+                let waits_for = match &job.wait_for {
+                    // Every clone of the job it waits for (the parser checked that it is one
+                    // job, earlier in the file); one in an earlier group has finished already.
+                    Some(w) => {
+                        (0..of_job.len()).filter(|&k| jf.jobs[of_job[k]].name == *w && of_job[k] < of_job[i]).collect()
+                    }
+                    None => Vec::new(),
+                };
+                rj.control = Some(JobControl { group: control.clone(), index: i, waits_for });
             }
             let results: Vec<Result<JobResult, Error>> = std::thread::scope(|s| {
                 let handles: Vec<_> = prepared
                     .iter()
-                    .map(|(path, rj)| s.spawn(move || run_job_on_path(path, rj, &mut |_| {}).map_err(Error::from)))
+                    .map(|(path, rj)| {
+                        s.spawn(move || {
+                            // However the job ends, the jobs waiting for it go on.
+                            let _end = rj.control.clone().map(|c| FinishGuard::new(c, rj.settings.exitall));
+                            run_job_on_path(path, rj, &mut |_| {}).map_err(Error::from)
+                        })
+                    })
                     .collect();
                 handles
                     .into_iter()
@@ -72,6 +117,7 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
                     rj.settings.iodepth,
                 ));
             }
+            stopped = control.stop_run();
         }
         Ok(())
     })();
