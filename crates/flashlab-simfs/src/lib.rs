@@ -57,6 +57,23 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FileId(pub(crate) u32);
 
+/// A filesystem call's view of the device: the filesystem's counters, barrier setting, trace
+/// and host CPU costs, no F2FS log and no earliest issue time (a macro, not a method, so the
+/// call can borrow these fields and the model apart).
+macro_rules! disk {
+    ($fs:ident, $dev:expr) => {
+        Disk {
+            dev: $dev,
+            c: &mut $fs.counters,
+            nobarrier: $fs.cfg.nobarrier,
+            trace: $fs.trace.as_mut(),
+            log: None,
+            not_before: 0,
+            cpu: $fs.cpu,
+        }
+    };
+}
+
 impl FileId {
     /// Not a file: the raw device, offsets being device offsets (what `wsat` writes to).
     pub const RAW: FileId = FileId(u32::MAX);
@@ -243,15 +260,7 @@ impl Fs {
         // Ids of deleted files are reused, so the per-file tables of the models stay as large as
         // the most files alive at once (life creates and deletes files for simulated years).
         let id = self.free_ids.pop().unwrap_or(self.id_names.len() as u32);
-        let mut d = Disk {
-            dev,
-            c: &mut self.counters,
-            nobarrier: self.cfg.nobarrier,
-            trace: self.trace.as_mut(),
-            log: None,
-            not_before: 0,
-            cpu: self.cpu,
-        };
+        let mut d = disk!(self, dev);
         let r = self.model.create(&mut d, t, id, name, size);
         match r {
             Ok(()) => {
@@ -288,15 +297,7 @@ impl Fs {
             return Err(FsError::Empty);
         }
         let name = self.id_names.get(id.0 as usize).map_or("", String::as_str);
-        let mut d = Disk {
-            dev,
-            c: &mut self.counters,
-            nobarrier: self.cfg.nobarrier,
-            trace: self.trace.as_mut(),
-            log: None,
-            not_before: 0,
-            cpu: self.cpu,
-        };
+        let mut d = disk!(self, dev);
         if op == Op::Write {
             d.not_before = t + self.cpu.write_ns;
         }
@@ -318,15 +319,7 @@ impl Fs {
 
     /// fsync file `id` at `t`; returns when it is durable.
     pub fn fsync(&mut self, dev: &mut Device, t: Ns, id: FileId) -> Result<Ns, FsError> {
-        let mut d = Disk {
-            dev,
-            c: &mut self.counters,
-            nobarrier: self.cfg.nobarrier,
-            trace: self.trace.as_mut(),
-            log: None,
-            not_before: 0,
-            cpu: self.cpu,
-        };
+        let mut d = disk!(self, dev);
         d.not_before = t + self.cpu.fsync_ns;
         let r = self.model.fsync(&mut d, t, id.0);
         self.checked(dev, r)
@@ -336,15 +329,7 @@ impl Fs {
     /// the next commit on ext4, at the next checkpoint on F2FS).
     pub fn delete(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<(), FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
-        let mut d = Disk {
-            dev,
-            c: &mut self.counters,
-            nobarrier: self.cfg.nobarrier,
-            trace: self.trace.as_mut(),
-            log: None,
-            not_before: 0,
-            cpu: self.cpu,
-        };
+        let mut d = disk!(self, dev);
         self.model.delete(&mut d, t, id.0)?;
         self.names.remove(name);
         // Free the name (not just clear it): life creates and deletes files for simulated
@@ -390,15 +375,7 @@ impl Fs {
     /// truncation (F2FS): the caller deletes the file instead.
     pub fn truncate_to_zero(&mut self, dev: &mut Device, t: Ns, name: &str) -> Result<bool, FsError> {
         let id = self.names.get(name).copied().ok_or_else(|| FsError::NotFound(name.to_string()))?;
-        let mut d = Disk {
-            dev,
-            c: &mut self.counters,
-            nobarrier: self.cfg.nobarrier,
-            trace: self.trace.as_mut(),
-            log: None,
-            not_before: 0,
-            cpu: self.cpu,
-        };
+        let mut d = disk!(self, dev);
         let r = self.model.truncate_to_zero(&mut d, t, id.0);
         self.checked(dev, r)
     }
@@ -406,30 +383,14 @@ impl Fs {
     /// No application I/O from `start` to `end`: the model commits, checkpoints and cleans
     /// what falls due.
     pub fn idle(&mut self, dev: &mut Device, start: Ns, end: Ns) -> Result<(), FsError> {
-        let mut d = Disk {
-            dev,
-            c: &mut self.counters,
-            nobarrier: self.cfg.nobarrier,
-            trace: self.trace.as_mut(),
-            log: None,
-            not_before: 0,
-            cpu: self.cpu,
-        };
+        let mut d = disk!(self, dev);
         let r = self.model.idle(&mut d, start, end);
         self.checked(dev, r)
     }
 
     /// Commit everything and flush the device cache at `t`; returns when done.
     pub fn sync(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
-        let mut d = Disk {
-            dev,
-            c: &mut self.counters,
-            nobarrier: self.cfg.nobarrier,
-            trace: self.trace.as_mut(),
-            log: None,
-            not_before: 0,
-            cpu: self.cpu,
-        };
+        let mut d = disk!(self, dev);
         let r = self.model.sync(&mut d, t);
         self.checked(dev, r)
     }
@@ -438,30 +399,14 @@ impl Fs {
     /// writes a checkpoint when anything changed since the last one (`CP_NON_REGULAR`); the
     /// ext4 model has nothing to add to what its file fsyncs committed.
     pub fn fsync_dir(&mut self, dev: &mut Device, t: Ns) -> Result<Ns, FsError> {
-        let mut d = Disk {
-            dev,
-            c: &mut self.counters,
-            nobarrier: self.cfg.nobarrier,
-            trace: self.trace.as_mut(),
-            log: None,
-            not_before: 0,
-            cpu: self.cpu,
-        };
+        let mut d = disk!(self, dev);
         let r = self.model.fsync_dir(&mut d, t);
         self.checked(dev, r)
     }
 
     /// fstrim at `t`: trim the free space; returns the bytes trimmed and when it is done.
     pub fn fstrim(&mut self, dev: &mut Device, t: Ns) -> Result<(u64, Ns), FsError> {
-        let mut d = Disk {
-            dev,
-            c: &mut self.counters,
-            nobarrier: self.cfg.nobarrier,
-            trace: self.trace.as_mut(),
-            log: None,
-            not_before: 0,
-            cpu: self.cpu,
-        };
+        let mut d = disk!(self, dev);
         let r = self.model.fstrim(&mut d, t);
         self.checked(dev, r)
     }
