@@ -30,6 +30,7 @@ pub fn run_jobfile(
         return Err(Error::NoJobs { file: file_name.to_string() });
     }
     let groups = jf.run_groups();
+    let share = unsized_share(sys, &jf.jobs);
     let mut results: Vec<JobRun> = Vec::new();
     // fio counts startdelay from its own start: the first group's.
     let mut origin = None;
@@ -48,19 +49,6 @@ pub fn run_jobfile(
             }
             continue;
         }
-        // fio sizes a job without size= to its file or device. On a simulated target the new
-        // files of the group that have no size share the filesystem's free space evenly.
-        let mut unsized_new = std::collections::BTreeSet::new();
-        for &ji in group {
-            let job = &jf.jobs[ji];
-            if job.size.is_none() && job.filesize.is_none() {
-                for n in 0..job.numjobs.max(1) {
-                    unsized_new.extend(file_names(job, n).into_iter().filter(|f| sys.file_id(f).is_none()));
-                }
-            }
-        }
-        let share = sys.fs().free_bytes().checked_div(unsized_new.len() as u64).unwrap_or(0);
-        let share = share / (1 << 20) * (1 << 20);
         let mut specs = Vec::new();
         // The job-file index of each spec (a job's clones follow each other).
         let mut of_job = Vec::new();
@@ -122,6 +110,38 @@ pub fn fio_document(results: &[JobRun], percentiles: &[f64], timestamp_ms: u64, 
     meta.elapsed_s = elapsed_s;
     let jobs: Vec<JobResult> = results.iter().map(|r| r.0.clone()).collect();
     fio_json(&jobs, percentiles, &meta)
+}
+
+/// The size a new file of a job without `size=` (or `filesize=`) takes on a simulated target.
+/// fio sizes such a job to its file or block device; here the new files of the whole run that
+/// have no size share the filesystem's free space evenly, after the new files that have a size
+/// are set aside. The whole run, not one group: a file stays when its group ends, so a later
+/// group's new file needs its part too (a job file of stonewalled jobs without sizes, each on
+/// its own file, would otherwise give the first job all the space and the next none).
+fn unsized_share(sys: &SimSystem, jobs: &[Job]) -> u64 {
+    let cap = sys.fs().capacity();
+    let mut without = std::collections::BTreeSet::new();
+    let mut sized = std::collections::BTreeMap::new();
+    for job in jobs {
+        for n in 0..job.numjobs.max(1) {
+            let names = file_names(job, n);
+            let new = |f: &String| sys.file_id(f).is_none();
+            match job.file_sizes(cap) {
+                Some(sizes) if job.size.is_some() || job.filesize.is_some() => {
+                    for (name, size) in names.iter().zip(sizes).filter(|(f, _)| new(f)) {
+                        let at_least = sized.entry(name.clone()).or_insert(0u64);
+                        *at_least = (*at_least).max(size);
+                    }
+                }
+                _ => without.extend(names.into_iter().filter(new)),
+            }
+        }
+    }
+    // A file some job sizes takes that size, whichever job creates it.
+    without.retain(|f| !sized.contains_key(f));
+    let free = sys.fs().free_bytes().saturating_sub(sized.values().sum());
+    let share = free.checked_div(without.len() as u64).unwrap_or(0);
+    share / (1 << 20) * (1 << 20)
 }
 
 /// The names of clone `n`'s files on the simulated filesystem. fio's semantics: `filename=`

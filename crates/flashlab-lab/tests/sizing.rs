@@ -1,6 +1,6 @@
 //! fio's sizing rules on a simulated target (filesetup.c): a job without `size=` takes its
 //! file's size, or a new file takes the simulated device's free space (shared evenly by the
-//! group's new files); `offset_increment` moves each clone's region; `filesize=low-high`
+//! run's new files without a size, after those with one); `offset_increment` moves each clone's region; `filesize=low-high`
 //! draws each file's size in the range.
 
 use flashlab_lab::jobfile_run::{run_jobfile, JobRun};
@@ -49,6 +49,25 @@ fn without_size_a_new_file_takes_the_free_space_and_an_existing_one_its_size() {
     let mut sys = system();
     let r = run(&mut sys, "[a]\nfilename=f\nrw=write\nbs=1m\noffset=16m\n").unwrap();
     assert_eq!(r[0].0.write.io_bytes, size_of(&sys, "f") - 16 * MIB);
+}
+
+#[test]
+fn new_files_of_later_groups_and_sized_files_get_their_part() {
+    // Stonewalled jobs without a size, each on its own new file (a benchmark suite's job file
+    // meant for a block device): every file is created before the space runs out, so each
+    // job's file takes an even part of the free space, not the first job all of it.
+    let mut sys = system();
+    let free = sys.fs().free_bytes();
+    let text = "[global]\nbs=64k\nnumber_ios=16\n[r]\nrw=randread\n[w]\nstonewall\nrw=randwrite\n\
+                [s]\nstonewall\nrw=write\nsize=8m\n[q]\nstonewall\nrw=read\n";
+    let r = run(&mut sys, text).unwrap();
+    assert_eq!(r.len(), 4);
+    let part = (free - 8 * MIB) / 3 / MIB * MIB;
+    for name in ["r.0.0", "w.0.0", "q.0.0"] {
+        assert_eq!(size_of(&sys, name), part, "{name}");
+    }
+    assert_eq!(size_of(&sys, "s.0.0"), 8 * MIB, "the sized file keeps its size=");
+    assert!(r.iter().all(|x| x.0.read.ios + x.0.write.ios == 16), "every job ran its 16 I/Os");
 }
 
 #[test]
