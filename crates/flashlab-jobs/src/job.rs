@@ -274,6 +274,8 @@ pub struct Job {
     pub stonewall: bool,
     /// Report all jobs of a group (and the clones of `numjobs`) as one (`group_reporting`).
     pub group_reporting: bool,
+    /// Start a new reporting group without waiting for the jobs before (`new_group`).
+    pub new_group: bool,
     /// `startdelay=`: the job starts this long after the run starts (fio counts from its
     /// own start, so in a later group the time the earlier groups took counts towards it).
     /// Default 0.
@@ -411,6 +413,7 @@ impl Default for Job {
             directory: None,
             ioengine: None,
             stonewall: false,
+            new_group: false,
             group_reporting: false,
             start_delay_ns: 0,
             start_delay_max_ns: None,

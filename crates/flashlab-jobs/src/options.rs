@@ -163,7 +163,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("clat_percentiles", &[], "flashlab always reports latency percentiles"),
     harmless("slat_percentiles", &[], "flashlab always reports latency percentiles"),
     harmless("unified_rw_reporting", &[], REPORTING),
-    harmless("new_group", &[], REPORTING),
+    sup("new_group", &[]),
     harmless("unit_base", &[], REPORTING),
     harmless("significant_figures", &[], REPORTING),
     harmless("disk_util", &[], REPORTING),

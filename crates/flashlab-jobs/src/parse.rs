@@ -1171,6 +1171,7 @@ impl<'a> Parser<'a> {
             "ioengine" => job.ioengine = Some(Self::need(o)?.to_string()),
             "stonewall" => job.stonewall = Self::flag(o)?,
             "group_reporting" => job.group_reporting = Self::flag(o)?,
+            "new_group" => job.new_group = Self::flag(o)?,
             "startdelay" => {
                 let v = Self::need(o)?;
                 // fio's irange of times: `low-high` (or `low:high`); each clone draws its delay

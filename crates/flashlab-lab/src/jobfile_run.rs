@@ -103,6 +103,21 @@ pub fn run_jobfile(
     Ok(results)
 }
 
+/// The runs as fio reports them: folded by `group_reporting` into one entry per reporting
+/// group, and numbered by reporting group (`stonewall` and `new_group`), each with the number
+/// of job clones it holds ([`flashlab_workload::report_groups::fold`]). Runs that do not line
+/// up with the job file's clones are returned as they are, one clone each.
+pub fn reported(jf: &JobFile, runs: &[JobRun]) -> Vec<(JobRun, u32)> {
+    let pairs: Vec<(JobResult, (String, u64, u32))> =
+        runs.iter().map(|(r, rw, bs, qd)| (r.clone(), (rw.clone(), *bs, *qd))).collect();
+    match flashlab_workload::report_groups::fold(jf, &pairs) {
+        Some(entries) => {
+            entries.into_iter().map(|e| ((e.result, e.first.0, e.first.1, e.first.2), e.jobs)).collect()
+        }
+        None => runs.iter().map(|r| (r.clone(), 1)).collect(),
+    }
+}
+
 /// fio's JSON of a run: `timestamp_ms` is when it ended (a sweep gives 0, so that the same
 /// case gives the same bytes), `elapsed_s` how long its jobs ran.
 pub fn fio_document(results: &[JobRun], percentiles: &[f64], timestamp_ms: u64, elapsed_s: u64) -> Value {

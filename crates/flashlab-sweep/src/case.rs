@@ -279,6 +279,7 @@ pub fn run(p: &Prepared) -> Result<Value, SweepError> {
                 .map_err(|e| failed(e.to_string()))?;
             let secs = runs.iter().map(|r| r.0.job_runtime_ns).sum::<u64>() / 1_000_000_000;
             // Timestamp 0: the same case gives the same document.
+            let runs: Vec<_> = flashlab_lab::jobfile_run::reported(jobs, &runs).into_iter().map(|(r, _)| r).collect();
             Ok(flashlab_lab::jobfile_run::fio_document(&runs, &jobs.jobs[0].percentile_list, 0, secs))
         }
     }

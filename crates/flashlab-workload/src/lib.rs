@@ -6,6 +6,8 @@
 //! * [`fourcorner`], [`protocol`]: the four-corner suite and ordered protocols such as the
 //!   Moto X review's, run on any [`protocol::ProtocolTarget`]; [`protocol_run`]: a protocol's
 //!   settings resolved once and its result as a typed results document.
+//! * [`report_groups`]: fio's reporting groups (`group_reporting`, `new_group`): which jobs'
+//!   results are reported as one.
 //! * [`units`]: sizes and durations as the command line reads them.
 //! * [`device`]: what a simulated device reports about itself in a result.
 //! * [`Error`]: the one error type of the workloads and the lab, naming the file, line,
@@ -23,6 +25,7 @@ pub mod job;
 pub mod offsets;
 pub mod protocol;
 pub mod protocol_run;
+pub mod report_groups;
 pub mod rng;
 pub mod units;
 

@@ -107,8 +107,14 @@ fn real_only(a: &RunArgs, place: &str) -> Result<(), Error> {
     }
 }
 
-/// The results document's body: a summary per job and direction, and every interval.
-fn body(a: &RunArgs, results: &[(JobResult, String, u64, u32)], plist: &[f64]) -> RunBody {
+/// The results document's body: a summary per reported job (`reported`, folded by
+/// `group_reporting`) and direction, and every interval of every job clone (`results`).
+fn body(
+    a: &RunArgs,
+    reported: &[(JobResult, String, u64, u32)],
+    results: &[(JobResult, String, u64, u32)],
+    plist: &[f64],
+) -> RunBody {
     let dir = |d: &DirStats| {
         (!d.is_idle()).then(|| RunDirection {
             io_bytes: d.io_bytes,
@@ -141,7 +147,7 @@ fn body(a: &RunArgs, results: &[(JobResult, String, u64, u32)], plist: &[f64]) -
     }
     RunBody {
         jobfile: a.jobfile.display().to_string(),
-        jobs: results
+        jobs: reported
             .iter()
             .map(|(r, rw, bs, qd)| RunJob {
                 name: r.name.clone(),
@@ -172,10 +178,12 @@ fn emit(
 ) -> Result<(), Error> {
     let sys_secs = results.iter().map(|r| r.0.job_runtime_ns).sum::<u64>() / 1_000_000_000;
     let percentiles = jf.jobs[0].percentile_list.clone();
+    // As fio reports them: one entry per reporting group under `group_reporting`.
+    let (reported, members): (Vec<_>, Vec<u32>) = flashlab_lab::jobfile_run::reported(jf, results).into_iter().unzip();
     if json {
         // fio's own JSON, as fio writes it (separate from the results document).
         let ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
-        let doc = fio_document(results, &percentiles, ms, sys_secs);
+        let doc = fio_document(&reported, &percentiles, ms, sys_secs);
         match &a.output {
             Some(p) => write_json(p, &doc)?,
             None => println!(
@@ -185,8 +193,8 @@ fn emit(
         }
     } else {
         outln!("flashlab run {} on {what}", a.jobfile.display());
-        for (r, rw, bs, qd) in results {
-            out!("{}", job_text(r, rw, *bs, *qd, &percentiles));
+        for ((r, rw, bs, qd), jobs) in reported.iter().zip(&members) {
+            out!("{}", job_text(r, *jobs, rw, *bs, *qd, &percentiles));
             if let Some(line) = super::run_verify::text_line(r) {
                 outln!("{line}");
             }
@@ -195,7 +203,7 @@ fn emit(
             crate::proseln!("{line}");
         }
     }
-    let mut b = body(a, results, &percentiles);
+    let mut b = body(a, &reported, results, &percentiles);
     b.device = device.map(|d| d.1);
     let mut doc = Document::new(Body::Run(b)).seed(a.seed).param("jobfile", a.jobfile.display().to_string());
     if let Some(t) = &a.target {

@@ -39,8 +39,10 @@ fn dir_text(name: &str, d: &DirStats, percentiles: &[f64]) -> String {
     s
 }
 
-pub fn job_text(r: &JobResult, rw: &str, bs: u64, iodepth: u32, percentiles: &[f64]) -> String {
-    let mut s = format!("{}: (groupid={}): rw={rw}, bs={bs}, iodepth={iodepth}\n", r.name, r.groupid);
+pub fn job_text(r: &JobResult, jobs: u32, rw: &str, bs: u64, iodepth: u32, percentiles: &[f64]) -> String {
+    // fio names the clones folded into one entry by `group_reporting`.
+    let jobs = if jobs > 1 { format!(", jobs={jobs}") } else { String::new() };
+    let mut s = format!("{}: (groupid={}{jobs}): rw={rw}, bs={bs}, iodepth={iodepth}\n", r.name, r.groupid);
     for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim)] {
         if !d.is_idle() {
             s.push_str(&dir_text(name, d, percentiles));
