@@ -1,5 +1,6 @@
 //! flashlab-jobs: workload descriptions for flashlab — the fio-style job model ([`Job`]),
-//! fio job files ([`parse_jobfile`]), and fio's size and time units ([`units`]).
+//! fio job files ([`parse_jobfile`]) and fio's command-line form of them ([`cmdline`]), and
+//! fio's size and time units ([`units`]).
 //!
 //! Everything here is pure text-in, data-out (no file I/O except [`parse_jobfile_path`]),
 //! so the simulator, the real-device engine and the CLI can share it.
@@ -24,6 +25,7 @@
 
 pub mod arith;
 pub mod blocksize;
+pub mod cmdline;
 pub mod distribution;
 mod error;
 pub mod files;
@@ -37,6 +39,7 @@ pub mod steadystate;
 pub mod units;
 pub mod verify;
 
+pub use cmdline::parse_fio_options;
 pub use error::Error;
 pub use job::{ExitWhat, IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};
 pub use options::{OptionClass, OptionInfo};

@@ -111,9 +111,7 @@ pub fn reported(jf: &JobFile, runs: &[JobRun]) -> Vec<(JobRun, u32)> {
     let pairs: Vec<(JobResult, (String, u64, u32))> =
         runs.iter().map(|(r, rw, bs, qd)| (r.clone(), (rw.clone(), *bs, *qd))).collect();
     match flashlab_workload::report_groups::fold(jf, &pairs) {
-        Some(entries) => {
-            entries.into_iter().map(|e| ((e.result, e.first.0, e.first.1, e.first.2), e.jobs)).collect()
-        }
+        Some(entries) => entries.into_iter().map(|e| ((e.result, e.first.0, e.first.1, e.first.2), e.jobs)).collect(),
         None => runs.iter().map(|r| (r.clone(), 1)).collect(),
     }
 }

@@ -28,7 +28,7 @@ pub enum Command {
     Fill(FillArgs),
     /// SNIA write saturation: 4 KiB random writes until 4x capacity, IOPS per interval.
     Wsat(WsatArgs),
-    /// Run an fio job file.
+    /// Run an fio job file, or fio's command-line options after `--`.
     Run(RunArgs),
     /// List the built-in device profiles, or show one.
     Profiles(ProfilesArgs),
@@ -313,8 +313,8 @@ pub struct WsatArgs {
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The fio job file.
-    pub jobfile: PathBuf,
+    /// The fio job file (or fio's options after `--`).
+    pub jobfile: Option<PathBuf>,
     /// `sim:PROFILE`, a directory, or a block device (with --destroy-data); default: the job's
     /// own filename/directory, else the default simulated device.
     #[arg(long)]
@@ -332,8 +332,20 @@ pub struct RunArgs {
     pub sim_fs: SimFsArgs,
     #[command(flatten)]
     pub real: RealArgs,
+    /// fio's command-line form of a job file instead of JOBFILE, after `--`: `--name=NAME`
+    /// starts a job, options before it are global (`-- --name=r --rw=randread --bs=4k --size=1g`)
+    #[arg(last = true, value_name = "FIO OPTIONS")]
+    pub fio_options: Vec<String>,
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+impl RunArgs {
+    /// What the jobs came from, as results and messages name it: the job file's path, or
+    /// [`flashlab_jobs::cmdline::SOURCE`] for options after `--`.
+    pub fn source(&self) -> PathBuf {
+        self.jobfile.clone().unwrap_or_else(|| PathBuf::from(flashlab_jobs::cmdline::SOURCE))
+    }
 }
 
 #[derive(Args, Debug)]

@@ -61,11 +61,24 @@ fn group_reporting_folds_as_fio_does_on_both_targets() {
     assert!(text.contains("s: (groupid=2, jobs=2)"), "{text}");
     let doc = dir.join("sim.json");
     let out = dir.join("sim-doc.json");
-    ok(&["run", "-q", "--target", "sim:toy", "--output-format", "json", "--output", doc.to_str().unwrap(), "--json", out.to_str().unwrap(), jf]);
+    ok(&[
+        "run",
+        "-q",
+        "--target",
+        "sim:toy",
+        "--output-format",
+        "json",
+        "--output",
+        doc.to_str().unwrap(),
+        "--json",
+        out.to_str().unwrap(),
+        jf,
+    ]);
     let sim: Value = serde_json::from_slice(&std::fs::read(&doc).unwrap()).unwrap();
     assert_eq!(entries(&sim), want(), "simulated target");
     let body: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-    let names: Vec<&str> = body["results"]["jobs"].as_array().unwrap().iter().map(|j| j["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        body["results"]["jobs"].as_array().unwrap().iter().map(|j| j["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["w", "alone", "s"], "the results document reports the same entries");
 
     // A real directory: flashlab and fio fold the same jobs into the same entries.
@@ -84,7 +97,17 @@ fn group_reporting_folds_as_fio_does_on_both_targets() {
                 .status()
                 .unwrap()
         } else {
-            let o = common::flashlab(&["run", "-q", "--target", place.to_str().unwrap(), "--output-format", "json", "--output", json.to_str().unwrap(), jf]);
+            let o = common::flashlab(&[
+                "run",
+                "-q",
+                "--target",
+                place.to_str().unwrap(),
+                "--output-format",
+                "json",
+                "--output",
+                json.to_str().unwrap(),
+                jf,
+            ]);
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
             o.status
         };

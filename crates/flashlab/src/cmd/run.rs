@@ -20,12 +20,21 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `flashlab run JOBFILE`: the job file on the target.
 pub fn run(a: &RunArgs) -> Result<(), Error> {
-    let jf = parse_jobfile_path(&a.jobfile)?;
+    let jf = match (&a.jobfile, a.fio_options.is_empty()) {
+        (Some(path), true) => parse_jobfile_path(path)?,
+        (None, false) => flashlab_jobs::parse_fio_options(&a.fio_options, &|k| std::env::var(k).ok())?,
+        (Some(_), false) => {
+            return Err(Error::flag("--", "give a job file or fio's options after --, not both"));
+        }
+        (None, true) => {
+            return Err(Error::flag("JOBFILE", "give a job file, or fio's options after -- (-- --name=NAME --rw=...)"))
+        }
+    };
     for w in &jf.warnings {
         eprintln!("warning: {w}");
     }
     if jf.jobs.is_empty() {
-        return Err(Error::Refused { path: a.jobfile.clone(), problem: ": no jobs".into() });
+        return Err(Error::Refused { path: a.source(), problem: ": no jobs".into() });
     }
     let json = match a.output_format.as_str() {
         "normal" => false,
@@ -75,7 +84,7 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
     }
     let (mut sys, pre) = super::sim_system(&a.sim_fs, &profile, a.seed, a.target.as_deref().unwrap_or("sim:"))?;
     let bar = Progress::new("run");
-    let results = run_jobfile(&mut sys, &jf, a.seed, &a.jobfile.display().to_string(), Some(&pre), &mut |g, n, f| {
+    let results = run_jobfile(&mut sys, &jf, a.seed, &a.source().display().to_string(), Some(&pre), &mut |g, n, f| {
         bar.set((g as f64 + f) / n as f64, &format!("group {}", g + 1))
     })?;
     bar.finish();
@@ -146,7 +155,7 @@ fn body(
         }
     }
     RunBody {
-        jobfile: a.jobfile.display().to_string(),
+        jobfile: a.source().display().to_string(),
         jobs: reported
             .iter()
             .map(|(r, rw, bs, qd)| RunJob {
@@ -192,7 +201,7 @@ fn emit(
             ),
         }
     } else {
-        outln!("flashlab run {} on {what}", a.jobfile.display());
+        outln!("flashlab run {} on {what}", a.source().display());
         for ((r, rw, bs, qd), jobs) in reported.iter().zip(&members) {
             out!("{}", job_text(r, *jobs, rw, *bs, *qd, &percentiles));
             if let Some(line) = super::run_verify::text_line(r) {
@@ -205,10 +214,10 @@ fn emit(
     }
     let mut b = body(a, &reported, results, &percentiles);
     b.device = device.map(|d| d.1);
-    let mut doc = Document::new(Body::Run(b)).seed(a.seed).param("jobfile", a.jobfile.display().to_string());
+    let mut doc = Document::new(Body::Run(b)).seed(a.seed).param("jobfile", a.source().display().to_string());
     if let Some(t) = &a.target {
         doc = doc.target(t);
     }
-    a.out.write(&doc, &a.jobfile.display().to_string())?;
+    a.out.write(&doc, &a.source().display().to_string())?;
     super::run_verify::verdict(results)
 }

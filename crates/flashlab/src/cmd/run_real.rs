@@ -36,7 +36,7 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
     install_signal_handlers().map_err(|source| Error::Setup { what: "signal handlers", source })?;
     let cleanup = Cleanup::global();
     let here = |job: &Job| {
-        let (file, line, job) = (a.jobfile.clone(), job.line, job.name.clone());
+        let (file, line, job) = (a.source(), job.line, job.name.clone());
         move |e: Error| Error::Job { file, line, job, source: Box::new(e) }
     };
     let mut out = Vec::new();

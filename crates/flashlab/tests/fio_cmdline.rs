@@ -1,0 +1,119 @@
+//! `flashlab run -- FIO OPTIONS`: fio's command-line form of a job file. The options give the
+//! same run as the job file they stand for (simulated target, byte-identical jobs in fio's
+//! JSON), and fio run with the same options on a real directory issues the same I/Os
+//! (names, counts and bytes per direction). Bad options are errors naming their position.
+//!
+//! Needs fio on `PATH`; without it the test fails unless `FLASHLAB_TEST_SKIP=fio`.
+
+mod common;
+use common::{fails, flashlab, scratch};
+use serde_json::Value;
+use std::process::Command;
+
+const OPTIONS: [&str; 11] = [
+    "--bs=4k",
+    "--size=512k",
+    "-direct=1",
+    "--name=seq",
+    "--rw=write",
+    "--name=mix",
+    "--rw=randwrite",
+    "--number_ios=100",
+    "--name=back",
+    "--stonewall",
+    "--rw=read",
+];
+
+const JOBFILE: &str = "[global]\nbs=4k\nsize=512k\ndirect=1\n[seq]\nrw=write\n[mix]\nrw=randwrite\n\
+                       number_ios=100\n[back]\nstonewall\nrw=read\n";
+
+fn json_of(path: &std::path::Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// (name, read ios, write ios, read bytes, write bytes) per job.
+fn counts(doc: &Value) -> Vec<(String, u64, u64, u64, u64)> {
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let n = |d: &str, k: &str| j[d][k].as_u64().unwrap();
+            (
+                j["jobname"].as_str().unwrap().into(),
+                n("read", "total_ios"),
+                n("write", "total_ios"),
+                n("read", "io_bytes"),
+                n("write", "io_bytes"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn fio_options_run_as_their_job_file_and_as_fio_runs_them() {
+    let dir = scratch("fio-cmdline", "sim");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("same.fio");
+    std::fs::write(&file, JOBFILE).unwrap();
+    let (a, b) = (dir.join("options.json"), dir.join("file.json"));
+    let run = |out: &std::path::Path, tail: &[&str]| {
+        let mut args =
+            vec!["run", "-q", "--target", "sim:toy", "--output-format", "json", "--output", out.to_str().unwrap()];
+        args.extend_from_slice(tail);
+        let o = flashlab(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&a, &[&["--"][..], &OPTIONS[..]].concat());
+    run(&b, &[file.to_str().unwrap()]);
+    let (a, b) = (json_of(&a), json_of(&b));
+    assert_eq!(a["jobs"], b["jobs"], "options after -- run exactly as the job file");
+    assert_eq!(counts(&a).len(), 3);
+
+    // Errors name the option by its position; a job file and options together are refused.
+    fails(&["run", "--target", "sim:toy", "--", "--name=a", "--bs=lots"], "fio options:2");
+    fails(&["run", "--target", "sim:toy", "--", "--name=a", "--bs", "4k"], "--option=value");
+    fails(&["run", "--target", "sim:toy", file.to_str().unwrap(), "--", "--name=a"], "not both");
+
+    // fio and flashlab, same options, on a real directory: the same I/Os.
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
+        return;
+    }
+    let fio = flashlab_testcaps::on_path("fio").unwrap();
+    let mut seen = Vec::new();
+    for who in ["flashlab", "fio"] {
+        let place = scratch("fio-cmdline", who);
+        std::fs::create_dir_all(&place).unwrap();
+        let out = place.join("out.json");
+        let ok = if who == "fio" {
+            Command::new(&fio)
+                .arg(format!("--directory={}", place.display()))
+                .args(["--output-format=json", &format!("--output={}", out.display())])
+                .args(OPTIONS)
+                .status()
+                .unwrap()
+                .success()
+        } else {
+            let mut args = vec![
+                "run",
+                "-q",
+                "--target",
+                place.to_str().unwrap(),
+                "--output-format",
+                "json",
+                "--output",
+                out.to_str().unwrap(),
+                "--",
+            ];
+            args.extend_from_slice(&OPTIONS);
+            let o = flashlab(&args);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            true
+        };
+        assert!(ok, "{who} failed");
+        seen.push(counts(&json_of(&out)));
+        let _ = std::fs::remove_dir_all(&place);
+    }
+    assert_eq!(seen[0], seen[1], "flashlab (left) and fio (right) on the same options");
+    let _ = std::fs::remove_dir_all(&dir);
+}
