@@ -6,7 +6,7 @@
 //! |---|---|
 //! | syscall | the `write()` and `fsync()` calls' own CPU (page cache, writeback set-up) |
 //! | shared storage | the shared-storage layer's round trip for the write and for the fsync (FUSE, esdfs) |
-//! | filesystem | the filesystem's own work on the device and the CPU around it: ext4's journal commit (jbd2's hand-off, log blocks, commit block), F2FS's node block |
+//! | filesystem | the filesystem's own work on the device and the CPU around it: ext4's journal commit (jbd2's hand-off, log blocks, commit block), F2FS's sync and node path and its node block |
 //! | block layer | every device request's host stack before and after the device (and any wait for a slot) |
 //! | device command | the device's time for the data write (command, bus, buffer, NAND where it waits) |
 //! | flush | the device's time for cache flushes (draining the write buffer to NAND) |
@@ -52,6 +52,9 @@ pub struct DurableReport {
     pub cpu_fsync_ns: u64,
     /// The host CPU the model charged an ext4 journal commit, ns.
     pub cpu_commit_ns: u64,
+    /// The host CPU the model charged F2FS's fsync beyond the call's, and its node path when
+    /// the fsync writes node blocks, ns.
+    pub cpu_f2fs_ns: (u64, u64),
     /// Per part, over the measured writes.
     pub breakdown: Breakdown,
     /// Writes whose parts add up exactly to their latency (all, by construction).
@@ -192,6 +195,7 @@ pub fn durable_write(
         cpu_write_ns: cpu.write_ns,
         cpu_fsync_ns: cpu.fsync_ns,
         cpu_commit_ns: cpu.commit_ns,
+        cpu_f2fs_ns: (cpu.f2fs_fsync_ns, cpu.node_ns),
         breakdown: Breakdown::from_rows(PARTS, &rows),
         consistent,
     })

@@ -173,10 +173,12 @@ pub fn render_durable(d: &crate::durable::DurableReport) -> String {
     s.push_str(&terminal(&t));
     let _ = writeln!(
         s,
-        "parts (docs/breakdown.md, \"One durable write, part by part\", gives each part's source): syscall = the write() and fsync() calls' own CPU ({:.1} + {:.1} µs, this machine's kernel x the profile's cpu_scale); shared storage = the layer's round trip, twice; filesystem = the journal commit's CPU ({:.1} µs) and the device time of the filesystem's own writes (journal, commit block, F2FS node); block layer = each request's host stack (the device's host_submit/host_complete, with the profile's host_jitter); device command = the data write's device time; flush = the cache flushes' device time (draining the write buffer to NAND)",
+        "parts (docs/breakdown.md, \"One durable write, part by part\", gives each part's source): syscall = the write() and fsync() calls' own CPU ({:.1} + {:.1} µs, this machine's kernel x the profile's cpu_scale); shared storage = the layer's round trip, twice; filesystem = the journal commit's CPU ({:.1} µs), F2FS's sync and node path CPU ({:.1} + {:.1} µs) and the device time of the filesystem's own writes (journal, commit block, F2FS node); block layer = each request's host stack (the device's host_submit/host_complete, with the profile's host_jitter); device command = the data write's device time; flush = the cache flushes' device time (draining the write buffer to NAND)",
         d.cpu_write_ns as f64 / 1e3,
         d.cpu_fsync_ns as f64 / 1e3,
-        d.cpu_commit_ns as f64 / 1e3
+        d.cpu_commit_ns as f64 / 1e3,
+        d.cpu_f2fs_ns.0 as f64 / 1e3,
+        d.cpu_f2fs_ns.1 as f64 / 1e3
     );
     wrap(&s)
 }

@@ -66,6 +66,13 @@ pub struct FsCpu {
     /// An ext4 journal commit before its log blocks are sent: jbd2's thread woken, the
     /// transaction locked and its buffers gathered.
     pub commit_ns: Ns,
+    /// F2FS: what its fsync spends beyond `fsync_ns` whenever it writes anything (an fsync of
+    /// in-place updates alone: F2FS's own sync path against ext4's).
+    pub f2fs_fsync_ns: Ns,
+    /// F2FS: what an fsync that writes node blocks spends beyond `fsync_ns + f2fs_fsync_ns`
+    /// before them (the file's new blocks allocated at writeback, its node pages found and the
+    /// last marked for roll-forward recovery).
+    pub node_ns: Ns,
 }
 
 /// This machine's kernel (6.18, AMD EPYC vCPU at 2.6 GHz), `bench/fsync-cost.sh`: ext4 on a
@@ -86,19 +93,42 @@ pub mod measured {
     /// block, three requests) took 61.70 µs; minus three requests and the fsync's own 5.77 µs,
     /// 25.06 µs. (With barriers, two flushes more: 92.67 µs measured, 82.3 µs by these parts.)
     pub const COMMIT_NS: Ns = 25_060;
+    /// F2FS's write + fsync CPU against ext4's (WRITE_NS + FSYNC_NS, an fsync that commits
+    /// nothing), in thousandths: this kernel has no F2FS, so the ratios were measured in the
+    /// distribution's kernel (Linux 6.1) in a VM (`bench/fs-cpu-vm.sh`, 10 runs in two
+    /// sessions, medians): the kernel CPU of fio's thread per 4 KiB write + fsync, less its
+    /// block requests' submission, on a loop device over tmpfs, every filesystem nobarrier,
+    /// interleaved in one VM (TCG: its absolute times are not this machine's, only the ratios
+    /// are used). Against ext4 overwriting in place: F2FS overwriting in place (an in-place
+    /// update and no node write) 1.28 (runs 0.9-1.6 of the median ext4), F2FS on new blocks
+    /// (data and node writes) 2.02 (1.8-3.2).
+    pub const IPU_RATIO_PERMILLE: Ns = 1_280;
+    /// See [`IPU_RATIO_PERMILLE`].
+    pub const NODE_RATIO_PERMILLE: Ns = 2_020;
+    /// F2FS's fsync beyond ext4's: (1.28 - 1) x 11.11 µs = 3.11 µs.
+    pub const F2FS_FSYNC_NS: Ns = (WRITE_NS + FSYNC_NS) * (IPU_RATIO_PERMILLE - 1_000) / 1_000;
+    /// F2FS's node path beyond that: (2.02 - 1.28) x 11.11 µs = 8.22 µs.
+    pub const NODE_NS: Ns = (WRITE_NS + FSYNC_NS) * (NODE_RATIO_PERMILLE - IPU_RATIO_PERMILLE) / 1_000;
 }
 
 impl FsCpu {
     /// No CPU time outside the device requests (every profile without `[system] cpu_scale`).
-    pub const ZERO: FsCpu = FsCpu { write_ns: 0, fsync_ns: 0, commit_ns: 0 };
+    pub const ZERO: FsCpu = FsCpu { write_ns: 0, fsync_ns: 0, commit_ns: 0, f2fs_fsync_ns: 0, node_ns: 0 };
 
     /// This machine's measured costs ([`measured`]) times `scale`, the profile's CPU against
-    /// this machine's core (a 2016 phone: 4, docs/breakdown.md gives the source). F2FS's own
-    /// paths are not measured here (this kernel has no F2FS): its write and fsync take ext4's
-    /// figures for a write and for an fsync that commits nothing, and it never commits.
+    /// this machine's core (a 2016 phone: 4, docs/breakdown.md gives the source). F2FS's write
+    /// and fsync take ext4's figures for a write and for an fsync that commits nothing (it
+    /// never commits), plus [`measured::NODE_NS`] when its fsync writes node blocks (measured
+    /// against ext4 in a VM: this kernel has no F2FS).
     pub fn scaled(scale: f64) -> FsCpu {
         let s = |ns: Ns| (ns as f64 * scale).round() as Ns;
-        FsCpu { write_ns: s(measured::WRITE_NS), fsync_ns: s(measured::FSYNC_NS), commit_ns: s(measured::COMMIT_NS) }
+        FsCpu {
+            write_ns: s(measured::WRITE_NS),
+            fsync_ns: s(measured::FSYNC_NS),
+            commit_ns: s(measured::COMMIT_NS),
+            f2fs_fsync_ns: s(measured::F2FS_FSYNC_NS),
+            node_ns: s(measured::NODE_NS),
+        }
     }
 }
 

@@ -1356,8 +1356,12 @@ impl FsModel for F2fs {
             return Ok(t);
         }
         self.file_mut(id).ipu_since_sync = false;
+        // F2FS's own sync path, beyond the fsync call's CPU (`FsCpu::f2fs_fsync_ns`).
+        d.not_before = d.not_before.max(t) + d.cpu.f2fs_fsync_ns;
         let mut last = None;
         if dirty > 0 {
+            // The CPU of an fsync that writes nodes, beyond that.
+            d.not_before += d.cpu.node_ns;
             self.ensure_free(d, t, (dirty.div_ceil(u64::from(SEG_BLOCKS)) + 1) as u32)?;
             let nodes = self.file(id).nodes.len();
             for ni in 0..nodes {

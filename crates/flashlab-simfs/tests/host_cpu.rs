@@ -1,6 +1,7 @@
 //! The host CPU of filesystem calls (`FsCpu`, a profile's `[system] cpu_scale`): a write's
 //! request is issued after the write call's CPU, an fsync's after the fsync call's, and an
-//! ext4 commit's log blocks after jbd2's hand-off as well. Zero by default.
+//! ext4 commit's log blocks after jbd2's hand-off as well, and F2FS's node blocks after its
+//! node path's. Zero by default.
 
 use flashlab_simfs::{Fs, FsConfig, FsCpu};
 use flashsim::{Device, Op, Profile};
@@ -28,6 +29,7 @@ fn filesystem_calls_spend_their_cpu_before_their_requests() {
     assert_eq!(cpu.write_ns, 4 * 5_340);
     // ext4: the fsync of a fallocated block commits: fsync CPU, then jbd2's.
     assert_eq!(first_issue(cpu, "ext4"), (cpu.write_ns, cpu.fsync_ns + cpu.commit_ns));
-    // F2FS: no commit; its node write follows the fsync call's CPU.
-    assert_eq!(first_issue(cpu, "f2fs,nobarrier"), (cpu.write_ns, cpu.fsync_ns));
+    // F2FS: no commit; its node write follows the fsync call's CPU and the node path's.
+    assert_eq!((cpu.f2fs_fsync_ns, cpu.node_ns), (4 * 3_110, 4 * 8_221));
+    assert_eq!(first_issue(cpu, "f2fs,nobarrier"), (cpu.write_ns, cpu.fsync_ns + cpu.f2fs_fsync_ns + cpu.node_ns));
 }
