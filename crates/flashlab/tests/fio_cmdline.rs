@@ -8,7 +8,6 @@
 mod common;
 use common::{fails, flashlab, scratch};
 use serde_json::Value;
-use std::process::Command;
 
 const OPTIONS: [&str; 11] = [
     "--bs=4k",
@@ -79,41 +78,8 @@ fn fio_options_run_as_their_job_file_and_as_fio_runs_them() {
     if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
         return;
     }
-    let fio = flashlab_testcaps::on_path("fio").unwrap();
-    let mut seen = Vec::new();
-    for who in ["flashlab", "fio"] {
-        let place = scratch("fio-cmdline", who);
-        std::fs::create_dir_all(&place).unwrap();
-        let out = place.join("out.json");
-        let ok = if who == "fio" {
-            Command::new(&fio)
-                .arg(format!("--directory={}", place.display()))
-                .args(["--output-format=json", &format!("--output={}", out.display())])
-                .args(OPTIONS)
-                .status()
-                .unwrap()
-                .success()
-        } else {
-            let mut args = vec![
-                "run",
-                "-q",
-                "--target",
-                place.to_str().unwrap(),
-                "--output-format",
-                "json",
-                "--output",
-                out.to_str().unwrap(),
-                "--",
-            ];
-            args.extend_from_slice(&OPTIONS);
-            let o = flashlab(&args);
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            true
-        };
-        assert!(ok, "{who} failed");
-        seen.push(counts(&json_of(&out)));
-        let _ = std::fs::remove_dir_all(&place);
-    }
+    let [ours, theirs] = common::fio_and_flashlab_json("fio-cmdline", &[&["--"][..], &OPTIONS[..]].concat(), &OPTIONS);
+    let seen = [counts(&ours), counts(&theirs)];
     assert_eq!(seen[0], seen[1], "flashlab (left) and fio (right) on the same options");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,7 +9,6 @@
 mod common;
 use common::{ok, scratch};
 use serde_json::Value;
-use std::process::Command;
 
 /// Three clones and a second job folded; a `new_group` job alone; two stonewalled clones
 /// folded. Every job's I/O count is fixed by its size.
@@ -85,36 +84,8 @@ fn group_reporting_folds_as_fio_does_on_both_targets() {
     if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
         return;
     }
-    let fio = flashlab_testcaps::on_path("fio").unwrap();
-    for who in ["flashlab", "fio"] {
-        let place = scratch("group-reporting", who);
-        std::fs::create_dir_all(&place).unwrap();
-        let json = place.join("out.json");
-        let status = if who == "fio" {
-            Command::new(&fio)
-                .arg(format!("--directory={}", place.display()))
-                .args(["--output-format=json", &format!("--output={}", json.display()), jf])
-                .status()
-                .unwrap()
-        } else {
-            let o = common::flashlab(&[
-                "run",
-                "-q",
-                "--target",
-                place.to_str().unwrap(),
-                "--output-format",
-                "json",
-                "--output",
-                json.to_str().unwrap(),
-                jf,
-            ]);
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            o.status
-        };
-        assert!(status.success(), "{who} failed");
-        let doc: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    for (who, doc) in ["flashlab", "fio"].iter().zip(common::fio_and_flashlab_json("group-reporting", &[jf], &[jf])) {
         assert_eq!(entries(&doc), want(), "{who} on a real directory");
-        let _ = std::fs::remove_dir_all(&place);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

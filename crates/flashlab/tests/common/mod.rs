@@ -32,4 +32,35 @@ pub fn scratch(tag: &str, name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
 }
+/// fio's JSON of one job run by flashlab and by fio, each on a new directory of its own:
+/// `flashlab run -q --target DIR --output-format json --output FILE` + `flashlab_tail`, and
+/// `fio --directory=DIR --output-format=json --output=FILE` + `fio_tail` (a job file, or
+/// fio's options with `--` before them for flashlab). Flashlab's first. The caller checks
+/// that fio is there (`flashlab_testcaps::require`).
+pub fn fio_and_flashlab_json(tag: &str, flashlab_tail: &[&str], fio_tail: &[&str]) -> [serde_json::Value; 2] {
+    let fio = flashlab_testcaps::on_path("fio").expect("fio on PATH");
+    ["flashlab", "fio"].map(|who| {
+        let place = scratch(tag, who);
+        let _ = std::fs::remove_dir_all(&place);
+        std::fs::create_dir_all(&place).unwrap();
+        let out = place.join("out.json");
+        if who == "fio" {
+            let o = Command::new(&fio)
+                .arg(format!("--directory={}", place.display()))
+                .args(["--output-format=json", &format!("--output={}", out.display())])
+                .args(fio_tail)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "fio {fio_tail:?}: {}", String::from_utf8_lossy(&o.stderr));
+        } else {
+            let (dir, file) = (place.to_str().unwrap(), out.to_str().unwrap());
+            let mut args = vec!["run", "-q", "--target", dir, "--output-format", "json", "--output", file];
+            args.extend_from_slice(flashlab_tail);
+            ok(&args);
+        }
+        let doc = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let _ = std::fs::remove_dir_all(&place);
+        doc
+    })
+}
 pub mod phone;
