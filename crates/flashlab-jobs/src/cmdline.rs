@@ -3,61 +3,59 @@
 //! fio reads its options from the command line as it reads a job file (init.c,
 //! `parse_cmd_line`): `--name=NAME` starts a job (`--name=global` the global section), every
 //! option before the first `--name` is global, and each option applies to the job started
-//! last. fio's `getopt_long_only` takes one dash as well as two (`-rw=read`). Here the
-//! options become a job file's text, one option a line, and go through the job-file parser,
-//! so every option means what it means in a file. An error names the option by its position
-//! among the options (`fio options:3`: the third).
+//! last. fio's `getopt_long_only` takes one dash as well as two (`-rw=read`). fio reads them
+//! before any job file it is given: the global ones are then the defaults under the file's
+//! own `[global]`, and their jobs come before the file's. Here they become sections that the
+//! job-file parser reads first ([`crate::parse::parse_jobfile_with_options`]), so every option
+//! means what it means in a file. An error names the option by its position among the
+//! options (`fio options:3`: the third).
 
-use crate::parse::{parse_jobfile_in, Context, JobFile, JobFileError};
+use crate::parse::{Context, JobFile, JobFileError};
 
 /// What errors and results call the options (their "file").
 pub const SOURCE: &str = "fio options";
 
-/// The job file that `options` (fio's command-line options, without the program name) stand
-/// for: line `k + 1` holds option `k` (1-based), after a `[global]` header on line 1.
-fn job_text(options: &[String]) -> Result<String, JobFileError> {
-    let mut text = String::from("[global]\n");
-    for (k, arg) in options.iter().enumerate() {
-        let at = |message: String| JobFileError { file: SOURCE.into(), line: k + 1, option: None, message };
-        let Some(body) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')).filter(|b| !b.is_empty()) else {
-            return Err(at(format!(
-                "'{arg}' is not an option: fio's options are written --option=value (a value apart from its option, as in '--bs 4k', is not read)"
-            )));
-        };
-        if body.contains(['\n', '\r']) {
-            return Err(at(format!("option '{body}' holds a line break")));
-        }
-        let (key, value) = match body.split_once('=') {
-            Some((k, v)) => (k.trim(), Some(v)),
-            None => (body.trim(), None),
-        };
-        if key == "name" {
-            let Some(name) = value.filter(|v| !v.trim().is_empty()) else {
-                return Err(at("--name needs a job name: --name=NAME".into()));
-            };
-            if name.contains([']', '[']) {
-                return Err(at(format!("job name '{name}' holds a bracket")));
-            }
-            text.push_str(&format!("[{}]\n", name.trim()));
-        } else {
-            text.push_str(body);
-            text.push('\n');
-        }
-    }
-    Ok(text)
+/// One command-line option, read.
+pub(crate) enum Token {
+    /// `--name=NAME`: a job starts (`global`: the global section).
+    Name(String),
+    /// Any other option, as a job file's line would hold it (`bs=4k`, `direct`).
+    Option(String),
 }
 
-/// Parses fio's command-line job options as fio does: `${VAR}` from `env`, fio's keywords
-/// and arithmetic, no `include` (the command line has no directory to read it from).
+/// Reads one of fio's command-line options; the error says what is wrong with it.
+pub(crate) fn token(arg: &str) -> Result<Token, String> {
+    let Some(body) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')).filter(|b| !b.is_empty()) else {
+        return Err(format!(
+            "'{arg}' is not an option: fio's options are written --option=value (a value apart from its option, as in '--bs 4k', is not read)"
+        ));
+    };
+    if body.contains(['\n', '\r']) {
+        return Err(format!("option '{body}' holds a line break"));
+    }
+    match body.split_once('=') {
+        Some((key, name)) if key.trim() == "name" => {
+            let name = name.trim();
+            if name.is_empty() {
+                Err("--name needs a job name: --name=NAME".into())
+            } else if name.contains(['[', ']']) {
+                Err(format!("job name '{name}' holds a bracket"))
+            } else {
+                Ok(Token::Name(name.to_string()))
+            }
+        }
+        None if body.trim() == "name" => Err("--name needs a job name: --name=NAME".into()),
+        _ => Ok(Token::Option(body.to_string())),
+    }
+}
+
+/// Parses fio's command-line job options alone, as fio does with no job file: `${VAR}` from
+/// `env`, fio's keywords and arithmetic, no `include` (the command line has no directory to
+/// read it from).
 pub fn parse_fio_options(options: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<JobFile, JobFileError> {
-    let text = job_text(options)?;
     let ctx =
         Context { env: Some(env), keywords: Some(crate::arith::Keywords::of_this_machine()), ..Context::default() };
-    // Line k + 1 of the text is option k.
-    parse_jobfile_in(SOURCE, &text, ctx).map_err(|mut e| {
-        e.line = e.line.saturating_sub(1);
-        e
-    })
+    crate::parse::parse_jobfile_with_options(SOURCE, "", ctx, options)
 }
 
 #[cfg(test)]
@@ -90,6 +88,23 @@ mod tests {
         // `--name=global` is the global section, as in a file.
         let jf = parse(&["--name=global", "--bs=16k", "--name=j", "--rw=read", "--size=1m"]).unwrap();
         assert_eq!(jf.jobs[0].bs_read, 16384);
+    }
+
+    #[test]
+    fn before_a_job_file_global_options_are_its_defaults_and_jobs_come_first() {
+        let v: Vec<String> = ["--bs=16k", "--rw=randread", "--name=cli", "--size=1m"].map(String::from).into();
+        let text = "[global]\nrw=write\nsize=2m\n[file]\n";
+        let ctx = Context::default();
+        let jf = crate::parse::parse_jobfile_with_options("t.fio", text, ctx, &v).unwrap();
+        let names: Vec<&str> = jf.jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, ["cli", "file"]);
+        // The file's [global] overrides the command line's rw; bs stays the command line's.
+        assert_eq!((jf.jobs[0].rw, jf.jobs[0].bs_read), (crate::Rw::RandRead, 16384));
+        assert_eq!((jf.jobs[1].rw, jf.jobs[1].bs_write), (crate::Rw::Write, 16384));
+        // An error in an option names the options, not the file.
+        let v: Vec<String> = ["--bs=huge"].map(String::from).into();
+        let e = crate::parse::parse_jobfile_with_options("t.fio", text, Context::default(), &v).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), (SOURCE, 1), "{e}");
     }
 
     #[test]

@@ -159,6 +159,21 @@ pub fn parse_jobfile_in(file_name: &str, text: &str, ctx: Context<'_>) -> Result
     Parser::new(file_name, ctx).run(text)
 }
 
+/// Parses a job file's text after fio's command-line options `options` (see
+/// [`crate::cmdline`]): fio reads those first, so their global options are defaults under the
+/// file's `[global]` and their jobs come before the file's. Errors in an option name it by its
+/// position ([`crate::cmdline::SOURCE`]`:N`).
+pub fn parse_jobfile_with_options(
+    file_name: &str,
+    text: &str,
+    ctx: Context<'_>,
+    options: &[String],
+) -> Result<JobFile, JobFileError> {
+    let mut p = Parser::new(file_name, ctx);
+    p.prelude(options)?;
+    p.run(text)
+}
+
 /// Reads an included file from disk: its canonical path and text (bounded as job files are).
 pub fn read_include_from_disk(path: &Path) -> Result<(PathBuf, String), String> {
     let canonical = std::fs::canonicalize(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
@@ -170,6 +185,12 @@ pub fn read_include_from_disk(path: &Path) -> Result<(PathBuf, String), String> 
 /// Reads and parses the job file at `path` (the only file I/O in this crate). `${VAR}` is
 /// expanded from the process environment, as fio does (an unset variable is an error).
 pub fn parse_jobfile_path(path: impl AsRef<Path>) -> Result<JobFile, JobFileError> {
+    parse_jobfile_path_with(path, &[])
+}
+
+/// [`parse_jobfile_path`] after fio's command-line options `options`
+/// ([`parse_jobfile_with_options`]).
+pub fn parse_jobfile_path_with(path: impl AsRef<Path>, options: &[String]) -> Result<JobFile, JobFileError> {
     let path = path.as_ref();
     let name = path.display().to_string();
     let text = crate::limits::read_text(path, "job file", crate::limits::MAX_TEXT_INPUT).map_err(|e| {
@@ -188,7 +209,7 @@ pub fn parse_jobfile_path(path: impl AsRef<Path>) -> Result<JobFile, JobFileErro
         include: Some(&read_include_from_disk),
         path: Some(path),
     };
-    parse_jobfile_in(&name, &text, ctx)
+    parse_jobfile_with_options(&name, &text, ctx, options)
 }
 
 struct Section {
@@ -336,6 +357,28 @@ impl<'a> Parser<'a> {
             jobs: Vec::new(),
             warnings: Vec::new(),
         }
+    }
+
+    /// fio's command-line options, read before the job file: those before the first `--name`
+    /// as a `[global]` section, each `--name=NAME` starting a section (a job, or `global`).
+    fn prelude(&mut self, options: &[String]) -> Result<(), JobFileError> {
+        if options.is_empty() {
+            return Ok(());
+        }
+        let file = self.files.len();
+        self.files.push(crate::cmdline::SOURCE.to_string());
+        let mut current = Section { name: "global".into(), line: 0, opts: Vec::new() };
+        for (k, arg) in options.iter().enumerate() {
+            let loc = Loc { file, line: k + 1 };
+            match crate::cmdline::token(arg).map_err(|m| self.err_at(loc, None, m))? {
+                crate::cmdline::Token::Name(name) => {
+                    let done = std::mem::replace(&mut current, Section { name, line: k + 1, opts: Vec::new() });
+                    self.apply_section(done)?;
+                }
+                crate::cmdline::Token::Option(text) => current.opts.push((loc, text)),
+            }
+        }
+        self.apply_section(current)
     }
 
     fn err(&self, line: usize, option: Option<&str>, message: impl Into<String>) -> JobFileError {

@@ -332,8 +332,9 @@ pub struct RunArgs {
     pub sim_fs: SimFsArgs,
     #[command(flatten)]
     pub real: RealArgs,
-    /// fio's command-line form of a job file instead of JOBFILE, after `--`: `--name=NAME`
-    /// starts a job, options before it are global (`-- --name=r --rw=randread --bs=4k --size=1g`)
+    /// fio's command-line options, after `--`: `--name=NAME` starts a job, options before it
+    /// are global (`-- --name=r --rw=randread --bs=4k --size=1g`); with JOBFILE, as fio reads
+    /// them: the global ones are the file's defaults, their jobs come first
     #[arg(last = true, value_name = "FIO OPTIONS")]
     pub fio_options: Vec<String>,
     #[command(flatten)]

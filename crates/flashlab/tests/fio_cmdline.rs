@@ -69,11 +69,24 @@ fn fio_options_run_as_their_job_file_and_as_fio_runs_them() {
     assert_eq!(a["jobs"], b["jobs"], "options after -- run exactly as the job file");
     assert_eq!(counts(&a).len(), 3);
 
-    // Errors name the option by its position; a job file and options together are refused.
+    // Errors name the option by its position.
     fails(&["run", "--target", "sim:toy", "--", "--name=a", "--bs=lots"], "fio options:2");
     fails(&["run", "--target", "sim:toy", "--", "--name=a", "--bs", "4k"], "--option=value");
-    fails(&["run", "--target", "sim:toy", file.to_str().unwrap(), "--", "--name=a"], "not both");
-
+    // Options before a job file are its defaults, as in `fio --bs=16k job.fio` (the file sets
+    // no bs): its jobs run with 16 KiB blocks; a job named on the command line runs first.
+    let plain = dir.join("plain.fio");
+    std::fs::write(&plain, "[a]\nrw=write\nsize=512k\n[b]\nrw=read\nsize=256k\n").unwrap();
+    let c = dir.join("cli-defaults.json");
+    run(&c, &[plain.to_str().unwrap(), "--", "--bs=16k", "--name=first", "--rw=write", "--size=64k"]);
+    let k = 1024;
+    assert_eq!(
+        counts(&json_of(&c)),
+        vec![
+            ("first".to_string(), 0, 4, 0, 64 * k),
+            ("a".to_string(), 0, 32, 0, 512 * k),
+            ("b".to_string(), 16, 0, 256 * k, 0)
+        ]
+    );
     // fio and flashlab, same options, on a real directory: the same I/Os.
     if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
         return;

@@ -11,7 +11,7 @@ use crate::report::fio_text::job_text;
 use crate::report::output::write_json;
 use crate::target::{resolve, Target};
 use crate::{out, outln};
-use flashlab_jobs::{parse_jobfile_path, JobFile};
+use flashlab_jobs::{parse_jobfile_path_with, JobFile};
 use flashlab_lab::jobfile_run::{fio_document, run_jobfile};
 use flashlab_measure::{DirStats, JobResult};
 use flashlab_results::body::{RunBody, RunDirection, RunInterval, RunJob};
@@ -20,12 +20,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `flashlab run JOBFILE`: the job file on the target.
 pub fn run(a: &RunArgs) -> Result<(), Error> {
+    // fio reads its command-line options before a job file: their global options are the
+    // file's defaults and their jobs come first.
     let jf = match (&a.jobfile, a.fio_options.is_empty()) {
-        (Some(path), true) => parse_jobfile_path(path)?,
+        (Some(path), _) => parse_jobfile_path_with(path, &a.fio_options)?,
         (None, false) => flashlab_jobs::parse_fio_options(&a.fio_options, &|k| std::env::var(k).ok())?,
-        (Some(_), false) => {
-            return Err(Error::flag("--", "give a job file or fio's options after --, not both"));
-        }
         (None, true) => {
             return Err(Error::flag("JOBFILE", "give a job file, or fio's options after -- (-- --name=NAME --rw=...)"))
         }
