@@ -492,3 +492,55 @@ fn zone_sequential_writing_has_no_write_amplification() {
     let waf = conv.counters().write_amplification();
     assert!(waf > 1.5, "conventional twin WAF {waf}");
 }
+
+/// Bad `[zoned]` input: an error naming the file and the field, never a panic.
+#[test]
+fn bad_zoned_profiles_name_the_field() {
+    let good = builtin::text("zoned-ufs-4.0").unwrap();
+    Profile::from_toml("zoned-ufs-4.0.toml", good).unwrap();
+    let cases = [
+        ("zone_width = 2", "zone_width = 3", "zoned.zone_width"),
+        ("zone_width = 2", "zone_width = 0", "zoned.zone_width"),
+        ("blocks_per_die = 1", "blocks_per_die = 170", "zoned.blocks_per_die"),
+        ("max_open_zones = 6", "max_open_zones = 0", "zoned.max_open_zones"),
+        ("max_active_zones = 6", "max_active_zones = 5", "zoned.max_active_zones"),
+        ("max_active_zones = 6", "max_active_zones = 6\nzone_capacity_mib = 97", "zoned.zone_capacity_mib"),
+        ("max_active_zones = 6", "max_active_zones = 6\nzone_capacity_mib = 90\nzone_size_mib = 80", "zoned.zone_size_mib"),
+        ("write_buffer_kib = 512", "write_buffer_kib = 256", "ftl.write_buffer_kib"),
+        ("spare_factor = 0.02", "spare_factor = 0.02\nmap_cache_kib = 64", "ftl.map_cache_kib"),
+        ("mapping = \"zoned\"", "mapping = \"page\"", "zoned"),
+    ];
+    for (from, to, field) in cases {
+        let text = good.replacen(from, to, 1);
+        assert_ne!(text, good, "{from}");
+        let e = Profile::from_toml("zoned-ufs-4.0.toml", &text).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some(field), "{to}: {e}");
+        assert!(e.to_string().starts_with("zoned-ufs-4.0.toml: field '"), "{e}");
+    }
+    let no_table = good.split("[zoned]").next().unwrap().to_string() + "[host]" + good.split("[host]").nth(1).unwrap();
+    let e = Profile::from_toml("z.toml", &no_table).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("zoned"), "{e}");
+    let e = Profile::from_toml("z.toml", &good.replacen("zone_width = 2", "zone_width = 2\nbogus = 1", 1)).unwrap_err();
+    assert!(e.to_string().contains("bogus"), "{e}");
+}
+
+/// The built-in zoned profiles and their conventional twins share NAND and host.
+#[test]
+fn zoned_profiles_have_conventional_twins_on_the_same_nand() {
+    for (zoned, twin) in [("zoned-ufs-4.0", "ufs-4.0"), ("nvme-gen3-zns", "nvme-gen3")] {
+        let z = Profile::from_toml(zoned, builtin::text(zoned).unwrap()).unwrap();
+        let t = Profile::from_toml(twin, builtin::text(twin).unwrap()).unwrap();
+        assert_eq!(z.ftl.mapping, MappingKind::Zoned);
+        assert_eq!(t.ftl.mapping, MappingKind::Page);
+        assert_eq!(format!("{:?}", z.nand), format!("{:?}", t.nand), "{zoned} vs {twin}: NAND");
+        assert_eq!(format!("{:?}", z.host), format!("{:?}", t.host), "{zoned} vs {twin}: host");
+        let dev = Device::new(&z, 1);
+        let zs = dev.zones().unwrap();
+        assert!(zs.layout().zones > 100, "{zoned}: {} zones", zs.layout().zones);
+        dev.check_invariants().unwrap();
+    }
+    let d = Device::new(&Profile::from_toml("z", builtin::text("nvme-gen3-zns").unwrap()).unwrap(), 1);
+    let zone = d.report_zones()[0];
+    assert_eq!(zone.capacity, 1077 << 20);
+    assert_eq!(zone.size, 1152 << 20);
+}
