@@ -78,6 +78,6 @@ pub use error::Error;
 pub use host::HostInterface;
 pub use nand::xfer_ns;
 pub use profile::{GcPolicy, Interface, MappingKind, Profile, ProfileError, SequentialLog, ZonedConfig, MAP_UNIT};
-pub use zone::{Zone, ZoneError, ZoneState};
 pub use temperature::TemperatureMode;
 pub use timeline::Ns;
+pub use zone::{Zone, ZoneError, ZoneState};

@@ -6,9 +6,9 @@
 
 use crate::ftl::Ftl;
 use crate::hybrid::HybridFtl;
-use crate::zoned::ZonedFtl;
 use crate::profile::{MappingKind, Profile};
 use crate::translation::Translation;
+use crate::zoned::ZonedFtl;
 // The types in the trait's signatures: `enum_dispatch` copies them into the impl it writes here.
 use crate::counters::{Counters, DeviceState};
 use crate::ftl::Location;

@@ -767,7 +767,10 @@ impl Profile {
             }
         }
         if z.zone_width == 0 || !dies.is_multiple_of(z.zone_width) {
-            return Err(err("zoned.zone_width", format!("must divide the {dies} dies (channels x dies_per_channel), got {}", z.zone_width)));
+            return Err(err(
+                "zoned.zone_width",
+                format!("must divide the {dies} dies (channels x dies_per_channel), got {}", z.zone_width),
+            ));
         }
         let reserved = self.zone_reserved_blocks();
         if z.blocks_per_die == 0 || z.blocks_per_die + reserved > n.blocks_per_plane {
@@ -784,7 +787,10 @@ impl Profile {
         let mib_field = |field: &str, v: Option<f64>, lo: f64, hi: f64| -> Result<(), ProfileError> {
             if let Some(v) = v {
                 if !(v.is_finite() && v >= lo && v <= hi && (v * 256.0).fract() == 0.0) {
-                    return Err(err(field, format!("must be a whole number of 4 KiB blocks in [{lo}, {hi}] MiB, got {v}")));
+                    return Err(err(
+                        field,
+                        format!("must be a whole number of 4 KiB blocks in [{lo}, {hi}] MiB, got {v}"),
+                    ));
                 }
             }
             Ok(())
@@ -794,16 +800,25 @@ impl Profile {
         mib_field("zoned.zone_size_mib", z.zone_size_mib, cap_mib, 1024.0 * 1024.0)?;
         let units = u64::from(self.zone_size_units()) * u64::from(dies / z.zone_width) * u64::from(self.zone_slots());
         if units >= u64::from(u32::MAX >> 1) {
-            return Err(err("zoned.zone_size_mib", "the zones' address space is too large: at most 2^31 blocks of 4 KiB".into()));
+            return Err(err(
+                "zoned.zone_size_mib",
+                "the zones' address space is too large: at most 2^31 blocks of 4 KiB".into(),
+            ));
         }
         let zones = (dies / z.zone_width) * self.zone_slots();
         if z.max_open_zones == 0 || z.max_open_zones > zones {
-            return Err(err("zoned.max_open_zones", format!("must be 1..={zones} (the zones), got {}", z.max_open_zones)));
+            return Err(err(
+                "zoned.max_open_zones",
+                format!("must be 1..={zones} (the zones), got {}", z.max_open_zones),
+            ));
         }
         if z.max_active_zones < z.max_open_zones || z.max_active_zones > zones {
             return Err(err(
                 "zoned.max_active_zones",
-                format!("must be in {}..={zones} (at least max_open_zones), got {}", z.max_open_zones, z.max_active_zones),
+                format!(
+                    "must be in {}..={zones} (at least max_open_zones), got {}",
+                    z.max_open_zones, z.max_active_zones
+                ),
             ));
         }
         let upp = self.units_per_page();

@@ -563,7 +563,10 @@ impl Zones {
             ));
         }
         if (l.max_open != 0 && open > l.max_open) || (l.max_active != 0 && active > l.max_active) {
-            return Err(format!("zone limits passed: {open} open (limit {}), {active} active (limit {})", l.max_open, l.max_active));
+            return Err(format!(
+                "zone limits passed: {open} open (limit {}), {active} active (limit {})",
+                l.max_open, l.max_active
+            ));
         }
         Ok(())
     }

@@ -255,7 +255,11 @@ impl Translation for ZonedFtl {
     fn write_unit(&mut self, lpn: u32, _stream: u32, at: Ns, tag: u64) -> Ns {
         self.counters.host_units_written += 1;
         let (z, u) = self.zone_and_offset(lpn);
-        hot_assert!(u == self.written[z as usize], "zone {z}: unit {u} written at data cursor {}", self.written[z as usize]);
+        hot_assert!(
+            u == self.written[z as usize],
+            "zone {z}: unit {u} written at data cursor {}",
+            self.written[z as usize]
+        );
         let t = self.buffer.acquire(at);
         self.written[z as usize] = u + 1;
         if let Some(tags) = &mut self.tags {
@@ -281,7 +285,8 @@ impl Translation for ZonedFtl {
         while i < n {
             let (z, u) = self.zone_and_offset(lpn + i);
             let zone_left = self.size_units - u;
-            let (written, programmed) = (self.written[z as usize], self.programmed[z as usize].min(self.written[z as usize]));
+            let (written, programmed) =
+                (self.written[z as usize], self.programmed[z as usize].min(self.written[z as usize]));
             let run = if u >= written {
                 // Past the data: zeros, up to the zone's end.
                 zone_left.min(n - i)

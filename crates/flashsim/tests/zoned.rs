@@ -147,7 +147,13 @@ impl Reference {
             S::ExpOpen => return Ok(()),
             S::ImpOpen => {}
             S::Empty | S::Closed => self.resources(z)?,
-            s => return Err(ZoneError::InvalidTransition { zone: z as u32, state: s.public(), op: flashsim::zone::ZoneOp::Open }),
+            s => {
+                return Err(ZoneError::InvalidTransition {
+                    zone: z as u32,
+                    state: s.public(),
+                    op: flashsim::zone::ZoneOp::Open,
+                })
+            }
         }
         self.state[z] = S::ExpOpen;
         Ok(())
@@ -160,7 +166,11 @@ impl Reference {
                 self.close(z);
                 Ok(())
             }
-            s => Err(ZoneError::InvalidTransition { zone: z as u32, state: s.public(), op: flashsim::zone::ZoneOp::Close }),
+            s => Err(ZoneError::InvalidTransition {
+                zone: z as u32,
+                state: s.public(),
+                op: flashsim::zone::ZoneOp::Close,
+            }),
         }
     }
     fn finish(&mut self, z: usize) -> Result<(), ZoneError> {
@@ -376,7 +386,10 @@ fn errors_are_the_standards() {
     assert_eq!(dev.zones().unwrap().state(0), ZoneState::ImplicitlyOpen);
     // Past the zone's capacity, and across its end.
     assert!(matches!(zerr(w(&mut dev, 1, 4096, cap)), ZoneError::ZoneBoundary { boundary: Boundary::Capacity, .. }));
-    assert!(matches!(zerr(w(&mut dev, 1, zb - 4096, 8192)), ZoneError::ZoneBoundary { boundary: Boundary::ZoneEnd, .. }));
+    assert!(matches!(
+        zerr(w(&mut dev, 1, zb - 4096, 8192)),
+        ZoneError::ZoneBoundary { boundary: Boundary::ZoneEnd, .. }
+    ));
     // Fill it: full, and a write to a full zone fails.
     w(&mut dev, 2, 4096, cap - 4096).unwrap();
     assert_eq!(dev.zones().unwrap().state(0), ZoneState::Full);
@@ -401,7 +414,10 @@ fn errors_are_the_standards() {
     assert_eq!(zerr(w(&mut dev, 11, 6 * zb + 4096, 4096)), ZoneError::ZoneReadOnly { zone: 6 });
     dev.submit(12, &Request::new(Op::Read, 6 * zb, 4096)).unwrap();
     dev.zone_set_condition(6, ZoneState::Offline).unwrap();
-    assert_eq!(zerr(dev.submit(13, &Request::new(Op::Read, 6 * zb, 4096)).map(drop)), ZoneError::ZoneOffline { zone: 6 });
+    assert_eq!(
+        zerr(dev.submit(13, &Request::new(Op::Read, 6 * zb, 4096)).map(drop)),
+        ZoneError::ZoneOffline { zone: 6 }
+    );
     assert_eq!(zerr(dev.zone_reset(14, 6).map(drop)), ZoneError::ZoneOffline { zone: 6 });
     // Unaligned to the 4 KiB logical block; discard; a conventional device's zone command.
     assert!(matches!(zerr(w(&mut dev, 15, 7 * zb, 512)), ZoneError::UnalignedWrite { .. }));
@@ -505,7 +521,11 @@ fn bad_zoned_profiles_name_the_field() {
         ("max_open_zones = 6", "max_open_zones = 0", "zoned.max_open_zones"),
         ("max_active_zones = 6", "max_active_zones = 5", "zoned.max_active_zones"),
         ("max_active_zones = 6", "max_active_zones = 6\nzone_capacity_mib = 97", "zoned.zone_capacity_mib"),
-        ("max_active_zones = 6", "max_active_zones = 6\nzone_capacity_mib = 90\nzone_size_mib = 80", "zoned.zone_size_mib"),
+        (
+            "max_active_zones = 6",
+            "max_active_zones = 6\nzone_capacity_mib = 90\nzone_size_mib = 80",
+            "zoned.zone_size_mib",
+        ),
         ("write_buffer_kib = 512", "write_buffer_kib = 256", "ftl.write_buffer_kib"),
         ("spare_factor = 0.02", "spare_factor = 0.02\nmap_cache_kib = 64", "ftl.map_cache_kib"),
         ("mapping = \"zoned\"", "mapping = \"page\"", "zoned"),
