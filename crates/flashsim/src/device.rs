@@ -429,7 +429,9 @@ impl Device {
             Mapping::Hybrid(f) => self.front.submit::<HybridFtl>(f, now, issued, r),
             Mapping::Zoned(f) => {
                 match r.op {
-                    Op::Write => drop(f.zones.write(r.offset, r.len, false)?),
+                    Op::Write => {
+                        f.zones.write(r.offset, r.len, false)?;
+                    }
                     Op::Read => f.zones.read(r.offset, r.len)?,
                     Op::Trim => return Err(ZoneError::DiscardOnZone.into()),
                     Op::Flush => {}
@@ -513,7 +515,7 @@ impl Device {
 
     /// Open zone `zone` explicitly (ZNS Zone Management Send: Open; `BLKOPENZONE`).
     pub fn zone_open(&mut self, now: Ns, zone: u32) -> Result<Completion, RequestError> {
-        self.zone_command(now, "open", |z| z.open(zone).map(drop), |_, cmd| cmd)
+        self.zone_command(now, "open", |z| z.open(zone), |_, cmd| cmd)
     }
 
     /// Close zone `zone` (`BLKCLOSEZONE`): its partial page stays in the write buffer.
@@ -540,7 +542,7 @@ impl Device {
         let probe = Request::new(Op::Write, zone_start, len);
         self.validate(now, &probe)?;
         let Mapping::Zoned(f) = &mut self.ftl else { return Err(ZoneError::NotZoned("append to").into()) };
-        let (z, first, _) = f.zones.write(zone_start, len, true)?;
+        let (z, first) = f.zones.write(zone_start, len, true)?;
         let offset = f.zones.zone(z).start + u64::from(first) * crate::zone::ZONE_BLOCK;
         let r = Request::new(Op::Write, offset, len);
         let c = self.front.submit::<ZonedFtl>(f, now, now, &r);
@@ -549,14 +551,18 @@ impl Device {
     }
 
     /// The device takes zone `zone` out of service (wear-out, a failed block): `ReadOnly`
-    /// (still readable) or `Offline` (neither read nor written). Not a host command: no time
-    /// passes. Any other state is refused with [`ZoneError::InvalidTransition`].
+    /// (still readable) or `Offline` (neither read nor written). Not a host command: the
+    /// zone's partial page is padded and programmed, as a finish would, booked at the latest
+    /// request's arrival. Any other state is refused with [`ZoneError::InvalidTransition`].
     pub fn zone_set_condition(&mut self, zone: u32, state: ZoneState) -> Result<(), RequestError> {
+        let at = self.front.last_submit;
         let f = self.zoned_mut("take out of service")?;
         if !matches!(state, ZoneState::ReadOnly | ZoneState::Offline) {
             return Err(ZoneError::InvalidTransition { zone, state, op: crate::zone::ZoneOp::Fail }.into());
         }
-        Ok(f.zones.fail(zone, state)?)
+        f.zones.fail(zone, state)?;
+        f.finish_nand(zone, at);
+        Ok(())
     }
 }
 

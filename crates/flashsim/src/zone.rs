@@ -270,13 +270,6 @@ pub struct Zones {
     implicit: VecDeque<u32>,
 }
 
-/// What a zone command changed, for the NAND side to follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Changed {
-    /// A zone the device closed implicitly to make room, if any.
-    pub(crate) closed: Option<u32>,
-}
-
 impl Zones {
     /// `layout.zones` empty zones.
     pub fn new(layout: ZoneLayout) -> Zones {
@@ -380,26 +373,27 @@ impl Zones {
     /// Resources for zone `z` (empty or closed) to become open: an active one if it is empty,
     /// then an open one, closing the oldest implicitly open zone when the open limit is
     /// reached. Changes nothing on error.
-    fn make_room(&mut self, z: u32) -> Result<Option<u32>, ZoneError> {
+    fn make_room(&mut self, z: u32) -> Result<(), ZoneError> {
         let l = self.layout;
         if self.zones[z as usize].state == ZoneState::Empty && l.max_active != 0 && self.active >= l.max_active {
             return Err(ZoneError::TooManyActiveZones { zone: z, limit: l.max_active });
         }
         if l.max_open == 0 || self.open < l.max_open {
-            return Ok(None);
+            return Ok(());
         }
         let Some(&victim) = self.implicit.front() else {
             return Err(ZoneError::TooManyOpenZones { zone: z, limit: l.max_open });
         };
+        // Its partial page stays in the write buffer: nothing moves on NAND.
         self.close_open(victim);
-        Ok(Some(victim))
+        Ok(())
     }
 
     /// Admit a write of `len` bytes at `offset` (a zone append when `append`: `offset` must be
     /// a zone's start, and the data goes to its write pointer). On success the zone's state and
-    /// write pointer have moved; returns the zone, the block (from the zone's start) the data
-    /// starts at, and what else changed.
-    pub(crate) fn write(&mut self, offset: u64, len: u64, append: bool) -> Result<(u32, u32, Changed), ZoneError> {
+    /// write pointer have moved; returns the zone and the block (from the zone's start) the
+    /// data starts at.
+    pub(crate) fn write(&mut self, offset: u64, len: u64, append: bool) -> Result<(u32, u32), ZoneError> {
         if !offset.is_multiple_of(ZONE_BLOCK) || !len.is_multiple_of(ZONE_BLOCK) || len == 0 {
             return Err(ZoneError::UnalignedWrite { offset, len });
         }
@@ -428,9 +422,8 @@ impl Zones {
         if u64::from(e.wp) + blocks > u64::from(l.capacity_blocks) {
             return Err(ZoneError::ZoneBoundary { zone: z, offset: wp, len, boundary: Boundary::Capacity });
         }
-        let mut changed = Changed { closed: None };
         if matches!(e.state, ZoneState::Empty | ZoneState::Closed) {
-            changed.closed = self.make_room(z)?;
+            self.make_room(z)?;
             self.set(z, ZoneState::ImplicitlyOpen);
         }
         let first = e.wp;
@@ -439,7 +432,7 @@ impl Zones {
         if new_wp == l.capacity_blocks {
             self.set(z, ZoneState::Full);
         }
-        Ok((z, first, changed))
+        Ok((z, first))
     }
 
     /// Check a read of `len` bytes at `offset`: fails only where it touches an offline zone
@@ -468,17 +461,16 @@ impl Zones {
 
     /// Open zone `z` explicitly. Open of an explicitly open zone does nothing; of a full zone
     /// fails.
-    pub(crate) fn open(&mut self, z: u32) -> Result<Changed, ZoneError> {
+    pub(crate) fn open(&mut self, z: u32) -> Result<(), ZoneError> {
         let e = self.manageable(z)?;
-        let mut changed = Changed { closed: None };
         match e.state {
-            ZoneState::ExplicitlyOpen => return Ok(changed),
+            ZoneState::ExplicitlyOpen => return Ok(()),
             ZoneState::ImplicitlyOpen => {}
-            ZoneState::Empty | ZoneState::Closed => changed.closed = self.make_room(z)?,
+            ZoneState::Empty | ZoneState::Closed => self.make_room(z)?,
             state => return Err(ZoneError::InvalidTransition { zone: z, state, op: ZoneOp::Open }),
         }
         self.set(z, ZoneState::ExplicitlyOpen);
-        Ok(changed)
+        Ok(())
     }
 
     /// Close zone `z`: an open zone becomes closed (empty if nothing was written to it); a

@@ -105,7 +105,7 @@ impl Reference {
     }
     /// A write (or append) in bytes; returns where the data went.
     fn write(&mut self, offset: u64, len: u64, append: bool) -> Result<u64, ZoneError> {
-        if offset % ZONE_BLOCK != 0 || len % ZONE_BLOCK != 0 {
+        if !offset.is_multiple_of(ZONE_BLOCK) || !len.is_multiple_of(ZONE_BLOCK) {
             return Err(ZoneError::UnalignedWrite { offset, len });
         }
         let zb = self.size * ZONE_BLOCK;
@@ -321,9 +321,8 @@ fn run(volatile: bool, cmds: &[Cmd]) -> Result<(), TestCaseError> {
                 let len = bytes(&r, z, len);
                 let got = dev.zone_append(now, start, len);
                 let want = r.write(start, len, true);
-                match (&got, &want) {
-                    (Ok((_, at)), Ok(w)) => prop_assert_eq!(at, w, "append offset, step {}", i),
-                    _ => {}
+                if let (Ok((_, at)), Ok(w)) = (&got, &want) {
+                    prop_assert_eq!(at, w, "append offset, step {}", i);
                 }
                 (zone_err(got.map(drop)), want.map(drop))
             }
