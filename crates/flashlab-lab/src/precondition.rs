@@ -228,6 +228,22 @@ pub fn apply(dev: &mut Device, p: Precondition, seed: u64) -> Result<(Preconditi
     Ok((report, t))
 }
 
+/// A filesystem on a zoned profile's device: refused, naming the device. The filesystem
+/// models (plain, ext4, F2FS) and the protocols' random writes write in place, which a zoned
+/// device refuses at its first write off a zone's write pointer (docs/zoned.md); zoned
+/// workloads (fio's `zonemode`, F2FS on zones) are not there yet.
+pub fn refuse_zoned(profile: &Profile) -> Result<(), SysError> {
+    if profile.ftl.mapping == flashsim::MappingKind::Zoned {
+        return Err(SysError::Job(format!(
+            "profile '{}' is a zoned device (host-managed zones, written only at each zone's write pointer): \
+             the filesystem models and this workload's in-place and random writes cannot run on it; \
+             use a conventional profile (its twin: ufs-4.0 for zoned-ufs-4.0, nvme-gen3 for nvme-gen3-zns; docs/zoned.md)",
+            profile.name
+        )));
+    }
+    Ok(())
+}
+
 /// A new simulated system of `profile` whose device went through `p` before the filesystem
 /// `cfg` was made on it (`lived`: with no fstrim since the deletions; online discard is the
 /// filesystem's mount option).
@@ -249,6 +265,7 @@ pub fn system_with_trim(
     p: Precondition,
     fstrim: bool,
 ) -> Result<(SimSystem, PreconditionReport), Error> {
+    refuse_zoned(profile)?;
     let (dev, mut report, now) = new_device(profile, seed, p)?;
     let mut sys = SimSystem::on_device(dev, cfg, now);
     if p == Precondition::Lived {

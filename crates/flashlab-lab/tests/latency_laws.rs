@@ -58,7 +58,8 @@ fn job(name: &str, rw: Rw, bs: u64, file: flashlab_simfs::FileId, size: u64, qd:
 
 #[test]
 fn littles_law_and_ordered_percentiles_on_every_profile() {
-    for (name, text) in BUILTIN {
+    // A zoned device takes no filesystem model yet (docs/zoned.md).
+    for (name, text) in BUILTIN.iter().filter(|(_, t)| !t.contains("mapping = \"zoned\"")) {
         let p = small(name, text);
         for qd in [1u32, 32] {
             // Enough requests that the drain at the end is a small share of the run.

@@ -210,6 +210,7 @@ impl Sampler {
 /// data-extents-only `plain` model otherwise); `discard` mounts it with online discard (the
 /// trim policy's). Errors name a bad `[system]` table of the profile.
 pub(crate) fn system(profile: &Profile, seed: u64, discard: bool) -> Result<SimSystem, SimError> {
+    flashlab_lab::precondition::refuse_zoned(profile)?;
     let mut fs = FsConfig::from_profile(profile, &profile.name).map_err(SimError::Config)?;
     fs.discard |= discard;
     Ok(SimSystem::with_fs(profile, seed, fs))

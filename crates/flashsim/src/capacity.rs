@@ -18,11 +18,17 @@ impl Profile {
                 let blocks = ((f64::from(geo.blocks())) * (1.0 - spare)).floor() as u32;
                 blocks * geo.units_per_block
             }
+            // The zones' address space: every zone's size, its capacity gap included.
+            MappingKind::Zoned => {
+                let width = self.zoned.as_ref().map_or(1, |z| z.zone_width);
+                geo.dies / width * self.zone_slots() * self.zone_size_units()
+            }
         }
     }
 
-    /// Bytes the host can address: the physical 4 KiB units less the spare (page mapping) or
-    /// the whole blocks less the spare blocks (hybrid mapping), times 4 KiB.
+    /// Bytes the host can address: the physical 4 KiB units less the spare (page mapping), the
+    /// whole blocks less the spare blocks (hybrid mapping), or the zones' address space (zoned
+    /// mapping: zones x zone size, of which zones x zone capacity can be written), times 4 KiB.
     pub fn logical_bytes(&self) -> u64 {
         u64::from(self.logical_units()) * MAP_UNIT
     }

@@ -15,6 +15,8 @@ use crate::nand::us;
 use crate::profile::{Profile, MAP_UNIT};
 use crate::timeline::Ns;
 use crate::translation::Translation;
+use crate::zone::{Zone, ZoneError, ZoneState, Zones};
+use crate::zoned::ZonedFtl;
 use crate::Error;
 
 /// Bytes per sector: requests are aligned to it.
@@ -116,6 +118,11 @@ pub enum RequestError {
         /// The previous request's arrival, ns.
         last: Ns,
     },
+    /// A zoned device refused the request or zone command: the error names the zone and
+    /// the standard's reason (write not at the write pointer, zone full, too many open
+    /// zones, ...).
+    #[error("zoned device: {0}")]
+    Zone(#[from] ZoneError),
     /// The request ran, but the periodic invariant check after it
     /// ([`Device::set_check_every`]) found the device's state broken: a bug in the simulator.
     /// The run must stop; what broke and when are in the [`Violation`].
@@ -420,7 +427,26 @@ impl Device {
         let c = match &mut self.ftl {
             Mapping::Page(f) => self.front.submit::<Ftl>(f, now, issued, r),
             Mapping::Hybrid(f) => self.front.submit::<HybridFtl>(f, now, issued, r),
+            Mapping::Zoned(f) => {
+                match r.op {
+                    Op::Write => {
+                        f.zones.write(r.offset, r.len, false)?;
+                    }
+                    Op::Read => f.zones.read(r.offset, r.len)?,
+                    Op::Trim => return Err(ZoneError::DiscardOnZone.into()),
+                    Op::Flush => {}
+                }
+                self.front.submit::<ZonedFtl>(f, now, issued, r)
+            }
         };
+        self.command_done()?;
+        Ok(c)
+    }
+
+    /// Count a host command the device ran, and run what is due after it (an armed fault,
+    /// the periodic invariant check).
+    #[inline]
+    fn command_done(&mut self) -> Result<(), RequestError> {
         self.commands += 1;
         #[cfg(feature = "fault-injection")]
         if let Some((at, fault)) = self.armed {
@@ -432,7 +458,111 @@ impl Device {
         if self.check.tick() {
             self.check_now().map_err(|v| RequestError::Invariant(Box::new(v)))?;
         }
+        Ok(())
+    }
+
+    /// The zoned FTL, or [`ZoneError::NotZoned`] naming what was asked.
+    fn zoned_mut(&mut self, what: &'static str) -> Result<&mut ZonedFtl, ZoneError> {
+        match &mut self.ftl {
+            Mapping::Zoned(f) => Ok(f),
+            _ => Err(ZoneError::NotZoned(what)),
+        }
+    }
+
+    /// The zones of a zoned device (`ftl.mapping = "zoned"`), `None` for a conventional one:
+    /// their states, write pointers and the open and active counts.
+    pub fn zones(&self) -> Option<&Zones> {
+        match &self.ftl {
+            Mapping::Zoned(f) => Some(&f.zones),
+            _ => None,
+        }
+    }
+
+    /// A zoned device (host-managed: writes only at each zone's write pointer).
+    pub fn is_zoned(&self) -> bool {
+        matches!(self.ftl, Mapping::Zoned(_))
+    }
+
+    /// Report zones: every zone's start, size, capacity, write pointer and state (empty for a
+    /// conventional device). Answered from the controller's table, with no virtual time.
+    pub fn report_zones(&self) -> Vec<Zone> {
+        self.zones().map_or_else(Vec::new, |z| (0..z.layout().zones).map(|i| z.zone(i)).collect())
+    }
+
+    /// A zone management command arriving at `now`: `state` applies it to the zone state
+    /// machine (nothing is done, and no time passes, when it fails), then the command goes
+    /// through the host interface and `nand` does its NAND work from the time the controller
+    /// takes it, returning when that is done.
+    fn zone_command(
+        &mut self,
+        now: Ns,
+        what: &'static str,
+        state: impl FnOnce(&mut Zones) -> Result<(), ZoneError>,
+        nand: impl FnOnce(&mut ZonedFtl, Ns) -> Ns,
+    ) -> Result<Completion, RequestError> {
+        if now < self.front.last_submit {
+            return Err(RequestError::TimeWentBack { now, last: self.front.last_submit });
+        }
+        let f = match &mut self.ftl {
+            Mapping::Zoned(f) => f,
+            _ => return Err(ZoneError::NotZoned(what).into()),
+        };
+        state(&mut f.zones)?;
+        let c = self.front.manage(f, now, nand);
+        self.command_done()?;
         Ok(c)
+    }
+
+    /// Open zone `zone` explicitly (ZNS Zone Management Send: Open; `BLKOPENZONE`).
+    pub fn zone_open(&mut self, now: Ns, zone: u32) -> Result<Completion, RequestError> {
+        self.zone_command(now, "open", |z| z.open(zone), |_, cmd| cmd)
+    }
+
+    /// Close zone `zone` (`BLKCLOSEZONE`): its partial page stays in the write buffer.
+    pub fn zone_close(&mut self, now: Ns, zone: u32) -> Result<Completion, RequestError> {
+        self.zone_command(now, "close", |z| z.close(zone), |_, cmd| cmd)
+    }
+
+    /// Finish zone `zone` (`BLKFINISHZONE`): full at once; its partial page is padded and
+    /// programmed.
+    pub fn zone_finish(&mut self, now: Ns, zone: u32) -> Result<Completion, RequestError> {
+        self.zone_command(now, "finish", |z| z.finish(zone).map(drop), |f, cmd| f.finish_nand(zone, cmd))
+    }
+
+    /// Reset zone `zone`'s write pointer (`BLKRESETZONE`): empty again; the blocks it
+    /// programmed are erased (erase time and wear counted) before the command completes.
+    pub fn zone_reset(&mut self, now: Ns, zone: u32) -> Result<Completion, RequestError> {
+        self.zone_command(now, "reset", |z| z.reset(zone).map(drop), |f, cmd| f.reset_nand(zone, cmd))
+    }
+
+    /// Zone append of `len` bytes to the zone that starts at byte `zone_start` (ZNS Zone
+    /// Append, Linux `REQ_OP_ZONE_APPEND`): the data goes to the zone's write pointer, and the
+    /// byte offset it was written at comes back with the completion.
+    pub fn zone_append(&mut self, now: Ns, zone_start: u64, len: u64) -> Result<(Completion, u64), RequestError> {
+        let probe = Request::new(Op::Write, zone_start, len);
+        self.validate(now, &probe)?;
+        let Mapping::Zoned(f) = &mut self.ftl else { return Err(ZoneError::NotZoned("append to").into()) };
+        let (z, first) = f.zones.write(zone_start, len, true)?;
+        let offset = f.zones.zone(z).start + u64::from(first) * crate::zone::ZONE_BLOCK;
+        let r = Request::new(Op::Write, offset, len);
+        let c = self.front.submit::<ZonedFtl>(f, now, now, &r);
+        self.command_done()?;
+        Ok((c, offset))
+    }
+
+    /// The device takes zone `zone` out of service (wear-out, a failed block): `ReadOnly`
+    /// (still readable) or `Offline` (neither read nor written). Not a host command: the
+    /// zone's partial page is padded and programmed, as a finish would, booked at the latest
+    /// request's arrival. Any other state is refused with [`ZoneError::InvalidTransition`].
+    pub fn zone_set_condition(&mut self, zone: u32, state: ZoneState) -> Result<(), RequestError> {
+        let at = self.front.last_submit;
+        let f = self.zoned_mut("take out of service")?;
+        if !matches!(state, ZoneState::ReadOnly | ZoneState::Offline) {
+            return Err(ZoneError::InvalidTransition { zone, state, op: crate::zone::ZoneOp::Fail }.into());
+        }
+        f.zones.fail(zone, state)?;
+        f.finish_nand(zone, at);
+        Ok(())
     }
 }
 
@@ -513,6 +643,27 @@ impl Front {
             device_done,
             done: device_done + self.host.draw_complete(),
         }
+    }
+
+    /// A zone management command to `ftl`, submitted at `now`: through the host interface
+    /// like a request, its device work done by `nand` from the time the controller takes it.
+    fn manage(&mut self, ftl: &mut ZonedFtl, now: Ns, nand: impl FnOnce(&mut ZonedFtl, Ns) -> Ns) -> Completion {
+        self.last_submit = now;
+        let arrive = now + self.host.draw_submit();
+        let start = self.host.admit(arrive);
+        if start > self.last_done {
+            self.busy_since = start;
+        }
+        self.idle_until(ftl, start);
+        let horizon = start.min(now + self.host.min_submit());
+        ftl.nand().prune(horizon);
+        self.host.prune(horizon);
+        let cmd = self.host.command(start);
+        let device_done = nand(ftl, cmd);
+        self.host.retire_at(device_done);
+        self.last_done = self.last_done.max(device_done);
+        self.slowest = self.slowest.max(device_done - start);
+        Completion { submitted: now, device_start: start, device_done, done: device_done + self.host.draw_complete() }
     }
 
     fn read<F: Translation>(&mut self, ftl: &mut F, cmd: Ns, r: &Request) -> Ns {

@@ -19,7 +19,8 @@
 //! (time resources) → the FTL behind the `Translation` trait (`translation.rs`): `ftl` (page
 //! mapping, buffer, GC, with `victim` and `buffer`) or `hybrid` (log blocks and merges), one of
 //! them held by `mapping` → `host` (queue, bus, controller) → [`Device`] (the whole, request
-//! API). [`temperature`] places host data by temperature (hot/cold frontiers). [`Counters`] and
+//! API). A profile may also make the device zoned (`zoned`, with the zones' state machine in
+//! [`zone`]). [`temperature`] places host data by temperature (hot/cold frontiers). [`Counters`] and
 //! [`analytic`] give the numbers to check it by. [`sorted_ring`] is the short time-ordered queue
 //! of the host interface's commands in flight, shared with flashlab's workload engine. [`builtin`] holds the device profiles built
 //! into flashlab (`profiles/*.toml`). Errors: [`RequestError`] for a refused request,
@@ -67,6 +68,8 @@ mod suspend;
 pub mod temperature;
 mod timeline;
 mod victim;
+pub mod zone;
+mod zoned;
 
 pub use check::{Violation, DEFAULT_CHECK_EVERY};
 pub use counters::{Counters, DeviceState, Wear};
@@ -74,6 +77,7 @@ pub use device::{Completion, Device, Op, Request, RequestError, SECTOR};
 pub use error::Error;
 pub use host::HostInterface;
 pub use nand::xfer_ns;
-pub use profile::{GcPolicy, Interface, MappingKind, Profile, ProfileError, SequentialLog, MAP_UNIT};
+pub use profile::{GcPolicy, Interface, MappingKind, Profile, ProfileError, SequentialLog, ZonedConfig, MAP_UNIT};
 pub use temperature::TemperatureMode;
 pub use timeline::Ns;
+pub use zone::{Zone, ZoneError, ZoneState};

@@ -1,6 +1,6 @@
 //! The device's FTL, one of the mapping schemes a profile can choose (`ftl.mapping`): the
-//! page-mapped FTL with garbage collection ([`crate::ftl`]) or the hybrid log-block FTL
-//! ([`crate::hybrid`]). [`Mapping`] holds the one in use and implements [`Translation`] by
+//! page-mapped FTL with garbage collection ([`crate::ftl`]), the hybrid log-block FTL
+//! ([`crate::hybrid`]) or the zoned FTL ([`crate::zoned`]). [`Mapping`] holds the one in use and implements [`Translation`] by
 //! delegating each call to it (`enum_dispatch` writes the `match`); the branch is the same for
 //! every request, so it costs nothing measurable, and no call goes through a trait object.
 
@@ -8,6 +8,7 @@ use crate::ftl::Ftl;
 use crate::hybrid::HybridFtl;
 use crate::profile::{MappingKind, Profile};
 use crate::translation::Translation;
+use crate::zoned::ZonedFtl;
 // The types in the trait's signatures: `enum_dispatch` copies them into the impl it writes here.
 use crate::counters::{Counters, DeviceState};
 use crate::ftl::Location;
@@ -27,6 +28,8 @@ pub(crate) enum Mapping {
     Page(Ftl),
     /// Block-mapped data blocks and page-mapped log blocks (`mapping = "hybrid"`).
     Hybrid(HybridFtl),
+    /// Host-managed zones, no device-side GC (`mapping = "zoned"`).
+    Zoned(ZonedFtl),
 }
 
 impl Mapping {
@@ -36,6 +39,7 @@ impl Mapping {
         match profile.ftl.mapping {
             MappingKind::Page => Mapping::Page(Ftl::new(profile, seed)),
             MappingKind::Hybrid => Mapping::Hybrid(HybridFtl::new(profile)),
+            MappingKind::Zoned => Mapping::Zoned(ZonedFtl::new(profile)),
         }
     }
 
@@ -48,7 +52,7 @@ impl Mapping {
                 f.fault_swap_mapping(a, b);
                 true
             }
-            Mapping::Hybrid(_) => false,
+            Mapping::Hybrid(_) | Mapping::Zoned(_) => false,
         }
     }
 
@@ -58,7 +62,7 @@ impl Mapping {
     pub(crate) fn inject(&mut self, fault: crate::fault::Fault) -> bool {
         match self {
             Mapping::Page(f) => f.inject(fault),
-            Mapping::Hybrid(_) => false,
+            Mapping::Hybrid(_) | Mapping::Zoned(_) => false,
         }
     }
 }

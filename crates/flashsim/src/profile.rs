@@ -42,6 +42,32 @@ pub struct Profile {
     /// `flashlab calibrate`; the simulator core ignores it.
     #[serde(default)]
     pub calibrate: Option<toml::Table>,
+    /// `[zoned]`: the zones of a zoned device (`ftl.mapping = "zoned"`; docs/zoned.md).
+    #[serde(default)]
+    pub zoned: Option<ZonedConfig>,
+}
+
+/// `[zoned]`: a host-managed zoned device (zoned UFS, NVMe ZNS): every zone owns its own erase
+/// blocks, striped over `zone_width` dies, and is written sequentially at its write pointer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZonedConfig {
+    /// Dies a zone's blocks are striped over: its write and read parallelism. Divides the
+    /// number of dies.
+    pub zone_width: u32,
+    /// Erase blocks (multi-plane) a zone holds on each of its dies.
+    pub blocks_per_die: u32,
+    /// Writable MiB of a zone (its capacity); default: all its blocks hold. At most that.
+    #[serde(default)]
+    pub zone_capacity_mib: Option<f64>,
+    /// MiB of address space per zone (zone size, the distance between zone starts); default:
+    /// what its blocks hold. At least the capacity.
+    #[serde(default)]
+    pub zone_size_mib: Option<f64>,
+    /// Most zones open (implicitly or explicitly) at once.
+    pub max_open_zones: u32,
+    /// Most zones active (open or closed) at once; at least `max_open_zones`.
+    pub max_active_zones: u32,
 }
 
 /// NAND cell type. Informational (timings are given explicitly) but shown in reports.
@@ -180,6 +206,9 @@ pub enum MappingKind {
     /// Block-mapped data blocks plus a few page-mapped log blocks, merged when full (FAST-style;
     /// cheap DRAM-less eMMC and SD cards).
     Hybrid,
+    /// Host-managed zones ([`ZonedConfig`]): written sequentially, freed by zone reset, no
+    /// device-side garbage collection (zoned UFS, NVMe ZNS).
+    Zoned,
 }
 
 impl MappingKind {
@@ -188,6 +217,7 @@ impl MappingKind {
         match self {
             MappingKind::Page => "page",
             MappingKind::Hybrid => "hybrid",
+            MappingKind::Zoned => "zoned",
         }
     }
 }
@@ -211,7 +241,7 @@ pub enum MapWriteback {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FtlConfig {
-    /// `page` (default) or `hybrid`.
+    /// `page` (default), `hybrid` or `zoned`.
     #[serde(default)]
     pub mapping: MappingKind,
     /// Hybrid mapping: random-write log blocks (the sequential log is one more).
@@ -251,11 +281,15 @@ pub struct FtlConfig {
     /// A volatile buffer is drained to NAND by FLUSH; a power-loss-protected one is not.
     #[serde(default = "default_true")]
     pub write_buffer_volatile: bool,
-    /// How garbage collection picks its victim block (page mapping).
+    /// How garbage collection picks its victim block (page mapping); default greedy. A zoned
+    /// device has no device-side GC and ignores it and the two below.
+    #[serde(default = "default_gc_policy")]
     pub gc_policy: GcPolicy,
-    /// Foreground GC runs on a die when its free blocks fall below this.
+    /// Foreground GC runs on a die when its free blocks fall below this; default 2.
+    #[serde(default = "default_two")]
     pub gc_min_free_blocks: u32,
-    /// Background GC in idle time reclaims until a die has this many free blocks.
+    /// Background GC in idle time reclaims until a die has this many free blocks; default 2.
+    #[serde(default = "default_two")]
     pub bg_gc_target_free_blocks: u32,
     /// The device counts as idle this long after its last command completed.
     pub idle_delay_ms: f64,
@@ -359,6 +393,12 @@ fn default_true() -> bool {
 }
 fn default_one() -> u32 {
     1
+}
+fn default_two() -> u32 {
+    2
+}
+fn default_gc_policy() -> GcPolicy {
+    GcPolicy::Greedy
 }
 
 /// A profile that could not be read: names the source, the field, and for syntax errors the line.
@@ -536,6 +576,13 @@ impl Profile {
         if !(f.spare_factor.is_finite() && f.spare_factor > 0.0 && f.spare_factor < 0.9) {
             return Err(err("ftl.spare_factor", format!("must be in (0, 0.9), got {}", f.spare_factor)));
         }
+        if f.mapping == MappingKind::Zoned {
+            self.validate_zoned(&err)?;
+            return self.validate_host_limits(&err);
+        }
+        if self.zoned.is_some() {
+            return Err(err("zoned", "a [zoned] table needs ftl.mapping = \"zoned\"".into()));
+        }
         if f.host_streams == 0 || f.host_streams > 8 {
             return Err(err("ftl.host_streams", format!("must be 1..=8, got {}", f.host_streams)));
         }
@@ -676,6 +723,11 @@ impl Profile {
         if self.ftl.gc_pages_per_command == Some(0) {
             return Err(err("ftl.gc_pages_per_command", "must be at least 1".into()));
         }
+        self.validate_host_limits(&err)
+    }
+
+    /// The checks every mapping kind shares at the end: busy ceiling and queue depth.
+    fn validate_host_limits(&self, err: &dyn Fn(&str, String) -> ProfileError) -> Result<(), ProfileError> {
         if let Some(c) = self.ftl.busy_ceiling_ms {
             if !(c.is_finite() && c > 0.0 && c <= 1e6) {
                 return Err(err("ftl.busy_ceiling_ms", format!("must be in (0, 1e6] ms, got {c}")));
@@ -687,6 +739,139 @@ impl Profile {
             }
         }
         Ok(())
+    }
+
+    /// The zoned mapping's checks (`[zoned]` and the `[ftl]` fields that apply to it).
+    fn validate_zoned(&self, err: &dyn Fn(&str, String) -> ProfileError) -> Result<(), ProfileError> {
+        let Some(z) = &self.zoned else {
+            return Err(err("zoned", "ftl.mapping = \"zoned\" needs a [zoned] table".into()));
+        };
+        let f = &self.ftl;
+        let n = &self.nand;
+        let dies = n.channels * n.dies_per_channel;
+        let not_for_zoned = [
+            ("ftl.map_cache_kib", f.map_cache_kib != 0),
+            ("ftl.slc_cache_mib", f.slc_cache_mib != 0),
+            ("ftl.host_streams", f.host_streams != 1),
+            ("ftl.temperature", f.temperature != crate::temperature::TemperatureMode::Off),
+            ("ftl.gc_by_temperature", f.gc_by_temperature),
+            ("ftl.log_blocks", f.log_blocks != 0 || f.max_log_blocks != 0),
+            ("ftl.gc_pages_per_command", f.gc_pages_per_command.is_some()),
+        ];
+        for (field, set) in not_for_zoned {
+            if set {
+                return Err(err(
+                    field,
+                    "does not apply to a zoned device (one zone table, no mapping cache, SLC cache, streams or GC); leave it out".into(),
+                ));
+            }
+        }
+        if z.zone_width == 0 || !dies.is_multiple_of(z.zone_width) {
+            return Err(err(
+                "zoned.zone_width",
+                format!("must divide the {dies} dies (channels x dies_per_channel), got {}", z.zone_width),
+            ));
+        }
+        let reserved = self.zone_reserved_blocks();
+        if z.blocks_per_die == 0 || z.blocks_per_die + reserved > n.blocks_per_plane {
+            return Err(err(
+                "zoned.blocks_per_die",
+                format!(
+                    "must be 1..={} (blocks per die less the {reserved} spare of ftl.spare_factor), got {}",
+                    n.blocks_per_plane.saturating_sub(reserved),
+                    z.blocks_per_die
+                ),
+            ));
+        }
+        let physical_mib = self.zone_physical_units() as f64 / 256.0;
+        let mib_field = |field: &str, v: Option<f64>, lo: f64, hi: f64| -> Result<(), ProfileError> {
+            if let Some(v) = v {
+                if !(v.is_finite() && v >= lo && v <= hi && (v * 256.0).fract() == 0.0) {
+                    return Err(err(
+                        field,
+                        format!("must be a whole number of 4 KiB blocks in [{lo}, {hi}] MiB, got {v}"),
+                    ));
+                }
+            }
+            Ok(())
+        };
+        mib_field("zoned.zone_capacity_mib", z.zone_capacity_mib, 1.0 / 256.0, physical_mib)?;
+        let cap_mib = self.zone_capacity_units() as f64 / 256.0;
+        mib_field("zoned.zone_size_mib", z.zone_size_mib, cap_mib, 1024.0 * 1024.0)?;
+        let units = u64::from(self.zone_size_units()) * u64::from(dies / z.zone_width) * u64::from(self.zone_slots());
+        if units >= u64::from(u32::MAX >> 1) {
+            return Err(err(
+                "zoned.zone_size_mib",
+                "the zones' address space is too large: at most 2^31 blocks of 4 KiB".into(),
+            ));
+        }
+        let zones = (dies / z.zone_width) * self.zone_slots();
+        if z.max_open_zones == 0 || z.max_open_zones > zones {
+            return Err(err(
+                "zoned.max_open_zones",
+                format!("must be 1..={zones} (the zones), got {}", z.max_open_zones),
+            ));
+        }
+        if z.max_active_zones < z.max_open_zones || z.max_active_zones > zones {
+            return Err(err(
+                "zoned.max_active_zones",
+                format!(
+                    "must be in {}..={zones} (at least max_open_zones), got {}",
+                    z.max_open_zones, z.max_active_zones
+                ),
+            ));
+        }
+        let upp = self.units_per_page();
+        let need = (z.max_active_zones + 1) * upp;
+        if f.write_buffer_kib / 4 < need {
+            return Err(err(
+                "ftl.write_buffer_kib",
+                format!(
+                    "must hold a partial program unit of every active zone plus one: {} KiB ({} active zones x {} KiB + {} KiB)",
+                    need * 4,
+                    z.max_active_zones,
+                    upp * 4,
+                    upp * 4
+                ),
+            ));
+        }
+        if f.write_buffer_volatile && n.pages_per_block < z.max_active_zones {
+            return Err(err(
+                "nand.pages_per_block",
+                "a volatile buffer stages partial pages in one spare block per die: it needs at least max_active_zones pages".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Zoned mapping: blocks per die kept out of the zones (`ftl.spare_factor` of them, at
+    /// least one: the staging block).
+    pub(crate) fn zone_reserved_blocks(&self) -> u32 {
+        ((f64::from(self.nand.blocks_per_plane) * self.ftl.spare_factor).ceil() as u32).max(1)
+    }
+
+    /// Zoned mapping: zones per die group.
+    pub(crate) fn zone_slots(&self) -> u32 {
+        let z = self.zoned.as_ref().expect("zoned profile");
+        (self.nand.blocks_per_plane - self.zone_reserved_blocks()) / z.blocks_per_die
+    }
+
+    /// Zoned mapping: 4 KiB units a zone's blocks hold.
+    pub(crate) fn zone_physical_units(&self) -> u32 {
+        let z = self.zoned.as_ref().expect("zoned profile");
+        z.zone_width * z.blocks_per_die * self.units_per_page() * self.nand.pages_per_block
+    }
+
+    /// Zoned mapping: writable 4 KiB units per zone.
+    pub(crate) fn zone_capacity_units(&self) -> u32 {
+        let z = self.zoned.as_ref().expect("zoned profile");
+        z.zone_capacity_mib.map_or(self.zone_physical_units(), |m| (m * 256.0) as u32)
+    }
+
+    /// Zoned mapping: 4 KiB units of address space per zone.
+    pub(crate) fn zone_size_units(&self) -> u32 {
+        let z = self.zoned.as_ref().expect("zoned profile");
+        z.zone_size_mib.map_or(self.zone_physical_units(), |m| (m * 256.0) as u32).max(self.zone_capacity_units())
     }
 
     /// Units (4 KiB) per program unit: page size x planes.
