@@ -416,6 +416,7 @@ documents! {
     testing => "docs/testing.md",
     validate_fs => "docs/validate-fs.md",
     waf => "docs/waf.md",
+    zoned => "docs/zoned.md",
 }
 
 #[test]
