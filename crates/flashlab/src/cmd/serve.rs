@@ -17,6 +17,8 @@ pub fn serve(a: &ServeArgs) -> Result<(), Error> {
         return Err(Error::Usage("serve needs to mount FUSE (/dev/fuse), which Android allows only to root: run it from a root shell (adb root, su) or on a Linux host".into()));
     }
     let profile = crate::target::sim_profile(&a.target)?;
+    // A served device is a plain block device: the kernel would write a zoned one anywhere.
+    flashlab_lab::precondition::refuse_zoned(&profile)?;
     let mut o = ServeOptions::new(profile, a.dir.clone());
     o.size = a.size.as_deref().map(|s| parse_cli_size(s).map_err(Error::at(format!("--size {s}")))).transpose()?;
     o.time_scale = a.time_scale;
