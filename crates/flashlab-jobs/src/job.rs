@@ -291,6 +291,10 @@ pub struct Job {
     /// holds for the whole run once any job sets it ([`crate::JobFile::exitall`]).
     #[serde(default)]
     pub exitall: bool,
+    /// fio's `atomic`: writes are issued as atomic writes (`RWF_ATOMIC`: all or nothing on a
+    /// power loss). Default false.
+    #[serde(default)]
+    pub atomic: bool,
     /// `exit_what=`: which jobs `exitall` stops when this job finishes.
     #[serde(default)]
     pub exit_what: ExitWhat,
@@ -320,6 +324,10 @@ pub struct Job {
     pub blockalign: [u64; 3],
     /// `random_distribution` (random jobs). Default uniform.
     pub random_distribution: Distribution,
+    /// fio's `random_sequence_stride`: a `sequence` distribution moves on by its length after
+    /// each round (blocks `g*n + seq[i]`) instead of repeating. Default false.
+    #[serde(default)]
+    pub random_sequence_stride: bool,
     /// `percentage_random`: share of a random job's I/Os that are random. Default 100.
     pub percentage_random: PercentageRandom,
     /// `norandommap`: uniform random offsets may repeat within a pass (fio keeps a map that
@@ -416,6 +424,7 @@ impl Default for Job {
             start_delay_max_ns: None,
             wait_for: None,
             exitall: false,
+            atomic: false,
             exit_what: ExitWhat::Group,
             fsync_on_close: false,
             thinktime_ns: 0,
@@ -426,6 +435,7 @@ impl Default for Job {
             bs_unaligned: false,
             blockalign: [0; 3],
             random_distribution: Distribution::Random,
+            random_sequence_stride: false,
             percentage_random: PercentageRandom::default(),
             norandommap: false,
             rw_seq_nr: 1,

@@ -217,6 +217,12 @@ fn validate(job: &RealJob) -> Result<(), RealError> {
             job.settings.rw.fio_name()
         )));
     }
+    if job.settings.rw.has_writes() && job.settings.job.as_deref().is_some_and(|j| j.atomic) {
+        return Err(RealError::Unsupported(format!(
+            "job '{}': atomic=1 (RWF_ATOMIC writes) is not implemented on real targets: flashlab's engines would issue ordinary writes, which the device may tear",
+            job.settings.name
+        )));
+    }
     if job.settings.span == 0 {
         return bad("the region to do I/O on is empty (size 0)".into());
     }
