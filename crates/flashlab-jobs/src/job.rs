@@ -295,6 +295,17 @@ pub struct Job {
     /// power loss). Default false.
     #[serde(default)]
     pub atomic: bool,
+    /// fio's `flow`: this job's weight in token-based flow control with the other jobs of its
+    /// `flow_id` (0: no flow control; at most 1000). Default 0.
+    #[serde(default)]
+    pub flow: u32,
+    /// fio's `flow_id`: which flow the job's `flow` weight belongs to. Default 0.
+    #[serde(default)]
+    pub flow_id: u32,
+    /// fio's `flow_sleep`: after flow control held the job back, wait for its I/Os in flight
+    /// and sleep this long before trying again (0: try again at once). Default 0.
+    #[serde(default)]
+    pub flow_sleep_ns: u64,
     /// `exit_what=`: which jobs `exitall` stops when this job finishes.
     #[serde(default)]
     pub exit_what: ExitWhat,
@@ -425,6 +436,9 @@ impl Default for Job {
             wait_for: None,
             exitall: false,
             atomic: false,
+            flow: 0,
+            flow_id: 0,
+            flow_sleep_ns: 0,
             exit_what: ExitWhat::Group,
             fsync_on_close: false,
             thinktime_ns: 0,

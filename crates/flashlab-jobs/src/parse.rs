@@ -713,7 +713,7 @@ impl<'a> Parser<'a> {
             "runtime" | "ramp_time" | "startdelay" | "steadystate_duration" | "steadystate_ramp_time"
                 | "steadystate_check_interval"
         );
-        let micros = matches!(o.info.name, "thinktime" | "thinktime_spin" | "latency_target" | "latency_window");
+        let micros = matches!(o.info.name, "thinktime" | "thinktime_spin" | "latency_target" | "latency_window" | "flow_sleep");
         let float = matches!(o.info.name, "latency_percentile" | "percentile_list");
         let mut out = String::with_capacity(v.len());
         for part in v.split_inclusive([',', ':']) {
@@ -1258,6 +1258,20 @@ impl<'a> Parser<'a> {
                         "a simulated device never tears a write (there is no power loss), so every write is already atomic",
                     );
                 }
+            }
+            "flow" => {
+                let v = Self::need(o)?;
+                let n = Self::count(v, kb)?;
+                // fio's FLOW_MAX_WEIGHT.
+                if n > 1000 {
+                    return Err(value(v, "fio's flow weight is at most 1000".into()));
+                }
+                job.flow = n as u32;
+            }
+            "flow_id" => job.flow_id = Self::count_u32(Self::need(o)?, kb)?,
+            "flow_sleep" => {
+                let v = Self::need(o)?;
+                job.flow_sleep_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?;
             }
             "io_submit_mode" => match Self::need(o)? {
                 "inline" => {}

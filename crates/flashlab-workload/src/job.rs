@@ -165,6 +165,11 @@ impl JobSettings {
         s
     }
 
+    /// fio's flow control: `(flow_id, weight, flow_sleep ns)` for a job with a `flow` weight.
+    pub fn flow(&self) -> Option<(u32, u32, u64)> {
+        self.job.as_deref().filter(|j| j.flow > 0).map(|j| (j.flow_id, j.flow, j.flow_sleep_ns))
+    }
+
     /// The job model this runs: its job-file job (with this job's `rw` and random map), or
     /// one made of the fields above.
     pub fn model(&self) -> Job {
