@@ -634,7 +634,9 @@ impl<'a> Parser<'a> {
                 self.warn(
                     loc,
                     key,
-                    format!("environment variable '{name}' is not set; as fio does, '${{{name}}}' reads as an empty string"),
+                    format!(
+                        "environment variable '{name}' is not set; as fio does, '${{{name}}}' reads as an empty string"
+                    ),
                 );
             }
             opts.push(Opt { loc, key: key.to_string(), value, info, unset });
@@ -681,7 +683,9 @@ impl<'a> Parser<'a> {
         let computed = self.expressions(o)?;
         let o = &match computed {
             Some(v) => Opt { loc: o.loc, key: o.key.clone(), value: Some(v), info: o.info, unset: o.unset.clone() },
-            None => Opt { loc: o.loc, key: o.key.clone(), value: o.value.clone(), info: o.info, unset: o.unset.clone() },
+            None => {
+                Opt { loc: o.loc, key: o.key.clone(), value: o.value.clone(), info: o.info, unset: o.unset.clone() }
+            }
         };
         self.apply_supported(job, o).map_err(|m| {
             let mut msg = m.to_string();
@@ -710,10 +714,15 @@ impl<'a> Parser<'a> {
         }
         let seconds = matches!(
             o.info.name,
-            "runtime" | "ramp_time" | "startdelay" | "steadystate_duration" | "steadystate_ramp_time"
+            "runtime"
+                | "ramp_time"
+                | "startdelay"
+                | "steadystate_duration"
+                | "steadystate_ramp_time"
                 | "steadystate_check_interval"
         );
-        let micros = matches!(o.info.name, "thinktime" | "thinktime_spin" | "latency_target" | "latency_window" | "flow_sleep");
+        let micros =
+            matches!(o.info.name, "thinktime" | "thinktime_spin" | "latency_target" | "latency_window" | "flow_sleep");
         let float = matches!(o.info.name, "latency_percentile" | "percentile_list");
         let mut out = String::with_capacity(v.len());
         for part in v.split_inclusive([',', ':']) {

@@ -60,15 +60,7 @@ fn one() -> u64 {
 impl Default for SteadyState {
     /// fio's default criterion `iops_slope:0.01%`, off (`ss_dur=0`).
     fn default() -> Self {
-        SteadyState {
-            metric: SsMetric::Iops,
-            slope: true,
-            pct: true,
-            limit: 0.01,
-            dur_s: 0,
-            ramp_ns: 0,
-            interval_s: 1,
-        }
+        SteadyState { metric: SsMetric::Iops, slope: true, pct: true, limit: 0.01, dur_s: 0, ramp_ns: 0, interval_s: 1 }
     }
 }
 

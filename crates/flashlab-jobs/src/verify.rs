@@ -61,10 +61,8 @@ impl VerifyMethod {
             "sha256" => VerifyMethod::Sha256,
             "meta" => VerifyMethod::Meta,
             "pattern" => VerifyMethod::Pattern,
-            "crc16" | "crc7" | "xxhash" | "sha512" | "sha1" | "sha3-224" | "sha3-256"
-            | "sha3-384" | "sha3-512" | "pattern_hdr" | "null" => {
-                return Err(Error::FioVerifyMethod { method: v.to_string() })
-            }
+            "crc16" | "crc7" | "xxhash" | "sha512" | "sha1" | "sha3-224" | "sha3-256" | "sha3-384" | "sha3-512"
+            | "pattern_hdr" | "null" => return Err(Error::FioVerifyMethod { method: v.to_string() }),
             _ => {
                 return Err(Error::Bad {
                     what: "value",

@@ -611,7 +611,8 @@ pub fn run_group_hooked(
                     lk.flow_blocked = false;
                     top_up(sys, k, flow_t, lk, &specs[k], &mut events, &mut flows)?;
                     if lk.done() {
-                        stop_run |= finish(sys, specs, &mut live, &mut events, k, flow_t, not_before, start, &mut flows)?;
+                        stop_run |=
+                            finish(sys, specs, &mut live, &mut events, k, flow_t, not_before, start, &mut flows)?;
                     }
                 }
             }
@@ -630,7 +631,17 @@ pub fn run_group_hooked(
                 }
                 begin(sys, j, t.max(not_before), l, s, &mut events, &mut flows)?;
                 if l.done() {
-                    stop_run |= finish(sys, specs, &mut live, &mut events, j, t.max(not_before), not_before, start, &mut flows)?;
+                    stop_run |= finish(
+                        sys,
+                        specs,
+                        &mut live,
+                        &mut events,
+                        j,
+                        t.max(not_before),
+                        not_before,
+                        start,
+                        &mut flows,
+                    )?;
                 }
                 continue;
             }
@@ -650,7 +661,17 @@ pub fn run_group_hooked(
                 }
                 top_up(sys, j, t.max(not_before), l, s, &mut events, &mut flows)?;
                 if l.done() {
-                    stop_run |= finish(sys, specs, &mut live, &mut events, j, t.max(not_before), not_before, start, &mut flows)?;
+                    stop_run |= finish(
+                        sys,
+                        specs,
+                        &mut live,
+                        &mut events,
+                        j,
+                        t.max(not_before),
+                        not_before,
+                        start,
+                        &mut flows,
+                    )?;
                 }
                 continue;
             }

@@ -104,7 +104,9 @@ fn checksum(m: VerifyMethod, data: &[u8], out: &mut [u8]) {
     match m {
         VerifyMethod::Crc32c => out.copy_from_slice(&crc32c::crc32c(data).to_le_bytes()),
         VerifyMethod::Md5 => out.copy_from_slice(&md5::Md5::digest(data)),
-        VerifyMethod::Crc32 => out.copy_from_slice(&(crc_reflected(CRC32_TABLE, u64::from(u32::MAX), data) as u32).to_le_bytes()),
+        VerifyMethod::Crc32 => {
+            out.copy_from_slice(&(crc_reflected(CRC32_TABLE, u64::from(u32::MAX), data) as u32).to_le_bytes())
+        }
         VerifyMethod::Crc64 => out.copy_from_slice(&crc_reflected(CRC64_TABLE, u64::MAX, data).to_le_bytes()),
         VerifyMethod::Sha256 => out.copy_from_slice(&sha2::Sha256::digest(data)),
         _ => {}
@@ -410,7 +412,14 @@ mod tests {
 
     #[test]
     fn round_trip_and_corruption_per_method() {
-        for m in [VerifyMethod::Crc32c, VerifyMethod::Crc32, VerifyMethod::Crc64, VerifyMethod::Md5, VerifyMethod::Sha256, VerifyMethod::Meta] {
+        for m in [
+            VerifyMethod::Crc32c,
+            VerifyMethod::Crc32,
+            VerifyMethod::Crc64,
+            VerifyMethod::Md5,
+            VerifyMethod::Sha256,
+            VerifyMethod::Meta,
+        ] {
             let mut v = Verifier::new(&opts(m), 1 << 20, 64 << 10, 8192, 7, 0).unwrap();
             let mut buf: Vec<u8> = (0..8192u32).map(|i| (i * 31) as u8).collect();
             v.fill(&mut buf, (1 << 20) + 8192, 8192, 3);

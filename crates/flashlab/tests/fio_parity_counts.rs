@@ -46,7 +46,8 @@ fn counts(who: &str, doc: &Value) -> Counts {
     let jobs = doc["jobs"].as_array().unwrap_or_else(|| panic!("{who}: no jobs[] in {doc}"));
     jobs.iter()
         .map(|j| {
-            let n = |d: &str, f: &str| j[d][f].as_u64().unwrap_or_else(|| panic!("{who}: jobs[].{d}.{f} missing in {j}"));
+            let n =
+                |d: &str, f: &str| j[d][f].as_u64().unwrap_or_else(|| panic!("{who}: jobs[].{d}.{f} missing in {j}"));
             (
                 j["jobname"].as_str().unwrap_or("?").to_string(),
                 [n("read", "total_ios"), n("write", "total_ios")],

@@ -74,7 +74,9 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
             }
             let group_start = Instant::now();
             let run_start = *origin.get_or_insert(group_start);
-            let control = GroupControl::new(prepared.len(), group_start);
+            let flows: Vec<Option<(u32, u32)>> =
+                prepared.iter().map(|(_, rj)| rj.settings.flow().map(|(id, w, _)| (id, w))).collect();
+            let control = GroupControl::with_flows(group_start, &flows);
             for (i, (_, rj)) in prepared.iter_mut().enumerate() {
                 let job = &jf.jobs[of_job[i]];
                 // fio's genesis is the run's start: the earlier groups' time counts towards it.
