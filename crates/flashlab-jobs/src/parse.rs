@@ -1390,7 +1390,7 @@ impl<'a> Parser<'a> {
             }
         }
         let ss = job.steadystate;
-        if ss.enabled() && ss.dur_s % ss.interval_s.max(1) != 0 {
+        if ss.enabled() && !ss.dur_s.is_multiple_of(ss.interval_s.max(1)) {
             let opt = if lines.contains_key("steadystate_check_interval") {
                 "steadystate_check_interval"
             } else {

@@ -516,7 +516,7 @@ pub fn run_group_hooked(
     // one it stays blocked and retries when another job of its flow moves.
     fn flow_hold(j: usize, t: Ns, l: &mut Live, s: &JobSpec, events: &mut EventQueue<Event>) {
         let Some((_, _, sleep)) = s.settings.flow().filter(|f| f.2 > 0) else { return };
-        if !l.flow_blocked && !(l.flow_quiesce && l.in_flight == 0) {
+        if !(l.flow_blocked || (l.flow_quiesce && l.in_flight == 0)) {
             return;
         }
         l.flow_blocked = false;
