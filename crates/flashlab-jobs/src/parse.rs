@@ -1576,6 +1576,22 @@ mod tests {
     }
 
     #[test]
+    fn target_scoped_warnings() {
+        let f = parse("[a]\nrw=randwrite\natomic=1\nio_submit_mode=offload\n");
+        assert!(f.jobs[0].atomic);
+        let sim: Vec<String> = f.warnings_for(TargetKind::Sim).map(|w| w.to_string()).collect();
+        let real: Vec<String> = f.warnings_for(TargetKind::Real).map(|w| w.to_string()).collect();
+        assert!(sim.iter().any(|w| w.contains("option 'atomic'") && w.contains("never tears")), "{sim:?}");
+        assert!(!real.iter().any(|w| w.contains("'atomic'")), "{real:?}");
+        for w in [&sim, &real] {
+            assert!(
+                w.iter().any(|w| w.starts_with("t.fio:4: option 'io_submit_mode': offload runs as inline")),
+                "{w:?}"
+            );
+        }
+    }
+
+    #[test]
     fn env_expansion() {
         let text = "[a]\nsize=${SIZE}\nfilename=/dev/${DEV}\n";
         assert!(parse_err(text).contains("'${SIZE}': expansion is not supported"));
