@@ -114,7 +114,13 @@ pub enum Distribution {
     Zoned(ZoneSplit),
     /// `zoned_abs:...`: zone sizes in bytes.
     ZonedAbs(ZoneSplit),
+    /// `sequence:b0,b1,...`: these block indices (of the block alignment), in this order, over
+    /// and over (with `random_sequence_stride`, each round moves on by the sequence's length).
+    Sequence(Vec<u32>),
 }
+
+/// fio's most elements of a `sequence` distribution (`FIO_SEQ_MAX`).
+pub const SEQUENCE_MAX: usize = 64;
 
 impl Distribution {
     /// Reads fio's spelling. `kb_base` is the job's (for `zoned_abs` sizes).
@@ -170,7 +176,23 @@ impl Distribution {
                 let split = parse_zone_split(rest, abs, kb_base)?;
                 Ok(if abs { Distribution::ZonedAbs(split) } else { Distribution::Zoned(split) })
             }
-            "sequence" => err("random_distribution=sequence is not supported"),
+            "sequence" => {
+                let Some(rest) = rest.filter(|r| !r.is_empty()) else {
+                    return err("'sequence' needs block indices, e.g. sequence:2,0,1");
+                };
+                let mut seq = Vec::new();
+                for part in rest.split(',') {
+                    let part = part.trim();
+                    let b: u32 = part.parse().map_err(|_| {
+                        DistributionError(format!("bad sequence element '{part}' (a block index: 0 or more)"))
+                    })?;
+                    seq.push(b);
+                }
+                if seq.len() > SEQUENCE_MAX {
+                    return err(format!("a sequence has at most {SEQUENCE_MAX} elements (got {})", seq.len()));
+                }
+                Ok(Distribution::Sequence(seq))
+            }
             "" => err("empty random_distribution"),
             other => {
                 err(format!("unknown random_distribution '{other}' (random, zipf, pareto, normal, zoned, zoned_abs)"))
@@ -209,6 +231,9 @@ impl Distribution {
             Distribution::Normal { dev_pct, center } => format!("normal:{dev_pct}{}", c(center)),
             Distribution::Zoned(z) => format!("zoned:{}", zones(z, false)),
             Distribution::ZonedAbs(z) => format!("zoned_abs:{}", zones(z, true)),
+            Distribution::Sequence(v) => {
+                format!("sequence:{}", v.iter().map(u32::to_string).collect::<Vec<_>>().join(","))
+            }
         }
     }
 
@@ -454,7 +479,8 @@ impl Sampler {
             }
         };
         let (kind, off) = match dist {
-            Distribution::Random => (Kind::Uniform, 0),
+            // A sequence is no draw: the offset generator takes its blocks in order.
+            Distribution::Random | Distribution::Sequence(_) => (Kind::Uniform, 0),
             Distribution::Zipf { theta, center } => {
                 let terms = n.min(ZIPF_MAX_GEN);
                 let zetan: f64 = (1..=terms).map(|i| (1.0 / i as f64).powf(*theta)).sum();
@@ -655,7 +681,8 @@ mod tests {
             ("zoned:", "needs zones"),
             ("zoned_abs:60/1g:40", "has no size"),
             ("lognormal:3", "unknown random_distribution 'lognormal'"),
-            ("sequence:1,2", "not supported"),
+            ("sequence", "needs block indices"),
+            ("sequence:1,-2", "bad sequence element '-2'"),
         ] {
             let e = Distribution::parse(bad, 1024).unwrap_err().to_string();
             assert!(e.contains(needle), "{bad}: {e}");

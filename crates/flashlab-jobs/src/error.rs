@@ -55,7 +55,7 @@ pub enum Error {
         problem: String,
     },
     /// A `verify=` method fio has and flashlab does not.
-    #[error("verify={method} is fio's, but flashlab implements crc32c (crc32c-intel), md5, sha256, meta and pattern")]
+    #[error("verify={method} is fio's, but flashlab implements crc32c (crc32c-intel), crc32, crc64, md5, sha256, meta and pattern")]
     FioVerifyMethod {
         /// The method as written.
         method: String,

@@ -293,6 +293,21 @@ pub struct Job {
     /// holds for the whole run once any job sets it ([`crate::JobFile::exitall`]).
     #[serde(default)]
     pub exitall: bool,
+    /// fio's `atomic`: writes are issued as atomic writes (`RWF_ATOMIC`: all or nothing on a
+    /// power loss). Default false.
+    #[serde(default)]
+    pub atomic: bool,
+    /// fio's `flow`: this job's weight in token-based flow control with the other jobs of its
+    /// `flow_id` (0: no flow control; at most 1000). Default 0.
+    #[serde(default)]
+    pub flow: u32,
+    /// fio's `flow_id`: which flow the job's `flow` weight belongs to. Default 0.
+    #[serde(default)]
+    pub flow_id: u32,
+    /// fio's `flow_sleep`: after flow control held the job back, wait for its I/Os in flight
+    /// and sleep this long before trying again (0: try again at once). Default 0.
+    #[serde(default)]
+    pub flow_sleep_ns: u64,
     /// `exit_what=`: which jobs `exitall` stops when this job finishes.
     #[serde(default)]
     pub exit_what: ExitWhat,
@@ -322,6 +337,10 @@ pub struct Job {
     pub blockalign: [u64; 3],
     /// `random_distribution` (random jobs). Default uniform.
     pub random_distribution: Distribution,
+    /// fio's `random_sequence_stride`: a `sequence` distribution moves on by its length after
+    /// each round (blocks `g*n + seq[i]`) instead of repeating. Default false.
+    #[serde(default)]
+    pub random_sequence_stride: bool,
     /// `percentage_random`: share of a random job's I/Os that are random. Default 100.
     pub percentage_random: PercentageRandom,
     /// `norandommap`: uniform random offsets may repeat within a pass (fio keeps a map that
@@ -419,6 +438,10 @@ impl Default for Job {
             start_delay_max_ns: None,
             wait_for: None,
             exitall: false,
+            atomic: false,
+            flow: 0,
+            flow_id: 0,
+            flow_sleep_ns: 0,
             exit_what: ExitWhat::Group,
             fsync_on_close: false,
             thinktime_ns: 0,
@@ -429,6 +452,7 @@ impl Default for Job {
             bs_unaligned: false,
             blockalign: [0; 3],
             random_distribution: Distribution::Random,
+            random_sequence_stride: false,
             percentage_random: PercentageRandom::default(),
             norandommap: false,
             rw_seq_nr: 1,

@@ -45,6 +45,6 @@ pub use job::{ExitWhat, IoDir, Job, Rw, FIO_DEFAULT_PERCENTILES};
 pub use options::{OptionClass, OptionInfo};
 pub use parse::{
     parse_jobfile, parse_jobfile_in, parse_jobfile_path, parse_jobfile_path_with, parse_jobfile_with_env,
-    parse_jobfile_with_options, Context, JobFile, JobFileError, Warning,
+    parse_jobfile_with_options, Context, JobFile, JobFileError, TargetKind, Warning,
 };
 pub use units::{format_size_iec, parse_size, parse_size_spec, parse_time_ns, SizeSpec, TimeUnit, UnitError};

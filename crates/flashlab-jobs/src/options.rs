@@ -59,7 +59,7 @@ const CPU: &str = "CPU/NUMA placement of fio's workers; flashlab places its own"
 const FILES: &str = "file set-up detail; flashlab creates and removes its own files";
 const BUFFERS: &str = "data contents of the buffers; flashlab does not model compression or deduplication";
 const ENGINE: &str = "an I/O engine tuning knob; flashlab chooses its own engine settings";
-const VERIFY: &str = "this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval and verify_pattern are)";
+const VERIFY: &str = "this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern and verify_write_sequence are)";
 const RATE: &str =
     "this rate-limit detail is not implemented (rate, rate_iops, rate_min, rate_iops_min and rate_process are)";
 const BS_MIX: &str = "block sizes by sequential/random are not supported (bssplit and bsrange are)";
@@ -115,6 +115,11 @@ pub static OPTIONS: &[OptionInfo] = &[
     sup("exitall", &[]),
     sup("exit_what", &[]),
     sup("fsync_on_close", &[]),
+    sup("atomic", &[]),
+    sup("io_submit_mode", &[]),
+    sup("flow", &[]),
+    sup("flow_id", &[]),
+    sup("flow_sleep", &[]),
     sup("group_reporting", &[]),
     sup("thinktime", &[]),
     sup("thinktime_spin", &[]),
@@ -125,6 +130,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     sup("bs_unaligned", &["blocksize_unaligned"]),
     sup("blockalign", &["ba"]),
     sup("random_distribution", &[]),
+    sup("random_sequence_stride", &[]),
     sup("percentage_random", &[]),
     sup("norandommap", &[]),
     sup("rw_sequencer", &[]),
@@ -139,6 +145,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     sup("steadystate", &["ss"]),
     sup("steadystate_duration", &["ss_dur"]),
     sup("steadystate_ramp_time", &["ss_ramp"]),
+    sup("steadystate_check_interval", &["ss_interval"]),
     // fio's data verification (crate::verify).
     sup("verify", &[]),
     sup("do_verify", &[]),
@@ -148,6 +155,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     sup("verify_interval", &[]),
     sup("verify_pattern", &[]),
     sup("continue_on_error", &[]),
+    sup("verify_write_sequence", &[]),
     // ---- Harmless: ignored with a warning ---------------------------------------------
     harmless("description", &[], "a free-text description"),
     harmless("name", &[], "flashlab names each job after its [section]"),
@@ -254,7 +262,6 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("opendir", &[], MULTIFILE, &[]),
     unsup("lockfile", &[], "file locking between jobs is not supported", &["none"]),
     unsup("offset_align", &[], "offset alignment other than the block size is not supported", &["0"]),
-    unsup("io_submit_mode", &[], "offloaded submission is not supported", &["inline"]),
     unsup(
         "sync",
         &[],
@@ -263,17 +270,13 @@ pub static OPTIONS: &[OptionInfo] = &[
     ),
     unsup("write_barrier", &[], "barrier writes are not supported", &["0"]),
     unsup("sync_file_range", &[], "sync_file_range is not supported; use fsync=N or fdatasync=N", &[]),
-    unsup("atomic", &[], "atomic writes are not supported", &["0"]),
     unsup("thinktime_blocks_type", &[], "think time counts completed blocks only", &["complete"]),
     unsup("thinktime_iotime", &[], "think time by blocks only", &["0"]),
     unsup("fill_device", &["fill_fs"], "use a flashlab fill step to fill a device", &["0"]),
     unsup("create_only", &[], "set-up-only jobs are not supported", &["0"]),
     unsup("pre_read", &[], "pre-reading files into the page cache is not supported", &["0"]),
     unsup("serialize_overlap", &[], "overlap serialization is not supported", &["0"]),
-    unsup("flow", &[], "flow control between jobs is not supported", &["0"]),
-    unsup("flow_id", &[], "flow control between jobs is not supported", &[]),
-    unsup("flow_watermark", &[], "flow control between jobs is not supported", &[]),
-    unsup("flow_sleep", &[], "flow control between jobs is not supported", &[]),
+    harmless("flow_watermark", &[], DEPRECATED),
     unsup("read_iolog", &[], IOLOG, &[]),
     unsup("write_iolog", &[], IOLOG, &[]),
     unsup("replay_no_stall", &[], IOLOG, &[]),
@@ -318,17 +321,9 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("dedupe_global", &[], "dedupe buffers shared between jobs are not implemented", &["0"]),
     unsup("thinkcycles", &[], "think time in CPU cycles is not implemented; use thinktime", &["0"]),
     unsup("max_latency", &[], "failing a job on one slow I/O is not implemented (latency_target is)", &["0"]),
-    unsup("random_sequence_stride", &[], "random_distribution=sequence is not supported", &["0"]),
-    unsup(
-        "steadystate_check_interval",
-        &["ss_interval"],
-        "flashlab samples steady state once a second (fio's default); other intervals are not implemented",
-        &["1", "1s", "1000ms"],
-    ),
     harmless("verify_async_cpus", &[], CPU),
     unsup("verify_pattern_interval", &[], VERIFY, &["0"]),
     unsup("verify_policy", &[], VERIFY, &["completed"]),
-    unsup("verify_write_sequence", &[], VERIFY, &["1"]),
     unsup("verify_header_seed", &[], VERIFY, &["1"]),
     harmless("error_dump", &[], "fio prints every I/O error with it; flashlab reports errors its own way"),
     harmless("log_entries", &[], LOGS),

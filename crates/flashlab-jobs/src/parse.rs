@@ -106,6 +106,28 @@ pub struct Warning {
     pub option: Option<String>,
     /// What the user should know.
     pub message: String,
+    /// The kind of target the warning concerns (an option that has no effect there); `None`:
+    /// every target.
+    #[serde(default)]
+    pub on: Option<TargetKind>,
+}
+
+/// A kind of target, for warnings that concern one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    /// A simulated device (`sim:PROFILE`).
+    Sim,
+    /// A real directory, file or block device.
+    Real,
+}
+
+impl JobFile {
+    /// The warnings that concern a run on `target` (every warning with no target, and those
+    /// of that kind of target).
+    pub fn warnings_for(&self, target: TargetKind) -> impl Iterator<Item = &Warning> {
+        self.warnings.iter().filter(move |w| w.on.is_none_or(|k| k == target))
+    }
 }
 
 impl std::fmt::Display for Warning {
@@ -238,6 +260,8 @@ struct Opt {
     key: String,
     value: Option<String>,
     info: &'static OptionInfo,
+    /// The `${VAR}`s of the line that were not set (fio puts an empty string in their place).
+    unset: Vec<String>,
 }
 
 type Env<'a> = Option<&'a dyn Fn(&str) -> Option<String>>;
@@ -337,6 +361,7 @@ const STRING_OPTIONS: &[&str] = &[
     "verify",
     "verify_pattern",
     "continue_on_error",
+    "io_submit_mode",
     "bssplit",
     "kb_base",
 ];
@@ -395,11 +420,17 @@ impl<'a> Parser<'a> {
     }
 
     fn warn(&mut self, loc: Loc, option: &str, message: impl Into<String>) {
+        self.warn_on(loc, option, None, message);
+    }
+
+    /// A warning about `option` that concerns runs on `on` only (`None`: every run).
+    fn warn_on(&mut self, loc: Loc, option: &str, on: Option<TargetKind>, message: impl Into<String>) {
         self.warnings.push(Warning {
             file: self.files.get(loc.file).map_or(self.file, String::as_str).to_string(),
             line: loc.line,
             option: Some(option.to_string()),
             message: message.into(),
+            on,
         });
     }
 
@@ -534,8 +565,10 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Expands `${VAR}` and rejects fio's `$keyword`s.
-    fn expand(&self, text: &str, loc: Loc) -> Result<String, JobFileError> {
+    /// Expands `${VAR}` and rejects fio's `$keyword`s. A variable that is not set becomes an
+    /// empty string, as fio's `fio_option_dup_subs` makes it; its name is pushed to `unset` so
+    /// that a value the empty string leaves invalid is reported with the variable's name.
+    fn expand(&self, text: &str, loc: Loc, unset: &mut Vec<String>) -> Result<String, JobFileError> {
         if !text.contains('$') {
             return Ok(text.to_string());
         }
@@ -563,13 +596,7 @@ impl<'a> Parser<'a> {
                     }
                     Some(env) => match env(name) {
                         Some(v) => out.push_str(&v),
-                        None => {
-                            return Err(self.err_at(
-                                loc,
-                                Some(key),
-                                format!("environment variable '{name}' (used as '${{{name}}}') is not set"),
-                            ))
-                        }
+                        None => unset.push(name.to_string()),
                     },
                 }
                 rest = &body[end + 1..];
@@ -627,7 +654,8 @@ impl<'a> Parser<'a> {
         let mut opts = Vec::with_capacity(sec.opts.len());
         for (loc, text) in &sec.opts {
             let loc = *loc;
-            let text = self.expand(text, loc)?;
+            let mut unset = Vec::new();
+            let text = self.expand(text, loc, &mut unset)?;
             let (key, value) = match text.split_once('=') {
                 Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
                 None => (text.trim(), None),
@@ -645,7 +673,16 @@ impl<'a> Parser<'a> {
                 };
                 return Err(self.err_at(loc, Some(key), msg));
             };
-            opts.push(Opt { loc, key: key.to_string(), value, info });
+            for name in &unset {
+                self.warn(
+                    loc,
+                    key,
+                    format!(
+                        "environment variable '{name}' is not set; as fio does, '${{{name}}}' reads as an empty string"
+                    ),
+                );
+            }
+            opts.push(Opt { loc, key: key.to_string(), value, info, unset });
         }
 
         // fio applies kb_base before the other options of a section.
@@ -688,10 +725,22 @@ impl<'a> Parser<'a> {
         }
         let computed = self.expressions(o)?;
         let o = &match computed {
-            Some(v) => Opt { loc: o.loc, key: o.key.clone(), value: Some(v), info: o.info },
-            None => Opt { loc: o.loc, key: o.key.clone(), value: o.value.clone(), info: o.info },
+            Some(v) => Opt { loc: o.loc, key: o.key.clone(), value: Some(v), info: o.info, unset: o.unset.clone() },
+            None => {
+                Opt { loc: o.loc, key: o.key.clone(), value: o.value.clone(), info: o.info, unset: o.unset.clone() }
+            }
         };
-        self.apply_supported(job, o).map_err(|m| self.err_at(o.loc, Some(&o.key), m.to_string()))?;
+        self.apply_supported(job, o).map_err(|m| {
+            let mut msg = m.to_string();
+            if !o.unset.is_empty() {
+                let names: Vec<String> = o.unset.iter().map(|n| format!("'{n}'")).collect();
+                msg.push_str(&format!(
+                    " (environment variable {} not set: fio reads it as an empty string and refuses the job too)",
+                    names.join(", ")
+                ));
+            }
+            self.err_at(o.loc, Some(&o.key), msg)
+        })?;
         lines.insert(o.info.name, o.loc);
         Ok(())
     }
@@ -708,9 +757,15 @@ impl<'a> Parser<'a> {
         }
         let seconds = matches!(
             o.info.name,
-            "runtime" | "ramp_time" | "startdelay" | "steadystate_duration" | "steadystate_ramp_time"
+            "runtime"
+                | "ramp_time"
+                | "startdelay"
+                | "steadystate_duration"
+                | "steadystate_ramp_time"
+                | "steadystate_check_interval"
         );
-        let micros = matches!(o.info.name, "thinktime" | "thinktime_spin" | "latency_target" | "latency_window");
+        let micros =
+            matches!(o.info.name, "thinktime" | "thinktime_spin" | "latency_target" | "latency_window" | "flow_sleep");
         let float = matches!(o.info.name, "latency_percentile" | "percentile_list");
         let mut out = String::with_capacity(v.len());
         for part in v.split_inclusive([',', ':']) {
@@ -978,6 +1033,7 @@ impl<'a> Parser<'a> {
             "random_distribution" => {
                 job.random_distribution = crate::distribution::Distribution::parse(Self::need(o)?, kb)?
             }
+            "random_sequence_stride" => job.random_sequence_stride = self.boolean(o)?,
             "percentage_random" => {
                 job.percentage_random = crate::distribution::PercentageRandom::parse(Self::need(o)?)?
             }
@@ -1011,6 +1067,15 @@ impl<'a> Parser<'a> {
                     return Err(value(v, "the window must be at least one second (fio samples once a second)".into()));
                 }
                 job.steadystate.dur_s = ns / crate::steadystate::CHECK_INTERVAL_NS;
+            }
+            "steadystate_check_interval" => {
+                let v = Self::need(o)?;
+                let ns = Self::bounded_time(v, Self::time(v, TimeUnit::Seconds)?)?;
+                // fio: at least one second (and it keeps whole seconds).
+                if ns < crate::steadystate::CHECK_INTERVAL_NS {
+                    return Err(value(v, "fio's steady-state check interval must be at least 1s".into()));
+                }
+                job.steadystate.interval_s = ns / crate::steadystate::CHECK_INTERVAL_NS;
             }
             "steadystate_ramp_time" => {
                 let v = Self::need(o)?;
@@ -1236,6 +1301,40 @@ impl<'a> Parser<'a> {
             "wait_for" => job.wait_for = Some(Self::need(o)?.to_string()),
             // fio's FIO_OPT_STR_SET: the bare name sets it.
             "exitall" => job.exitall = Self::flag(o)?,
+            "atomic" => {
+                job.atomic = self.boolean(o)?;
+                if job.atomic {
+                    self.warn_on(
+                        o.loc,
+                        &o.key,
+                        Some(TargetKind::Sim),
+                        "a simulated device never tears a write (there is no power loss), so every write is already atomic",
+                    );
+                }
+            }
+            "flow" => {
+                let v = Self::need(o)?;
+                let n = Self::count(v, kb)?;
+                // fio's FLOW_MAX_WEIGHT.
+                if n > 1000 {
+                    return Err(value(v, "fio's flow weight is at most 1000".into()));
+                }
+                job.flow = n as u32;
+            }
+            "flow_id" => job.flow_id = Self::count_u32(Self::need(o)?, kb)?,
+            "flow_sleep" => {
+                let v = Self::need(o)?;
+                job.flow_sleep_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?;
+            }
+            "io_submit_mode" => match Self::need(o)? {
+                "inline" => {}
+                "offload" => self.warn(
+                    o.loc,
+                    &o.key,
+                    "offload runs as inline: fio hands each I/O to a separate submitting thread; flashlab's job loop submits its own, the same I/Os at the same times (rate_iops included)",
+                ),
+                v => return Err(bad("value", v, "inline or offload")),
+            },
             "exit_what" => {
                 job.exit_what = match Self::need(o)? {
                     "group" => crate::job::ExitWhat::Group,
@@ -1333,6 +1432,22 @@ impl<'a> Parser<'a> {
             if let Some(m) = problem {
                 return Err(self.err_at(at("wait_for"), Some("wait_for"), m));
             }
+        }
+        let ss = job.steadystate;
+        if ss.enabled() && !ss.dur_s.is_multiple_of(ss.interval_s.max(1)) {
+            let opt = if lines.contains_key("steadystate_check_interval") {
+                "steadystate_check_interval"
+            } else {
+                "steadystate_duration"
+            };
+            return Err(self.err_at(
+                at(opt),
+                Some(opt),
+                format!(
+                    "job '{}': steadystate_duration ({} s) must be a multiple of steadystate_check_interval ({} s), as fio requires",
+                    job.name, ss.dur_s, ss.interval_s
+                ),
+            ));
         }
         if job.time_based && job.runtime_ns.is_none() {
             return Err(self.err_at(
@@ -1449,7 +1564,7 @@ mod tests {
     fn error_display() {
         assert_eq!(
             parse_err("[a]\n\nverify_async=2\n"),
-            "t.fio:3: option 'verify_async': not supported by flashlab (this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval and verify_pattern are))"
+            "t.fio:3: option 'verify_async': not supported by flashlab (this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern and verify_write_sequence are))"
         );
         assert!(parse_err("[a]\nbs=4q\n").starts_with("t.fio:2: option 'bs': bad size '4q': unknown suffix 'q'"));
         assert_eq!(parse_err("[a]\niodpeth=4\n"), "t.fio:2: option 'iodpeth': unknown option; did you mean 'iodepth'?");
@@ -1505,6 +1620,22 @@ mod tests {
     }
 
     #[test]
+    fn target_scoped_warnings() {
+        let f = parse("[a]\nrw=randwrite\natomic=1\nio_submit_mode=offload\n");
+        assert!(f.jobs[0].atomic);
+        let sim: Vec<String> = f.warnings_for(TargetKind::Sim).map(|w| w.to_string()).collect();
+        let real: Vec<String> = f.warnings_for(TargetKind::Real).map(|w| w.to_string()).collect();
+        assert!(sim.iter().any(|w| w.contains("option 'atomic'") && w.contains("never tears")), "{sim:?}");
+        assert!(!real.iter().any(|w| w.contains("'atomic'")), "{real:?}");
+        for w in [&sim, &real] {
+            assert!(
+                w.iter().any(|w| w.starts_with("t.fio:4: option 'io_submit_mode': offload runs as inline")),
+                "{w:?}"
+            );
+        }
+    }
+
+    #[test]
     fn env_expansion() {
         let text = "[a]\nsize=${SIZE}\nfilename=/dev/${DEV}\n";
         assert!(parse_err(text).contains("'${SIZE}': expansion is not supported"));
@@ -1516,8 +1647,14 @@ mod tests {
         let f = parse_jobfile_with_env("t.fio", text, &env).unwrap();
         assert_eq!(f.jobs[0].size, Some(SizeSpec::Bytes(1 << 30)));
         assert_eq!(f.jobs[0].filename.as_deref(), Some("/dev/nvme0n1"));
+        // fio substitutes an empty string for an unset variable: an option that takes an empty
+        // value keeps it (with a warning), one that does not is an error naming the variable.
         let e = parse_jobfile_with_env("t.fio", "[a]\nsize=${NOPE}\n", &env).unwrap_err();
-        assert_eq!(e.to_string(), "t.fio:2: option 'size': environment variable 'NOPE' (used as '${NOPE}') is not set");
+        assert!(e.to_string().starts_with("t.fio:2: option 'size': "), "{e}");
+        assert!(e.to_string().contains("environment variable 'NOPE' not set"), "{e}");
+        let f = parse_jobfile_with_env("t.fio", "[a]\nsize=1m\nfilename=${DEV}x${NOPE}\n", &env).unwrap();
+        assert_eq!(f.jobs[0].filename.as_deref(), Some("nvme0n1x"));
+        assert!(f.warnings.iter().any(|w| w.to_string().contains("'NOPE' is not set")), "{:?}", f.warnings);
         assert!(parse_err("[a]\nnumjobs=$ncpus\n").contains("'$ncpus' keyword"));
         assert!(parse_err("[a]\nsize=${X\n").contains("unterminated"));
     }
@@ -1594,8 +1731,11 @@ mod tests {
         let w: Vec<String> = f.warnings.iter().map(|w| w.to_string()).collect();
         assert!(w[0].starts_with("t.fio:4: option 'threads': ignored by flashlab ("), "{w:?}");
         assert!(w[1].starts_with("t.fio:5: option 'log_unix_epoch': ignored"), "{w:?}");
-        assert!(parse_err("[a]\nss_interval=5\n").starts_with("t.fio:2: option 'ss_interval': not supported"));
-        assert!(parse("[a]\nss_interval=1\n").warnings.is_empty(), "fio's default is accepted");
+        assert_eq!(parse("[a]\nss_interval=5\n").jobs[0].steadystate.interval_s, 5);
+        assert!(parse_err("[a]\nss_interval=500ms\n").contains("at least 1s"));
+        assert!(parse_err("[a]\nss=lat:5%\nss_dur=25\nss_interval=10\n").contains("must be a multiple"));
+        let j = &parse("[a]\nss=lat:5%\nss_dur=300\nss_interval=10\n").jobs[0];
+        assert_eq!((j.steadystate.dur_s, j.steadystate.interval_s), (300, 10));
     }
 
     #[test]

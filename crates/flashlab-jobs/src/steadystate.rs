@@ -15,7 +15,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// fio's sampling interval (fixed at one second in fio 3.33).
+/// fio's default sampling interval (`steadystate_check_interval`, one second; fixed in fio
+/// 3.33, an option since).
 pub const CHECK_INTERVAL_NS: u64 = 1_000_000_000;
 
 /// What steady state is judged on.
@@ -26,6 +27,9 @@ pub enum SsMetric {
     Iops,
     /// Bytes per second.
     Bw,
+    /// Mean completion latency of the interval's I/Os, ns (fio's `lat` / `lat_slope`, newer
+    /// than fio 3.33).
+    Lat,
 }
 
 /// A job's steady-state options, as fio reads them. Detection is on when `dur_s > 0`.
@@ -43,12 +47,20 @@ pub struct SteadyState {
     pub dur_s: u64,
     /// `ss_ramp`: no samples before this, ns since the job started.
     pub ramp_ns: u64,
+    /// `steadystate_check_interval` (`ss_interval`) in whole seconds: one sample per interval,
+    /// `dur_s / interval_s` samples in the window. Default 1.
+    #[serde(default = "one")]
+    pub interval_s: u64,
+}
+
+fn one() -> u64 {
+    1
 }
 
 impl Default for SteadyState {
     /// fio's default criterion `iops_slope:0.01%`, off (`ss_dur=0`).
     fn default() -> Self {
-        SteadyState { metric: SsMetric::Iops, slope: true, pct: true, limit: 0.01, dur_s: 0, ramp_ns: 0 }
+        SteadyState { metric: SsMetric::Iops, slope: true, pct: true, limit: 0.01, dur_s: 0, ramp_ns: 0, interval_s: 1 }
     }
 }
 
@@ -77,13 +89,9 @@ impl SteadyState {
             "iops_slope" => (SsMetric::Iops, true),
             "bw" => (SsMetric::Bw, false),
             "bw_slope" => (SsMetric::Bw, true),
-            "lat" | "lat_slope" => {
-                return Err(Error::Value {
-                    value: name.to_string(),
-                    problem: "latency criteria are not supported (fio 3.33 has none either)".into(),
-                })
-            }
-            _ => return Err(bad("criterion", name, "iops, iops_slope, bw or bw_slope")),
+            "lat" => (SsMetric::Lat, false),
+            "lat_slope" => (SsMetric::Lat, true),
+            _ => return Err(bad("criterion", name, "iops, iops_slope, bw, bw_slope, lat or lat_slope")),
         };
         let limit = limit.trim();
         let (pct, value) = match limit.strip_suffix('%') {
@@ -92,6 +100,10 @@ impl SteadyState {
             }
             None if metric == SsMetric::Iops => {
                 (false, limit.parse::<f64>().map_err(|_| bad("IOPS threshold", limit, "a number"))?)
+            }
+            // fio reads an absolute latency limit as a number (ns, the unit of its samples).
+            None if metric == SsMetric::Lat => {
+                (false, limit.parse::<f64>().map_err(|_| bad("latency threshold", limit, "a number (ns)"))?)
             }
             None => (false, crate::units::parse_size(limit, kb_base)? as f64),
         };
@@ -109,7 +121,11 @@ impl SteadyState {
     pub fn fio_name(&self) -> String {
         format!(
             "{}{}:{:.6}{}",
-            if self.metric == SsMetric::Iops { "iops" } else { "bw" },
+            match self.metric {
+                SsMetric::Iops => "iops",
+                SsMetric::Bw => "bw",
+                SsMetric::Lat => "lat",
+            },
             if self.slope { "_slope" } else { "" },
             self.limit as f32,
             if self.pct { "%" } else { "" }
@@ -129,9 +145,14 @@ pub struct SteadyTracker {
     /// Counters at the previous sampling instant.
     prev_bytes: u64,
     prev_ios: u64,
+    prev_lat_sum: u128,
+    prev_lat_ios: u64,
+    /// The sampling interval, ns.
+    interval_ns: u64,
     /// The window, oldest first once full (`len` valid entries, ring from `head`).
     bw: Vec<u64>,
     iops: Vec<u64>,
+    lat: Vec<u64>,
     head: usize,
     len: usize,
     attained: bool,
@@ -143,15 +164,21 @@ pub struct SteadyTracker {
 impl SteadyTracker {
     /// A tracker for `ss` (which must be enabled) of a job started at `start_ns`.
     pub fn new(ss: SteadyState, start_ns: u64) -> SteadyTracker {
-        let n = ss.dur_s.max(1) as usize;
+        let interval_s = ss.interval_s.max(1);
+        let n = (ss.dur_s / interval_s).max(1) as usize;
+        let interval_ns = interval_s * CHECK_INTERVAL_NS;
         SteadyTracker {
             ss,
             start_ns,
-            next_ns: start_ns + CHECK_INTERVAL_NS,
+            next_ns: start_ns + interval_ns,
             prev_bytes: 0,
             prev_ios: 0,
+            prev_lat_sum: 0,
+            prev_lat_ios: 0,
+            interval_ns,
             bw: vec![0; n],
             iops: vec![0; n],
+            lat: vec![0; n],
             head: 0,
             len: 0,
             attained: false,
@@ -167,40 +194,56 @@ impl SteadyTracker {
     }
 
     /// The job's clock reads `now_ns` and it has completed `bytes` and `ios` in all (every
-    /// direction, from its start): take the samples of every sampling instant up to `now_ns`
-    /// (the counters are those of the last instant: call this before counting an I/O that
-    /// completes at `now_ns`). Returns true once steady state is attained; the job should stop.
-    pub fn advance(&mut self, now_ns: u64, bytes: u64, ios: u64) -> bool {
+    /// direction, from its start), whose completion latencies add up to `lat_sum_ns` (the
+    /// measured ones: after the ramp): take the samples of every sampling instant up to
+    /// `now_ns` (the counters are those of the last instant: call this before counting an I/O
+    /// that completes at `now_ns`). Returns true once steady state is attained; the job
+    /// should stop.
+    pub fn advance(&mut self, now_ns: u64, bytes: u64, ios: u64, lat_sum_ns: u128, lat_ios: u64) -> bool {
         while !self.attained && now_ns >= self.next_ns {
             let t = self.next_ns;
-            self.next_ns += CHECK_INTERVAL_NS;
+            self.next_ns += self.interval_ns;
             let (db, di) = (bytes - self.prev_bytes, ios - self.prev_ios);
+            let dl = lat_sum_ns - self.prev_lat_sum;
+            let dn = lat_ios - self.prev_lat_ios;
             self.prev_bytes = bytes;
             self.prev_ios = ios;
+            self.prev_lat_sum = lat_sum_ns;
+            self.prev_lat_ios = lat_ios;
             // fio: samples are taken once ss_ramp plus one interval has passed.
-            if t - self.start_ns < self.ss.ramp_ns + CHECK_INTERVAL_NS {
+            if t - self.start_ns < self.ss.ramp_ns + self.interval_ns {
                 continue;
             }
-            self.sample(db, di);
+            // Rates per second (fio scales the interval's counts to a second); the latency is
+            // the mean of the interval's completions (0 when none completed).
+            let per_s = |d: u64| (u128::from(d) * 1_000_000_000 / u128::from(self.interval_ns)) as u64;
+            let lat = if dn > 0 { (dl / u128::from(dn)) as u64 } else { 0 };
+            self.sample(per_s(db), per_s(di), lat);
         }
         self.attained
     }
 
-    fn sample(&mut self, bytes: u64, ios: u64) {
+    fn sample(&mut self, bytes: u64, ios: u64, lat: u64) {
         let n = self.bw.len();
         if self.len < n {
             self.bw[self.len] = bytes;
             self.iops[self.len] = ios;
+            self.lat[self.len] = lat;
             self.len += 1;
         } else {
             self.bw[self.head] = bytes;
             self.iops[self.head] = ios;
+            self.lat[self.head] = lat;
             self.head = (self.head + 1) % n;
         }
         if self.len < n {
             return;
         }
-        let ys = if self.ss.metric == SsMetric::Iops { &self.iops } else { &self.bw };
+        let ys = match self.ss.metric {
+            SsMetric::Iops => &self.iops,
+            SsMetric::Bw => &self.bw,
+            SsMetric::Lat => &self.lat,
+        };
         let y = |i: usize| ys[(self.head + i) % n] as f64;
         let nf = n as f64;
         let mean = (0..n).map(y).sum::<f64>() / nf;
@@ -241,7 +284,7 @@ impl SteadyTracker {
                 (0..n).map(|i| v[(self.head + i) % n]).collect()
             }
         };
-        let (bw, iops) = (order(&self.bw), order(&self.iops));
+        let (bw, iops, lat) = (order(&self.bw), order(&self.iops), order(&self.lat));
         let criterion = if self.criterion.is_finite() { self.criterion } else { 0.0 };
         SteadyStateReport {
             ss: self.ss.fio_name(),
@@ -255,6 +298,8 @@ impl SteadyTracker {
                 iops_mean: iops.iter().sum::<u64>() / n as u64,
                 iops,
                 bw,
+                lat_mean: (self.ss.metric == SsMetric::Lat).then(|| lat.iter().sum::<u64>() / n as u64),
+                lat: (self.ss.metric == SsMetric::Lat).then_some(lat),
             },
         }
     }
@@ -290,6 +335,12 @@ pub struct SteadyStateData {
     pub iops: Vec<u64>,
     /// Bytes/s of each second.
     pub bw: Vec<u64>,
+    /// Mean of `lat`, ns (a latency criterion only, as fio writes it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_mean: Option<u64>,
+    /// Mean completion latency of each interval, ns (a latency criterion only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat: Option<Vec<u64>>,
 }
 
 #[cfg(test)]
@@ -308,7 +359,7 @@ mod tests {
         for (k, &v) in per_sec.iter().enumerate() {
             ios += v;
             bytes += v * 4096;
-            if t.advance((k as u64 + 1) * CHECK_INTERVAL_NS + 1, bytes, ios) {
+            if t.advance((k as u64 + 1) * CHECK_INTERVAL_NS + 1, bytes, ios, 0, 0) {
                 return Some(k + 1);
             }
         }
@@ -325,7 +376,11 @@ mod tests {
         assert_eq!(ss("iops:20", 3).limit, 20.0);
         let mut d = SteadyState::default();
         assert!(d.parse_criterion("iops", 1024).unwrap_err().to_string().contains("threshold"));
-        assert!(d.parse_criterion("lat:5ms", 1024).is_err());
+        assert!(d.parse_criterion("lat:5ms", 1024).is_err(), "fio reads an absolute latency limit in ns");
+        let s = ss("lat:5%", 3);
+        assert!(!s.slope && s.pct && s.metric == SsMetric::Lat);
+        assert_eq!(s.fio_name(), "lat:5.000000%");
+        assert_eq!(ss("lat_slope:2000", 3).limit, 2000.0);
         assert!(d.parse_criterion("frob:1", 1024).unwrap_err().to_string().contains("criterion"));
         assert!(d.parse_criterion("iops:x%", 1024).is_err());
     }
@@ -343,6 +398,32 @@ mod tests {
         assert_eq!(r.data.iops_mean, 1000);
         assert_eq!(r.data.bw_mean, 1000 * 4096);
         assert_eq!(r.slope, 0.0);
+    }
+
+    #[test]
+    fn latency_deviation_over_ten_second_intervals() {
+        // Window of 3 samples, one every 10 s; each interval's I/Os take `lat` ns on average.
+        let mut s = ss("lat:5%", 30);
+        s.interval_s = 10;
+        let mut t = SteadyTracker::new(s, 0);
+        let (mut ios, mut lat_sum) = (0u64, 0u128);
+        let mut at = None;
+        for (k, &lat) in [300_000u64, 200_000, 104_000, 100_000, 98_000, 99_000].iter().enumerate() {
+            // 1000 I/Os per interval.
+            ios += 1000;
+            lat_sum += u128::from(lat) * 1000;
+            if t.advance((k as u64 + 1) * 10 * CHECK_INTERVAL_NS + 1, ios * 4096, ios, lat_sum, ios) {
+                at = Some(k + 1);
+                break;
+            }
+        }
+        // Windows: [300,200,104] no; [200,104,100] no; [104,100,98]: mean 100.67, deviation 3.3 %.
+        assert_eq!(at, Some(5));
+        let r = t.report();
+        assert_eq!(r.data.lat.as_deref(), Some(&[104_000, 100_000, 98_000][..]));
+        assert_eq!(r.data.lat_mean, Some(100_666));
+        // IOPS are per second: 1000 I/Os in 10 s.
+        assert_eq!(r.data.iops, vec![100; 3]);
     }
 
     #[test]

@@ -21,6 +21,10 @@ pub enum VerifyMethod {
     None,
     /// CRC-32C (Castagnoli) of the data area; `crc32c-intel` is the same (fio: a synonym).
     Crc32c,
+    /// CRC-32 (IEEE 802.3, reflected) of the data area.
+    Crc32,
+    /// CRC-64 (ECMA-182 polynomial, reflected, as xz computes it) of the data area.
+    Crc64,
     /// MD5 of the data area.
     Md5,
     /// SHA-256 of the data area.
@@ -37,6 +41,8 @@ impl VerifyMethod {
         match self {
             VerifyMethod::None => "none",
             VerifyMethod::Crc32c => "crc32c",
+            VerifyMethod::Crc32 => "crc32",
+            VerifyMethod::Crc64 => "crc64",
             VerifyMethod::Md5 => "md5",
             VerifyMethod::Sha256 => "sha256",
             VerifyMethod::Meta => "meta",
@@ -49,19 +55,19 @@ impl VerifyMethod {
         Ok(match v {
             "0" | "none" => VerifyMethod::None,
             "crc32c" | "crc32c-intel" => VerifyMethod::Crc32c,
+            "crc32" => VerifyMethod::Crc32,
+            "crc64" => VerifyMethod::Crc64,
             "md5" => VerifyMethod::Md5,
             "sha256" => VerifyMethod::Sha256,
             "meta" => VerifyMethod::Meta,
             "pattern" => VerifyMethod::Pattern,
-            "crc64" | "crc32" | "crc16" | "crc7" | "xxhash" | "sha512" | "sha1" | "sha3-224" | "sha3-256"
-            | "sha3-384" | "sha3-512" | "pattern_hdr" | "null" => {
-                return Err(Error::FioVerifyMethod { method: v.to_string() })
-            }
+            "crc16" | "crc7" | "xxhash" | "sha512" | "sha1" | "sha3-224" | "sha3-256" | "sha3-384" | "sha3-512"
+            | "pattern_hdr" | "null" => return Err(Error::FioVerifyMethod { method: v.to_string() }),
             _ => {
                 return Err(Error::Bad {
                     what: "value",
                     value: v.to_string(),
-                    expected: "crc32c, crc32c-intel, md5, sha256, meta, pattern or 0".into(),
+                    expected: "crc32c, crc32c-intel, crc32, crc64, md5, sha256, meta, pattern or 0".into(),
                 })
             }
         })
@@ -90,6 +96,10 @@ pub struct VerifyOptions {
     pub interval: u64,
     /// `verify_pattern`: the data area holds this pattern (repeated), checked byte for byte.
     pub pattern: Vec<u8>,
+    /// `verify_write_sequence` (fio's default 1): a block's header must carry the number of
+    /// the job's last write to it. 0 checks the rest of the header and the checksum only, for
+    /// regions several jobs write (fio turns it off itself with numjobs > 1 on one file).
+    pub write_sequence: bool,
 }
 
 impl Default for VerifyOptions {
@@ -103,6 +113,7 @@ impl Default for VerifyOptions {
             continue_on_error: false,
             interval: 0,
             pattern: Vec::new(),
+            write_sequence: true,
         }
     }
 }
@@ -217,6 +228,7 @@ pub const OPTION_NAMES: &[&str] = &[
     "verify_interval",
     "verify_pattern",
     "continue_on_error",
+    "verify_write_sequence",
 ];
 
 /// Bytes of flashlab's verify header before the checksum (see `flashlab_real::verify`).
@@ -253,6 +265,7 @@ pub fn apply(o: &mut VerifyOptions, name: &str, v: &str, kb_base: u32) -> Result
         }
         "verify_pattern" => o.pattern = parse_pattern(v)?,
         "continue_on_error" => o.continue_on_error = continue_on_verify(v)?,
+        "verify_write_sequence" => o.write_sequence = zero_one(v)?,
         other => return Err(Error::Internal { option: other.to_string() }),
     }
     Ok(())
@@ -320,6 +333,9 @@ mod tests {
     #[test]
     fn methods() {
         assert_eq!(VerifyMethod::parse("crc32c-intel").unwrap(), VerifyMethod::Crc32c);
+        assert_eq!(VerifyMethod::parse("crc64").unwrap(), VerifyMethod::Crc64);
+        assert_eq!(VerifyMethod::parse("crc32").unwrap(), VerifyMethod::Crc32);
+        assert!(VerifyMethod::parse("crc16").is_err());
         assert_eq!(VerifyMethod::parse("md5").unwrap(), VerifyMethod::Md5);
         assert_eq!(VerifyMethod::parse("0").unwrap(), VerifyMethod::None);
         assert!(VerifyMethod::parse("xxhash").unwrap_err().to_string().contains("flashlab implements"));

@@ -164,7 +164,7 @@ fn include_keywords_and_arithmetic() {
 fn bad_files_fail_with_documented_errors() {
     assert_eq!(
         fail("bad/verify_xxhash.fio"),
-        "bad/verify_xxhash.fio:8: option 'verify': verify=xxhash is fio's, but flashlab implements crc32c (crc32c-intel), md5, sha256, meta and pattern"
+        "bad/verify_xxhash.fio:8: option 'verify': verify=xxhash is fio's, but flashlab implements crc32c (crc32c-intel), crc32, crc64, md5, sha256, meta and pattern"
     );
     assert_eq!(
         fail("bad/bad_size.fio"),

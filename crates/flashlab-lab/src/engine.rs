@@ -15,6 +15,7 @@ use crate::system::{IoHints, SimSystem, SysError};
 use flashlab_jobs::{ExitWhat, Rw};
 use flashlab_measure::{Ddir, JobResult};
 use flashlab_simfs::FileId;
+use flashlab_workload::flow::Flow;
 use flashlab_workload::job::{ddir, Done, JobCore, JobSettings, Timing};
 use flashsim::{Ns, Op};
 
@@ -95,7 +96,8 @@ impl JobSpec {
             && s.fsync_every == 0
             && !s.sync_writes
             && self.layer == crate::stack::LayerCost::ZERO
-            && s.thinktime_ns == 0;
+            && s.thinktime_ns == 0
+            && s.flow().is_none();
         match s.rw {
             _ if !bare => None,
             Rw::Read | Rw::RandRead => Some(0),
@@ -156,6 +158,13 @@ struct Live {
     finished: bool,
     /// fio's `exitall` stopped it before it started: it never runs.
     cancelled: bool,
+    /// fio's flow control: the job's flow (an index into the group's flows), its I/Os
+    /// counted in it, and whether it is held back now (it retries when another job of the
+    /// flow moves) or waits for its I/Os in flight before its `flow_sleep`.
+    flow: Option<usize>,
+    flow_count: u64,
+    flow_blocked: bool,
+    flow_quiesce: bool,
 }
 
 impl Live {
@@ -192,6 +201,10 @@ impl Live {
             begun: false,
             finished: false,
             cancelled: false,
+            flow: None,
+            flow_count: 0,
+            flow_blocked: false,
+            flow_quiesce: false,
         })
     }
 
@@ -218,6 +231,7 @@ fn finish(
     t: Ns,
     not_before: Ns,
     group_start: Ns,
+    flows: &mut [Flow],
 ) -> Result<bool, SysError> {
     let mut work = vec![(j, t)];
     let mut stop_run = false;
@@ -228,6 +242,10 @@ fn finish(
             continue;
         }
         l.finished = true;
+        if let (Some(f), Some((_, w, _))) = (l.flow, s.settings.flow()) {
+            // fio's flow_exit_job: its I/Os and weight leave the flow.
+            flows[f].leave(l.flow_count, w);
+        }
         let mut end = t;
         if s.settings.end_fsync && s.settings.rw.has_writes() {
             let mut t = l.core.last_done().max(not_before);
@@ -381,6 +399,24 @@ pub fn run_group_hooked(
     for s in specs {
         live.push(Live::new(s, start + s.settings.start_delay_ns)?);
     }
+    // fio's flows: one per flow_id among the group's jobs, every job's weight joined.
+    let mut flow_ids: Vec<u32> = Vec::new();
+    let mut flows: Vec<Flow> = Vec::new();
+    for (s, l) in specs.iter().zip(live.iter_mut()) {
+        if let Some((id, w, _)) = s.settings.flow() {
+            let f = match flow_ids.iter().position(|&i| i == id) {
+                Some(f) => f,
+                None => {
+                    flow_ids.push(id);
+                    flows.push(Flow::default());
+                    flows.len() - 1
+                }
+            };
+            flows[f].join(w);
+            l.flow = Some(f);
+        }
+    }
+    let has_flow = !flows.is_empty();
     let mut stop_run = false;
     // In flight at once: each job's depth of I/Os (a rate wake-up takes one of them) and a
     // think time's end.
@@ -391,10 +427,25 @@ pub fn run_group_hooked(
     // so once every 64 events is often enough, and saves a pass over the jobs per event.
     let mut since_progress = 0u32;
 
-    let issue = |sys: &mut SimSystem, t: Ns, l: &mut Live, s: &JobSpec| -> Result<Option<(Ns, Kind, u64)>, SysError> {
+    let issue = |sys: &mut SimSystem,
+                 t: Ns,
+                 l: &mut Live,
+                 s: &JobSpec,
+                 flows: &mut [Flow]|
+     -> Result<Option<(Ns, Kind, u64)>, SysError> {
         let set = &s.settings;
         if l.core.stops(set, t) {
             return Ok(None);
+        }
+        if l.flow_quiesce {
+            return Ok(None);
+        }
+        if let (Some(f), Some((_, w, _))) = (l.flow, set.flow()) {
+            // fio's flow_threshold_exceeded, before each I/O.
+            if !flows[f].go(&mut l.flow_count, w) {
+                l.flow_blocked = true;
+                return Ok(None);
+            }
         }
         let t_in = t + s.layer.submit_ns;
         if let Some(v) = &s.verify {
@@ -460,6 +511,25 @@ pub fn run_group_hooked(
             Ok(Some((c.done, len)))
         };
 
+    // A job flow control held back with a `flow_sleep`: fio waits for its I/Os in flight,
+    // then sleeps (a Wake after the sleep; with I/O in flight, once it has completed). Without
+    // one it stays blocked and retries when another job of its flow moves.
+    fn flow_hold(j: usize, t: Ns, l: &mut Live, s: &JobSpec, events: &mut EventQueue<Event>) {
+        let Some((_, _, sleep)) = s.settings.flow().filter(|f| f.2 > 0) else { return };
+        if !(l.flow_blocked || (l.flow_quiesce && l.in_flight == 0)) {
+            return;
+        }
+        l.flow_blocked = false;
+        if l.in_flight == 0 {
+            l.flow_quiesce = false;
+            l.waking = true;
+            l.started(false);
+            events.push(t.saturating_add(sleep), (j, Kind::Wake, 0, t));
+        } else {
+            l.flow_quiesce = true;
+        }
+    }
+
     // Issue at `t` until the job's depth is in flight, a think time is due or a rate limit
     // makes it wait (a Wake); a job that must think with nothing in flight schedules it.
     let top_up = |sys: &mut SimSystem,
@@ -467,10 +537,11 @@ pub fn run_group_hooked(
                   t: Ns,
                   l: &mut Live,
                   s: &JobSpec,
-                  events: &mut EventQueue<Event>|
+                  events: &mut EventQueue<Event>,
+                  flows: &mut [Flow]|
      -> Result<(), SysError> {
         while l.in_flight < l.core.depth(&s.settings) && !l.core.must_think(&s.settings) {
-            let Some((done, kind, bytes)) = issue(sys, t, l, s)? else { break };
+            let Some((done, kind, bytes)) = issue(sys, t, l, s, flows)? else { break };
             l.started(kind != Kind::Wake);
             events.push(done, (j, kind, bytes, t));
             if kind == Kind::Wake {
@@ -480,6 +551,7 @@ pub fn run_group_hooked(
         if l.in_flight == 0 && l.core.must_think(&s.settings) && !l.core.stopped() {
             events.push(t.saturating_add(s.settings.thinktime_ns), (j, Kind::Think, 0, t));
         }
+        flow_hold(j, t, l, s, events);
         Ok(())
     };
 
@@ -489,18 +561,20 @@ pub fn run_group_hooked(
                  t: Ns,
                  l: &mut Live,
                  s: &JobSpec,
-                 events: &mut EventQueue<Event>|
+                 events: &mut EventQueue<Event>,
+                 flows: &mut [Flow]|
      -> Result<(), SysError> {
         l.begun = true;
         for _ in 0..l.core.depth(&s.settings) {
             if l.core.must_think(&s.settings) {
                 break;
             }
-            if let Some((done, kind, bytes)) = issue(sys, t, l, s)? {
+            if let Some((done, kind, bytes)) = issue(sys, t, l, s, flows)? {
                 l.started(kind != Kind::Wake);
                 events.push(done, (j, kind, bytes, t));
             }
         }
+        flow_hold(j, t, l, s, events);
         Ok(())
     };
 
@@ -514,16 +588,36 @@ pub fn run_group_hooked(
             events.push(at, (j, Kind::Start, 0, at));
             continue;
         }
-        begin(sys, j, start, &mut live[j], s, &mut events)?;
+        begin(sys, j, start, &mut live[j], s, &mut events, &mut flows)?;
     }
     for j in 0..specs.len() {
         if live[j].done() {
-            stop_run |= finish(sys, specs, &mut live, &mut events, j, start, not_before, start)?;
+            stop_run |= finish(sys, specs, &mut live, &mut events, j, start, not_before, start, &mut flows)?;
         }
     }
 
+    // The time of the event handled last: jobs flow control held back retry then.
+    let mut flow_t = start;
     loop {
-        while let Some((t, (j, kind, bytes, submitted))) = events.take() {
+        loop {
+            if has_flow {
+                // fio's held-back job spins on its flow check: it goes as soon as another job
+                // of its flow has moved (issued, or ended and left the flow).
+                for k in 0..specs.len() {
+                    let lk = &mut live[k];
+                    if !lk.flow_blocked || lk.finished || !lk.begun {
+                        continue;
+                    }
+                    lk.flow_blocked = false;
+                    top_up(sys, k, flow_t, lk, &specs[k], &mut events, &mut flows)?;
+                    if lk.done() {
+                        stop_run |=
+                            finish(sys, specs, &mut live, &mut events, k, flow_t, not_before, start, &mut flows)?;
+                    }
+                }
+            }
+            let Some((t, (j, kind, bytes, submitted))) = events.take() else { break };
+            flow_t = t.max(not_before);
             let s = &specs[j];
             let set = &s.settings;
             let l = &mut live[j];
@@ -535,9 +629,19 @@ pub fn run_group_hooked(
                     // A job that waited for others: its run (runtime, ramp, pacing) starts now.
                     *l = Live::new(s, t)?;
                 }
-                begin(sys, j, t.max(not_before), l, s, &mut events)?;
+                begin(sys, j, t.max(not_before), l, s, &mut events, &mut flows)?;
                 if l.done() {
-                    stop_run |= finish(sys, specs, &mut live, &mut events, j, t.max(not_before), not_before, start)?;
+                    stop_run |= finish(
+                        sys,
+                        specs,
+                        &mut live,
+                        &mut events,
+                        j,
+                        t.max(not_before),
+                        not_before,
+                        start,
+                        &mut flows,
+                    )?;
                 }
                 continue;
             }
@@ -555,9 +659,19 @@ pub fn run_group_hooked(
                     l.waking = false;
                     l.in_flight -= 1;
                 }
-                top_up(sys, j, t.max(not_before), l, s, &mut events)?;
+                top_up(sys, j, t.max(not_before), l, s, &mut events, &mut flows)?;
                 if l.done() {
-                    stop_run |= finish(sys, specs, &mut live, &mut events, j, t.max(not_before), not_before, start)?;
+                    stop_run |= finish(
+                        sys,
+                        specs,
+                        &mut live,
+                        &mut events,
+                        j,
+                        t.max(not_before),
+                        not_before,
+                        start,
+                        &mut flows,
+                    )?;
                 }
                 continue;
             }
@@ -604,24 +718,29 @@ pub fn run_group_hooked(
                 // While quiesced, I/O is still in flight (the quiesce ends above when none is), so
                 // nothing is issued and no think time is due.
                 if !l.core.quiesced() {
-                    top_up(sys, j, at, l, s, &mut events)?;
+                    top_up(sys, j, at, l, s, &mut events, &mut flows)?;
                 }
             } else if l.draining {
                 if l.in_flight <= l.low {
                     l.draining = false;
-                    top_up(sys, j, at, l, s, &mut events)?;
+                    top_up(sys, j, at, l, s, &mut events, &mut flows)?;
                 }
             } else if l.core.must_think(set) {
                 // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
                 if l.in_flight == 0 && !l.core.stopped() {
                     events.push(at.saturating_add(set.thinktime_ns), (j, Kind::Think, 0, at));
                 }
-            } else if let Some((done, kind, bytes)) = issue(sys, at, l, s)? {
+            } else if l.flow_quiesce {
+                // Held back by flow control: waiting for the I/O in flight before the sleep.
+                flow_hold(j, at, l, s, &mut events);
+            } else if let Some((done, kind, bytes)) = issue(sys, at, l, s, &mut flows)? {
                 l.started(kind != Kind::Wake);
                 events.push(done, (j, kind, bytes, at));
+            } else {
+                flow_hold(j, at, l, s, &mut events);
             }
             if l.done() {
-                stop_run |= finish(sys, specs, &mut live, &mut events, j, at, not_before, start)?;
+                stop_run |= finish(sys, specs, &mut live, &mut events, j, at, not_before, start, &mut flows)?;
             }
             since_progress += 1;
             if since_progress < 64 {
@@ -641,7 +760,7 @@ pub fn run_group_hooked(
         for j in 0..specs.len() {
             if live[j].begun && !live[j].finished {
                 let t = live[j].core.last_done();
-                stop_run |= finish(sys, specs, &mut live, &mut events, j, t, not_before, start)?;
+                stop_run |= finish(sys, specs, &mut live, &mut events, j, t, not_before, start, &mut flows)?;
                 started_more = true;
             }
         }

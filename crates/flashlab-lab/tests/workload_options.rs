@@ -198,3 +198,74 @@ fn fsync_on_close_flushes_at_the_end_as_end_fsync_does() {
     assert_eq!(closed, runtime("end_fsync=1\n"));
     assert_eq!(closed, runtime("end_fsync=1\nfsync_on_close=1\n"), "one fsync per file");
 }
+
+/// fio's flow control: the jobs of one flow_id issue I/Os in the ratio of their `flow`
+/// weights, whatever their speed (reads are faster than writes here), with or without a
+/// `flow_sleep`; a job of another flow_id is not held back.
+#[test]
+fn flow_keeps_the_weights_ratio() {
+    for sleep in ["", "flow_sleep=200\n"] {
+        let r = run(&format!(
+            "[global]\nsize=16m\ntime_based\nruntime=1\n{sleep}\n[reader]\nrw=randread\nflow=3\n[writer]\nrw=randwrite\nflow=1\n\
+             [free]\nrw=randread\nflow=1\nflow_id=7\n"
+        ))
+        .unwrap();
+        let (reads, writes) = (r[0].0.read.ios as f64, r[1].0.write.ios as f64);
+        assert!(writes > 100.0, "{sleep}: {writes} writes");
+        assert!((reads / writes - 3.0).abs() < 0.05, "{sleep}: {reads} reads vs {writes} writes");
+        // Alone in flow 7, 'free' is not held to the writer's pace (in flow 0 it would be 1:1).
+        let free = r[2].0.read.ios as f64;
+        assert!(free / writes > 1.5, "{sleep}: free {free} vs writer {writes}");
+    }
+    // Without flow, the faster reader does not keep a 3:1 ratio.
+    let r = run("[global]\nsize=16m\ntime_based\nruntime=1\n[reader]\nrw=randread\n[writer]\nrw=randwrite\n").unwrap();
+    let ratio = r[0].0.read.ios as f64 / r[1].0.write.ios as f64;
+    assert!((ratio - 3.0).abs() > 0.5, "ratio {ratio} without flow");
+    assert!(run("[j]\nflow=1001\n").unwrap_err().contains("at most 1000"));
+}
+
+/// fio's random_distribution=sequence: exactly the blocks of the sequence, by I/O count.
+#[test]
+fn sequence_distribution_issues_its_blocks() {
+    let r = run("[j]\nrw=randread\nbs=4k\nsize=48k\nio_size=24k\nrandom_distribution=sequence:2,0,1\n").unwrap();
+    assert_eq!(r[0].0.read.ios, 6);
+    // A stride past the end ends the job early: 12 blocks hold four rounds of 3.
+    let r = run(
+        "[j]\nrw=randread\nbs=4k\nsize=48k\nio_size=1m\nrandom_distribution=sequence:2,0,1\nrandom_sequence_stride=1\n",
+    )
+    .unwrap();
+    assert_eq!(r[0].0.read.ios, 12);
+}
+
+/// steadystate=lat: the job stops once the mean latency of each 1 s interval stays within the
+/// limit of the window's mean; the report carries the latency samples.
+#[test]
+fn latency_steady_state_stops_the_job() {
+    let r = run("[j]\nrw=randread\nsize=16m\nbs=4k\ntime_based\nruntime=30\nss=lat:20%\nss_dur=3\n").unwrap();
+    let rd = &r[0].0.read;
+    let secs = rd.runtime_ns as f64 / 1e9;
+    assert!(secs < 10.0, "steady state should end a 30 s job early ({secs} s)");
+    let ss = r[0].0.steadystate.as_ref().expect("steadystate report");
+    assert_eq!(ss["attained"], 1);
+    assert_eq!(ss["ss"], "lat:20.000000%");
+    let lat = ss["data"]["lat"].as_array().expect("lat samples");
+    assert_eq!(lat.len(), 3);
+    assert!(lat.iter().all(|v| v.as_u64().unwrap() > 0), "{lat:?}");
+}
+
+/// io_submit_mode=offload issues the same I/Os as inline; verify=crc64 verifies, and with
+/// verify_write_sequence=0 two jobs may write the same region.
+#[test]
+fn offload_crc64_and_write_sequence() {
+    let inline = run("[j]\nrw=randwrite\nsize=4m\nrate_iops=2000\n").unwrap();
+    let offload = run("[j]\nrw=randwrite\nsize=4m\nrate_iops=2000\nio_submit_mode=offload\n").unwrap();
+    assert_eq!(inline[0].0.write.ios, offload[0].0.write.ios);
+    assert_eq!(inline[0].0.write.runtime_ns, offload[0].0.write.runtime_ns);
+    assert!(run("[j]\nio_submit_mode=thread\n").unwrap_err().contains("inline or offload"));
+    let r = run("[j]\nrw=randwrite\nsize=2m\nverify=crc64\n").unwrap();
+    assert_eq!(r[0].0.verify.as_ref().unwrap().mismatches, 0);
+    // Two writers of one file: the first's read-back sees the second's writes.
+    let two = "[global]\nfilename=shared\nrw=randwrite\nsize=2m\nverify=crc32\nnumjobs=2\nverify_fatal=1\n[w]\n";
+    let seq_off = run(&format!("{two}verify_write_sequence=0\n")).unwrap();
+    assert!(seq_off.iter().all(|j| j.0.verify.as_ref().unwrap().mismatches == 0));
+}

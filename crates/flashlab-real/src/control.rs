@@ -4,6 +4,7 @@
 //! `exit_what` names). The simulated engine does the same on its virtual clock.
 
 use flashlab_jobs::ExitWhat;
+use flashlab_workload::flow::Flow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -19,6 +20,11 @@ pub struct GroupControl {
     stop: Vec<AtomicBool>,
     /// `exit_what=all` fired: the run's later groups do not start.
     stop_run: AtomicBool,
+    /// fio's flow control: per job, its flow (an index into `flows`) and weight.
+    job_flow: Vec<Option<(usize, u32)>>,
+    /// The flows and, per job, its I/Os counted in its flow (one lock: a job's check and
+    /// count are one step, as fio's atomics make them).
+    flows: Mutex<(Vec<Flow>, Vec<u64>)>,
 }
 
 #[derive(Debug)]
@@ -32,7 +38,30 @@ struct State {
 impl GroupControl {
     /// Control for a group of `jobs` jobs starting at `origin`.
     pub fn new(jobs: usize, origin: Instant) -> Arc<GroupControl> {
+        GroupControl::with_flows(origin, &vec![None; jobs])
+    }
+
+    /// Control for a group whose jobs have these flows (fio's `(flow_id, flow)` of each job;
+    /// `None`: no flow control), starting at `origin`.
+    pub fn with_flows(origin: Instant, job_flows: &[Option<(u32, u32)>]) -> Arc<GroupControl> {
+        let jobs = job_flows.len();
+        let mut ids: Vec<u32> = Vec::new();
+        let mut flows: Vec<Flow> = Vec::new();
+        let mut job_flow = Vec::with_capacity(jobs);
+        for jf in job_flows {
+            job_flow.push(jf.map(|(id, w)| {
+                let f = ids.iter().position(|&i| i == id).unwrap_or_else(|| {
+                    ids.push(id);
+                    flows.push(Flow::default());
+                    flows.len() - 1
+                });
+                flows[f].join(w);
+                (f, w)
+            }));
+        }
         Arc::new(GroupControl {
+            job_flow,
+            flows: Mutex::new((flows, vec![0; jobs])),
             origin,
             state: Mutex::new(State {
                 started: vec![false; jobs],
@@ -87,6 +116,16 @@ impl JobControl {
         }
     }
 
+    /// fio's flow control before each I/O: true when the job may issue one (it is counted),
+    /// false while it is ahead of its flow's share. Always true for a job without `flow`.
+    pub fn flow_go(&self) -> bool {
+        let g = &self.group;
+        let Some((f, w)) = g.job_flow[self.index] else { return true };
+        let mut st = g.flows.lock().unwrap_or_else(|e| e.into_inner());
+        let (flows, counts) = &mut *st;
+        flows[f].go(&mut counts[self.index], w)
+    }
+
     /// `exitall` has stopped the job.
     #[inline]
     pub fn stopped(&self) -> bool {
@@ -99,6 +138,12 @@ impl JobControl {
     /// as `group`, and the later groups do not run.
     pub fn finished(&self, exitall: Option<ExitWhat>) {
         let g = &self.group;
+        if let Some((f, w)) = g.job_flow[self.index] {
+            // fio's flow_exit_job: the job's I/Os and weight leave its flow.
+            let mut st = g.flows.lock().unwrap_or_else(|e| e.into_inner());
+            let (flows, counts) = &mut *st;
+            flows[f].leave(std::mem::take(&mut counts[self.index]), w);
+        }
         let mut st = g.lock();
         st.finished[self.index] = true;
         if let Some(what) = exitall {

@@ -217,6 +217,12 @@ fn validate(job: &RealJob) -> Result<(), RealError> {
             job.settings.rw.fio_name()
         )));
     }
+    if job.settings.rw.has_writes() && job.settings.job.as_deref().is_some_and(|j| j.atomic) {
+        return Err(RealError::Unsupported(format!(
+            "job '{}': atomic=1 (RWF_ATOMIC writes) is not implemented on real targets: flashlab's engines would issue ordinary writes, which the device may tear",
+            job.settings.name
+        )));
+    }
     if job.settings.span == 0 {
         return bad("the region to do I/O on is empty (size 0)".into());
     }
@@ -370,6 +376,11 @@ fn run_with<E: IoEngine>(
     let cpu0 = thread_cpu();
     let start = Instant::now();
     let deadline_ns = set.runtime_ns.map(|r| set.ramp_ns + r);
+    // fio's flow control: held back before an I/O (`flow_held`); with a flow_sleep, waiting
+    // for the I/O in flight before sleeping (`flow_quiesce`).
+    let flow_sleep = set.flow().map_or(0, |f| f.2);
+    let mut flow_held = false;
+    let mut flow_quiesce = false;
 
     loop {
         if job.control.as_ref().is_some_and(|c| c.stopped()) {
@@ -385,6 +396,7 @@ fn run_with<E: IoEngine>(
             && !free.is_empty()
             && (!core.must_think(set) || verify_now)
             && !draining_to_low
+            && !flow_quiesce
         {
             let now_ns = ns_since(start, Instant::now());
             while let Some(&slot) = free.last() {
@@ -412,6 +424,10 @@ fn run_with<E: IoEngine>(
                     continue;
                 }
                 if core.stopped() || core.must_think(set) || core.stops(set, now_ns) {
+                    break;
+                }
+                if job.control.as_ref().is_some_and(|c| !c.flow_go()) {
+                    flow_held = true;
                     break;
                 }
                 let req = if core.flush_due(set) {
@@ -491,6 +507,21 @@ fn run_with<E: IoEngine>(
         }
         if std::mem::take(&mut more) {
             // Submitted a full batch with slots still free: queue the next before reaping.
+            continue;
+        }
+        if std::mem::take(&mut flow_held) {
+            if flow_sleep > 0 {
+                flow_quiesce = true;
+            } else if eng.in_flight() == 0 {
+                // fio spins on its flow check until another job of the flow has moved.
+                std::thread::yield_now();
+                continue;
+            }
+        }
+        if flow_quiesce && eng.in_flight() == 0 {
+            // fio's io_u_quiesce, then usleep(flow_sleep), then the check again.
+            flow_quiesce = false;
+            std::thread::sleep(Duration::from_nanos(flow_sleep));
             continue;
         }
         if core.must_think(set) && eng.in_flight() == 0 {

@@ -10,8 +10,8 @@
 //! |---|---|
 //! | 0..4 | magic `FLVF` |
 //! | 4 | version (1) |
-//! | 5 | method (1 crc32c, 2 md5, 3 sha256, 4 meta) |
-//! | 6 | checksum bytes (4, 16, 32; 0 for meta) |
+//! | 5 | method (1 crc32c, 2 md5, 3 sha256, 4 meta, 5 crc32, 6 crc64) |
+//! | 6 | checksum bytes (4, 16, 32, 4, 8; 0 for meta) |
 //! | 7 | 0 |
 //! | 8..12 | chunk length (bytes, header included) |
 //! | 12..16 | job number (fio's `thread`) |
@@ -50,6 +50,8 @@ fn method_code(m: VerifyMethod) -> u8 {
         VerifyMethod::Md5 => 2,
         VerifyMethod::Sha256 => 3,
         VerifyMethod::Meta => 4,
+        VerifyMethod::Crc32 => 5,
+        VerifyMethod::Crc64 => 6,
         VerifyMethod::None | VerifyMethod::Pattern => 0,
     }
 }
@@ -59,8 +61,42 @@ fn checksum_len(m: VerifyMethod) -> usize {
         VerifyMethod::Crc32c => 4,
         VerifyMethod::Md5 => 16,
         VerifyMethod::Sha256 => 32,
+        VerifyMethod::Crc32 => 4,
+        VerifyMethod::Crc64 => 8,
         _ => 0,
     }
+}
+
+/// The lookup table of a reflected CRC of polynomial `poly` (reversed bit order), width up to 64.
+const fn crc_table(poly: u64) -> [u64; 256] {
+    let mut t = [0u64; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u64;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 == 1 { (c >> 1) ^ poly } else { c >> 1 };
+            k += 1;
+        }
+        t[i] = c;
+        i += 1;
+    }
+    t
+}
+
+/// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320).
+const CRC32_TABLE: &[u64; 256] = &crc_table(0xEDB8_8320);
+/// CRC-64 (ECMA-182, reflected polynomial 0xC96C5795D7870F42, as xz's CRC-64).
+const CRC64_TABLE: &[u64; 256] = &crc_table(0xC96C_5795_D787_0F42);
+
+/// A reflected CRC with all-ones initial value and final inversion (CRC-32 and CRC-64/XZ);
+/// `width_mask` is the CRC's width (`u32::MAX` for a CRC-32).
+fn crc_reflected(table: &[u64; 256], width_mask: u64, data: &[u8]) -> u64 {
+    let mut c = width_mask;
+    for &b in data {
+        c = table[((c ^ u64::from(b)) & 0xff) as usize] ^ (c >> 8);
+    }
+    c ^ width_mask
 }
 
 /// Writes the checksum of `data` into `out` (its length is [`checksum_len`]).
@@ -68,6 +104,10 @@ fn checksum(m: VerifyMethod, data: &[u8], out: &mut [u8]) {
     match m {
         VerifyMethod::Crc32c => out.copy_from_slice(&crc32c::crc32c(data).to_le_bytes()),
         VerifyMethod::Md5 => out.copy_from_slice(&md5::Md5::digest(data)),
+        VerifyMethod::Crc32 => {
+            out.copy_from_slice(&(crc_reflected(CRC32_TABLE, u64::from(u32::MAX), data) as u32).to_le_bytes())
+        }
+        VerifyMethod::Crc64 => out.copy_from_slice(&crc_reflected(CRC64_TABLE, u64::MAX, data).to_le_bytes()),
         VerifyMethod::Sha256 => out.copy_from_slice(&sha2::Sha256::digest(data)),
         _ => {}
     }
@@ -329,7 +369,7 @@ impl Verifier {
             if u64_at(chunk, 16) != offset {
                 return bad("header offset", offset.to_string(), u64_at(chunk, 16).to_string());
             }
-            if u64_at(chunk, 24) != numberio {
+            if self.opts.write_sequence && u64_at(chunk, 24) != numberio {
                 return bad("numberio", numberio.to_string(), u64_at(chunk, 24).to_string());
             }
             let data = &chunk[hl..];
@@ -359,13 +399,27 @@ impl Verifier {
 mod tests {
     use super::*;
 
+    #[test]
+    fn crc_check_values() {
+        // The standard check values of "123456789".
+        assert_eq!(crc_reflected(CRC32_TABLE, u64::from(u32::MAX), b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc_reflected(CRC64_TABLE, u64::MAX, b"123456789"), 0x995D_C9BB_DF19_39FA);
+    }
+
     fn opts(m: VerifyMethod) -> VerifyOptions {
         VerifyOptions { method: m, interval: 4096, ..VerifyOptions::default() }
     }
 
     #[test]
     fn round_trip_and_corruption_per_method() {
-        for m in [VerifyMethod::Crc32c, VerifyMethod::Md5, VerifyMethod::Sha256, VerifyMethod::Meta] {
+        for m in [
+            VerifyMethod::Crc32c,
+            VerifyMethod::Crc32,
+            VerifyMethod::Crc64,
+            VerifyMethod::Md5,
+            VerifyMethod::Sha256,
+            VerifyMethod::Meta,
+        ] {
             let mut v = Verifier::new(&opts(m), 1 << 20, 64 << 10, 8192, 7, 0).unwrap();
             let mut buf: Vec<u8> = (0..8192u32).map(|i| (i * 31) as u8).collect();
             v.fill(&mut buf, (1 << 20) + 8192, 8192, 3);

@@ -339,3 +339,45 @@ fn run_control_between_job_threads() {
     assert_eq!(ends[2].0, 10, "c ran (stonewall leaves a job not yet started)");
     assert!(ends[2].1 >= ends[0].1 - Duration::from_millis(5));
 }
+
+/// fio's flow control between two job threads: `flow=3` and `flow=1` in one flow_id read in
+/// a 3:1 ratio (both would run as fast as the page cache allows without it).
+#[test]
+fn flow_keeps_the_ratio_between_job_threads() {
+    use flashlab_real::control::{FinishGuard, GroupControl, JobControl};
+    use std::sync::Arc;
+    use std::time::Instant;
+    let d = TempDir::new("flow");
+    let path = d.path().join("f");
+    let f = open_file(&path, false, true).unwrap();
+    f.set_len(4 * MIB).unwrap();
+    let group = GroupControl::with_flows(Instant::now(), &[Some((0, 3)), Some((0, 1))]);
+    let mk = |name: &str, weight: u32, i: usize| {
+        let mut j = job(name, Rw::RandRead, 4096, 4 * MIB, EngineKind::Psync, 1);
+        j.direct = false;
+        j.settings.runtime_ns = Some(300_000_000);
+        j.settings.time_based = true;
+        let mut model = j.settings.model();
+        model.flow = weight;
+        j.settings.job = Some(Arc::new(model));
+        j.control = Some(JobControl { group: group.clone(), index: i, waits_for: vec![] });
+        j
+    };
+    let (a, b) = (mk("a", 3, 0), mk("b", 1, 1));
+    let ios: Vec<u64> = std::thread::scope(|s| {
+        let hs: Vec<_> = [&a, &b]
+            .into_iter()
+            .map(|j| {
+                let (path, f) = (&path, &f);
+                s.spawn(move || {
+                    let _end = j.control.clone().map(|c| FinishGuard::new(c, None));
+                    run_job(path, f, j, &mut |_| {}).unwrap().read.ios
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(ios[1] > 200, "{ios:?}");
+    let ratio = ios[0] as f64 / ios[1] as f64;
+    assert!((ratio - 3.0).abs() < 0.15, "reads {ios:?}: ratio {ratio}");
+}

@@ -115,7 +115,7 @@ impl FileSet {
                 }
             },
         };
-        let (off, len) = self.gens[f].next(dir);
+        let (off, len) = self.gens[f].next(dir)?;
         let c = &mut self.counts[f];
         c.ios[dir as usize] += 1;
         c.bytes[dir as usize] += len;
@@ -163,7 +163,7 @@ mod tests {
         let mut b = IoGen::new(&j, 1 << 20, &mut Rng::new(4)).unwrap();
         for _ in 0..600 {
             let (f, off, len) = a.next(1).unwrap();
-            assert_eq!((f, off, len), (0, b.next(1).0, 4096));
+            assert_eq!((f, off, len), (0, b.next(1).unwrap().0, 4096));
         }
     }
 

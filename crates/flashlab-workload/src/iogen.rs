@@ -47,6 +47,11 @@ struct FullGen {
     last: u64,
     /// I/Os left before the next random offset (`rw=randX:N`).
     run_left: u64,
+    /// `random_distribution=sequence`: the blocks, and whether each round moves on by the
+    /// sequence's length (`random_sequence_stride`).
+    sequence: Option<(Vec<u32>, bool)>,
+    /// I/Os drawn in this direction (fio's `io_issues`, which picks the sequence's element).
+    issued: u64,
 }
 
 /// The offset and size generator of one job over a span of `span` bytes.
@@ -90,7 +95,22 @@ impl IoGen {
             let sizes = job.block_sizes(dir);
             let align = job.align(dir);
             let blocks = (span / align).max(1);
-            let (skew, map) = if !random {
+            let sequence = match &job.random_distribution {
+                flashlab_jobs::distribution::Distribution::Sequence(seq) if random => {
+                    // fio: an element of the base pattern past the end of the file is an
+                    // error (EINVAL, "sequence access block ... out of bounds").
+                    if let Some(&b) = seq.iter().find(|&&b| u64::from(b) >= blocks) {
+                        return Err(crate::Error::within("random_distribution")(
+                            flashlab_jobs::distribution::DistributionError(format!(
+                                "sequence block {b} is past the end of the region ({blocks} blocks of {align} bytes)"
+                            )),
+                        ));
+                    }
+                    Some((seq.clone(), job.random_sequence_stride))
+                }
+                _ => None,
+            };
+            let (skew, map) = if !random || sequence.is_some() {
                 (None, None)
             } else if job.random_distribution.is_uniform() {
                 (None, random_map.then(|| RandomMap::new(blocks)))
@@ -112,6 +132,8 @@ impl IoGen {
                 // fio counts down from N before its first random offset: the first N-1
                 // I/Os follow on from the start of the span.
                 run_left: if random { job.rw_seq_nr.max(1) - 1 } else { 0 },
+                sequence,
+                issued: 0,
             })));
         }
         let dirs: [DirGen; 3] = dirs.try_into().expect("three directions");
@@ -127,17 +149,20 @@ impl IoGen {
     }
 
     /// Offset (relative to the span) and length of the next I/O in direction `dir`
-    /// (0 read, 1 write, 2 trim). The I/O always lies inside the span.
+    /// (0 read, 1 write, 2 trim). The I/O always lies inside the span. `None`: the span has
+    /// no more (a strided `sequence` distribution went past its end; fio's file is done).
     #[inline]
-    pub fn next(&mut self, dir: u8) -> (u64, u64) {
+    pub fn next(&mut self, dir: u8) -> Option<(u64, u64)> {
         let span = self.span;
         match &mut self.dirs[dir as usize] {
             DirGen::Basic { offsets, bs } => {
                 let off = offsets.next(span, *bs);
-                (off, (*bs).min(span - off))
+                Some((off, (*bs).min(span - off)))
             }
             DirGen::Full(g) => {
                 let mut len = g.bs.next(&mut self.extra).min(span).max(1);
+                let count = g.issued;
+                g.issued += 1;
                 let off = if !g.random {
                     let mut off = g.pos;
                     if off + len > span {
@@ -169,9 +194,19 @@ impl IoGen {
                     }
                 } else {
                     g.run_left = self.seq_nr - 1;
-                    let b = match &g.skew {
-                        Some(s) => s.next(&mut self.extra),
-                        None => flashlab_jobs::distribution::below(&mut self.extra, g.blocks),
+                    let b = match (&g.sequence, &g.skew) {
+                        (Some((seq, stride)), _) => {
+                            // fio's __get_next_rand_offset_sequence: the element the I/O count
+                            // picks, plus the round times the length with a stride.
+                            let n = seq.len() as u64;
+                            let b = u64::from(seq[(count % n) as usize]) + if *stride { count / n * n } else { 0 };
+                            if b >= g.blocks {
+                                return None;
+                            }
+                            b
+                        }
+                        (None, Some(s)) => s.next(&mut self.extra),
+                        (None, None) => flashlab_jobs::distribution::below(&mut self.extra, g.blocks),
                     };
                     let mut off = b * g.align;
                     if let Some(m) = &mut g.map {
@@ -193,7 +228,7 @@ impl IoGen {
                 if g.random {
                     g.pos = off + len;
                 }
-                (off, len)
+                Some((off, len))
             }
         }
     }
@@ -209,6 +244,25 @@ mod tests {
     }
 
     #[test]
+    fn sequence_distribution() {
+        // Six 4 KiB blocks; fio's sequence 2,0,1 repeats, or moves on by 3 with a stride.
+        let j = job("rw=randread\nbs=4k\nrandom_distribution=sequence:2,0,1\n");
+        let mut g = IoGen::new(&j, 6 * 4096, &mut Rng::new(1)).unwrap();
+        let blocks: Vec<u64> = (0..7).map(|_| g.next(0).unwrap().0 / 4096).collect();
+        assert_eq!(blocks, [2, 0, 1, 2, 0, 1, 2]);
+        let j = job("rw=randread\nbs=4k\nrandom_distribution=sequence:2,0,1\nrandom_sequence_stride=1\n");
+        let mut g = IoGen::new(&j, 6 * 4096, &mut Rng::new(1)).unwrap();
+        let blocks: Vec<u64> = (0..6).map(|_| g.next(0).unwrap().0 / 4096).collect();
+        assert_eq!(blocks, [2, 0, 1, 5, 3, 4]);
+        // The third round starts past the end: the region is done.
+        assert_eq!(g.next(0), None);
+        // A base element past the end is an error, as fio's EINVAL.
+        let j = job("rw=randread\nbs=4k\nrandom_distribution=sequence:9,0\n");
+        let e = IoGen::new(&j, 6 * 4096, &mut Rng::new(1)).unwrap_err().to_string();
+        assert!(e.contains("sequence block 9 is past the end"), "{e}");
+    }
+
+    #[test]
     fn basic_jobs_take_the_old_offsets() {
         let j = job("rw=randwrite\nbs=4k\n");
         let mut rng = Rng::new(7);
@@ -216,7 +270,7 @@ mod tests {
         let mut rng2 = Rng::new(7);
         let mut o = [0u8; 3].map(|_| Offsets::new(true, true, 1 << 20, 4096, &mut rng2));
         for _ in 0..1000 {
-            assert_eq!(g.next(1), (o[1].next(1 << 20, 4096), 4096));
+            assert_eq!(g.next(1).unwrap(), (o[1].next(1 << 20, 4096), 4096));
         }
         // ... and leave the engine's generator where Offsets left it.
         assert_eq!(rng.next_u64(), rng2.next_u64());
@@ -226,7 +280,7 @@ mod tests {
     fn rw_modifier_and_sequencer() {
         let mut j = job("rw=randread:4\nbs=4k\n");
         let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(1)).unwrap();
-        let offs: Vec<u64> = (0..11).map(|_| g.next(0).0).collect();
+        let offs: Vec<u64> = (0..11).map(|_| g.next(0).unwrap().0).collect();
         // As fio: three I/Os from the start, then a random offset and three after it.
         assert_eq!(offs[..3], [0, 4096, 8192]);
         for k in [3usize, 7] {
@@ -236,11 +290,11 @@ mod tests {
         }
         j.rw_sequencer_identical = true;
         let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(1)).unwrap();
-        let offs: Vec<u64> = (0..8).map(|_| g.next(0).0).collect();
+        let offs: Vec<u64> = (0..8).map(|_| g.next(0).unwrap().0).collect();
         assert!(offs[3..7].iter().all(|&o| o == offs[3]), "{offs:?}");
         let j = job("rw=write:4k\nbs=4k\n");
         let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(1)).unwrap();
-        assert_eq!((0..3).map(|_| g.next(1).0).collect::<Vec<_>>(), vec![0, 8192, 16384]);
+        assert_eq!((0..3).map(|_| g.next(1).unwrap().0).collect::<Vec<_>>(), vec![0, 8192, 16384]);
         assert_eq!(j.rw, Rw::Write);
     }
 
@@ -252,7 +306,7 @@ mod tests {
         assert_eq!(j.rw_seq_add, -8192);
         let span = 64 << 10;
         let mut g = IoGen::new(&j, span, &mut Rng::new(1)).unwrap();
-        let offs: Vec<u64> = (0..18).map(|_| g.next(0).0).collect();
+        let offs: Vec<u64> = (0..18).map(|_| g.next(0).unwrap().0).collect();
         let mut want = vec![0];
         want.extend((0..15).map(|i| span - 8192 - 4096 * i));
         assert_eq!(want.last(), Some(&0));
@@ -268,7 +322,7 @@ mod tests {
         let mut g = IoGen::new(&j, span, &mut Rng::new(3)).unwrap();
         let mut big = 0;
         for _ in 0..20_000 {
-            let (off, len) = g.next(1);
+            let (off, len) = g.next(1).unwrap();
             assert!(off + len <= span && off % 4096 == 0);
             big += usize::from(len == 65536);
         }
@@ -276,7 +330,7 @@ mod tests {
         // percentage_random=0: sequential.
         let j = job("rw=randwrite\nbs=4k\npercentage_random=0\n");
         let mut g = IoGen::new(&j, 1 << 20, &mut Rng::new(3)).unwrap();
-        assert_eq!((0..3).map(|_| g.next(1).0).collect::<Vec<_>>(), vec![0, 4096, 8192]);
+        assert_eq!((0..3).map(|_| g.next(1).unwrap().0).collect::<Vec<_>>(), vec![0, 4096, 8192]);
     }
 }
 
@@ -387,7 +441,7 @@ mod map_tests {
         let mut seen = vec![0u32; (span / 4096) as usize];
         let mut bytes = 0;
         while bytes < span {
-            let (off, len) = g.next(1);
+            let (off, len) = g.next(1).unwrap();
             for b in off / 4096..(off + len) / 4096 {
                 seen[b as usize] += 1;
             }

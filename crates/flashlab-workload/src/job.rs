@@ -165,6 +165,11 @@ impl JobSettings {
         s
     }
 
+    /// fio's flow control: `(flow_id, weight, flow_sleep ns)` for a job with a `flow` weight.
+    pub fn flow(&self) -> Option<(u32, u32, u64)> {
+        self.job.as_deref().filter(|j| j.flow > 0).map(|j| (j.flow_id, j.flow, j.flow_sleep_ns))
+    }
+
     /// The job model this runs: its job-file job (with this job's `rw` and random map), or
     /// one made of the fields above.
     pub fn model(&self) -> Job {
@@ -290,6 +295,9 @@ pub struct JobCore {
     ss: Option<SteadyTracker>,
     done_bytes: u64,
     done_ios: u64,
+    /// Completion latencies of the measured I/Os (after the ramp), for a latency steady state.
+    done_clat_sum: u128,
+    done_clat_ios: u64,
     probe: Option<DepthProbe>,
     /// Issue nothing until the I/O in flight has completed (the probe lowered the depth).
     quiesce: bool,
@@ -335,6 +343,8 @@ impl JobCore {
             ss,
             done_bytes: 0,
             done_ios: 0,
+            done_clat_sum: 0,
+            done_clat_ios: 0,
             probe,
             quiesce: false,
             reset_pending: false,
@@ -489,7 +499,7 @@ impl JobCore {
         self.last_done = self.last_done.max(t);
         if let Some(ss) = &mut self.ss {
             // fio samples the counters once a second; steady state ends the job.
-            if ss.advance(t, self.done_bytes, self.done_ios) {
+            if ss.advance(t, self.done_bytes, self.done_ios, self.done_clat_sum, self.done_clat_ios) {
                 self.stopped = true;
             }
             if let Done::Dir(_) = done {
@@ -540,6 +550,10 @@ impl JobCore {
             }
             Done::Dir(d) => d,
         };
+        if self.ss.is_some() {
+            self.done_clat_sum += u128::from(clat);
+            self.done_clat_ios += 1;
+        }
         let stats = self.result.dir_mut(ddir(d));
         if bytes < len {
             stats.short_ios += 1;

@@ -19,6 +19,7 @@
 pub mod device;
 mod error;
 pub mod fileset;
+pub mod flow;
 pub mod fourcorner;
 pub mod iogen;
 pub mod job;

@@ -66,7 +66,7 @@ fn run_gen(job: &str, n: u64) -> Vec<(u64, u64)> {
     let j = &jf.jobs[0];
     let dir = if j.rw.has_reads() { 0 } else { 1 };
     let mut g = IoGen::new(j, SIZE, &mut Rng::new(42)).unwrap();
-    (0..n).map(|_| g.next(dir)).collect()
+    (0..n).map(|_| g.next(dir).unwrap()).collect()
 }
 
 fn run_flashlab(dir: &Path, job: &str) -> Value {

@@ -11,7 +11,7 @@ use crate::report::fio_text::job_text;
 use crate::report::output::write_json;
 use crate::target::{resolve, Target};
 use crate::{out, outln};
-use flashlab_jobs::{parse_jobfile_path_with, JobFile};
+use flashlab_jobs::{parse_jobfile_path_with, JobFile, TargetKind};
 use flashlab_lab::jobfile_run::{fio_document, run_jobfile};
 use flashlab_measure::{DirStats, JobResult};
 use flashlab_results::body::{RunBody, RunDirection, RunInterval, RunJob};
@@ -29,9 +29,15 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
             return Err(Error::flag("JOBFILE", "give a job file, or fio's options after -- (-- --name=NAME --rw=...)"))
         }
     };
-    for w in &jf.warnings {
+    // Warnings for every target now; those of one kind of target once it is known.
+    for w in jf.warnings.iter().filter(|w| w.on.is_none()) {
         eprintln!("warning: {w}");
     }
+    let target_warnings = |kind: TargetKind| {
+        for w in jf.warnings.iter().filter(|w| w.on == Some(kind)) {
+            eprintln!("warning: {w}");
+        }
+    };
     if jf.jobs.is_empty() {
         return Err(Error::Refused { path: a.source(), problem: ": no jobs".into() });
     }
@@ -57,6 +63,7 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
         Some(t) => resolve(t)?,
         None if names_own => {
             real_only(a, "the job file's own files")?;
+            target_warnings(TargetKind::Real);
             let results = run_real(a, &jf, &Place::JobOwn)?;
             return emit(a, &jf, json, &results, "the job file's own files".into(), None);
         }
@@ -66,11 +73,13 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
         Target::Sim(p) => p,
         Target::Dir(d) => {
             real_only(a, &d.display().to_string())?;
+            target_warnings(TargetKind::Real);
             let results = run_real(a, &jf, &Place::Dir(d.clone()))?;
             return emit(a, &jf, json, &results, d.display().to_string(), None);
         }
         Target::Block(d) => {
             real_only(a, &d.display().to_string())?;
+            target_warnings(TargetKind::Real);
             let results = run_real(a, &jf, &Place::Block(d.clone()))?;
             return emit(a, &jf, json, &results, d.display().to_string(), None);
         }
@@ -81,6 +90,7 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
             "applies to real targets (a directory or block device), not to a simulated device",
         ));
     }
+    target_warnings(TargetKind::Sim);
     let (mut sys, pre) = super::sim_system(&a.sim_fs, &profile, a.seed, a.target.as_deref().unwrap_or("sim:"))?;
     let bar = Progress::new("run");
     let results = run_jobfile(&mut sys, &jf, a.seed, &a.source().display().to_string(), Some(&pre), &mut |g, n, f| {

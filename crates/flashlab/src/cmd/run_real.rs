@@ -74,7 +74,9 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
             }
             let group_start = Instant::now();
             let run_start = *origin.get_or_insert(group_start);
-            let control = GroupControl::new(prepared.len(), group_start);
+            let flows: Vec<Option<(u32, u32)>> =
+                prepared.iter().map(|(_, rj)| rj.settings.flow().map(|(id, w, _)| (id, w))).collect();
+            let control = GroupControl::with_flows(group_start, &flows);
             for (i, (_, rj)) in prepared.iter_mut().enumerate() {
                 let job = &jf.jobs[of_job[i]];
                 // fio's genesis is the run's start: the earlier groups' time counts towards it.
@@ -193,8 +195,16 @@ fn prepare(
         let first = job.offset.resolve(size);
         let shift = job.offset_increment.resolve(size).saturating_mul(u64::from(n));
         // Without size= the region runs to the end of the file or device (fio: its size
-        // less the offset), so it shrinks rather than grows.
-        let size = if job.size.is_none() && job.filesize.is_none() { size } else { size.saturating_add(shift) };
+        // less the offset), so it shrinks rather than grows. With it, a file flashlab lays
+        // out holds [offset, offset + size) (fio's setup_files extends a regular file to
+        // file_offset + io_size); an existing file or a device keeps [offset, size).
+        let size = if job.size.is_none() && job.filesize.is_none() {
+            size
+        } else if ours {
+            size.saturating_add(first).saturating_add(shift)
+        } else {
+            size.saturating_add(shift)
+        };
         if !ours && start + size > capacity {
             return Err(Error::Usage(if shares_device {
                 format!("{} files of {} bytes do not fit in {} ({capacity} bytes)", names.len(), size, path.display())
