@@ -2,7 +2,7 @@
 //! between [`crate::Device`] (host interface, request splitting, idle detection) and the
 //! translation layer behind it. The page-mapped FTL ([`crate::ftl::Ftl`]) and the hybrid
 //! log-block FTL ([`crate::hybrid::HybridFtl`]) implement it (`ftl/translation.rs`,
-//! `hybrid/translation.rs`); the device holds the profile's kind in a [`crate::mapping::Mapping`],
+//! `hybrid/translation.rs`), and so does the zoned FTL ([`crate::zoned`]); the device holds the profile's kind in a [`crate::mapping::Mapping`],
 //! an enum that implements the trait by delegating to its variant (static dispatch: a branch
 //! on the kind per call, no trait object on the request path).
 //!
@@ -15,6 +15,36 @@ use crate::nand::Nand;
 use crate::timeline::Ns;
 use crate::Error;
 use enum_dispatch::enum_dispatch;
+
+/// The five [`Translation`] methods every FTL writes the same way, from its `nand: Nand` and
+/// `counters: Counters` fields: expand it inside the `impl Translation` block.
+macro_rules! nand_and_counters {
+    () => {
+        #[inline]
+        fn nand(&mut self) -> &mut crate::nand::Nand {
+            &mut self.nand
+        }
+
+        fn suspensions(&self) -> u64 {
+            self.nand.suspensions()
+        }
+
+        fn promoted_reads(&self) -> u64 {
+            self.nand.promoted_reads()
+        }
+
+        #[inline]
+        fn counters(&self) -> &crate::counters::Counters {
+            &self.counters
+        }
+
+        #[inline]
+        fn counters_mut(&mut self) -> &mut crate::counters::Counters {
+            &mut self.counters
+        }
+    };
+}
+pub(crate) use nand_and_counters;
 
 /// A flash translation layer: maps the host's logical units to NAND, with its write buffer,
 /// garbage collection or merges, TRIM and counters. Every method is called by the device on

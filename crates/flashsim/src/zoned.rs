@@ -212,28 +212,7 @@ impl ZonedFtl {
 }
 
 impl Translation for ZonedFtl {
-    #[inline]
-    fn nand(&mut self) -> &mut Nand {
-        &mut self.nand
-    }
-
-    fn suspensions(&self) -> u64 {
-        self.nand.suspensions()
-    }
-
-    fn promoted_reads(&self) -> u64 {
-        self.nand.promoted_reads()
-    }
-
-    #[inline]
-    fn counters(&self) -> &Counters {
-        &self.counters
-    }
-
-    #[inline]
-    fn counters_mut(&mut self) -> &mut Counters {
-        &mut self.counters
-    }
+    crate::translation::nand_and_counters!();
 
     fn logical_units(&self) -> u32 {
         self.zones.layout().zones * self.size_units

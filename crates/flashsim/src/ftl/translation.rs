@@ -3,35 +3,13 @@
 //! work is done; a call `Ftl::name(self, ..)` names the inherent one.
 
 use super::{Ftl, Location};
-use crate::counters::{Counters, DeviceState};
-use crate::nand::Nand;
+use crate::counters::DeviceState;
 use crate::timeline::Ns;
 use crate::translation::Translation;
 use crate::Error;
 
 impl Translation for Ftl {
-    #[inline]
-    fn nand(&mut self) -> &mut Nand {
-        &mut self.nand
-    }
-
-    fn suspensions(&self) -> u64 {
-        self.nand.suspensions()
-    }
-
-    fn promoted_reads(&self) -> u64 {
-        self.nand.promoted_reads()
-    }
-
-    #[inline]
-    fn counters(&self) -> &Counters {
-        &self.counters
-    }
-
-    #[inline]
-    fn counters_mut(&mut self) -> &mut Counters {
-        &mut self.counters
-    }
+    crate::translation::nand_and_counters!();
 
     #[inline]
     fn logical_units(&self) -> u32 {

@@ -3,36 +3,14 @@
 //! `busy.rs`), where the work is done; a call `HybridFtl::name(self, ..)` names the inherent one.
 
 use super::HybridFtl;
-use crate::counters::{Counters, DeviceState};
+use crate::counters::DeviceState;
 use crate::ftl::Location;
-use crate::nand::Nand;
 use crate::timeline::Ns;
 use crate::translation::Translation;
 use crate::Error;
 
 impl Translation for HybridFtl {
-    #[inline]
-    fn nand(&mut self) -> &mut Nand {
-        &mut self.nand
-    }
-
-    fn suspensions(&self) -> u64 {
-        self.nand.suspensions()
-    }
-
-    fn promoted_reads(&self) -> u64 {
-        self.nand.promoted_reads()
-    }
-
-    #[inline]
-    fn counters(&self) -> &Counters {
-        &self.counters
-    }
-
-    #[inline]
-    fn counters_mut(&mut self) -> &mut Counters {
-        &mut self.counters
-    }
+    crate::translation::nand_and_counters!();
 
     #[inline]
     fn logical_units(&self) -> u32 {
