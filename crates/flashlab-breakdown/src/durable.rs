@@ -8,6 +8,7 @@
 //! | shared storage | the shared-storage layer's round trip for the write and for the fsync (FUSE, esdfs) |
 //! | filesystem | the filesystem's own work on the device and the CPU around it: ext4's journal commit (jbd2's hand-off, log blocks, commit block), F2FS's sync and node path and its node block |
 //! | block layer | every device request's host stack before and after the device (and any wait for a slot) |
+//! | idle exit | the host CPU waking from the idle state it slept in while it waited for a request alone (the profile's `host.idle_exit_us`) |
 //! | device command | the device's time for the data write (command, bus, buffer, NAND where it waits) |
 //! | flush | the device's time for cache flushes (draining the write buffer to NAND) |
 //!
@@ -27,13 +28,16 @@ use flashsim::{Ns, Op, Profile};
 use serde::Serialize;
 
 /// The parts, in the order they are reported.
-pub const PARTS: [&str; 6] = ["syscall", "shared storage", "filesystem", "block layer", "device command", "flush"];
+pub const PARTS: [&str; N] =
+    ["syscall", "shared storage", "filesystem", "block layer", "idle exit", "device command", "flush"];
+const N: usize = 7;
 const SYSCALL: usize = 0;
 const LAYER: usize = 1;
 const FS: usize = 2;
 const BLOCK: usize = 3;
-const DEVICE: usize = 4;
-const FLUSH: usize = 5;
+const WAKE: usize = 4;
+const DEVICE: usize = 5;
+const FLUSH: usize = 6;
 
 /// The durable-write breakdown of a simulated system.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -79,8 +83,8 @@ fn shuffle(n: u32, seed: u64) -> Vec<u32> {
 /// critical path adds its host stack to the block layer and its device time to its part; each
 /// gap between a request's issue and the completion before it is CPU, `gap(part_of_gap)`.
 /// Returns the parts (ns) of [start, end].
-fn walk(reqs: &[Traced], start: Ns, end: Ns, mut gap: impl FnMut(&mut [i64; 6], Ns, bool)) -> [i64; 6] {
-    let mut parts = [0i64; 6];
+fn walk(reqs: &[Traced], start: Ns, end: Ns, mut gap: impl FnMut(&mut [i64; N], Ns, bool)) -> [i64; N] {
+    let mut parts = [0i64; N];
     let mut cur = end;
     let mut first_gap_is_start;
     loop {
@@ -95,7 +99,8 @@ fn walk(reqs: &[Traced], start: Ns, end: Ns, mut gap: impl FnMut(&mut [i64; 6], 
             break;
         };
         let c = r.completion;
-        parts[BLOCK] += (c.device_start - c.submitted + c.done - c.device_done) as i64;
+        parts[BLOCK] += (c.device_start - c.submitted + c.done - c.device_done - c.idle_exit) as i64;
+        parts[WAKE] += c.idle_exit as i64;
         let part = match (r.op, r.purpose) {
             (Op::Flush, _) => FLUSH,
             (Op::Write, Some(Purpose::Data)) => DEVICE,
@@ -147,7 +152,7 @@ pub fn durable_write(
     let order = shuffle(blocks, seed);
     let n = (warmup + writes).min(u64::from(blocks));
     let warmup = warmup.min(n);
-    let mut rows: Vec<[i64; 6]> = Vec::with_capacity((n - warmup) as usize);
+    let mut rows: Vec<[i64; N]> = Vec::with_capacity((n - warmup) as usize);
     let mut consistent = 0;
     sys.set_trace(true);
     for (i, &b) in order.iter().take(n as usize).enumerate() {
@@ -176,8 +181,8 @@ pub fn durable_write(
                 p[FS] += g as i64;
             }
         });
-        let mut row = [0i64; 6];
-        for k in 0..6 {
+        let mut row = [0i64; N];
+        for k in 0..N {
             row[k] = w[k] + f[k];
         }
         row[LAYER] += 2 * (layer.submit_ns + layer.complete_ns) as i64;

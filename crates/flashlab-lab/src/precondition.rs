@@ -296,7 +296,7 @@ pub fn device(profile: &Profile, seed: u64, p: Precondition) -> Result<(Device, 
 
 /// A new device of `profile` brought into the state `p` names ([`apply`]).
 fn new_device(profile: &Profile, seed: u64, p: Precondition) -> Result<(Device, PreconditionReport, Ns), Error> {
-    let mut dev = Device::new(profile, seed);
+    let mut dev = crate::system::new_device(profile, seed);
     let (report, now) = apply(&mut dev, p, seed)?;
     Ok((dev, report, now))
 }

@@ -252,6 +252,15 @@ pub struct Stack {
     /// outside the device requests.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_scale: Option<f64>,
+    /// The host CPU's exit from idle after a request it waited for alone (`idle_exit_us`), ns:
+    /// the exit latency of the deepest idle state the system's governor allows while storage
+    /// requests are outstanding ([`flashsim::Device::set_idle_exit`]); 0: none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub idle_exit_ns: Ns,
+}
+
+fn is_zero(v: &Ns) -> bool {
+    *v == 0
 }
 
 impl Default for Stack {
@@ -261,6 +270,7 @@ impl Default for Stack {
             shared_cost: LayerCost::ZERO,
             trim: TrimPolicy::None,
             cpu_scale: None,
+            idle_exit_ns: 0,
         }
     }
 }
@@ -277,6 +287,8 @@ struct StackFields {
     trim: Option<String>,
     #[serde(default)]
     cpu_scale: Option<f64>,
+    #[serde(default)]
+    idle_exit_us: Option<f64>,
 }
 
 impl Stack {
@@ -320,7 +332,14 @@ impl Stack {
                 return Err(bad(Some("cpu_scale"), format!("{x} is not between 0 and 1000")));
             }
         }
-        Ok(Stack { shared_storage, shared_cost, trim, cpu_scale: t.cpu_scale })
+        let idle_exit_ns = match t.idle_exit_us {
+            Some(us) if !(us.is_finite() && (0.0..=1e6).contains(&us)) => {
+                return Err(bad(Some("idle_exit_us"), format!("{us} is not between 0 and 1000000 µs")));
+            }
+            Some(us) => (us * 1e3).round() as Ns,
+            None => 0,
+        };
+        Ok(Stack { shared_storage, shared_cost, trim, cpu_scale: t.cpu_scale, idle_exit_ns })
     }
 
     /// One line: `shared storage fuse (+58 µs a request), daily fstrim`.
@@ -368,6 +387,12 @@ mod tests {
             Stack::from_profile(&profile("filesystem = \"ext4\"\nshared_storage_submit_us = 7.5\n"), "toy").unwrap();
         assert_eq!(s.shared_cost.submit_ns, 7500);
         assert_eq!(Stack::from_profile(&profile("filesystem = \"ext4\"\n"), "toy").unwrap(), Stack::default());
+        let s = Stack::from_profile(&profile("filesystem = \"ext4\"\nidle_exit_us = 40\n"), "toy").unwrap();
+        assert_eq!(s.idle_exit_ns, 40_000);
+        // The device a system builds carries it; a profile without it, none.
+        let p = profile("filesystem = \"ext4\"\nidle_exit_us = 20\n");
+        assert_eq!(crate::system::new_device(&p, 1).host().idle_exit, 20_000);
+        assert_eq!(crate::system::new_device(&profile("filesystem = \"ext4\"\n"), 1).host().idle_exit, 0);
     }
 
     #[test]
@@ -382,6 +407,9 @@ mod tests {
             Stack::from_profile(&profile("filesystem = \"ext4\"\nshared_storage_submit_us = -1\n"), "toy").unwrap_err();
         let e = e.to_string();
         assert!(e.contains("shared_storage_submit_us"), "{e}");
+        let e = Stack::from_profile(&profile("filesystem = \"ext4\"\nidle_exit_us = -3\n"), "toy").unwrap_err();
+        let e = e.to_string();
+        assert!(e.contains("idle_exit_us") && e.contains("-3"), "{e}");
     }
 
     #[test]

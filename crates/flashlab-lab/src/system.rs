@@ -125,6 +125,16 @@ fn host_cpu(profile: &Profile) -> flashlab_simfs::FsCpu {
     flashlab_simfs::FsCpu::from_profile(profile, &profile.name).unwrap_or(flashlab_simfs::FsCpu::ZERO)
 }
 
+/// A new device of `profile` in its system: the device, with the host CPU's exit from idle
+/// that the profile's `[system] idle_exit_us` gives (none without it). A bad value was refused
+/// when the profile's stack was read ([`crate::stack::Stack`]), so it counts as none here.
+pub fn new_device(profile: &Profile, seed: u64) -> Device {
+    let mut dev = Device::new(profile, seed);
+    let idle_exit = crate::stack::Stack::from_profile(profile, &profile.name).map_or(0, |s| s.idle_exit_ns);
+    dev.set_idle_exit(idle_exit);
+    dev
+}
+
 impl SimSystem {
     /// The `plain` filesystem model (data extents only), with or without online discard.
     pub fn new(profile: &Profile, seed: u64, discard: bool) -> SimSystem {
@@ -133,7 +143,7 @@ impl SimSystem {
 
     /// A new device of `profile` with a fresh filesystem of `cfg` on it.
     pub fn with_fs(profile: &Profile, seed: u64, cfg: FsConfig) -> SimSystem {
-        let dev = Device::new(profile, seed);
+        let dev = new_device(profile, seed);
         let mut fs = Fs::new(dev.logical_bytes(), cfg);
         fs.set_cpu(host_cpu(profile));
         SimSystem { dev, fs, now: 0 }
@@ -144,7 +154,7 @@ impl SimSystem {
     /// larger than the device; a layout that addresses blocks past the device's end gets the
     /// device's error at the first such request.
     pub fn on_fs(profile: &Profile, seed: u64, mut fs: Fs) -> Result<SimSystem, SysError> {
-        let dev = Device::new(profile, seed);
+        let dev = new_device(profile, seed);
         fs.set_cpu(host_cpu(profile));
         if fs.capacity() > dev.logical_bytes() {
             return Err(SysError::FsTooLarge {

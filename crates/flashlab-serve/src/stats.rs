@@ -264,7 +264,8 @@ mod tests {
     #[test]
     fn records_the_model_parts() {
         let mut l = Latencies::default();
-        let c = Completion { submitted: 1_000, device_start: 51_000, device_done: 151_000, done: 181_000 };
+        let c =
+            Completion { submitted: 1_000, device_start: 51_000, device_done: 151_000, done: 181_000, idle_exit: 0 };
         // Host submit 40 µs: 10 µs of the 50 µs before the device started was queueing.
         l.record(Kind::Read, &c, 40_000, 300_000);
         let o = l.get(Kind::Read);

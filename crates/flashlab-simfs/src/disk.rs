@@ -155,7 +155,7 @@ pub(crate) fn later(a: Option<Completion>, b: Completion) -> Completion {
 
 /// A completion at `t` for an operation that needed no device request.
 pub(crate) fn instant(t: Ns) -> Completion {
-    Completion { submitted: t, device_start: t, device_done: t, done: t }
+    Completion { submitted: t, device_start: t, device_done: t, done: t, idle_exit: 0 }
 }
 
 impl Disk<'_> {

@@ -10,6 +10,7 @@
 //! options = "cp_interval=60"   # further mount options, comma-separated
 //! mkfs = "make_ext4fs"     # ext4 only: who made it, `mke2fs` (default) or Android's make_ext4fs
 //! cpu_scale = 4            # the host CPU of filesystem calls, this machine's times this (default: none)
+//! idle_exit_us = 40        # the CPU's exit from idle after a request it waited for alone (default 0)
 //! ```
 
 use crate::error::ConfigError;
@@ -42,6 +43,8 @@ struct SystemTable {
     _shared_storage_complete_us: Option<toml::Value>,
     #[serde(default, rename = "trim")]
     _trim: Option<toml::Value>,
+    #[serde(default, rename = "idle_exit_us")]
+    _idle_exit_us: Option<toml::Value>,
 }
 
 impl crate::disk::FsCpu {

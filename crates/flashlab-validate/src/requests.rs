@@ -94,7 +94,7 @@ mod tests {
 
     #[test]
     fn model_writes_split_at_the_queue_limit() {
-        let completion = flashsim::Completion { submitted: 0, device_start: 0, device_done: 0, done: 0 };
+        let completion = flashsim::Completion { submitted: 0, device_start: 0, device_done: 0, done: 0, idle_exit: 0 };
         let t = [
             Traced { t: 0, op: Op::Write, offset: 0, len: 3 << 20, purpose: None, log: None, completion },
             Traced { t: 0, op: Op::Flush, offset: 0, len: 0, purpose: None, log: None, completion },

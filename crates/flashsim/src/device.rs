@@ -68,6 +68,10 @@ pub struct Completion {
     pub device_done: Ns,
     /// The application sees the completion (after the host stack's completion cost).
     pub done: Ns,
+    /// Of `done - device_done`, the host CPU's way out of the idle state it slept in while it
+    /// waited for this command alone ([`Device::set_idle_exit`]) when the command found no
+    /// other command in flight, else 0.
+    pub idle_exit: Ns,
 }
 
 impl Completion {
@@ -318,6 +322,15 @@ impl Device {
     /// profile set them (read-only).
     pub fn host(&self) -> &HostInterface {
         &self.front.host
+    }
+
+    /// The host CPU's exit from idle, ns, paid by the completion of every command that found
+    /// no other in flight (the host had only it to wait for, so it slept): the exit latency of
+    /// the idle state the system's CPU governor allows while storage requests are
+    /// outstanding. It belongs to the system the device ships in, not to the device: flashlab
+    /// sets it from a profile's `[system] idle_exit_us`. 0 (the default): no such cost.
+    pub fn set_idle_exit(&mut self, ns: Ns) {
+        self.front.host.idle_exit = ns;
     }
 
     /// Set up the device's history in bulk: every logical unit mapped as one sequential pass
@@ -585,6 +598,8 @@ impl Front {
         }
         self.last_submit = now;
         let arrive = issued + self.host.draw_submit();
+        // Nothing in flight when it arrives: the host has only this command to wait for.
+        let alone = arrive >= self.last_done;
         let start = self.host.admit(arrive);
         if start > self.last_done {
             self.busy_since = start;
@@ -637,11 +652,13 @@ impl Front {
         self.host.retire_at(device_done);
         self.last_done = self.last_done.max(device_done);
         self.slowest = self.slowest.max(device_done - start);
+        let idle_exit = self.host.idle_exit(alone);
         Completion {
             submitted: issued,
             device_start: start,
             device_done,
-            done: device_done + self.host.draw_complete(),
+            done: device_done + self.host.draw_complete() + idle_exit,
+            idle_exit,
         }
     }
 
@@ -650,6 +667,7 @@ impl Front {
     fn manage(&mut self, ftl: &mut ZonedFtl, now: Ns, nand: impl FnOnce(&mut ZonedFtl, Ns) -> Ns) -> Completion {
         self.last_submit = now;
         let arrive = now + self.host.draw_submit();
+        let alone = arrive >= self.last_done;
         let start = self.host.admit(arrive);
         if start > self.last_done {
             self.busy_since = start;
@@ -663,7 +681,14 @@ impl Front {
         self.host.retire_at(device_done);
         self.last_done = self.last_done.max(device_done);
         self.slowest = self.slowest.max(device_done - start);
-        Completion { submitted: now, device_start: start, device_done, done: device_done + self.host.draw_complete() }
+        let idle_exit = self.host.idle_exit(alone);
+        Completion {
+            submitted: now,
+            device_start: start,
+            device_done,
+            done: device_done + self.host.draw_complete() + idle_exit,
+            idle_exit,
+        }
     }
 
     fn read<F: Translation>(&mut self, ftl: &mut F, cmd: Ns, r: &Request) -> Ns {

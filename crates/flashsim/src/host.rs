@@ -40,6 +40,10 @@ pub struct HostInterface {
     /// Host software stack time per request after the device completes it, ns.
     pub host_complete: Ns,
     trim_ns_per_unit: f64,
+    /// The exit latency of the CPU idle state the host sleeps in while it waits for one
+    /// command alone, ns: a property of the system the device ships in (its SoC's idle levels
+    /// and its kernel's PM QoS vote), set with [`crate::Device::set_idle_exit`]; 0 by default.
+    pub idle_exit: Ns,
     /// The spread of the host stack's costs (`host.host_jitter`), if the profile has one.
     jitter: Option<Box<Jitter>>,
 }
@@ -109,6 +113,7 @@ impl HostInterface {
             host_submit: us(h.host_submit_us),
             host_complete: us(h.host_complete_us),
             trim_ns_per_unit: h.trim_us_per_mib * 1000.0 / 256.0,
+            idle_exit: 0,
             jitter: h.host_jitter.as_deref().map(|pts| Box::new(Jitter::new(pts, seed))),
         }
     }
@@ -133,6 +138,19 @@ impl HostInterface {
         match &mut self.jitter {
             None => self.host_complete,
             Some(j) => (self.host_complete as f64 * j.current).round() as Ns,
+        }
+    }
+
+    /// The host CPU's exit from idle after a command: a command that found no other in
+    /// flight (`alone`) is all the host waits for, so the CPU sleeps until it completes and
+    /// its completion interrupt pays `idle_exit`; with other commands outstanding the CPU is
+    /// counted awake.
+    #[inline(always)]
+    pub(crate) fn idle_exit(&self, alone: bool) -> Ns {
+        if alone {
+            self.idle_exit
+        } else {
+            0
         }
     }
 

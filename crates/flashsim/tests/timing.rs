@@ -357,3 +357,44 @@ fn nvme_qd32_overlaps_dies() {
         "nvme random read: QD1 {qd1:.0} IOPS (closed form {qd1_closed:.0}), QD32 {qd32:.0} IOPS, bound {bound:.0}"
     );
 }
+
+/// The host CPU's exit from idle (`Device::set_idle_exit`): at QD1 every request is all the
+/// host waits for, so each pays it once on top of the sum of its parts; in a batch submitted at
+/// once only the first found the device idle, and at QD8 the requests that find others in
+/// flight pay nothing.
+#[test]
+fn idle_exit_is_paid_by_requests_the_host_waits_for_alone() {
+    let p = common::toy();
+    let k = Params::of(&p);
+    let exit: Ns = 40_000;
+    let mut dev = Device::new(&p, 1);
+    let t = prefill(&mut dev, SPAN);
+    dev.set_idle_exit(exit);
+    let done = closed_loop(&mut dev, t, 1, random_reads(SPAN, 200, 7));
+    for (i, c) in done.iter().enumerate() {
+        assert_eq!(c.idle_exit, exit, "QD1 read {i} waited alone");
+        assert!(
+            c.latency().abs_diff(k.read_latency_nand() + exit) <= 2,
+            "QD1 read {i}: latency {} ns, expected the parts {} + the exit {exit}",
+            c.latency(),
+            k.read_latency_nand()
+        );
+        assert_eq!(c.done - c.device_done, k.host_complete + exit);
+    }
+    let last = done.last().map_or(t, |c| c.done);
+    let deep = closed_loop(&mut dev, last, 8, random_reads(SPAN, 400, 9));
+    assert_eq!(deep[0].idle_exit, exit, "the first of a batch found the device idle");
+    assert!(deep[1..8].iter().all(|c| c.idle_exit == 0), "the rest of the batch found the first in flight");
+    let paid = deep.iter().filter(|c| c.idle_exit > 0).count();
+    assert!(
+        paid < deep.len() / 10,
+        "at QD8 the host is rarely waiting for one request alone: {paid} of {}",
+        deep.len()
+    );
+    // Zero (the default) changes nothing.
+    let mut plain = Device::new(&p, 1);
+    let t = prefill(&mut plain, SPAN);
+    let c = closed_loop(&mut plain, t, 1, random_reads(SPAN, 1, 7))[0];
+    assert_eq!(c.idle_exit, 0);
+    assert_eq!(c.done - c.device_done, k.host_complete);
+}

@@ -208,7 +208,7 @@ pub fn run_waf(cfg: &WafConfig, mut progress: impl FnMut(f64)) -> Result<WafResu
         });
     }
     let profile = waf_profile(cfg)?;
-    let mut dev = Device::new(&profile, cfg.seed);
+    let mut dev = crate::system::new_device(&profile, cfg.seed);
     let logical = dev.logical_bytes() / MAP_UNIT;
     let mut now = 0;
     let write = |dev: &mut Device, now: &mut u64, lpn: u64, stream: u32| {
