@@ -378,6 +378,46 @@ pub struct ProfilesArgs {
 pub enum SimCommand {
     /// Write amplification of GC under uniform random 4 KiB writes, through the full device model.
     Waf(WafArgs),
+    /// One multi-stream workload under conventional, streams and zoned placement on the same
+    /// NAND: device and end-to-end WAF, write latency, projected lifetime (docs/placement.md).
+    Placement(PlacementArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PlacementArgs {
+    /// The workload: hotcold (20 % of the data takes 80 % of the writes), multistream (four
+    /// streams, lifetimes 16x apart) or adversarial (a short-lived log rewritten in order,
+    /// interleaved write by write with uniform writes).
+    #[arg(long, default_value = "multistream")]
+    pub family: String,
+    /// The conventional device (conventional and streams placement).
+    #[arg(long, default_value = "sim:ufs-4.0")]
+    pub conventional: String,
+    /// Its zoned twin, on the same NAND.
+    #[arg(long, default_value = "sim:zoned-ufs-4.0")]
+    pub zoned: String,
+    /// Both devices with this many blocks per plane (the same NAND, smaller, so the run is
+    /// short); 0 keeps the profiles'.
+    #[arg(long, default_value_t = 256)]
+    pub blocks_per_plane: u32,
+    /// Both devices with this many pages per block (the zone size follows); 0 keeps the
+    /// profiles'.
+    #[arg(long, default_value_t = 64)]
+    pub pages_per_block: u32,
+    /// Live data, a fraction of the conventional device's logical capacity.
+    #[arg(long, default_value_t = 0.75)]
+    pub live: f64,
+    /// Application writes, in passes over the live data (measured over the second half).
+    #[arg(long, default_value_t = 4.0)]
+    pub passes: f64,
+    /// P/E cycles a block is rated for (default: by cell type, as `life` takes it).
+    #[arg(long)]
+    pub pe_cycles: Option<u32>,
+    /// Seed for every random choice; the same seed gives the same results.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args, Debug)]

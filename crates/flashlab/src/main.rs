@@ -95,6 +95,7 @@ fn main() {
             Command::Run(a) => cmd::run::run(a)?,
             Command::Profiles(a) => cmd::profiles::profiles(a)?,
             Command::Sim(SimCommand::Waf(a)) => cmd::sim_waf::waf(a)?,
+            Command::Sim(SimCommand::Placement(a)) => cmd::sim_placement::placement(a)?,
             Command::Doctor(a) => cmd::doctor::doctor(a)?,
             Command::Report(a) => cmd::report::report(a)?,
             Command::Calibrate(a) => cmd::calibrate::calibrate(a)?,

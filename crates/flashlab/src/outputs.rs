@@ -23,6 +23,7 @@ pub fn args(cmd: &Command) -> &OutputArgs {
         Command::Run(a) => &a.out,
         Command::Profiles(a) => &a.out,
         Command::Sim(SimCommand::Waf(a)) => &a.out,
+        Command::Sim(SimCommand::Placement(a)) => &a.out,
         Command::Report(a) => &a.out,
         Command::Doctor(a) => &a.out,
         Command::Calibrate(a) => &a.out,

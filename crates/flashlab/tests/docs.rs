@@ -403,6 +403,7 @@ documents! {
     jobs => "docs/jobs.md",
     life => "docs/life.md",
     phone => "docs/phone.md",
+    placement => "docs/placement.md",
     real => "docs/real.md",
     reference => "docs/reference.md",
     reliability => "docs/reliability.md",

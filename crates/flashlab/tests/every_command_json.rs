@@ -104,6 +104,12 @@ fn simulated_commands() {
     assert_eq!(v["results"]["jobs"][0]["name"], "randwrite");
     both("profiles", &["profiles"], &plain);
     both("sim waf", &["sim", "waf", "--blocks", "256", "--pages-per-block", "32", "--passes", "2"], &plain);
+    let v = both(
+        "sim placement",
+        &["sim", "placement", "--family", "hotcold", "--pages-per-block", "8", "--passes", "1", "--live", "0.5"],
+        &plain,
+    );
+    assert_eq!(v["results"]["rows"].as_array().unwrap().len(), 3);
     both("calibrate", &["calibrate", "sd-card", "--no-loo"], &plain);
     both(
         "breakdown",
@@ -219,7 +225,7 @@ fn serve_writes_its_document_when_stopped() {
 /// the same simulated device (`run`'s defaults to the job file's own files, else that device).
 #[test]
 fn every_command_has_the_output_options_and_one_default_target() {
-    let commands: [&[&str]; 22] = [
+    let commands: [&[&str]; 23] = [
         &["age"],
         &["bench"],
         &["fill"],
@@ -227,6 +233,7 @@ fn every_command_has_the_output_options_and_one_default_target() {
         &["run"],
         &["profiles"],
         &["sim", "waf"],
+        &["sim", "placement"],
         &["report"],
         &["doctor"],
         &["calibrate"],

@@ -2,5 +2,6 @@
 
 pub mod fill;
 pub mod fs_study;
+pub mod placement;
 pub mod waf;
 pub mod wsat;

@@ -7,6 +7,7 @@ mod device;
 mod fill;
 mod life;
 mod misc;
+mod placement;
 mod run;
 mod wsat;
 
@@ -18,6 +19,7 @@ pub use misc::{
     BreakdownBody, CalibrateBody, CalibrationCell, CalibrationProfile, DoctorBody, PhoneBody, ProfileRow, ProfilesBody,
     ReportBody, ServeBody, SqliteBody, SweepBody, ValidateFsBody, WafBody,
 };
+pub use placement::{PlacementBody, PlacementRow};
 pub use run::{RunBody, RunDirection, RunInterval, RunJob};
 pub use wsat::{WsatBody, WsatInterval};
 
@@ -50,6 +52,9 @@ pub enum Body {
     /// `flashlab sim waf`: GC write amplification under uniform random writes.
     #[serde(rename = "sim waf")]
     SimWaf(WafBody),
+    /// `flashlab sim placement`: one workload under conventional, streams and zoned placement.
+    #[serde(rename = "sim placement")]
+    SimPlacement(PlacementBody),
     /// `flashlab doctor`: what slows this system's flash storage.
     #[serde(rename = "doctor")]
     Doctor(DoctorBody),
@@ -93,6 +98,7 @@ impl Body {
             Body::Run(_) => "run",
             Body::Profiles(_) => "profiles",
             Body::SimWaf(_) => "sim waf",
+            Body::SimPlacement(_) => "sim placement",
             Body::Doctor(_) => "doctor",
             Body::Report(_) => "report",
             Body::Calibrate(_) => "calibrate",
@@ -115,6 +121,7 @@ impl Body {
             Body::Run(b) => b.tables(),
             Body::Profiles(b) => vec![b.table()],
             Body::SimWaf(b) => vec![b.table()],
+            Body::SimPlacement(b) => vec![b.table()],
             Body::Calibrate(b) => b.tables(),
             Body::Life(b) => vec![b.table()],
             Body::Phone(b) => b.results.as_ref().map(|d| d.tables()).unwrap_or_default(),

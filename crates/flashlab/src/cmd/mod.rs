@@ -13,6 +13,7 @@ pub mod run;
 pub mod run_real;
 pub mod run_verify;
 pub mod serve;
+pub mod sim_placement;
 pub mod sim_waf;
 pub mod sqlite;
 pub mod sweep;
