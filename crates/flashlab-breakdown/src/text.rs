@@ -14,12 +14,16 @@ fn us(ns: f64) -> Cell {
 /// One job's phases: p50, p90, p99 and mean in µs, and the share of the total latency.
 pub fn job_table(r: &Report, job: usize) -> Table {
     let j = &r.jobs[job];
-    let mut t = Table::new(
-        &j.key_name(),
-        &[("phase", ""), ("p50", "µs"), ("p90", "µs"), ("p99", "µs"), ("mean", "µs"), ("share", "%")],
-    )
-    .format(5, Format::Fixed(1));
-    for p in &j.breakdown.phases {
+    distribution_table(&j.key_name(), "phase", &j.breakdown)
+}
+
+/// A breakdown's parts (`first`: what a row is, `phase` or `part`), each with its p50, p90,
+/// p99 and mean in µs and its share of the total, then the total.
+fn distribution_table(name: &str, first: &str, b: &crate::stats::Breakdown) -> Table {
+    let mut t =
+        Table::new(name, &[(first, ""), ("p50", "µs"), ("p90", "µs"), ("p99", "µs"), ("mean", "µs"), ("share", "%")])
+            .format(5, Format::Fixed(1));
+    for p in &b.phases {
         t.row(vec![
             p.name.as_str().into(),
             us(p.dist.p50_ns as f64),
@@ -29,7 +33,7 @@ pub fn job_table(r: &Report, job: usize) -> Table {
             (p.share * 100.0).into(),
         ]);
     }
-    let total = &j.breakdown.total;
+    let total = &b.total;
     t.row(vec![
         "total".into(),
         us(total.p50_ns as f64),
@@ -146,30 +150,7 @@ pub fn render_durable(d: &crate::durable::DurableReport) -> String {
         layer,
         d.consistent
     );
-    let mut t = Table::new(
-        "durable write",
-        &[("part", ""), ("p50", "µs"), ("p90", "µs"), ("p99", "µs"), ("mean", "µs"), ("share", "%")],
-    )
-    .format(5, Format::Fixed(1));
-    for p in &d.breakdown.phases {
-        t.row(vec![
-            p.name.as_str().into(),
-            us(p.dist.p50_ns as f64),
-            us(p.dist.p90_ns as f64),
-            us(p.dist.p99_ns as f64),
-            us(p.dist.mean_ns),
-            (p.share * 100.0).into(),
-        ]);
-    }
-    let tot = &d.breakdown.total;
-    t.row(vec![
-        "total".into(),
-        us(tot.p50_ns as f64),
-        us(tot.p90_ns as f64),
-        us(tot.p99_ns as f64),
-        us(tot.mean_ns),
-        100.0.into(),
-    ]);
+    let t = distribution_table("durable write", "part", &d.breakdown);
     s.push_str(&terminal(&t));
     let _ = writeln!(
         s,
