@@ -217,8 +217,8 @@ fn minimal_args(cmd: &str) -> Option<Vec<&'static str>> {
         "serve" => vec!["mnt"],
         "sweep" => vec!["sweep.toml", "--out", "sweep-out"],
         "validate-fs" => vec!["--workload", "fill"],
-        "profiles" | "sim waf" | "doctor" | "breakdown" | "sqlite" | "life" | "phone devices" | "phone doctor"
-        | "phone bench" | "phone fill" | "phone age" => vec![],
+        "profiles" | "sim waf" | "sim placement" | "doctor" | "breakdown" | "sqlite" | "life" | "phone devices"
+        | "phone doctor" | "phone bench" | "phone fill" | "phone age" => vec![],
         _ => return None,
     })
 }
