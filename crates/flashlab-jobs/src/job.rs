@@ -382,6 +382,15 @@ pub struct Job {
     /// queue depth that meets a latency target ([`crate::latency_target`]; off by default).
     #[serde(default)]
     pub latency_target: crate::latency_target::LatencyTarget,
+    /// `prio`, `prioclass`, `priohint` and the `cmdprio*` options: the priority each I/O is
+    /// sent with ([`crate::prio`]). Default: none.
+    #[serde(default)]
+    pub prio: crate::prio::PrioOptions,
+    /// fio's `fill_device` (alias `fill_fs`): write until the device or filesystem is full;
+    /// ENOSPC ends the job without an error. Without `size=` a new file's region is the free
+    /// space (a raw device's: its capacity). Default false.
+    #[serde(default)]
+    pub fill_device: bool,
 }
 
 fn zero_size() -> SizeSpec {
@@ -469,6 +478,8 @@ impl Default for Job {
             dedupe_percentage: 0,
             steadystate: crate::steadystate::SteadyState::default(),
             latency_target: crate::latency_target::LatencyTarget::default(),
+            prio: crate::prio::PrioOptions::default(),
+            fill_device: false,
         }
     }
 }

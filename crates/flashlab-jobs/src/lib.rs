@@ -35,6 +35,7 @@ pub mod limits;
 pub mod options;
 pub mod pacing;
 pub mod parse;
+pub mod prio;
 pub mod steadystate;
 pub mod units;
 pub mod verify;

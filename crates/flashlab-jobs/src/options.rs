@@ -69,7 +69,6 @@ const MULTIFILE: &str =
 const IOLOG: &str = "I/O log replay/recording is not supported; use a flashlab trace";
 const PROFILE_OPT: &str =
     "an option of fio's built-in act/tiobench profiles; without profile= fio does nothing with it";
-const PRIO: &str = "per-I/O priorities are not modelled: flashlab sends every I/O at one priority and reports no per-priority latencies";
 const PI: &str = "NVMe metadata and protection information are not modelled";
 const FDP: &str = "NVMe flexible data placement is not supported";
 const SPRANDOM: &str = "sprandom preconditioning is not supported; use flashlab's --precondition";
@@ -198,8 +197,8 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("numa_cpu_nodes", &[], CPU),
     harmless("numa_mem_policy", &[], CPU),
     harmless("nice", &[], CPU),
-    harmless("prio", &[], "I/O priority of fio's workers"),
-    harmless("prioclass", &[], "I/O priority of fio's workers"),
+    sup("prio", &[]),
+    sup("prioclass", &[]),
     harmless("allow_mounted_write", &[], "flashlab has its own safety rules for real targets"),
     harmless("allow_file_create", &[], FILES),
     harmless("create_on_open", &[], FILES),
@@ -272,7 +271,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("sync_file_range", &[], "sync_file_range is not supported; use fsync=N or fdatasync=N", &[]),
     unsup("thinktime_blocks_type", &[], "think time counts completed blocks only", &["complete"]),
     unsup("thinktime_iotime", &[], "think time by blocks only", &["0"]),
-    unsup("fill_device", &["fill_fs"], "use a flashlab fill step to fill a device", &["0"]),
+    sup("fill_device", &["fill_fs"]),
     unsup("create_only", &[], "set-up-only jobs are not supported", &["0"]),
     unsup("pre_read", &[], "pre-reading files into the page cache is not supported", &["0"]),
     unsup("serialize_overlap", &[], "overlap serialization is not supported", &["0"]),
@@ -339,7 +338,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("iopsavgtime", &[], "the averaging window of fio's IOPS figures; flashlab samples every 500 ms"),
     harmless("block_error_percentiles", &[], REPORTING),
     harmless("cgroup_nodelete", &[], "only matters with cgroup=, which flashlab refuses"),
-    harmless("priohint", &[], "I/O priority of fio's workers"),
+    sup("priohint", &[]),
     unsup("read_iolog_chunked", &[], IOLOG, &["0"]),
     unsup("merge_blktrace_file", &[], IOLOG, &[]),
     unsup("merge_blktrace_scalars", &[], IOLOG, &[]),
@@ -377,11 +376,12 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("dir", &[], PROFILE_OPT),
     harmless("threads", &[], PROFILE_OPT),
     // io_uring / libaio / pvsync2 options (the engines flashlab's real targets stand in for).
-    unsup("cmdprio_percentage", &[], PRIO, &["0"]),
-    unsup("cmdprio_class", &[], PRIO, &[]),
-    unsup("cmdprio_hint", &[], PRIO, &[]),
-    unsup("cmdprio", &[], PRIO, &[]),
-    unsup("cmdprio_bssplit", &[], PRIO, &[]),
+    // Per-command priorities (crate::prio).
+    sup("cmdprio_percentage", &[]),
+    sup("cmdprio_class", &[]),
+    sup("cmdprio_hint", &[]),
+    sup("cmdprio", &[]),
+    sup("cmdprio_bssplit", &[]),
     harmless("nonvectored", &[], ENGINE),
     harmless("force_async", &[], ENGINE),
     harmless("libaio_vectored", &[], ENGINE),

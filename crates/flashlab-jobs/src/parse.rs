@@ -364,6 +364,7 @@ const STRING_OPTIONS: &[&str] = &[
     "io_submit_mode",
     "bssplit",
     "kb_base",
+    "cmdprio_bssplit",
 ];
 
 const RW_VALUES: &str = "read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite";
@@ -1092,6 +1093,12 @@ impl<'a> Parser<'a> {
                 }
                 crate::verify::apply(&mut job.verify, name, &v, kb)?
             }
+            name if crate::prio::OPTION_NAMES.contains(&name) => {
+                crate::prio::apply(&mut job.prio, name, Self::need(o)?, kb)?;
+                if matches!(name, "cmdprio_percentage" | "cmdprio_bssplit") {
+                    self.warn_on(o.loc, &o.key, Some(TargetKind::Sim), crate::prio::SIM_NOTE);
+                }
+            }
             "loops" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
                 if n == 0 {
@@ -1344,6 +1351,7 @@ impl<'a> Parser<'a> {
                 }
             }
             "fsync_on_close" => job.fsync_on_close = self.boolean(o)?,
+            "fill_device" => job.fill_device = self.boolean(o)?,
             "thinktime" => {
                 let v = Self::need(o)?;
                 job.thinktime_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?
@@ -1388,6 +1396,10 @@ impl<'a> Parser<'a> {
     fn finalize(&self, job: &mut Job, lines: &BTreeMap<&'static str, Loc>) -> Result<(), JobFileError> {
         job.bs = job.max_bs();
         if let Err((opt, m)) = crate::verify::finalize(job) {
+            let loc = lines.get(opt).copied().unwrap_or(Loc::main(job.line));
+            return Err(self.err_at(loc, Some(opt), m));
+        }
+        if let Err((opt, m)) = job.prio.check(&job.name) {
             let loc = lines.get(opt).copied().unwrap_or(Loc::main(job.line));
             return Err(self.err_at(loc, Some(opt), m));
         }

@@ -260,6 +260,37 @@ fn validate(job: &RealJob) -> Result<(), RealError> {
     Ok(())
 }
 
+/// The calling thread's I/O priority set for a job (fio's `ioprio_set` of `prio`/`prioclass`)
+/// and put back when dropped.
+struct ThreadPrio(Option<libc::c_long>);
+
+impl ThreadPrio {
+    const WHO_PROCESS: libc::c_long = 1;
+
+    fn set(ioprio: u16) -> Result<ThreadPrio, RealError> {
+        if ioprio == 0 {
+            return Ok(ThreadPrio(None));
+        }
+        // SAFETY: plain syscalls on the calling thread (who = 0).
+        let old = unsafe { libc::syscall(libc::SYS_ioprio_get, Self::WHO_PROCESS, 0) };
+        // SAFETY: as above.
+        if unsafe { libc::syscall(libc::SYS_ioprio_set, Self::WHO_PROCESS, 0, libc::c_long::from(ioprio)) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(RealError::BadJob(format!("ioprio_set (class {}, level {}): {e}", ioprio >> 13, ioprio & 7)));
+        }
+        Ok(ThreadPrio((old >= 0).then_some(old)))
+    }
+}
+
+impl Drop for ThreadPrio {
+    fn drop(&mut self) {
+        if let Some(old) = self.0 {
+            // SAFETY: as in set.
+            unsafe { libc::syscall(libc::SYS_ioprio_set, Self::WHO_PROCESS, 0, old) };
+        }
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct Slot {
     /// 0 read, 1 write, 2 flush, 3 a verify's read-back.
@@ -272,6 +303,8 @@ struct Slot {
     submitted: Option<Instant>,
     /// Submission latency (0 for a synchronous engine).
     slat_ns: u64,
+    /// Its priority slot (`JobCore::prio_slot`).
+    prio: u8,
 }
 
 fn thread_cpu() -> (u64, u64, u64, u64, u64) {
@@ -330,6 +363,16 @@ fn run_with<E: IoEngine>(
     let spans: Vec<u64> = targets.iter().map(|t| t.span).collect();
     let mut core = JobCore::new(set, &spans, 0, job.verifies()).map_err(|e| RealError::BadJob(e.to_string()))?;
     let model = core.model().clone();
+    if sync_engine && model.prio.cmdprio() {
+        // fio has cmdprio_* for its asynchronous engines only (psync refuses them).
+        return Err(RealError::BadJob(format!(
+            "job '{}': cmdprio_percentage/cmdprio_bssplit need an asynchronous engine (fio's libaio or io_uring); this run uses {}",
+            set.name,
+            eng.name()
+        )));
+    }
+    // fio's prio/prioclass: the worker's own I/O priority (ioprio_set), restored afterwards.
+    let _prio_guard = ThreadPrio::set(model.prio.job_ioprio())?;
     let mut verifier = crate::verify::Verifier::new(&model.verify, set.offset, set.span, set.bs_write, set.seed, 0);
     // When the write phase ended (the verify pass starts), ns from the start.
     let mut write_phase_end: Option<u64> = None;
@@ -410,7 +453,7 @@ fn run_with<E: IoEngine>(
                 // A verify's read-back goes first (a backlog's, or the pass after the writes).
                 if let Some((off, len)) = verifier.as_mut().and_then(|v| v.next_read()) {
                     slots[slot as usize] =
-                        Slot { kind: 3, file: 0, len: len as u32, offset: off, submitted: None, slat_ns: 0 };
+                        Slot { kind: 3, file: 0, len: len as u32, offset: off, submitted: None, slat_ns: 0, prio: 0 };
                     eng.queue(IoRequest {
                         op: IoOp::Read,
                         fd,
@@ -418,6 +461,7 @@ fn run_with<E: IoEngine>(
                         len: len as u32,
                         slot,
                         user_data: u64::from(slot),
+                        ioprio: core.ioprio(0, 0),
                     })?;
                     free.pop();
                     batch.push(slot);
@@ -432,9 +476,10 @@ fn run_with<E: IoEngine>(
                 }
                 let req = if core.flush_due(set) {
                     let file = core.last_write_file as u32;
-                    slots[slot as usize] = Slot { kind: 2, file, len: 0, offset: 0, submitted: None, slat_ns: 0 };
+                    slots[slot as usize] =
+                        Slot { kind: 2, file, len: 0, offset: 0, submitted: None, slat_ns: 0, prio: 0 };
                     let fd = targets[file as usize].fd;
-                    IoRequest { op: flush_op, fd, offset: 0, len: 0, slot, user_data: u64::from(slot) }
+                    IoRequest { op: flush_op, fd, offset: 0, len: 0, slot, user_data: u64::from(slot), ioprio: 0 }
                 } else {
                     let dir = core.next_dir(set);
                     if let Some(due) = core.rate_wait(dir, now_ns) {
@@ -469,8 +514,16 @@ fn run_with<E: IoEngine>(
                             }
                         }
                     }
-                    slots[slot as usize] =
-                        Slot { kind: dir, file: fi as u32, len: len as u32, offset: abs, submitted: None, slat_ns: 0 };
+                    let prio = core.prio_slot(dir, len);
+                    slots[slot as usize] = Slot {
+                        kind: dir,
+                        file: fi as u32,
+                        len: len as u32,
+                        offset: abs,
+                        submitted: None,
+                        slat_ns: 0,
+                        prio,
+                    };
                     IoRequest {
                         op: if dir == 0 { IoOp::Read } else { IoOp::Write },
                         fd: t.fd,
@@ -478,6 +531,7 @@ fn run_with<E: IoEngine>(
                         len: len as u32,
                         slot,
                         user_data: u64::from(slot),
+                        ioprio: core.ioprio(dir, prio),
                     }
                 };
                 eng.queue(req)?;
@@ -634,7 +688,7 @@ fn run_with<E: IoEngine>(
             // clat already spans the submission (see above): lat = clat.
             let clat = s.submitted.map_or(0, |sub| t_done.duration_since(sub).as_nanos() as u64);
             let slat = (!sync_engine).then_some(s.slat_ns);
-            core.measure(set, done, bytes, u64::from(s.len), Timing { at: t_ns, clat, lat: clat, slat });
+            core.measure(set, done, bytes, u64::from(s.len), Timing { at: t_ns, clat, lat: clat, slat, prio: s.prio });
         }
         draining_to_low = full && eng.in_flight() as usize > depth_low;
         done_count += n as u64;
