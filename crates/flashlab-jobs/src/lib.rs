@@ -29,6 +29,7 @@ pub mod cmdline;
 pub mod distribution;
 mod error;
 pub mod files;
+pub mod ioerror;
 pub mod job;
 pub mod latency_target;
 pub mod limits;

@@ -59,7 +59,7 @@ const CPU: &str = "CPU/NUMA placement of fio's workers; flashlab places its own"
 const FILES: &str = "file set-up detail; flashlab creates and removes its own files";
 const BUFFERS: &str = "data contents of the buffers; flashlab does not model compression or deduplication";
 const ENGINE: &str = "an I/O engine tuning knob; flashlab chooses its own engine settings";
-const VERIFY: &str = "this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern and verify_write_sequence are)";
+const VERIFY: &str = "this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern, verify_write_sequence and verify_dump are)";
 const RATE: &str =
     "this rate-limit detail is not implemented (rate, rate_iops, rate_min, rate_iops_min and rate_process are)";
 const BS_MIX: &str = "block sizes by sequential/random are not supported (bssplit and bsrange are)";
@@ -236,7 +236,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     // verify_pattern are supported (crate::verify); these are not.
     unsup("verify_only", &[], VERIFY, &["0"]),
     unsup("verify_offset", &[], VERIFY, &["0"]),
-    unsup("verify_dump", &[], VERIFY, &["0"]),
+    sup("verify_dump", &[]),
     unsup("verify_async", &[], VERIFY, &["0"]),
     unsup("verify_state_save", &[], VERIFY, &["0", "1"]),
     unsup("verify_state_load", &[], VERIFY, &[]),
@@ -292,7 +292,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("cgroup_weight", &[], "cgroups are not supported", &[]),
     unsup("uid", &[], "switching user is not supported", &[]),
     unsup("gid", &[], "switching user is not supported", &[]),
-    unsup("ignore_error", &[], "flashlab stops the run on any I/O error", &[]),
+    sup("ignore_error", &[]),
     unsup("write_hint", &[], "write lifetime hints are not supported", &["none"]),
     unsup("cpuload", &[], CPUIO, &[]),
     unsup("cpuchunks", &[], CPUIO, &[]),
@@ -315,9 +315,9 @@ pub static OPTIONS: &[OptionInfo] = &[
         "I/O after the end of an existing file is not implemented; give offset= the file's size",
         &["0"],
     ),
-    unsup("dedupe_mode", &[], "only fio's default dedupe mode (repeat) is implemented", &["repeat"]),
-    unsup("dedupe_working_set_percentage", &[], "the working-set dedupe mode is not implemented", &["5"]),
-    unsup("dedupe_global", &[], "dedupe buffers shared between jobs are not implemented", &["0"]),
+    sup("dedupe_mode", &[]),
+    sup("dedupe_working_set_percentage", &[]),
+    sup("dedupe_global", &[]),
     unsup("thinkcycles", &[], "think time in CPU cycles is not implemented; use thinktime", &["0"]),
     unsup("max_latency", &[], "failing a job on one slow I/O is not implemented (latency_target is)", &["0"]),
     harmless("verify_async_cpus", &[], CPU),

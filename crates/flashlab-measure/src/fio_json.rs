@@ -203,7 +203,7 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
     }
     if job.continue_on_error {
         // fio (stat.c): with continue_on_error, the errors counted and the first one's errno.
-        let n = job.verify.as_ref().map_or(0, |v| v.mismatches);
+        let n = job.verify.as_ref().map_or(0, |v| v.mismatches) + job.io_errors;
         o.insert("total_err".into(), n.into());
         o.insert("first_error".into(), job.error.into());
     }

@@ -114,6 +114,10 @@ pub struct DirStats {
     pub prios: Vec<PrioStat>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// The completion latencies of one I/O priority of one direction (fio's `clat_prio_stat`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PrioStat {
@@ -387,6 +391,10 @@ pub struct JobResult {
     /// `total_err` and `first_error`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub continue_on_error: bool,
+    /// I/O errors the job went on after (fio's `continue_on_error`/`ignore_error`), counted
+    /// in fio's `total_err` with the verify errors.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub io_errors: u64,
     /// A job over several files: the I/O each file was given (fio reports only the job);
     /// reported as `"flashlab_files"`. Empty for a job with one file.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -476,6 +484,8 @@ impl JobResult {
             self.extra = other.extra.clone();
         }
         self.files.extend(other.files.iter().cloned());
+        self.io_errors += other.io_errors;
+        self.continue_on_error |= other.continue_on_error;
     }
 }
 

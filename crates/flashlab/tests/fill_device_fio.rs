@@ -4,6 +4,9 @@
 //! - Real target: two 8 MiB tmpfs mounts, fio fills one, flashlab the other; both write the
 //!   same bytes and end without an error. Needs root and fio (flashlab_testcaps;
 //!   FLASHLAB_TEST_SKIP=root,fio skips, anything else missing fails).
+//! - `continue_on_error=write` with `ignore_error=,ENOSPC` (fio's `td_non_fatal_error`): a
+//!   16 MiB job on an 8 MiB tmpfs goes on past ENOSPC, each failed write counted in
+//!   `total_err`, `first_error` 28, as fio does (root and fio, as above).
 //! - Simulated target: a write phase then a read phase over the same file, as a surface scan
 //!   does: the write fills the simulated filesystem, the read reads all of it back.
 
@@ -64,6 +67,38 @@ fn fills_a_small_filesystem_as_fio_does() {
     assert_eq!(w.0, 8 << 20, "an 8 MiB tmpfs takes 8 MiB");
     // flashlab removed its file; the mount is empty again.
     assert_eq!(std::fs::read_dir(&m2.0).unwrap().count(), 0);
+}
+
+#[test]
+fn ignored_enospc_is_counted_as_fio_counts_it() {
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Root, flashlab_testcaps::Cap::Fio]) {
+        return;
+    }
+    let tmp = TempDir::new("ignore-error");
+    let (m1, m2) = (Mount::tmpfs(&tmp.0.join("fio"), "8m"), Mount::tmpfs(&tmp.0.join("fl"), "8m"));
+    let job = "[over]\nrw=write\nbs=64k\nsize=16m\nioengine=psync\nfallocate=none\ncontinue_on_error=write\nignore_error=,ENOSPC\n";
+    let fio_file = tmp.0.join("fio.fio");
+    std::fs::write(&fio_file, format!("[global]\ndirectory={}\n{job}", m1.0.display())).unwrap();
+    let fio = flashlab_testcaps::on_path("fio").expect("fio on PATH");
+    let want = json_of("fio", Command::new(fio).arg("--output-format=json").arg(&fio_file).output().unwrap());
+    let fl_file = tmp.0.join("fl.fio");
+    std::fs::write(&fl_file, job).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_flashlab"))
+        .arg("run")
+        .arg(&fl_file)
+        .args(["--target", m2.0.to_str().unwrap(), "--output-format", "json"])
+        .output()
+        .unwrap();
+    let got = json_of("flashlab run", out);
+    let errs = |who: &str, doc: &Value| {
+        let j = &doc["jobs"][0];
+        let n = |k: &str| j[k].as_i64().unwrap_or_else(|| panic!("{who}: no {k} in {j}"));
+        (n("total_err"), n("first_error"), j["write"]["io_bytes"].as_i64().unwrap())
+    };
+    let (w, g) = (errs("fio", &want), errs("flashlab", &got));
+    assert_eq!(w.1, 28, "fio: ENOSPC first {w:?}");
+    assert!(w.0 > 0, "fio counted the ignored errors {w:?}");
+    assert_eq!(g, w, "fio (total_err, first_error, write bytes) {w:?}, flashlab {g:?}");
 }
 
 #[test]
