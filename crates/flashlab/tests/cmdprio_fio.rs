@@ -12,7 +12,7 @@
 
 #[path = "common/scratch.rs"]
 mod scratch;
-use scratch::{json_of, TempDir};
+use scratch::{fio_json_in, flashlab_json_in, json_of, TempDir};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -41,20 +41,6 @@ fn prios(who: &str, doc: &Value) -> Prios {
         .collect()
 }
 
-fn fio_json(dir: &Path, text: &str) -> Value {
-    let fio = flashlab_testcaps::on_path("fio").expect("fio on PATH");
-    let file = dir.join("job.fio");
-    std::fs::write(&file, text).unwrap();
-    let out = Command::new(fio).arg("--output-format=json").arg(&file).current_dir(dir).output().unwrap();
-    json_of("fio", out)
-}
-
-fn flashlab_json(dir: &Path, text: &str) -> Value {
-    let file = dir.join("job.fio");
-    std::fs::write(&file, text).unwrap();
-    scratch::flashlab_run_json(&file, dir)
-}
-
 fn flashlab(args: &[&str], dir: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).current_dir(dir).output().unwrap()
 }
@@ -73,8 +59,8 @@ fn bssplit_priorities_equal_fios() {
     );
     let fio_dir = TempDir::new("cmdprio-fio-bs");
     let fl_dir = TempDir::new("cmdprio-fl-bs");
-    let want = fio_json(&fio_dir.0, &text);
-    let got = flashlab_json(&fl_dir.0, &text);
+    let want = fio_json_in(&fio_dir.0, &text);
+    let got = flashlab_json_in(&fl_dir.0, &text);
     let (w, g) = (prios("fio", &want), prios("flashlab", &got));
     assert_eq!(g, w, "job p: fio {w:?}, flashlab {g:?}");
     assert_eq!(w[0], ("read".to_string(), 256, vec![]), "fio's own shape: {w:?}");
@@ -104,8 +90,8 @@ fn percentage_per_direction_matches_fios_shares() {
     );
     let fio_dir = TempDir::new("cmdprio-fio-pct");
     let fl_dir = TempDir::new("cmdprio-fl-pct");
-    let want = prios("fio", &fio_json(&fio_dir.0, &text));
-    let got = prios("flashlab", &flashlab_json(&fl_dir.0, &text));
+    let want = prios("fio", &fio_json_in(&fio_dir.0, &text));
+    let got = prios("flashlab", &flashlab_json_in(&fl_dir.0, &text));
     let shape = |p: &Prios| {
         p.iter().map(|(d, _, e)| (d.clone(), e.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>())).collect::<Vec<_>>()
     };

@@ -40,14 +40,11 @@ fn writes(who: &str, doc: &Value) -> (u64, i64) {
     (b, j["error"].as_i64().unwrap_or(-1))
 }
 
-#[test]
-fn fills_a_small_filesystem_as_fio_does() {
-    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Root, flashlab_testcaps::Cap::Fio]) {
-        return;
-    }
-    let tmp = TempDir::new("fill-device");
+/// `job` run by fio (in `directory=` an 8 MiB tmpfs of its own) and by flashlab (on another):
+/// both JSON documents, and the mount flashlab ran on (still mounted).
+fn on_small_tmpfs(tag: &str, job: &str) -> (Value, Value, TempDir, Mount, Mount) {
+    let tmp = TempDir::new(tag);
     let (m1, m2) = (Mount::tmpfs(&tmp.0.join("fio"), "8m"), Mount::tmpfs(&tmp.0.join("fl"), "8m"));
-    let job = "[fill]\nrw=write\nbs=64k\nioengine=psync\nfill_device=1\n";
     let fio_file = tmp.0.join("fio.fio");
     std::fs::write(&fio_file, format!("[global]\ndirectory={}\n{job}", m1.0.display())).unwrap();
     let fio = flashlab_testcaps::on_path("fio").expect("fio on PATH");
@@ -61,6 +58,17 @@ fn fills_a_small_filesystem_as_fio_does() {
         .output()
         .unwrap();
     let got = json_of("flashlab run", out);
+    // Unmount before the directory goes (fields drop in order: the mounts first).
+    (want, got, tmp, m2, m1)
+}
+
+#[test]
+fn fills_a_small_filesystem_as_fio_does() {
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Root, flashlab_testcaps::Cap::Fio]) {
+        return;
+    }
+    let job = "[fill]\nrw=write\nbs=64k\nioengine=psync\nfill_device=1\n";
+    let (want, got, _tmp, m2, _m1) = on_small_tmpfs("fill-device", job);
     let (w, g) = (writes("fio", &want), writes("flashlab", &got));
     assert_eq!(w.1, 0, "fio ends a fill without an error");
     assert_eq!(g, w, "fio wrote {w:?}, flashlab {g:?}");
@@ -74,22 +82,8 @@ fn ignored_enospc_is_counted_as_fio_counts_it() {
     if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Root, flashlab_testcaps::Cap::Fio]) {
         return;
     }
-    let tmp = TempDir::new("ignore-error");
-    let (m1, m2) = (Mount::tmpfs(&tmp.0.join("fio"), "8m"), Mount::tmpfs(&tmp.0.join("fl"), "8m"));
     let job = "[over]\nrw=write\nbs=64k\nsize=16m\nioengine=psync\nfallocate=none\ncontinue_on_error=write\nignore_error=,ENOSPC\n";
-    let fio_file = tmp.0.join("fio.fio");
-    std::fs::write(&fio_file, format!("[global]\ndirectory={}\n{job}", m1.0.display())).unwrap();
-    let fio = flashlab_testcaps::on_path("fio").expect("fio on PATH");
-    let want = json_of("fio", Command::new(fio).arg("--output-format=json").arg(&fio_file).output().unwrap());
-    let fl_file = tmp.0.join("fl.fio");
-    std::fs::write(&fl_file, job).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_flashlab"))
-        .arg("run")
-        .arg(&fl_file)
-        .args(["--target", m2.0.to_str().unwrap(), "--output-format", "json"])
-        .output()
-        .unwrap();
-    let got = json_of("flashlab run", out);
+    let (want, got, _tmp, _m2, _m1) = on_small_tmpfs("ignore-error", job);
     let errs = |who: &str, doc: &Value| {
         let j = &doc["jobs"][0];
         let n = |k: &str| j[k].as_i64().unwrap_or_else(|| panic!("{who}: no {k} in {j}"));
