@@ -102,7 +102,15 @@ fn run_with<E: IoEngine>(
             let Some(slot) = free.pop() else { break };
             let off = offsets.next(t.span, key.bs);
             slots[slot as usize] = Sample { off, len: key.bs as u32, submit: 0, done: 0 };
-            eng.queue(IoRequest { op, fd, offset: off, len: key.bs as u32, slot, user_data: u64::from(slot) })?;
+            eng.queue(IoRequest {
+                op,
+                fd,
+                offset: off,
+                len: key.bs as u32,
+                slot,
+                user_data: u64::from(slot),
+                ioprio: 0,
+            })?;
             batch.push(slot);
             issued += 1;
         }

@@ -382,6 +382,35 @@ pub struct Job {
     /// queue depth that meets a latency target ([`crate::latency_target`]; off by default).
     #[serde(default)]
     pub latency_target: crate::latency_target::LatencyTarget,
+    /// `prio`, `prioclass`, `priohint` and the `cmdprio*` options: the priority each I/O is
+    /// sent with ([`crate::prio`]). Default: none.
+    #[serde(default)]
+    pub prio: crate::prio::PrioOptions,
+    /// fio's `fill_device` (alias `fill_fs`): write until the device or filesystem is full;
+    /// ENOSPC ends the job without an error. Without `size=` a new file's region is the free
+    /// space (a raw device's: its capacity). Default false.
+    #[serde(default)]
+    pub fill_device: bool,
+    /// `continue_on_error` and `ignore_error`: the errors a job goes on after
+    /// ([`crate::ioerror`]). Default: none.
+    #[serde(default)]
+    pub errors: crate::ioerror::ErrorPolicy,
+    /// `dedupe_mode=working_set` with `dedupe_working_set_percentage` (fio's default 5): the
+    /// job's first unique writes form a working set of this percentage of its region, and a
+    /// deduplicable write repeats one of them drawn at random. `None`: fio's default mode,
+    /// `repeat`.
+    #[serde(default)]
+    pub dedupe_working_set: Option<u32>,
+    /// `dedupe_working_set_percentage` as given (it takes effect with `dedupe_mode=working_set`).
+    #[serde(default = "five")]
+    pub dedupe_working_set_percentage: u32,
+    /// `dedupe_global`: the working set is the same for every job of the run (real targets).
+    #[serde(default)]
+    pub dedupe_global: bool,
+}
+
+fn five() -> u32 {
+    5
 }
 
 fn zero_size() -> SizeSpec {
@@ -469,6 +498,12 @@ impl Default for Job {
             dedupe_percentage: 0,
             steadystate: crate::steadystate::SteadyState::default(),
             latency_target: crate::latency_target::LatencyTarget::default(),
+            prio: crate::prio::PrioOptions::default(),
+            fill_device: false,
+            errors: crate::ioerror::ErrorPolicy::default(),
+            dedupe_working_set: None,
+            dedupe_working_set_percentage: 5,
+            dedupe_global: false,
         }
     }
 }

@@ -59,7 +59,7 @@ const CPU: &str = "CPU/NUMA placement of fio's workers; flashlab places its own"
 const FILES: &str = "file set-up detail; flashlab creates and removes its own files";
 const BUFFERS: &str = "data contents of the buffers; flashlab does not model compression or deduplication";
 const ENGINE: &str = "an I/O engine tuning knob; flashlab chooses its own engine settings";
-const VERIFY: &str = "this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern and verify_write_sequence are)";
+const VERIFY: &str = "this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern, verify_write_sequence and verify_dump are)";
 const RATE: &str =
     "this rate-limit detail is not implemented (rate, rate_iops, rate_min, rate_iops_min and rate_process are)";
 const BS_MIX: &str = "block sizes by sequential/random are not supported (bssplit and bsrange are)";
@@ -69,7 +69,6 @@ const MULTIFILE: &str =
 const IOLOG: &str = "I/O log replay/recording is not supported; use a flashlab trace";
 const PROFILE_OPT: &str =
     "an option of fio's built-in act/tiobench profiles; without profile= fio does nothing with it";
-const PRIO: &str = "per-I/O priorities are not modelled: flashlab sends every I/O at one priority and reports no per-priority latencies";
 const PI: &str = "NVMe metadata and protection information are not modelled";
 const FDP: &str = "NVMe flexible data placement is not supported";
 const SPRANDOM: &str = "sprandom preconditioning is not supported; use flashlab's --precondition";
@@ -198,8 +197,8 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("numa_cpu_nodes", &[], CPU),
     harmless("numa_mem_policy", &[], CPU),
     harmless("nice", &[], CPU),
-    harmless("prio", &[], "I/O priority of fio's workers"),
-    harmless("prioclass", &[], "I/O priority of fio's workers"),
+    sup("prio", &[]),
+    sup("prioclass", &[]),
     harmless("allow_mounted_write", &[], "flashlab has its own safety rules for real targets"),
     harmless("allow_file_create", &[], FILES),
     harmless("create_on_open", &[], FILES),
@@ -237,7 +236,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     // verify_pattern are supported (crate::verify); these are not.
     unsup("verify_only", &[], VERIFY, &["0"]),
     unsup("verify_offset", &[], VERIFY, &["0"]),
-    unsup("verify_dump", &[], VERIFY, &["0"]),
+    sup("verify_dump", &[]),
     unsup("verify_async", &[], VERIFY, &["0"]),
     unsup("verify_state_save", &[], VERIFY, &["0", "1"]),
     unsup("verify_state_load", &[], VERIFY, &[]),
@@ -272,7 +271,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("sync_file_range", &[], "sync_file_range is not supported; use fsync=N or fdatasync=N", &[]),
     unsup("thinktime_blocks_type", &[], "think time counts completed blocks only", &["complete"]),
     unsup("thinktime_iotime", &[], "think time by blocks only", &["0"]),
-    unsup("fill_device", &["fill_fs"], "use a flashlab fill step to fill a device", &["0"]),
+    sup("fill_device", &["fill_fs"]),
     unsup("create_only", &[], "set-up-only jobs are not supported", &["0"]),
     unsup("pre_read", &[], "pre-reading files into the page cache is not supported", &["0"]),
     unsup("serialize_overlap", &[], "overlap serialization is not supported", &["0"]),
@@ -293,7 +292,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("cgroup_weight", &[], "cgroups are not supported", &[]),
     unsup("uid", &[], "switching user is not supported", &[]),
     unsup("gid", &[], "switching user is not supported", &[]),
-    unsup("ignore_error", &[], "flashlab stops the run on any I/O error", &[]),
+    sup("ignore_error", &[]),
     unsup("write_hint", &[], "write lifetime hints are not supported", &["none"]),
     unsup("cpuload", &[], CPUIO, &[]),
     unsup("cpuchunks", &[], CPUIO, &[]),
@@ -316,9 +315,9 @@ pub static OPTIONS: &[OptionInfo] = &[
         "I/O after the end of an existing file is not implemented; give offset= the file's size",
         &["0"],
     ),
-    unsup("dedupe_mode", &[], "only fio's default dedupe mode (repeat) is implemented", &["repeat"]),
-    unsup("dedupe_working_set_percentage", &[], "the working-set dedupe mode is not implemented", &["5"]),
-    unsup("dedupe_global", &[], "dedupe buffers shared between jobs are not implemented", &["0"]),
+    sup("dedupe_mode", &[]),
+    sup("dedupe_working_set_percentage", &[]),
+    sup("dedupe_global", &[]),
     unsup("thinkcycles", &[], "think time in CPU cycles is not implemented; use thinktime", &["0"]),
     unsup("max_latency", &[], "failing a job on one slow I/O is not implemented (latency_target is)", &["0"]),
     harmless("verify_async_cpus", &[], CPU),
@@ -339,7 +338,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("iopsavgtime", &[], "the averaging window of fio's IOPS figures; flashlab samples every 500 ms"),
     harmless("block_error_percentiles", &[], REPORTING),
     harmless("cgroup_nodelete", &[], "only matters with cgroup=, which flashlab refuses"),
-    harmless("priohint", &[], "I/O priority of fio's workers"),
+    sup("priohint", &[]),
     unsup("read_iolog_chunked", &[], IOLOG, &["0"]),
     unsup("merge_blktrace_file", &[], IOLOG, &[]),
     unsup("merge_blktrace_scalars", &[], IOLOG, &[]),
@@ -377,11 +376,12 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("dir", &[], PROFILE_OPT),
     harmless("threads", &[], PROFILE_OPT),
     // io_uring / libaio / pvsync2 options (the engines flashlab's real targets stand in for).
-    unsup("cmdprio_percentage", &[], PRIO, &["0"]),
-    unsup("cmdprio_class", &[], PRIO, &[]),
-    unsup("cmdprio_hint", &[], PRIO, &[]),
-    unsup("cmdprio", &[], PRIO, &[]),
-    unsup("cmdprio_bssplit", &[], PRIO, &[]),
+    // Per-command priorities (crate::prio).
+    sup("cmdprio_percentage", &[]),
+    sup("cmdprio_class", &[]),
+    sup("cmdprio_hint", &[]),
+    sup("cmdprio", &[]),
+    sup("cmdprio_bssplit", &[]),
     harmless("nonvectored", &[], ENGINE),
     harmless("force_async", &[], ENGINE),
     harmless("libaio_vectored", &[], ENGINE),

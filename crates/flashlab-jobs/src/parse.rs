@@ -364,6 +364,9 @@ const STRING_OPTIONS: &[&str] = &[
     "io_submit_mode",
     "bssplit",
     "kb_base",
+    "cmdprio_bssplit",
+    "ignore_error",
+    "dedupe_mode",
 ];
 
 const RW_VALUES: &str = "read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite";
@@ -1058,6 +1061,28 @@ impl<'a> Parser<'a> {
             }
             "buffer_compress_percentage" => job.buffer_compress_percentage = Self::percent(Self::need(o)?)?,
             "dedupe_percentage" => job.dedupe_percentage = Self::percent(Self::need(o)?)?,
+            "dedupe_mode" => {
+                job.dedupe_working_set = match Self::need(o)? {
+                    "repeat" => None,
+                    "working_set" => {
+                        self.warn_on(
+                            o.loc,
+                            &o.key,
+                            Some(TargetKind::Sim),
+                            "a simulated device stores no data, so which buffers repeat changes nothing there",
+                        );
+                        Some(job.dedupe_working_set_percentage)
+                    }
+                    v => return Err(bad("value", v, "repeat or working_set")),
+                }
+            }
+            "dedupe_working_set_percentage" => {
+                job.dedupe_working_set_percentage = Self::percent(Self::need(o)?)?;
+                if job.dedupe_working_set.is_some() {
+                    job.dedupe_working_set = Some(job.dedupe_working_set_percentage);
+                }
+            }
+            "dedupe_global" => job.dedupe_global = self.boolean(o)?,
             "steadystate" => job.steadystate.parse_criterion(Self::need(o)?, kb)?,
             "steadystate_duration" => {
                 let v = Self::need(o)?;
@@ -1083,14 +1108,32 @@ impl<'a> Parser<'a> {
             }
             name if crate::verify::OPTION_NAMES.contains(&name) => {
                 let v = Self::need(o)?.to_string();
-                if name == "continue_on_error" && v.split(',').any(|p| !matches!(p.trim(), "none" | "0" | "verify")) {
-                    self.warn(
+                if name == "continue_on_error" {
+                    job.errors.continue_on = crate::ioerror::parse_continue(&v)?;
+                    if job.errors.continue_on & 3 != 0 {
+                        self.warn_on(
+                            o.loc,
+                            &o.key,
+                            Some(TargetKind::Sim),
+                            "a simulated device returns no read or write errors; only verify errors can be continued after",
+                        );
+                    }
+                }
+                crate::verify::apply(&mut job.verify, name, &v, kb)?;
+                if name == "verify_dump" && job.verify.dump {
+                    self.warn_on(
                         o.loc,
                         &o.key,
-                        "flashlab continues after verify errors only; any other I/O error still ends the job",
+                        Some(TargetKind::Sim),
+                        "a simulated device keeps a tag per block, not its data: a mismatch is reported with the tags expected and found, and no data is dumped",
                     );
                 }
-                crate::verify::apply(&mut job.verify, name, &v, kb)?
+            }
+            name if crate::prio::OPTION_NAMES.contains(&name) => {
+                crate::prio::apply(&mut job.prio, name, Self::need(o)?, kb)?;
+                if matches!(name, "cmdprio_percentage" | "cmdprio_bssplit") {
+                    self.warn_on(o.loc, &o.key, Some(TargetKind::Sim), crate::prio::SIM_NOTE);
+                }
             }
             "loops" => {
                 let n = Self::count_u32(Self::need(o)?, kb)?;
@@ -1344,6 +1387,8 @@ impl<'a> Parser<'a> {
                 }
             }
             "fsync_on_close" => job.fsync_on_close = self.boolean(o)?,
+            "fill_device" => job.fill_device = self.boolean(o)?,
+            "ignore_error" => job.errors.ignore = crate::ioerror::parse_ignore(Self::need(o)?)?,
             "thinktime" => {
                 let v = Self::need(o)?;
                 job.thinktime_ns = Self::bounded_time(v, Self::time(v, TimeUnit::Microseconds)?)?
@@ -1388,6 +1433,10 @@ impl<'a> Parser<'a> {
     fn finalize(&self, job: &mut Job, lines: &BTreeMap<&'static str, Loc>) -> Result<(), JobFileError> {
         job.bs = job.max_bs();
         if let Err((opt, m)) = crate::verify::finalize(job) {
+            let loc = lines.get(opt).copied().unwrap_or(Loc::main(job.line));
+            return Err(self.err_at(loc, Some(opt), m));
+        }
+        if let Err((opt, m)) = job.prio.check(&job.name) {
             let loc = lines.get(opt).copied().unwrap_or(Loc::main(job.line));
             return Err(self.err_at(loc, Some(opt), m));
         }
@@ -1564,7 +1613,7 @@ mod tests {
     fn error_display() {
         assert_eq!(
             parse_err("[a]\n\nverify_async=2\n"),
-            "t.fio:3: option 'verify_async': not supported by flashlab (this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern and verify_write_sequence are))"
+            "t.fio:3: option 'verify_async': not supported by flashlab (this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern, verify_write_sequence and verify_dump are))"
         );
         assert!(parse_err("[a]\nbs=4q\n").starts_with("t.fio:2: option 'bs': bad size '4q': unknown suffix 'q'"));
         assert_eq!(parse_err("[a]\niodpeth=4\n"), "t.fio:2: option 'iodpeth': unknown option; did you mean 'iodepth'?");

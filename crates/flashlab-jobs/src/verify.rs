@@ -100,6 +100,10 @@ pub struct VerifyOptions {
     /// the job's last write to it. 0 checks the rest of the header and the checksum only, for
     /// regions several jobs write (fio turns it off itself with numjobs > 1 on one file).
     pub write_sequence: bool,
+    /// `verify_dump`: on a mismatch, write the block received and the block expected to
+    /// files (fio's `NAME.OFFSET.received` / `.expected`, in the current directory).
+    #[serde(default)]
+    pub dump: bool,
 }
 
 impl Default for VerifyOptions {
@@ -114,6 +118,7 @@ impl Default for VerifyOptions {
             interval: 0,
             pattern: Vec::new(),
             write_sequence: true,
+            dump: false,
         }
     }
 }
@@ -229,6 +234,7 @@ pub const OPTION_NAMES: &[&str] = &[
     "verify_pattern",
     "continue_on_error",
     "verify_write_sequence",
+    "verify_dump",
 ];
 
 /// Bytes of flashlab's verify header before the checksum (see `flashlab_real::verify`).
@@ -266,6 +272,7 @@ pub fn apply(o: &mut VerifyOptions, name: &str, v: &str, kb_base: u32) -> Result
         "verify_pattern" => o.pattern = parse_pattern(v)?,
         "continue_on_error" => o.continue_on_error = continue_on_verify(v)?,
         "verify_write_sequence" => o.write_sequence = zero_one(v)?,
+        "verify_dump" => o.dump = zero_one(v)?,
         other => return Err(Error::Internal { option: other.to_string() }),
     }
     Ok(())

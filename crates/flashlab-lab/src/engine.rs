@@ -97,7 +97,8 @@ impl JobSpec {
             && !s.sync_writes
             && self.layer == crate::stack::LayerCost::ZERO
             && s.thinktime_ns == 0
-            && s.flow().is_none();
+            && s.flow().is_none()
+            && !s.job.as_ref().is_some_and(|j| j.prio.cmdprio());
         match s.rw {
             _ if !bare => None,
             Rw::Read | Rw::RandRead => Some(0),
@@ -111,7 +112,8 @@ impl JobSpec {
 /// What a job issues next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
-    Dir(u8),
+    /// An I/O: its direction and priority slot (`JobCore::prio_slot`).
+    Dir(u8, u8),
     Sync,
     /// The end of a think time (not an I/O).
     Think,
@@ -453,7 +455,7 @@ pub fn run_group_hooked(
             let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
             if let Some((off, len)) = v.next_backlog() {
                 let (done, _) = v.read_back(sys, t_in, off, len)?;
-                return Ok(Some((done + s.layer.complete_ns, Kind::Dir(0), len)));
+                return Ok(Some((done + s.layer.complete_ns, Kind::Dir(0, 0), len)));
             }
         }
         if l.core.flush_due(set) {
@@ -474,6 +476,9 @@ pub fn run_group_hooked(
         };
         let (file, base) = s.region(fi);
         l.core.issued(set, dir, len, fi);
+        // The simulated host interfaces serve commands in arrival order whatever their
+        // priority: the slot only sorts the completion into its priority's statistics.
+        let prio = l.core.prio_slot(dir, len);
         let op = op(dir);
         // A verifying job's writes carry a tag the device keeps with the data.
         let verify = s.verify.as_ref().filter(|_| dir == 1);
@@ -492,7 +497,7 @@ pub fn run_group_hooked(
             // O_SYNC (`generic_write_sync`): the write returns after an fsync of its file.
             c.done = sys.fsync(c.done, file)?;
         }
-        Ok(Some((c.done + s.layer.complete_ns, Kind::Dir(dir), len)))
+        Ok(Some((c.done + s.layer.complete_ns, Kind::Dir(dir, prio), len)))
     };
 
     // A plain job's next request ([`Live::plain`]): the steps `issue` takes for it, without
@@ -682,9 +687,9 @@ pub fn run_group_hooked(
             l.in_flight -= 1;
             // Each completion is reaped by itself, at its instant (fio's `iodepth_complete`).
             l.core.result.depth.mark_complete(1);
-            let done = match kind {
-                Kind::Dir(d) => Done::Dir(d),
-                _ => Done::Sync,
+            let (done, prio) = match kind {
+                Kind::Dir(d, p) => (Done::Dir(d), p),
+                _ => (Done::Sync, 0),
             };
             l.core.completed(done, bytes, t);
             let hold = hook(
@@ -692,7 +697,7 @@ pub fn run_group_hooked(
                     job: j,
                     dir: match kind {
                         Kind::Sync | Kind::Think | Kind::Wake | Kind::Start => None,
-                        Kind::Dir(d) => Some(ddir(d)),
+                        Kind::Dir(d, _) => Some(ddir(d)),
                     },
                     bytes,
                     submitted,
@@ -704,12 +709,12 @@ pub fn run_group_hooked(
                 not_before = not_before.max(h);
             }
             let lat = t - submitted;
-            l.core.measure(set, done, bytes, bytes, Timing { at: t, clat: lat, lat, slat: None });
+            l.core.measure(set, done, bytes, bytes, Timing { at: t, clat: lat, lat, slat: None, prio });
             let at = t.max(not_before);
             if let Some(dir) = l.plain {
                 if let Some((done, bytes)) = issue_plain(sys, at, l, s, dir)? {
                     l.started(true);
-                    events.push(done, (j, Kind::Dir(dir), bytes, at));
+                    events.push(done, (j, Kind::Dir(dir, 0), bytes, at));
                 }
             } else if l.core.probing() {
                 if l.in_flight == 0 {

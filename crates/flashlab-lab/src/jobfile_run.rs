@@ -194,6 +194,12 @@ fn spec(
     let sizes: Vec<u64> = match job.file_sizes(cap) {
         Some(s) if multi || job.filesize.is_some() => s,
         _ => match job.size {
+            // fio's fill_device: a new file stops where the filesystem is full (its ENOSPC
+            // ends the job without an error).
+            Some(s) if job.fill_device && names.iter().all(|n| sys.file_id(n).is_none()) => {
+                let bs = job.max_bs().max(1);
+                vec![s.resolve(cap).min(sys.fs().free_bytes() / bs * bs)]
+            }
             Some(s) => vec![s.resolve(cap)],
             None => {
                 let mut v = Vec::with_capacity(names.len());

@@ -203,7 +203,7 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
     }
     if job.continue_on_error {
         // fio (stat.c): with continue_on_error, the errors counted and the first one's errno.
-        let n = job.verify.as_ref().map_or(0, |v| v.mismatches);
+        let n = job.verify.as_ref().map_or(0, |v| v.mismatches) + job.io_errors;
         o.insert("total_err".into(), n.into());
         o.insert("first_error".into(), job.error.into());
     }
@@ -260,6 +260,29 @@ fn dir_json(d: &DirStats, group_agg: u64, plist: &[f64], meta: &RunMeta) -> Valu
     o.insert("slat_ns".into(), lat_json(&d.slat, meta.slat_percentiles, plist, meta));
     o.insert("clat_ns".into(), lat_json(&d.clat, meta.clat_percentiles, plist, meta));
     o.insert("lat_ns".into(), lat_json(&d.lat, meta.lat_percentiles, plist, meta));
+    if d.prios.iter().filter(|p| p.clat.count() > 0).count() >= 2 {
+        // fio's add_ddir_status_json: only with two or more priorities that have samples, one
+        // object each (those with samples), its class and level, and its latencies under the
+        // name of the reported latency (clat_ns, lat_ns with lat_percentiles).
+        let name = if meta.lat_percentiles { "lat_ns" } else { "clat_ns" };
+        let prios: Vec<Value> = d
+            .prios
+            .iter()
+            .filter(|p| p.clat.count() > 0)
+            .map(|p| {
+                let mut e = Map::new();
+                e.insert("prioclass".into(), p.class().into());
+                e.insert("prio".into(), p.level().into());
+                if p.hint() != 0 {
+                    // fio after 3.33 writes priohint always; 3.33 has no hints.
+                    e.insert("priohint".into(), p.hint().into());
+                }
+                e.insert(name.into(), lat_json(&p.clat, meta.clat_percentiles || meta.lat_percentiles, plist, meta));
+                Value::Object(e)
+            })
+            .collect();
+        o.insert("prios".into(), Value::Array(prios));
+    }
 
     let bw = &d.bw_stat;
     let bw_agg = if bw.samples() == 0 {

@@ -107,6 +107,49 @@ pub struct DirStats {
     pub bw_stat: RateStats,
     /// Summary of the per-interval IOPS samples (fio `iops_stat`).
     pub iops_stat: RateStats,
+    /// Completion latencies per I/O priority (fio's `clat_prio`, JSON `prios`): one entry per
+    /// distinct priority the job's per-command priorities use in this direction, the job's own
+    /// first; empty without per-command priorities.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prios: Vec<PrioStat>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The completion latencies of one I/O priority of one direction (fio's `clat_prio_stat`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrioStat {
+    /// Linux's ioprio value: class << 13 | hint << 3 | level.
+    pub ioprio: u16,
+    /// Completion latencies of the I/Os sent with it.
+    pub clat: LatencyHistogram,
+}
+
+impl PrioStat {
+    /// The class (ioprio >> 13).
+    pub fn class(&self) -> u32 {
+        u32::from(self.ioprio >> 13)
+    }
+
+    /// The level (the low three bits).
+    pub fn level(&self) -> u32 {
+        u32::from(self.ioprio & 7)
+    }
+
+    /// The hint (bits 3 to 12).
+    pub fn hint(&self) -> u32 {
+        u32::from((self.ioprio >> 3) & 0x3ff)
+    }
+
+    /// fio's name of it in text output: `class/level`, or `class/level/hint` with a hint.
+    pub fn label(&self) -> String {
+        match self.hint() {
+            0 => format!("{}/{}", self.class(), self.level()),
+            h => format!("{}/{}/{h}", self.class(), self.level()),
+        }
+    }
 }
 
 /// Most intervals one direction keeps (see [`DirStats::record_interval`]).
@@ -227,6 +270,27 @@ impl DirStats {
         self.intervals.extend_from_slice(&other.intervals);
         self.bw_stat.merge_sum(&other.bw_stat);
         self.iops_stat.merge_sum(&other.iops_stat);
+        // fio's sum_thread_stats pools the latencies of equal priorities.
+        for p in &other.prios {
+            match self.prios.iter_mut().find(|q| q.ioprio == p.ioprio) {
+                Some(q) => q.clat.merge(&p.clat),
+                None => self.prios.push(p.clone()),
+            }
+        }
+    }
+
+    /// Per-priority statistics for the priorities `ioprios` (slot order), replacing any.
+    pub fn init_prios(&mut self, ioprios: &[u16]) {
+        self.prios = ioprios.iter().map(|&ioprio| PrioStat { ioprio, clat: LatencyHistogram::new() }).collect();
+    }
+
+    /// Account a completion latency to the priority in `slot` (see [`DirStats::init_prios`]);
+    /// nothing without per-priority statistics.
+    #[inline]
+    pub fn record_prio(&mut self, slot: u8, clat_ns: u64) {
+        if let Some(p) = self.prios.get_mut(slot as usize) {
+            p.clat.record(clat_ns);
+        }
     }
 }
 
@@ -327,6 +391,10 @@ pub struct JobResult {
     /// `total_err` and `first_error`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub continue_on_error: bool,
+    /// I/O errors the job went on after (fio's `continue_on_error`/`ignore_error`), counted
+    /// in fio's `total_err` with the verify errors.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub io_errors: u64,
     /// A job over several files: the I/O each file was given (fio reports only the job);
     /// reported as `"flashlab_files"`. Empty for a job with one file.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -416,6 +484,8 @@ impl JobResult {
             self.extra = other.extra.clone();
         }
         self.files.extend(other.files.iter().cloned());
+        self.io_errors += other.io_errors;
+        self.continue_on_error |= other.continue_on_error;
     }
 }
 

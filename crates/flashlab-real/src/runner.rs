@@ -260,6 +260,48 @@ fn validate(job: &RealJob) -> Result<(), RealError> {
     Ok(())
 }
 
+/// Block `k` of a working set (fio's `dedupe_mode=working_set`): `len` bytes drawn from a
+/// generator seeded by `seed` and `k`, so equal `k` give equal bytes.
+fn working_set_block(buf: &mut [u8], len: usize, seed: u64, k: u64) {
+    let mut r = Rng::new(seed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let len = len.min(buf.len());
+    for c in buf[..len].chunks_mut(8) {
+        let x = r.next_u64().to_le_bytes();
+        c.copy_from_slice(&x[..c.len()]);
+    }
+}
+
+/// The calling thread's I/O priority set for a job (fio's `ioprio_set` of `prio`/`prioclass`)
+/// and put back when dropped.
+struct ThreadPrio(Option<libc::c_long>);
+
+impl ThreadPrio {
+    const WHO_PROCESS: libc::c_long = 1;
+
+    fn set(ioprio: u16) -> Result<ThreadPrio, RealError> {
+        if ioprio == 0 {
+            return Ok(ThreadPrio(None));
+        }
+        // SAFETY: plain syscalls on the calling thread (who = 0).
+        let old = unsafe { libc::syscall(libc::SYS_ioprio_get, Self::WHO_PROCESS, 0) };
+        // SAFETY: as above.
+        if unsafe { libc::syscall(libc::SYS_ioprio_set, Self::WHO_PROCESS, 0, libc::c_long::from(ioprio)) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(RealError::BadJob(format!("ioprio_set (class {}, level {}): {e}", ioprio >> 13, ioprio & 7)));
+        }
+        Ok(ThreadPrio((old >= 0).then_some(old)))
+    }
+}
+
+impl Drop for ThreadPrio {
+    fn drop(&mut self) {
+        if let Some(old) = self.0 {
+            // SAFETY: as in set.
+            unsafe { libc::syscall(libc::SYS_ioprio_set, Self::WHO_PROCESS, 0, old) };
+        }
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct Slot {
     /// 0 read, 1 write, 2 flush, 3 a verify's read-back.
@@ -272,6 +314,8 @@ struct Slot {
     submitted: Option<Instant>,
     /// Submission latency (0 for a synchronous engine).
     slat_ns: u64,
+    /// Its priority slot (`JobCore::prio_slot`).
+    prio: u8,
 }
 
 fn thread_cpu() -> (u64, u64, u64, u64, u64) {
@@ -330,7 +374,21 @@ fn run_with<E: IoEngine>(
     let spans: Vec<u64> = targets.iter().map(|t| t.span).collect();
     let mut core = JobCore::new(set, &spans, 0, job.verifies()).map_err(|e| RealError::BadJob(e.to_string()))?;
     let model = core.model().clone();
+    if sync_engine && model.prio.cmdprio() {
+        // fio has cmdprio_* for its asynchronous engines only (psync refuses them).
+        return Err(RealError::BadJob(format!(
+            "job '{}': cmdprio_percentage/cmdprio_bssplit need an asynchronous engine (fio's libaio or io_uring); this run uses {}",
+            set.name,
+            eng.name()
+        )));
+    }
+    // fio's prio/prioclass: the worker's own I/O priority (ioprio_set), restored afterwards.
+    let _prio_guard = ThreadPrio::set(model.prio.job_ioprio())?;
     let mut verifier = crate::verify::Verifier::new(&model.verify, set.offset, set.span, set.bs_write, set.seed, 0);
+    if let Some(v) = verifier.as_mut() {
+        // fio's verify_dump writes into its current directory (no --aux-path here).
+        v.dump_to(&std::env::current_dir().unwrap_or_default(), targets[0].path);
+    }
     // When the write phase ended (the verify pass starts), ns from the start.
     let mut write_phase_end: Option<u64> = None;
     // What every deduplicable write carries (allocated once, only with dedupe_percentage).
@@ -340,6 +398,16 @@ fn run_with<E: IoEngine>(
     } else {
         Vec::new()
     };
+    // fio's dedupe_mode=working_set: dedupe_working_set_percentage of the region's blocks; the
+    // same for every job with dedupe_global.
+    let ws_blocks = match model.dedupe_working_set {
+        Some(p) if model.dedupe_percentage > 0 => {
+            (set.span.saturating_mul(u64::from(p)) / 100 / set.bs_write.max(1)).max(1)
+        }
+        _ => 0,
+    };
+    let ws_seed = if model.dedupe_global { 0xdede_0bad_5e70_0001 } else { set.seed ^ 0xdede_0bad_5e70_0002 };
+    let mut ws_unique = 0u64;
     let mut rate_wait: Option<u64> = None;
     let mut slots = vec![Slot::default(); depth];
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
@@ -410,7 +478,7 @@ fn run_with<E: IoEngine>(
                 // A verify's read-back goes first (a backlog's, or the pass after the writes).
                 if let Some((off, len)) = verifier.as_mut().and_then(|v| v.next_read()) {
                     slots[slot as usize] =
-                        Slot { kind: 3, file: 0, len: len as u32, offset: off, submitted: None, slat_ns: 0 };
+                        Slot { kind: 3, file: 0, len: len as u32, offset: off, submitted: None, slat_ns: 0, prio: 0 };
                     eng.queue(IoRequest {
                         op: IoOp::Read,
                         fd,
@@ -418,6 +486,7 @@ fn run_with<E: IoEngine>(
                         len: len as u32,
                         slot,
                         user_data: u64::from(slot),
+                        ioprio: core.ioprio(0, 0),
                     })?;
                     free.pop();
                     batch.push(slot);
@@ -432,9 +501,10 @@ fn run_with<E: IoEngine>(
                 }
                 let req = if core.flush_due(set) {
                     let file = core.last_write_file as u32;
-                    slots[slot as usize] = Slot { kind: 2, file, len: 0, offset: 0, submitted: None, slat_ns: 0 };
+                    slots[slot as usize] =
+                        Slot { kind: 2, file, len: 0, offset: 0, submitted: None, slat_ns: 0, prio: 0 };
                     let fd = targets[file as usize].fd;
-                    IoRequest { op: flush_op, fd, offset: 0, len: 0, slot, user_data: u64::from(slot) }
+                    IoRequest { op: flush_op, fd, offset: 0, len: 0, slot, user_data: u64::from(slot), ioprio: 0 }
                 } else {
                     let dir = core.next_dir(set);
                     if let Some(due) = core.rate_wait(dir, now_ns) {
@@ -452,11 +522,20 @@ fn run_with<E: IoEngine>(
                             let dedupe =
                                 model.dedupe_percentage > 0 && core.rng.below(100) < u64::from(model.dedupe_percentage);
                             if let Some(b) = eng.buffer_mut(slot) {
-                                if dedupe {
+                                if dedupe && ws_blocks > 0 {
+                                    // fio's dedupe_mode=working_set: one of the working set's
+                                    // buffers, drawn at random.
+                                    let k = core.rng.below(ws_blocks);
+                                    working_set_block(b, len as usize, ws_seed, k);
+                                } else if dedupe {
                                     // fio's dedupe_percentage: the same bytes as every other
                                     // deduplicable write of this job.
                                     let n = (len as usize).min(b.len()).min(dedupe_data.len());
                                     b[..n].copy_from_slice(&dedupe_data[..n]);
+                                } else if ws_unique < ws_blocks {
+                                    // The first unique writes are the working set.
+                                    working_set_block(b, len as usize, ws_seed, ws_unique);
+                                    ws_unique += 1;
                                 } else {
                                     stamp(b, len as usize, abs, write_counter);
                                 }
@@ -469,8 +548,16 @@ fn run_with<E: IoEngine>(
                             }
                         }
                     }
-                    slots[slot as usize] =
-                        Slot { kind: dir, file: fi as u32, len: len as u32, offset: abs, submitted: None, slat_ns: 0 };
+                    let prio = core.prio_slot(dir, len);
+                    slots[slot as usize] = Slot {
+                        kind: dir,
+                        file: fi as u32,
+                        len: len as u32,
+                        offset: abs,
+                        submitted: None,
+                        slat_ns: 0,
+                        prio,
+                    };
                     IoRequest {
                         op: if dir == 0 { IoOp::Read } else { IoOp::Write },
                         fd: t.fd,
@@ -478,6 +565,7 @@ fn run_with<E: IoEngine>(
                         len: len as u32,
                         slot,
                         user_data: u64::from(slot),
+                        ioprio: core.ioprio(dir, prio),
                     }
                 };
                 eng.queue(req)?;
@@ -588,6 +676,15 @@ fn run_with<E: IoEngine>(
             free.push(c.slot);
             if c.result < 0 {
                 let errno = -c.result;
+                // fio's td_non_fatal_error: continue_on_error/ignore_error say the job goes
+                // on; the error is counted (total_err) and the first kept (first_error).
+                if model.errors.non_fatal(u8::from(!matches!(s.kind, 0 | 3)), errno) {
+                    core.result.io_errors += 1;
+                    if core.result.error == 0 {
+                        core.result.error = errno;
+                    }
+                    continue;
+                }
                 if errno == libc::ENOSPC && s.kind == 1 && job.stop_on_enospc {
                     core.stop();
                     core.result.error = libc::ENOSPC;
@@ -634,7 +731,7 @@ fn run_with<E: IoEngine>(
             // clat already spans the submission (see above): lat = clat.
             let clat = s.submitted.map_or(0, |sub| t_done.duration_since(sub).as_nanos() as u64);
             let slat = (!sync_engine).then_some(s.slat_ns);
-            core.measure(set, done, bytes, u64::from(s.len), Timing { at: t_ns, clat, lat: clat, slat });
+            core.measure(set, done, bytes, u64::from(s.len), Timing { at: t_ns, clat, lat: clat, slat, prio: s.prio });
         }
         draining_to_low = full && eng.in_flight() as usize > depth_low;
         done_count += n as u64;
@@ -676,6 +773,7 @@ fn run_with<E: IoEngine>(
         result.continue_on_error = model.verify.continue_on_error;
         result.verify = Some(v.summary);
     }
+    result.continue_on_error |= model.errors.continues();
     let cpu1 = thread_cpu();
     result.cpu = CpuUsage {
         usr_ns: cpu1.0 - cpu0.0,
@@ -708,5 +806,23 @@ fn io_error(path: &Path, job: &RealJob, s: &Slot, errno: i32) -> RealError {
             s.offset
         ),
         source: std::io::Error::from_raw_os_error(errno),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::working_set_block;
+
+    #[test]
+    fn a_working_set_block_is_the_same_bytes_for_the_same_index() {
+        let (mut a, mut b, mut c) = (vec![0u8; 4096], vec![1u8; 4096], vec![0u8; 4096]);
+        working_set_block(&mut a, 4096, 7, 3);
+        working_set_block(&mut b, 4096, 7, 3);
+        working_set_block(&mut c, 4096, 7, 4);
+        assert_eq!(a, b, "the same block of the working set");
+        assert_ne!(a, c, "another block");
+        let mut d = vec![0u8; 4096];
+        working_set_block(&mut d, 4096, 8, 3);
+        assert_ne!(a, d, "another job's working set (no dedupe_global)");
     }
 }

@@ -175,6 +175,8 @@ pub struct Verifier {
     aborted: bool,
     /// What was found.
     pub summary: VerifySummary,
+    /// `verify_dump`: the directory and file name mismatches are dumped under.
+    dump: Option<(std::path::PathBuf, String)>,
 }
 
 impl Verifier {
@@ -200,6 +202,7 @@ impl Verifier {
             max_read: max_read.max(interval) / interval * interval,
             aborted: false,
             summary: VerifySummary::new(opts.method.name()),
+            dump: None,
         })
     }
 
@@ -216,32 +219,61 @@ impl Verifier {
     /// number `numberio`: headers and checksums go in, the chunks are recorded as written.
     pub fn fill(&mut self, buf: &mut [u8], offset: u64, len: u64, numberio: u64) {
         let mut at = 0u64;
-        let hl = self.header_len();
-        let m = self.opts.method;
         while at < len {
             let clen = self.interval.min(len - at) as usize;
-            let chunk = &mut buf[at as usize..at as usize + clen];
-            let (head, data) = chunk.split_at_mut(hl.min(clen));
-            fill_pattern(data, &self.opts.pattern);
-            if hl > 0 {
-                head.fill(0);
-                head[0..4].copy_from_slice(MAGIC);
-                head[4] = VERSION;
-                head[5] = method_code(m);
-                head[6] = checksum_len(m) as u8;
-                head[8..12].copy_from_slice(&(clen as u32).to_le_bytes());
-                head[12..16].copy_from_slice(&self.job.to_le_bytes());
-                head[16..24].copy_from_slice(&(offset + at).to_le_bytes());
-                head[24..32].copy_from_slice(&numberio.to_le_bytes());
-                head[32..40].copy_from_slice(&self.seed.to_le_bytes());
-                let hcrc = crc32c::crc32c(&head[..40]);
-                head[40..44].copy_from_slice(&hcrc.to_le_bytes());
-                checksum(m, data, &mut head[HEADER..hl]);
-            }
+            self.fill_chunk(&mut buf[at as usize..at as usize + clen], offset + at, numberio);
             if let Some(g) = self.grid.get_mut(((offset + at - self.base) / self.interval) as usize) {
                 *g = numberio + 1;
             }
             at += clen as u64;
+        }
+    }
+
+    /// One chunk's header, checksum and data as write `numberio` at `offset` lays it down.
+    fn fill_chunk(&self, chunk: &mut [u8], offset: u64, numberio: u64) {
+        let hl = self.header_len();
+        let m = self.opts.method;
+        let clen = chunk.len();
+        let (head, data) = chunk.split_at_mut(hl.min(clen));
+        fill_pattern(data, &self.opts.pattern);
+        if hl > 0 {
+            head.fill(0);
+            head[0..4].copy_from_slice(MAGIC);
+            head[4] = VERSION;
+            head[5] = method_code(m);
+            head[6] = checksum_len(m) as u8;
+            head[8..12].copy_from_slice(&(clen as u32).to_le_bytes());
+            head[12..16].copy_from_slice(&self.job.to_le_bytes());
+            head[16..24].copy_from_slice(&offset.to_le_bytes());
+            head[24..32].copy_from_slice(&numberio.to_le_bytes());
+            head[32..40].copy_from_slice(&self.seed.to_le_bytes());
+            let hcrc = crc32c::crc32c(&head[..40]);
+            head[40..44].copy_from_slice(&hcrc.to_le_bytes());
+            checksum(m, data, &mut head[HEADER..hl]);
+        }
+    }
+
+    /// `verify_dump`: the files a mismatch is dumped to are named after `file` (its last
+    /// component, as fio's `dump_buf`) and put in `dir`.
+    pub fn dump_to(&mut self, dir: &std::path::Path, file: &std::path::Path) {
+        if self.opts.dump {
+            let name = file.file_name().map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+            self.dump = Some((dir.to_path_buf(), name));
+        }
+    }
+
+    /// fio's `dump_verify_buffers`: the chunk read and the chunk the write laid down, as
+    /// `NAME.OFFSET.received` and `NAME.OFFSET.expected` (OFFSET in bytes, decimal).
+    fn dump_chunk(&mut self, received: &[u8], offset: u64, numberio: u64) {
+        let Some((dir, name)) = &self.dump else { return };
+        let mut expected = vec![0u8; received.len()];
+        self.fill_chunk(&mut expected, offset, numberio);
+        for (what, data) in [("received", received), ("expected", &expected[..])] {
+            let path = dir.join(format!("{name}.{offset}.{what}"));
+            match std::fs::write(&path, data) {
+                Ok(()) => eprintln!("       {what} data dumped as {}", path.display()),
+                Err(e) => eprintln!("warning: verify_dump: {}: {e}", path.display()),
+            }
         }
     }
 
@@ -327,6 +359,7 @@ impl Verifier {
                 self.summary.bytes_verified += clen;
                 if let Some(m) = self.check_chunk(chunk, offset + at, want - 1) {
                     ok = false;
+                    self.dump_chunk(chunk, offset + at, want - 1);
                     self.summary.record_mismatch(m);
                     if self.opts.fatal || !self.opts.continue_on_error {
                         self.aborted = true;
@@ -398,6 +431,7 @@ impl Verifier {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn crc_check_values() {
@@ -492,5 +526,33 @@ mod tests {
         assert_eq!(v.next_read(), Some((0, 4096)));
         assert_eq!(v.next_read(), Some((4096, 4096)));
         assert_eq!(v.next_read(), None);
+    }
+
+    #[test]
+    fn verify_dump_writes_what_was_read_and_what_was_written_under_fios_names() {
+        let dir = std::env::temp_dir().join(format!("flashlab-verify-dump-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let o = VerifyOptions { dump: true, continue_on_error: true, ..opts(VerifyMethod::Crc32c) };
+        let mut v = Verifier::new(&o, 0, 16384, 8192, 1, 0).unwrap();
+        v.dump_to(&dir, Path::new("/somewhere/data.bin"));
+        let mut b = vec![0u8; 8192];
+        v.fill(&mut b, 4096, 8192, 2);
+        let written = b.clone();
+        b[4096 + 100] ^= 0xff;
+        assert!(!v.check(&b, 4096, 8192));
+        // Only the bad chunk (the second, at 8192) is dumped: NAME.OFFSET.received/expected.
+        let got = std::fs::read(dir.join("data.bin.8192.received")).unwrap();
+        let want = std::fs::read(dir.join("data.bin.8192.expected")).unwrap();
+        assert_eq!(got, &b[4096..]);
+        assert_eq!(want, &written[4096..]);
+        assert!(!dir.join("data.bin.4096.received").exists());
+        // Without verify_dump nothing is written.
+        let mut v = Verifier::new(&opts(VerifyMethod::Crc32c), 0, 16384, 8192, 1, 0).unwrap();
+        v.dump_to(&dir, Path::new("other.bin"));
+        v.fill(&mut b, 0, 4096, 0);
+        b[100] ^= 1;
+        assert!(!v.check(&b, 0, 4096));
+        assert!(!dir.join("other.bin.0.received").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -15,6 +15,7 @@ use crate::rng::Rng;
 use crate::Error;
 use flashlab_jobs::latency_target::{Action, DepthProbe};
 use flashlab_jobs::pacing::Pacer;
+use flashlab_jobs::prio::PrioTable;
 use flashlab_jobs::steadystate::SteadyTracker;
 use flashlab_jobs::{IoDir, Job, Rw};
 use flashlab_measure::{Ddir, Interval, JobResult, LatencyProbe};
@@ -248,6 +249,8 @@ pub struct Timing {
     pub lat: u64,
     /// Its submission latency, where the target has one (an asynchronous engine).
     pub slat: Option<u64>,
+    /// The priority slot it was sent with ([`JobCore::prio_slot`]; 0: the job's own).
+    pub prio: u8,
 }
 
 /// The bandwidth window being filled: bytes, I/Os and latencies per direction since
@@ -305,6 +308,10 @@ pub struct JobCore {
     reset_pending: bool,
     /// Which directions have a runtime and windows (reads: also a verify's read-back).
     active: [bool; 3],
+    /// The priorities the job's I/Os are sent with (fio's `prio*`/`cmdprio*`).
+    prios: PrioTable,
+    /// fio draws per-command priorities from a generator of their own (`prio_state`).
+    prio_rng: Rng,
 }
 
 impl JobCore {
@@ -321,6 +328,9 @@ impl JobCore {
             model.latency_target.enabled().then(|| DepthProbe::new(model.latency_target, s.iodepth, start + s.ramp_ns));
         let mut result = JobResult::new(s.name.clone(), s.groupid);
         result.iodepth = Some(s.iodepth);
+        let prios = model.prio.table(model.rw.has_reads(), model.rw.has_writes());
+        result.read.init_prios(prios.ioprios(0));
+        result.write.init_prios(prios.ioprios(1));
         Ok(JobCore {
             rng,
             gen,
@@ -349,6 +359,8 @@ impl JobCore {
             quiesce: false,
             reset_pending: false,
             active: [s.active(0, verifies), s.active(1, verifies), s.active(2, verifies)],
+            prios,
+            prio_rng: Rng::new(s.seed ^ 0x7072_696f_0000_0001),
         })
     }
 
@@ -492,6 +504,26 @@ impl JobCore {
         }
     }
 
+    /// The priority slot of the job's next I/O, `len` bytes in direction `dir` (fio's
+    /// `fio_cmdprio_set_ioprio`: a share of the I/Os gets a per-command priority); 0 is the
+    /// job's own priority. [`JobCore::ioprio`] gives its value; [`Timing::prio`] takes it back.
+    #[inline]
+    pub fn prio_slot(&mut self, dir: u8, len: u64) -> u8 {
+        let rng = &mut self.prio_rng;
+        self.prios.pick(dir, len, || rng.below(100) as u32)
+    }
+
+    /// Linux's ioprio value of `slot` in direction `dir` (0: no priority set).
+    #[inline]
+    pub fn ioprio(&self, dir: u8, slot: u8) -> u16 {
+        self.prios.ioprio(dir, slot)
+    }
+
+    /// The job sets any I/O priority (its own or per command).
+    pub fn has_prio(&self) -> bool {
+        self.model.prio.any()
+    }
+
     /// A request of this job completed at `t`: fio's steady-state window sees it (ramp
     /// included). Call before [`JobCore::measure`].
     #[inline]
@@ -514,7 +546,7 @@ impl JobCore {
     /// measured.
     #[inline]
     pub fn measure(&mut self, s: &JobSettings, done: Done, bytes: u64, len: u64, timing: Timing) {
-        let Timing { at: t, clat, lat, slat } = timing;
+        let Timing { at: t, clat, lat, slat, prio } = timing;
         if t < self.measure_from {
             return;
         }
@@ -565,6 +597,7 @@ impl JobCore {
         if let Some(sl) = slat {
             stats.record_slat(sl);
         }
+        stats.record_prio(prio, clat);
         let w = &mut self.win;
         w.bytes[d as usize] += bytes;
         w.ios[d as usize] += 1;
@@ -588,6 +621,8 @@ impl JobCore {
             self.reset_pending = false;
             let mut r = JobResult::new(s.name.clone(), s.groupid);
             r.iodepth = Some(s.iodepth);
+            r.read.init_prios(self.prios.ioprios(0));
+            r.write.init_prios(self.prios.ioprios(1));
             self.result = r;
             self.measure_from = at;
             self.win = Window { start: at, ..Window::default() };
@@ -697,7 +732,7 @@ mod tests {
             t += lat;
             let bytes = if let Done::Dir(_) = done { s.bs_write } else { 0 };
             core.completed(done, bytes, t);
-            core.measure(s, done, bytes, bytes, Timing { at: t, clat: lat, lat, slat: None });
+            core.measure(s, done, bytes, bytes, Timing { at: t, clat: lat, lat, slat: None, prio: 0 });
         }
         t
     }
@@ -730,9 +765,15 @@ mod tests {
         let mut s = JobSettings::new("g", Rw::Write, 4096, 4096 * 10);
         s.interval_ns = 1_000;
         let mut core = JobCore::new(&s, &[s.span], 0, false).unwrap();
-        core.measure(&s, Done::Dir(1), 4096, 4096, Timing { at: 500, clat: 500, lat: 500, slat: None });
+        core.measure(&s, Done::Dir(1), 4096, 4096, Timing { at: 500, clat: 500, lat: 500, slat: None, prio: 0 });
         // The next completion a million intervals later.
-        core.measure(&s, Done::Dir(1), 4096, 4096, Timing { at: 1_000_000_500, clat: 10, lat: 10, slat: None });
+        core.measure(
+            &s,
+            Done::Dir(1),
+            4096,
+            4096,
+            Timing { at: 1_000_000_500, clat: 10, lat: 10, slat: None, prio: 0 },
+        );
         core.ended_at(1_000_000_500);
         let r = core.finish([]);
         assert!(r.write.intervals.len() <= 4, "{} windows", r.write.intervals.len());

@@ -20,10 +20,8 @@
 
 #[path = "common/scratch.rs"]
 mod scratch;
-use scratch::{json_of, TempDir};
+use scratch::{fio_json_in, flashlab_json_in, TempDir};
 use serde_json::Value;
-use std::path::Path;
-use std::process::Command;
 
 /// The jobs: (name, job file text). Every job file runs buffered psync I/O.
 const JOBS: &[(&str, &str)] = &[
@@ -67,20 +65,6 @@ fn counts(who: &str, doc: &Value) -> Counts {
         .collect()
 }
 
-fn fio_json(dir: &Path, text: &str) -> Value {
-    let fio = flashlab_testcaps::on_path("fio").expect("fio on PATH");
-    let file = dir.join("job.fio");
-    std::fs::write(&file, text).unwrap();
-    let out = Command::new(fio).arg("--output-format=json").arg(&file).current_dir(dir).output().unwrap();
-    json_of("fio", out)
-}
-
-fn flashlab_json(dir: &Path, text: &str) -> Value {
-    let file = dir.join("job.fio");
-    std::fs::write(&file, text).unwrap();
-    scratch::flashlab_run_json(&file, dir)
-}
-
 #[test]
 fn io_counts_and_bytes_equal_fios() {
     if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
@@ -91,8 +75,8 @@ fn io_counts_and_bytes_equal_fios() {
         let text = format!("{COMMON}{job}");
         let fio_dir = TempDir::new(&format!("parity-fio-{name}"));
         let fl_dir = TempDir::new(&format!("parity-fl-{name}"));
-        let want = counts("fio", &fio_json(&fio_dir.0, &text));
-        let got = counts("flashlab", &flashlab_json(&fl_dir.0, &text));
+        let want = counts("fio", &fio_json_in(&fio_dir.0, &text));
+        let got = counts("flashlab", &flashlab_json_in(&fl_dir.0, &text));
         assert!(!want.is_empty() && want.iter().all(|j| j.1 != [0, 0]), "{name}: fio did no I/O: {want:?}");
         if want != got {
             problems.push(format!("{name}:\n  fio      {want:?}\n  flashlab {got:?}"));
@@ -109,8 +93,8 @@ fn mixed_job_total_matches() {
     let text = format!("{COMMON}[mix]\nrw=randrw\nrwmixread=30\nbs=4k\nsize=2m\n");
     let fio_dir = TempDir::new("parity-fio-mix");
     let fl_dir = TempDir::new("parity-fl-mix");
-    let want = counts("fio", &fio_json(&fio_dir.0, &text));
-    let got = counts("flashlab", &flashlab_json(&fl_dir.0, &text));
+    let want = counts("fio", &fio_json_in(&fio_dir.0, &text));
+    let got = counts("flashlab", &flashlab_json_in(&fl_dir.0, &text));
     let total = |c: &Counts| (c[0].1[0] + c[0].1[1], c[0].2[0] + c[0].2[1]);
     assert_eq!(total(&got), total(&want), "fio {want:?}, flashlab {got:?}");
     assert_eq!(total(&want), (512, 2 << 20));

@@ -46,6 +46,9 @@ pub struct IoRequest {
     pub slot: u32,
     /// The caller's tag, returned in the completion.
     pub user_data: u64,
+    /// Linux's ioprio value the request is sent with (io_uring's `sqe->ioprio`; 0: the
+    /// thread's own). A synchronous engine sends it with the thread's priority.
+    pub ioprio: u16,
 }
 
 /// A finished request: `result` is the byte count (or 0 for a flush), or `-errno`.

@@ -148,10 +148,14 @@ impl IoEngine for UringEngine {
         let fd = types::Fd(req.fd);
         let p = self.bufs.slot_ptr(req.slot as usize);
         let sqe = match (req.op, self.fixed) {
-            (IoOp::Read, true) => opcode::ReadFixed::new(fd, p, req.len, 0).offset(req.offset).build(),
-            (IoOp::Write, true) => opcode::WriteFixed::new(fd, p, req.len, 0).offset(req.offset).build(),
-            (IoOp::Read, false) => opcode::Read::new(fd, p, req.len).offset(req.offset).build(),
-            (IoOp::Write, false) => opcode::Write::new(fd, p, req.len).offset(req.offset).build(),
+            (IoOp::Read, true) => {
+                opcode::ReadFixed::new(fd, p, req.len, 0).offset(req.offset).ioprio(req.ioprio).build()
+            }
+            (IoOp::Write, true) => {
+                opcode::WriteFixed::new(fd, p, req.len, 0).offset(req.offset).ioprio(req.ioprio).build()
+            }
+            (IoOp::Read, false) => opcode::Read::new(fd, p, req.len).offset(req.offset).ioprio(req.ioprio).build(),
+            (IoOp::Write, false) => opcode::Write::new(fd, p, req.len).offset(req.offset).ioprio(req.ioprio).build(),
             (IoOp::Fsync, _) => opcode::Fsync::new(fd).build().flags(squeue::Flags::IO_DRAIN),
             (IoOp::Fdatasync, _) => {
                 opcode::Fsync::new(fd).flags(types::FsyncFlags::DATASYNC).build().flags(squeue::Flags::IO_DRAIN)

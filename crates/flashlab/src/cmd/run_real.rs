@@ -109,8 +109,12 @@ pub fn run_real(a: &RunArgs, jf: &JobFile, place: &Place) -> Result<Vec<(JobResu
                     .map(|h| h.join().unwrap_or_else(|_| Err(Error::Usage("a job thread panicked".into()))))
                     .collect()
             });
-            for ((_, rj), r) in prepared.iter().zip(results) {
+            for (((_, rj), r), &ji) in prepared.iter().zip(results).zip(&of_job) {
                 let mut r = r?;
+                if jf.jobs[ji].fill_device && r.error == libc::ENOSPC {
+                    // fio: a fill_device job's ENOSPC is its expected end, not an error.
+                    r.error = 0;
+                }
                 r.groupid = g as u32;
                 out.push((
                     r,
@@ -218,6 +222,9 @@ fn prepare(
         }
         if ours {
             cleanup.register(&path);
+            // fio's fill_device: a written file grows until the filesystem is full (no
+            // preallocation, which would take the space the writes are to find the end of).
+            let size = if job.fill_device && !job.rw.has_reads() { 0 } else { size };
             lay_out(&path, size, job.rw.has_reads(), direct)?;
         }
         base = start + size;
@@ -226,6 +233,8 @@ fn prepare(
     let seed = job.randseed.unwrap_or(a.seed.wrapping_add(ji as u64 * 1000 + u64::from(n)));
     let spans: Vec<u64> = files.iter().map(|f| f.span).collect();
     let mut rj = RealJob::from_fio(job, files[0].offset, spans.iter().sum(), seed);
+    // fio's fill_device: ENOSPC ends the job (run_real clears the error, as fio does).
+    rj.stop_on_enospc |= job.fill_device;
     if multi || job.filesize.is_some() {
         rj.settings.io_limit = Some(job.pass_bytes(capacity, &spans));
     }

@@ -31,12 +31,35 @@ fn dir_text(name: &str, d: &DirStats, percentiles: &[f64]) -> String {
         d.clat.mean() / div,
         d.clat.stddev() / div
     ));
+    // fio's per-priority lines (cmdprio): class/level, with two or more priorities that have
+    // samples, for those that have.
+    let prios: Vec<_> = d.prios.iter().filter(|p| p.clat.count() > 0).collect();
+    let prios = if prios.len() >= 2 { prios } else { Vec::new() };
+    for p in &prios {
+        s.push_str(&format!(
+            "    clat prio {} ({unit}): min={:.0}, max={:.0}, avg={:.2}, stdev={:.2}\n",
+            p.label(),
+            p.clat.min() as f64 / div,
+            p.clat.max() as f64 / div,
+            p.clat.mean() / div,
+            p.clat.stddev() / div
+        ));
+    }
     s.push_str(&format!("    clat percentiles ({unit}):\n"));
-    for chunk in d.clat.percentiles(percentiles).chunks(3) {
+    percentile_rows(&mut s, &d.clat, percentiles, div);
+    for p in &prios {
+        let share = p.clat.count() as f64 * 100.0 / d.clat.count().max(1) as f64;
+        s.push_str(&format!("    clat prio {} ({share:.2}% of IOs) percentiles ({unit}):\n", p.label()));
+        percentile_rows(&mut s, &p.clat, percentiles, div);
+    }
+    s
+}
+
+fn percentile_rows(s: &mut String, h: &flashlab_measure::LatencyHistogram, percentiles: &[f64], div: f64) {
+    for chunk in h.percentiles(percentiles).chunks(3) {
         let cells: Vec<String> = chunk.iter().map(|(p, v)| format!("{p:>6.2}th=[{:>8.0}]", *v as f64 / div)).collect();
         s.push_str(&format!("     | {}\n", cells.join(", ")));
     }
-    s
 }
 
 pub fn job_text(r: &JobResult, jobs: u32, rw: &str, bs: u64, iodepth: u32, percentiles: &[f64]) -> String {

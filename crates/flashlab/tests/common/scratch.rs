@@ -48,3 +48,19 @@ pub fn flashlab_run_json(file: &Path, dir: &Path) -> Value {
         .unwrap();
     json_of("flashlab run", out)
 }
+
+/// `text` as `dir/job.fio`, run by fio (`--output-format=json`, in `dir`): its JSON.
+pub fn fio_json_in(dir: &Path, text: &str) -> Value {
+    let fio = flashlab_testcaps::on_path("fio").expect("fio on PATH");
+    let file = dir.join("job.fio");
+    std::fs::write(&file, text).unwrap();
+    let out = std::process::Command::new(fio).arg("--output-format=json").arg(&file).current_dir(dir).output().unwrap();
+    json_of("fio", out)
+}
+
+/// `text` as `dir/job.fio`, run by [`flashlab_run_json`] on `dir/t`.
+pub fn flashlab_json_in(dir: &Path, text: &str) -> Value {
+    let file = dir.join("job.fio");
+    std::fs::write(&file, text).unwrap();
+    flashlab_run_json(&file, dir)
+}
