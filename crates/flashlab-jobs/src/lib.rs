@@ -38,6 +38,7 @@ pub mod parse;
 pub mod steadystate;
 pub mod units;
 pub mod verify;
+pub mod zoned;
 
 pub use cmdline::parse_fio_options;
 pub use error::Error;

@@ -91,7 +91,28 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
         ));
     }
     target_warnings(TargetKind::Sim);
-    let (mut sys, pre) = super::sim_system(&a.sim_fs, &profile, a.seed, a.target.as_deref().unwrap_or("sim:"))?;
+    let zoned = profile.ftl.mapping == flashsim::MappingKind::Zoned;
+    let (mut sys, pre) = if zoned {
+        // A zoned profile: the jobs run on the device itself, as fio's on a zoned block
+        // device (zonemode=zbd follows the write pointers; another job's write off one fails
+        // with fio's advice). No filesystem model: they write in place.
+        if let Some(flag) = [(a.sim_fs.fs.is_some(), "--fs"), (a.sim_fs.discard, "--discard")]
+            .into_iter()
+            .find_map(|(set, flag)| set.then_some(flag))
+        {
+            return Err(Error::not_applicable(
+                flag,
+                format!(
+                    "profile '{}' is zoned: its jobs run on the device itself, with no filesystem model (the models write in place; docs/zoned.md)",
+                    profile.name
+                ),
+            ));
+        }
+        flashlab_lab::precondition::zoned_system(&profile, a.seed, a.sim_fs.precondition)
+            .map_err(Error::at("--precondition"))?
+    } else {
+        super::sim_system(&a.sim_fs, &profile, a.seed, a.target.as_deref().unwrap_or("sim:"))?
+    };
     let bar = Progress::new("run");
     let results = run_jobfile(&mut sys, &jf, a.seed, &a.source().display().to_string(), Some(&pre), &mut |g, n, f| {
         bar.set((g as f64 + f) / n as f64, &format!("group {}", g + 1))
