@@ -606,7 +606,7 @@ impl ZbdDevice {
             }
             _ => {
                 if !j.random || zc.wp > zc.start {
-                    return Ok(self.trim(j, zb, off, cmd)?);
+                    return self.trim(j, zb, off, cmd);
                 }
                 match self.find_zone(j, zb, 1) {
                     Some(z) => {
