@@ -589,7 +589,7 @@ pub fn run_group_hooked(
                 return Ok(None);
             };
             let (file, base) = s.region(fi);
-            let c = sys.io(t, file, op(dir), base + off, len)?;
+            let c = sys.io(t, file, op(dir), base + off, len).map_err(|e| zoned_hint(sys, s, e))?;
             l.core.issued(&s.settings, dir, len, fi);
             Ok(Some((c.done, len)))
         };
