@@ -370,6 +370,10 @@ pub struct Job {
     /// fio's `verify` family: checksummed headers in every block written, read back after the
     /// write phase or every `verify_backlog` blocks ([`crate::verify`]). Default off.
     pub verify: crate::verify::VerifyOptions,
+    /// fio's zoned options: `zonemode` (strided or zbd), zone sizes and limits, zone resets
+    /// ([`crate::zoned`]). Default none.
+    #[serde(default)]
+    pub zoned: crate::zoned::ZoneOptions,
     /// `buffer_compress_percentage=`: written data compresses by this much (real targets;
     /// a simulated device stores no data). Default 0.
     pub buffer_compress_percentage: u32,
@@ -494,6 +498,7 @@ impl Default for Job {
             rate_poisson: false,
             loops: 1,
             verify: crate::verify::VerifyOptions::default(),
+            zoned: crate::zoned::ZoneOptions::default(),
             buffer_compress_percentage: 0,
             dedupe_percentage: 0,
             steadystate: crate::steadystate::SteadyState::default(),

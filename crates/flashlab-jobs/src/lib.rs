@@ -40,6 +40,7 @@ pub mod prio;
 pub mod steadystate;
 pub mod units;
 pub mod verify;
+pub mod zoned;
 
 pub use cmdline::parse_fio_options;
 pub use error::Error;

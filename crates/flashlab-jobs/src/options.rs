@@ -63,7 +63,7 @@ const VERIFY: &str = "this verify option is not implemented (verify, do_verify, 
 const RATE: &str =
     "this rate-limit detail is not implemented (rate, rate_iops, rate_min, rate_iops_min and rate_process are)";
 const BS_MIX: &str = "block sizes by sequential/random are not supported (bssplit and bsrange are)";
-const ZONES: &str = "zoned-device modes are not supported";
+const ZONES: &str = "this zoned-mode detail is not implemented (zonemode, zonesize, zonerange, zoneskip, zonecapacity, max_open_zones, job_max_open_zones, ignore_zone_limits, zone_reset_threshold, zone_reset_frequency and read_beyond_wp are)";
 const MULTIFILE: &str =
     "the files of a directory tree are not taken as a job's files (nrfiles, filename=a:b and filename_format are)";
 const IOLOG: &str = "I/O log replay/recording is not supported; use a flashlab trace";
@@ -248,12 +248,13 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("rate_cycle", &["ratecycle"], RATE, &[]),
     unsup("rate_ignore_thinktime", &[], RATE, &["0"]),
     unsup("bs_is_seq_rand", &[], BS_MIX, &["0"]),
-    unsup("zonemode", &[], ZONES, &["none"]),
-    unsup("zonesize", &[], ZONES, &[]),
-    unsup("zonerange", &[], ZONES, &[]),
-    unsup("zoneskip", &[], ZONES, &["0"]),
-    unsup("zonecapacity", &[], ZONES, &[]),
-    unsup("max_open_zones", &[], ZONES, &[]),
+    // fio's zoned modes (crate::zoned).
+    sup("zonemode", &[]),
+    sup("zonesize", &[]),
+    sup("zonerange", &[]),
+    sup("zoneskip", &[]),
+    sup("zonecapacity", &[]),
+    sup("max_open_zones", &[]),
     sup("nrfiles", &["nr_files"]),
     sup("openfiles", &[]),
     sup("file_service_type", &[]),
@@ -346,11 +347,11 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("replay_time_scale", &[], IOLOG, &["100"]),
     unsup("replay_skip", &[], IOLOG, &[]),
     // Zoned block devices, FDP and sprandom (their own issue).
-    unsup("read_beyond_wp", &[], ZONES, &["0"]),
-    unsup("job_max_open_zones", &[], ZONES, &["0"]),
-    unsup("ignore_zone_limits", &[], ZONES, &["0"]),
-    unsup("zone_reset_threshold", &[], ZONES, &[]),
-    unsup("zone_reset_frequency", &[], ZONES, &[]),
+    sup("read_beyond_wp", &[]),
+    sup("job_max_open_zones", &[]),
+    sup("ignore_zone_limits", &[]),
+    sup("zone_reset_threshold", &[]),
+    sup("zone_reset_frequency", &[]),
     unsup("recover_zbd_write_error", &[], ZONES, &["0"]),
     unsup("write_zone_remainders", &[], ZONES, &["0"]),
     unsup("fdp", &[], FDP, &["0"]),

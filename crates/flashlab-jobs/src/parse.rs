@@ -1187,15 +1187,45 @@ impl<'a> Parser<'a> {
                 }
                 job.bs = job.max_bs();
             }
+            "size" | "offset" | "io_size" | "offset_increment"
+                if crate::zoned::zone_count(Self::need(o)?)?.is_some() =>
+            {
+                // fio's zone suffix: a number of zones, made bytes once the zone size is known.
+                let n = crate::zoned::zone_count(Self::need(o)?)?;
+                let z = &mut job.zoned;
+                match o.info.name {
+                    "size" => z.size_zones = n,
+                    "offset" => z.offset_zones = n,
+                    "io_size" => z.io_size_zones = n,
+                    _ => z.offset_increment_zones = n,
+                }
+            }
+            name if crate::zoned::OPTION_NAMES.contains(&name) => {
+                let v = Self::need(o)?;
+                let sized = matches!(name, "zonesize" | "zonerange" | "zoneskip" | "zonecapacity");
+                let zones = if name == "zoneskip" { crate::zoned::zone_count(v)? } else { None };
+                let bytes = if sized && zones.is_none() { self.size(o, v, kb)? } else { 0 };
+                if name == "zoneskip" {
+                    job.zoned.skip_zones = zones;
+                }
+                crate::zoned::apply(&mut job.zoned, name, v, bytes)?
+            }
             "size" => {
+                job.zoned.size_zones = None;
                 let s = self.size_spec(o, Self::need(o)?, kb)?;
                 if matches!(s, SizeSpec::Bytes(0)) || matches!(s, SizeSpec::Percent(p) if p == 0.0) {
                     return Err(Error::Must { what: "size".into(), rule: "greater than 0" });
                 }
                 job.size = Some(s);
             }
-            "offset" => job.offset = self.size_spec(o, Self::need(o)?, kb)?,
-            "offset_increment" => job.offset_increment = self.size_spec(o, Self::need(o)?, kb)?,
+            "offset" => {
+                job.zoned.offset_zones = None;
+                job.offset = self.size_spec(o, Self::need(o)?, kb)?
+            }
+            "offset_increment" => {
+                job.zoned.offset_increment_zones = None;
+                job.offset_increment = self.size_spec(o, Self::need(o)?, kb)?
+            }
             "filesize" => {
                 let v = Self::need(o)?;
                 if v.ends_with('%') {
@@ -1236,6 +1266,7 @@ impl<'a> Parser<'a> {
                     return Err(value(v, "a percentage is not supported for io_size".into()));
                 }
                 let b = self.size(o, v, kb)?;
+                job.zoned.io_size_zones = None;
                 job.io_size = (b > 0).then_some(b);
             }
             "number_ios" => {
@@ -1437,6 +1468,10 @@ impl<'a> Parser<'a> {
             return Err(self.err_at(loc, Some(opt), m));
         }
         if let Err((opt, m)) = job.prio.check(&job.name) {
+            let loc = lines.get(opt).copied().unwrap_or(Loc::main(job.line));
+            return Err(self.err_at(loc, Some(opt), m));
+        }
+        if let Err((opt, m)) = crate::zoned::finalize(job) {
             let loc = lines.get(opt).copied().unwrap_or(Loc::main(job.line));
             return Err(self.err_at(loc, Some(opt), m));
         }

@@ -17,6 +17,7 @@ use flashlab_measure::{Ddir, JobResult};
 use flashlab_simfs::FileId;
 use flashlab_workload::flow::Flow;
 use flashlab_workload::job::{ddir, Done, JobCore, JobSettings, Timing};
+use flashlab_workload::zbd::{ZbdDevice, ZbdJob};
 use flashsim::{Ns, Op};
 
 /// One job, resolved against a simulated system: its settings, which file, how it crosses
@@ -41,6 +42,19 @@ pub struct JobSpec {
     /// have all finished, or at its `start_delay_ns` if that is later. Empty: it starts with
     /// the group (after its delay).
     pub waits_for: Vec<usize>,
+    /// fio's `zonemode=zbd`: the zones of the job's device (shared by every job on it) and the
+    /// job's side of them. `None`: no zoned mode.
+    pub zbd: Option<ZbdSpec>,
+}
+
+/// A job's zoned block device mode ([`flashlab_workload::zbd`]).
+#[derive(Debug, Clone)]
+pub struct ZbdSpec {
+    /// The host's copy of the device's zones and the write target zones, shared by the jobs
+    /// on the device.
+    pub dev: std::sync::Arc<std::sync::Mutex<ZbdDevice>>,
+    /// The job's side: its zone range, limits and resets.
+    pub job: ZbdJob,
 }
 
 /// One file of a job over several files: where its I/O goes.
@@ -66,6 +80,7 @@ impl JobSpec {
             verify: None,
             files: Vec::new(),
             waits_for: Vec::new(),
+            zbd: None,
         }
     }
 
@@ -98,7 +113,8 @@ impl JobSpec {
             && self.layer == crate::stack::LayerCost::ZERO
             && s.thinktime_ns == 0
             && s.flow().is_none()
-            && !s.job.as_ref().is_some_and(|j| j.prio.cmdprio());
+            && !s.job.as_ref().is_some_and(|j| j.prio.cmdprio())
+            && self.zbd.is_none();
         match s.rw {
             _ if !bare => None,
             Rw::Read | Rw::RandRead => Some(0),
@@ -167,6 +183,8 @@ struct Live {
     flow_count: u64,
     flow_blocked: bool,
     flow_quiesce: bool,
+    /// fio's `zonemode=zbd`: the job's side of the zones (its resets counted here).
+    zbd: Option<ZbdJob>,
 }
 
 impl Live {
@@ -175,7 +193,7 @@ impl Live {
         let mut core = JobCore::new(&s.settings, &s.spans(), start, s.verify.is_some())
             .map_err(|e| SysError::Job(e.to_string()))?;
         let lookahead = match s.settings.rw {
-            _ if s.file != FileId::RAW || !s.files.is_empty() => None,
+            _ if s.file != FileId::RAW || !s.files.is_empty() || s.zbd.is_some() => None,
             Rw::RandRead => Some(0u8),
             Rw::RandWrite => Some(1u8),
             _ => None,
@@ -207,6 +225,7 @@ impl Live {
             flow_count: 0,
             flow_blocked: false,
             flow_quiesce: false,
+            zbd: s.zbd.as_ref().map(|z| z.job.clone()),
         })
     }
 
@@ -323,6 +342,21 @@ impl Live {
             }
             None => self.core.draw(dir),
         }
+    }
+}
+
+/// A device's refusal of a job's write to a zoned device when the job is not in fio's zoned
+/// mode: the error with fio's advice (`ioengines.c`: "If ... is a zoned block device, consider
+/// --zonemode=zbd").
+fn zoned_hint(sys: &SimSystem, s: &JobSpec, e: SysError) -> SysError {
+    match e {
+        SysError::Device(flashsim::RequestError::Zone(z)) if s.zbd.is_none() && sys.device().is_zoned() => {
+            SysError::Job(format!(
+                "job '{}': write refused by the zoned device ({z}); the device is zoned (host-managed): consider zonemode=zbd",
+                s.settings.name
+            ))
+        }
+        e => e,
     }
 }
 
@@ -475,6 +509,54 @@ pub fn run_group_hooked(
             return Ok(None);
         };
         let (file, base) = s.region(fi);
+        let (mut off, mut len) = (off, len);
+        // fio's zonemode=zbd: the I/O goes where the zones let it (zone commands first).
+        let mut after = 0;
+        if let (Some(spec), Some(zj)) = (&s.zbd, &mut l.zbd) {
+            let mut dev = spec.dev.lock().unwrap_or_else(|e| e.into_inner());
+            let at = if set.rw.is_random() {
+                base + off
+            } else {
+                let (at, skipped) = dev.seq_offset(zj, dir, len);
+                if skipped > 0 {
+                    l.core.skipped(skipped);
+                    if l.core.stops(set, t) {
+                        return Ok(None);
+                    }
+                }
+                at
+            };
+            let mut failed = None;
+            let adjusted = dev.adjust(zj, dir, at, len, &mut |c| match sys.zone_command(t_in, c) {
+                Ok(done) => {
+                    after = after.max(done.done);
+                    Ok(())
+                }
+                Err(e) => {
+                    let m = format!("zone command {c:?} failed: {e}");
+                    failed = Some(e);
+                    Err(m)
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            match adjusted.map_err(|m| SysError::Job(format!("job '{}': {m}", set.name)))? {
+                flashlab_workload::zbd::Adjusted::Eof => {
+                    l.core.stop();
+                    return Ok(None);
+                }
+                flashlab_workload::zbd::Adjusted::ResetOnly(_) => {
+                    l.core.issued(set, dir, len, fi);
+                    return Ok(Some((after.max(t_in) + s.layer.complete_ns, Kind::Dir(dir, 0), len)));
+                }
+                flashlab_workload::zbd::Adjusted::Io { off: o, len: n } => {
+                    dev.queued(zj, dir, o, n);
+                    off = o - base;
+                    len = n;
+                }
+            }
+        }
         l.core.issued(set, dir, len, fi);
         // The simulated host interfaces serve commands in arrival order whatever their
         // priority: the slot only sorts the completion into its priority's statistics.
@@ -492,7 +574,8 @@ pub fn run_group_hooked(
         if let Some(v) = verify {
             v.lock().unwrap_or_else(|e| e.into_inner()).written(set.offset + off, len);
         }
-        let mut c = c?;
+        let mut c = c.map_err(|e| zoned_hint(sys, s, e))?;
+        c.done = c.done.max(after);
         if set.sync_writes && dir == 1 {
             // O_SYNC (`generic_write_sync`): the write returns after an fsync of its file.
             c.done = sys.fsync(c.done, file)?;
@@ -511,7 +594,7 @@ pub fn run_group_hooked(
                 return Ok(None);
             };
             let (file, base) = s.region(fi);
-            let c = sys.io(t, file, op(dir), base + off, len)?;
+            let c = sys.io(t, file, op(dir), base + off, len).map_err(|e| zoned_hint(sys, s, e))?;
             l.core.issued(&s.settings, dir, len, fi);
             Ok(Some((c.done, len)))
         };
@@ -779,7 +862,10 @@ pub fn run_group_hooked(
         if l.begun {
             end = end.max(l.core.last_done());
         }
-        results.push(l.core.finish(s.files.iter().map(|f| f.name.as_str())));
+        let zone_resets = l.zbd.as_ref().filter(|z| z.counts_resets).map(|z| z.resets);
+        let mut r = l.core.finish(s.files.iter().map(|f| f.name.as_str()));
+        r.zone_resets = zone_resets;
+        results.push(r);
     }
     sys.advance_to(end);
     progress(1.0);

@@ -10,8 +10,10 @@ use crate::Error;
 use flashlab_jobs::{Job, JobFile};
 use flashlab_measure::{fio_json, JobResult, RunMeta};
 use flashlab_simfs::FileId;
+use flashlab_workload::zbd::ZbdDevice;
 use flashsim::Op;
 use serde_json::Value;
+use std::sync::{Arc, Mutex};
 
 /// Each job's result with its direction (fio's name), largest block size and queue depth.
 pub type JobRun = (JobResult, String, u64, u32);
@@ -36,6 +38,8 @@ pub fn run_jobfile(
     let mut origin = None;
     // exitall with exit_what=all ended the run: the later groups never start.
     let mut stopped = false;
+    // fio's zonemode=zbd: the device's zones, shared by every zbd job of the run.
+    let mut zones: Option<Arc<Mutex<ZbdDevice>>> = None;
     for (g, group) in groups.iter().enumerate() {
         if stopped {
             for &ji in group {
@@ -56,7 +60,12 @@ pub fn run_jobfile(
             let job = &jf.jobs[ji];
             for n in 0..job.numjobs.max(1) {
                 let seed = seed.wrapping_add(ji as u64 * 1000 + u64::from(n));
-                specs.push(spec(sys, job, g as u32, n, seed, file_name, share)?);
+                let s = if job.zoned.zbd() || sys.device().is_zoned() {
+                    raw_spec(sys, job, g as u32, n, seed, file_name, &mut zones)?
+                } else {
+                    spec(sys, job, g as u32, n, seed, file_name, share)?
+                };
+                specs.push(s);
                 of_job.push(ji);
             }
         }
@@ -300,7 +309,107 @@ fn spec(
         verify,
         files: if multi { regions } else { Vec::new() },
         waits_for: Vec::new(),
+        zbd: None,
     })
+}
+
+/// A job on the simulated device itself, as fio runs a job on a block device: every job on a
+/// zoned profile (fio opens the zoned block device), and every `zonemode=zbd` job (on a
+/// conventional profile its zones are emulated from `zonesize`, as fio's are on a
+/// conventional drive). The region is [offset, offset + size) of the device (the whole device
+/// from `offset` without `size`), nothing is laid out first, and a zbd job gets the device's
+/// zones (`zones`, made by the first zbd job of the run and shared) and its side of them.
+fn raw_spec(
+    sys: &mut SimSystem,
+    job: &Job,
+    group: u32,
+    n: u32,
+    seed: u64,
+    file_name: &str,
+    zones: &mut Option<Arc<Mutex<ZbdDevice>>>,
+) -> Result<JobSpec, Error> {
+    let cannot =
+        |message: String| Error::Job { file: file_name.to_string(), line: job.line, job: job.name.clone(), message };
+    let dev = sys.device();
+    let cap = dev.logical_bytes();
+    let target = format!("sim:{}", dev.profile().name);
+    let zbd = job.zoned.zbd();
+    if zbd && zones.is_none() {
+        let z = match dev.zones() {
+            Some(zs) => {
+                let l = zs.layout();
+                ZbdDevice::from_report(&dev.report_zones(), l.max_open, l.max_active)
+            }
+            None => ZbdDevice::emulated(&target, cap, job.zoned.size, job.zoned.capacity).map_err(cannot)?,
+        };
+        *zones = Some(Arc::new(Mutex::new(z)));
+    }
+    let mut job = job.clone();
+    let zone_size = match zones.as_ref().filter(|_| zbd) {
+        Some(z) => {
+            let d = z.lock().unwrap_or_else(|e| e.into_inner());
+            if d.host_managed && job.zoned.size > 0 && job.zoned.size != d.zone_size() {
+                return Err(cannot(format!(
+                    "option 'zonesize': {} does not match the zone size of {target}, {} (fio refuses the job too; leave zonesize out to take the device's)",
+                    job.zoned.size,
+                    d.zone_size()
+                )));
+            }
+            d.zone_size()
+        }
+        None => job.zoned.size,
+    };
+    flashlab_jobs::zoned::resolve(&mut job, zone_size);
+    let job = &job;
+    if zbd && dev.is_zoned() && job.rw.has_writes() && !job.direct {
+        return Err(cannot(format!(
+            "option 'direct': direct I/O is mandatory for writing to a zoned device with zonemode=zbd (fio refuses it too; add direct=1) on {target}"
+        )));
+    }
+    if job.nr_files() > 1 {
+        return Err(cannot(format!("several files per job (nrfiles, filename=a:b) on the device itself ({target})")));
+    }
+    for (name, b) in [("bs (read)", job.bs_read), ("bs (write)", job.bs_write), ("bs (trim)", job.bs_trim)] {
+        if b == 0 || b % flashsim::SECTOR != 0 {
+            return Err(cannot(format!("{name} = {b} is not a multiple of the {}-byte sector", flashsim::SECTOR)));
+        }
+    }
+    let first = job.offset.resolve(cap);
+    let step = job.offset_increment.resolve(cap);
+    let offset = first.saturating_add(step.saturating_mul(u64::from(n)));
+    let size = match job.size {
+        Some(s) => s.resolve(cap),
+        None => cap.saturating_sub(offset),
+    };
+    if offset.saturating_add(size) > cap || offset + job.max_bs() > cap {
+        return Err(cannot(format!(
+            "option 'offset': the region [{offset}, {offset} + {size}) runs past the end of {target} ({cap} bytes)"
+        )));
+    }
+    let (offset, span, zbd_spec) = match zones.as_ref().filter(|_| zbd) {
+        Some(z) => {
+            let mut d = z.lock().unwrap_or_else(|e| e.into_inner());
+            let zj = d.setup_job(job, &target, offset, size).map_err(cannot)?;
+            let spec = crate::engine::ZbdSpec { dev: Arc::clone(z), job: zj.clone() };
+            (zj.file_offset, zj.io_size, Some(spec))
+        }
+        None => (offset, size, None),
+    };
+    let bs = job.max_bs();
+    let span = span / bs * bs;
+    if span == 0 {
+        return Err(cannot(format!("the region at {offset} of {target} holds no {bs}-byte block")));
+    }
+    let verify = crate::sim_verify::SimVerifier::new(sys, &job.verify, FileId::RAW, offset, span)
+        .map_err(Error::within(format!("{file_name}:{}: job '{}'", job.line, job.name).as_str()))?
+        .map(|v| Arc::new(Mutex::new(v)));
+    let mut settings = flashlab_workload::job::JobSettings::from_fio(job, offset, span, seed);
+    settings.groupid = group;
+    let mut spec = JobSpec::on_file(&job.name, job.rw, job.max_bs(), FileId::RAW, span);
+    spec.settings = settings;
+    spec.verify = verify;
+    spec.zbd = zbd_spec;
+    Ok(spec)
 }
 
 /// The file `name` of `size` bytes: an existing one at least that large, or a new one, laid

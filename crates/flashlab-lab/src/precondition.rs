@@ -244,6 +244,22 @@ pub fn refuse_zoned(profile: &Profile) -> Result<(), SysError> {
     Ok(())
 }
 
+/// The system of a job file on a zoned profile's device itself (`flashlab run` with fio's
+/// `zonemode=zbd`, as fio opens the zoned block device): a fresh device and no filesystem
+/// written on it (the `plain` model, which writes nothing until asked). Any other
+/// precondition is refused: it writes the device in place.
+pub fn zoned_system(profile: &Profile, seed: u64, p: Precondition) -> Result<(SimSystem, PreconditionReport), Error> {
+    if p != Precondition::Fresh {
+        return Err(Error::UnknownName {
+            what: "precondition for a zoned device",
+            name: p.name().to_string(),
+            expected: "fresh (the others write the device in place, which its zones refuse)".into(),
+        });
+    }
+    let (dev, report, now) = new_device(profile, seed, p)?;
+    Ok((SimSystem::on_device(dev, FsConfig::plain(false), now), report))
+}
+
 /// A new simulated system of `profile` whose device went through `p` before the filesystem
 /// `cfg` was made on it (`lived`: with no fstrim since the deletions; online discard is the
 /// filesystem's mount option).

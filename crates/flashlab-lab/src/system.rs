@@ -260,6 +260,17 @@ impl SimSystem {
         c
     }
 
+    /// A zone command of fio's zoned mode to the device at virtual time `t` (a zone reset or
+    /// finish); returns when it completes. The clock does not move. A conventional device
+    /// refuses it (`ZoneError::NotZoned`).
+    pub fn zone_command(&mut self, t: Ns, cmd: flashlab_workload::zbd::ZoneCmd) -> Result<Completion, SysError> {
+        use flashlab_workload::zbd::ZoneCmd;
+        Ok(match cmd {
+            ZoneCmd::Reset(z) => self.dev.zone_reset(t, z)?,
+            ZoneCmd::Finish(z) => self.dev.zone_finish(t, z)?,
+        })
+    }
+
     /// Tell the device that a request at device offset `offset` of the raw device
     /// ([`FileId::RAW`]) comes soon, so that it fetches the offset's mapping meanwhile (the
     /// engine's random jobs on the raw device draw their offsets ahead).

@@ -219,6 +219,10 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
             .collect();
         o.insert("flashlab_files".into(), Value::Array(files));
     }
+    if let Some(n) = job.zone_resets {
+        // fio (stat.c): a zonemode=zbd job that writes or trims reports its zone resets.
+        o.insert("zone_resets".into(), n.into());
+    }
     if let Some(extra) = &job.extra {
         o.insert("flashlab_device".into(), extra.clone());
     }

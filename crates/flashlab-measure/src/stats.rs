@@ -403,6 +403,10 @@ pub struct JobResult {
     /// `latency_target`, `latency_percentile`, `latency_window`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_probe: Option<LatencyProbe>,
+    /// fio's `zonemode=zbd` write or trim job: the zone resets it did (fio's `zone_resets`).
+    /// `None` for any other job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_resets: Option<u64>,
 }
 
 /// The outcome of a job's `latency_target` probe.
@@ -486,6 +490,10 @@ impl JobResult {
         self.files.extend(other.files.iter().cloned());
         self.io_errors += other.io_errors;
         self.continue_on_error |= other.continue_on_error;
+        if let Some(n) = other.zone_resets {
+            // fio's sum_thread_stats: the group's resets add up.
+            self.zone_resets = Some(self.zone_resets.unwrap_or(0) + n);
+        }
     }
 }
 

@@ -56,6 +56,8 @@ pub struct FileSet {
     finite: bool,
     /// Passes left after this one when every file is done (`u64::MAX`: unbounded).
     passes_left: u64,
+    /// fio's `zonemode=strided` on a one-file job ([`crate::strided`]).
+    strided: Option<Box<crate::strided::Strided>>,
 }
 
 impl FileSet {
@@ -66,8 +68,16 @@ impl FileSet {
         assert!(!spans.is_empty(), "a job has at least one file");
         let file_seed = rng.clone().next_u64() ^ FILE_SEED;
         let mut gens = Vec::with_capacity(spans.len());
+        let mut strided = None;
         for &span in spans {
-            gens.push(IoGen::new(job, span, rng)?);
+            // fio: strided zones only with one file.
+            match crate::strided::Strided::new(job, span, rng)?.filter(|_| spans.len() == 1) {
+                Some((s, gen)) => {
+                    strided = Some(Box::new(s));
+                    gens.push(gen);
+                }
+                None => gens.push(IoGen::new(job, span, rng)?),
+            }
         }
         let mut frng = Rng::new(file_seed);
         let sel = (spans.len() > 1)
@@ -85,6 +95,7 @@ impl FileSet {
             rng: frng,
             finite,
             passes_left,
+            strided,
         })
     }
 
@@ -115,7 +126,10 @@ impl FileSet {
                 }
             },
         };
-        let (off, len) = self.gens[f].next(dir)?;
+        let (off, len) = match &mut self.strided {
+            None => self.gens[f].next(dir)?,
+            Some(s) => s.next(&mut self.gens[f], dir)?,
+        };
         let c = &mut self.counts[f];
         c.ios[dir as usize] += 1;
         c.bytes[dir as usize] += len;

@@ -62,7 +62,7 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
     let target = match &a.target {
         Some(t) => resolve(t)?,
         None if names_own => {
-            real_only(a, "the job file's own files")?;
+            real_only(a, &jf, "the job file's own files")?;
             target_warnings(TargetKind::Real);
             let results = run_real(a, &jf, &Place::JobOwn)?;
             return emit(a, &jf, json, &results, "the job file's own files".into(), None);
@@ -72,13 +72,13 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
     let profile = match target {
         Target::Sim(p) => p,
         Target::Dir(d) => {
-            real_only(a, &d.display().to_string())?;
+            real_only(a, &jf, &d.display().to_string())?;
             target_warnings(TargetKind::Real);
             let results = run_real(a, &jf, &Place::Dir(d.clone()))?;
             return emit(a, &jf, json, &results, d.display().to_string(), None);
         }
         Target::Block(d) => {
-            real_only(a, &d.display().to_string())?;
+            real_only(a, &jf, &d.display().to_string())?;
             target_warnings(TargetKind::Real);
             let results = run_real(a, &jf, &Place::Block(d.clone()))?;
             return emit(a, &jf, json, &results, d.display().to_string(), None);
@@ -91,7 +91,28 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
         ));
     }
     target_warnings(TargetKind::Sim);
-    let (mut sys, pre) = super::sim_system(&a.sim_fs, &profile, a.seed, a.target.as_deref().unwrap_or("sim:"))?;
+    let zoned = profile.ftl.mapping == flashsim::MappingKind::Zoned;
+    let (mut sys, pre) = if zoned {
+        // A zoned profile: the jobs run on the device itself, as fio's on a zoned block
+        // device (zonemode=zbd follows the write pointers; another job's write off one fails
+        // with fio's advice). No filesystem model: they write in place.
+        if let Some(flag) = [(a.sim_fs.fs.is_some(), "--fs"), (a.sim_fs.discard, "--discard")]
+            .into_iter()
+            .find_map(|(set, flag)| set.then_some(flag))
+        {
+            return Err(Error::not_applicable(
+                flag,
+                format!(
+                    "profile '{}' is zoned: its jobs run on the device itself, with no filesystem model (the models write in place; docs/zoned.md)",
+                    profile.name
+                ),
+            ));
+        }
+        flashlab_lab::precondition::zoned_system(&profile, a.seed, a.sim_fs.precondition)
+            .map_err(Error::at("--precondition"))?
+    } else {
+        super::sim_system(&a.sim_fs, &profile, a.seed, a.target.as_deref().unwrap_or("sim:"))?
+    };
     let bar = Progress::new("run");
     let results = run_jobfile(&mut sys, &jf, a.seed, &a.source().display().to_string(), Some(&pre), &mut |g, n, f| {
         bar.set((g as f64 + f) / n as f64, &format!("group {}", g + 1))
@@ -115,8 +136,19 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
     emit(a, &jf, json, &results, what, Some((device_line, device)))
 }
 
-/// The simulated-system options are an error on a real target.
-fn real_only(a: &RunArgs, place: &str) -> Result<(), Error> {
+/// The simulated-system options are an error on a real target, and so is fio's
+/// `zonemode=zbd`: its zones are the simulated runner's (the real runner does not follow
+/// write pointers yet).
+fn real_only(a: &RunArgs, jf: &JobFile, place: &str) -> Result<(), Error> {
+    if let Some(j) = jf.jobs.iter().find(|j| j.zoned.zbd()) {
+        return Err(Error::Refused {
+            path: a.source(),
+            problem: format!(
+                ":{}: job '{}': option 'zonemode': zbd runs on simulated targets only (sim:PROFILE), not on {place}",
+                j.line, j.name
+            ),
+        });
+    }
     match a.sim_fs.given() {
         Some(flag) => {
             Err(Error::not_applicable(flag, format!("applies to simulated targets (sim:PROFILE), not to {place}")))

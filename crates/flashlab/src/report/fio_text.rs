@@ -12,11 +12,13 @@ fn scale(ns_max: u64) -> (&'static str, f64) {
     }
 }
 
-fn dir_text(name: &str, d: &DirStats, percentiles: &[f64]) -> String {
+fn dir_text(name: &str, d: &DirStats, percentiles: &[f64], zone_resets: Option<u64>) -> String {
     let mut s = String::new();
     let bw = d.bw_bytes_per_sec();
+    // fio's zbd_write_status: a zbd job that writes or trims says its zone resets.
+    let post = zone_resets.map_or(String::new(), |n| format!("; {n} zone resets"));
     s.push_str(&format!(
-        "  {name}: IOPS={:.0}, BW={:.2}MiB/s ({:.2}MB/s)({:.1}MiB/{}msec)\n",
+        "  {name}: IOPS={:.0}, BW={:.2}MiB/s ({:.2}MB/s)({:.1}MiB/{}msec){post}\n",
         d.iops(),
         bw / 1048576.0,
         bw / 1e6,
@@ -68,7 +70,7 @@ pub fn job_text(r: &JobResult, jobs: u32, rw: &str, bs: u64, iodepth: u32, perce
     let mut s = format!("{}: (groupid={}{jobs}): rw={rw}, bs={bs}, iodepth={iodepth}\n", r.name, r.groupid);
     for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim)] {
         if !d.is_idle() {
-            s.push_str(&dir_text(name, d, percentiles));
+            s.push_str(&dir_text(name, d, percentiles, r.zone_resets));
         }
     }
     if r.sync.total_ios > 0 {
