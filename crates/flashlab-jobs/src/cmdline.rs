@@ -7,8 +7,10 @@
 //! before any job file it is given: the global ones are then the defaults under the file's
 //! own `[global]`, and their jobs come before the file's. Here they become sections that the
 //! job-file parser reads first ([`crate::parse::parse_jobfile_with_options`]), so every option
-//! means what it means in a file. An error names the option by its position among the
-//! options (`fio options:3`: the third).
+//! means what it means in a file. `--section=NAME` (fio's, repeatable) keeps only the named
+//! sections, of the file and of these options, and every `[global]` (init.c,
+//! `skip_this_section`). An error names the option by its position among the options
+//! (`fio options:3`: the third).
 
 use crate::parse::{Context, JobFile, JobFileError};
 
@@ -19,6 +21,9 @@ pub const SOURCE: &str = "fio options";
 pub(crate) enum Token {
     /// `--name=NAME`: a job starts (`global`: the global section).
     Name(String),
+    /// `--section=NAME`: fio's own option (not a job's): only the named sections of the job
+    /// file, and its `[global]` sections, run (it may be given more than once).
+    Section(String),
     /// Any other option, as a job file's line would hold it (`bs=4k`, `direct`).
     Option(String),
 }
@@ -44,7 +49,16 @@ pub(crate) fn token(arg: &str) -> Result<Token, String> {
                 Ok(Token::Name(name.to_string()))
             }
         }
+        Some((key, name)) if key.trim() == "section" => {
+            let name = name.trim();
+            if name.is_empty() {
+                Err("--section needs a section name: --section=NAME".into())
+            } else {
+                Ok(Token::Section(name.to_string()))
+            }
+        }
         None if body.trim() == "name" => Err("--name needs a job name: --name=NAME".into()),
+        None if body.trim() == "section" => Err("--section needs a section name: --section=NAME".into()),
         _ => Ok(Token::Option(body.to_string())),
     }
 }
@@ -118,5 +132,26 @@ mod tests {
         // No --name: no jobs, as fio finds none.
         let e = parse(&["--rw=read"]).unwrap_err();
         assert!(e.message.contains("no jobs"), "{e}");
+    }
+
+    #[test]
+    fn section_keeps_the_named_jobs_and_every_global() {
+        let f = parse(&["--bs=8k", "--section=b", "--name=a", "--rw=read", "--name=b", "--rw=write"]).unwrap();
+        assert_eq!(f.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["b"]);
+        assert_eq!(f.jobs[0].bs, 8192, "the global options before the first --name still apply");
+        // A left-out job's options are not read at all.
+        let f = parse(&["--section=b", "--name=a", "--no_such_option=1", "--name=b"]).unwrap();
+        assert_eq!(f.jobs.len(), 1);
+        let e = parse(&["--section=z", "--name=a"]).unwrap_err().to_string();
+        assert!(e.contains("--section named no job section") && e.contains('z'), "{e}");
+        assert!(parse(&["--section=", "--name=a"]).unwrap_err().to_string().contains("--section needs a section name"));
+    }
+
+    #[test]
+    fn section_reads_only_the_named_sections_of_a_file() {
+        let text = "[global]\nbs=4k\n[a]\nrw=read\n[skip]\nno_such_option=1\n[global]\nbs=8k\n[c]\nrw=write\n";
+        let v = vec!["--section=c".to_string(), "--section=a".to_string()];
+        let f = crate::parse::parse_jobfile_with_options("t.fio", text, Context::default(), &v).unwrap();
+        assert_eq!(f.jobs.iter().map(|j| (j.name.as_str(), j.bs)).collect::<Vec<_>>(), [("a", 4096), ("c", 8192)]);
     }
 }

@@ -296,6 +296,8 @@ struct Parser<'a> {
     default_lines: BTreeMap<&'static str, Loc>,
     jobs: Vec<Job>,
     warnings: Vec<Warning>,
+    /// fio's `--section`: only these sections (and `[global]`) are read; empty: all.
+    sections: Vec<String>,
 }
 
 /// Includes nested deeper than this are refused (a loop is caught before).
@@ -384,7 +386,14 @@ impl<'a> Parser<'a> {
             default_lines: BTreeMap::new(),
             jobs: Vec::new(),
             warnings: Vec::new(),
+            sections: Vec::new(),
         }
+    }
+
+    /// fio's `skip_this_section`: with `--section` given, a section it does not name is
+    /// skipped whole (its lines are not read), `[global]` never.
+    fn skipped(&self, name: &str) -> bool {
+        !self.sections.is_empty() && name != "global" && !self.sections.iter().any(|s| s == name)
     }
 
     /// fio's command-line options, read before the job file: those before the first `--name`
@@ -395,18 +404,38 @@ impl<'a> Parser<'a> {
         }
         let file = self.files.len();
         self.files.push(crate::cmdline::SOURCE.to_string());
-        let mut current = Section { name: "global".into(), line: 0, opts: Vec::new() };
+        let mut tokens = Vec::with_capacity(options.len());
         for (k, arg) in options.iter().enumerate() {
             let loc = Loc { file, line: k + 1 };
             match crate::cmdline::token(arg).map_err(|m| self.err_at(loc, None, m))? {
-                crate::cmdline::Token::Name(name) => {
-                    let done = std::mem::replace(&mut current, Section { name, line: k + 1, opts: Vec::new() });
-                    self.apply_section(done)?;
-                }
-                crate::cmdline::Token::Option(text) => current.opts.push((loc, text)),
+                crate::cmdline::Token::Section(name) => self.sections.push(name),
+                t => tokens.push((k, t)),
             }
         }
-        self.apply_section(current)
+        let mut current = Some(Section { name: "global".into(), line: 0, opts: Vec::new() });
+        for (k, t) in tokens {
+            let loc = Loc { file, line: k + 1 };
+            match t {
+                crate::cmdline::Token::Name(name) => {
+                    if let Some(done) = current.take() {
+                        self.apply_section(done)?;
+                    }
+                    if !self.skipped(&name) {
+                        current = Some(Section { name, line: k + 1, opts: Vec::new() });
+                    }
+                }
+                crate::cmdline::Token::Option(text) => {
+                    if let Some(sec) = current.as_mut() {
+                        sec.opts.push((loc, text));
+                    }
+                }
+                crate::cmdline::Token::Section(_) => {}
+            }
+        }
+        match current {
+            Some(sec) => self.apply_section(sec),
+            None => Ok(()),
+        }
     }
 
     fn err(&self, line: usize, option: Option<&str>, message: impl Into<String>) -> JobFileError {
@@ -439,6 +468,8 @@ impl<'a> Parser<'a> {
 
     fn run(mut self, text: &str) -> Result<JobFile, JobFileError> {
         let mut current: Option<Section> = None;
+        // In a section `--section` leaves out: its lines are not read.
+        let mut skipping = false;
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
             let raw = if i == 0 { raw.strip_prefix('\u{feff}').unwrap_or(raw) } else { raw };
@@ -464,7 +495,13 @@ impl<'a> Parser<'a> {
                 if let Some(sec) = current.take() {
                     self.apply_section(sec)?;
                 }
-                current = Some(Section { name: name.to_string(), line: line_no, opts: Vec::new() });
+                skipping = self.skipped(name);
+                if !skipping {
+                    current = Some(Section { name: name.to_string(), line: line_no, opts: Vec::new() });
+                }
+                continue;
+            }
+            if skipping {
                 continue;
             }
             if let Some(name) = include_target(content) {
@@ -493,6 +530,13 @@ impl<'a> Parser<'a> {
         }
         if let Some(sec) = current.take() {
             self.apply_section(sec)?;
+        }
+        if self.jobs.is_empty() && !self.sections.is_empty() {
+            return Err(self.err(
+                0,
+                None,
+                format!("no jobs: --section named no job section of the file ({})", self.sections.join(", ")),
+            ));
         }
         if self.jobs.is_empty() {
             return Err(self.err(0, None, "no jobs: the file has no job section (only [global], or nothing)"));

@@ -328,6 +328,10 @@ pub struct RunArgs {
     /// Write fio's JSON here instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Run only this section of the job file (and its [global] sections), as fio's
+    /// --section; give it more than once for several.
+    #[arg(long = "section", value_name = "NAME")]
+    pub sections: Vec<String>,
     #[command(flatten)]
     pub sim_fs: SimFsArgs,
     #[command(flatten)]

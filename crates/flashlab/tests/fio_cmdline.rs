@@ -96,3 +96,44 @@ fn fio_options_run_as_their_job_file_and_as_fio_runs_them() {
     assert_eq!(seen[0], seen[1], "flashlab (left) and fio (right) on the same options");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// fio's `--section`: only the named sections of the job file run, with every `[global]`; a
+/// left-out section's lines are not read (here one that fio and flashlab would both refuse).
+/// `flashlab run FILE --section NAME` and `-- --section=NAME` are the same; fio on the same
+/// file and sections runs the same jobs with the same I/Os.
+#[test]
+fn section_runs_only_the_named_sections_as_fio_does() {
+    let dir = scratch("fio-section", "files");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = dir.join("sections.fio");
+    std::fs::write(
+        &job,
+        "[global]\nbs=4k\nsize=256k\n[a]\nrw=write\n[broken]\nrw=${FLASHLAB_NO_SUCH_VARIABLE}\nno_such_option=1\n\
+         [global]\ndirect=1\n[c]\nrw=read\n",
+    )
+    .unwrap();
+    let job = job.to_str().unwrap();
+    // A section that is not in the file: no jobs, said as such.
+    fails(
+        &["run", job, "--section", "nope", "--target", "sim:toy"],
+        "--section named no job section of the file (nope)",
+    );
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
+        return;
+    }
+    let names = |v: &Value| -> Vec<String> {
+        v["jobs"].as_array().unwrap().iter().map(|j| j["jobname"].as_str().unwrap().to_string()).collect()
+    };
+    let both = common::fio_and_flashlab_json(
+        "fio-section",
+        &[job, "--section", "a", "--section", "c"],
+        &["--section=a", "--section=c", job],
+    );
+    assert_eq!(names(&both[0]), ["a", "c"]);
+    assert_eq!(counts(&both[0]), counts(&both[1]), "flashlab (left) and fio (right) with --section a, c");
+    let fio_form = common::fio_and_flashlab_json("fio-section-2", &[job, "--", "--section=c"], &["--section=c", job]);
+    assert_eq!(names(&fio_form[0]), ["c"]);
+    assert_eq!(counts(&fio_form[0]), counts(&fio_form[1]));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -22,9 +22,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub fn run(a: &RunArgs) -> Result<(), Error> {
     // fio reads its command-line options before a job file: their global options are the
     // file's defaults and their jobs come first.
+    // `--section NAME` is fio's `--section=NAME`, read with fio's other options.
+    let options: Vec<String> =
+        a.sections.iter().map(|s| format!("--section={s}")).chain(a.fio_options.iter().cloned()).collect();
     let jf = match (&a.jobfile, a.fio_options.is_empty()) {
-        (Some(path), _) => parse_jobfile_path_with(path, &a.fio_options)?,
-        (None, false) => flashlab_jobs::parse_fio_options(&a.fio_options, &|k| std::env::var(k).ok())?,
+        (Some(path), _) => parse_jobfile_path_with(path, &options)?,
+        (None, false) => flashlab_jobs::parse_fio_options(&options, &|k| std::env::var(k).ok())?,
         (None, true) => {
             return Err(Error::flag("JOBFILE", "give a job file, or fio's options after -- (-- --name=NAME --rw=...)"))
         }
