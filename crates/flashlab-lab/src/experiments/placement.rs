@@ -305,8 +305,7 @@ pub fn run_placements(cfg: &PlacementConfig, mut progress: impl FnMut(f64)) -> R
     if cfg.conventional.zoned.is_some() {
         return Err(not(&cfg.conventional, "a zoned profile: --conventional needs a conventional one"));
     }
-    let conv = Device::new(&cfg.conventional, cfg.seed);
-    let live_units = (conv.logical_bytes() as f64 * cfg.live) as u64 / MAP_UNIT;
+    let live_units = (cfg.conventional.logical_bytes() as f64 * cfg.live) as u64 / MAP_UNIT;
     let nand = nand_bytes(&cfg.conventional);
     let writes = (live_units as f64 * cfg.passes) as u64;
     let n = cfg.family.streams().len() as u32;
