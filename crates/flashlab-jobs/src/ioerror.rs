@@ -66,6 +66,7 @@ const NAMES: &[(&str, i32)] = &[
     ("EILSEQ", 84),
     ("EOPNOTSUPP", 95),
     ("ENOTSUP", 95),
+    ("ETOOMANYREFS", 109),
     ("ETIMEDOUT", 110),
     ("ESTALE", 116),
     ("EUCLEAN", 117),
@@ -122,6 +123,11 @@ fn errno(e: &str) -> Result<i32, Error> {
             expected: "an errno name such as ENOSPC or EIO, or its number".into(),
         }),
     }
+}
+
+/// The errno's name (`EIO`), the first Linux gives it; `None` for one not in the table.
+pub fn name(errno: i32) -> Option<&'static str> {
+    NAMES.iter().find(|&&(_, n)| n == errno).map(|&(name, _)| name)
 }
 
 /// fio's `ignore_error=READ,WRITE,VERIFY` lists.

@@ -345,18 +345,53 @@ impl Live {
     }
 }
 
-/// A device's refusal of a job's write to a zoned device when the job is not in fio's zoned
-/// mode: the error with fio's advice (`ioengines.c`: "If ... is a zoned block device, consider
-/// --zonemode=zbd").
-fn zoned_hint(sys: &SimSystem, s: &JobSpec, e: SysError) -> SysError {
+/// A zoned device's refusal of a job's I/O, as fio reports an I/O error (`io_u error on file
+/// ...: STRERROR: write offset=..., buflen=...`) with the errno Linux returns for it
+/// ([`zone_errno`]), the zone's reason, and, when the job is not in fio's zoned mode, fio's
+/// advice (`ioengines.c`: "consider --zonemode=zbd"). The run ends there (as at any fatal I/O
+/// error of flashlab's; fio ends only the job).
+fn zoned_hint(sys: &SimSystem, s: &JobSpec, dir: u8, off: u64, len: u64, e: SysError) -> SysError {
     match e {
-        SysError::Device(flashsim::RequestError::Zone(z)) if s.zbd.is_none() && sys.device().is_zoned() => {
+        SysError::Device(flashsim::RequestError::Zone(z)) if sys.device().is_zoned() => {
+            let errno = zone_errno(&z);
+            let advice =
+                if s.zbd.is_none() { "; the device is zoned (host-managed): consider zonemode=zbd" } else { "" };
             SysError::Job(format!(
-                "job '{}': write refused by the zoned device ({z}); the device is zoned (host-managed): consider zonemode=zbd",
-                s.settings.name
+                "job '{}': io_u error on file sim:{}: {} ({}, errno {errno}): {} offset={off}, buflen={len} ({z}){advice}",
+                s.settings.name,
+                sys.device().profile().name,
+                strerror(errno),
+                flashlab_jobs::ioerror::name(errno).unwrap_or("?"),
+                ["read", "write", "trim"][usize::from(dir.min(2))],
             ))
         }
         e => e,
+    }
+}
+
+/// The errno Linux's block layer returns for a zoned device's refusal (`blk_status_to_errno`
+/// of what zoned `null_blk` and `sd_zbc` complete the request with): too many open zones is
+/// `BLK_STS_ZONE_OPEN_RESOURCE` (ETOOMANYREFS), too many active zones
+/// `BLK_STS_ZONE_ACTIVE_RESOURCE` (EOVERFLOW); every other refusal of a write (off the write
+/// pointer, past the capacity, a full, read-only or offline zone, unaligned) is an I/O error
+/// (EIO).
+pub fn zone_errno(z: &flashsim::ZoneError) -> i32 {
+    match z {
+        flashsim::ZoneError::TooManyOpenZones { .. } => 109,
+        flashsim::ZoneError::TooManyActiveZones { .. } => 75,
+        flashsim::ZoneError::InvalidTransition { .. } | flashsim::ZoneError::NoSuchZone { .. } => 22,
+        _ => flashlab_jobs::ioerror::EIO,
+    }
+}
+
+/// What fio prints for the errnos a zoned device's refusal gives (glibc's `strerror`).
+fn strerror(errno: i32) -> &'static str {
+    match errno {
+        5 => "Input/output error",
+        22 => "Invalid argument",
+        75 => "Value too large for defined data type",
+        109 => "Too many references: cannot splice",
+        _ => "Unknown error",
     }
 }
 
@@ -517,12 +552,13 @@ pub fn run_group_hooked(
             let at = if set.rw.is_random() {
                 base + off
             } else {
-                let (at, skipped) = dev.seq_offset(zj, dir, len);
-                if skipped > 0 {
-                    l.core.skipped(skipped);
-                    if l.core.stops(set, t) {
-                        return Ok(None);
-                    }
+                let (at, wrapped) = dev.seq_offset(zj, dir, len);
+                let loops = set.job.as_ref().map_or(1, |j| j.loops);
+                if wrapped
+                    && flashlab_workload::zbd::pass_ends_job(zj, dir, set.io_limit.is_some(), set.time_based, loops)
+                {
+                    l.core.stop();
+                    return Ok(None);
                 }
                 at
             };
@@ -574,7 +610,7 @@ pub fn run_group_hooked(
         if let Some(v) = verify {
             v.lock().unwrap_or_else(|e| e.into_inner()).written(set.offset + off, len);
         }
-        let mut c = c.map_err(|e| zoned_hint(sys, s, e))?;
+        let mut c = c.map_err(|e| zoned_hint(sys, s, dir, base + off, len, e))?;
         c.done = c.done.max(after);
         if set.sync_writes && dir == 1 {
             // O_SYNC (`generic_write_sync`): the write returns after an fsync of its file.
@@ -594,7 +630,8 @@ pub fn run_group_hooked(
                 return Ok(None);
             };
             let (file, base) = s.region(fi);
-            let c = sys.io(t, file, op(dir), base + off, len).map_err(|e| zoned_hint(sys, s, e))?;
+            let c =
+                sys.io(t, file, op(dir), base + off, len).map_err(|e| zoned_hint(sys, s, dir, base + off, len, e))?;
             l.core.issued(&s.settings, dir, len, fi);
             Ok(Some((c.done, len)))
         };

@@ -524,12 +524,6 @@ impl JobCore {
         self.model.prio.any()
     }
 
-    /// Bytes the job skipped without I/O (fio's zoned `io_skip_bytes`: a sequential zbd
-    /// write's jump from a zone's capacity to its end) count against its size.
-    pub fn skipped(&mut self, bytes: u64) {
-        self.issued_bytes += bytes;
-    }
-
     /// A request of this job completed at `t`: fio's steady-state window sees it (ramp
     /// included). Call before [`JobCore::measure`].
     #[inline]

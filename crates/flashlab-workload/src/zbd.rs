@@ -128,10 +128,21 @@ pub struct ZbdJob {
     reset_frequency: f64,
     /// Sequential jobs: where the next I/O of each direction starts (fio's `last_pos`).
     last_pos: [u64; 3],
+    /// Sequential jobs: passes over the region each direction has finished.
+    passes: [u32; 3],
     /// Zone resets this job did (fio's `nr_zone_resets`).
     pub resets: u64,
     /// The job writes or trims: fio reports its zone resets.
     pub counts_resets: bool,
+}
+
+/// A sequential zbd job whose pass over its region in direction `dir` just ended
+/// ([`ZbdDevice::seq_offset`]) stops there unless it has a byte count to reach (`io_size`),
+/// runs for its time, or has loops left: fio's `keep_running` ends a job whose files are done
+/// when it has no `io_size`, even with fewer bytes than its size (a zone's unwritable tail
+/// holds none), and goes on otherwise.
+pub fn pass_ends_job(j: &ZbdJob, dir: u8, io_size_given: bool, time_based: bool, loops: u32) -> bool {
+    !io_size_given && !time_based && j.passes[dir as usize] >= loops.max(1)
 }
 
 impl ZbdDevice {
@@ -344,6 +355,7 @@ impl ZbdDevice {
             reset_threshold: z.reset_threshold,
             reset_frequency: z.reset_frequency,
             last_pos: [offset; 3],
+            passes: [0; 3],
             resets: 0,
             counts_resets: writes || job.rw.has_trims(),
         };
@@ -468,24 +480,26 @@ impl ZbdDevice {
     }
 
     /// The next sequential I/O's offset for a sequential zbd job (fio's `last_pos`, with the
-    /// jump from a zone's capacity to its end of `setup_zbd_zone_mode`), wrapping to the
-    /// region's start at its end, and the bytes the jump skipped (fio's `io_skip_bytes`: they
-    /// count towards the job's size, so a pass over the region ends with its last zone).
-    pub fn seq_offset(&self, j: &mut ZbdJob, dir: u8, len: u64) -> (u64, u64) {
+    /// jump from a zone's capacity to its end of `setup_zbd_zone_mode`), and whether the pass
+    /// over the region ended before it: the position wrapped to the region's start. The bytes
+    /// jumped over are no I/O and do not count towards the job's size (fio keeps them in
+    /// `io_skip_bytes`, which nothing reads); a pass ends at the region's end instead, and the
+    /// caller decides whether the job goes on ([`pass_ends_job`]).
+    pub fn seq_offset(&self, j: &mut ZbdJob, dir: u8, len: u64) -> (u64, bool) {
         let d = dir as usize;
         let pos = j.last_pos[d];
-        let mut skipped = 0;
         if pos < self.end && dir == 1 {
             let z = &self.zones[self.zone_of(pos) as usize];
             if z.capacity < self.zone_size && pos >= z.cap_end() {
                 j.last_pos[d] = self.zone_end(self.zone_of(pos));
-                skipped = j.last_pos[d] - pos;
             }
         }
-        if j.last_pos[d] + len.min(j.min_bs[d]) > j.file_offset + j.io_size {
+        let wrapped = j.last_pos[d] + len.min(j.min_bs[d]) > j.file_offset + j.io_size;
+        if wrapped {
             j.last_pos[d] = j.file_offset;
+            j.passes[d] += 1;
         }
-        (j.last_pos[d], skipped)
+        (j.last_pos[d], wrapped)
     }
 
     /// fio's `zbd_find_zone`: a zone near `zb` with at least `min_bytes` written, in the

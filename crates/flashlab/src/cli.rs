@@ -332,6 +332,10 @@ pub struct RunArgs {
     /// --section; give it more than once for several.
     #[arg(long = "section", value_name = "NAME")]
     pub sections: Vec<String>,
+    /// Write the zoned device's zones after the jobs to FILE, as `blkzone report` prints a
+    /// kernel zoned device's (a zoned sim:PROFILE only; written when a job fails too)
+    #[arg(long, value_name = "FILE")]
+    pub zone_report: Option<PathBuf>,
     #[command(flatten)]
     pub sim_fs: SimFsArgs,
     #[command(flatten)]

@@ -116,11 +116,23 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
     } else {
         super::sim_system(&a.sim_fs, &profile, a.seed, a.target.as_deref().unwrap_or("sim:"))?
     };
+    if a.zone_report.is_some() && !zoned {
+        return Err(Error::not_applicable(
+            "--zone-report",
+            format!("profile '{}' is not zoned: it has no zones to report", profile.name),
+        ));
+    }
     let bar = Progress::new("run");
     let results = run_jobfile(&mut sys, &jf, a.seed, &a.source().display().to_string(), Some(&pre), &mut |g, n, f| {
         bar.set((g as f64 + f) / n as f64, &format!("group {}", g + 1))
-    })?;
+    });
     bar.finish();
+    // The zones as the jobs left them, a failed job's included (the state at its error).
+    if let Some(path) = &a.zone_report {
+        let zones = crate::report::zone_report::blkzone_report(&sys.device().report_zones());
+        crate::report::output::write_file(path, zones.as_bytes())?;
+    }
+    let results = results?;
     let d = sys.device_report();
     let device = flashlab_results::typed("the device's report", &d)?;
     let device_line = format!(
@@ -143,6 +155,12 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
 /// `zonemode=zbd`: its zones are the simulated runner's (the real runner does not follow
 /// write pointers yet).
 fn real_only(a: &RunArgs, jf: &JobFile, place: &str) -> Result<(), Error> {
+    if a.zone_report.is_some() {
+        return Err(Error::not_applicable(
+            "--zone-report",
+            format!("reports a zoned sim:PROFILE's zones, not {place}'s"),
+        ));
+    }
     if let Some(j) = jf.jobs.iter().find(|j| j.zoned.zbd()) {
         return Err(Error::Refused {
             path: a.source(),

@@ -2,3 +2,4 @@
 
 pub mod fio_text;
 pub mod output;
+pub mod zone_report;
