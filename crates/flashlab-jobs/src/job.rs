@@ -374,6 +374,9 @@ pub struct Job {
     /// ([`crate::zoned`]). Default none.
     #[serde(default)]
     pub zoned: crate::zoned::ZoneOptions,
+    /// fio's SPRandom preconditioning (`sprandom`, `spr_*`; [`crate::sprandom`]). Default off.
+    #[serde(default)]
+    pub sprandom: crate::sprandom::SprandomOptions,
     /// `buffer_compress_percentage=`: written data compresses by this much (real targets;
     /// a simulated device stores no data). Default 0.
     pub buffer_compress_percentage: u32,
@@ -499,6 +502,7 @@ impl Default for Job {
             loops: 1,
             verify: crate::verify::VerifyOptions::default(),
             zoned: crate::zoned::ZoneOptions::default(),
+            sprandom: crate::sprandom::SprandomOptions::default(),
             buffer_compress_percentage: 0,
             dedupe_percentage: 0,
             steadystate: crate::steadystate::SteadyState::default(),

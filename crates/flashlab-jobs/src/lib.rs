@@ -37,6 +37,7 @@ pub mod options;
 pub mod pacing;
 pub mod parse;
 pub mod prio;
+pub mod sprandom;
 pub mod steadystate;
 pub mod units;
 pub mod verify;

@@ -71,7 +71,6 @@ const PROFILE_OPT: &str =
     "an option of fio's built-in act/tiobench profiles; without profile= fio does nothing with it";
 const PI: &str = "NVMe metadata and protection information are not modelled";
 const FDP: &str = "NVMe flexible data placement is not supported";
-const SPRANDOM: &str = "sprandom preconditioning is not supported; use flashlab's --precondition";
 const PASSTHRU: &str = "an option of fio's NVMe/SCSI passthrough engines (io_uring_cmd, sg); flashlab runs its own engine without passthrough";
 const OTHER_ENGINE: &str = "an option of one of fio's special-purpose engines (network, cloud, GPU, exec, ...); flashlab runs its own engine, so it does nothing here";
 const XNVME: &str = "an option of fio's xNVMe engine; flashlab runs its own engine";
@@ -359,10 +358,10 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("plid_select", &["fdp_pli_select"], FDP, &[]),
     unsup("plids", &["fdp_pli"], FDP, &[]),
     unsup("dp_scheme", &[], FDP, &[]),
-    unsup("sprandom", &[], SPRANDOM, &["0"]),
-    unsup("spr_num_regions", &[], SPRANDOM, &[]),
-    unsup("spr_op", &[], SPRANDOM, &[]),
-    unsup("spr_cs", &[], SPRANDOM, &[]),
+    sup("sprandom", &[]),
+    sup("spr_num_regions", &[]),
+    sup("spr_op", &[]),
+    sup("spr_cs", &[]),
     // Options of fio's built-in profiles (registered globally by fio, so accepted anywhere).
     unsup("profile", &[], "fio's built-in job profiles (act, tiobench) are not supported; write the jobs out", &[]),
     harmless("device-names", &[], PROFILE_OPT),

@@ -1244,6 +1244,15 @@ impl<'a> Parser<'a> {
                     _ => z.offset_increment_zones = n,
                 }
             }
+            name if crate::sprandom::OPTION_NAMES.contains(&name) => {
+                if name == "sprandom" {
+                    job.sprandom.enabled = self.boolean(o)?;
+                } else {
+                    let v = Self::need(o)?;
+                    let bytes = if name == "spr_cs" { self.size(o, v, kb)? } else { 0 };
+                    crate::sprandom::apply(&mut job.sprandom, name, v, bytes)?
+                }
+            }
             name if crate::zoned::OPTION_NAMES.contains(&name) => {
                 let v = Self::need(o)?;
                 let sized = matches!(name, "zonesize" | "zonerange" | "zoneskip" | "zonecapacity");

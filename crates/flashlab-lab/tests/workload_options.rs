@@ -269,3 +269,20 @@ fn offload_crc64_and_write_sequence() {
     let seq_off = run(&format!("{two}verify_write_sequence=0\n")).unwrap();
     assert!(seq_off.iter().all(|j| j.0.verify.as_ref().unwrap().mismatches == 0));
 }
+
+#[test]
+fn sprandom_writes_the_physical_capacity_once_over_and_needs_random_writes() {
+    // fio's SPRandom: every block once plus the rewrites that leave each region as invalid as
+    // the steady-state model says; io_size becomes the physical capacity, 64 MiB x 1.2.
+    let r = run("[p]\nsize=64m\nbs=4k\nrw=randwrite\nsprandom=1\nspr_op=0.2\nspr_num_regions=50\n").unwrap();
+    let w = &r[0].0.write;
+    let physical = flashlab_workload::sprandom::physical_size(0.2, 64 << 20, 4096);
+    let off = (w.io_bytes as f64 - physical as f64).abs() / physical as f64;
+    assert!(w.io_bytes > 64 << 20 && off < 0.02, "{} bytes written, physical {physical}", w.io_bytes);
+    for bad in ["rw=write", "rw=randrw"] {
+        let e = run(&format!("[p]\nsize=64m\nbs=4k\n{bad}\nsprandom=1\n")).unwrap_err();
+        assert!(e.contains("sprandom") && e.contains("randwrite"), "{e}");
+    }
+    let e = run("[p]\nsize=64m\nbs=4k\nrw=randwrite\nsprandom=1\nspr_op=1.5\n").unwrap_err();
+    assert!(e.contains("spr_op"), "{e}");
+}

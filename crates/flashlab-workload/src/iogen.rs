@@ -27,6 +27,8 @@ enum DirGen {
         bs: u64,
     },
     Full(Box<FullGen>),
+    /// fio's `sprandom=1` writes: blocks of `bs` from [`crate::sprandom::Sprandom`].
+    Sprandom(Box<crate::sprandom::Sprandom>, u64),
 }
 
 #[derive(Debug, Clone)]
@@ -76,6 +78,28 @@ fn basic(job: &Job, dir: IoDir) -> bool {
         && (job.blockalign[dir as usize] == 0 || job.blockalign[dir as usize] == job.block_size(dir))
 }
 
+/// What fio's `fixup_options` and `setup_files` require of a `sprandom=1` job: random writes
+/// only (any reads or trims of a mixed job would take offsets the pass does not plan), one
+/// file, one block size. fio sets `norandommap` and its LFSR generator itself; the pass visits
+/// each block once by construction.
+fn check_sprandom(job: &Job) -> Result<(), crate::Error> {
+    let bad = |m: &str| {
+        Err(crate::Error::within("sprandom")(flashlab_jobs::distribution::DistributionError(format!(
+            "{m} (fio: \"sprandom requires random write, random_generator=lfsr, norandommap=1\")"
+        ))))
+    };
+    if !job.rw.is_random() || job.rw.has_reads() || job.rw.has_trims() || !job.rw.has_writes() {
+        return bad("needs rw=randwrite");
+    }
+    if job.nr_files() > 1 {
+        return bad("supports one file only (fio: \"SPRandom supports only one file\")");
+    }
+    if job.bs_mix.is_some() {
+        return bad("needs one block size");
+    }
+    Ok(())
+}
+
 impl IoGen {
     /// The generator of `job` over `span` bytes; draws its set-up from `rng` as [`Offsets`]
     /// did (the engine's generator, seeded with the job's seed). Errors name the option
@@ -86,7 +110,18 @@ impl IoGen {
         let extra_seed = rng.clone().next_u64() ^ EXTRA_SEED;
         let mut extra = Rng::new(extra_seed);
         let mut dirs = Vec::with_capacity(3);
+        if job.sprandom.enabled {
+            check_sprandom(job)?;
+        }
         for dir in [IoDir::Read, IoDir::Write, IoDir::Trim] {
+            if dir == IoDir::Write && job.sprandom.enabled {
+                let bs = job.block_size(dir).max(1);
+                let o = &job.sprandom;
+                let g = crate::sprandom::Sprandom::new(span / bs, bs, o.op, o.regions, o.cache, rng)
+                    .map_err(|m| crate::Error::within("spr_cs")(flashlab_jobs::distribution::DistributionError(m)))?;
+                dirs.push(DirGen::Sprandom(Box::new(g), bs));
+                continue;
+            }
             if basic(job, dir) {
                 let bs = job.block_size(dir).max(1);
                 dirs.push(DirGen::Basic { offsets: Offsets::new(random, random_map, span, bs, rng), bs });
@@ -159,6 +194,7 @@ impl IoGen {
                 let off = offsets.next(span, *bs);
                 Some((off, (*bs).min(span - off)))
             }
+            DirGen::Sprandom(g, bs) => g.next().map(|b| (b * *bs, *bs)),
             DirGen::Full(g) => {
                 let mut len = g.bs.next(&mut self.extra).min(span).max(1);
                 let count = g.issued;

@@ -195,14 +195,22 @@ impl JobSettings {
         self.job.as_ref().is_some_and(|j| j.verify.enabled())
     }
 
-    /// Bytes the job transfers before it stops (`io_size` or the span, times `loops`);
+    /// Bytes the job transfers before it stops (`io_size` or the span, or a SPRandom pass's
+    /// physical capacity, times `loops`);
     /// `None` when it runs for its time.
     pub fn budget(&self) -> Option<u64> {
         if self.time_based {
             None
         } else {
             let loops = self.job.as_ref().map_or(1, |j| u64::from(j.loops.max(1)));
-            Some(self.io_limit.unwrap_or(self.span).saturating_mul(loops))
+            let pass = match &self.job {
+                // fio's sprandom_init sets io_size to the physical capacity the pass writes.
+                Some(j) if j.sprandom.enabled => {
+                    crate::sprandom::physical_size(j.sprandom.op, self.span, self.bs_write)
+                }
+                _ => self.io_limit.unwrap_or(self.span),
+            };
+            Some(pass.saturating_mul(loops))
         }
     }
 

@@ -28,6 +28,7 @@ pub mod protocol;
 pub mod protocol_run;
 pub mod report_groups;
 pub mod rng;
+pub mod sprandom;
 pub mod strided;
 pub mod units;
 pub mod zbd;
