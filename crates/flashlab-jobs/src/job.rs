@@ -374,6 +374,10 @@ pub struct Job {
     /// ([`crate::zoned`]). Default none.
     #[serde(default)]
     pub zoned: crate::zoned::ZoneOptions,
+    /// fio's data placement options: `fdp`, `dataplacement`, `plids`, `plid_select`,
+    /// `dp_scheme` ([`crate::placement`]). Default none.
+    #[serde(default)]
+    pub placement: crate::placement::PlacementOptions,
     /// `buffer_compress_percentage=`: written data compresses by this much (real targets;
     /// a simulated device stores no data). Default 0.
     pub buffer_compress_percentage: u32,
@@ -499,6 +503,7 @@ impl Default for Job {
             loops: 1,
             verify: crate::verify::VerifyOptions::default(),
             zoned: crate::zoned::ZoneOptions::default(),
+            placement: crate::placement::PlacementOptions::default(),
             buffer_compress_percentage: 0,
             dedupe_percentage: 0,
             steadystate: crate::steadystate::SteadyState::default(),
