@@ -466,6 +466,7 @@ impl SimSystem {
             write_amplification: counters.write_amplification(),
             counters,
             state: self.dev.state(),
+            fdp: self.dev.fdp_stats(),
         }
     }
 
