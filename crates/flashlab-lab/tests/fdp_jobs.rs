@@ -36,7 +36,7 @@ fn round_robin_over_three_handles_splits_the_writes_in_three() {
     .unwrap();
     assert_eq!(r[0].0.write.io_bytes, 3000 * 4096);
     // Writes 0, 3, 6, ... to handle 0, 1, 4, ... to handle 1, ...: a thousand each, none to the others.
-    let mut want = vec![0; 8];
+    let mut want = vec![0; 4];
     want[..3].fill(1000 * 4096);
     assert_eq!(host(&sys), want);
     // The job's results carry the device's FDP report.
@@ -49,15 +49,15 @@ fn random_selection_stays_within_the_listed_ids_and_scheme_follows_the_offsets()
     let mut sys = SimSystem::new(&profile("nvme-gen3-fdp"), 1, false);
     run(
         &mut sys,
-        "[w]\nrw=randwrite\nbs=4k\ndirect=1\nsize=64m\nnumber_ios=4000\nfdp=1\nplids=2,5\nplid_select=random\n",
+        "[w]\nrw=randwrite\nbs=4k\ndirect=1\nsize=64m\nnumber_ios=4000\nfdp=1\nplids=1,3\nplid_select=random\n",
     )
     .unwrap();
     let h = host(&sys);
-    assert_eq!(h[2] + h[5], 4000 * 4096);
-    assert!(h[2] > 1500 * 4096 && h[5] > 1500 * 4096, "{h:?}");
-    // A scheme: the first 4 MiB to ID 6, the next 4 MiB to ID 3, the rest to 0 (no entry).
+    assert_eq!(h[1] + h[3], 4000 * 4096);
+    assert!(h[1] > 1500 * 4096 && h[3] > 1500 * 4096, "{h:?}");
+    // A scheme: the first 4 MiB to ID 3, the next 4 MiB to ID 2, the rest to 0 (no entry).
     let file = std::env::temp_dir().join(format!("flashlab-dp-scheme-{}", std::process::id()));
-    std::fs::write(&file, format!("0,{},6\n{},{},3\n", 4 * MIB, 4 * MIB, 8 * MIB)).unwrap();
+    std::fs::write(&file, format!("0,{},3\n{},{},2\n", 4 * MIB, 4 * MIB, 8 * MIB)).unwrap();
     let mut sys = SimSystem::new(&profile("nvme-gen3-fdp"), 1, false);
     let r = run(
         &mut sys,
@@ -69,7 +69,7 @@ fn random_selection_stays_within_the_listed_ids_and_scheme_follows_the_offsets()
     std::fs::remove_file(&file).unwrap();
     r.unwrap();
     let h = host(&sys);
-    assert_eq!((h[6], h[3], h[0]), (4 * MIB, 4 * MIB, 4 * MIB), "{h:?}");
+    assert_eq!((h[3], h[2], h[0]), (4 * MIB, 4 * MIB, 4 * MIB), "{h:?}");
 }
 
 #[test]
@@ -78,8 +78,8 @@ fn fdp_on_a_device_without_it_is_refused() {
     let e = run(&mut sys, "[w]\nrw=randwrite\nbs=4k\nsize=16m\nfdp=1\n").unwrap_err();
     assert!(e.contains("no Flexible Data Placement") && e.contains("fdp fetch ruhs failed"), "{e}");
     let mut sys = SimSystem::new(&profile("nvme-gen3-fdp"), 1, false);
-    let e = run(&mut sys, "[w]\nrw=randwrite\nbs=4k\nsize=16m\nfdp=1\nplids=0,8\n").unwrap_err();
-    assert!(e.contains("plids") && e.contains("must be smaller than 8"), "{e}");
+    let e = run(&mut sys, "[w]\nrw=randwrite\nbs=4k\nsize=16m\nfdp=1\nplids=0,4\n").unwrap_err();
+    assert!(e.contains("plids") && e.contains("must be smaller than 4"), "{e}");
     let e = run(&mut sys, "[w]\nrw=randwrite\nbs=4k\nsize=16m\ndataplacement=streams\nplids=1\n").unwrap_err();
     assert!(e.contains("dataplacement") && e.contains("fdp=1"), "{e}");
 }
