@@ -7,6 +7,11 @@
 //! physical unit at 16 GiB, 26 at 256 GiB) and per-block arrays. A logical unit
 //! is in one of three places: unmapped (reads as zeros), in an open page of the controller's
 //! buffer (`l2p` has the `BUFFERED` bit and the slot), or on NAND (`l2p` is the physical unit).
+//!
+//! Host writes go to the write frontier of their request's stream; GC has its own frontier
+//! (or two, by temperature: `ftl/gc_split.rs`). With `[fdp]` the host frontiers are NVMe FDP
+//! reclaim unit handles and GC has one frontier per persistently isolated handle
+//! (`ftl/fdp.rs`).
 
 mod bulk;
 #[cfg(feature = "fault-injection")]
