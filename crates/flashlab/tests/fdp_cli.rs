@@ -52,5 +52,7 @@ fn sim_placement_adds_the_fdp_rows_on_the_nvme_pair() {
     let names: Vec<&str> = rows.iter().map(|r| r["placement"].as_str().unwrap()).collect();
     assert_eq!(names, ["conventional", "streams", "fdp-initial", "fdp-persistent", "zoned"]);
     assert_eq!(rows[3]["handle_waf"].as_array().unwrap().len(), 2);
-    fails(&["sim", "placement", "--fdp", "sim:nvme-gen3", "--pages-per-block", "8"], "not an FDP profile");
+    let pair = ["sim", "placement", "--conventional", "sim:nvme-gen3", "--zoned", "sim:nvme-gen3-zns"];
+    fails(&[&pair[..], &["--fdp", "sim:nvme-gen3", "--pages-per-block", "8"]].concat(), "not an FDP profile");
+    fails(&[&pair[..], &["--fdp", "sim:ufs-4.0"]].concat(), "not on the same NAND");
 }
