@@ -377,6 +377,10 @@ pub struct Job {
     /// fio's SPRandom preconditioning (`sprandom`, `spr_*`; [`crate::sprandom`]). Default off.
     #[serde(default)]
     pub sprandom: crate::sprandom::SprandomOptions,
+    /// fio's data placement options: `fdp`, `dataplacement`, `plids`, `plid_select`,
+    /// `dp_scheme` ([`crate::placement`]). Default none.
+    #[serde(default)]
+    pub placement: crate::placement::PlacementOptions,
     /// `buffer_compress_percentage=`: written data compresses by this much (real targets;
     /// a simulated device stores no data). Default 0.
     pub buffer_compress_percentage: u32,
@@ -503,6 +507,7 @@ impl Default for Job {
             verify: crate::verify::VerifyOptions::default(),
             zoned: crate::zoned::ZoneOptions::default(),
             sprandom: crate::sprandom::SprandomOptions::default(),
+            placement: crate::placement::PlacementOptions::default(),
             buffer_compress_percentage: 0,
             dedupe_percentage: 0,
             steadystate: crate::steadystate::SteadyState::default(),

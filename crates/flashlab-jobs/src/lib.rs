@@ -36,6 +36,7 @@ pub mod limits;
 pub mod options;
 pub mod pacing;
 pub mod parse;
+pub mod placement;
 pub mod prio;
 pub mod sprandom;
 pub mod steadystate;

@@ -70,7 +70,6 @@ const IOLOG: &str = "I/O log replay/recording is not supported; use a flashlab t
 const PROFILE_OPT: &str =
     "an option of fio's built-in act/tiobench profiles; without profile= fio does nothing with it";
 const PI: &str = "NVMe metadata and protection information are not modelled";
-const FDP: &str = "NVMe flexible data placement is not supported";
 const PASSTHRU: &str = "an option of fio's NVMe/SCSI passthrough engines (io_uring_cmd, sg); flashlab runs its own engine without passthrough";
 const OTHER_ENGINE: &str = "an option of one of fio's special-purpose engines (network, cloud, GPU, exec, ...); flashlab runs its own engine, so it does nothing here";
 const XNVME: &str = "an option of fio's xNVMe engine; flashlab runs its own engine";
@@ -353,11 +352,12 @@ pub static OPTIONS: &[OptionInfo] = &[
     sup("zone_reset_frequency", &[]),
     unsup("recover_zbd_write_error", &[], ZONES, &["0"]),
     unsup("write_zone_remainders", &[], ZONES, &["0"]),
-    unsup("fdp", &[], FDP, &["0"]),
-    unsup("dataplacement", &["data_placement"], FDP, &["none"]),
-    unsup("plid_select", &["fdp_pli_select"], FDP, &[]),
-    unsup("plids", &["fdp_pli"], FDP, &[]),
-    unsup("dp_scheme", &[], FDP, &[]),
+    // Data placement (crate::placement): FDP on `[fdp]` profiles, streams on multi-stream ones.
+    sup("fdp", &[]),
+    sup("dataplacement", &["data_placement"]),
+    sup("plid_select", &["fdp_pli_select"]),
+    sup("plids", &["fdp_pli"]),
+    sup("dp_scheme", &[]),
     sup("sprandom", &[]),
     sup("spr_num_regions", &[]),
     sup("spr_op", &[]),

@@ -1253,6 +1253,9 @@ impl<'a> Parser<'a> {
                     crate::sprandom::apply(&mut job.sprandom, name, v, bytes)?
                 }
             }
+            name if crate::placement::OPTION_NAMES.contains(&name) => {
+                crate::placement::apply(&mut job.placement, name, Self::need(o)?)?
+            }
             name if crate::zoned::OPTION_NAMES.contains(&name) => {
                 let v = Self::need(o)?;
                 let sized = matches!(name, "zonesize" | "zonerange" | "zoneskip" | "zonecapacity");
@@ -1521,6 +1524,10 @@ impl<'a> Parser<'a> {
             return Err(self.err_at(loc, Some(opt), m));
         }
         if let Err((opt, m)) = job.prio.check(&job.name) {
+            let loc = lines.get(opt).copied().unwrap_or(Loc::main(job.line));
+            return Err(self.err_at(loc, Some(opt), m));
+        }
+        if let Err((opt, m)) = crate::placement::finalize(job) {
             let loc = lines.get(opt).copied().unwrap_or(Loc::main(job.line));
             return Err(self.err_at(loc, Some(opt), m));
         }

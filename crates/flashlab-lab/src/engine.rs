@@ -114,7 +114,8 @@ impl JobSpec {
             && s.thinktime_ns == 0
             && s.flow().is_none()
             && !s.job.as_ref().is_some_and(|j| j.prio.cmdprio())
-            && self.zbd.is_none();
+            && self.zbd.is_none()
+            && !s.job.as_ref().is_some_and(|j| j.placement.on());
         match s.rw {
             _ if !bare => None,
             Rw::Read | Rw::RandRead => Some(0),
@@ -185,6 +186,8 @@ struct Live {
     flow_quiesce: bool,
     /// fio's `zonemode=zbd`: the job's side of the zones (its resets counted here).
     zbd: Option<ZbdJob>,
+    /// fio's data placement: each write's placement or stream ID.
+    placement: Option<flashlab_jobs::placement::Selector>,
 }
 
 impl Live {
@@ -226,6 +229,10 @@ impl Live {
             flow_blocked: false,
             flow_quiesce: false,
             zbd: s.zbd.as_ref().map(|z| z.job.clone()),
+            placement: s.settings.job.as_ref().filter(|j| j.placement.on()).map(|j| {
+                let p = &j.placement;
+                flashlab_jobs::placement::Selector::new(p.ids.clone(), p.select, p.scheme.clone(), s.settings.seed)
+            }),
         })
     }
 
@@ -600,12 +607,17 @@ pub fn run_group_hooked(
         let op = op(dir);
         // A verifying job's writes carry a tag the device keeps with the data.
         let verify = s.verify.as_ref().filter(|_| dir == 1);
-        let hints = match verify {
-            Some(v) => {
-                IoHints { write_tag: v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(set.offset + off, len) }
-            }
+        let mut hints = match verify {
+            Some(v) => IoHints {
+                write_tag: v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(set.offset + off, len),
+                placement: 0,
+            },
             None => IoHints::NONE,
         };
+        // fio's data placement: a write's ID, chosen at the offset it goes to.
+        if let (Some(sel), 1) = (&mut l.placement, dir) {
+            hints.placement = sel.next(base + off);
+        }
         let c = sys.io_with(t_in, file, op, base + off, len, hints);
         if let Some(v) = verify {
             v.lock().unwrap_or_else(|e| e.into_inner()).written(set.offset + off, len);

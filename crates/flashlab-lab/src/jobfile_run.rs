@@ -60,7 +60,7 @@ pub fn run_jobfile(
             let job = &jf.jobs[ji];
             for n in 0..job.numjobs.max(1) {
                 let seed = seed.wrapping_add(ji as u64 * 1000 + u64::from(n));
-                let s = if job.zoned.zbd() || sys.device().is_zoned() {
+                let s = if job.zoned.zbd() || sys.device().is_zoned() || job.placement.on() {
                     raw_spec(sys, job, g as u32, n, seed, file_name, &mut zones)?
                 } else {
                     spec(sys, job, g as u32, n, seed, file_name, share)?
@@ -345,6 +345,7 @@ fn raw_spec(
         *zones = Some(Arc::new(Mutex::new(z)));
     }
     let mut job = job.clone();
+    resolve_placement(dev, &mut job).map_err(cannot)?;
     let zone_size = match zones.as_ref().filter(|_| zbd) {
         Some(z) => {
             let d = z.lock().unwrap_or_else(|e| e.into_inner());
@@ -410,6 +411,52 @@ fn raw_spec(
     spec.verify = verify;
     spec.zbd = zbd_spec;
     Ok(spec)
+}
+
+/// fio's data placement (`flashlab_jobs::placement`) against the device: the IDs a job may
+/// use (its `plids`, checked, or every handle / none), and the `dp_scheme` file's entries. A
+/// job with placement writes the device itself, as fio's passthrough engines do.
+fn resolve_placement(dev: &flashsim::Device, job: &mut Job) -> Result<(), String> {
+    use flashlab_jobs::placement::{Directive, Select};
+    let p = &mut job.placement;
+    let target = format!("sim:{}", dev.profile().name);
+    let ids = match p.directive() {
+        Directive::None => return Ok(()),
+        Directive::Fdp => {
+            let Some(fdp) = &dev.profile().fdp else {
+                return Err(format!(
+                    "option 'fdp': {target} has no Flexible Data Placement (no [fdp] in its profile; nvme-gen3-fdp has); fio stops such a job at set-up too, when it cannot read the device's reclaim unit handle status (\"fdp fetch ruhs failed\")"
+                ));
+            };
+            fdp.handles
+        }
+        Directive::Streams => {
+            if dev.profile().fdp.is_some() {
+                return Err(format!(
+                    "option 'dataplacement': {target} places data by FDP; use fdp=1 (this model takes streams on a device without [fdp])"
+                ));
+            }
+            dev.profile().ftl.host_streams
+        }
+    };
+    let what = if p.directive() == Directive::Fdp { "placement ID index" } else { "stream ID" };
+    if let Some(&bad) = p.ids.iter().find(|&&i| i >= ids) {
+        return Err(format!("option 'plids': {what} {bad} must be smaller than {ids}, the number {target} has"));
+    }
+    if p.ids.is_empty() {
+        // fio's default: every handle the device reports (at most 128).
+        p.ids = (0..ids.min(flashlab_jobs::placement::MAX_IDS as u32)).collect();
+    }
+    if p.select == Select::Scheme {
+        let file = p.scheme_file.clone().unwrap_or_default();
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| format!("option 'dp_scheme': cannot read the scheme file {file}: {e}"))?;
+        p.scheme = flashlab_jobs::placement::parse_scheme(&text);
+        if let Some(e) = p.scheme.iter().find(|e| e.id >= ids) {
+            return Err(format!("option 'dp_scheme': {file}: {what} {} must be smaller than {ids}", e.id));
+        }
+    }
+    Ok(())
 }
 
 /// The file `name` of `size` bytes: an existing one at least that large, or a new one, laid

@@ -75,11 +75,15 @@ pub struct IoHints {
     /// later read can check (fio's `verify` on the simulated device, [`crate::sim_verify`]);
     /// 0: none. Reads and trims ignore it.
     pub write_tag: u64,
+    /// A write's placement ID (FDP) or stream ID (streams), sent with the request
+    /// ([`flashsim::Request::stream`]); 0: the default. Only on the device itself
+    /// ([`FileId::RAW`]).
+    pub placement: u32,
 }
 
 impl IoHints {
     /// No hints: what [`SimSystem::io`] passes.
-    pub const NONE: IoHints = IoHints { write_tag: 0 };
+    pub const NONE: IoHints = IoHints { write_tag: 0, placement: 0 };
 }
 
 /// A file of the system, by id or by name, for the calls at the system's clock.
@@ -251,6 +255,13 @@ impl SimSystem {
         len: u64,
         hints: IoHints,
     ) -> Result<Completion, SysError> {
+        if hints.placement != 0 {
+            if id != FileId::RAW {
+                return Err(SysError::Job("a placement ID goes with a request to the device itself".into()));
+            }
+            let r = Request { stream: hints.placement, tag: hints.write_tag, ..Request::new(op, off, len) };
+            return Ok(self.dev.submit(t, &r)?);
+        }
         if hints.write_tag == 0 {
             return self.io(t, id, op, off, len);
         }
@@ -455,6 +466,7 @@ impl SimSystem {
             write_amplification: counters.write_amplification(),
             counters,
             state: self.dev.state(),
+            fdp: self.dev.fdp_stats(),
         }
     }
 
@@ -519,7 +531,7 @@ mod tests {
     fn a_write_tag_is_kept_with_the_data_and_cleared_after() {
         let mut s = SimSystem::new(&toy(), 1, false);
         s.track_content();
-        s.io_with(0, FileId::RAW, Op::Write, 0, 4096, IoHints { write_tag: 7 }).unwrap();
+        s.io_with(0, FileId::RAW, Op::Write, 0, 4096, IoHints { write_tag: 7, placement: 0 }).unwrap();
         s.io(0, FileId::RAW, Op::Write, 4096, 4096).unwrap();
         assert_eq!(s.device().peek(0), Some(7));
         assert_ne!(s.device().peek(1), Some(7));

@@ -1,10 +1,11 @@
 //! The placement experiment (issue 47, acceptance 3) on a small version of the UFS 4.0 twins
-//! (same NAND, 256 blocks per plane of 8 pages: 1024 zones of 1 MiB): the laws its figures must
-//! obey, and the mechanisms each placement is there to show.
+//! (same NAND, 256 blocks per plane of 8 pages: 1024 zones of 1 MiB; the FDP twin is ufs-4.0
+//! with an `[fdp]` table): the laws its figures must obey, and the mechanisms each placement is
+//! there to show.
 
 use flashlab_lab::experiments::placement::{run_placements, Family, PlacementConfig, PlacementResult};
 use flashlab_lab::profiles::builtin;
-use flashsim::Profile;
+use flashsim::{FdpConfig, Isolation, Profile};
 
 fn small(name: &str) -> Profile {
     let text = builtin(name)
@@ -14,10 +15,19 @@ fn small(name: &str) -> Profile {
     Profile::from_toml(name, &text).unwrap()
 }
 
+/// ufs-4.0 with FDP (the experiment sets the handles and their isolation).
+fn fdp_twin() -> Profile {
+    let mut p = small("ufs-4.0");
+    p.fdp = Some(FdpConfig { reclaim_groups: 1, handles: 1, isolation: vec![Isolation::InitiallyIsolated] });
+    p.validate("ufs-4.0 with fdp").unwrap();
+    p
+}
+
 fn run(family: Family) -> PlacementResult {
     let cfg = PlacementConfig {
         conventional: small("ufs-4.0"),
         zoned: small("zoned-ufs-4.0"),
+        fdp: Some(fdp_twin()),
         family,
         live: 0.75,
         passes: 3.0,
@@ -30,7 +40,8 @@ fn run(family: Family) -> PlacementResult {
 #[test]
 fn every_placement_obeys_the_laws() {
     let r = run(Family::MultiStream);
-    assert_eq!(r.rows.len(), 3);
+    let names: Vec<&str> = r.rows.iter().map(|r| r.placement.as_str()).collect();
+    assert_eq!(names, ["conventional", "streams", "fdp-initial", "fdp-persistent", "zoned"]);
     let app = r.rows[0].app_writes;
     for row in &r.rows {
         let name = &row.placement;
@@ -48,13 +59,25 @@ fn every_placement_obeys_the_laws() {
         let budget = row.lifetime_tbw * 1e12 * row.end_to_end_waf;
         let expected = f64::from(r.pe_cycles) * r.nand_bytes as f64;
         assert!((budget / expected - 1.0).abs() < 1e-9, "{name}: TBW x WAF {budget} vs P/E x NAND {expected}");
+        // FDP rows carry one WAF per handle (one per stream), each at least 1.
+        if name.starts_with("fdp") {
+            assert_eq!(row.handle_waf.len(), r.streams.len(), "{name}");
+            assert!(row.handle_waf.iter().all(|&w| w >= 0.99), "{name}: {:?}", row.handle_waf);
+        } else {
+            assert!(row.handle_waf.is_empty(), "{name}");
+        }
     }
+}
+
+fn by_name<'a>(r: &'a PlacementResult, name: &str) -> &'a flashlab_lab::experiments::placement::PlacementRow {
+    r.rows.iter().find(|row| row.placement == name).unwrap()
 }
 
 #[test]
 fn each_placement_shows_its_mechanism() {
     let r = run(Family::MultiStream);
-    let [conv, streams, zoned] = [&r.rows[0], &r.rows[1], &r.rows[2]];
+    let [conv, streams, zoned] = [by_name(&r, "conventional"), by_name(&r, "streams"), by_name(&r, "zoned")];
+    let [initial, persistent] = [by_name(&r, "fdp-initial"), by_name(&r, "fdp-persistent")];
     // Zones: no device GC, and the device writes what it is sent (padding aside).
     assert_eq!(zoned.device_gc_copies, 0);
     assert_eq!(zoned.map_writebacks, 0, "a zoned device keeps no mapping table");
@@ -65,6 +88,11 @@ fn each_placement_shows_its_mechanism() {
     assert!(conv.device_gc_copies > 0);
     // One frontier per stream keeps lifetimes apart: fewer GC copies than one shared frontier.
     assert!(streams.data_waf < conv.data_waf, "streams {} vs conventional {}", streams.data_waf, conv.data_waf);
+    // FDP initially isolated is streams: host writes apart, GC copies shared.
+    assert!((initial.data_waf / streams.data_waf - 1.0).abs() < 0.02, "{} vs {}", initial.data_waf, streams.data_waf);
+    // Persistently isolated: each handle's GC copies stay with its data, so the survivors of
+    // short-lived streams are not mixed with long-lived ones: fewer copies still.
+    assert!(persistent.data_waf < initial.data_waf, "{} vs {}", persistent.data_waf, initial.data_waf);
 }
 
 /// The adversarial family: a log rewritten in order beside uniform writes. One frontier per
@@ -72,7 +100,7 @@ fn each_placement_shows_its_mechanism() {
 #[test]
 fn separating_a_log_from_random_writes_saves_copies() {
     let r = run(Family::Adversarial);
-    let [conv, streams, zoned] = [&r.rows[0], &r.rows[1], &r.rows[2]];
+    let [conv, streams, zoned] = [by_name(&r, "conventional"), by_name(&r, "streams"), by_name(&r, "zoned")];
     assert!(streams.data_waf < 0.9 * conv.data_waf, "streams {} vs conventional {}", streams.data_waf, conv.data_waf);
     assert!(zoned.data_waf < conv.data_waf, "zoned {} vs conventional {}", zoned.data_waf, conv.data_waf);
 }

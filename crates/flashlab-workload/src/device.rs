@@ -15,4 +15,8 @@ pub struct DeviceReport {
     pub counters: flashsim::Counters,
     /// The device's state (free blocks, wear).
     pub state: flashsim::DeviceState,
+    /// Flexible Data Placement: per reclaim unit handle host and media bytes (FDP profiles
+    /// only; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<flashsim::FdpStats>,
 }

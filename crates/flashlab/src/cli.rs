@@ -404,6 +404,11 @@ pub struct PlacementArgs {
     /// Its zoned twin, on the same NAND.
     #[arg(long, default_value = "sim:zoned-ufs-4.0")]
     pub zoned: String,
+    /// Its FDP twin, on the same NAND (a profile with [fdp]; one handle per stream, run
+    /// initially and persistently isolated). Default: the built-in `<conventional>-fdp` if
+    /// there is one (sim:nvme-gen3-fdp for sim:nvme-gen3), else no FDP rows; `none`: none.
+    #[arg(long)]
+    pub fdp: Option<String>,
     /// Both devices with this many blocks per plane (the same NAND, smaller, so the run is
     /// short); 0 keeps the profiles'.
     #[arg(long, default_value_t = 256)]

@@ -17,6 +17,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("zoned-ufs-4.0", include_str!("../profiles/zoned-ufs-4.0.toml")),
     ("nvme-gen3", include_str!("../profiles/nvme-gen3.toml")),
     ("nvme-gen3-zns", include_str!("../profiles/nvme-gen3-zns.toml")),
+    ("nvme-gen3-fdp", include_str!("../profiles/nvme-gen3-fdp.toml")),
     ("sd-card", include_str!("../profiles/sd-card.toml")),
     ("pixel-2016", include_str!("../profiles/pixel-2016.toml")),
     ("motoz-2016", include_str!("../profiles/motoz-2016.toml")),

@@ -44,7 +44,10 @@ pub struct Request {
     pub offset: u64,
     /// Bytes.
     pub len: u64,
-    /// Host write stream (frontier); below the profile's `host_streams`.
+    /// Host write stream (frontier); below the profile's `host_streams`. On an FDP device
+    /// (`[fdp]`) it is the write's placement ID, selecting reclaim unit handle `stream`: NVMe
+    /// carries both in a write command's directive-specific field (DSPEC), so a placement
+    /// travels with its request, never as device state.
     pub stream: u32,
     /// With content tracking on, the tag every written unit carries (a version number).
     pub tag: u64,
@@ -106,8 +109,9 @@ pub enum RequestError {
     /// A read, write or trim of 0 bytes.
     #[error("request of 0 bytes")]
     Empty,
-    /// The request names a host write stream the profile does not have.
-    #[error("stream {stream} but the device has {streams}")]
+    /// The request names a host write stream (on an FDP device, a placement ID) the profile
+    /// does not have.
+    #[error("stream (placement ID) {stream} but the device has {streams}")]
     BadStream {
         /// The stream asked for.
         stream: u32,
@@ -247,6 +251,16 @@ impl Device {
     /// Free blocks, valid units and wear now.
     pub fn state(&self) -> DeviceState {
         self.ftl.state()
+    }
+
+    /// The Flexible Data Placement report (`[fdp]` profiles; `None` otherwise): reclaim groups,
+    /// the reclaim unit's size, and per reclaim unit handle its isolation, host and media
+    /// bytes and the space left in its open reclaim units. Allocates; not for the request path.
+    pub fn fdp_stats(&self) -> Option<crate::fdp::FdpStats> {
+        match &self.ftl {
+            Mapping::Page(f) => f.fdp_stats(),
+            Mapping::Hybrid(_) | Mapping::Zoned(_) => None,
+        }
     }
 
     /// Host unit writes the FTL's temperature detector classified (hot, cold), when the

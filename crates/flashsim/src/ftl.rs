@@ -7,10 +7,16 @@
 //! physical unit at 16 GiB, 26 at 256 GiB) and per-block arrays. A logical unit
 //! is in one of three places: unmapped (reads as zeros), in an open page of the controller's
 //! buffer (`l2p` has the `BUFFERED` bit and the slot), or on NAND (`l2p` is the physical unit).
+//!
+//! Host writes go to the write frontier of their request's stream; GC has its own frontier
+//! (or two, by temperature: `ftl/gc_split.rs`). With `[fdp]` the host frontiers are NVMe FDP
+//! reclaim unit handles and GC has one frontier per persistently isolated handle
+//! (`ftl/fdp.rs`).
 
 mod bulk;
 #[cfg(feature = "fault-injection")]
 mod fault;
+mod fdp;
 mod gc_split;
 mod pacing;
 mod translation;
@@ -59,6 +65,9 @@ enum BlockState {
 pub(crate) struct OpenPage {
     pub(crate) lpn: [u32; MAX_UPP],
     pub(crate) tag: [u64; MAX_UPP],
+    /// With FDP, the reclaim unit handle whose data each slot of a GC page holds (a host
+    /// page's slots are all its handle's); unused otherwise.
+    pub(crate) handle: [u8; MAX_UPP],
     pub(crate) len: u32,
     /// When the last of its data arrived.
     pub(crate) ready: Ns,
@@ -66,7 +75,7 @@ pub(crate) struct OpenPage {
 
 impl OpenPage {
     pub(crate) fn new() -> OpenPage {
-        OpenPage { lpn: [INVALID; MAX_UPP], tag: [0; MAX_UPP], len: 0, ready: 0 }
+        OpenPage { lpn: [INVALID; MAX_UPP], tag: [0; MAX_UPP], handle: [0; MAX_UPP], len: 0, ready: 0 }
     }
 
     /// Add a unit whose data is in the controller at `ready`; returns its slot.
@@ -175,6 +184,12 @@ pub(crate) struct Ftl {
     detector: Option<Detector>,
     /// GC copies go to a hot or a cold GC frontier by temperature ([`gc_split`]).
     gc_split: bool,
+    /// GC write frontiers (each with an open page per die): 1, 2 with `gc_split`, more with
+    /// FDP's persistently isolated handles.
+    gc_slots: u32,
+    /// Flexible Data Placement ([`fdp`]): per-handle statistics and GC by handle; `None`
+    /// without `[fdp]`.
+    fdp: Option<Box<fdp::Fdp>>,
     /// The detector classifies host writes (else it only remembers the host's hints).
     detect: bool,
     counters: Counters,
@@ -187,7 +202,11 @@ impl Ftl {
         let physical = geo.physical_units();
         let logical = profile.logical_units();
         let blocks = geo.blocks() as usize;
-        let frontiers = f.host_streams + u32::from(f.separate_gc_frontier) + u32::from(f.gc_by_temperature);
+        let frontiers = profile.frontiers();
+        let gc_slots = match &profile.fdp {
+            Some(c) => c.gc_frontiers(),
+            None => 1 + u32::from(f.gc_by_temperature),
+        };
         let mut free = vec![VecDeque::new(); geo.dies as usize];
         for b in 0..geo.blocks() {
             free[geo.die_of_block(b) as usize].push_back(b);
@@ -210,7 +229,7 @@ impl Ftl {
             frontiers,
             gc_frontier: if f.separate_gc_frontier { f.host_streams } else { 0 },
             host_streams: f.host_streams,
-            open: vec![OpenPage::new(); (f.host_streams + geo.dies * (1 + u32::from(f.gc_by_temperature))) as usize],
+            open: vec![OpenPage::new(); (f.host_streams + geo.dies * gc_slots) as usize],
             next_die: (0..f.host_streams).map(|s| s % geo.dies).collect(),
             buffer: WriteBuffer::new(f.write_buffer_kib / (MAP_UNIT / 1024) as u32),
             volatile_buffer: f.write_buffer_volatile,
@@ -246,6 +265,8 @@ impl Ftl {
                 || (f.temperature == TemperatureMode::Hint && f.gc_by_temperature))
                 .then(|| Detector::new(logical)),
             gc_split: f.gc_by_temperature,
+            gc_slots,
+            fdp: profile.fdp.as_ref().map(|c| Box::new(fdp::Fdp::new(c, logical))),
             detect: f.temperature == TemperatureMode::Detect,
             counters: Counters::default(),
         }
@@ -352,7 +373,10 @@ impl Ftl {
             }
             None => stream,
         };
-        let cur = self.l2p[lpn as usize];
+        let mut cur = self.l2p[lpn as usize];
+        if self.fdp.is_some() {
+            cur = self.fdp_host_unit(lpn, stream, cur);
+        }
         if cur != UNMAPPED && cur & BUFFERED != 0 {
             // Still in controller RAM: the new data replaces it there.
             let i = (cur & !BUFFERED) as usize;
@@ -497,6 +521,9 @@ impl Ftl {
         if op < self.host_streams as usize {
             self.buffer.release_at(done, len);
         }
+        if self.fdp.is_some() {
+            self.fdp_programmed(op);
+        }
         self.open[op].clear();
         if self.next_page[block as usize] == self.geo.pages_per_block {
             self.state[block as usize] = BlockState::Closed;
@@ -634,6 +661,8 @@ impl Ftl {
     fn gc_copy_read(&mut self, die: u32, v: u32, base: u32, lpns: &[u32; MAX_UPP], live: u32, to: u32, at: Ns) -> Ns {
         if self.gc_split {
             self.gc_copy_page_split(die, v, base, live, at)
+        } else if self.fdp.is_some() {
+            self.gc_copy_page_fdp(die, v, base, live, at)
         } else {
             self.gc_copy_live(die, v, base, lpns, live, to, at)
         }
@@ -988,6 +1017,7 @@ impl Ftl {
             + self.buffer.memory_bytes()
             + self.map.as_ref().map_or(0, MapCache::memory_bytes)
             + self.detector.as_ref().map_or(0, Detector::memory_bytes)
+            + self.fdp.as_ref().map_or(0, |f| f.memory_bytes())
     }
 
     /// Check that the mapping, the valid counts and the free lists agree. For tests; O(size).
@@ -1060,6 +1090,7 @@ impl Ftl {
                 jobs, self.jobs
             )));
         }
+        self.check_fdp()?;
         for (b, s) in self.state.iter().enumerate() {
             if *s == BlockState::Free && !in_free[b] {
                 return Err(Error::Invariant(format!("block {b} is free but in no free list")));

@@ -51,6 +51,7 @@ mod device;
 mod error;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
+pub mod fdp;
 mod ftl;
 mod host;
 mod hybrid;
@@ -75,6 +76,7 @@ pub use check::{Violation, DEFAULT_CHECK_EVERY};
 pub use counters::{Counters, DeviceState, Wear};
 pub use device::{Completion, Device, Op, Request, RequestError, SECTOR};
 pub use error::Error;
+pub use fdp::{FdpConfig, FdpStats, HandleStats, Isolation};
 pub use host::HostInterface;
 pub use nand::xfer_ns;
 pub use profile::{GcPolicy, Interface, MappingKind, Profile, ProfileError, SequentialLog, ZonedConfig, MAP_UNIT};

@@ -45,6 +45,10 @@ pub struct Profile {
     /// `[zoned]`: the zones of a zoned device (`ftl.mapping = "zoned"`; docs/zoned.md).
     #[serde(default)]
     pub zoned: Option<ZonedConfig>,
+    /// `[fdp]`: NVMe Flexible Data Placement on the page-mapped FTL ([`crate::fdp`]); the
+    /// host streams become its reclaim unit handles.
+    #[serde(default)]
+    pub fdp: Option<crate::fdp::FdpConfig>,
 }
 
 /// `[zoned]`: a host-managed zoned device (zoned UFS, NVMe ZNS): every zone owns its own erase
@@ -445,6 +449,14 @@ impl Profile {
             });
             ProfileError { source: source.to_string(), line, field, message: e.message().trim().to_string() }
         })?;
+        let mut profile = profile;
+        // With FDP the host write frontiers are the reclaim unit handles: `host_streams` left
+        // out (1) takes their number; any other value must agree (checked by `validate`).
+        if let Some(fdp) = &profile.fdp {
+            if profile.ftl.host_streams == 1 {
+                profile.ftl.host_streams = fdp.handles;
+            }
+        }
         profile.validate(source)?;
         Ok(profile)
     }
@@ -576,6 +588,7 @@ impl Profile {
         if !(f.spare_factor.is_finite() && f.spare_factor > 0.0 && f.spare_factor < 0.9) {
             return Err(err("ftl.spare_factor", format!("must be in (0, 0.9), got {}", f.spare_factor)));
         }
+        self.validate_fdp(&err)?;
         if f.mapping == MappingKind::Zoned {
             self.validate_zoned(&err)?;
             return self.validate_host_limits(&err);
@@ -608,7 +621,7 @@ impl Profile {
         if f.gc_by_temperature && f.temperature == crate::temperature::TemperatureMode::Off {
             return Err(err("ftl.gc_by_temperature", "needs ftl.temperature = \"hint\" or \"detect\"".into()));
         }
-        let frontiers = u64::from(f.host_streams) + u64::from(f.separate_gc_frontier) + u64::from(f.gc_by_temperature);
+        let frontiers = u64::from(self.frontiers());
         let reserved = frontiers + u64::from(f.bg_gc_target_free_blocks) + 1;
         if reserved >= blocks_per_die {
             return Err(err(
@@ -724,6 +737,52 @@ impl Profile {
             return Err(err("ftl.gc_pages_per_command", "must be at least 1".into()));
         }
         self.validate_host_limits(&err)
+    }
+
+    /// Write frontiers of the page-mapped FTL: the host streams (with FDP, its reclaim unit
+    /// handles), then GC's: its own unless it shares stream 0's, a second one for hot data with
+    /// `gc_by_temperature`; with FDP one shared by the initially isolated handles and one per
+    /// persistently isolated handle.
+    pub(crate) fn frontiers(&self) -> u32 {
+        let f = &self.ftl;
+        f.host_streams
+            + match &self.fdp {
+                Some(fdp) => fdp.gc_frontiers(),
+                None => u32::from(f.separate_gc_frontier) + u32::from(f.gc_by_temperature),
+            }
+    }
+
+    /// The checks of `[fdp]` and of how it fits the FTL (nothing without it).
+    fn validate_fdp(&self, err: &dyn Fn(&str, String) -> ProfileError) -> Result<(), ProfileError> {
+        let Some(fdp) = &self.fdp else { return Ok(()) };
+        let f = &self.ftl;
+        if f.mapping != MappingKind::Page {
+            return Err(err(
+                "fdp",
+                "Flexible Data Placement is modelled on the page-mapped FTL (ftl.mapping = \"page\")".into(),
+            ));
+        }
+        fdp.check().map_err(|(field, m)| err(field, m))?;
+        if f.host_streams != fdp.handles {
+            return Err(err(
+                "ftl.host_streams",
+                format!(
+                    "with [fdp] the host write frontiers are the reclaim unit handles: leave it out or set it to fdp.handles ({}), got {}",
+                    fdp.handles, f.host_streams
+                ),
+            ));
+        }
+        if !f.separate_gc_frontier {
+            return Err(err(
+                "ftl.separate_gc_frontier",
+                "must be true with [fdp]: GC copies never go into a handle's host reclaim unit".into(),
+            ));
+        }
+        if f.temperature != crate::temperature::TemperatureMode::Off || f.gc_by_temperature {
+            let field = if f.gc_by_temperature { "ftl.gc_by_temperature" } else { "ftl.temperature" };
+            return Err(err(field, "placement by temperature and [fdp] both choose frontiers: use one".into()));
+        }
+        Ok(())
     }
 
     /// The checks every mapping kind shares at the end: busy ceiling and queue depth.

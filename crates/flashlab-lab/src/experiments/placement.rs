@@ -1,14 +1,17 @@
 //! Where data lands, and what it costs (`flashlab sim placement`, issue 47): one multi-stream
-//! write workload on the same NAND under three placements, each reporting the device's write
+//! write workload on the same NAND under up to five placements, each reporting the device's write
 //! amplification, the end-to-end one (the host's own cleaning included), write latency and the
 //! projected lifetime.
 //!
 //! - **conventional**: the host writes logical blocks in place; the device's page-mapped FTL
 //!   puts every stream behind one write frontier and its GC separates them, or not.
 //! - **streams**: the same device with one write frontier per stream, the host tagging each
-//!   write with its stream (NVMe streams, or FDP with persistently isolated reclaim unit
-//!   handles: what the device sees is the same separation; FDP's per-handle accounting is not
-//!   modelled).
+//!   write with its stream (NVMe streams); GC copies of every stream share one GC frontier.
+//! - **fdp-initial**, **fdp-persistent**: the FDP twin (a profile with `[fdp]`, on the same
+//!   NAND), one reclaim unit handle per stream, each write carrying its stream's placement
+//!   ID; the handles initially isolated (GC copies of all handles share GC reclaim units) or
+//!   persistently isolated (each handle's GC copies go to reclaim units of its own). Each row
+//!   carries the WAF of every handle (media bytes / host bytes over the measured half).
 //! - **zoned**: the zoned twin (host-managed zones, no device GC). The host is log-structured:
 //!   each stream appends to its own open zone, an overwrite only invalidates the old copy in
 //!   the host's map, and when empty zones run short the host cleans: the full zone with the
@@ -36,19 +39,31 @@ pub enum Placement {
     Conventional,
     /// One write frontier per stream.
     Streams,
+    /// One FDP reclaim unit handle per stream, initially isolated.
+    FdpInitial,
+    /// One FDP reclaim unit handle per stream, persistently isolated.
+    FdpPersistent,
     /// Host-managed zones, the host cleaning by zone reset.
     Zoned,
 }
 
 impl Placement {
     /// Every placement, in the order they are reported.
-    pub const ALL: [Placement; 3] = [Placement::Conventional, Placement::Streams, Placement::Zoned];
+    pub const ALL: [Placement; 5] = [
+        Placement::Conventional,
+        Placement::Streams,
+        Placement::FdpInitial,
+        Placement::FdpPersistent,
+        Placement::Zoned,
+    ];
 
     /// The name the command line and the results use.
     pub fn name(self) -> &'static str {
         match self {
             Placement::Conventional => "conventional",
             Placement::Streams => "streams",
+            Placement::FdpInitial => "fdp-initial",
+            Placement::FdpPersistent => "fdp-persistent",
             Placement::Zoned => "zoned",
         }
     }
@@ -58,7 +73,7 @@ impl Placement {
         Placement::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| Error::UnknownName {
             what: "placement",
             name: s.to_string(),
-            expected: "conventional, streams or zoned (fdp: not modelled; streams is its isolation)".into(),
+            expected: "conventional, streams, fdp-initial, fdp-persistent or zoned".into(),
         })
     }
 }
@@ -116,6 +131,9 @@ pub struct PlacementConfig {
     pub conventional: Profile,
     /// Its zoned twin on the same NAND.
     pub zoned: Profile,
+    /// Its FDP twin on the same NAND (a profile with `[fdp]`; its handles and isolation are
+    /// set per placement, one handle per stream). `None`: no FDP rows.
+    pub fdp: Option<Profile>,
     /// The workload.
     pub family: Family,
     /// Live data, a fraction of the conventional device's logical capacity.
@@ -131,7 +149,7 @@ pub struct PlacementConfig {
 /// One placement's figures over the measured half.
 #[derive(Debug, Clone, Serialize)]
 pub struct PlacementRow {
-    /// `conventional`, `streams` or `zoned`.
+    /// `conventional`, `streams`, `fdp-initial`, `fdp-persistent` or `zoned`.
     pub placement: String,
     /// The device profile it ran on.
     pub profile: String,
@@ -170,6 +188,9 @@ pub struct PlacementRow {
     /// Application terabytes written until the P/E budget is used at this end-to-end WAF:
     /// `pe_cycles` x the NAND's bytes / WAF.
     pub lifetime_tbw: f64,
+    /// FDP placements: per reclaim unit handle (one per stream), media bytes / host bytes
+    /// over the measured half. Empty for the others.
+    pub handle_waf: Vec<f64>,
 }
 
 /// The comparison.
@@ -262,6 +283,20 @@ fn with_streams(p: &Profile, streams: u32) -> Result<Profile, Error> {
     Ok(q)
 }
 
+/// The FDP twin with one reclaim unit handle per stream, all of `isolation`, its write buffer
+/// grown as [`with_streams`] grows it.
+fn with_fdp(p: &Profile, streams: u32, isolation: flashsim::Isolation) -> Result<Profile, Error> {
+    let mut q = p.clone();
+    q.fdp = None;
+    let mut q = with_streams(&q, streams)?;
+    let mut c = p.fdp.clone().expect("an FDP twin");
+    c.handles = streams;
+    c.isolation = vec![isolation];
+    q.fdp = Some(c);
+    q.validate(&p.name)?;
+    Ok(q)
+}
+
 /// NAND bytes of a profile.
 fn nand_bytes(p: &Profile) -> u64 {
     let n = &p.nand;
@@ -305,22 +340,39 @@ pub fn run_placements(cfg: &PlacementConfig, mut progress: impl FnMut(f64)) -> R
     if cfg.conventional.zoned.is_some() {
         return Err(not(&cfg.conventional, "a zoned profile: --conventional needs a conventional one"));
     }
+    if let Some(f) = cfg.fdp.as_ref().filter(|f| f.fdp.is_none()) {
+        return Err(not(f, "not an FDP profile (no [fdp] table): --fdp needs one"));
+    }
     let live_units = (cfg.conventional.logical_bytes() as f64 * cfg.live) as u64 / MAP_UNIT;
     let nand = nand_bytes(&cfg.conventional);
     let writes = (live_units as f64 * cfg.passes) as u64;
     let n = cfg.family.streams().len() as u32;
     let mut rows = Vec::new();
-    for (i, placement) in Placement::ALL.into_iter().enumerate() {
-        let step = |f: f64| (i as f64 + f) / Placement::ALL.len() as f64;
+    let placements: Vec<Placement> = Placement::ALL
+        .into_iter()
+        .filter(|p| cfg.fdp.is_some() || !matches!(p, Placement::FdpInitial | Placement::FdpPersistent))
+        .collect();
+    for (i, &placement) in placements.iter().enumerate() {
+        let step = |f: f64| (i as f64 + f) / placements.len() as f64;
+        let progress = |f: f64| progress(step(f));
         let row = match placement {
             Placement::Conventional => {
-                run_in_place(cfg, &cfg.conventional, false, live_units, writes, nand, |f| progress(step(f)))?
+                run_in_place(cfg, &cfg.conventional, placement, live_units, writes, nand, progress)?
             }
             Placement::Streams => {
                 let p = with_streams(&cfg.conventional, n)?;
-                run_in_place(cfg, &p, true, live_units, writes, nand, |f| progress(step(f)))?
+                run_in_place(cfg, &p, placement, live_units, writes, nand, progress)?
             }
-            Placement::Zoned => run_zoned(cfg, live_units, writes, nand, |f| progress(step(f)))?,
+            Placement::FdpInitial | Placement::FdpPersistent => {
+                let iso = if placement == Placement::FdpInitial {
+                    flashsim::Isolation::InitiallyIsolated
+                } else {
+                    flashsim::Isolation::PersistentlyIsolated
+                };
+                let p = with_fdp(cfg.fdp.as_ref().expect("filtered above"), n, iso)?;
+                run_in_place(cfg, &p, placement, live_units, writes, nand, progress)?
+            }
+            Placement::Zoned => run_zoned(cfg, live_units, writes, nand, progress)?,
         };
         rows.push(row);
     }
@@ -340,16 +392,18 @@ fn io(dev: &mut Device, now: Ns, r: &Request) -> Result<Ns, Error> {
     dev.submit(now, r).map(|c| c.done).map_err(|e| Error::Device(e.to_string()))
 }
 
-/// Conventional or streams: the application's blocks are the device's.
+/// Conventional, streams or FDP: the application's blocks are the device's; every placement
+/// but conventional tags each write with its stream (a stream, or a placement ID).
 fn run_in_place(
     cfg: &PlacementConfig,
     profile: &Profile,
-    tag_streams: bool,
+    placement: Placement,
     live_units: u64,
     writes: u64,
     nand: u64,
     mut progress: impl FnMut(f64),
 ) -> Result<PlacementRow, Error> {
+    let tag_streams = placement != Placement::Conventional;
     let mut dev = Device::new(profile, cfg.seed);
     let mut w = Workload::new(cfg.family, live_units, cfg.seed);
     let mut now = 0;
@@ -362,9 +416,11 @@ fn run_in_place(
     }
     let mut hist = LatencyHistogram::new();
     let mut base = dev.counters();
+    let mut fdp_base = dev.fdp_stats();
     for k in 0..writes {
         if k == writes / 2 {
             base = dev.counters();
+            fdp_base = dev.fdp_stats();
             hist.clear();
         }
         let (s, lpn) = w.next();
@@ -378,8 +434,17 @@ fn run_in_place(
     }
     let c = dev.counters();
     let app = c.host_units_written - base.host_units_written;
-    Ok(row(
-        if tag_streams { Placement::Streams } else { Placement::Conventional },
+    let handle_waf = match (dev.fdp_stats(), fdp_base) {
+        (Some(end), Some(start)) => end
+            .handles
+            .iter()
+            .zip(&start.handles)
+            .map(|(e, s)| (e.media_bytes - s.media_bytes) as f64 / (e.host_bytes - s.host_bytes).max(1) as f64)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut r = row(
+        placement,
         profile,
         app,
         app,
@@ -392,7 +457,9 @@ fn run_in_place(
         &hist,
         cfg.pe_cycles,
         nand,
-    ))
+    );
+    r.handle_waf = handle_waf;
+    Ok(r)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -432,6 +499,7 @@ fn row(
         p999_us: us(99.9),
         max_us: hist.max() as f64 / 1e3,
         lifetime_tbw: f64::from(pe) * nand as f64 / e2e.max(1e-9) / 1e12,
+        handle_waf: Vec::new(),
     }
 }
 

@@ -1,5 +1,5 @@
-//! `sim placement`: one workload under conventional, streams and zoned placement on the same
-//! NAND.
+//! `sim placement`: one workload under conventional, streams, FDP and zoned placement on the
+//! same NAND.
 
 use crate::table::{Format, Table};
 use crate::Extra;
@@ -21,7 +21,7 @@ pub struct PlacementBody {
 /// One placement's figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PlacementRow {
-    /// `conventional`, `streams` or `zoned`.
+    /// `conventional`, `streams`, `fdp-initial`, `fdp-persistent` or `zoned`.
     pub placement: String,
     /// NAND writes / writes the device received.
     pub device_waf: f64,
@@ -31,6 +31,10 @@ pub struct PlacementRow {
     pub p99_us: f64,
     /// Application terabytes written until the P/E budget is used.
     pub lifetime_tbw: f64,
+    /// FDP placements: each reclaim unit handle's media bytes / host bytes (one handle per
+    /// stream); empty for the others.
+    #[serde(default)]
+    pub handle_waf: Vec<f64>,
     /// Fields this type does not name, kept as the command wrote them.
     #[serde(flatten)]
     pub extra: Extra,

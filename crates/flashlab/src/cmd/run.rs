@@ -151,15 +151,25 @@ pub fn run(a: &RunArgs) -> Result<(), Error> {
     emit(a, &jf, json, &results, what, Some((device_line, device)))
 }
 
-/// The simulated-system options are an error on a real target, and so is fio's
-/// `zonemode=zbd`: its zones are the simulated runner's (the real runner does not follow
-/// write pointers yet).
+/// The simulated-system options are an error on a real target, and so are fio's
+/// `zonemode=zbd` (its zones are the simulated runner's: the real runner does not follow
+/// write pointers yet) and data placement (`fdp`, `dataplacement`: the real engines send
+/// plain writes, with no directive).
 fn real_only(a: &RunArgs, jf: &JobFile, place: &str) -> Result<(), Error> {
     if a.zone_report.is_some() {
         return Err(Error::not_applicable(
             "--zone-report",
             format!("reports a zoned sim:PROFILE's zones, not {place}'s"),
         ));
+    }
+    if let Some(j) = jf.jobs.iter().find(|j| j.placement.on()) {
+        return Err(Error::Refused {
+            path: a.source(),
+            problem: format!(
+                ":{}: job '{}': option 'fdp' / 'dataplacement': data placement runs on simulated targets only (sim:PROFILE with [fdp], such as sim:nvme-gen3-fdp), not on {place}; fio needs its io_uring_cmd or xnvme engine on an NVMe device for it too (with another engine it fails: the engine lacks fetch ruhs)",
+                j.line, j.name
+            ),
+        });
     }
     if let Some(j) = jf.jobs.iter().find(|j| j.zoned.zbd()) {
         return Err(Error::Refused {

@@ -1,5 +1,6 @@
-//! `flashlab sim placement`: one multi-stream workload under conventional, streams and zoned
-//! placement on the same NAND (docs/placement.md).
+//! `flashlab sim placement`: one multi-stream workload under conventional, streams, FDP
+//! (initially and persistently isolated) and zoned placement on the same NAND
+//! (docs/placement.md).
 
 use crate::cli::PlacementArgs;
 use crate::error::Error;
@@ -37,6 +38,16 @@ pub fn placement(a: &PlacementArgs) -> Result<(), Error> {
     let family = Family::parse(&a.family)?;
     let conventional = shrunk(sim_profile(&a.conventional)?, a)?;
     let zoned = shrunk(sim_profile(&a.zoned)?, a)?;
+    // The FDP twin: named, or the built-in `<conventional>-fdp`.
+    let fdp_target = match a.fdp.as_deref() {
+        Some("none") => None,
+        Some(t) => Some(t.to_string()),
+        None => {
+            let twin = format!("{}-fdp", a.conventional.strip_prefix("sim:").unwrap_or(&a.conventional));
+            flashsim::builtin::text(&twin).map(|_| format!("sim:{twin}"))
+        }
+    };
+    let fdp = fdp_target.as_deref().map(|t| sim_profile(t).and_then(|p| shrunk(p, a))).transpose()?;
     let nand = |p: &Profile| {
         let n = &p.nand;
         (
@@ -51,9 +62,16 @@ pub fn placement(a: &PlacementArgs) -> Result<(), Error> {
             format!("{} and {} are not on the same NAND ([nand] differs)", conventional.name, zoned.name),
         ));
     }
+    if let Some(f) = fdp.as_ref().filter(|f| nand(f) != nand(&conventional)) {
+        return Err(Error::flag(
+            "--conventional / --fdp",
+            format!("{} and {} are not on the same NAND ([nand] differs)", conventional.name, f.name),
+        ));
+    }
     let cell = format!("{:?}", conventional.nand.cell).to_lowercase();
     let pe_cycles = a.pe_cycles.unwrap_or_else(|| flashlab_life::series::default_pe_cycles(&cell));
-    let cfg = PlacementConfig { conventional, zoned, family, live: a.live, passes: a.passes, pe_cycles, seed: a.seed };
+    let cfg =
+        PlacementConfig { conventional, zoned, fdp, family, live: a.live, passes: a.passes, pe_cycles, seed: a.seed };
     let bar = Progress::new("sim placement");
     let wall = Instant::now();
     let r = run_placements(&cfg, |f| bar.set(f, ""))?;
@@ -69,7 +87,7 @@ pub fn placement(a: &PlacementArgs) -> Result<(), Error> {
         r.seed
     );
     let mut table = format!(
-        "{:<12} {:>7} {:>7} {:>8} {:>8} {:>8} {:>6} {:>6} {:>7} {:>8} {:>8} {:>8}",
+        "{:<14} {:>7} {:>7} {:>8} {:>8} {:>8} {:>6} {:>6} {:>7} {:>8} {:>8} {:>8}",
         "placement",
         "dev WAF",
         "e2e WAF",
@@ -85,7 +103,7 @@ pub fn placement(a: &PlacementArgs) -> Result<(), Error> {
     );
     for row in &r.rows {
         table += &format!(
-            "\n{:<12} {:>7.3} {:>7.3} {:>8.3} {:>8} {:>8} {:>6} {:>6.1} {:>7.1} {:>8.1} {:>8.1} {:>8.1}",
+            "\n{:<14} {:>7.3} {:>7.3} {:>8.3} {:>8} {:>8} {:>6} {:>6.1} {:>7.1} {:>8.1} {:>8.1} {:>8.1}",
             row.placement,
             row.device_waf,
             row.end_to_end_waf,
@@ -100,6 +118,13 @@ pub fn placement(a: &PlacementArgs) -> Result<(), Error> {
             row.lifetime_tbw
         );
     }
+    for row in r.rows.iter().filter(|r| !r.handle_waf.is_empty()) {
+        table += &format!(
+            "\n{} per handle (media / host bytes): {}",
+            row.placement,
+            row.handle_waf.iter().map(|w| format!("{w:.3}")).collect::<Vec<_>>().join(" ")
+        );
+    }
     crate::output_args::emit_text(&(table + "\n"));
     crate::proseln!(
         "measured over the second half: {} application writes of 4 KiB at QD1; GC copies in 4 KiB units; data WAF = (device writes + device GC copies) / application writes, the rest of the end-to-end WAF is the mapping table's pages and padding; lifetime = {} P/E cycles x the NAND / end-to-end WAF; simulated in {:.1} s",
@@ -112,6 +137,7 @@ pub fn placement(a: &PlacementArgs) -> Result<(), Error> {
         .param("family", &a.family)
         .param("conventional", &a.conventional)
         .param("zoned", &a.zoned)
+        .param("fdp", fdp_target.as_deref().unwrap_or("none"))
         .param("blocks_per_plane", a.blocks_per_plane)
         .param("pages_per_block", a.pages_per_block)
         .param("live", a.live)

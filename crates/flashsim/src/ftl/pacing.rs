@@ -135,7 +135,7 @@ impl Ftl {
     /// `die`'s GC frontier can take one more victim page without opening a block: a paced
     /// step may go on at the die's last free block, which it leaves alone.
     pub(super) fn gc_room(&self, die: u32) -> bool {
-        if self.gc_split {
+        if self.gc_slots > 1 {
             return false;
         }
         let b = self.active[(die * self.frontiers + self.gc_frontier) as usize];
