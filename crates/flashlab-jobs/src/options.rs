@@ -169,7 +169,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("lat_percentiles", &[], "flashlab always reports latency percentiles"),
     harmless("clat_percentiles", &[], "flashlab always reports latency percentiles"),
     harmless("slat_percentiles", &[], "flashlab always reports latency percentiles"),
-    harmless("unified_rw_reporting", &[], REPORTING),
+    sup("unified_rw_reporting", &[]),
     sup("new_group", &[]),
     harmless("unit_base", &[], REPORTING),
     harmless("significant_figures", &[], REPORTING),

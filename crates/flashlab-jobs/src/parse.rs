@@ -1397,6 +1397,16 @@ impl<'a> Parser<'a> {
             "ioengine" => job.ioengine = Some(Self::need(o)?.to_string()),
             "stonewall" => job.stonewall = Self::flag(o)?,
             "group_reporting" => job.group_reporting = Self::flag(o)?,
+            "unified_rw_reporting" => {
+                // fio's posval: names, and the numbers of its former boolean form.
+                let v = Self::need(o)?;
+                job.unified_rw_reporting = match v {
+                    "none" | "0" => 0,
+                    "mixed" | "1" => 1,
+                    "both" | "2" => 2,
+                    _ => return Err(bad("value", v, "none, mixed, both, 0, 1 or 2")),
+                };
+            }
             "new_group" => job.new_group = Self::flag(o)?,
             "startdelay" => {
                 let v = Self::need(o)?;
