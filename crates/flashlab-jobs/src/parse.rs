@@ -1701,8 +1701,8 @@ mod tests {
     #[test]
     fn error_display() {
         assert_eq!(
-            parse_err("[a]\n\nverify_async=2\n"),
-            "t.fio:3: option 'verify_async': not supported by flashlab (this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern, verify_write_sequence and verify_dump are))"
+            parse_err("[a]\n\nverify_offset=2\n"),
+            "t.fio:3: option 'verify_offset': not supported by flashlab (this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern, verify_write_sequence, verify_dump and verify_async are))"
         );
         assert!(parse_err("[a]\nbs=4q\n").starts_with("t.fio:2: option 'bs': bad size '4q': unknown suffix 'q'"));
         assert_eq!(parse_err("[a]\niodpeth=4\n"), "t.fio:2: option 'iodpeth': unknown option; did you mean 'iodepth'?");

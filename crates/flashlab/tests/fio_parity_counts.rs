@@ -104,3 +104,39 @@ fn mixed_job_total_matches() {
         assert!((share - 0.3).abs() < 0.1, "read share {share} in {c:?}");
     }
 }
+
+/// fio's `unified_rw_reporting` on a real directory: with `mixed` fio 3.33's JSON has one
+/// `mixed` object in place of `read`, `write`, `trim` and `sync`; with `both` it has them all
+/// and `mixed` after. flashlab prints the same objects, and `mixed` holds the same I/Os and
+/// bytes (all of the job's: a random mix's split is drawn, its total is fixed).
+#[test]
+fn unified_rw_reporting_sections_and_totals_match_fios() {
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
+        return;
+    }
+    let sections = |doc: &Value| {
+        let j = doc["jobs"][0].as_object().cloned().unwrap_or_default();
+        ["read", "write", "trim", "sync", "mixed"].into_iter().filter(|k| j.contains_key(*k)).collect::<Vec<_>>()
+    };
+    let mixed = |doc: &Value| {
+        let m = &doc["jobs"][0]["mixed"];
+        (m["total_ios"].as_u64(), m["io_bytes"].as_u64())
+    };
+    for (mode, want_sections) in [
+        ("mixed", vec!["mixed"]),
+        ("both", vec!["read", "write", "trim", "sync", "mixed"]),
+        ("0", vec!["read", "write", "trim", "sync"]),
+    ] {
+        let text = format!("{COMMON}[u]\nrw=randrw\nbs=4k\nsize=1m\nfsync=8\nunified_rw_reporting={mode}\n");
+        let fio_dir = TempDir::new("parity-fio-unified");
+        let fl_dir = TempDir::new("parity-fl-unified");
+        let want = fio_json_in(&fio_dir.0, &text);
+        let got = flashlab_json_in(&fl_dir.0, &text);
+        assert_eq!(sections(&want), want_sections, "fio 3.33 with unified_rw_reporting={mode}");
+        assert_eq!(sections(&got), sections(&want), "flashlab with unified_rw_reporting={mode}");
+        assert_eq!(mixed(&got), mixed(&want), "{mode}: mixed I/Os and bytes");
+        if mode != "0" {
+            assert_eq!(mixed(&want), (Some(256), Some(1 << 20)), "{mode}");
+        }
+    }
+}
