@@ -54,6 +54,9 @@ fn writer_layout(tag_base: u64) -> Option<Layout> {
 }
 
 const TAG_BITS: u32 = 40;
+
+/// A failed check: (which check, expected, received); `None` when it passes.
+type Mismatch = Option<(&'static str, String, String)>;
 /// An `expected` entry's flag: read back since its last write (fio drops a verified block from
 /// its log, so the pass after the writes skips it).
 const VERIFIED: u64 = 1 << 63;
@@ -76,6 +79,10 @@ pub struct SimVerifier {
     /// The job only reads: every read checks what an earlier verifying writer left
     /// ([`SimVerifier::read_only`]).
     read_only: bool,
+    /// The last writer a read-only job's check met (tag base, what is wrong with its blocks
+    /// for this reader, `None`: nothing): reads mostly meet one writer's blocks in a row, so the
+    /// registry is consulted once per run of them.
+    last_writer: Option<(u64, Mismatch)>,
     /// What was found.
     pub(crate) summary: VerifySummary,
 }
@@ -115,6 +122,7 @@ impl SimVerifier {
             queue: VecDeque::new(),
             aborted: false,
             read_only: false,
+            last_writer: None,
             summary: VerifySummary::new("sim-tag"),
         }))
     }
@@ -142,6 +150,7 @@ impl SimVerifier {
     pub(crate) fn check_read(&mut self, sys: &SimSystem, off: u64, len: u64) {
         let first = off / MAP_UNIT;
         let end = (off + len).div_ceil(MAP_UNIT);
+        let mine = Layout::of(&self.opts);
         for unit in first..end {
             if self.aborted {
                 return;
@@ -150,7 +159,6 @@ impl SimVerifier {
             self.summary.blocks_verified += 1;
             self.summary.bytes_verified += MAP_UNIT;
             let got = self.device_offset(sys, unit_off).map(|d| sys.device().peek((d / MAP_UNIT) as u32));
-            let mine = Layout::of(&self.opts);
             let (check, expected, received) = match got {
                 None | Some(None) | Some(Some(0)) => {
                     let received = match got {
@@ -164,12 +172,9 @@ impl SimVerifier {
                         received.to_string(),
                     )
                 }
-                Some(Some(t)) => match writer_layout(t & !((1u64 << TAG_BITS) - 1)) {
-                    None => ("header magic", "a block written with verify".into(), format!("tag {t:#x}")),
-                    Some(w) => match layout_mismatch(&mine, &w) {
-                        None => continue,
-                        Some(m) => m,
-                    },
+                Some(Some(t)) => match self.writer(t & !((1u64 << TAG_BITS) - 1), &mine) {
+                    None => continue,
+                    Some(m) => m,
                 },
             };
             self.summary.record_mismatch(VerifyMismatch {
@@ -183,6 +188,22 @@ impl SimVerifier {
                 self.aborted = true;
             }
         }
+    }
+
+    /// What a reader of layout `mine` finds wrong in the blocks of the writer whose tags
+    /// start at `tag_base` (`None`: they pass).
+    fn writer(&mut self, tag_base: u64, mine: &Layout) -> Mismatch {
+        if let Some((b, m)) = &self.last_writer {
+            if *b == tag_base {
+                return m.clone();
+            }
+        }
+        let m = match writer_layout(tag_base) {
+            None => Some(("header magic", "a block written with verify".into(), format!("tag base {tag_base:#x}"))),
+            Some(w) => layout_mismatch(mine, &w),
+        };
+        self.last_writer = Some((tag_base, m.clone()));
+        m
     }
 
     /// The tag the next write (`len` bytes at file offset `off`) carries; the units it covers
@@ -352,7 +373,7 @@ impl SimVerifier {
 /// What a reader with layout `mine` finds wrong in a block a writer with layout `w` wrote, as
 /// fio's `verify_header` and checks would: (check, expected, received); `None` when it passes.
 /// `verify=meta` checks the header only, so any checksum passes it.
-fn layout_mismatch(mine: &Layout, w: &Layout) -> Option<(&'static str, String, String)> {
+fn layout_mismatch(mine: &Layout, w: &Layout) -> Mismatch {
     let headers = |m: VerifyMethod| m != VerifyMethod::Pattern;
     if headers(mine.method) != headers(w.method) {
         let say = |m: VerifyMethod| if headers(m) { "a verify header" } else { "no header (verify=pattern)" };

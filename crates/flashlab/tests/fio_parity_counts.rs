@@ -140,3 +140,36 @@ fn unified_rw_reporting_sections_and_totals_match_fios() {
         }
     }
 }
+
+/// fio's read-only verify job on a real directory (the shape of fio's surface-scan example: a
+/// write phase that lays down `verify=meta` headers with a pattern and `do_verify=0`, then a
+/// stonewalled job that only reads the file with the same verify options): both write the
+/// file once and read it once, without a read-back after the writes, and find no error
+/// (each checks its own headers).
+#[test]
+fn read_only_verify_job_matches_fios() {
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
+        return;
+    }
+    let text = format!(
+        "{COMMON}verify=meta\nverify_interval=512\nverify_pattern=0xaa555aa5\nfilename=data\nbs=64k\nsize=2m\n\
+         [write-phase]\nrw=write\ndo_verify=0\n[verify-phase]\nstonewall\nrw=read\ndo_verify=1\n"
+    );
+    let fio_dir = TempDir::new("parity-fio-scan");
+    let fl_dir = TempDir::new("parity-fl-scan");
+    let fio = fio_json_in(&fio_dir.0, &text);
+    let fl = flashlab_json_in(&fl_dir.0, &text);
+    let (want, got) = (counts("fio", &fio), counts("flashlab", &fl));
+    assert_eq!(got, want);
+    let blocks = (2u64 << 20) / (64 << 10);
+    assert_eq!(
+        want.iter().map(|j| (j.1, j.2)).collect::<Vec<_>>(),
+        [([0, blocks], [0, 2 << 20]), ([blocks, 0], [2 << 20, 0])]
+    );
+    for (who, doc) in [("fio", &fio), ("flashlab", &fl)] {
+        let errors: Vec<_> = doc["jobs"].as_array().unwrap().iter().map(|j| j["error"].as_i64()).collect();
+        assert_eq!(errors, [Some(0), Some(0)], "{who}");
+    }
+    let scan = &fl["jobs"][1]["flashlab_verify"];
+    assert_eq!(scan["blocks_verified"].as_u64(), Some((2 << 20) / 512), "every 512-byte header checked: {scan}");
+}
