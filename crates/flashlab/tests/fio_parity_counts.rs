@@ -145,7 +145,9 @@ fn unified_rw_reporting_sections_and_totals_match_fios() {
 /// write phase that lays down `verify=meta` headers with a pattern and `do_verify=0`, then a
 /// stonewalled job that only reads the file with the same verify options): both write the
 /// file once and read it once, without a read-back after the writes, and find no error
-/// (each checks its own headers).
+/// (each checks its own headers). flashlab runs the job file on its own files (no
+/// `--target`, in the directory, as fio does): with `--target DIR` each job gets a file of
+/// its own, so the scan would read a file nothing wrote with verify.
 #[test]
 fn read_only_verify_job_matches_fios() {
     if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
@@ -158,7 +160,13 @@ fn read_only_verify_job_matches_fios() {
     let fio_dir = TempDir::new("parity-fio-scan");
     let fl_dir = TempDir::new("parity-fl-scan");
     let fio = fio_json_in(&fio_dir.0, &text);
-    let fl = flashlab_json_in(&fl_dir.0, &text);
+    std::fs::write(fl_dir.0.join("job.fio"), &text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flashlab"))
+        .args(["run", "job.fio", "--output-format", "json"])
+        .current_dir(&fl_dir.0)
+        .output()
+        .unwrap();
+    let fl = scratch::json_of("flashlab run", out);
     let (want, got) = (counts("fio", &fio), counts("flashlab", &fl));
     assert_eq!(got, want);
     let blocks = (2u64 << 20) / (64 << 10);
