@@ -290,11 +290,11 @@ pub fn finalize(job: &mut crate::Job) -> Result<(), (&'static str, String)> {
     }
     let name = &job.name;
     let rw = job.rw;
-    if rw.has_trims() || rw.is_mixed() {
+    if rw.has_trims() {
         return Err((
             "verify",
             format!(
-                "job '{name}': verify with rw={} is not supported by flashlab: it verifies the blocks a job writes (rw=write or randwrite) or reads (rw=read or randread: data an earlier job wrote with verify)",
+                "job '{name}': verify with rw={} is not supported by flashlab: it verifies the blocks a job writes (rw=write, randwrite, rw, randrw) or reads (rw=read or randread: data an earlier job wrote with verify), not trims",
                 rw.fio_name(),
             ),
         ));
@@ -382,8 +382,11 @@ mod tests {
         // A read-only job verifies what it reads (an earlier writer's headers).
         let j = parse("[a]\nrw=randread\nbs=64k\nverify=meta\nverify_interval=512\n").unwrap();
         assert_eq!((j.verify.method, j.verify.interval), (VerifyMethod::Meta, 512));
-        let e = parse("[a]\nrw=randrw\nverify=crc32c\n").unwrap_err();
-        assert!(e.starts_with("t.fio:3: option 'verify': job 'a': verify with rw=randrw"), "{e}");
+        // A mix verifies its writes (its own reads are plain reads, as fio's).
+        let j = parse("[a]\nrw=randrw\nverify=crc32c\n").unwrap();
+        assert_eq!((j.verify.method, j.verify.interval), (VerifyMethod::Crc32c, 4096));
+        let e = parse("[a]\nrw=randtrim\nverify=crc32c\n").unwrap_err();
+        assert!(e.starts_with("t.fio:3: option 'verify': job 'a': verify with rw=randtrim"), "{e}");
         let e = parse("[a]\nrw=read\nbssplit=4k/50:6k/50,16k/100\nverify=crc32c\nverify_interval=4k\n").unwrap_err();
         assert!(e.contains("6144 is not a multiple of the verify interval 4096"), "reads' sizes count: {e}");
         let e = parse("[a]\nrw=write\nbssplit=4k/50:6k/50\nverify=crc32c\n").unwrap_err();

@@ -418,7 +418,9 @@ pub fn finish(
     })?;
     sys.advance_to(end);
     let pass = end - start;
-    if v.opts.backlog == 0 {
+    // As fio's backend: the reads' runtime is the pass alone for a job that only writes
+    // without a backlog, else the whole job and the pass (a mix's own reads ran all along).
+    if v.opts.backlog == 0 && !spec.settings.rw.has_reads() {
         r.read.runtime_ns = pass;
     } else {
         r.read.runtime_ns = r.job_runtime_ns + pass;

@@ -146,3 +146,25 @@ fn a_read_only_verify_job_checks_what_an_earlier_writer_left() {
         assert_eq!(r[1].error, if fails.is_some() { EILSEQ } else { 0 }, "{wv} then {rv}");
     }
 }
+
+/// fio's verify on a mix (`rw=randrw`): the writes carry tags and are read back (after the
+/// mix, or every `verify_backlog` writes), the mix's own reads are plain reads. With the random
+/// map every block is done once, read or written, so the reads are the mix's reads plus one
+/// read-back per write: as many as the region has blocks (fio 3.33: 512 reads, 270 writes, for
+/// 2 MiB of 4 KiB).
+#[test]
+fn a_mix_verifies_its_writes() {
+    for backlog in ["", "verify_backlog=16\n"] {
+        let mut sys = toy("plain");
+        let text = format!("[m]\nfilename=data\nrw=randrw\nbs=4k\nsize=2m\nverify=crc32c\n{backlog}");
+        let jf = parse_jobfile("t.fio", &text).unwrap();
+        let r = run_jobfile(&mut sys, &jf, 1, "t.fio", None, &mut |_, _, _| {}).unwrap().remove(0).0;
+        let v = r.verify.as_ref().unwrap();
+        assert_eq!((r.error, v.mismatches), (0, 0), "{backlog}: {:?}", v.first);
+        let w = r.write.ios;
+        assert!(w > 128 && w < 384, "{backlog}: a 50/50 mix of 512 blocks wrote {w}");
+        assert_eq!(v.blocks_verified, w, "{backlog}: each write read back once");
+        assert_eq!(r.read.ios, 512, "{backlog}: the mix's reads and the read-backs");
+        assert!(r.read.runtime_ns >= r.write.runtime_ns, "{backlog}: the mix read all along");
+    }
+}

@@ -777,7 +777,11 @@ fn run_with<E: IoEngine>(
             let runtime = result.job_runtime_ns;
             let end = end.saturating_sub(measure_from).min(runtime);
             result.write.runtime_ns = end;
-            result.read.runtime_ns = runtime - end;
+            if !set.rw.has_reads() {
+                result.read.runtime_ns = runtime - end;
+            }
+            // A mix's own reads ran all along: its read runtime is the whole job (fio adds
+            // the pass to the main loop's).
         }
         result.continue_on_error = model.verify.continue_on_error;
         result.verify = Some(v.summary);

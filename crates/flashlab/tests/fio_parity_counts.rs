@@ -181,3 +181,30 @@ fn read_only_verify_job_matches_fios() {
     let scan = &fl["jobs"][1]["flashlab_verify"];
     assert_eq!(scan["blocks_verified"].as_u64(), Some((2 << 20) / 512), "every 512-byte header checked: {scan}");
 }
+
+/// fio's verify on a random mix, on a real directory: the mix's reads are plain reads, its
+/// writes are read back (at the end, or every `verify_backlog` writes). With the random map
+/// each block is done once, so both tools read as many blocks as the region has (the mix's
+/// reads and one read-back per write: fio 3.33 reads 512 and writes 270 of 512) whatever
+/// their draws, and find no error.
+#[test]
+fn verify_on_a_mix_reads_what_fio_reads() {
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
+        return;
+    }
+    for backlog in ["", "verify_backlog=16\n"] {
+        let text = format!("{COMMON}[m]\nrw=randrw\nbs=4k\nsize=2m\nverify=crc32c\n{backlog}");
+        let fio_dir = TempDir::new("parity-fio-mixverify");
+        let fl_dir = TempDir::new("parity-fl-mixverify");
+        let fio = fio_json_in(&fio_dir.0, &text);
+        let fl = flashlab_json_in(&fl_dir.0, &text);
+        let (want, got) = (counts("fio", &fio), counts("flashlab", &fl));
+        assert_eq!((want[0].1[0], want[0].2[0]), (512, 2 << 20), "fio {backlog}: {want:?}");
+        assert_eq!((got[0].1[0], got[0].2[0]), (512, 2 << 20), "flashlab {backlog}: {got:?}");
+        for (who, doc) in [("fio", &fio), ("flashlab", &fl)] {
+            assert_eq!(doc["jobs"][0]["error"].as_i64(), Some(0), "{who} {backlog}");
+        }
+        let v = &fl["jobs"][0]["flashlab_verify"];
+        assert_eq!(v["blocks_verified"].as_u64(), Some(got[0].1[1]), "{backlog}: each write read back: {v}");
+    }
+}
