@@ -276,6 +276,11 @@ pub struct Job {
     pub group_reporting: bool,
     /// Start a new reporting group without waiting for the jobs before (`new_group`).
     pub new_group: bool,
+    /// fio's `unified_rw_reporting`: 0 `none` (per direction), 1 `mixed` (the directions
+    /// summed and reported as one, `"mixed"` in fio's JSON, instead of them), 2 `both` (per
+    /// direction, then the sum).
+    #[serde(default)]
+    pub unified_rw_reporting: u8,
     /// `startdelay=`: the job starts this long after the run starts (fio counts from its
     /// own start, so in a later group the time the earlier groups took counts towards it).
     /// Default 0.
@@ -473,6 +478,7 @@ impl Default for Job {
             ioengine: None,
             stonewall: false,
             new_group: false,
+            unified_rw_reporting: 0,
             group_reporting: false,
             start_delay_ns: 0,
             start_delay_max_ns: None,

@@ -59,7 +59,7 @@ const CPU: &str = "CPU/NUMA placement of fio's workers; flashlab places its own"
 const FILES: &str = "file set-up detail; flashlab creates and removes its own files";
 const BUFFERS: &str = "data contents of the buffers; flashlab does not model compression or deduplication";
 const ENGINE: &str = "an I/O engine tuning knob; flashlab chooses its own engine settings";
-const VERIFY: &str = "this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern, verify_write_sequence and verify_dump are)";
+const VERIFY: &str = "this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern, verify_write_sequence, verify_dump and verify_async are)";
 const RATE: &str =
     "this rate-limit detail is not implemented (rate, rate_iops, rate_min, rate_iops_min and rate_process are)";
 const BS_MIX: &str = "block sizes by sequential/random are not supported (bssplit and bsrange are)";
@@ -167,7 +167,7 @@ pub static OPTIONS: &[OptionInfo] = &[
     harmless("lat_percentiles", &[], "flashlab always reports latency percentiles"),
     harmless("clat_percentiles", &[], "flashlab always reports latency percentiles"),
     harmless("slat_percentiles", &[], "flashlab always reports latency percentiles"),
-    harmless("unified_rw_reporting", &[], REPORTING),
+    sup("unified_rw_reporting", &[]),
     sup("new_group", &[]),
     harmless("unit_base", &[], REPORTING),
     harmless("significant_figures", &[], REPORTING),
@@ -235,7 +235,11 @@ pub static OPTIONS: &[OptionInfo] = &[
     unsup("verify_only", &[], VERIFY, &["0"]),
     unsup("verify_offset", &[], VERIFY, &["0"]),
     sup("verify_dump", &[]),
-    unsup("verify_async", &[], VERIFY, &["0"]),
+    harmless(
+        "verify_async",
+        &[],
+        "fio checks the blocks on N offload threads instead of the submitting one: the same blocks, the same outcome; flashlab checks them in its job loop",
+    ),
     unsup("verify_state_save", &[], VERIFY, &["0", "1"]),
     unsup("verify_state_load", &[], VERIFY, &[]),
     unsup("experimental_verify", &[], VERIFY, &["0"]),

@@ -1409,6 +1409,16 @@ impl<'a> Parser<'a> {
             "ioengine" => job.ioengine = Some(Self::need(o)?.to_string()),
             "stonewall" => job.stonewall = Self::flag(o)?,
             "group_reporting" => job.group_reporting = Self::flag(o)?,
+            "unified_rw_reporting" => {
+                // fio's posval: names, and the numbers of its former boolean form.
+                let v = Self::need(o)?;
+                job.unified_rw_reporting = match v {
+                    "none" | "0" => 0,
+                    "mixed" | "1" => 1,
+                    "both" | "2" => 2,
+                    _ => return Err(bad("value", v, "none, mixed, both, 0, 1 or 2")),
+                };
+            }
             "new_group" => job.new_group = Self::flag(o)?,
             "startdelay" => {
                 let v = Self::need(o)?;
@@ -1707,8 +1717,8 @@ mod tests {
     #[test]
     fn error_display() {
         assert_eq!(
-            parse_err("[a]\n\nverify_async=2\n"),
-            "t.fio:3: option 'verify_async': not supported by flashlab (this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern, verify_write_sequence and verify_dump are))"
+            parse_err("[a]\n\nverify_offset=2\n"),
+            "t.fio:3: option 'verify_offset': not supported by flashlab (this verify option is not implemented (verify, do_verify, verify_fatal, verify_backlog, verify_backlog_batch, verify_interval, verify_pattern, verify_write_sequence, verify_dump and verify_async are))"
         );
         assert!(parse_err("[a]\nbs=4q\n").starts_with("t.fio:2: option 'bs': bad size '4q': unknown suffix 'q'"));
         assert_eq!(parse_err("[a]\niodpeth=4\n"), "t.fio:2: option 'iodpeth': unknown option; did you mean 'iodepth'?");

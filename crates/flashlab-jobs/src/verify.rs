@@ -290,20 +290,24 @@ pub fn finalize(job: &mut crate::Job) -> Result<(), (&'static str, String)> {
     }
     let name = &job.name;
     let rw = job.rw;
-    if rw.has_trims() || rw.is_mixed() || !rw.has_writes() {
+    if rw.has_trims() {
         return Err((
             "verify",
             format!(
-                "job '{name}': verify with rw={} is not supported by flashlab: it verifies the blocks a job writes (rw=write or randwrite){}",
+                "job '{name}': verify with rw={} is not supported by flashlab: it verifies the blocks a job writes (rw=write, randwrite, rw, randrw) or reads (rw=read or randread: data an earlier job wrote with verify), not trims",
                 rw.fio_name(),
-                if rw.has_writes() { "" } else { "; fio would check a file written by an earlier run" }
             ),
         ));
     }
     if o.method == VerifyMethod::Pattern && o.pattern.is_empty() {
         return Err(("verify", format!("job '{name}': verify=pattern needs a verify_pattern")));
     }
-    let sizes = job.block_sizes(crate::IoDir::Write);
+    // A read-only job checks every block it reads against the headers an earlier writer left
+    // (fio's backend.c gives each read of a job that does not write the verify end_io): its
+    // headers are a verify_interval of its read blocks apart (fio's fixup_options caps the
+    // interval by the read block size when the job reads).
+    let dir = if rw.has_writes() { crate::IoDir::Write } else { crate::IoDir::Read };
+    let sizes = job.block_sizes(dir);
     let min = sizes.min();
     let interval = if o.interval > 0 { o.interval } else { min };
     let header = if o.method == VerifyMethod::Pattern { 0 } else { HEADER_BYTES + MAX_CHECKSUM_BYTES };
@@ -319,7 +323,7 @@ pub fn finalize(job: &mut crate::Job) -> Result<(), (&'static str, String)> {
             format!("job '{name}': block size {b} is not a multiple of the verify interval {interval} (one header every verify_interval bytes)"),
         ));
     }
-    let align = job.align(crate::IoDir::Write);
+    let align = job.align(dir);
     if !align.is_multiple_of(interval) {
         return Err((
             "blockalign",
@@ -375,8 +379,16 @@ mod tests {
         assert_eq!(j.verify.method, VerifyMethod::Pattern, "a pattern alone turns verify on, as fio");
         let j = parse("[a]\nrw=write\nverify=crc32c\ncontinue_on_error=verify\ndo_verify=0\n").unwrap();
         assert!(j.verify.continue_on_error && !j.verify.do_verify);
-        let e = parse("[a]\nrw=randread\nverify=crc32c\n").unwrap_err();
-        assert!(e.starts_with("t.fio:3: option 'verify': job 'a': verify with rw=randread"), "{e}");
+        // A read-only job verifies what it reads (an earlier writer's headers).
+        let j = parse("[a]\nrw=randread\nbs=64k\nverify=meta\nverify_interval=512\n").unwrap();
+        assert_eq!((j.verify.method, j.verify.interval), (VerifyMethod::Meta, 512));
+        // A mix verifies its writes (its own reads are plain reads, as fio's).
+        let j = parse("[a]\nrw=randrw\nverify=crc32c\n").unwrap();
+        assert_eq!((j.verify.method, j.verify.interval), (VerifyMethod::Crc32c, 4096));
+        let e = parse("[a]\nrw=randtrim\nverify=crc32c\n").unwrap_err();
+        assert!(e.starts_with("t.fio:3: option 'verify': job 'a': verify with rw=randtrim"), "{e}");
+        let e = parse("[a]\nrw=read\nbssplit=4k/50:6k/50,16k/100\nverify=crc32c\nverify_interval=4k\n").unwrap_err();
+        assert!(e.contains("6144 is not a multiple of the verify interval 4096"), "reads' sizes count: {e}");
         let e = parse("[a]\nrw=write\nbssplit=4k/50:6k/50\nverify=crc32c\n").unwrap_err();
         assert!(e.contains("6144 is not a multiple of the verify interval 4096"), "{e}");
         let e = parse("[a]\nrw=write\nbs=4k\nverify=sha256\nverify_interval=64\n").unwrap_err();

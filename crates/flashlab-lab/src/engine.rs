@@ -623,6 +623,17 @@ pub fn run_group_hooked(
             v.lock().unwrap_or_else(|e| e.into_inner()).written(set.offset + off, len);
         }
         let mut c = c.map_err(|e| zoned_hint(sys, s, dir, base + off, len, e))?;
+        if let Some(v) = s.verify.as_ref().filter(|_| dir == 0) {
+            // A job that only reads checks each block it reads (fio's read-only verify);
+            // a mismatch ends it unless it continues on verify errors.
+            let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
+            if v.is_read_only() {
+                v.check_read(sys, base + off, len);
+                if v.aborted() {
+                    l.core.stop();
+                }
+            }
+        }
         c.done = c.done.max(after);
         if set.sync_writes && dir == 1 {
             // O_SYNC (`generic_write_sync`): the write returns after an fsync of its file.

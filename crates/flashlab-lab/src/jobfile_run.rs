@@ -297,6 +297,7 @@ fn spec(
     let io_limit = if multi || job.filesize.is_some() { Some(job.pass_bytes(cap, &spans)) } else { job.io_size };
     let verify = crate::sim_verify::SimVerifier::new(sys, &job.verify, file, offset, span)
         .map_err(Error::within(here.as_str()))?
+        .map(|v| if job.rw.has_writes() { v } else { v.read_only() })
         .map(|v| std::sync::Arc::new(std::sync::Mutex::new(v)));
     let mut settings =
         flashlab_workload::job::JobSettings::from_fio(job, offset, if multi { spans.iter().sum() } else { span }, seed);
@@ -403,6 +404,7 @@ fn raw_spec(
     }
     let verify = crate::sim_verify::SimVerifier::new(sys, &job.verify, FileId::RAW, offset, span)
         .map_err(Error::within(format!("{file_name}:{}: job '{}'", job.line, job.name).as_str()))?
+        .map(|v| if job.rw.has_writes() { v } else { v.read_only() })
         .map(|v| Arc::new(Mutex::new(v)));
     let mut settings = flashlab_workload::job::JobSettings::from_fio(job, offset, span, seed);
     settings.groupid = group;

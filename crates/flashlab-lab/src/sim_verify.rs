@@ -20,15 +20,43 @@
 //! carrying their data, so verify there is an error.
 
 use crate::system::{SimSystem, SysError};
-use flashlab_jobs::verify::VerifyOptions;
+use flashlab_jobs::verify::{VerifyMethod, VerifyOptions};
 use flashlab_measure::{VerifyMismatch, VerifySummary};
 use flashlab_simfs::FileId;
 use flashsim::{Ns, Op, MAP_UNIT};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// Tags of different verifiers never collide (a file shared by two jobs, a later group).
 static NEXT_TAG_BASE: AtomicU64 = AtomicU64::new(1);
+/// What each verifier's writes lay down, by tag base: what fio's header (method, length) and
+/// data area (pattern) would say, for a later job that only reads to check.
+static WRITERS: Mutex<Vec<(u64, Layout)>> = Mutex::new(Vec::new());
+
+/// The verify layout a writer gives its blocks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Layout {
+    method: VerifyMethod,
+    interval: u64,
+    pattern: Vec<u8>,
+}
+
+impl Layout {
+    fn of(o: &VerifyOptions) -> Layout {
+        Layout { method: o.method, interval: o.interval, pattern: o.pattern.clone() }
+    }
+}
+
+fn writer_layout(tag_base: u64) -> Option<Layout> {
+    let w = WRITERS.lock().unwrap_or_else(|e| e.into_inner());
+    w.iter().find(|(b, _)| *b == tag_base).map(|(_, l)| l.clone())
+}
+
+const TAG_BITS: u32 = 40;
+
+/// A failed check: (which check, expected, received); `None` when it passes.
+type Mismatch = Option<(&'static str, String, String)>;
 /// An `expected` entry's flag: read back since its last write (fio drops a verified block from
 /// its log, so the pass after the writes skips it).
 const VERIFIED: u64 = 1 << 63;
@@ -48,6 +76,13 @@ pub struct SimVerifier {
     recent: VecDeque<(u64, u64)>,
     queue: VecDeque<(u64, u64)>,
     aborted: bool,
+    /// The job only reads: every read checks what an earlier verifying writer left
+    /// ([`SimVerifier::read_only`]).
+    read_only: bool,
+    /// The last writer a read-only job's check met (tag base, what is wrong with its blocks
+    /// for this reader, `None`: nothing): reads mostly meet one writer's blocks in a row, so the
+    /// registry is consulted once per run of them.
+    last_writer: Option<(u64, Mismatch)>,
     /// What was found.
     pub(crate) summary: VerifySummary,
 }
@@ -74,7 +109,8 @@ impl SimVerifier {
         sys.track_content();
         let first = base / MAP_UNIT;
         let units = (base + span).div_ceil(MAP_UNIT) - first;
-        let tag_base = NEXT_TAG_BASE.fetch_add(1, Ordering::Relaxed) << 40;
+        let tag_base = NEXT_TAG_BASE.fetch_add(1, Ordering::Relaxed) << TAG_BITS;
+        WRITERS.lock().unwrap_or_else(|e| e.into_inner()).push((tag_base, Layout::of(opts)));
         Ok(Some(SimVerifier {
             opts: opts.clone(),
             file,
@@ -85,8 +121,89 @@ impl SimVerifier {
             recent: VecDeque::new(),
             queue: VecDeque::new(),
             aborted: false,
+            read_only: false,
+            last_writer: None,
             summary: VerifySummary::new("sim-tag"),
         }))
+    }
+
+    /// For a job that only reads (fio's read-only verify job, e.g. the second phase of a
+    /// write-then-scan pair): every block it reads is checked as it completes, against what
+    /// an earlier job wrote there with verify on (fio checks the headers it finds: magic,
+    /// length, offset, checksum type, pattern; not which write it was, as a reader cannot
+    /// know). A unit that holds zeros (never written, or trimmed), data written without verify,
+    /// or another verify layout (interval, checksum, pattern) is a mismatch, as fio's bad magic,
+    /// bad length or checksum are. Nothing is read back afterwards.
+    pub fn read_only(mut self) -> SimVerifier {
+        self.read_only = true;
+        self.expected = Vec::new();
+        self
+    }
+
+    /// The job only reads ([`SimVerifier::read_only`]).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// A read-only job's read of `len` bytes at file offset `off` was issued: check every
+    /// 4 KiB unit it covers against what the device returns now.
+    pub(crate) fn check_read(&mut self, sys: &SimSystem, off: u64, len: u64) {
+        let first = off / MAP_UNIT;
+        let end = (off + len).div_ceil(MAP_UNIT);
+        let mine = Layout::of(&self.opts);
+        for unit in first..end {
+            if self.aborted {
+                return;
+            }
+            let unit_off = unit * MAP_UNIT;
+            self.summary.blocks_verified += 1;
+            self.summary.bytes_verified += MAP_UNIT;
+            let got = self.device_offset(sys, unit_off).map(|d| sys.device().peek((d / MAP_UNIT) as u32));
+            let (check, expected, received) = match got {
+                None | Some(None) | Some(Some(0)) => {
+                    let received = match got {
+                        None => "no device block (unmapped in the filesystem)",
+                        Some(None) => "zeros (never written, or trimmed)",
+                        _ => "data written without verify",
+                    };
+                    (
+                        "header magic",
+                        format!("a block written with verify={}", mine.method.name()),
+                        received.to_string(),
+                    )
+                }
+                Some(Some(t)) => match self.writer(t & !((1u64 << TAG_BITS) - 1), &mine) {
+                    None => continue,
+                    Some(m) => m,
+                },
+            };
+            self.summary.record_mismatch(VerifyMismatch {
+                offset: unit_off,
+                len: MAP_UNIT,
+                check: check.into(),
+                expected,
+                received,
+            });
+            if self.opts.fatal || !self.opts.continue_on_error {
+                self.aborted = true;
+            }
+        }
+    }
+
+    /// What a reader of layout `mine` finds wrong in the blocks of the writer whose tags
+    /// start at `tag_base` (`None`: they pass).
+    fn writer(&mut self, tag_base: u64, mine: &Layout) -> Mismatch {
+        if let Some((b, m)) = &self.last_writer {
+            if *b == tag_base {
+                return m.clone();
+            }
+        }
+        let m = match writer_layout(tag_base) {
+            None => Some(("header magic", "a block written with verify".into(), format!("tag base {tag_base:#x}"))),
+            Some(w) => layout_mismatch(mine, &w),
+        };
+        self.last_writer = Some((tag_base, m.clone()));
+        m
     }
 
     /// The tag the next write (`len` bytes at file offset `off`) carries; the units it covers
@@ -173,12 +290,12 @@ impl SimVerifier {
             }
             // verify_write_sequence=0: any verifying write's data passes (several jobs write the
             // region); zeros or a block no verifying write wrote still fail.
-            if !self.opts.write_sequence && matches!(got, Some(Some(t)) if t >> 40 != 0) {
+            if !self.opts.write_sequence && matches!(got, Some(Some(t)) if t >> TAG_BITS != 0) {
                 continue;
             }
             let describe = |t: u64| {
-                if t & !((1 << 40) - 1) == self.tag_base {
-                    format!("write #{} of this job", t & ((1 << 40) - 1))
+                if t & !((1 << TAG_BITS) - 1) == self.tag_base {
+                    format!("write #{} of this job", t & ((1 << TAG_BITS) - 1))
                 } else {
                     format!("tag {t:#x} (another write)")
                 }
@@ -253,6 +370,28 @@ impl SimVerifier {
     }
 }
 
+/// What a reader with layout `mine` finds wrong in a block a writer with layout `w` wrote, as
+/// fio's `verify_header` and checks would: (check, expected, received); `None` when it passes.
+/// `verify=meta` checks the header only, so any checksum passes it.
+fn layout_mismatch(mine: &Layout, w: &Layout) -> Mismatch {
+    let headers = |m: VerifyMethod| m != VerifyMethod::Pattern;
+    if headers(mine.method) != headers(w.method) {
+        let say = |m: VerifyMethod| if headers(m) { "a verify header" } else { "no header (verify=pattern)" };
+        return Some(("header magic", say(mine.method).into(), say(w.method).into()));
+    }
+    if headers(mine.method) && mine.interval != w.interval {
+        return Some(("header length", format!("{} bytes", mine.interval), format!("{} bytes", w.interval)));
+    }
+    if headers(mine.method) && mine.method != VerifyMethod::Meta && mine.method != w.method {
+        return Some(("checksum type", mine.method.name().into(), w.method.name().into()));
+    }
+    if !mine.pattern.is_empty() && mine.pattern != w.pattern {
+        let hex = |p: &[u8]| p.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        return Some(("pattern", format!("0x{}", hex(&mine.pattern)), format!("0x{}", hex(&w.pattern))));
+    }
+    None
+}
+
 /// After a verifying job's write phase (its group has run): fio's pass reading everything
 /// back, counted as the job's reads; the job's result gets the summary, the reads' runtime
 /// (the pass, or the whole job with a backlog) and fio's EILSEQ on a mismatch. The jobs of a
@@ -264,13 +403,24 @@ pub fn finish(
 ) -> Result<(), SysError> {
     let Some(v) = &spec.verify else { return Ok(()) };
     let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
+    if v.read_only {
+        // Every read was checked as it was issued; there is no pass afterwards.
+        if v.summary.mismatches > 0 && r.error == 0 {
+            r.error = EILSEQ;
+        }
+        r.continue_on_error = v.opts.continue_on_error;
+        r.verify = Some(v.summary.clone());
+        return Ok(());
+    }
     let start = sys.now();
     let end = v.final_pass(sys, start, spec.settings.bs_write.max(MAP_UNIT), spec.settings.iodepth, |lat, bytes| {
         r.read.record_io(bytes, lat, lat)
     })?;
     sys.advance_to(end);
     let pass = end - start;
-    if v.opts.backlog == 0 {
+    // As fio's backend: the reads' runtime is the pass alone for a job that only writes
+    // without a backlog, else the whole job and the pass (a mix's own reads ran all along).
+    if v.opts.backlog == 0 && !spec.settings.rw.has_reads() {
         r.read.runtime_ns = pass;
     } else {
         r.read.runtime_ns = r.job_runtime_ns + pass;

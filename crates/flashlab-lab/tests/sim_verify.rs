@@ -90,3 +90,81 @@ fn f2fs_is_refused_with_a_clear_error() {
     let e = run_jobfile(&mut sys, &jf, 1, "t.fio", None, &mut |_, _, _| {}).unwrap_err().to_string();
     assert!(e.starts_with("t.fio:1: job 'w': verify on the simulated") && e.contains("not supported"), "{e}");
 }
+
+/// fio's read-only verify job (a write phase with `do_verify=0`, then a stonewalled scan that
+/// only reads with `verify` set, as fio's surface-scan example runs): every read checks what
+/// the writer left. The same scan over a region nothing wrote with verify fails at its first
+/// block (fio: bad header magic, EILSEQ), and a reader whose layout differs from the writer's
+/// (another checksum, another interval, another pattern) fails, while `verify=meta` (the
+/// header only) reads any checksum's blocks.
+#[test]
+fn a_read_only_verify_job_checks_what_an_earlier_writer_left() {
+    let run = |text: &str| {
+        let mut sys = toy("plain");
+        let jf = parse_jobfile("t.fio", text).unwrap();
+        let res = run_jobfile(&mut sys, &jf, 1, "t.fio", None, &mut |_, _, _| {}).unwrap();
+        res.into_iter().map(|r| r.0).collect::<Vec<_>>()
+    };
+    let write = |verify: &str| {
+        format!("[w]\nfilename=data\nrw=write\nbs=64k\nsize=4m\n{verify}\ndo_verify=0\n[scan]\nstonewall\nfilename=data\nrw=read\nbs=64k\n")
+    };
+    let text = write("verify=meta\nverify_interval=512\nverify_pattern=0xaa555aa5")
+        + "verify=meta\nverify_interval=512\nverify_pattern=0xaa555aa5\n";
+    let r = run(&text);
+    assert_eq!(r.len(), 2);
+    let (w, scan) = (&r[0], &r[1]);
+    assert_eq!((w.write.io_bytes, w.read.io_bytes), (4 * MIB, 0), "do_verify=0: no read-back");
+    let v = scan.verify.as_ref().expect("the scan verifies");
+    assert_eq!(scan.error, 0, "{:?}", v.first);
+    assert_eq!((v.mismatches, v.blocks_verified), (0, 4 * MIB / 4096));
+    assert_eq!((scan.read.io_bytes, scan.write.io_bytes), (4 * MIB, 0), "the scan only reads, once");
+
+    // Nothing written with verify: the first block read fails and ends the job.
+    let r = run("[scan]\nfilename=data\nsize=4m\nrw=read\nbs=64k\nverify=crc32c\n");
+    let v = r[0].verify.as_ref().unwrap();
+    assert_eq!(r[0].error, EILSEQ);
+    assert_eq!((v.mismatches, v.first[0].offset, v.first[0].check.as_str()), (1, 0, "header magic"));
+    assert!(v.first[0].received.contains("without verify"), "laid out, not verify-written: {:?}", v.first[0]);
+    assert!(r[0].read.ios < 64, "the job ends at the mismatch: {} reads", r[0].read.ios);
+    // continue_on_error=verify: every block is checked and counted.
+    let r = run("[scan]\nfilename=data\nsize=4m\nrw=read\nbs=64k\nverify=crc32c\ncontinue_on_error=verify\n");
+    let v = r[0].verify.as_ref().unwrap();
+    assert_eq!((r[0].error, v.mismatches, r[0].read.ios), (EILSEQ, 4 * MIB / 4096, 64));
+
+    // Layouts: (writer, reader, the check that fails or None).
+    for (wv, rv, fails) in [
+        ("verify=md5", "verify=crc32c", Some("checksum type")),
+        ("verify=md5", "verify=meta", None),
+        ("verify=md5", "verify=md5\nverify_interval=8k", Some("header length")),
+        ("verify=crc32c\nverify_pattern=0x11", "verify=crc32c\nverify_pattern=0x22", Some("pattern")),
+        ("verify=pattern\nverify_pattern=0x11", "verify=crc32c", Some("header magic")),
+        ("verify=sha256", "verify=sha256", None),
+    ] {
+        let r = run(&(write(wv) + rv + "\n"));
+        let v = r[1].verify.as_ref().unwrap();
+        assert_eq!(v.first.first().map(|m| m.check.as_str()), fails, "{wv} then {rv}: {:?}", v.first);
+        assert_eq!(r[1].error, if fails.is_some() { EILSEQ } else { 0 }, "{wv} then {rv}");
+    }
+}
+
+/// fio's verify on a mix (`rw=randrw`): the writes carry tags and are read back (after the
+/// mix, or every `verify_backlog` writes), the mix's own reads are plain reads. With the random
+/// map every block is done once, read or written, so the reads are the mix's reads plus one
+/// read-back per write: as many as the region has blocks (fio 3.33: 512 reads, 270 writes, for
+/// 2 MiB of 4 KiB).
+#[test]
+fn a_mix_verifies_its_writes() {
+    for backlog in ["", "verify_backlog=16\n"] {
+        let mut sys = toy("plain");
+        let text = format!("[m]\nfilename=data\nrw=randrw\nbs=4k\nsize=2m\nverify=crc32c\n{backlog}");
+        let jf = parse_jobfile("t.fio", &text).unwrap();
+        let r = run_jobfile(&mut sys, &jf, 1, "t.fio", None, &mut |_, _, _| {}).unwrap().remove(0).0;
+        let v = r.verify.as_ref().unwrap();
+        assert_eq!((r.error, v.mismatches), (0, 0), "{backlog}: {:?}", v.first);
+        let w = r.write.ios;
+        assert!(w > 128 && w < 384, "{backlog}: a 50/50 mix of 512 blocks wrote {w}");
+        assert_eq!(v.blocks_verified, w, "{backlog}: each write read back once");
+        assert_eq!(r.read.ios, 512, "{backlog}: the mix's reads and the read-backs");
+        assert!(r.read.runtime_ns >= r.write.runtime_ns, "{backlog}: the mix read all along");
+    }
+}

@@ -38,7 +38,7 @@
 
 use crate::dist::{LatencyBands, BATCH_KEYS, DEPTH_KEYS, LAT_M_KEYS, LAT_NU_KEYS};
 use crate::histogram::LatencyHistogram;
-use crate::stats::{Ddir, DirStats, JobResult};
+use crate::stats::{Ddir, DirStats, JobResult, UnifiedRw};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -142,16 +142,24 @@ fn job_json(job: &JobResult, all: &[JobResult], plist: &[f64], meta: &RunMeta) -
     if !job.options.is_empty() {
         o.insert("job options".into(), string_map(&job.options));
     }
-    for d in Ddir::ALL {
-        let agg = group_agg_bytes_per_sec(all, job.groupid, d);
-        o.insert(d.name().into(), dir_json(job.dir(d), agg, plist, meta));
+    // fio's unified_rw_reporting (stat.c add_ddir_status_json, add_mixed_ddir_status_json):
+    // `mixed` replaces the directions and sync, `both` adds it after them.
+    let split = job.unified_rw != UnifiedRw::Mixed;
+    if split {
+        for d in Ddir::ALL {
+            let agg = group_agg_bytes_per_sec(all, job.groupid, d);
+            o.insert(d.name().into(), dir_json(job.dir(d), agg, plist, meta));
+        }
+        let mut sync = Map::new();
+        sync.insert("total_ios".into(), job.sync.total_ios.into());
+        let sync_pct = meta.clat_percentiles || meta.lat_percentiles;
+        sync.insert("lat_ns".into(), lat_json(&job.sync.lat, sync_pct, plist, meta));
+        o.insert("sync".into(), Value::Object(sync));
     }
-
-    let mut sync = Map::new();
-    sync.insert("total_ios".into(), job.sync.total_ios.into());
-    let sync_pct = meta.clat_percentiles || meta.lat_percentiles;
-    sync.insert("lat_ns".into(), lat_json(&job.sync.lat, sync_pct, plist, meta));
-    o.insert("sync".into(), Value::Object(sync));
+    if job.unified_rw != UnifiedRw::Split {
+        let agg: u64 = Ddir::ALL.iter().map(|&d| group_agg_bytes_per_sec(all, job.groupid, d)).sum();
+        o.insert("mixed".into(), dir_json(&job.mixed(), agg, plist, meta));
+    }
 
     let runtime = job.job_runtime_ns;
     let cpu_pct = |ns: u64| {
@@ -757,6 +765,40 @@ mod tests {
         assert_eq!(w["lat_ns"]["percentile"].as_object().unwrap().len(), 1);
         let bins = w["clat_ns"]["bins"].as_object().unwrap();
         assert_eq!(bins.values().map(|v| v.as_u64().unwrap()).sum::<u64>(), 23_492);
+    }
+
+    /// fio's unified_rw_reporting: `mixed` sums the directions into one object in their
+    /// place (and drops `sync`, as fio 3.33 prints it); `both` keeps them and adds it.
+    #[test]
+    fn unified_rw_reporting_sections() {
+        let mut j = JobResult::new("m", 0);
+        for i in 0..30u64 {
+            j.read.record_io(4096, 1_000 + i, 1_000 + i);
+        }
+        for i in 0..70u64 {
+            j.write.record_io(8192, 5_000 + i, 5_000 + i);
+        }
+        j.read.runtime_ns = 2_000_000;
+        j.write.runtime_ns = 3_000_000;
+        j.sync.record(10_000);
+        let keys = |d: &Value| {
+            let o = d["jobs"][0].as_object().unwrap();
+            ["read", "write", "trim", "sync", "mixed"].into_iter().filter(|k| o.contains_key(*k)).collect::<Vec<_>>()
+        };
+        let doc = fio_json(std::slice::from_ref(&j), &FIO_DEFAULT_PERCENTILES, &meta());
+        assert_eq!(keys(&doc), ["read", "write", "trim", "sync"]);
+        j.unified_rw = UnifiedRw::Mixed;
+        let doc = fio_json(std::slice::from_ref(&j), &FIO_DEFAULT_PERCENTILES, &meta());
+        assert_eq!(keys(&doc), ["mixed"]);
+        let m = &doc["jobs"][0]["mixed"];
+        assert_eq!((m["total_ios"].as_u64(), m["io_bytes"].as_u64()), (Some(100), Some(30 * 4096 + 70 * 8192)));
+        assert_eq!((m["clat_ns"]["min"].as_u64(), m["clat_ns"]["max"].as_u64()), (Some(1_000), Some(5_069)));
+        assert_eq!(m["runtime"].as_u64(), Some(3), "the longer direction's runtime, ms");
+        j.unified_rw = UnifiedRw::Both;
+        let doc = fio_json(std::slice::from_ref(&j), &FIO_DEFAULT_PERCENTILES, &meta());
+        assert_eq!(keys(&doc), ["read", "write", "trim", "sync", "mixed"]);
+        assert_eq!(doc["jobs"][0]["mixed"]["total_ios"].as_u64(), Some(100));
+        assert_eq!(doc["jobs"][0]["read"]["total_ios"].as_u64(), Some(30));
     }
 
     #[test]

@@ -30,6 +30,6 @@ pub use fio_json::{
 };
 pub use histogram::{plat_idx_to_val, plat_val_to_idx, LatencyHistogram};
 pub use rate::RateStats;
-pub use stats::{CpuUsage, Ddir, DirStats, FileIo, Interval, JobResult, LatencyProbe, PrioStat, SyncStats};
+pub use stats::{CpuUsage, Ddir, DirStats, FileIo, Interval, JobResult, LatencyProbe, PrioStat, SyncStats, UnifiedRw};
 pub use summary::{LatencySummary, SUMMARY_PERCENTILES};
 pub use verify::{VerifyMismatch, VerifySummary};

@@ -407,6 +407,38 @@ pub struct JobResult {
     /// `None` for any other job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zone_resets: Option<u64>,
+    /// fio's `unified_rw_reporting`: how the directions are reported.
+    #[serde(default, skip_serializing_if = "UnifiedRw::is_split")]
+    pub unified_rw: UnifiedRw,
+}
+
+/// fio's `unified_rw_reporting` (`stat.c`'s `UNIFIED_SPLIT`, `UNIFIED_MIXED`, `UNIFIED_BOTH`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnifiedRw {
+    /// `none`: one object per direction (`read`, `write`, `trim`) and `sync`.
+    #[default]
+    Split,
+    /// `mixed`: the three directions summed into one object, `mixed`, in their place (and no
+    /// `sync` object, as fio 3.33 prints it).
+    Mixed,
+    /// `both`: the directions and `sync`, then `mixed`.
+    Both,
+}
+
+impl UnifiedRw {
+    /// fio's value of the option (0, 1, 2).
+    pub fn from_fio(v: u8) -> UnifiedRw {
+        match v {
+            1 => UnifiedRw::Mixed,
+            2 => UnifiedRw::Both,
+            _ => UnifiedRw::Split,
+        }
+    }
+
+    fn is_split(&self) -> bool {
+        *self == UnifiedRw::Split
+    }
 }
 
 /// The outcome of a job's `latency_target` probe.
@@ -455,6 +487,16 @@ impl JobResult {
             Ddir::Write => &mut self.write,
             Ddir::Trim => &mut self.trim,
         }
+    }
+
+    /// The three directions summed, as fio's `unified_rw_reporting` reports them (`"mixed"`):
+    /// I/Os, bytes and latencies pool, the runtime is the longest, per-interval bandwidth
+    /// and IOPS add up ([`DirStats::merge`]).
+    pub fn mixed(&self) -> DirStats {
+        let mut m = self.read.clone();
+        m.merge(&self.write);
+        m.merge(&self.trim);
+        m
     }
 
     /// I/Os over read, write and trim (fio's `ddir_rw_sum(total_io_u)`).

@@ -384,7 +384,8 @@ fn run_with<E: IoEngine>(
     }
     // fio's prio/prioclass: the worker's own I/O priority (ioprio_set), restored afterwards.
     let _prio_guard = ThreadPrio::set(model.prio.job_ioprio())?;
-    let mut verifier = crate::verify::Verifier::new(&model.verify, set.offset, set.span, set.bs_write, set.seed, 0);
+    let mut verifier = crate::verify::Verifier::new(&model.verify, set.offset, set.span, set.bs_write, set.seed, 0)
+        .map(|v| if set.rw.has_writes() { v } else { v.read_only() });
     if let Some(v) = verifier.as_mut() {
         // fio's verify_dump writes into its current directory (no --aux-path here).
         v.dump_to(&std::env::current_dir().unwrap_or_default(), targets[0].path);
@@ -703,9 +704,17 @@ fn run_with<E: IoEngine>(
             if let Some(v) = verifier.as_mut() {
                 match s.kind {
                     1 => v.written(s.offset, u64::from(s.len)),
-                    3 => {
+                    0 | 3 if s.kind == 3 || v.is_read_only() => {
+                        // A verify's read-back, or any read of a job that only reads (fio's
+                        // read-only verify: each read is checked as it completes).
                         let ok = (c.result as u32) == s.len
-                            && eng.buffer_mut(c.slot).is_some_and(|b| v.check(b, s.offset, u64::from(s.len)));
+                            && eng.buffer_mut(c.slot).is_some_and(|b| {
+                                if s.kind == 3 {
+                                    v.check(b, s.offset, u64::from(s.len))
+                                } else {
+                                    v.check_read(b, s.offset, u64::from(s.len))
+                                }
+                            });
                         if !ok {
                             if c.result as u32 != s.len {
                                 v.summary.record_mismatch(flashlab_measure::VerifyMismatch {
@@ -768,7 +777,11 @@ fn run_with<E: IoEngine>(
             let runtime = result.job_runtime_ns;
             let end = end.saturating_sub(measure_from).min(runtime);
             result.write.runtime_ns = end;
-            result.read.runtime_ns = runtime - end;
+            if !set.rw.has_reads() {
+                result.read.runtime_ns = runtime - end;
+            }
+            // A mix's own reads ran all along: its read runtime is the whole job (fio adds
+            // the pass to the main loop's).
         }
         result.continue_on_error = model.verify.continue_on_error;
         result.verify = Some(v.summary);

@@ -177,6 +177,8 @@ pub struct Verifier {
     pub summary: VerifySummary,
     /// `verify_dump`: the directory and file name mismatches are dumped under.
     dump: Option<(std::path::PathBuf, String)>,
+    /// The job only reads ([`Verifier::read_only`]).
+    read_only: bool,
 }
 
 impl Verifier {
@@ -203,7 +205,50 @@ impl Verifier {
             aborted: false,
             summary: VerifySummary::new(opts.method.name()),
             dump: None,
+            read_only: false,
         })
+    }
+
+    /// For a job that only reads (fio's read-only verify job: a scan of what an earlier job
+    /// or run wrote with verify on): every block it reads is checked as it completes
+    /// ([`Verifier::check_read`]) and nothing is read back afterwards.
+    pub fn read_only(mut self) -> Verifier {
+        self.read_only = true;
+        self.grid = Vec::new();
+        self
+    }
+
+    /// The job only reads ([`Verifier::read_only`]).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// A read-only job's read of `len` bytes at `offset` (absolute) completed into `buf`:
+    /// check every chunk's header (magic, header CRC, length and method, offset), checksum and
+    /// pattern, as fio checks a block it did not write: not the write number (a reader cannot
+    /// know which write was last, fio's `verify_header` skips it too). Returns false on a
+    /// mismatch.
+    pub fn check_read(&mut self, buf: &[u8], offset: u64, len: u64) -> bool {
+        let mut ok = true;
+        let mut at = 0u64;
+        while at < len && !self.aborted {
+            let clen = self.interval.min(len - at);
+            let chunk = &buf[at as usize..(at + clen) as usize];
+            self.summary.blocks_verified += 1;
+            self.summary.bytes_verified += clen;
+            if let Some(m) = self.check_chunk(chunk, offset + at, None) {
+                ok = false;
+                // What the write whose number the header carries would have laid down.
+                let numberio = if chunk.len() >= 32 { u64_at(chunk, 24) } else { 0 };
+                self.dump_chunk(chunk, offset + at, numberio);
+                self.summary.record_mismatch(m);
+                if self.opts.fatal || !self.opts.continue_on_error {
+                    self.aborted = true;
+                }
+            }
+            at += clen;
+        }
+        ok
     }
 
     /// Bytes of the header before the data area.
@@ -303,7 +348,7 @@ impl Verifier {
 
     /// The final pass was started (it may be done).
     pub fn final_pass_started(&self) -> bool {
-        self.cursor.is_some() || self.aborted || !self.opts.do_verify
+        self.cursor.is_some() || self.aborted || !self.opts.do_verify || self.read_only
     }
 
     /// Something waits to be read back now.
@@ -357,7 +402,7 @@ impl Verifier {
                 let chunk = &buf[at as usize..(at + clen) as usize];
                 self.summary.blocks_verified += 1;
                 self.summary.bytes_verified += clen;
-                if let Some(m) = self.check_chunk(chunk, offset + at, want - 1) {
+                if let Some(m) = self.check_chunk(chunk, offset + at, Some(want - 1)) {
                     ok = false;
                     self.dump_chunk(chunk, offset + at, want - 1);
                     self.summary.record_mismatch(m);
@@ -373,7 +418,8 @@ impl Verifier {
         ok
     }
 
-    fn check_chunk(&self, chunk: &[u8], offset: u64, numberio: u64) -> Option<VerifyMismatch> {
+    /// One chunk against the write `numberio` that last covered it (`None`: any write).
+    fn check_chunk(&self, chunk: &[u8], offset: u64, numberio: Option<u64>) -> Option<VerifyMismatch> {
         let len = chunk.len() as u64;
         let bad = |check: &str, expected: String, received: String| {
             Some(VerifyMismatch { offset, len, check: check.to_string(), expected, received })
@@ -402,8 +448,10 @@ impl Verifier {
             if u64_at(chunk, 16) != offset {
                 return bad("header offset", offset.to_string(), u64_at(chunk, 16).to_string());
             }
-            if self.opts.write_sequence && u64_at(chunk, 24) != numberio {
-                return bad("numberio", numberio.to_string(), u64_at(chunk, 24).to_string());
+            if let Some(n) = numberio.filter(|_| self.opts.write_sequence) {
+                if u64_at(chunk, 24) != n {
+                    return bad("numberio", n.to_string(), u64_at(chunk, 24).to_string());
+                }
             }
             let data = &chunk[hl..];
             let mut sum = [0u8; 32];

@@ -192,3 +192,45 @@ fn verify_cost_on_tmpfs() {
         }
     }
 }
+
+/// fio's read-only verify job on a real file: a job that only reads, with `verify` set,
+/// checks every block it reads against the headers an earlier writer left (any write number:
+/// a reader cannot know which was last), and nothing is read back afterwards. A corrupted
+/// block fails at its offset; a file written without verify fails at its first block.
+#[test]
+fn a_read_only_job_verifies_what_it_reads() {
+    let d = TempDir::new("verify-readonly");
+    for engine in engines() {
+        let mut w = job("[w]\nrw=randwrite\nbs=4k\niodepth=4\nverify=crc32c\ndo_verify=0\n", engine);
+        let name = format!("ro-{}", engine.name());
+        w.settings.name = name.clone();
+        let r = run(&d, &w);
+        assert_eq!((r.write.io_bytes, r.read.io_bytes), (SPAN, 0), "do_verify=0: no read-back");
+        let mut scan = job("[scan]\nrw=read\nbs=16k\niodepth=4\nverify=crc32c\nverify_interval=4k\n", engine);
+        scan.settings.name = name.clone();
+        // The file the writer left, opened again.
+        let rerun = |j: &RealJob| {
+            let path = d.path().join(&name);
+            run_job(&path, &open_file(&path, true, false).unwrap(), j, &mut |_| {}).unwrap()
+        };
+        let r = rerun(&scan);
+        let v = r.verify.as_ref().expect("the scan verifies");
+        assert_eq!(r.error, 0, "{engine:?}: {:?}", v.first);
+        assert_eq!((v.mismatches, v.blocks_verified), (0, SPAN / 4096), "{engine:?}");
+        assert_eq!((r.read.io_bytes, r.write.io_bytes), (SPAN, 0), "each block read once, as the job's reads");
+        assert!(r.read.runtime_ns > 0 && r.read.runtime_ns == r.job_runtime_ns);
+
+        corrupt(&d.path().join(&name), 2 * MIB + 4096);
+        let r = rerun(&scan);
+        let v = r.verify.as_ref().unwrap();
+        assert_eq!(r.error, libc::EILSEQ, "{engine:?}");
+        assert_eq!((v.mismatches, v.first[0].offset, v.first[0].check.as_str()), (1, 2 * MIB + 4096, "crc32c"));
+        assert!(r.read.io_bytes < SPAN, "the job ends at the mismatch");
+
+        // A file of zeros (never written with verify): bad magic at the first block.
+        std::fs::write(d.path().join(&name), vec![0u8; SPAN as usize]).unwrap();
+        let r = rerun(&scan);
+        let v = r.verify.as_ref().unwrap();
+        assert_eq!((r.error, v.first[0].offset, v.first[0].check.as_str()), (libc::EILSEQ, 0, "magic"));
+    }
+}

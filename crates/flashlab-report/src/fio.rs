@@ -45,6 +45,9 @@ pub(crate) struct FioJob {
     pub write: Option<FioDir>,
     #[serde(default)]
     pub trim: Option<FioDir>,
+    /// fio's `unified_rw_reporting=mixed|both`: the directions summed.
+    #[serde(default)]
+    pub mixed: Option<FioDir>,
     /// flashlab's addition on simulated targets: the device at the end.
     #[serde(default)]
     pub flashlab_device: Option<DeviceSummary>,
@@ -128,7 +131,11 @@ fn text(v: &Value) -> Option<String> {
 
 impl FioJob {
     fn all_directions(&self) -> impl Iterator<Item = (&'static str, &FioDir)> {
-        [("read", &self.read), ("write", &self.write), ("trim", &self.trim)]
+        // With unified_rw_reporting=mixed the sum is all there is; with `both` the
+        // directions are there too and the sum would count them twice.
+        let split = self.read.is_some() || self.write.is_some() || self.trim.is_some();
+        let mixed = if split { &None } else { &self.mixed };
+        [("read", &self.read), ("write", &self.write), ("trim", &self.trim), ("mixed", mixed)]
             .into_iter()
             .filter_map(|(n, d)| d.as_ref().map(|d| (n, d)))
     }
@@ -201,8 +208,30 @@ pub(crate) fn from_run_body(b: &RunBody) -> FioOutput {
                 read: j.read.as_ref().map(dir),
                 write: j.write.as_ref().map(dir),
                 trim: j.trim.as_ref().map(dir),
+                mixed: None,
                 flashlab_device: b.device.clone(),
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FioJob;
+
+    /// fio's `unified_rw_reporting`: a `mixed`-only job reports its sum; with `both` the
+    /// directions are reported and the sum is not counted again.
+    #[test]
+    fn mixed_is_a_direction_only_without_the_others() {
+        let names = |text: &str| {
+            let j: FioJob = serde_json::from_str(text).unwrap();
+            j.directions().map(|(n, _)| n).collect::<Vec<_>>()
+        };
+        let mixed = r#""mixed": {"io_bytes": 8192, "total_ios": 2}"#;
+        assert_eq!(names(&format!(r#"{{"jobname": "a", {mixed}}}"#)), ["mixed"]);
+        let both = format!(
+            r#"{{"jobname": "a", "read": {{"io_bytes": 4096, "total_ios": 1}}, "write": {{"io_bytes": 4096, "total_ios": 1}}, {mixed}}}"#
+        );
+        assert_eq!(names(&both), ["read", "write"]);
     }
 }

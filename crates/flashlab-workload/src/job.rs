@@ -690,6 +690,7 @@ impl JobCore {
         for (name, c) in files.into_iter().zip(self.gen.counts()) {
             self.result.files.push(c.file_io(name));
         }
+        self.result.unified_rw = flashlab_measure::UnifiedRw::from_fio(self.model.unified_rw_reporting);
         self.result
     }
 

@@ -104,3 +104,107 @@ fn mixed_job_total_matches() {
         assert!((share - 0.3).abs() < 0.1, "read share {share} in {c:?}");
     }
 }
+
+/// fio's `unified_rw_reporting` on a real directory: with `mixed` fio 3.33's JSON has one
+/// `mixed` object in place of `read`, `write`, `trim` and `sync`; with `both` it has them all
+/// and `mixed` after. flashlab prints the same objects, and `mixed` holds the same I/Os and
+/// bytes (all of the job's: a random mix's split is drawn, its total is fixed).
+#[test]
+fn unified_rw_reporting_sections_and_totals_match_fios() {
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
+        return;
+    }
+    let sections = |doc: &Value| {
+        let j = doc["jobs"][0].as_object().cloned().unwrap_or_default();
+        ["read", "write", "trim", "sync", "mixed"].into_iter().filter(|k| j.contains_key(*k)).collect::<Vec<_>>()
+    };
+    let mixed = |doc: &Value| {
+        let m = &doc["jobs"][0]["mixed"];
+        (m["total_ios"].as_u64(), m["io_bytes"].as_u64())
+    };
+    for (mode, want_sections) in [
+        ("mixed", vec!["mixed"]),
+        ("both", vec!["read", "write", "trim", "sync", "mixed"]),
+        ("0", vec!["read", "write", "trim", "sync"]),
+    ] {
+        let text = format!("{COMMON}[u]\nrw=randrw\nbs=4k\nsize=1m\nfsync=8\nunified_rw_reporting={mode}\n");
+        let fio_dir = TempDir::new("parity-fio-unified");
+        let fl_dir = TempDir::new("parity-fl-unified");
+        let want = fio_json_in(&fio_dir.0, &text);
+        let got = flashlab_json_in(&fl_dir.0, &text);
+        assert_eq!(sections(&want), want_sections, "fio 3.33 with unified_rw_reporting={mode}");
+        assert_eq!(sections(&got), sections(&want), "flashlab with unified_rw_reporting={mode}");
+        assert_eq!(mixed(&got), mixed(&want), "{mode}: mixed I/Os and bytes");
+        if mode != "0" {
+            assert_eq!(mixed(&want), (Some(256), Some(1 << 20)), "{mode}");
+        }
+    }
+}
+
+/// fio's read-only verify job on a real directory (the shape of fio's surface-scan example: a
+/// write phase that lays down `verify=meta` headers with a pattern and `do_verify=0`, then a
+/// stonewalled job that only reads the file with the same verify options): both write the
+/// file once and read it once, without a read-back after the writes, and find no error
+/// (each checks its own headers). flashlab runs the job file on its own files (no
+/// `--target`, in the directory, as fio does): with `--target DIR` each job gets a file of
+/// its own, so the scan would read a file nothing wrote with verify.
+#[test]
+fn read_only_verify_job_matches_fios() {
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
+        return;
+    }
+    let text = format!(
+        "{COMMON}verify=meta\nverify_interval=512\nverify_pattern=0xaa555aa5\nfilename=data\nbs=64k\nsize=2m\n\
+         [write-phase]\nrw=write\ndo_verify=0\n[verify-phase]\nstonewall\nrw=read\ndo_verify=1\n"
+    );
+    let fio_dir = TempDir::new("parity-fio-scan");
+    let fl_dir = TempDir::new("parity-fl-scan");
+    let fio = fio_json_in(&fio_dir.0, &text);
+    std::fs::write(fl_dir.0.join("job.fio"), &text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flashlab"))
+        .args(["run", "job.fio", "--output-format", "json"])
+        .current_dir(&fl_dir.0)
+        .output()
+        .unwrap();
+    let fl = scratch::json_of("flashlab run", out);
+    let (want, got) = (counts("fio", &fio), counts("flashlab", &fl));
+    assert_eq!(got, want);
+    let blocks = (2u64 << 20) / (64 << 10);
+    assert_eq!(
+        want.iter().map(|j| (j.1, j.2)).collect::<Vec<_>>(),
+        [([0, blocks], [0, 2 << 20]), ([blocks, 0], [2 << 20, 0])]
+    );
+    for (who, doc) in [("fio", &fio), ("flashlab", &fl)] {
+        let errors: Vec<_> = doc["jobs"].as_array().unwrap().iter().map(|j| j["error"].as_i64()).collect();
+        assert_eq!(errors, [Some(0), Some(0)], "{who}");
+    }
+    let scan = &fl["jobs"][1]["flashlab_verify"];
+    assert_eq!(scan["blocks_verified"].as_u64(), Some((2 << 20) / 512), "every 512-byte header checked: {scan}");
+}
+
+/// fio's verify on a random mix, on a real directory: the mix's reads are plain reads, its
+/// writes are read back (at the end, or every `verify_backlog` writes). With the random map
+/// each block is done once, so both tools read as many blocks as the region has (the mix's
+/// reads and one read-back per write: fio 3.33 reads 512 and writes 270 of 512) whatever
+/// their draws, and find no error.
+#[test]
+fn verify_on_a_mix_reads_what_fio_reads() {
+    if !flashlab_testcaps::require(&[flashlab_testcaps::Cap::Fio]) {
+        return;
+    }
+    for backlog in ["", "verify_backlog=16\n"] {
+        let text = format!("{COMMON}[m]\nrw=randrw\nbs=4k\nsize=2m\nverify=crc32c\n{backlog}");
+        let fio_dir = TempDir::new("parity-fio-mixverify");
+        let fl_dir = TempDir::new("parity-fl-mixverify");
+        let fio = fio_json_in(&fio_dir.0, &text);
+        let fl = flashlab_json_in(&fl_dir.0, &text);
+        let (want, got) = (counts("fio", &fio), counts("flashlab", &fl));
+        assert_eq!((want[0].1[0], want[0].2[0]), (512, 2 << 20), "fio {backlog}: {want:?}");
+        assert_eq!((got[0].1[0], got[0].2[0]), (512, 2 << 20), "flashlab {backlog}: {got:?}");
+        for (who, doc) in [("fio", &fio), ("flashlab", &fl)] {
+            assert_eq!(doc["jobs"][0]["error"].as_i64(), Some(0), "{who} {backlog}");
+        }
+        let v = &fl["jobs"][0]["flashlab_verify"];
+        assert_eq!(v["blocks_verified"].as_u64(), Some(got[0].1[1]), "{backlog}: each write read back: {v}");
+    }
+}

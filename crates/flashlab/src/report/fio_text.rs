@@ -68,7 +68,11 @@ pub fn job_text(r: &JobResult, jobs: u32, rw: &str, bs: u64, iodepth: u32, perce
     // fio names the clones folded into one entry by `group_reporting`.
     let jobs = if jobs > 1 { format!(", jobs={jobs}") } else { String::new() };
     let mut s = format!("{}: (groupid={}{jobs}): rw={rw}, bs={bs}, iodepth={iodepth}\n", r.name, r.groupid);
-    for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim)] {
+    // fio's unified_rw_reporting: `mixed` in place of the directions, `both` after them.
+    let mixed = (r.unified_rw != flashlab_measure::UnifiedRw::Split).then(|| r.mixed());
+    let split = r.unified_rw != flashlab_measure::UnifiedRw::Mixed;
+    let dirs = [("read", &r.read), ("write", &r.write), ("trim", &r.trim)];
+    for (name, d) in dirs.into_iter().filter(|_| split).chain(mixed.as_ref().map(|m| ("mixed", m))) {
         if !d.is_idle() {
             s.push_str(&dir_text(name, d, percentiles, r.zone_resets));
         }
