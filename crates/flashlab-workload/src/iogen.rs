@@ -194,7 +194,7 @@ impl IoGen {
                 let off = offsets.next(span, *bs);
                 Some((off, (*bs).min(span - off)))
             }
-            DirGen::Sprandom(g, bs) => g.next().map(|b| (b * *bs, *bs)),
+            DirGen::Sprandom(g, bs) => g.next_block().map(|b| (b * *bs, *bs)),
             DirGen::Full(g) => {
                 let mut len = g.bs.next(&mut self.extra).min(span).max(1);
                 let count = g.issued;

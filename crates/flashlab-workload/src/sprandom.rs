@@ -151,7 +151,7 @@ impl Sprandom {
     }
 
     /// The next block to write; `None` when the pass is over.
-    pub fn next(&mut self) -> Option<u64> {
+    pub fn next_block(&mut self) -> Option<u64> {
         if !self.deferred {
             if let Some(b) = self.replay.pop() {
                 self.keep(b);
@@ -211,7 +211,7 @@ mod tests {
         let mut s = Sprandom::new(blocks, 4096, 0.15, 20, 0, &mut Rng::new(3)).unwrap();
         let mut seen = vec![0u32; blocks as usize];
         let mut n = 0u64;
-        while let Some(b) = s.next() {
+        while let Some(b) = s.next_block() {
             seen[b as usize] += 1;
             n += 1;
         }
