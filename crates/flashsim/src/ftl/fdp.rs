@@ -100,41 +100,15 @@ impl Ftl {
 
     /// Copy the `live` valid units of victim `v`'s page from unit `base` on `die`, each into
     /// the GC open page of its handle's GC frontier; returns when the last program it caused
-    /// completes. The same steps as `Ftl::gc_copy_live` otherwise.
+    /// completes ([`Ftl::gc_copy_page_routed`], routed by the unit's handle).
     pub(super) fn gc_copy_page_fdp(&mut self, die: u32, v: u32, base: u32, live: u32, at: Ns) -> Ns {
-        let ready = self.gc_read(die, at, live);
-        let upp = self.geo.units_per_page;
         let dies = self.geo.dies;
-        let mut done = ready;
-        for ppa in base..base + upp {
-            let lpn = self.p2l.get(ppa as usize);
-            if lpn == INVALID {
-                continue;
-            }
-            let f = self.fdp.as_ref().expect("FDP on");
+        self.gc_copy_page_routed(die, v, base, live, at, |ftl, lpn| {
+            let f = ftl.fdp.as_ref().expect("FDP on");
             let h = f.owner[lpn as usize];
             let slot = f.gc_slot[h as usize];
-            let op = (self.host_streams + slot * dies + die) as usize;
-            let frontier = self.gc_frontier + slot;
-            self.p2l.set(ppa as usize, INVALID);
-            let tag = self.tags.as_ref().map_or(0, |t| t[ppa as usize]);
-            let open = &mut self.open[op];
-            let s = open.len as usize;
-            open.lpn[s] = lpn;
-            open.tag[s] = tag;
-            open.handle[s] = h;
-            open.len += 1;
-            open.ready = open.ready.max(ready);
-            self.l2p[lpn as usize] = BUFFERED | (op * MAX_UPP + s) as u32;
-            hot_assert!(self.valid[v as usize] > 0, "victim {v}'s valid count would go below 0 (copying lpn {lpn})");
-            self.valid[v as usize] -= 1;
-            self.die_valid[die as usize] -= 1;
-            self.counters.gc_units_copied += 1;
-            if self.open[op].len == upp {
-                done = done.max(self.gc_program(op, die, frontier, ready));
-            }
-        }
-        done
+            ((ftl.host_streams + slot * dies + die) as usize, ftl.gc_frontier + slot, h)
+        })
     }
 
     /// The FDP report: configuration and per-handle statistics; `None` without FDP.

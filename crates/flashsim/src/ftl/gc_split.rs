@@ -16,23 +16,45 @@ impl Ftl {
     /// GC open page of each unit's temperature; returns when the last program it caused
     /// completes.
     pub(super) fn gc_copy_page_split(&mut self, die: u32, v: u32, base: u32, live: u32, at: Ns) -> Ns {
+        let cold = ((self.host_streams + die) as usize, self.gc_frontier);
+        let hot = ((self.host_streams + self.geo.dies + die) as usize, self.gc_frontier + 1);
+        self.gc_copy_page_routed(die, v, base, live, at, |ftl, lpn| {
+            let (op, frontier) = if ftl.detector.as_ref().is_some_and(|d| d.is_hot(lpn)) { hot } else { cold };
+            (op, frontier, 0)
+        })
+    }
+
+    /// The GC copy of one victim page with a choice per unit: `route` gives the open page
+    /// (`open` index), its frontier and the FDP handle the slot records for the unit `lpn`
+    /// (temperature here, the reclaim unit handle in `ftl/fdp.rs`). The page is read once
+    /// (`Ftl::gc_read`); an open page is programmed whenever it fills. Generic, so each caller
+    /// gets its own copy with its route inlined.
+    #[inline(always)]
+    pub(super) fn gc_copy_page_routed(
+        &mut self,
+        die: u32,
+        v: u32,
+        base: u32,
+        live: u32,
+        at: Ns,
+        route: impl Fn(&Ftl, u32) -> (usize, u32, u8),
+    ) -> Ns {
         let ready = self.gc_read(die, at, live);
         let upp = self.geo.units_per_page;
         let mut done = ready;
-        let cold = ((self.host_streams + die) as usize, self.gc_frontier);
-        let hot = ((self.host_streams + self.geo.dies + die) as usize, self.gc_frontier + 1);
         for ppa in base..base + upp {
             let lpn = self.p2l.get(ppa as usize);
             if lpn == INVALID {
                 continue;
             }
-            let (op, frontier) = if self.detector.as_ref().is_some_and(|d| d.is_hot(lpn)) { hot } else { cold };
+            let (op, frontier, handle) = route(self, lpn);
             self.p2l.set(ppa as usize, INVALID);
             let tag = self.tags.as_ref().map_or(0, |t| t[ppa as usize]);
             let open = &mut self.open[op];
             let slot = open.len as usize;
             open.lpn[slot] = lpn;
             open.tag[slot] = tag;
+            open.handle[slot] = handle;
             open.len += 1;
             open.ready = open.ready.max(ready);
             self.l2p[lpn as usize] = BUFFERED | (op * MAX_UPP + slot) as u32;
