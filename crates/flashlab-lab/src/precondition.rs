@@ -236,9 +236,29 @@ pub fn refuse_zoned(profile: &Profile) -> Result<(), SysError> {
     if profile.ftl.mapping == flashsim::MappingKind::Zoned {
         return Err(SysError::Job(format!(
             "profile '{}' is a zoned device (host-managed zones, written only at each zone's write pointer): \
-             the filesystem models and this workload's in-place and random writes cannot run on it; \
+             the plain and ext4 models and this workload's in-place and random writes cannot run on it \
+             (F2FS can: --fs f2fs); \
              use a conventional profile (its twin: ufs-4.0 for zoned-ufs-4.0, nvme-gen3 for nvme-gen3-zns; docs/zoned.md)",
             profile.name
+        )));
+    }
+    Ok(())
+}
+
+/// A filesystem of `cfg` on `profile`'s device after `p`: on a zoned device only F2FS (which
+/// writes zones: [`flashlab_simfs::Fs::f2fs_zoned`]) on a fresh device (the other
+/// preconditions write the device in place, which its zones refuse); everything on a
+/// conventional one.
+pub fn refuse_zoned_fs(profile: &Profile, cfg: &FsConfig, p: Precondition) -> Result<(), SysError> {
+    if profile.ftl.mapping != flashsim::MappingKind::Zoned || cfg.kind != flashlab_simfs::FsKind::F2fs {
+        return refuse_zoned(profile);
+    }
+    if p != Precondition::Fresh {
+        return Err(SysError::Job(format!(
+            "profile '{}' is a zoned device: precondition '{}' writes it in place, which its zones refuse; \
+             F2FS on it starts fresh (--precondition fresh)",
+            profile.name,
+            p.name()
         )));
     }
     Ok(())
@@ -257,7 +277,7 @@ pub fn zoned_system(profile: &Profile, seed: u64, p: Precondition) -> Result<(Si
         });
     }
     let (dev, report, now) = new_device(profile, seed, p)?;
-    Ok((SimSystem::on_device(dev, FsConfig::plain(false), now), report))
+    Ok((SimSystem::on_device(dev, seed, FsConfig::plain(false), now)?, report))
 }
 
 /// A new simulated system of `profile` whose device went through `p` before the filesystem
@@ -281,9 +301,9 @@ pub fn system_with_trim(
     p: Precondition,
     fstrim: bool,
 ) -> Result<(SimSystem, PreconditionReport), Error> {
-    refuse_zoned(profile)?;
+    refuse_zoned_fs(profile, &cfg, p)?;
     let (dev, mut report, now) = new_device(profile, seed, p)?;
-    let mut sys = SimSystem::on_device(dev, cfg, now);
+    let mut sys = SimSystem::on_device(dev, seed, cfg, now)?;
     if p == Precondition::Lived {
         let spec = crate::lived_in::LivedSpec::new(seed, fstrim);
         let t0 = sys.now();

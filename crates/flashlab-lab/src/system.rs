@@ -36,6 +36,10 @@ pub enum SysError {
     /// A job that cannot run on this system (e.g. `zoned_abs` zones past its file's end).
     #[error("{0}")]
     Job(String),
+    /// A filesystem that cannot be made on this device (a model other than F2FS on a zoned
+    /// device, zones F2FS cannot use as sections).
+    #[error("{0}")]
+    Config(#[from] flashlab_simfs::ConfigError),
     /// A filesystem made for a larger device than the profile's ([`SimSystem::on_fs`]).
     #[error("a filesystem of {fs_bytes} bytes does not fit on a device of profile {profile} ({device_bytes} bytes)")]
     FsTooLarge {
@@ -139,6 +143,25 @@ pub fn new_device(profile: &Profile, seed: u64) -> Device {
     dev
 }
 
+/// The filesystem `cfg` made on the new device `dev`. F2FS on a zoned device keeps its
+/// metadata on the conventional unit beside the zones ([`Profile::conventional_unit`], a
+/// device of its own, seeded from `seed`), as zoned UFS does in another logical unit
+/// ([`Fs::f2fs_zoned`]). Any other model on a zoned device is made as on a conventional one:
+/// the `plain` model writes nothing until asked (fio's zoned mode drives the device itself),
+/// and a write in place gets the zone's error ([`crate::precondition::refuse_zoned`] refuses
+/// such runs up front).
+fn make_fs(dev: &Device, seed: u64, cfg: FsConfig) -> Result<Fs, SysError> {
+    let mut fs = if dev.is_zoned() && cfg.kind == flashlab_simfs::FsKind::F2fs {
+        let (_, bytes) = Fs::zoned_meta_bytes(dev, &cfg)?;
+        let unit = dev.profile().conventional_unit(bytes).map_err(|e| SysError::Job(e.to_string()))?;
+        Fs::f2fs_zoned(dev, new_device(&unit, seed.wrapping_add(1)), cfg)?
+    } else {
+        Fs::new(dev.logical_bytes(), cfg)
+    };
+    fs.set_cpu(host_cpu(dev.profile()));
+    Ok(fs)
+}
+
 impl SimSystem {
     /// The `plain` filesystem model (data extents only), with or without online discard.
     pub fn new(profile: &Profile, seed: u64, discard: bool) -> SimSystem {
@@ -146,11 +169,19 @@ impl SimSystem {
     }
 
     /// A new device of `profile` with a fresh filesystem of `cfg` on it.
+    ///
+    /// # Panics
+    /// On a zoned profile whose zones F2FS cannot use ([`SimSystem::try_with_fs`] says why).
     pub fn with_fs(profile: &Profile, seed: u64, cfg: FsConfig) -> SimSystem {
+        SimSystem::try_with_fs(profile, seed, cfg).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`SimSystem::with_fs`], an error when the filesystem cannot be made on the device (F2FS
+    /// on zones it cannot use as sections).
+    pub fn try_with_fs(profile: &Profile, seed: u64, cfg: FsConfig) -> Result<SimSystem, SysError> {
         let dev = new_device(profile, seed);
-        let mut fs = Fs::new(dev.logical_bytes(), cfg);
-        fs.set_cpu(host_cpu(profile));
-        SimSystem { dev, fs, now: 0 }
+        let fs = make_fs(&dev, seed, cfg)?;
+        Ok(SimSystem { dev, fs, now: 0 })
     }
 
     /// A new device of `profile` with a filesystem made elsewhere on it (a model over a real
@@ -172,10 +203,9 @@ impl SimSystem {
 
     /// A device with a history (preconditioned, [`crate::precondition`]) and a new filesystem
     /// of `cfg` on it, at `now`.
-    pub(crate) fn on_device(dev: Device, cfg: FsConfig, now: Ns) -> SimSystem {
-        let mut fs = Fs::new(dev.logical_bytes(), cfg);
-        fs.set_cpu(host_cpu(dev.profile()));
-        SimSystem { dev, fs, now }
+    pub(crate) fn on_device(dev: Device, seed: u64, cfg: FsConfig, now: Ns) -> Result<SimSystem, SysError> {
+        let fs = make_fs(&dev, seed, cfg)?;
+        Ok(SimSystem { dev, fs, now })
     }
 
     /// The device (counters, state, profile, host interface, content tags).

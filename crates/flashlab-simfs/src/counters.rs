@@ -34,12 +34,19 @@ pub struct FsCounters {
     pub discards: u64,
     /// Bytes those discards covered.
     pub discard_bytes: u64,
+    /// Zones reset (F2FS on a zoned device freeing a section); not written when none were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub zone_resets: u64,
     /// Cache flushes sent to the device.
     pub flushes_issued: u64,
     /// Flushes the filesystem would have sent but `nobarrier` dropped.
     pub flushes_dropped: u64,
     /// Device bytes written by the filesystem per byte the application wrote (1.0 before any).
     pub write_amplification: f64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl FsCounters {
@@ -74,6 +81,7 @@ impl FsCounters {
             checkpoints: self.checkpoints - e.checkpoints,
             discards: self.discards - e.discards,
             discard_bytes: self.discard_bytes - e.discard_bytes,
+            zone_resets: self.zone_resets - e.zone_resets,
             flushes_issued: self.flushes_issued - e.flushes_issued,
             flushes_dropped: self.flushes_dropped - e.flushes_dropped,
             write_amplification: 1.0,

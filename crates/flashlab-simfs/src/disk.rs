@@ -134,6 +134,11 @@ impl FsCpu {
 
 pub(crate) struct Disk<'a> {
     pub(crate) dev: &'a mut Device,
+    /// A filesystem over two devices (F2FS on a zoned device, its metadata on a conventional
+    /// one, as `mkfs.f2fs -c` lays it out): requests below `split` bytes go to `meta` at their
+    /// own offset, the rest to `dev` at `offset - split`. `None` and 0 on one device.
+    pub(crate) meta: Option<&'a mut Device>,
+    pub(crate) split: u64,
     pub(crate) c: &'a mut FsCounters,
     pub(crate) nobarrier: bool,
     pub(crate) trace: Option<&'a mut Vec<Traced>>,
@@ -159,6 +164,38 @@ pub(crate) fn instant(t: Ns) -> Completion {
 }
 
 impl Disk<'_> {
+    /// The device a request at filesystem byte `off` goes to, and its offset there.
+    fn route(&mut self, off: u64) -> (&mut Device, u64) {
+        match self.meta.as_deref_mut() {
+            Some(meta) if off < self.split => (meta, off),
+            _ => (&mut *self.dev, off - self.split),
+        }
+    }
+
+    /// Submit `op` of `len` bytes at `at` on `dev`, split at zone boundaries on a zoned
+    /// device as the block layer splits a bio (`chunk_sectors`: no request crosses a zone);
+    /// the last piece's completion.
+    fn submit_split(
+        dev: &mut Device,
+        t: Ns,
+        issued: Ns,
+        op: Op,
+        mut at: u64,
+        mut len: u64,
+    ) -> Result<Completion, RequestError> {
+        let zone = dev.zones().map_or(u64::MAX, |z| z.zone(0).size);
+        let mut last: Option<Completion> = None;
+        loop {
+            let piece = len.min(zone - at % zone);
+            let c = dev.submit_after(t, issued, &Request::new(op, at, piece))?;
+            last = Some(later(last, c));
+            (at, len) = (at + piece, len - piece);
+            if len == 0 {
+                return Ok(last.expect("one piece at least"));
+            }
+        }
+    }
+
     fn record(&mut self, t: Ns, op: Op, offset: u64, len: u64, purpose: Option<Purpose>, completion: Completion) {
         if let Some(tr) = &mut self.trace {
             let log = if op == Op::Write { self.log } else { None };
@@ -181,7 +218,8 @@ impl Disk<'_> {
         why: Purpose,
     ) -> Result<Completion, RequestError> {
         let issued = issued.max(self.not_before);
-        let c = self.dev.submit_after(t, issued, &Request::new(Op::Write, off, len))?;
+        let (dev, at) = self.route(off);
+        let c = Disk::submit_split(dev, t, issued, Op::Write, at, len)?;
         self.record(issued, Op::Write, off, len, Some(why), c);
         let n = match why {
             Purpose::Data => &mut self.c.data_bytes,
@@ -196,7 +234,8 @@ impl Disk<'_> {
 
     pub(crate) fn read(&mut self, t: Ns, off: u64, len: u64) -> Result<Completion, RequestError> {
         let issued = t.max(self.not_before);
-        let c = self.dev.submit_after(t, issued, &Request::new(Op::Read, off, len))?;
+        let (dev, at) = self.route(off);
+        let c = Disk::submit_split(dev, t, issued, Op::Read, at, len)?;
         self.record(issued, Op::Read, off, len, None, c);
         Ok(c)
     }
@@ -207,7 +246,8 @@ impl Disk<'_> {
         while len > 0 {
             let l = len.min(MAX_DISCARD);
             let issued = t.max(self.not_before);
-            last = self.dev.submit_after(t, issued, &Request::new(Op::Trim, off, l))?;
+            let (dev, at) = self.route(off);
+            last = dev.submit_after(t, issued, &Request::new(Op::Trim, at, l))?;
             self.record(issued, Op::Trim, off, l, None, last);
             self.c.discards += 1;
             self.c.discard_bytes += l;
@@ -231,8 +271,28 @@ impl Disk<'_> {
             return Ok(instant(issued));
         }
         self.c.flushes_issued += 1;
-        let c = self.dev.submit_after(t, issued, &Request::new(Op::Flush, 0, 0))?;
+        let mut c = self.dev.submit_after(t, issued, &Request::new(Op::Flush, 0, 0))?;
+        // Over two devices the flush goes to both (`f2fs_issue_flush` on a multi-device
+        // volume) and is done when both are.
+        if let Some(meta) = self.meta.as_deref_mut() {
+            self.c.flushes_issued += 1;
+            c = later(Some(c), meta.submit_after(t, issued, &Request::new(Op::Flush, 0, 0))?);
+        }
         self.record(issued, Op::Flush, 0, 0, None, c);
+        Ok(c)
+    }
+
+    /// Reset the zone of the zoned device that filesystem byte `off` starts (F2FS freeing a
+    /// section, `__f2fs_issue_discard_zone`): its blocks are erased before the command
+    /// completes. Traced as a trim of the zone.
+    pub(crate) fn zone_reset(&mut self, t: Ns, off: u64) -> Result<Completion, RequestError> {
+        let issued = t.max(self.not_before);
+        let (dev, at) = self.route(off);
+        let zone = dev.zones().map_or(0, |z| z.zone_of(at));
+        let len = dev.zones().map_or(0, |z| z.zone(zone).size);
+        let c = dev.zone_reset(issued, zone)?;
+        self.record(issued, Op::Trim, off, len, None, c);
+        self.c.zone_resets += 1;
         Ok(c)
     }
 }

@@ -112,6 +112,15 @@ pub enum ConfigError {
     /// small for make_ext4fs's metadata and journal).
     #[error("{0}")]
     Mkfs(crate::LayoutError),
+    /// A filesystem that cannot be put on a zoned device: only F2FS writes zones, and only
+    /// zones it can use as sections (what `mkfs.f2fs -m` or the kernel's mount refuses).
+    #[error("zoned device '{device}': {why}")]
+    Zoned {
+        /// The device's profile.
+        device: String,
+        /// What does not suit F2FS (or that the filesystem is not F2FS).
+        why: String,
+    },
     /// A field of a profile's `[system]` table whose value is wrong.
     #[error("{profile}: [system] field '{field}': {source}")]
     SystemField {

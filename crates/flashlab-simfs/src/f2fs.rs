@@ -281,6 +281,104 @@ pub struct F2fs {
     /// Reused buffers (no allocation per request once warm).
     scratch: Vec<(u32, u32, u32)>,
     runs: Vec<u32>,
+    /// On a zoned device ([`F2fs::zoned`]): sections of `a.segs_per_sec` segments, one per
+    /// zone, taken whole by a log and freed whole by a zone reset; LFS only.
+    zoned: bool,
+    /// Zoned: sections with every segment free (reset, ready for a log).
+    free_secs: u32,
+    sec_cursor: u32,
+    /// Zoned: sections that had segments freed by the checkpoint running now.
+    freed_secs: Vec<u32>,
+}
+
+/// A zoned device's zones as F2FS's sections ([`crate::Fs::f2fs_zoned`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZonedGeometry {
+    /// Zones, each one section of the main area.
+    pub zones: u32,
+    /// 2 MiB segments per zone.
+    pub segs_per_sec: u32,
+}
+
+impl ZonedGeometry {
+    /// The sections of a device with zones `l`; an error saying why F2FS cannot use them
+    /// (mkfs.f2fs or the kernel's mount would refuse, or the model does not have it).
+    pub fn of(l: flashsim::ZoneLayout) -> Result<ZonedGeometry, String> {
+        let zone_bytes = u64::from(l.size_blocks) * flashsim::ZONE_BLOCK;
+        if zone_bytes % SEG_BYTES != 0 {
+            return Err(format!("zones of {zone_bytes} bytes are not a whole number of F2FS's 2 MiB segments"));
+        }
+        if l.capacity_blocks != l.size_blocks {
+            return Err(format!(
+                "zone capacity {} below zone size {} blocks: F2FS's unusable blocks per section are not modelled",
+                l.capacity_blocks, l.size_blocks
+            ));
+        }
+        // The kernel refuses to mount with fewer open zones than logs it writes at once
+        // (`init_blkz_info`: "max open zones ... is too small").
+        if l.max_open != 0 && l.max_open < LOGS as u32 {
+            return Err(format!(
+                "{} open zones: F2FS writes {LOGS} logs at once and its mount refuses fewer open zones",
+                l.max_open
+            ));
+        }
+        Ok(ZonedGeometry { zones: l.zones, segs_per_sec: (zone_bytes / SEG_BYTES) as u32 })
+    }
+}
+
+/// Bytes of F2FS's metadata areas (superblock, checkpoint, SIT, NAT, SSA) for a main area of
+/// the zones `g`: the conventional device's part of a zoned volume ([`crate::Fs::f2fs_zoned`]).
+pub fn zoned_meta_bytes(g: &ZonedGeometry) -> u64 {
+    zoned_areas(g).main_start * FS_BLOCK
+}
+
+/// mkfs.f2fs's overprovision ratio (percent) and reserved segments for `main_segs` main
+/// segments in sections of `sps` (`get_best_overprovision`): the candidate ratio that leaves the
+/// user the most space, the reserve being `2 * (100 / ratio + 1) + 6` sections.
+fn best_overprovision(main_segs: u32, sps: u32) -> (f64, u32) {
+    let usable = f64::from(main_segs);
+    let (mut c, end, step) = if main_segs < 256 { (10.0, 95.0, 5.0) } else { (0.01, 10.0, 0.01) };
+    let (mut best, mut best_space) = (0.0, 0.0);
+    while c <= end {
+        let reserved = (2.0 * (100.0 / c + 1.0) + 6.0) * f64::from(sps);
+        let ovp = (usable - reserved) * c / 100.0;
+        if ovp >= 0.0 {
+            let space = usable - reserved.max(ovp) - 2.0 * f64::from(sps);
+            if space > best_space {
+                (best, best_space) = (c, space);
+            }
+        }
+        c += step;
+    }
+    let reserved = ((2.0 * (100.0 / best + 1.0) + 6.0) * f64::from(sps)) as u32;
+    (best, reserved)
+}
+
+/// The areas of a zoned volume: metadata sized for the main area, which is the zones.
+fn zoned_areas(g: &ZonedGeometry) -> Areas {
+    let main_segs = g.zones * g.segs_per_sec;
+    let sit_blocks = u64::from(main_segs).div_ceil(u64::from(SIT_ENTRIES_PER_BLOCK));
+    let nat_blocks = (u64::from(main_segs) * u64::from(SEG_BLOCKS)).div_ceil(u64::from(NAT_ENTRIES_PER_BLOCK));
+    let segs = |b: u64| b.div_ceil(u64::from(SEG_BLOCKS)) as u32;
+    let meta_segs = 1 + 2 + 2 * segs(sit_blocks) + 2 * segs(nat_blocks) + segs(u64::from(main_segs));
+    let (ovp, reserved_segs) = best_overprovision(main_segs, g.segs_per_sec);
+    let ovp_segs = (f64::from(main_segs.saturating_sub(reserved_segs)) * ovp / 100.0) as u32 + reserved_segs;
+    let sit_start = 3 * u64::from(SEG_BLOCKS);
+    let nat_start = sit_start + 2 * u64::from(segs(sit_blocks)) * u64::from(SEG_BLOCKS);
+    Areas {
+        cp_start: u64::from(SEG_BLOCKS),
+        sit_start,
+        sit_blocks,
+        nat_start,
+        nat_blocks,
+        ssa_start: nat_start + 2 * u64::from(segs(nat_blocks)) * u64::from(SEG_BLOCKS),
+        main_start: u64::from(meta_segs) * u64::from(SEG_BLOCKS),
+        main_segs,
+        segs_per_sec: g.segs_per_sec,
+        reserved_segs,
+        ovp_segs,
+        user_blocks: u64::from(main_segs.saturating_sub(ovp_segs)) * u64::from(SEG_BLOCKS),
+    }
 }
 
 /// Where the areas are and how much of the main area the user may fill: computed as
@@ -295,6 +393,8 @@ struct Areas {
     ssa_start: u64,
     main_start: u64,
     main_segs: u32,
+    /// Segments per section (1 but on a zoned device, where a section is a zone).
+    segs_per_sec: u32,
     reserved_segs: u32,
     ovp_segs: u32,
     user_blocks: u64,
@@ -328,11 +428,21 @@ impl F2fs {
                 ssa_start: nat_start + 2 * u64::from(segs(nat_blocks)) * u64::from(SEG_BLOCKS),
                 main_start,
                 main_segs,
+                segs_per_sec: 1,
                 reserved_segs,
                 ovp_segs,
                 user_blocks,
             },
         )
+    }
+
+    /// The model on a zoned device's zones ([`crate::Fs::f2fs_zoned`]): one section per zone,
+    /// the reserve and overprovision mkfs.f2fs gives such sections, LFS only.
+    pub(crate) fn zoned(g: &ZonedGeometry, cfg: &FsConfig) -> F2fs {
+        let mut f = F2fs::from_areas(cfg, zoned_areas(g));
+        f.zoned = true;
+        f.free_secs = g.zones;
+        f
     }
 
     /// The model over a real image's areas (its superblock and first checkpoint): the same
@@ -351,6 +461,7 @@ impl F2fs {
                 ssa_start: u64::from(l.ssa_blkaddr),
                 main_start: u64::from(l.main_blkaddr),
                 main_segs,
+                segs_per_sec: 1,
                 reserved_segs: l.rsvd_segment_count,
                 ovp_segs: l.overprov_segment_count,
                 user_blocks: l.user_block_count.saturating_sub(l.valid_block_count),
@@ -456,12 +567,20 @@ impl F2fs {
             cp_seq: 1,
             scratch: Vec::new(),
             runs: Vec::new(),
+            zoned: false,
+            free_secs: 0,
+            sec_cursor: 0,
+            freed_secs: Vec::new(),
         }
     }
 
     /// Main-area segments free now.
     pub fn free_segments(&self) -> u32 {
         self.free_segs
+    }
+    /// On a zoned device, sections (zones) free now: reset, no log in them (0 otherwise).
+    pub fn free_sections(&self) -> u32 {
+        self.free_secs
     }
     /// Free segments kept for cleaning: foreground cleaning runs when fewer are free.
     pub fn reserved_segments(&self) -> u32 {
@@ -664,7 +783,7 @@ impl F2fs {
             let (s, ssr) = match ssr_seg {
                 Some(s) => (s, true),
                 None => {
-                    let s = self.take_free_segment().ok_or_else(|| FsError::NoSpace {
+                    let s = self.take_segment_after(seg).ok_or_else(|| FsError::NoSpace {
                         name: "(f2fs log)".into(),
                         wanted: FS_BLOCK,
                         free: 0,
@@ -733,6 +852,51 @@ impl F2fs {
         } else {
             self.seg_state[seg as usize] = Seg::Used;
         }
+    }
+
+    /// The next segment of a log that leaves segment `prev` (NONE: its first): on a zoned
+    /// device the next segment of its section, or the first of a free section once the
+    /// section is written (a log writes its zone from start to end); else any free segment.
+    fn take_segment_after(&mut self, prev: u32) -> Option<u32> {
+        if !self.zoned {
+            return self.take_free_segment();
+        }
+        let sps = self.a.segs_per_sec;
+        if prev != NONE && (prev + 1) % sps != 0 {
+            let s = prev + 1;
+            debug_assert_eq!(self.seg_state[s as usize], Seg::Free, "segment {s} of a log's section");
+            self.free_segs -= 1;
+            return Some(s);
+        }
+        let secs = self.a.main_segs / sps;
+        if self.free_secs == 0 {
+            return None;
+        }
+        for i in 0..secs {
+            let sec = (self.sec_cursor + i) % secs;
+            if self.sec_free(sec) {
+                self.free_secs -= 1;
+                self.free_segs -= 1;
+                self.sec_cursor = (sec + 1) % secs;
+                return Some(sec * sps);
+            }
+        }
+        None
+    }
+
+    /// Zoned: every segment of section `sec` is free (its zone reset, no log in it).
+    fn sec_free(&self, sec: u32) -> bool {
+        let sps = self.a.segs_per_sec as usize;
+        self.seg_state[sec as usize * sps..(sec as usize + 1) * sps].iter().all(|&st| st == Seg::Free)
+    }
+
+    /// Zoned: sections a checkpoint would free (every segment free or prefree, one prefree).
+    fn prefree_secs(&self) -> u32 {
+        let sps = self.a.segs_per_sec as usize;
+        self.seg_state
+            .chunks_exact(sps)
+            .filter(|c| c.iter().all(|&st| st == Seg::Free || st == Seg::Prefree) && c.contains(&Seg::Prefree))
+            .count() as u32
     }
 
     fn take_free_segment(&mut self) -> Option<u32> {
@@ -831,6 +995,9 @@ impl F2fs {
 
     /// Foreground cleaning until `need` segments beyond the reserve are free.
     fn ensure_free(&mut self, d: &mut Disk, t: Ns, need: u32) -> Result<(), FsError> {
+        if self.zoned {
+            return self.ensure_free_sections(d, t, need);
+        }
         let want = self.a.reserved_segs + need;
         let mut rounds = 0;
         while self.free_segs < want && rounds < 2 * self.a.main_segs {
@@ -848,6 +1015,60 @@ impl F2fs {
             }
         }
         Ok(())
+    }
+
+    /// [`F2fs::ensure_free`] on a zoned device: free sections, the reserve counted in
+    /// sections (`has_not_enough_free_secs`); cleaning takes a whole section.
+    fn ensure_free_sections(&mut self, d: &mut Disk, t: Ns, need: u32) -> Result<(), FsError> {
+        let sps = self.a.segs_per_sec;
+        let want = self.a.reserved_segs / sps + need.div_ceil(sps);
+        let secs = self.a.main_segs / sps;
+        let mut rounds = 0;
+        while self.free_secs < want && rounds < 2 * secs {
+            rounds += 1;
+            if self.free_secs + self.prefree_secs() >= want {
+                self.checkpoint(d, t)?;
+                continue;
+            }
+            if !self.clean_one(d, t, true)? {
+                if self.prefree_segs > 0 {
+                    self.checkpoint(d, t)?;
+                    continue;
+                }
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Zoned: pick a victim section that no log writes: greedy (fewest valid) or cost-benefit
+    /// on the section's valid share and mean segment age (`get_cb_cost`).
+    fn victim_section(&self, t: Ns, greedy: bool) -> Option<u32> {
+        let sps = self.a.segs_per_sec as usize;
+        let blocks = sps as u64 * u64::from(SEG_BLOCKS);
+        let mut best: Option<(f64, u32)> = None;
+        for (sec, states) in self.seg_state.chunks_exact(sps).enumerate() {
+            if states.contains(&Seg::Open) || !states.contains(&Seg::Used) {
+                continue;
+            }
+            let segs = sec * sps..(sec + 1) * sps;
+            let valid: u64 = self.seg_valid[segs.clone()].iter().map(|&v| u64::from(v)).sum();
+            if valid >= blocks {
+                continue;
+            }
+            let score = if greedy {
+                -(valid as f64)
+            } else {
+                let u = valid as f64 / blocks as f64;
+                let mtime = self.seg_mtime[segs].iter().map(|&m| m as f64).sum::<f64>() / sps as f64;
+                let age = (t as f64 - mtime).max(0.0) / 1e9 + 1.0;
+                (1.0 - u) / (1.0 + u) * age
+            };
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, sec as u32));
+            }
+        }
+        best.map(|(_, sec)| sec)
     }
 
     /// Pick a victim among used segments: greedy (fewest valid) or cost-benefit
@@ -876,10 +1097,16 @@ impl F2fs {
     /// Clean one victim: read its valid blocks, write them to the cold or node log. The
     /// victim becomes prefree. False when there is no victim.
     fn clean_one(&mut self, d: &mut Disk, t: Ns, foreground: bool) -> Result<bool, FsError> {
-        let Some(seg) = self.victim(t, foreground) else { return Ok(false) };
+        // A victim segment, or on a zoned device a victim section: (first segment, segments).
+        let victim = if self.zoned {
+            self.victim_section(t, foreground).map(|sec| (sec * self.a.segs_per_sec, self.a.segs_per_sec))
+        } else {
+            self.victim(t, foreground).map(|seg| (seg, 1))
+        };
+        let Some((seg, segs)) = victim else { return Ok(false) };
         let mut list = std::mem::take(&mut self.scratch);
         list.clear();
-        for a in seg * SEG_BLOCKS..(seg + 1) * SEG_BLOCKS {
+        for a in seg * SEG_BLOCKS..(seg + segs) * SEG_BLOCKS {
             if self.owner[a as usize] != NONE {
                 list.push((a, self.owner[a as usize], self.owner_idx[a as usize]));
             }
@@ -915,9 +1142,9 @@ impl F2fs {
         self.write_runs(d, t, Purpose::Cleaning)?;
         self.scratch = list;
         if foreground {
-            d.c.cleaned_segments_foreground += 1;
+            d.c.cleaned_segments_foreground += u64::from(segs);
         } else {
-            d.c.cleaned_segments_background += 1;
+            d.c.cleaned_segments_background += u64::from(segs);
         }
         Ok(true)
     }
@@ -1027,7 +1254,7 @@ impl F2fs {
                 self.sit_list = list;
             }
         }
-        if self.cfg.discard && self.cfg.discard_async {
+        if self.cfg.discard && self.cfg.discard_async && !self.zoned {
             if self.pending_discards.is_empty() {
                 self.discards_queued_at = t;
             }
@@ -1083,7 +1310,14 @@ impl F2fs {
                 }
                 self.free_segs += e - s;
                 self.prefree_segs -= e - s;
-                if self.cfg.discard && self.cfg.discard_async {
+                if self.zoned {
+                    let sps = self.a.segs_per_sec;
+                    for sec in s / sps..=(e - 1) / sps {
+                        if !self.freed_secs.contains(&sec) {
+                            self.freed_secs.push(sec);
+                        }
+                    }
+                } else if self.cfg.discard && self.cfg.discard_async {
                     self.pending_discards.push((s * SEG_BLOCKS, (e - s) * SEG_BLOCKS));
                 } else if self.cfg.discard {
                     let off = self.dev_off(s * SEG_BLOCKS);
@@ -1092,6 +1326,18 @@ impl F2fs {
                 s = e;
             }
         }
+        // Zoned: a section whose segments are all free now is reset, and the checkpoint waits
+        // for it (Linux 6.1's `f2fs_clear_prefree_segments` resets a zone synchronously).
+        let mut freed = std::mem::take(&mut self.freed_secs);
+        for &sec in &freed {
+            if self.sec_free(sec) {
+                self.free_secs += 1;
+                let off = self.dev_off(sec * self.a.segs_per_sec * SEG_BLOCKS);
+                done = later(Some(done), d.zone_reset(t, off)?);
+            }
+        }
+        freed.clear();
+        self.freed_secs = freed;
         self.ckpt_valid.copy_from_slice(&self.cur_valid);
         for n in self.freed_nids.drain(..) {
             self.free_nids.push(std::cmp::Reverse(n));
@@ -1191,7 +1437,8 @@ impl F2fs {
     /// segments hold less than 40 % of the space not written.
     fn bg_gc_wanted(&self) -> bool {
         let unwritten = self.a.user_blocks.saturating_sub(self.valid_blocks);
-        let free_user = u64::from(self.free_segs.saturating_sub(self.a.ovp_segs)) * u64::from(SEG_BLOCKS);
+        let free = if self.zoned { self.free_secs * self.a.segs_per_sec } else { self.free_segs };
+        let free_user = u64::from(free.saturating_sub(self.a.ovp_segs)) * u64::from(SEG_BLOCKS);
         unwritten > self.a.user_blocks * 40 / 100 && free_user < unwritten * 40 / 100
     }
 }
@@ -1335,7 +1582,11 @@ impl FsModel for F2fs {
                             self.file_mut(id).blocks[k as usize] = NEW_ADDR;
                             self.mark_node_dirty(id, node_of(k));
                         }
-                        last = Some(later(last, d.trim(t, dev, bytes)?));
+                        // On zones the blocks come back with their section's reset, not by a
+                        // discard of their own.
+                        if !self.zoned {
+                            last = Some(later(last, d.trim(t, dev, bytes)?));
+                        }
                     }
                     b = e;
                 }
@@ -1536,6 +1787,10 @@ impl FsModel for F2fs {
     /// having trimmed nothing itself (`f2fs_trim_fs` under realtime discard).
     fn fstrim(&mut self, d: &mut Disk, t: Ns) -> Result<(u64, Ns), FsError> {
         let mut done = self.checkpoint(d, t)?.done;
+        if self.zoned {
+            // Free sections were reset when they were freed: nothing is left to trim.
+            return Ok((0, done));
+        }
         let queue = self.cfg.discard && self.cfg.discard_async;
         let mut bytes = 0;
         let mut s = 0;
@@ -1659,6 +1914,28 @@ impl FsModel for F2fs {
         }
         if free != self.free_segs || prefree != self.prefree_segs {
             return Err(format!("free {free} vs {}, prefree {prefree} vs {}", self.free_segs, self.prefree_segs).into());
+        }
+        if self.zoned {
+            let sps = self.a.segs_per_sec;
+            let free_secs = (0..self.a.main_segs / sps).filter(|&sec| self.sec_free(sec)).count() as u32;
+            if free_secs != self.free_secs {
+                return Err(format!("free sections {free_secs} vs {}", self.free_secs).into());
+            }
+            // Each log writes its own section, from its start: the segments before its
+            // current one are written, those after it free.
+            for (log, &(seg, _)) in self.logs.iter().enumerate().filter(|(_, &(seg, _))| seg != NONE) {
+                let first = seg - seg % sps;
+                if let Some(s) = (first..seg).find(|&s| self.seg_state[s as usize] == Seg::Open) {
+                    return Err(format!("log {log} at segment {seg}, but segment {s} of its section is open").into());
+                }
+                if let Some(s) = (seg + 1..first + sps).find(|&s| self.seg_state[s as usize] != Seg::Free) {
+                    return Err(format!(
+                        "log {log} at segment {seg}, but segment {s} ahead of it in its section is {:?}",
+                        self.seg_state[s as usize]
+                    )
+                    .into());
+                }
+            }
         }
         // The directory's blocks are the filesystem's, not the user's.
         let in_use = self.valid_blocks - dir_blocks as u64 + self.reserved_blocks;

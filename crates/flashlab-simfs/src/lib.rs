@@ -64,6 +64,8 @@ macro_rules! disk {
     ($fs:ident, $dev:expr) => {
         Disk {
             dev: $dev,
+            meta: $fs.meta.as_mut(),
+            split: $fs.split,
             c: &mut $fs.counters,
             nobarrier: $fs.cfg.nobarrier,
             trace: $fs.trace.as_mut(),
@@ -99,6 +101,11 @@ pub struct Fs {
     /// The host CPU of its calls ([`Fs::set_cpu`]).
     cpu: disk::FsCpu,
     trace: Option<Vec<disk::Traced>>,
+    /// The second device of a filesystem over two (F2FS on a zoned device keeps its metadata
+    /// on a conventional one, as zoned UFS puts it in another logical unit): it holds the
+    /// filesystem's first `split` bytes. `None` and 0 on one device.
+    meta: Option<Device>,
+    split: u64,
     /// The periodic invariant check: its period in device commands (0: off) and the device
     /// command count at which the next one is due (`u64::MAX`: never).
     check_every: u64,
@@ -137,6 +144,52 @@ impl Fs {
         Fs::with_model(cfg, model)
     }
 
+    /// F2FS on the zoned device `main`, its metadata on the conventional device `meta`, as
+    /// `mkfs.f2fs -m -c` lays out a volume over a zoned device and a conventional one (zoned
+    /// UFS puts conventional data in another logical unit): the metadata areas fill the first
+    /// [`f2fs::zoned_meta_bytes`] bytes, on `meta`; the main area is `main`'s zones, one
+    /// section per zone. F2FS on zones writes only in LFS mode (no in-place updates, no
+    /// slack-space recycling) and frees a section by resetting its zone. An error when the
+    /// zones cannot be F2FS's sections, or `meta` cannot hold the metadata.
+    pub fn f2fs_zoned(main: &Device, meta: Device, mut cfg: FsConfig) -> Result<Fs, ConfigError> {
+        let (geometry, need) = Fs::zoned_meta_bytes(main, &cfg)?;
+        if meta.logical_bytes() < need {
+            let bad = |why: String| ConfigError::Zoned { device: main.profile().name.clone(), why };
+            return Err(bad(format!(
+                "the metadata device holds {} bytes, the metadata needs {need}",
+                meta.logical_bytes()
+            )));
+        }
+        cfg.lfs_only = true;
+        let model = AnyModel::Log(f2fs::F2fs::zoned(&geometry, &cfg));
+        let mut fs = Fs::with_model(cfg, model);
+        fs.meta = Some(meta);
+        fs.split = need;
+        Ok(fs)
+    }
+
+    /// The sections `cfg` would make of the zoned device `main` and the bytes its metadata
+    /// needs on the conventional device beside it ([`Fs::f2fs_zoned`]); an error when `cfg`
+    /// is not F2FS or the zones cannot be its sections.
+    pub fn zoned_meta_bytes(main: &Device, cfg: &FsConfig) -> Result<(f2fs::ZonedGeometry, u64), ConfigError> {
+        let bad = |why: String| ConfigError::Zoned { device: main.profile().name.clone(), why };
+        if cfg.kind != FsKind::F2fs {
+            return Err(bad(format!(
+                "the {} model writes in place, which zones refuse; only F2FS writes zones (--fs f2fs)",
+                cfg.kind
+            )));
+        }
+        let zones = main.zones().ok_or_else(|| bad("not a zoned device".into()))?.layout();
+        let geometry = f2fs::ZonedGeometry::of(zones).map_err(bad)?;
+        Ok((geometry, f2fs::zoned_meta_bytes(&geometry)))
+    }
+
+    /// The conventional device holding the metadata of a filesystem over two devices
+    /// ([`Fs::f2fs_zoned`]); `None` on one device.
+    pub fn meta_device(&self) -> Option<&Device> {
+        self.meta.as_ref()
+    }
+
     /// A filesystem with no files yet, driving `model`.
     /// The periodic invariant check is on by default in a debug build (every test run), as the
     /// device's is ([`flashsim::check::debug_check_every`] of the filesystem's blocks), and off
@@ -153,6 +206,8 @@ impl Fs {
             counters: FsCounters::default(),
             cpu: disk::FsCpu::ZERO,
             trace: None,
+            meta: None,
+            split: 0,
             check_every: every,
             next_check: if every == 0 { u64::MAX } else { every },
         }

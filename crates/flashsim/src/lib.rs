@@ -82,4 +82,4 @@ pub use nand::xfer_ns;
 pub use profile::{GcPolicy, Interface, MappingKind, Profile, ProfileError, SequentialLog, ZonedConfig, MAP_UNIT};
 pub use temperature::TemperatureMode;
 pub use timeline::Ns;
-pub use zone::{Zone, ZoneError, ZoneState};
+pub use zone::{Zone, ZoneError, ZoneLayout, ZoneState, ZONE_BLOCK};
