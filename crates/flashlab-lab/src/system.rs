@@ -213,6 +213,13 @@ impl SimSystem {
         &self.dev
     }
 
+    /// NAND units (4 KiB) programmed so far on every device of the system: the device, and the
+    /// conventional unit holding the metadata of F2FS on a zoned device ([`Fs::meta_device`]).
+    pub fn nand_units_programmed(&self) -> u64 {
+        let meta = self.fs.meta_device().map_or(0, |m| m.counters().nand_units_programmed);
+        self.dev.counters().nand_units_programmed + meta
+    }
+
     /// The filesystem (free space, names, configuration, the model's own state).
     pub fn fs(&self) -> &Fs {
         &self.fs

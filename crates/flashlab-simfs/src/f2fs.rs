@@ -1961,6 +1961,17 @@ mod tests {
         }
     }
 
+    /// mkfs.f2fs 1.15's reserve and overprovision for the two zoned volumes measured in the VM
+    /// (bench/f2fs-zoned-vm.sh): 16 MiB zones (616 main segments in sections of 8) and 64 MiB
+    /// zones (1088 in sections of 32); its dump gave these counts.
+    #[test]
+    fn zoned_reserve_and_overprovision_follow_mkfs() {
+        for (zones, sps, rsvd, ovp) in [(77, 8, 224, 263), (34, 32, 896, 915)] {
+            let a = zoned_areas(&ZonedGeometry { zones, segs_per_sec: sps });
+            assert_eq!((a.main_segs, a.reserved_segs, a.ovp_segs), (zones * sps, rsvd, ovp), "{zones} x {sps}");
+        }
+    }
+
     #[test]
     fn runs_of_consecutive_numbers() {
         let r: Vec<(u32, u32)> = runs_of(&[3, 4, 5, 9, 11, 12]).collect();

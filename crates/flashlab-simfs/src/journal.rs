@@ -201,6 +201,8 @@ mod tests {
         let mut j = Journal::new(runs.clone());
         let mut d = Disk {
             dev: &mut dev,
+            meta: None,
+            split: 0,
             c: &mut c,
             nobarrier: false,
             trace: Some(&mut trace),
@@ -234,6 +236,8 @@ mod tests {
         let mut j = Journal::new(vec![(100 * FS_BLOCK, 64)]);
         let mut d = Disk {
             dev: &mut dev,
+            meta: None,
+            split: 0,
             c: &mut c,
             nobarrier: false,
             trace: Some(&mut trace),

@@ -122,6 +122,10 @@ pub struct FillDecile {
     pub(crate) mbs: f64,
     /// Device write amplification within this slice.
     pub write_amplification: f64,
+    /// NAND bytes programmed on every device of the system per byte of this slice's random
+    /// writes (the layout's writes left out): the filesystem's own writes (nodes, metadata, F2FS's cleaning) and
+    /// the devices' (garbage collection, map pages) together ([`SimSystem::nand_units_programmed`]).
+    pub end_to_end_write_amplification: f64,
     /// fstrims that ran since the previous slice.
     pub(crate) fstrims: u32,
     /// Fraction of the device's physical blocks free at the end of the slice.
@@ -203,6 +207,9 @@ pub(crate) fn run_fill_named(
         if spec.layout == Layout::Write {
             lay_out(sys, file, share, spec)?;
             layout_bytes += share;
+            // The end-to-end write amplification is the random writes': the layout's are not
+            // theirs (the device's WAF of the tenth has always counted both, in and out).
+            sl.media_units = sys.nand_units_programmed();
         }
         let mut job = JobSpec::on_file("fill", Rw::RandWrite, 4096, file, share);
         job.settings.iodepth = spec.iodepth.max(1);
@@ -462,6 +469,8 @@ struct Slices {
     hist: LatencyHistogram,
     deciles: Vec<FillDecile>,
     counters: flashsim::Counters,
+    /// NAND units programmed on the system's devices when the slice began.
+    media_units: u64,
     busy_ns: u64,
     last_done: Ns,
     fstrims: u32,
@@ -477,6 +486,7 @@ impl Slices {
             hist: LatencyHistogram::new(),
             deciles: Vec::with_capacity(10),
             counters: sys.device().counters(),
+            media_units: sys.nand_units_programmed(),
             busy_ns: 0,
             last_done: sys.now(),
             fstrims: 0,
@@ -527,10 +537,19 @@ impl Slices {
             writes: self.hist.count(),
             mbs: if self.busy_ns > 0 { bytes as f64 / (self.busy_ns as f64 / 1e9) / 1e6 } else { 0.0 },
             write_amplification: now.since(&self.counters).write_amplification(),
+            end_to_end_write_amplification: {
+                let media = sys.nand_units_programmed() - self.media_units;
+                if bytes == 0 {
+                    0.0
+                } else {
+                    (media * flashsim::MAP_UNIT) as f64 / bytes as f64
+                }
+            },
             fstrims: self.fstrims,
             free_block_fraction: state.free_blocks as f64 / state.total_blocks.max(1) as f64,
         });
         self.counters = now;
+        self.media_units = sys.nand_units_programmed();
         self.hist.clear();
         self.busy_ns = 0;
         self.fstrims = 0;

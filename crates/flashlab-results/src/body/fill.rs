@@ -100,6 +100,11 @@ pub struct FillDecile {
     /// the results document).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub free_block_fraction: Option<f64>,
+    /// NAND bytes programmed on every device of the system per byte the application wrote in
+    /// this tenth: the filesystem's writes and the devices' together (absent in files written
+    /// before it was measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_to_end_write_amplification: Option<f64>,
     /// Fields this type does not name, kept as the command wrote them (a newer writer's fields
     /// survive a read and write).
     #[serde(flatten)]
@@ -137,14 +142,17 @@ impl FillBody {
     pub fn tables(&self) -> Vec<Table> {
         let mut head = vec![("filled", "%")];
         head.extend(HEAD);
+        head.push(("e2e WAF", ""));
         let mut t = Table::new("fill", &head)
             .format(0, Format::Fixed(0))
             .format(8, Format::Fixed(2))
-            .format(9, Format::Fixed(1));
+            .format(9, Format::Fixed(1))
+            .format(10, Format::Fixed(2));
         for d in &self.deciles {
             let mut row: Vec<Cell> = vec![d.filled_pct.into()];
             row.extend(d.latency.cells());
             row.push(d.free_block_fraction.map(|f| f * 100.0).into());
+            row.push(d.end_to_end_write_amplification.into());
             t.row(row);
         }
         let mut out = vec![t];
