@@ -10,8 +10,9 @@
 #     ZONED_MIB (1 GiB) in ZONE_MIB (16 MiB) zones, zone capacity = zone size, no open/active
 #     zone limit. (A configfs null_blk disk is named after its directory, hence nullb0/nullb1.)
 #   - mkfs.f2fs -f -m -c /dev/nullb1 /dev/nullb0: F2FS's metadata on the conventional device,
-#     its main area on the zones (one section per zone); mounted with the defaults, which on a
-#     zoned device are mode=lfs and discard (zone resets).
+#     its main area on the zones (one section per zone) and on what of nullb0 the metadata
+#     leaves (13 of the 77 sections with the defaults), so both devices take data; mounted with
+#     the defaults, which on a zoned device are mode=lfs and discard (zone resets).
 #   - one file of 85 % of df's *available* space on the empty filesystem (its user capacity).
 #   - phase seq : fio writes the file sequentially in 1 MiB writes (direct=1, end_fsync=1).
 #   - phase rand: fio overwrites it with 4 KiB random writes, 2x the file in all (psync,
@@ -25,12 +26,12 @@
 # On the host, after the VM exits, it prints OUT_DIR/summary.json: kernel, mkfs layout, file
 # size, and the random phase's figures (write amplification = device MiB / fio MiB).
 #
-#   bench/f2fs-zoned-vm.sh [OUT_DIR]      (~10-15 minutes under TCG with the defaults)
+#   bench/f2fs-zoned-vm.sh [OUT_DIR]      (6-12 minutes under TCG with the defaults)
 #   ZONE_MIB=16 ZONED_MIB=1024 CONV_MIB=256 RUNTIME=900 KERNEL=/boot/vmlinuz-6.1... (defaults)
 # Needs: root, vng (FLASHLAB_VNG), qemu, fio, mkfs.f2fs and dump.f2fs (f2fs-tools), blkzone
 # (util-linux), python3, and a 6.1 kernel in /boot with the f2fs and null_blk modules.
 # Not a test: a measurement of one kernel's behaviour; if the random phase hits RUNTIME the
-# summary says so (rand_complete false) and its figures cover only what fio wrote.
+# summary says so (rand.complete false) and its figures cover only what fio wrote.
 set -euo pipefail
 ZONE_MIB=${ZONE_MIB:-16} ZONED_MIB=${ZONED_MIB:-1024} CONV_MIB=${CONV_MIB:-256} RUNTIME=${RUNTIME:-900}
 if [ "${1:-}" = "--guest" ]; then

@@ -138,13 +138,43 @@ fn age_check_passes_on_every_builtin_profile() {
     for (name, text) in flashsim::builtin::BUILTIN {
         let t = Instant::now();
         let full = Profile::from_toml(&format!("{name}.toml"), text).unwrap();
-        // A zoned device takes no filesystem model: `age` is refused up front, naming it.
+        // A zoned device takes F2FS alone (it writes zones): the in-place models are refused up
+        // front, naming it; F2FS runs with its checks where its zones can be sections, and is
+        // refused with the reason where they cannot (ZNS's capacity below the zone size).
         if full.ftl.mapping == flashsim::MappingKind::Zoned {
             let msg = age_run_fs(&full, FsConfig::parse("plain").unwrap(), Some(1000))
                 .err()
                 .expect("age on a zoned device")
                 .to_string();
             assert!(msg.contains(&format!("profile '{name}' is a zoned device")), "{msg}");
+            let f2fs = FsConfig::parse("f2fs").unwrap();
+            let small = [320u64 << 20, 640 << 20, 1280 << 20]
+                .iter()
+                .find_map(|&max| shrunk(&full, max))
+                // No small geometry validates (ZNS's wide zones): F2FS's refusal of its zones
+                // comes before any I/O on the full one.
+                .unwrap_or_else(|| full.clone());
+            match age_run_fs(&small, f2fs, Some(1000)) {
+                Ok(out) => {
+                    out.system.check_invariants().unwrap();
+                    let c = out.system.fs().counters();
+                    assert!(c.zone_resets > 0, "{name}: F2FS on zones reset none: {c:?}");
+                    let commands = out.system.device().commands();
+                    assert!(commands > 20_000, "{name} (f2fs on zones): only {commands} device commands");
+                    eprintln!(
+                        "{name} (f2fs on zones): {commands} commands, {} zone resets, {:.2} s",
+                        c.zone_resets,
+                        t.elapsed().as_secs_f64()
+                    );
+                }
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(
+                        full.zoned.as_ref().is_some_and(|z| z.zone_capacity_mib.is_some()) && msg.contains("capacity"),
+                        "{name}: {msg}"
+                    );
+                }
+            }
             zoned += 1;
             continue;
         }
