@@ -43,7 +43,14 @@
 //!   cleans one cost-benefit victim each time. Cleaning writes data to the cold log and
 //!   nodes to their own log, always into free segments.
 //!
-//! Not modelled: multi-segment sections, inline data and dentries (a small file's data in
+//! * On a zoned device ([`F2fs::zoned`], [`crate::Fs::f2fs_zoned`]): a section is a zone of
+//!   several segments, taken whole by a log and written from start to end; LFS only (no SSR,
+//!   no in-place updates); cleaning takes a whole section; a section freed by a checkpoint has
+//!   its zone reset before the checkpoint completes; the reserve and overprovision are
+//!   mkfs.f2fs's for such sections; the metadata areas are on a conventional device beside
+//!   the zones (docs/zoned.md, "F2FS on zones").
+//!
+//! Not modelled: multi-segment sections on a conventional device, inline data and dentries (a small file's data in
 //! its inode; converting it writes its first block once more), indirect nodes, orphan blocks,
 //! the extent cache, compression, atomic writes.
 
@@ -314,11 +321,12 @@ impl ZonedGeometry {
                 l.capacity_blocks, l.size_blocks
             ));
         }
-        // The kernel refuses to mount with fewer open zones than logs it writes at once
-        // (`init_blkz_info`: "max open zones ... is too small").
+        // Kernels after 6.1 refuse to mount with fewer open zones than logs written at once
+        // (`init_blkz_info`: "max open zones ... is too small"); 6.1 leaves it to the device,
+        // whose active limit would fail the writes of the sixth log.
         if l.max_open != 0 && l.max_open < LOGS as u32 {
             return Err(format!(
-                "{} open zones: F2FS writes {LOGS} logs at once and its mount refuses fewer open zones",
+                "{} open zones: F2FS writes {LOGS} logs at once (kernels after 6.1 refuse to mount with fewer)",
                 l.max_open
             ));
         }

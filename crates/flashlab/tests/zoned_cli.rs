@@ -15,6 +15,7 @@ fn commands_refuse_a_zoned_profile_naming_its_twin() {
     for args in [
         &["age", "--target", "sim:zoned-ufs-4.0", "--fs", "ext4"][..],
         &["bench", "--target", "sim:nvme-gen3-zns"],
+        &["wsat", "--target", "sim:zoned-ufs-4.0"],
         &["fill", "--target", "sim:zoned-ufs-4.0", "--fs", "plain"],
         &["serve", "--target", "sim:zoned-ufs-4.0", d],
     ] {

@@ -46,6 +46,8 @@ pub struct WsatOutcome {
 
 /// Run it, from settings to the results document; `progress` gets the fraction done.
 pub fn run(r: &WsatRun, progress: impl FnMut(f64)) -> Result<WsatOutcome, Error> {
+    // Write saturation writes the device at random, whatever the filesystem: never on zones.
+    crate::precondition::refuse_zoned(r.profile)?;
     let (mut sys, pre) = crate::precondition::system(r.profile, r.seed, r.fs.clone(), r.precondition)
         .map_err(Error::within("precondition"))?;
     let result = run_wsat(&mut sys, r.times, r.iodepth.max(1), r.intervals.max(1), r.seed, progress)?;
