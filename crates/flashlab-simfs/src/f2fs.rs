@@ -362,30 +362,45 @@ fn best_overprovision(main_segs: u32, sps: u32) -> (f64, u32) {
     (best, reserved)
 }
 
-/// The areas of a zoned volume: metadata sized for the main area, which is the zones.
-fn zoned_areas(g: &ZonedGeometry) -> Areas {
-    let main_segs = g.zones * g.segs_per_sec;
-    let sit_blocks = u64::from(main_segs).div_ceil(u64::from(SIT_ENTRIES_PER_BLOCK));
-    let nat_blocks = (u64::from(main_segs) * u64::from(SEG_BLOCKS)).div_ceil(u64::from(NAT_ENTRIES_PER_BLOCK));
-    let segs = |b: u64| b.div_ceil(u64::from(SEG_BLOCKS)) as u32;
-    let meta_segs = 1 + 2 + 2 * segs(sit_blocks) + 2 * segs(nat_blocks) + segs(u64::from(main_segs));
-    let (ovp, reserved_segs) = best_overprovision(main_segs, g.segs_per_sec);
-    let ovp_segs = (f64::from(main_segs.saturating_sub(reserved_segs)) * ovp / 100.0) as u32 + reserved_segs;
+/// The metadata areas mkfs.f2fs lays out for tables of `segs` segments: superblock segment,
+/// two checkpoint segments, SIT and NAT (two copies each), SSA; the main area starts after
+/// them. Returns the areas with no main area yet, and the segments the metadata takes.
+fn meta_areas(segs: u64) -> (Areas, u32) {
+    let sit_blocks = segs.div_ceil(u64::from(SIT_ENTRIES_PER_BLOCK));
+    let nat_blocks = (segs * u64::from(SEG_BLOCKS)).div_ceil(u64::from(NAT_ENTRIES_PER_BLOCK));
+    let seg_count = |b: u64| b.div_ceil(u64::from(SEG_BLOCKS)) as u32;
+    let meta_segs = 1 + 2 + 2 * seg_count(sit_blocks) + 2 * seg_count(nat_blocks) + seg_count(segs);
     let sit_start = 3 * u64::from(SEG_BLOCKS);
-    let nat_start = sit_start + 2 * u64::from(segs(sit_blocks)) * u64::from(SEG_BLOCKS);
-    Areas {
+    let nat_start = sit_start + 2 * u64::from(seg_count(sit_blocks)) * u64::from(SEG_BLOCKS);
+    let areas = Areas {
         cp_start: u64::from(SEG_BLOCKS),
         sit_start,
         sit_blocks,
         nat_start,
         nat_blocks,
-        ssa_start: nat_start + 2 * u64::from(segs(nat_blocks)) * u64::from(SEG_BLOCKS),
+        ssa_start: nat_start + 2 * u64::from(seg_count(nat_blocks)) * u64::from(SEG_BLOCKS),
         main_start: u64::from(meta_segs) * u64::from(SEG_BLOCKS),
+        main_segs: 0,
+        segs_per_sec: 1,
+        reserved_segs: 0,
+        ovp_segs: 0,
+        user_blocks: 0,
+    };
+    (areas, meta_segs)
+}
+
+/// The areas of a zoned volume: metadata sized for the main area, which is the zones.
+fn zoned_areas(g: &ZonedGeometry) -> Areas {
+    let main_segs = g.zones * g.segs_per_sec;
+    let (ovp, reserved_segs) = best_overprovision(main_segs, g.segs_per_sec);
+    let ovp_segs = (f64::from(main_segs.saturating_sub(reserved_segs)) * ovp / 100.0) as u32 + reserved_segs;
+    Areas {
         main_segs,
         segs_per_sec: g.segs_per_sec,
         reserved_segs,
         ovp_segs,
         user_blocks: u64::from(main_segs.saturating_sub(ovp_segs)) * u64::from(SEG_BLOCKS),
+        ..meta_areas(u64::from(main_segs)).0
     }
 }
 
@@ -411,37 +426,14 @@ struct Areas {
 impl F2fs {
     pub(crate) fn new(capacity: u64, cfg: &FsConfig) -> F2fs {
         let total_segs = (capacity / SEG_BYTES) as u32;
-        let guess = u64::from(total_segs);
-        let sit_blocks = guess.div_ceil(u64::from(SIT_ENTRIES_PER_BLOCK));
-        let nat_blocks = (guess * u64::from(SEG_BLOCKS)).div_ceil(u64::from(NAT_ENTRIES_PER_BLOCK));
-        let segs = |b: u64| b.div_ceil(u64::from(SEG_BLOCKS)) as u32;
-        let meta_segs = 1 + 2 + 2 * segs(sit_blocks) + 2 * segs(nat_blocks) + segs(guess);
+        let (meta, meta_segs) = meta_areas(u64::from(total_segs));
         let main_segs = total_segs.saturating_sub(meta_segs);
         let ovp = cfg.overprovision.clamp(0.001, 0.5);
         // mkfs.f2fs: reserved = 2 * (100 / ovp% + 1) + 6 segments; capped for tiny devices.
         let reserved_segs = ((2 * ((1.0 / ovp) as u32 + 1) + 6).min(main_segs / 8)).max(LOGS as u32 + 2);
         let ovp_segs = (f64::from(main_segs.saturating_sub(reserved_segs)) * ovp).ceil() as u32 + reserved_segs;
         let user_blocks = u64::from(main_segs.saturating_sub(ovp_segs)) * u64::from(SEG_BLOCKS);
-        let sit_start = 3 * u64::from(SEG_BLOCKS);
-        let nat_start = sit_start + 2 * u64::from(segs(sit_blocks)) * u64::from(SEG_BLOCKS);
-        let main_start = u64::from(meta_segs) * u64::from(SEG_BLOCKS);
-        F2fs::from_areas(
-            cfg,
-            Areas {
-                cp_start: u64::from(SEG_BLOCKS),
-                sit_start,
-                sit_blocks,
-                nat_start,
-                nat_blocks,
-                ssa_start: nat_start + 2 * u64::from(segs(nat_blocks)) * u64::from(SEG_BLOCKS),
-                main_start,
-                main_segs,
-                segs_per_sec: 1,
-                reserved_segs,
-                ovp_segs,
-                user_blocks,
-            },
-        )
+        F2fs::from_areas(cfg, Areas { main_segs, reserved_segs, ovp_segs, user_blocks, ..meta })
     }
 
     /// The model on a zoned device's zones ([`crate::Fs::f2fs_zoned`]): one section per zone,
@@ -1003,14 +995,14 @@ impl F2fs {
 
     /// Foreground cleaning until `need` segments beyond the reserve are free.
     fn ensure_free(&mut self, d: &mut Disk, t: Ns, need: u32) -> Result<(), FsError> {
-        if self.zoned {
-            return self.ensure_free_sections(d, t, need);
-        }
-        let want = self.a.reserved_segs + need;
+        // Counted in segments, or on a zoned device in sections (`has_not_enough_free_secs`:
+        // the reserve in sections; cleaning takes a whole section).
+        let sps = if self.zoned { self.a.segs_per_sec } else { 1 };
+        let want = self.a.reserved_segs / sps + need.div_ceil(sps);
         let mut rounds = 0;
-        while self.free_segs < want && rounds < 2 * self.a.main_segs {
+        while self.free_units() < want && rounds < 2 * self.a.main_segs / sps {
             rounds += 1;
-            if self.free_segs + self.prefree_segs >= want {
+            if self.free_units() + self.prefree_units() >= want {
                 self.checkpoint(d, t)?;
                 continue;
             }
@@ -1025,28 +1017,22 @@ impl F2fs {
         Ok(())
     }
 
-    /// [`F2fs::ensure_free`] on a zoned device: free sections, the reserve counted in
-    /// sections (`has_not_enough_free_secs`); cleaning takes a whole section.
-    fn ensure_free_sections(&mut self, d: &mut Disk, t: Ns, need: u32) -> Result<(), FsError> {
-        let sps = self.a.segs_per_sec;
-        let want = self.a.reserved_segs / sps + need.div_ceil(sps);
-        let secs = self.a.main_segs / sps;
-        let mut rounds = 0;
-        while self.free_secs < want && rounds < 2 * secs {
-            rounds += 1;
-            if self.free_secs + self.prefree_secs() >= want {
-                self.checkpoint(d, t)?;
-                continue;
-            }
-            if !self.clean_one(d, t, true)? {
-                if self.prefree_segs > 0 {
-                    self.checkpoint(d, t)?;
-                    continue;
-                }
-                break;
-            }
+    /// Free segments, or on a zoned device free sections.
+    fn free_units(&self) -> u32 {
+        if self.zoned {
+            self.free_secs
+        } else {
+            self.free_segs
         }
-        Ok(())
+    }
+
+    /// Prefree segments, or on a zoned device sections a checkpoint would free.
+    fn prefree_units(&self) -> u32 {
+        if self.zoned {
+            self.prefree_secs()
+        } else {
+            self.prefree_segs
+        }
     }
 
     /// Zoned: pick a victim section that no log writes: greedy (fewest valid) or cost-benefit

@@ -6,58 +6,19 @@
 
 use flashlab_simfs::disk::Purpose;
 use flashlab_simfs::{ConfigError, Fs, FsConfig};
-use flashsim::{Device, Op, Profile, ZoneState};
+use flashsim::{Device, Op, ZoneState};
 
-/// 39 zones of 8 MiB (four 2 MiB segments per section) over two dies, power-loss protected
-/// (a flush programs nothing), eight open zones.
-const ZONED: &str = r#"
-name = "zoned-small"
-description = "test: 8 MiB zones"
-[nand]
-cell = "tlc"
-channels = 2
-dies_per_channel = 1
-planes_per_die = 1
-blocks_per_plane = 80
-pages_per_block = 128
-page_kib = 16
-t_read_us = 35
-t_prog_us = 1400
-t_erase_us = 15000
-channel_mb_s = 2400
-[ftl]
-mapping = "zoned"
-spare_factor = 0.02
-write_buffer_kib = 512
-write_buffer_volatile = false
-idle_delay_ms = 20
-[zoned]
-zone_width = 2
-blocks_per_die = 2
-max_open_zones = 8
-max_active_zones = 8
-[host]
-interface = "ufs"
-bus_mb_s = 4640
-command_overhead_us = 5
-host_submit_us = 2
-host_complete_us = 2
-trim_us_per_mib = 1
-"#;
+mod common;
+use common::{f2fs_on, profile, zoned_toml};
 
-fn profile(text: &str) -> Profile {
-    Profile::from_toml("zoned-small.toml", text).unwrap()
+/// 39 zones of 8 MiB (four 2 MiB segments per section), eight open zones.
+fn zoned() -> String {
+    zoned_toml(80, 2, 8)
 }
 
-/// The zoned device and F2FS on it, its metadata on the profile's conventional unit.
+/// The zoned device and F2FS on it.
 fn system(text: &str) -> (Device, Fs) {
-    let p = profile(text);
-    let dev = Device::new(&p, 1);
-    let cfg = FsConfig::parse("f2fs").unwrap();
-    let (_, bytes) = Fs::zoned_meta_bytes(&dev, &cfg).unwrap();
-    let meta = Device::new(&p.conventional_unit(bytes).unwrap(), 2);
-    let fs = Fs::f2fs_zoned(&dev, meta, cfg).unwrap();
-    (dev, fs)
+    f2fs_on(&profile(text))
 }
 
 /// A small xorshift for offsets: the test needs no more than that.
@@ -70,7 +31,7 @@ fn next(x: &mut u64) -> u64 {
 
 #[test]
 fn cleaning_by_zone_reset_keeps_every_law() {
-    let (mut dev, mut fs) = system(ZONED);
+    let (mut dev, mut fs) = system(&zoned());
     fs.set_check_every(&dev, Some(500));
     fs.set_trace(true);
     let f2 = fs.f2fs().unwrap();
@@ -147,7 +108,7 @@ fn cleaning_by_zone_reset_keeps_every_law() {
 
 #[test]
 fn overwrites_move_the_block_never_in_place() {
-    let (mut dev, mut fs) = system(ZONED);
+    let (mut dev, mut fs) = system(&zoned());
     let id = fs.create(&mut dev, 0, "b.dat", 1 << 20).unwrap();
     let mut t = fs.io(&mut dev, 0, id, Op::Write, 0, 1 << 20).unwrap().done;
     t = fs.fsync(&mut dev, t, id).unwrap();
@@ -165,17 +126,17 @@ fn overwrites_move_the_block_never_in_place() {
 
 #[test]
 fn what_f2fs_cannot_use_is_refused_with_the_reason() {
-    let p = profile(ZONED);
+    let p = profile(&zoned());
     let dev = Device::new(&p, 1);
     let meta = || Device::new(&p.conventional_unit(64 << 20).unwrap(), 2);
     let e = Fs::f2fs_zoned(&dev, meta(), FsConfig::parse("ext4").unwrap()).unwrap_err();
     assert!(matches!(e, ConfigError::Zoned { .. }) && e.to_string().contains("only F2FS"), "{e}");
-    let few_open = ZONED.replace("max_open_zones = 8", "max_open_zones = 4");
+    let few_open = zoned_toml(80, 2, 4);
     let e = Fs::f2fs_zoned(&Device::new(&profile(&few_open), 1), meta(), FsConfig::parse("f2fs").unwrap())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("4 open zones") && e.contains("zoned-small"), "{e}");
-    let small_cap = ZONED.replace("max_open_zones = 8", "zone_capacity_mib = 6\nmax_open_zones = 8");
+    assert!(e.contains("4 open zones") && e.contains("zoned-test"), "{e}");
+    let small_cap = zoned().replace("max_open_zones = 8", "zone_capacity_mib = 6\nmax_open_zones = 8");
     let e = Fs::f2fs_zoned(&Device::new(&profile(&small_cap), 1), meta(), FsConfig::parse("f2fs").unwrap())
         .unwrap_err()
         .to_string();

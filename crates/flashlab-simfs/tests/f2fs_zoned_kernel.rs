@@ -9,55 +9,22 @@
 //! there): the same 616 main segments either way, and which device holds a section does not
 //! change what F2FS writes.
 
-use flashlab_simfs::{Fs, FsConfig};
+use flashlab_simfs::Fs;
 use flashsim::{Device, Op, Profile};
 
-/// Zones of 16 MiB (two dies, four 2 MiB blocks each), as many as the kernel's main area has
-/// sections; power-loss protected like `null_blk` (no volatile cache).
-const TWIN: &str = r#"
-name = "nullb-z16"
-description = "twin of the zoned null_blk of bench/f2fs-zoned-vm.sh"
-[nand]
-cell = "tlc"
-channels = 2
-dies_per_channel = 1
-planes_per_die = 1
-blocks_per_plane = BLOCKS
-pages_per_block = 128
-page_kib = 16
-t_read_us = 35
-t_prog_us = 1400
-t_erase_us = 15000
-channel_mb_s = 2400
-[ftl]
-mapping = "zoned"
-spare_factor = 0.02
-write_buffer_kib = 512
-write_buffer_volatile = false
-idle_delay_ms = 20
-[zoned]
-zone_width = 2
-blocks_per_die = 4
-max_open_zones = 8
-max_active_zones = 8
-[host]
-interface = "ufs"
-bus_mb_s = 4640
-command_overhead_us = 5
-host_submit_us = 2
-host_complete_us = 2
-trim_us_per_mib = 1
-"#;
+mod common;
+use common::{f2fs_on, profile, zoned_toml};
 
 fn kernel() -> serde_json::Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kernel/f2fs-zoned-z16.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// The twin: the fewest blocks per plane that give `zones` zones.
+/// The twin: zones of 16 MiB (four blocks on each of two dies), as many as the kernel's main
+/// area has sections (the fewest blocks per plane that give them), eight open zones.
 fn twin(zones: u32) -> Profile {
     (300..400)
-        .map(|b| Profile::from_toml("nullb-z16.toml", &TWIN.replace("BLOCKS", &b.to_string())).unwrap())
+        .map(|b| profile(&zoned_toml(b, 4, 8)))
         .find(|p| Device::new(p, 1).zones().unwrap().layout().zones == zones)
         .expect("a geometry with that many zones")
 }
@@ -81,10 +48,7 @@ fn the_model_on_zones_matches_the_kernels_f2fs() {
     let k_main = k["segment_count_main"].as_u64().unwrap() as u32;
     let sps = k["segs_per_sec"].as_u64().unwrap() as u32;
     let p = twin(k_main / sps);
-    let mut dev = Device::new(&p, 1);
-    let cfg = FsConfig::parse("f2fs").unwrap();
-    let (_, bytes) = Fs::zoned_meta_bytes(&dev, &cfg).unwrap();
-    let mut fs = Fs::f2fs_zoned(&dev, Device::new(&p.conventional_unit(bytes).unwrap(), 2), cfg).unwrap();
+    let (mut dev, mut fs) = f2fs_on(&p);
     let f = fs.f2fs().unwrap();
     // mkfs.f2fs's layout for sections of 8 segments: exactly the kernel volume's.
     assert_eq!(f.main_segments(), k_main);

@@ -133,19 +133,22 @@ fn fill_and_wsat_on_a_small_device() {
             .collect()
     }
     // fill: one row per tenth of the device (filled %, p50, p90, p99, p99.9, max, mean us,
-    // MB/s, WAF, free blocks %).
+    // MB/s, WAF, free blocks %, end-to-end WAF).
     let out = ok(&["fill", "--target", "sim:toy"]);
     let fill = rows(&out);
     let filled: Vec<f64> = fill.iter().map(|r| r[0]).collect();
     assert_eq!(filled, [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0], "{out}");
     for r in &fill {
-        assert_eq!(r.len(), 10, "{out}");
+        assert_eq!(r.len(), 11, "{out}");
         assert!(
             r[1] > 0.0 && r[1] <= r[2] && r[2] <= r[3] && r[3] <= r[4] && r[4] <= r[5],
             "percentiles out of order (or max below one): {r:?}\n{out}"
         );
         assert!(r[6] <= r[5], "mean above max: {r:?}\n{out}");
         assert!(r[7] > 0.0 && r[8] >= 1.0, "MB/s and WAF: {r:?}\n{out}");
+        // The same NAND bytes over the application's bytes, which the filesystem's writes
+        // can only add to: never below the device's WAF (both printed to two decimals).
+        assert!(r[10] >= r[8] - 0.01, "end-to-end WAF below the device's: {r:?}\n{out}");
     }
     // wsat: --times 2 in 20 intervals of 0.1 capacity (capacity x, at s, IOPS, WAF, free blocks).
     let out = ok(&["wsat", "--target", "sim:toy", "--times", "2", "--intervals", "20"]);
