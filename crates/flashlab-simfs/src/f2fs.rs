@@ -312,7 +312,7 @@ impl ZonedGeometry {
     /// (mkfs.f2fs or the kernel's mount would refuse, or the model does not have it).
     pub fn of(l: flashsim::ZoneLayout) -> Result<ZonedGeometry, String> {
         let zone_bytes = u64::from(l.size_blocks) * flashsim::ZONE_BLOCK;
-        if zone_bytes % SEG_BYTES != 0 {
+        if !zone_bytes.is_multiple_of(SEG_BYTES) {
             return Err(format!("zones of {zone_bytes} bytes are not a whole number of F2FS's 2 MiB segments"));
         }
         if l.capacity_blocks != l.size_blocks {
@@ -862,7 +862,7 @@ impl F2fs {
             return self.take_free_segment();
         }
         let sps = self.a.segs_per_sec;
-        if prev != NONE && (prev + 1) % sps != 0 {
+        if prev != NONE && !(prev + 1).is_multiple_of(sps) {
             let s = prev + 1;
             debug_assert_eq!(self.seg_state[s as usize], Seg::Free, "segment {s} of a log's section");
             self.free_segs -= 1;
