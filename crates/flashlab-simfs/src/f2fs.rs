@@ -330,6 +330,10 @@ impl ZonedGeometry {
                 l.max_open
             ));
         }
+        // mkfs.f2fs gives each log a zone of its own, and keeps a reserve beyond them.
+        if l.zones <= LOGS as u32 {
+            return Err(format!("{} zones: mkfs.f2fs gives each of F2FS's {LOGS} logs a zone of its own", l.zones));
+        }
         Ok(ZonedGeometry { zones: l.zones, segs_per_sec: (zone_bytes / SEG_BYTES) as u32 })
     }
 }
@@ -442,6 +446,24 @@ impl F2fs {
         let mut f = F2fs::from_areas(cfg, zoned_areas(g));
         f.zoned = true;
         f.free_secs = g.zones;
+        // mkfs.f2fs on zones gives each log a zone of its own, the first six in this order
+        // (f2fs-tools 1.15 `f2fs_prepare_super_block`: hot, warm, cold node, then hot, warm,
+        // cold data, each `next_zone` of the one before; the kernel's status after mount shows
+        // them in sections 0-5). Each log keeps its section until it fills it: logs a workload
+        // leaves idle (the root directory's hot node and hot data, the indirect nodes' cold
+        // node) hold a section each for good. (mkfs's root inode and dentry block are not
+        // written here, the twin zones being empty: the model writes them at its first
+        // checkpoint, into the same logs.)
+        let sps = g.segs_per_sec;
+        for (sec, log) in [HOT_NODE, WARM_NODE, COLD_NODE, HOT_DATA, WARM_DATA, COLD_DATA].into_iter().enumerate() {
+            let seg = sec as u32 * sps;
+            f.seg_state[seg as usize] = Seg::Open;
+            f.seg_log[seg as usize] = log as u8;
+            f.free_segs -= 1;
+            f.free_secs -= 1;
+            f.logs[log] = (seg, 0);
+        }
+        f.sec_cursor = 6 % g.zones;
         f
     }
 
@@ -581,6 +603,16 @@ impl F2fs {
     /// On a zoned device, sections (zones) free now: reset, no log in them (0 otherwise).
     pub fn free_sections(&self) -> u32 {
         self.free_secs
+    }
+    /// On a zoned device, sections whose zone is empty: the free ones and those a log holds
+    /// but has not written yet (mkfs.f2fs gives each log a section of its own).
+    pub fn empty_sections(&self) -> u32 {
+        if !self.zoned {
+            return 0;
+        }
+        let sps = self.a.segs_per_sec;
+        self.free_secs
+            + self.logs.iter().filter(|&&(seg, next)| seg != NONE && seg % sps == 0 && next == 0).count() as u32
     }
     /// Free segments kept for cleaning: foreground cleaning runs when fewer are free.
     pub fn reserved_segments(&self) -> u32 {

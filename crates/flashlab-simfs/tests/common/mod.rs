@@ -56,8 +56,13 @@ pub fn profile(text: &str) -> Profile {
 
 /// The zoned device of `p` and F2FS on it, its metadata on the profile's conventional unit.
 pub fn f2fs_on(p: &Profile) -> (Device, Fs) {
+    f2fs_with(p, "f2fs")
+}
+
+/// [`f2fs_on`] with the mount options of `spec` (`f2fs,OPTION...`).
+pub fn f2fs_with(p: &Profile, spec: &str) -> (Device, Fs) {
     let dev = Device::new(p, 1);
-    let cfg = FsConfig::parse("f2fs").unwrap();
+    let cfg = FsConfig::parse(spec).unwrap();
     let (_, bytes) = Fs::zoned_meta_bytes(&dev, &cfg).unwrap();
     let meta = Device::new(&p.conventional_unit(bytes).unwrap(), 2);
     let fs = Fs::f2fs_zoned(&dev, meta, cfg).unwrap();
