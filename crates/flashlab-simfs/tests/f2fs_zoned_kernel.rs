@@ -86,7 +86,7 @@ fn the_model_on_zones_matches_the_kernels_f2fs() {
         for &b in &order {
             t = fs.io(&mut dev, t, id, Op::Write, b * 4096, 4096).unwrap().done;
             n += 1;
-            if n % 32 == 0 {
+            if n.is_multiple_of(32) {
                 t = fs.fsync(&mut dev, t, id).unwrap();
             }
         }
