@@ -1,14 +1,17 @@
-//! The closed-loop engine on a simulated system: each job keeps `iodepth` requests in flight,
-//! and the virtual clock jumps from one completion to the next (no sleeping, no wall clock).
+//! The simulated target's driver: jobs run on a simulated system, each keeping `iodepth`
+//! requests in flight, and the virtual clock jumps from one completion to the next (no
+//! sleeping, no wall clock).
 //!
 //! Jobs run side by side as fio runs the jobs of one group: all start together (unless a
 //! `startdelay` or `wait_for` starts one later); each issues its next request when one of its
 //! own completes, until its byte or I/O budget or its runtime is used up, or `exitall` stops
-//! it when another job finishes. What each job issues, when it stops or waits and how a completion is
-//! measured is [`flashlab_workload::job::JobCore`]'s, shared with the real runner; this file
-//! is the simulated target's loop: an event queue of completions, think times and rate
-//! wake-ups on the virtual clock, and what only a simulated system has (a layer's cost per
-//! request, `O_SYNC` as a flush, tags for verification, the mapping prefetch of a raw job).
+//! it when another job finishes. Which request a job sends next and why it waits is the one
+//! job loop of every target ([`flashlab_workload::job_loop`]), and what it measures is its
+//! [`flashlab_workload::job::JobCore`]'s, both shared with the real runner. This file is what
+//! only the simulated target has: [`SimTarget`] sends each request to the system (a layer's
+//! cost per request, `O_SYNC` as a flush, tags for verification, the mapping prefetch of a raw
+//! job, fio's zoned mode and data placement) and queues its completion; the driver is an event
+//! queue of completions, think times, rate wake-ups and job starts on the virtual clock.
 
 use crate::event_queue::EventQueue;
 use crate::system::{IoHints, SimSystem, SysError};
@@ -17,6 +20,7 @@ use flashlab_measure::{Ddir, JobResult};
 use flashlab_simfs::FileId;
 use flashlab_workload::flow::Flow;
 use flashlab_workload::job::{ddir, Done, JobCore, JobSettings, Timing};
+use flashlab_workload::job_loop::{FlowHold, Hold, JobLoop, Sent, Target};
 use flashlab_workload::zbd::{ZbdDevice, ZbdJob};
 use flashsim::{Ns, Op};
 
@@ -101,29 +105,6 @@ impl JobSpec {
             None => (self.file, self.settings.offset),
         }
     }
-
-    /// The one direction of every request of a job that uses none of the options acting
-    /// between its requests: no verification, fsync, `O_SYNC`, layer, think time, and one kind
-    /// of I/O (not a mix, not trimwrite). `None` for any other job.
-    fn plain_dir(&self) -> Option<u8> {
-        let s = &self.settings;
-        let bare = self.verify.is_none()
-            && s.fsync_every == 0
-            && !s.sync_writes
-            && self.layer == crate::stack::LayerCost::ZERO
-            && s.thinktime_ns == 0
-            && s.flow().is_none()
-            && !s.job.as_ref().is_some_and(|j| j.prio.cmdprio())
-            && self.zbd.is_none()
-            && !s.job.as_ref().is_some_and(|j| j.placement.on());
-        match s.rw {
-            _ if !bare => None,
-            Rw::Read | Rw::RandRead => Some(0),
-            Rw::Write | Rw::RandWrite => Some(1),
-            Rw::Trim | Rw::RandTrim => Some(2),
-            Rw::ReadWrite | Rw::RandRw | Rw::TrimWrite => None,
-        }
-    }
 }
 
 /// What a job issues next.
@@ -147,27 +128,10 @@ fn op(i: u8) -> Op {
     [Op::Read, Op::Write, Op::Trim][i as usize]
 }
 
-/// A job while it runs: the shared core and what the simulated loop keeps beside it.
+/// A job while it runs: the shared loop and what the simulated driver keeps beside it.
 struct Live {
-    core: JobCore,
-    /// A [`Kind::Wake`] is pending.
-    waking: bool,
-    in_flight: u32,
-    /// A random read or write job on the raw device draws its offsets three ahead (`ahead`) and
-    /// tells the device, which fetches their mapping entries meanwhile ([`SimSystem::prefetch`]).
-    /// The offsets' generator is the job's own, so the sequence is the same.
-    lookahead: Option<u8>,
-    ahead: [(u64, u64); 3],
-    /// The direction of every request of a job with none of the options that act between its
-    /// requests on (see [`JobSpec::plain_dir`]; no rate, steady-state window or latency
-    /// probe either): the closed loop issues its next request without looking at them.
-    plain: Option<u8>,
-    /// fio's `iodepth_low` (the depth when not set): once the queue has been full, completions
-    /// are not replaced until no more than this many requests are in flight; then it is
-    /// filled again.
-    low: u32,
-    /// Letting the queue drain to `low` (see there).
-    draining: bool,
+    lp: JobLoop,
+    side: SimSide,
     /// When its core starts (the group's start plus `startdelay`; a job that waits for
     /// others gets a new core when it starts).
     origin: Ns,
@@ -177,13 +141,23 @@ struct Live {
     finished: bool,
     /// fio's `exitall` stopped it before it started: it never runs.
     cancelled: bool,
-    /// fio's flow control: the job's flow (an index into the group's flows), its I/Os
-    /// counted in it, and whether it is held back now (it retries when another job of the
-    /// flow moves) or waits for its I/Os in flight before its `flow_sleep`.
+    /// Flow control held it back without a `flow_sleep`: it retries when another job of its
+    /// flow moves.
+    flow_retry: bool,
+}
+
+/// What only the simulated target keeps of a job: how its requests reach the system.
+struct SimSide {
+    /// A random read or write job on the raw device draws its offsets three ahead (`ahead`)
+    /// and tells the device, which fetches their mapping entries meanwhile
+    /// ([`SimSystem::prefetch`]). The offsets' generator is the job's own, so the sequence is
+    /// the same.
+    lookahead: bool,
+    ahead: [(u64, u64); 3],
+    /// fio's flow control: the job's flow (an index into the group's flows) and its I/Os
+    /// counted in it.
     flow: Option<usize>,
     flow_count: u64,
-    flow_blocked: bool,
-    flow_quiesce: bool,
     /// fio's `zonemode=zbd`: the job's side of the zones (its resets counted here).
     zbd: Option<ZbdJob>,
     /// fio's data placement: each write's placement or stream ID.
@@ -207,39 +181,31 @@ impl Live {
                 *a = core.gen.next(d).map_or((0, 0), |(_, off, len)| (off, len));
             }
         }
-        let depth = s.settings.iodepth.max(1);
-        let low = s.settings.job.as_ref().map_or(0, |j| j.iodepth_low);
-        let low = if low == 0 { depth } else { low.min(depth) };
-        let plain = if core.unpaced() && low == depth { s.plain_dir() } else { None };
         Ok(Live {
-            core,
-            waking: false,
-            in_flight: 0,
-            lookahead,
-            ahead,
-            plain,
-            low,
-            draining: false,
+            lp: JobLoop::new(core, &s.settings),
+            side: SimSide {
+                lookahead: lookahead.is_some(),
+                ahead,
+                flow: None,
+                flow_count: 0,
+                zbd: s.zbd.as_ref().map(|z| z.job.clone()),
+                placement: s.settings.job.as_ref().filter(|j| j.placement.on()).map(|j| {
+                    let p = &j.placement;
+                    flashlab_jobs::placement::Selector::new(p.ids.clone(), p.select, p.scheme.clone(), s.settings.seed)
+                }),
+            },
             origin: start,
             begun: false,
             finished: false,
             cancelled: false,
-            flow: None,
-            flow_count: 0,
-            flow_blocked: false,
-            flow_quiesce: false,
-            zbd: s.zbd.as_ref().map(|z| z.job.clone()),
-            placement: s.settings.job.as_ref().filter(|j| j.placement.on()).map(|j| {
-                let p = &j.placement;
-                flashlab_jobs::placement::Selector::new(p.ids.clone(), p.select, p.scheme.clone(), s.settings.seed)
-            }),
+            flow_retry: false,
         })
     }
 
     /// It has started, has nothing in flight and will issue nothing more.
     #[inline]
     fn done(&self) -> bool {
-        self.begun && !self.finished && self.in_flight == 0 && self.core.stopped()
+        self.begun && !self.finished && self.lp.done()
     }
 }
 
@@ -270,13 +236,13 @@ fn finish(
             continue;
         }
         l.finished = true;
-        if let (Some(f), Some((_, w, _))) = (l.flow, s.settings.flow()) {
+        if let (Some(f), Some((_, w, _))) = (l.side.flow, s.settings.flow()) {
             // fio's flow_exit_job: its I/Os and weight leave the flow.
-            flows[f].leave(l.flow_count, w);
+            flows[f].leave(l.side.flow_count, w);
         }
         let mut end = t;
         if s.settings.end_fsync && s.settings.rw.has_writes() {
-            let mut t = l.core.last_done().max(not_before);
+            let mut t = l.lp.core.last_done().max(not_before);
             let mut synced: Vec<FileId> = Vec::with_capacity(s.files.len().max(1));
             for i in 0..s.files.len().max(1) {
                 let file = s.region(i).0;
@@ -285,7 +251,7 @@ fn finish(
                     synced.push(file);
                 }
             }
-            l.core.ended_at(t);
+            l.lp.core.ended_at(t);
             end = end.max(t);
         }
         for (k, sk) in specs.iter().enumerate() {
@@ -307,12 +273,12 @@ fn finish(
             if !lk.begun {
                 if what != ExitWhat::Stonewall {
                     lk.cancelled = true;
-                    lk.core.stop();
+                    lk.lp.core.stop();
                 }
                 continue;
             }
-            lk.core.stop();
-            if lk.in_flight == 0 {
+            lk.lp.core.stop();
+            if lk.lp.in_flight() == 0 {
                 work.push((k, end));
             }
         }
@@ -320,35 +286,168 @@ fn finish(
     Ok(stop_run)
 }
 
-impl Live {
-    /// One more event in flight for the job: a request (`io`), or a rate wake-up. The
-    /// simulated host submits each request by itself, with this many in flight (fio's
-    /// `iodepth_level` and `iodepth_submit`).
+/// The simulated system as a job's [`Target`]: each request is done by the system when it is
+/// sent, and its completion is queued as an event at the time it is done.
+struct SimTarget<'a> {
+    sys: &'a mut SimSystem,
+    s: &'a JobSpec,
+    j: usize,
+    side: &'a mut SimSide,
+    events: &'a mut EventQueue<Event>,
+    flows: &'a mut [Flow],
+}
+
+impl Target for SimTarget<'_> {
+    type Error = SysError;
+
     #[inline(always)]
-    fn started(&mut self, io: bool) {
-        self.in_flight += 1;
-        if io {
-            self.core.counted_for_think();
-            self.core.result.depth.mark_depth(u64::from(self.in_flight), 1);
-            self.core.result.depth.mark_submit(1);
+    fn flow_go(&mut self) -> bool {
+        match (self.side.flow, self.s.settings.flow()) {
+            // fio's flow_threshold_exceeded, before each I/O.
+            (Some(f), Some((_, w, _))) => self.flows[f].go(&mut self.side.flow_count, w),
+            _ => true,
         }
     }
 
-    /// The file, offset and length of the job's next I/O in direction `dir`; `None` when every
-    /// file is done (the job stops there, as fio's does). A job that draws ahead tells the
-    /// device about the offset three requests on.
     #[inline(always)]
-    fn draw(&mut self, s: &JobSpec, sys: &mut SimSystem, dir: u8) -> Option<(usize, u64, u64)> {
-        match self.lookahead {
-            Some(_) => {
-                let got = self.ahead[0];
-                let next = self.core.gen.next(dir).map_or((0, 0), |(_, off, len)| (off, len));
-                self.ahead = [self.ahead[1], self.ahead[2], next];
-                sys.prefetch(s.settings.offset + self.ahead[2].0);
-                Some((0, got.0, got.1))
-            }
-            None => self.core.draw(dir),
+    fn read_back(&mut self, _core: &mut JobCore, stopped: bool, now: u64) -> Result<bool, SysError> {
+        // A verify backlog's read-back goes before the workload's next I/O (the simulated
+        // verification reads the rest back after the run).
+        let Some(v) = self.s.verify.as_ref().filter(|_| !stopped) else { return Ok(false) };
+        let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
+        let Some((off, len)) = v.next_backlog() else { return Ok(false) };
+        let (done, _) = v.read_back(self.sys, now + self.s.layer.submit_ns, off, len)?;
+        self.events.push(done + self.s.layer.complete_ns, (self.j, Kind::Dir(0, 0), len, now));
+        Ok(true)
+    }
+
+    #[inline(always)]
+    fn draw(&mut self, core: &mut JobCore, dir: u8) -> Option<(usize, u64, u64)> {
+        if !self.side.lookahead {
+            return core.draw(dir);
         }
+        let a = &mut self.side.ahead;
+        let got = a[0];
+        let next = core.gen.next(dir).map_or((0, 0), |(_, off, len)| (off, len));
+        *a = [a[1], a[2], next];
+        self.sys.prefetch(self.s.settings.offset + a[2].0);
+        Some((0, got.0, got.1))
+    }
+
+    fn flush(&mut self, _core: &mut JobCore, file: usize, now: u64) -> Result<(), SysError> {
+        let done = self.sys.fsync(now + self.s.layer.submit_ns, self.s.region(file).0)?;
+        self.events.push(done + self.s.layer.complete_ns, (self.j, Kind::Sync, 0, now));
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn io(
+        &mut self,
+        core: &mut JobCore,
+        set: &JobSettings,
+        dir: u8,
+        fi: usize,
+        off: u64,
+        len: u64,
+        now: u64,
+    ) -> Result<Sent, SysError> {
+        let (s, sys) = (self.s, &mut *self.sys);
+        let t_in = now + s.layer.submit_ns;
+        let (file, base) = s.region(fi);
+        let (mut off, mut len) = (off, len);
+        // fio's zonemode=zbd: the I/O goes where the zones let it (zone commands first).
+        let mut after = 0;
+        if let (Some(spec), Some(zj)) = (&s.zbd, &mut self.side.zbd) {
+            let mut dev = spec.dev.lock().unwrap_or_else(|e| e.into_inner());
+            let at = if set.rw.is_random() {
+                base + off
+            } else {
+                let (at, wrapped) = dev.seq_offset(zj, dir, len);
+                let loops = set.job.as_ref().map_or(1, |j| j.loops);
+                if wrapped
+                    && flashlab_workload::zbd::pass_ends_job(zj, dir, set.io_limit.is_some(), set.time_based, loops)
+                {
+                    return Ok(Sent::End);
+                }
+                at
+            };
+            let mut failed = None;
+            let adjusted = dev.adjust(zj, dir, at, len, &mut |c| match sys.zone_command(t_in, c) {
+                Ok(done) => {
+                    after = after.max(done.done);
+                    Ok(())
+                }
+                Err(e) => {
+                    let m = format!("zone command {c:?} failed: {e}");
+                    failed = Some(e);
+                    Err(m)
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            match adjusted.map_err(|m| SysError::Job(format!("job '{}': {m}", set.name)))? {
+                flashlab_workload::zbd::Adjusted::Eof => return Ok(Sent::End),
+                flashlab_workload::zbd::Adjusted::ResetOnly(_) => {
+                    core.issued(set, dir, len, fi);
+                    self.events.push(after.max(t_in) + s.layer.complete_ns, (self.j, Kind::Dir(dir, 0), len, now));
+                    return Ok(Sent::Io);
+                }
+                flashlab_workload::zbd::Adjusted::Io { off: o, len: n } => {
+                    dev.queued(zj, dir, o, n);
+                    off = o - base;
+                    len = n;
+                }
+            }
+        }
+        core.issued(set, dir, len, fi);
+        // The simulated host interfaces serve commands in arrival order whatever their
+        // priority: the slot only sorts the completion into its priority's statistics.
+        let prio = core.prio_slot(dir, len);
+        // A verifying job's writes carry a tag the device keeps with the data.
+        let verify = s.verify.as_ref().filter(|_| dir == 1);
+        let mut hints = match verify {
+            Some(v) => IoHints {
+                write_tag: v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(set.offset + off, len),
+                placement: 0,
+            },
+            None => IoHints::NONE,
+        };
+        // fio's data placement: a write's ID, chosen at the offset it goes to.
+        if let (Some(sel), 1) = (&mut self.side.placement, dir) {
+            hints.placement = sel.next(base + off);
+        }
+        let c = sys.io_with(t_in, file, op(dir), base + off, len, hints);
+        if let Some(v) = verify {
+            v.lock().unwrap_or_else(|e| e.into_inner()).written(set.offset + off, len);
+        }
+        let mut c = c.map_err(|e| zoned_hint(sys, s, dir, base + off, len, e))?;
+        if let Some(v) = s.verify.as_ref().filter(|_| dir == 0) {
+            // A job that only reads checks each block it reads (fio's read-only verify);
+            // a mismatch ends it unless it continues on verify errors.
+            let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
+            if v.is_read_only() {
+                v.check_read(sys, base + off, len);
+                if v.aborted() {
+                    core.stop();
+                }
+            }
+        }
+        c.done = c.done.max(after);
+        if set.sync_writes && dir == 1 {
+            // O_SYNC (`generic_write_sync`): the write returns after an fsync of its file.
+            c.done = sys.fsync(c.done, file)?;
+        }
+        self.events.push(c.done + s.layer.complete_ns, (self.j, Kind::Dir(dir, prio), len, now));
+        Ok(Sent::Io)
+    }
+
+    /// The simulated host submits each request by itself, with this many in flight (fio's
+    /// `iodepth_level` and `iodepth_submit`).
+    #[inline(always)]
+    fn sent(&mut self, core: &mut JobCore, in_flight: u32) {
+        core.result.depth.mark_depth(u64::from(in_flight), 1);
+        core.result.depth.mark_submit(1);
     }
 }
 
@@ -491,7 +590,7 @@ pub fn run_group_hooked(
                 }
             };
             flows[f].join(w);
-            l.flow = Some(f);
+            l.side.flow = Some(f);
         }
     }
     let has_flow = !flows.is_empty();
@@ -505,226 +604,35 @@ pub fn run_group_hooked(
     // so once every 64 events is often enough, and saves a pass over the jobs per event.
     let mut since_progress = 0u32;
 
-    let issue = |sys: &mut SimSystem,
-                 t: Ns,
-                 l: &mut Live,
-                 s: &JobSpec,
-                 flows: &mut [Flow]|
-     -> Result<Option<(Ns, Kind, u64)>, SysError> {
+    // Job `j`'s requests at `t` (the shared loop's), and what holds it then on the virtual
+    // clock: a think time's end or a rate's or flow sleep's wake-up is queued as an event; a job
+    // flow control holds back without a sleep retries when another job of its flow moves.
+    fn top_up(
+        sys: &mut SimSystem,
+        j: usize,
+        t: Ns,
+        l: &mut Live,
+        s: &JobSpec,
+        events: &mut EventQueue<Event>,
+        flows: &mut [Flow],
+    ) -> Result<(), SysError> {
         let set = &s.settings;
-        if l.core.stops(set, t) {
-            return Ok(None);
-        }
-        if l.flow_quiesce {
-            return Ok(None);
-        }
-        if let (Some(f), Some((_, w, _))) = (l.flow, set.flow()) {
-            // fio's flow_threshold_exceeded, before each I/O.
-            if !flows[f].go(&mut l.flow_count, w) {
-                l.flow_blocked = true;
-                return Ok(None);
+        let hold = l.lp.fill(set, &mut SimTarget { sys, s, j, side: &mut l.side, events: &mut *events, flows }, t)?;
+        match hold {
+            Hold::Rate(due) => events.push(due, (j, Kind::Wake, 0, t)),
+            // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
+            Hold::Think if l.lp.in_flight() == 0 && !l.lp.waking() => {
+                events.push(t.saturating_add(set.thinktime_ns), (j, Kind::Think, 0, t))
             }
+            _ => {}
         }
-        let t_in = t + s.layer.submit_ns;
-        if let Some(v) = &s.verify {
-            // A verify backlog's read-back goes before the workload's next I/O.
-            let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((off, len)) = v.next_backlog() {
-                let (done, _) = v.read_back(sys, t_in, off, len)?;
-                return Ok(Some((done + s.layer.complete_ns, Kind::Dir(0, 0), len)));
-            }
+        match l.lp.flow_held(set) {
+            FlowHold::Sleep(ns) => events.push(t.saturating_add(ns), (j, Kind::Wake, 0, t)),
+            FlowHold::Retry => l.flow_retry = true,
+            FlowHold::No => {}
         }
-        if l.core.flush_due(set) {
-            // The file of the last write (the job's first before any).
-            let done = sys.fsync(t_in, s.region(l.core.last_write_file).0)?;
-            return Ok(Some((done + s.layer.complete_ns, Kind::Sync, 0)));
-        }
-        if l.waking {
-            return Ok(None);
-        }
-        let dir = l.core.next_dir(set);
-        if let Some(due) = l.core.rate_wait(dir, t) {
-            l.waking = true;
-            return Ok(Some((due, Kind::Wake, 0)));
-        }
-        let Some((fi, off, len)) = l.draw(s, sys, dir) else {
-            return Ok(None);
-        };
-        let (file, base) = s.region(fi);
-        let (mut off, mut len) = (off, len);
-        // fio's zonemode=zbd: the I/O goes where the zones let it (zone commands first).
-        let mut after = 0;
-        if let (Some(spec), Some(zj)) = (&s.zbd, &mut l.zbd) {
-            let mut dev = spec.dev.lock().unwrap_or_else(|e| e.into_inner());
-            let at = if set.rw.is_random() {
-                base + off
-            } else {
-                let (at, wrapped) = dev.seq_offset(zj, dir, len);
-                let loops = set.job.as_ref().map_or(1, |j| j.loops);
-                if wrapped
-                    && flashlab_workload::zbd::pass_ends_job(zj, dir, set.io_limit.is_some(), set.time_based, loops)
-                {
-                    l.core.stop();
-                    return Ok(None);
-                }
-                at
-            };
-            let mut failed = None;
-            let adjusted = dev.adjust(zj, dir, at, len, &mut |c| match sys.zone_command(t_in, c) {
-                Ok(done) => {
-                    after = after.max(done.done);
-                    Ok(())
-                }
-                Err(e) => {
-                    let m = format!("zone command {c:?} failed: {e}");
-                    failed = Some(e);
-                    Err(m)
-                }
-            });
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            match adjusted.map_err(|m| SysError::Job(format!("job '{}': {m}", set.name)))? {
-                flashlab_workload::zbd::Adjusted::Eof => {
-                    l.core.stop();
-                    return Ok(None);
-                }
-                flashlab_workload::zbd::Adjusted::ResetOnly(_) => {
-                    l.core.issued(set, dir, len, fi);
-                    return Ok(Some((after.max(t_in) + s.layer.complete_ns, Kind::Dir(dir, 0), len)));
-                }
-                flashlab_workload::zbd::Adjusted::Io { off: o, len: n } => {
-                    dev.queued(zj, dir, o, n);
-                    off = o - base;
-                    len = n;
-                }
-            }
-        }
-        l.core.issued(set, dir, len, fi);
-        // The simulated host interfaces serve commands in arrival order whatever their
-        // priority: the slot only sorts the completion into its priority's statistics.
-        let prio = l.core.prio_slot(dir, len);
-        let op = op(dir);
-        // A verifying job's writes carry a tag the device keeps with the data.
-        let verify = s.verify.as_ref().filter(|_| dir == 1);
-        let mut hints = match verify {
-            Some(v) => IoHints {
-                write_tag: v.lock().unwrap_or_else(|e| e.into_inner()).tag_write(set.offset + off, len),
-                placement: 0,
-            },
-            None => IoHints::NONE,
-        };
-        // fio's data placement: a write's ID, chosen at the offset it goes to.
-        if let (Some(sel), 1) = (&mut l.placement, dir) {
-            hints.placement = sel.next(base + off);
-        }
-        let c = sys.io_with(t_in, file, op, base + off, len, hints);
-        if let Some(v) = verify {
-            v.lock().unwrap_or_else(|e| e.into_inner()).written(set.offset + off, len);
-        }
-        let mut c = c.map_err(|e| zoned_hint(sys, s, dir, base + off, len, e))?;
-        if let Some(v) = s.verify.as_ref().filter(|_| dir == 0) {
-            // A job that only reads checks each block it reads (fio's read-only verify);
-            // a mismatch ends it unless it continues on verify errors.
-            let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
-            if v.is_read_only() {
-                v.check_read(sys, base + off, len);
-                if v.aborted() {
-                    l.core.stop();
-                }
-            }
-        }
-        c.done = c.done.max(after);
-        if set.sync_writes && dir == 1 {
-            // O_SYNC (`generic_write_sync`): the write returns after an fsync of its file.
-            c.done = sys.fsync(c.done, file)?;
-        }
-        Ok(Some((c.done + s.layer.complete_ns, Kind::Dir(dir, prio), len)))
-    };
-
-    // A plain job's next request ([`Live::plain`]): the steps `issue` takes for it, without
-    // the checks of the options it does not use.
-    let issue_plain =
-        |sys: &mut SimSystem, t: Ns, l: &mut Live, s: &JobSpec, dir: u8| -> Result<Option<(Ns, u64)>, SysError> {
-            if l.core.stops(&s.settings, t) {
-                return Ok(None);
-            }
-            let Some((fi, off, len)) = l.draw(s, sys, dir) else {
-                return Ok(None);
-            };
-            let (file, base) = s.region(fi);
-            let c =
-                sys.io(t, file, op(dir), base + off, len).map_err(|e| zoned_hint(sys, s, dir, base + off, len, e))?;
-            l.core.issued(&s.settings, dir, len, fi);
-            Ok(Some((c.done, len)))
-        };
-
-    // A job flow control held back with a `flow_sleep`: fio waits for its I/Os in flight,
-    // then sleeps (a Wake after the sleep; with I/O in flight, once it has completed). Without
-    // one it stays blocked and retries when another job of its flow moves.
-    fn flow_hold(j: usize, t: Ns, l: &mut Live, s: &JobSpec, events: &mut EventQueue<Event>) {
-        let Some((_, _, sleep)) = s.settings.flow().filter(|f| f.2 > 0) else { return };
-        if !(l.flow_blocked || (l.flow_quiesce && l.in_flight == 0)) {
-            return;
-        }
-        l.flow_blocked = false;
-        if l.in_flight == 0 {
-            l.flow_quiesce = false;
-            l.waking = true;
-            l.started(false);
-            events.push(t.saturating_add(sleep), (j, Kind::Wake, 0, t));
-        } else {
-            l.flow_quiesce = true;
-        }
+        Ok(())
     }
-
-    // Issue at `t` until the job's depth is in flight, a think time is due or a rate limit
-    // makes it wait (a Wake); a job that must think with nothing in flight schedules it.
-    let top_up = |sys: &mut SimSystem,
-                  j: usize,
-                  t: Ns,
-                  l: &mut Live,
-                  s: &JobSpec,
-                  events: &mut EventQueue<Event>,
-                  flows: &mut [Flow]|
-     -> Result<(), SysError> {
-        while l.in_flight < l.core.depth(&s.settings) && !l.core.must_think(&s.settings) {
-            let Some((done, kind, bytes)) = issue(sys, t, l, s, flows)? else { break };
-            l.started(kind != Kind::Wake);
-            events.push(done, (j, kind, bytes, t));
-            if kind == Kind::Wake {
-                break;
-            }
-        }
-        if l.in_flight == 0 && l.core.must_think(&s.settings) && !l.core.stopped() {
-            events.push(t.saturating_add(s.settings.thinktime_ns), (j, Kind::Think, 0, t));
-        }
-        flow_hold(j, t, l, s, events);
-        Ok(())
-    };
-
-    // A job's first requests, at its start.
-    let begin = |sys: &mut SimSystem,
-                 j: usize,
-                 t: Ns,
-                 l: &mut Live,
-                 s: &JobSpec,
-                 events: &mut EventQueue<Event>,
-                 flows: &mut [Flow]|
-     -> Result<(), SysError> {
-        l.begun = true;
-        for _ in 0..l.core.depth(&s.settings) {
-            if l.core.must_think(&s.settings) {
-                break;
-            }
-            if let Some((done, kind, bytes)) = issue(sys, t, l, s, flows)? {
-                l.started(kind != Kind::Wake);
-                events.push(done, (j, kind, bytes, t));
-            }
-        }
-        flow_hold(j, t, l, s, events);
-        Ok(())
-    };
 
     for (j, s) in specs.iter().enumerate() {
         if !s.waits_for.is_empty() {
@@ -736,7 +644,8 @@ pub fn run_group_hooked(
             events.push(at, (j, Kind::Start, 0, at));
             continue;
         }
-        begin(sys, j, start, &mut live[j], s, &mut events, &mut flows)?;
+        live[j].begun = true;
+        top_up(sys, j, start, &mut live[j], s, &mut events, &mut flows)?;
     }
     for j in 0..specs.len() {
         if live[j].done() {
@@ -753,10 +662,10 @@ pub fn run_group_hooked(
                 // of its flow has moved (issued, or ended and left the flow).
                 for k in 0..specs.len() {
                     let lk = &mut live[k];
-                    if !lk.flow_blocked || lk.finished || !lk.begun {
+                    if !lk.flow_retry || lk.finished || !lk.begun {
                         continue;
                     }
-                    lk.flow_blocked = false;
+                    lk.flow_retry = false;
                     top_up(sys, k, flow_t, lk, &specs[k], &mut events, &mut flows)?;
                     if lk.done() {
                         stop_run |=
@@ -769,136 +678,73 @@ pub fn run_group_hooked(
             let s = &specs[j];
             let set = &s.settings;
             let l = &mut live[j];
-            if kind == Kind::Start {
-                if l.begun || l.cancelled {
+            let at = t.max(not_before);
+            match kind {
+                Kind::Start => {
+                    if l.begun || l.cancelled {
+                        continue;
+                    }
+                    if l.origin != t {
+                        // A job that waited for others: its run (runtime, ramp, pacing) starts now.
+                        let flow = l.side.flow;
+                        *l = Live::new(s, t)?;
+                        l.side.flow = flow;
+                    }
+                    l.begun = true;
+                }
+                // The end of a think time of a job exitall has ended meanwhile (a finished job
+                // has nothing else in flight).
+                _ if l.finished => continue,
+                // Thought: fill the queue again.
+                Kind::Think => l.lp.thought(),
+                // The rate (or the flow sleep) lets the waiting I/O go: fill the queue again.
+                Kind::Wake => l.lp.woke(),
+                Kind::Dir(..) | Kind::Sync => {
+                    let (done, prio) = match kind {
+                        Kind::Dir(d, p) => (Done::Dir(d), p),
+                        _ => (Done::Sync, 0),
+                    };
+                    let lat = t - submitted;
+                    l.lp.complete(set, done, bytes, bytes, Timing { at: t, clat: lat, lat, slat: None, prio });
+                    // Each completion is reaped by itself, at its instant (fio's `iodepth_complete`).
+                    l.lp.core.result.depth.mark_complete(1);
+                    let dir = match kind {
+                        Kind::Dir(d, _) => Some(ddir(d)),
+                        _ => None,
+                    };
+                    if let Some(h) = hook(Completed { job: j, dir, bytes, submitted, done: t }, sys)? {
+                        not_before = not_before.max(h);
+                    }
+                    let at = t.max(not_before);
+                    let l = &mut live[j];
+                    if l.lp.core.probing() && l.lp.in_flight() == 0 {
+                        l.lp.core.drained(set, at);
+                    }
+                    top_up(sys, j, at, l, s, &mut events, &mut flows)?;
+                    if l.done() {
+                        stop_run |= finish(sys, specs, &mut live, &mut events, j, at, not_before, start, &mut flows)?;
+                    }
+                    since_progress += 1;
+                    if since_progress < 64 {
+                        continue;
+                    }
+                    since_progress = 0;
+                    let frac = specs
+                        .iter()
+                        .zip(&live)
+                        .map(|(s, l)| l.lp.core.progress(&s.settings, t))
+                        .fold(1.0f64, f64::min);
+                    if frac - last_progress >= 0.01 {
+                        last_progress = frac;
+                        progress(frac);
+                    }
                     continue;
                 }
-                if l.origin != t {
-                    // A job that waited for others: its run (runtime, ramp, pacing) starts now.
-                    *l = Live::new(s, t)?;
-                }
-                begin(sys, j, t.max(not_before), l, s, &mut events, &mut flows)?;
-                if l.done() {
-                    stop_run |= finish(
-                        sys,
-                        specs,
-                        &mut live,
-                        &mut events,
-                        j,
-                        t.max(not_before),
-                        not_before,
-                        start,
-                        &mut flows,
-                    )?;
-                }
-                continue;
             }
-            if l.finished {
-                // The end of a think time of a job exitall has ended meanwhile (a finished job has
-                // nothing else in flight).
-                continue;
-            }
-            if kind == Kind::Think || kind == Kind::Wake {
-                if kind == Kind::Think {
-                    // Thought: fill the queue again.
-                    l.core.thought();
-                } else {
-                    // The rate lets the waiting I/O go: fill the queue again.
-                    l.waking = false;
-                    l.in_flight -= 1;
-                }
-                top_up(sys, j, t.max(not_before), l, s, &mut events, &mut flows)?;
-                if l.done() {
-                    stop_run |= finish(
-                        sys,
-                        specs,
-                        &mut live,
-                        &mut events,
-                        j,
-                        t.max(not_before),
-                        not_before,
-                        start,
-                        &mut flows,
-                    )?;
-                }
-                continue;
-            }
-            if l.low < l.core.depth(set) && l.in_flight >= l.core.depth(set) {
-                // The queue was full: let it drain to iodepth_low before filling it again.
-                l.draining = true;
-            }
-            l.in_flight -= 1;
-            // Each completion is reaped by itself, at its instant (fio's `iodepth_complete`).
-            l.core.result.depth.mark_complete(1);
-            let (done, prio) = match kind {
-                Kind::Dir(d, p) => (Done::Dir(d), p),
-                _ => (Done::Sync, 0),
-            };
-            l.core.completed(done, bytes, t);
-            let hold = hook(
-                Completed {
-                    job: j,
-                    dir: match kind {
-                        Kind::Sync | Kind::Think | Kind::Wake | Kind::Start => None,
-                        Kind::Dir(d, _) => Some(ddir(d)),
-                    },
-                    bytes,
-                    submitted,
-                    done: t,
-                },
-                sys,
-            )?;
-            if let Some(h) = hold {
-                not_before = not_before.max(h);
-            }
-            let lat = t - submitted;
-            l.core.measure(set, done, bytes, bytes, Timing { at: t, clat: lat, lat, slat: None, prio });
-            let at = t.max(not_before);
-            if let Some(dir) = l.plain {
-                if let Some((done, bytes)) = issue_plain(sys, at, l, s, dir)? {
-                    l.started(true);
-                    events.push(done, (j, Kind::Dir(dir, 0), bytes, at));
-                }
-            } else if l.core.probing() {
-                if l.in_flight == 0 {
-                    l.core.drained(set, at);
-                }
-                // While quiesced, I/O is still in flight (the quiesce ends above when none is), so
-                // nothing is issued and no think time is due.
-                if !l.core.quiesced() {
-                    top_up(sys, j, at, l, s, &mut events, &mut flows)?;
-                }
-            } else if l.draining {
-                if l.in_flight <= l.low {
-                    l.draining = false;
-                    top_up(sys, j, at, l, s, &mut events, &mut flows)?;
-                }
-            } else if l.core.must_think(set) {
-                // fio's handle_thinktime: quiesce (wait for every I/O in flight), then think.
-                if l.in_flight == 0 && !l.core.stopped() {
-                    events.push(at.saturating_add(set.thinktime_ns), (j, Kind::Think, 0, at));
-                }
-            } else if l.flow_quiesce {
-                // Held back by flow control: waiting for the I/O in flight before the sleep.
-                flow_hold(j, at, l, s, &mut events);
-            } else if let Some((done, kind, bytes)) = issue(sys, at, l, s, &mut flows)? {
-                l.started(kind != Kind::Wake);
-                events.push(done, (j, kind, bytes, at));
-            } else {
-                flow_hold(j, at, l, s, &mut events);
-            }
+            let l = &mut live[j];
+            top_up(sys, j, at, l, s, &mut events, &mut flows)?;
             if l.done() {
                 stop_run |= finish(sys, specs, &mut live, &mut events, j, at, not_before, start, &mut flows)?;
-            }
-            since_progress += 1;
-            if since_progress < 64 {
-                continue;
-            }
-            since_progress = 0;
-            let frac = specs.iter().zip(&live).map(|(s, l)| l.core.progress(&s.settings, t)).fold(1.0f64, f64::min);
-            if frac - last_progress >= 0.01 {
-                last_progress = frac;
-                progress(frac);
             }
         }
 
@@ -907,7 +753,7 @@ pub fn run_group_hooked(
         let mut started_more = false;
         for j in 0..specs.len() {
             if live[j].begun && !live[j].finished {
-                let t = live[j].core.last_done();
+                let t = live[j].lp.core.last_done();
                 stop_run |= finish(sys, specs, &mut live, &mut events, j, t, not_before, start, &mut flows)?;
                 started_more = true;
             }
@@ -920,10 +766,10 @@ pub fn run_group_hooked(
     let mut results = Vec::with_capacity(specs.len());
     for (s, l) in specs.iter().zip(live) {
         if l.begun {
-            end = end.max(l.core.last_done());
+            end = end.max(l.lp.core.last_done());
         }
-        let zone_resets = l.zbd.as_ref().filter(|z| z.counts_resets).map(|z| z.resets);
-        let mut r = l.core.finish(s.files.iter().map(|f| f.name.as_str()));
+        let zone_resets = l.side.zbd.as_ref().filter(|z| z.counts_resets).map(|z| z.resets);
+        let mut r = l.lp.core.finish(s.files.iter().map(|f| f.name.as_str()));
         r.zone_resets = zone_resets;
         results.push(r);
     }

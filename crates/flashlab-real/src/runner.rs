@@ -28,6 +28,7 @@ use crate::RealError;
 use flashlab_jobs::{IoDir, Rw};
 use flashlab_measure::{CpuUsage, JobResult};
 use flashlab_workload::job::{Done, JobCore, JobSettings, Timing};
+use flashlab_workload::job_loop::{FlowHold, Hold, JobLoop, Sent, Target as LoopTarget};
 use flashlab_workload::rng::Rng;
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
@@ -76,7 +77,7 @@ pub struct RealFile {
 }
 
 /// One open file the runner does I/O to, with the span of it the job uses.
-struct Target<'a> {
+struct Region<'a> {
     path: &'a Path,
     fd: RawFd,
     offset: u64,
@@ -152,12 +153,12 @@ pub fn run_job_on_path(path: &Path, job: &RealJob, progress: &mut dyn FnMut(f64)
             open.push((&f.path, open_file(&f.path, job.direct, false)?));
         }
     }
-    let targets: Vec<Target> = job
+    let targets: Vec<Region> = job
         .files
         .iter()
         .map(|f| {
             let fd = open.iter().find(|(p, _)| *p == f.path.as_path()).map(|(_, h)| h.as_raw_fd()).unwrap_or(-1);
-            Target { path: &f.path, fd, offset: f.offset, span: f.span }
+            Region { path: &f.path, fd, offset: f.offset, span: f.span }
         })
         .collect();
     run_targets(&targets, job, progress)
@@ -167,13 +168,13 @@ pub fn run_job_on_path(path: &Path, job: &RealJob, progress: &mut dyn FnMut(f64)
 /// `progress` gets the fraction done now and then.
 pub fn run_job(path: &Path, file: &File, job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
     run_targets(
-        &[Target { path, fd: file.as_raw_fd(), offset: job.settings.offset, span: job.settings.span }],
+        &[Region { path, fd: file.as_raw_fd(), offset: job.settings.offset, span: job.settings.span }],
         job,
         progress,
     )
 }
 
-fn run_targets(targets: &[Target], job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
+fn run_targets(targets: &[Region], job: &RealJob, progress: &mut dyn FnMut(f64)) -> Result<JobResult, RealError> {
     validate(job)?;
     for t in targets {
         if job.direct && (!t.offset.is_multiple_of(512) || !t.span.is_multiple_of(512)) {
@@ -332,9 +333,184 @@ fn ns_since(start: Instant, t: Instant) -> u64 {
     t.duration_since(start).as_nanos() as u64
 }
 
+/// A real engine as a job's [`LoopTarget`]: each request takes one of the engine's slots (its
+/// buffer filled for a write), and the slots queued are submitted together once
+/// `iodepth_batch_submit` of them are queued, or when the loop stops issuing.
+struct RealTarget<'a, E: IoEngine> {
+    eng: &'a mut E,
+    targets: &'a [Region<'a>],
+    job: &'a RealJob,
+    /// The job's one file (a verifying job has one).
+    fd: RawFd,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    /// Queued, not yet submitted.
+    batch: Vec<u32>,
+    /// fio's iodepth_batch_submit: I/Os per submit call (default 1: each as soon as it is
+    /// queued, as fio does).
+    submit_batch: usize,
+    flush_op: IoOp,
+    sync_engine: bool,
+    verifier: Option<crate::verify::Verifier>,
+    write_counter: u64,
+    /// What every deduplicable write carries (allocated once, only with dedupe_percentage).
+    dedupe_data: Vec<u8>,
+    dedupe_percentage: u32,
+    buffer_compress_percentage: u32,
+    /// fio's dedupe_mode=working_set: its blocks, and the seed of their bytes.
+    ws_blocks: u64,
+    ws_seed: u64,
+    ws_unique: u64,
+}
+
+impl<E: IoEngine> RealTarget<'_, E> {
+    /// Take a free slot for `slot`'s request and queue it.
+    fn queue(&mut self, req: IoRequest) -> Result<(), RealError> {
+        self.eng.queue(req)?;
+        self.free.pop();
+        self.batch.push(req.slot);
+        Ok(())
+    }
+
+    /// Submit what is queued in one call. Completion latency starts before the submitting
+    /// system call, for every engine: psync's pread does the I/O inside it, and io_uring can
+    /// deliver a completion during io_uring_enter (task work runs on the syscall's return),
+    /// which fio's clock, started after the call, reads as ~0.06 us (17.3 us with psync on the
+    /// same device). slat is how long the call took (part of clat here).
+    fn submit(&mut self, core: &mut JobCore) -> Result<(), RealError> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let n = self.batch.len() as u64;
+        core.result.depth.mark_depth(u64::from(self.eng.in_flight()), n);
+        core.result.depth.mark_submit(n);
+        let t0 = Instant::now();
+        self.eng.submit()?;
+        let slat = if self.sync_engine { 0 } else { Instant::now().duration_since(t0).as_nanos() as u64 };
+        for &s in &self.batch {
+            self.slots[s as usize].submitted = Some(t0);
+            self.slots[s as usize].slat_ns = slat;
+        }
+        self.batch.clear();
+        Ok(())
+    }
+
+    /// The slot the next request takes.
+    fn slot(&self) -> u32 {
+        *self.free.last().expect("the job loop keeps no more in flight than the engine's depth")
+    }
+
+    /// A full batch goes out at once.
+    fn maybe_submit(&mut self, core: &mut JobCore) -> Result<(), RealError> {
+        if self.batch.len() >= self.submit_batch {
+            self.submit(core)?;
+        }
+        Ok(())
+    }
+}
+
+impl<E: IoEngine> LoopTarget for RealTarget<'_, E> {
+    type Error = RealError;
+
+    fn flow_go(&mut self) -> bool {
+        self.job.control.as_ref().is_none_or(|c| c.flow_go())
+    }
+
+    fn read_back(&mut self, core: &mut JobCore, _stopped: bool, _now: u64) -> Result<bool, RealError> {
+        // A backlog's read-back, or the pass after the writes.
+        let Some((off, len)) = self.verifier.as_mut().and_then(|v| v.next_read()) else { return Ok(false) };
+        let slot = self.slot();
+        self.slots[slot as usize] =
+            Slot { kind: 3, file: 0, len: len as u32, offset: off, submitted: None, slat_ns: 0, prio: 0 };
+        let req = IoRequest {
+            op: IoOp::Read,
+            fd: self.fd,
+            offset: off,
+            len: len as u32,
+            slot,
+            user_data: u64::from(slot),
+            ioprio: core.ioprio(0, 0),
+        };
+        self.queue(req)?;
+        self.maybe_submit(core)?;
+        Ok(true)
+    }
+
+    fn flush(&mut self, core: &mut JobCore, file: usize, _now: u64) -> Result<(), RealError> {
+        let slot = self.slot();
+        self.slots[slot as usize] =
+            Slot { kind: 2, file: file as u32, len: 0, offset: 0, submitted: None, slat_ns: 0, prio: 0 };
+        let fd = self.targets[file].fd;
+        self.queue(IoRequest { op: self.flush_op, fd, offset: 0, len: 0, slot, user_data: u64::from(slot), ioprio: 0 })?;
+        self.maybe_submit(core)
+    }
+
+    fn io(
+        &mut self,
+        core: &mut JobCore,
+        set: &JobSettings,
+        dir: u8,
+        fi: usize,
+        off: u64,
+        len: u64,
+        _now: u64,
+    ) -> Result<Sent, RealError> {
+        core.issued(set, dir, len, fi);
+        let slot = self.slot();
+        let t = &self.targets[fi];
+        let abs = t.offset + off;
+        if dir == 1 {
+            self.write_counter += 1;
+            if self.job.pattern == DataPattern::Random {
+                let dedupe = self.dedupe_percentage > 0 && core.rng.below(100) < u64::from(self.dedupe_percentage);
+                if let Some(b) = self.eng.buffer_mut(slot) {
+                    if dedupe && self.ws_blocks > 0 {
+                        // fio's dedupe_mode=working_set: one of the working set's buffers, drawn
+                        // at random.
+                        let k = core.rng.below(self.ws_blocks);
+                        working_set_block(b, len as usize, self.ws_seed, k);
+                    } else if dedupe {
+                        // fio's dedupe_percentage: the same bytes as every other deduplicable
+                        // write of this job.
+                        let n = (len as usize).min(b.len()).min(self.dedupe_data.len());
+                        b[..n].copy_from_slice(&self.dedupe_data[..n]);
+                    } else if self.ws_unique < self.ws_blocks {
+                        // The first unique writes are the working set.
+                        working_set_block(b, len as usize, self.ws_seed, self.ws_unique);
+                        self.ws_unique += 1;
+                    } else {
+                        stamp(b, len as usize, abs, self.write_counter);
+                    }
+                    make_compressible(b, len as usize, self.buffer_compress_percentage);
+                }
+            }
+            if let Some(v) = self.verifier.as_mut() {
+                if let Some(b) = self.eng.buffer_mut(slot) {
+                    v.fill(b, abs, len, self.write_counter - 1);
+                }
+            }
+        }
+        let prio = core.prio_slot(dir, len);
+        self.slots[slot as usize] =
+            Slot { kind: dir, file: fi as u32, len: len as u32, offset: abs, submitted: None, slat_ns: 0, prio };
+        let req = IoRequest {
+            op: if dir == 0 { IoOp::Read } else { IoOp::Write },
+            fd: t.fd,
+            offset: abs,
+            len: len as u32,
+            slot,
+            user_data: u64::from(slot),
+            ioprio: core.ioprio(dir, prio),
+        };
+        self.queue(req)?;
+        self.maybe_submit(core)?;
+        Ok(Sent::Io)
+    }
+}
+
 fn run_with<E: IoEngine>(
     eng: &mut E,
-    targets: &[Target],
+    targets: &[Region],
     job: &RealJob,
     progress: &mut dyn FnMut(f64),
 ) -> Result<JobResult, RealError> {
@@ -367,12 +543,10 @@ fn run_with<E: IoEngine>(
             }
         }
     }
-    // A verifying job has one file (the parser refuses verify over several).
-    let fd = targets[0].fd;
     let depth = eng.depth() as usize;
     let sync_engine = eng.synchronous();
     let spans: Vec<u64> = targets.iter().map(|t| t.span).collect();
-    let mut core = JobCore::new(set, &spans, 0, job.verifies()).map_err(|e| RealError::BadJob(e.to_string()))?;
+    let core = JobCore::new(set, &spans, 0, job.verifies()).map_err(|e| RealError::BadJob(e.to_string()))?;
     let model = core.model().clone();
     if sync_engine && model.prio.cmdprio() {
         // fio has cmdprio_* for its asynchronous engines only (psync refuses them).
@@ -392,7 +566,6 @@ fn run_with<E: IoEngine>(
     }
     // When the write phase ended (the verify pass starts), ns from the start.
     let mut write_phase_end: Option<u64> = None;
-    // What every deduplicable write carries (allocated once, only with dedupe_percentage).
     let dedupe_data: Vec<u8> = if model.dedupe_percentage > 0 {
         let mut r = Rng::new(set.seed ^ 0xdede_0009);
         (0..set.bs_read.max(set.bs_write)).map(|_| r.next_u64() as u8).collect()
@@ -407,230 +580,94 @@ fn run_with<E: IoEngine>(
         }
         _ => 0,
     };
-    let ws_seed = if model.dedupe_global { 0xdede_0bad_5e70_0001 } else { set.seed ^ 0xdede_0bad_5e70_0002 };
-    let mut ws_unique = 0u64;
-    let mut rate_wait: Option<u64> = None;
-    let mut slots = vec![Slot::default(); depth];
-    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-    let mut batch: Vec<u32> = Vec::with_capacity(depth);
-    // fio's iodepth_batch_submit: I/Os per submit call (default 1: each as soon as it is
-    // queued, as fio does); `more`: the batch filled while slots were still free.
-    let submit_batch = match set.job.as_ref().map_or(1, |j| j.iodepth_batch) {
-        0 => depth,
-        n => n as usize,
+    let mut rt = RealTarget {
+        eng,
+        targets,
+        job,
+        fd: targets[0].fd,
+        slots: vec![Slot::default(); depth],
+        free: (0..depth as u32).rev().collect(),
+        batch: Vec::with_capacity(depth),
+        submit_batch: match set.job.as_ref().map_or(1, |j| j.iodepth_batch) {
+            0 => depth,
+            n => n as usize,
+        },
+        flush_op: if set.fdatasync { IoOp::Fdatasync } else { IoOp::Fsync },
+        sync_engine,
+        verifier: verifier.take(),
+        write_counter: 0,
+        dedupe_data,
+        dedupe_percentage: model.dedupe_percentage,
+        buffer_compress_percentage: model.buffer_compress_percentage,
+        ws_blocks,
+        ws_seed: if model.dedupe_global { 0xdede_0bad_5e70_0001 } else { set.seed ^ 0xdede_0bad_5e70_0002 },
+        ws_unique: 0,
     };
-    let mut more = false;
+    let mut jl = JobLoop::limited(core, set, depth as u32);
     // fio's reaping rules: a full queue waits for `iodepth_batch_complete_min` completions
     // (0: polls without waiting) and takes at most `iodepth_batch_complete_max` (default: the
-    // min) per reap, then reaps on until no more than `iodepth_low` (default: the depth) are in
-    // flight before it is filled again. With the defaults one completion is taken and its slot
-    // refilled before the next is looked at, so the queue stays full and a completion waiting
-    // in the ring counts in its latency, as in fio.
-    let (complete_min, complete_max, depth_low) = set.job.as_ref().map_or((1, 1, depth), |j| {
+    // min) per reap; the job loop then lets it drain to `iodepth_low` (default: the depth)
+    // before filling it again. With the defaults one completion is taken and its slot refilled
+    // before the next is looked at, so the queue stays full and a completion waiting in the
+    // ring counts in its latency, as in fio.
+    let (complete_min, complete_max) = set.job.as_ref().map_or((1, 1), |j| {
         let min = j.iodepth_batch_complete_min as usize;
-        let max = (j.iodepth_batch_complete_max as usize).max(min).max(1);
-        let low = match j.iodepth_low as usize {
-            0 => depth,
-            l => l.min(depth),
-        };
-        (min, max, low)
+        (min, (j.iodepth_batch_complete_max as usize).max(min).max(1))
     });
-    // Reaping down to `depth_low` after the queue was full: nothing is issued until then.
-    let mut draining_to_low = false;
     let mut comps: Vec<IoCompletion> = Vec::with_capacity(depth * 2);
-    let flush_op = if set.fdatasync { IoOp::Fdatasync } else { IoOp::Fsync };
-    let mut write_counter = 0u64;
+    let mut rate_wait: Option<u64> = None;
     let mut done_count = 0u64;
     let mut last_progress = 0.0f64;
     let cpu0 = thread_cpu();
     let start = Instant::now();
     let deadline_ns = set.runtime_ns.map(|r| set.ramp_ns + r);
-    // fio's flow control: held back before an I/O (`flow_held`); with a flow_sleep, waiting
-    // for the I/O in flight before sleeping (`flow_quiesce`).
-    let flow_sleep = set.flow().map_or(0, |f| f.2);
-    let mut flow_held = false;
-    let mut flow_quiesce = false;
 
     loop {
         if job.control.as_ref().is_some_and(|c| c.stopped()) {
             // fio's exitall: another job finished; what is in flight completes.
-            core.stop();
+            jl.core.stop();
         }
-        // Issue until every slot is busy or the job is done.
-        let verify_now = verifier.as_ref().is_some_and(|v| v.has_work());
-        if eng.in_flight() == 0 {
-            core.drained(set, ns_since(start, Instant::now()));
+        let now_ns = ns_since(start, Instant::now());
+        if jl.in_flight() == 0 {
+            jl.core.drained(set, now_ns);
         }
-        if (!core.stopped() || verify_now)
-            && !free.is_empty()
-            && (!core.must_think(set) || verify_now)
-            && !draining_to_low
-            && !flow_quiesce
-        {
-            let now_ns = ns_since(start, Instant::now());
-            while let Some(&slot) = free.last() {
-                if batch.len() >= submit_batch {
-                    more = true;
-                    break;
-                }
-                if core.probing() && (core.quiesced() || eng.in_flight() + batch.len() as u32 >= core.depth(set)) {
-                    break;
-                }
-                // A verify's read-back goes first (a backlog's, or the pass after the writes).
-                if let Some((off, len)) = verifier.as_mut().and_then(|v| v.next_read()) {
-                    slots[slot as usize] =
-                        Slot { kind: 3, file: 0, len: len as u32, offset: off, submitted: None, slat_ns: 0, prio: 0 };
-                    eng.queue(IoRequest {
-                        op: IoOp::Read,
-                        fd,
-                        offset: off,
-                        len: len as u32,
-                        slot,
-                        user_data: u64::from(slot),
-                        ioprio: core.ioprio(0, 0),
-                    })?;
-                    free.pop();
-                    batch.push(slot);
-                    continue;
-                }
-                if core.stopped() || core.must_think(set) || core.stops(set, now_ns) {
-                    break;
-                }
-                if job.control.as_ref().is_some_and(|c| !c.flow_go()) {
-                    flow_held = true;
-                    break;
-                }
-                let req = if core.flush_due(set) {
-                    let file = core.last_write_file as u32;
-                    slots[slot as usize] =
-                        Slot { kind: 2, file, len: 0, offset: 0, submitted: None, slat_ns: 0, prio: 0 };
-                    let fd = targets[file as usize].fd;
-                    IoRequest { op: flush_op, fd, offset: 0, len: 0, slot, user_data: u64::from(slot), ioprio: 0 }
-                } else {
-                    let dir = core.next_dir(set);
-                    if let Some(due) = core.rate_wait(dir, now_ns) {
-                        rate_wait = Some(due);
-                        break;
-                    }
-                    // None: every file is done (fio ends the job there).
-                    let Some((fi, off, len)) = core.draw(dir) else { break };
-                    core.issued(set, dir, len, fi);
-                    let t = &targets[fi];
-                    let abs = t.offset + off;
-                    if dir == 1 {
-                        write_counter += 1;
-                        if job.pattern == DataPattern::Random {
-                            let dedupe =
-                                model.dedupe_percentage > 0 && core.rng.below(100) < u64::from(model.dedupe_percentage);
-                            if let Some(b) = eng.buffer_mut(slot) {
-                                if dedupe && ws_blocks > 0 {
-                                    // fio's dedupe_mode=working_set: one of the working set's
-                                    // buffers, drawn at random.
-                                    let k = core.rng.below(ws_blocks);
-                                    working_set_block(b, len as usize, ws_seed, k);
-                                } else if dedupe {
-                                    // fio's dedupe_percentage: the same bytes as every other
-                                    // deduplicable write of this job.
-                                    let n = (len as usize).min(b.len()).min(dedupe_data.len());
-                                    b[..n].copy_from_slice(&dedupe_data[..n]);
-                                } else if ws_unique < ws_blocks {
-                                    // The first unique writes are the working set.
-                                    working_set_block(b, len as usize, ws_seed, ws_unique);
-                                    ws_unique += 1;
-                                } else {
-                                    stamp(b, len as usize, abs, write_counter);
-                                }
-                                make_compressible(b, len as usize, model.buffer_compress_percentage);
-                            }
-                        }
-                        if let Some(v) = verifier.as_mut() {
-                            if let Some(b) = eng.buffer_mut(slot) {
-                                v.fill(b, abs, len, write_counter - 1);
-                            }
-                        }
-                    }
-                    let prio = core.prio_slot(dir, len);
-                    slots[slot as usize] = Slot {
-                        kind: dir,
-                        file: fi as u32,
-                        len: len as u32,
-                        offset: abs,
-                        submitted: None,
-                        slat_ns: 0,
-                        prio,
-                    };
-                    IoRequest {
-                        op: if dir == 0 { IoOp::Read } else { IoOp::Write },
-                        fd: t.fd,
-                        offset: abs,
-                        len: len as u32,
-                        slot,
-                        user_data: u64::from(slot),
-                        ioprio: core.ioprio(dir, prio),
-                    }
-                };
-                eng.queue(req)?;
-                core.counted_for_think();
-                free.pop();
-                batch.push(slot);
-            }
-            if !batch.is_empty() {
-                let n = batch.len() as u64;
-                core.result.depth.mark_depth(u64::from(eng.in_flight()), n);
-                core.result.depth.mark_submit(n);
-                // Completion latency starts before the submitting system call, for every engine:
-                // psync's pread does the I/O inside it, and io_uring can deliver a completion
-                // during io_uring_enter (task work runs on the syscall's return), which fio's
-                // clock, started after the call, reads as ~0.06 us (17.3 us with psync on the
-                // same device). slat is how long the call took (part of clat here).
-                let t0 = Instant::now();
-                eng.submit()?;
-                let (t, slat) =
-                    if sync_engine { (t0, 0) } else { (t0, Instant::now().duration_since(t0).as_nanos() as u64) };
-                for &s in &batch {
-                    slots[s as usize].submitted = Some(t);
-                    slots[s as usize].slat_ns = slat;
-                }
-                batch.clear();
-            }
+        // A real job looks at its rate again on every pass (it sleeps only with nothing in
+        // flight, below).
+        jl.woke();
+        let hold = jl.fill(set, &mut rt, now_ns)?;
+        rt.submit(&mut jl.core)?;
+        if let Hold::Rate(due) = hold {
+            rate_wait = Some(due);
         }
-        if std::mem::take(&mut more) {
-            // Submitted a full batch with slots still free: queue the next before reaping.
-            continue;
-        }
-        if std::mem::take(&mut flow_held) {
-            if flow_sleep > 0 {
-                flow_quiesce = true;
-            } else if eng.in_flight() == 0 {
+        match jl.flow_held(set) {
+            FlowHold::Retry if jl.in_flight() == 0 => {
                 // fio spins on its flow check until another job of the flow has moved.
                 std::thread::yield_now();
                 continue;
             }
+            FlowHold::Sleep(ns) => {
+                // fio's io_u_quiesce, then usleep(flow_sleep), then the check again.
+                std::thread::sleep(Duration::from_nanos(ns));
+                continue;
+            }
+            _ => {}
         }
-        if flow_quiesce && eng.in_flight() == 0 {
-            // fio's io_u_quiesce, then usleep(flow_sleep), then the check again.
-            flow_quiesce = false;
-            std::thread::sleep(Duration::from_nanos(flow_sleep));
-            continue;
-        }
-        if core.must_think(set) && eng.in_flight() == 0 {
+        if hold == Hold::Think && jl.in_flight() == 0 {
             // fio's handle_thinktime: the queue has drained; spin, then sleep the rest.
-            core.thought();
-            if !core.stopped() {
-                let t = Instant::now();
-                let spin = Duration::from_nanos(set.thinktime_spin_ns);
-                while t.elapsed() < spin {
-                    std::hint::spin_loop();
-                }
-                let rest = Duration::from_nanos(set.thinktime_ns).saturating_sub(t.elapsed());
-                if !rest.is_zero() {
-                    std::thread::sleep(rest);
-                }
+            jl.thought();
+            let t = Instant::now();
+            let spin = Duration::from_nanos(set.thinktime_spin_ns);
+            while t.elapsed() < spin {
+                std::hint::spin_loop();
+            }
+            let rest = Duration::from_nanos(set.thinktime_ns).saturating_sub(t.elapsed());
+            if !rest.is_zero() {
+                std::thread::sleep(rest);
             }
             continue;
         }
         if let Some(due) = rate_wait.take() {
-            if eng.in_flight() == 0 && !core.stopped() {
+            if jl.in_flight() == 0 && !jl.core.stopped() {
                 // fio's rate: nothing in flight, so wait for the next I/O's turn.
                 let now_ns = ns_since(start, Instant::now());
                 let until = deadline_ns.map_or(due, |d| due.min(d));
@@ -640,8 +677,8 @@ fn run_with<E: IoEngine>(
                 continue;
             }
         }
-        if eng.in_flight() == 0 {
-            if let Some(v) = verifier.as_mut() {
+        if jl.in_flight() == 0 {
+            if let Some(v) = rt.verifier.as_mut() {
                 if !v.final_pass_started() {
                     // The write phase is over and every write has completed: read it all back.
                     write_phase_end = Some(ns_since(start, Instant::now()));
@@ -661,22 +698,25 @@ fn run_with<E: IoEngine>(
         // Full: every slot busy, or a latency-target probe's depth reached (fio's queue_full);
         // a queue draining to iodepth_low stays full until it is there (fio evaluates `full`
         // once and reaps with the same limits until then).
-        let full = draining_to_low || free.is_empty() || (core.probing() && eng.in_flight() >= core.depth(set));
+        let full = jl.draining() || rt.free.is_empty() || (jl.core.probing() && jl.in_flight() >= jl.depth(set));
+        let in_flight = rt.eng.in_flight() as usize;
         let n = if full {
-            eng.reap(complete_min.min(eng.in_flight() as usize), complete_max, &mut comps)?
+            rt.eng.reap(complete_min.min(in_flight), complete_max, &mut comps)?
         } else {
             // Waiting for the job's last I/Os, a rate's turn, a think time or a probe's quiesce:
             // whatever has completed.
-            eng.reap(1, usize::MAX, &mut comps)?
+            rt.eng.reap(1, usize::MAX, &mut comps)?
         };
         let t_done = Instant::now();
-        core.result.depth.mark_complete(n as u64);
+        jl.core.result.depth.mark_complete(n as u64);
         let t_ns = ns_since(start, t_done);
         for c in &comps {
-            let s = slots[c.slot as usize];
-            free.push(c.slot);
+            let s = rt.slots[c.slot as usize];
+            rt.free.push(c.slot);
             if c.result < 0 {
+                jl.returned(set);
                 let errno = -c.result;
+                let core = &mut jl.core;
                 // fio's td_non_fatal_error: continue_on_error/ignore_error say the job goes
                 // on; the error is counted (total_err) and the first kept (first_error).
                 if model.errors.non_fatal(u8::from(!matches!(s.kind, 0 | 3)), errno) {
@@ -700,15 +740,15 @@ fn run_with<E: IoEngine>(
                 3 => Done::Dir(0),
                 d => Done::Dir(d),
             };
-            core.completed(done, bytes, t_ns);
-            if let Some(v) = verifier.as_mut() {
+            if let Some(v) = rt.verifier.as_mut() {
+                let core = &mut jl.core;
                 match s.kind {
                     1 => v.written(s.offset, u64::from(s.len)),
                     0 | 3 if s.kind == 3 || v.is_read_only() => {
                         // A verify's read-back, or any read of a job that only reads (fio's
                         // read-only verify: each read is checked as it completes).
                         let ok = (c.result as u32) == s.len
-                            && eng.buffer_mut(c.slot).is_some_and(|b| {
+                            && rt.eng.buffer_mut(c.slot).is_some_and(|b| {
                                 if s.kind == 3 {
                                     v.check(b, s.offset, u64::from(s.len))
                                 } else {
@@ -737,15 +777,14 @@ fn run_with<E: IoEngine>(
                     _ => {}
                 }
             }
-            // clat already spans the submission (see above): lat = clat.
+            // clat already spans the submission (see RealTarget::submit): lat = clat.
             let clat = s.submitted.map_or(0, |sub| t_done.duration_since(sub).as_nanos() as u64);
             let slat = (!sync_engine).then_some(s.slat_ns);
-            core.measure(set, done, bytes, u64::from(s.len), Timing { at: t_ns, clat, lat: clat, slat, prio: s.prio });
+            jl.complete(set, done, bytes, u64::from(s.len), Timing { at: t_ns, clat, lat: clat, slat, prio: s.prio });
         }
-        draining_to_low = full && eng.in_flight() as usize > depth_low;
         done_count += n as u64;
         if done_count % 64 < n as u64 {
-            let frac = core.progress(set, t_ns);
+            let frac = jl.core.progress(set, t_ns);
             if frac - last_progress >= 0.01 {
                 last_progress = frac;
                 progress(frac);
@@ -753,6 +792,7 @@ fn run_with<E: IoEngine>(
         }
     }
 
+    let mut core = jl.core;
     if set.end_fsync && set.rw.has_writes() {
         for t in targets {
             if fds.binary_search(&t.fd).is_err() {
@@ -770,7 +810,7 @@ fn run_with<E: IoEngine>(
     }
     let measure_from = core.measure_from();
     let mut result = core.finish(job.files.iter().map(|f| f.name.as_str()));
-    if let Some(v) = verifier {
+    if let Some(v) = rt.verifier {
         // As fio: without a backlog the reads are the pass after the writes, and each
         // direction's runtime is its own phase's.
         if let (Some(end), 0) = (write_phase_end, model.verify.backlog) {

@@ -23,6 +23,7 @@ pub mod flow;
 pub mod fourcorner;
 pub mod iogen;
 pub mod job;
+pub mod job_loop;
 pub mod offsets;
 pub mod protocol;
 pub mod protocol_run;
