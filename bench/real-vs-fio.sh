@@ -30,11 +30,16 @@
 # `--idle halt` leaves the idle states alone (what a user's run sees). `--cpu N` pins both tools
 # to CPU N.
 #
+# `--fio-extra "a=1 b=2"` adds job options to fio's copy of each job file only (for example
+# `gtod_reduce=1` or `norandommap=1`, to see how much of a difference is fio's own bookkeeping).
+# Besides each tool's mean latency the table shows fio's mean clat: for psync that is the
+# system call alone, what flashlab's latency covers (docs/real.md).
+#
 #   bench/real-vs-fio.sh [--rounds N] [--runtime SECS] [--size BYTES] [--ext4-size BYTES]
 #                        [--targets "tmpfs ext4"] [--only REGEX] [--flashlab BIN]
-#                        [--idle poll|halt] [--cpu N]
+#                        [--idle poll|halt] [--cpu N] [--fio-extra "OPT=V ..."]
 set -euo pipefail
-ROUNDS=2 RUNTIME=5 SIZE=$((1 << 30)) EXT4_SIZE=$((256 << 20)) TARGETS="tmpfs ext4" ONLY=. FLASHLAB= IDLE=poll PIN=()
+ROUNDS=2 RUNTIME=5 SIZE=$((1 << 30)) EXT4_SIZE=$((256 << 20)) TARGETS="tmpfs ext4" ONLY=. FLASHLAB= IDLE=poll PIN=() FIO_EXTRA=
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -47,6 +52,7 @@ while [ $# -gt 0 ]; do
     --flashlab) FLASHLAB=$2; shift 2 ;;
     --idle) IDLE=$2; shift 2 ;;
     --cpu) PIN=(taskset -c "$2"); shift 2 ;;
+    --fio-extra) FIO_EXTRA=$2; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -137,6 +143,11 @@ run_tool() {
   local tool=$1 f=$2 target=$3 case=$4 round=$5 d=read
   case "$case" in *write*) d=write ;; esac
   if [ "$tool" = fio ]; then
+    if [ -n "$FIO_EXTRA" ]; then
+      # fio's own copy, with the extra options in [global].
+      { echo "[global]"; tr ' ' '\n' <<<"$FIO_EXTRA"; sed 1d "$f"; } >"$f.fio-extra"
+      f="$f.fio-extra"
+    fi
     "${PIN[@]}" setsid fio --output-format=json --output="$WORK/out.json" "$f" >/dev/null &
   else
     "${PIN[@]}" setsid "$FLASHLAB" run "$f" --destroy-data --output-format json --output "$WORK/out.json" 2>/dev/null &
@@ -147,7 +158,7 @@ run_tool() {
   # fio leaves its files; the next run (either tool) must lay its own out.
   rm -f "$WORK/ext4/d/"*
   jq -r --arg d "$d" --arg pre "$target $case $round $tool" \
-    '.jobs[0][$d] | "\($pre) \(.iops) \(.lat_ns.mean)"' "$WORK/out.json" >>"$OUT"
+    '.jobs[0][$d] | "\($pre) \(.iops) \(.lat_ns.mean) \(.clat_ns.mean // 0)"' "$WORK/out.json" >>"$OUT"
 }
 
 CASES="psync:randread:4k:1 psync:randwrite:4k:1 psync:read:1m:1
@@ -175,14 +186,14 @@ for target in $TARGETS; do
   done
 done
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$OUT" <<'PY'
+python3 - "$OUT" "$FIO_EXTRA" <<'PY'
 import sys
 rows = {}
 for line in open(sys.argv[1]):
-    target, case, rnd, tool, iops, lat = line.split()
-    rows.setdefault((target, case), {}).setdefault(int(rnd), {})[tool] = (float(iops), float(lat) / 1000)
+    target, case, rnd, tool, iops, lat, clat = line.split()
+    rows.setdefault((target, case), {}).setdefault(int(rnd), {})[tool] = (float(iops), float(lat) / 1000, float(clat) / 1000)
 print(f"{'target':<7}{'engine':<9}{'case':<16}{'fio IOPS':>10}{'flashlab IOPS':>14}{'ratio':>7}{'median':>7}{'spread':>15}"
-      f"{'fio lat us':>11}{'fl lat us':>10}{'diff us':>9}")
+      f"{'fio lat us':>11}{'fl lat us':>10}{'diff us':>9}{'fio clat us':>12}")
 for (target, case), by_round in rows.items():
     engine, rw, bs, qd = case.split(":")
     pairs = [r for r in by_round.values() if "fio" in r and "flashlab" in r]
@@ -192,9 +203,12 @@ for (target, case), by_round in rows.items():
     ratios = [p["flashlab"][0] / p["fio"][0] for p in pairs]
     fio_iops, fl_iops = mean([p["fio"][0] for p in pairs]), mean([p["flashlab"][0] for p in pairs])
     fio_lat, fl_lat = mean([p["fio"][1] for p in pairs]), mean([p["flashlab"][1] for p in pairs])
+    fio_clat = mean([p["fio"][2] for p in pairs])
     print(f"{target:<7}{engine:<9}{bs + ' ' + rw + ' QD' + qd:<16}{fio_iops:>10.0f}{fl_iops:>14.0f}"
           f"{mean(ratios):>7.3f}{sorted(ratios)[len(ratios) // 2] if len(ratios) % 2 else sum(sorted(ratios)[len(ratios) // 2 - 1:len(ratios) // 2 + 1]) / 2:>7.3f}{min(ratios):>8.3f}..{max(ratios):<5.3f}{fio_lat:>11.1f}{fl_lat:>10.1f}"
-          f"{fl_lat - fio_lat:>+9.1f}")
+          f"{fl_lat - fio_lat:>+9.1f}{fio_clat:>12.1f}")
 print("ratio: mean over rounds of flashlab/fio IOPS of the round's pair; median of them; spread: lowest..highest pair;")
-print("lat: mean latency (fio lat_ns.mean; flashlab lat_ns.mean), averaged over the rounds")
+print("lat: mean latency (fio lat_ns.mean; flashlab lat_ns.mean), averaged over the rounds; fio clat: clat_ns.mean")
+if sys.argv[2:] and sys.argv[2]:
+    print(f"fio's job files had these options added: {sys.argv[2]}")
 PY

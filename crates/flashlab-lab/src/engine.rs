@@ -20,7 +20,7 @@ use flashlab_measure::{Ddir, JobResult};
 use flashlab_simfs::FileId;
 use flashlab_workload::flow::Flow;
 use flashlab_workload::job::{ddir, Done, JobCore, JobSettings, Timing};
-use flashlab_workload::job_loop::{FlowHold, Hold, JobLoop, Sent, Target};
+use flashlab_workload::job_loop::{FlowHold, Hold, Io, JobLoop, Sent, Target};
 use flashlab_workload::zbd::{ZbdDevice, ZbdJob};
 use flashsim::{Ns, Op};
 
@@ -341,16 +341,8 @@ impl Target for SimTarget<'_> {
     }
 
     #[inline(always)]
-    fn io(
-        &mut self,
-        core: &mut JobCore,
-        set: &JobSettings,
-        dir: u8,
-        fi: usize,
-        off: u64,
-        len: u64,
-        now: u64,
-    ) -> Result<Sent, SysError> {
+    fn io(&mut self, core: &mut JobCore, set: &JobSettings, io: Io, now: u64) -> Result<Sent, SysError> {
+        let Io { dir, file: fi, off, len } = io;
         let (s, sys) = (self.s, &mut *self.sys);
         let t_in = now + s.layer.submit_ns;
         let (file, base) = s.region(fi);
@@ -729,11 +721,8 @@ pub fn run_group_hooked(
                         continue;
                     }
                     since_progress = 0;
-                    let frac = specs
-                        .iter()
-                        .zip(&live)
-                        .map(|(s, l)| l.lp.core.progress(&s.settings, t))
-                        .fold(1.0f64, f64::min);
+                    let frac =
+                        specs.iter().zip(&live).map(|(s, l)| l.lp.core.progress(&s.settings, t)).fold(1.0f64, f64::min);
                     if frac - last_progress >= 0.01 {
                         last_progress = frac;
                         progress(frac);

@@ -1,13 +1,15 @@
-//! The real target's loop: one job on one open file or block device (or on several files,
-//! fio's `nrfiles`, each I/O's file chosen by `flashlab_workload::fileset`), keeping `iodepth`
-//! I/Os in flight (the engine's depth: psync has 1) through an I/O engine, on the wall clock
-//! (`std::time::Instant`, ns from the job's start). What the job issues next, when it stops or
-//! waits and how each completion is measured is `flashlab_workload::job::JobCore`'s, the same
-//! code the simulated engine (`flashlab_lab::engine`) drives; this loop adds what only a real
-//! target has:
+//! The real target: one job on one open file or block device (or on several files, fio's
+//! `nrfiles`, each I/O's file chosen by `flashlab_workload::fileset`), keeping `iodepth` I/Os
+//! in flight (the engine's depth: psync has 1) through an I/O engine, on the wall clock
+//! (`std::time::Instant`, ns from the job's start). Which request the job sends next and why
+//! it waits is the one job loop of every target (`flashlab_workload::job_loop::JobLoop`), and
+//! how each completion is measured is its `flashlab_workload::job::JobCore`'s: the same code
+//! the simulated target (`flashlab_lab::engine`) drives. This file is what only a real target
+//! has: [`RealTarget`] and the thread that waits for it:
 //!
 //! * the engine's slots, submitted one per call unless the job sets `iodepth_batch_submit`
-//!   (fio's default 1), reaped as they complete;
+//!   (fio's default 1), reaped as they complete (fio's reaping rules), or a sleep for a think
+//!   time, a rate or a flow sleep;
 //! * the written bytes (a stamp per block, `dedupe_percentage`, `buffer_compress_percentage`)
 //!   and fio's `verify` with its read-back pass;
 //! * latencies in ns: a request's latency runs from just before the submit call that sent it to
@@ -28,7 +30,7 @@ use crate::RealError;
 use flashlab_jobs::{IoDir, Rw};
 use flashlab_measure::{CpuUsage, JobResult};
 use flashlab_workload::job::{Done, JobCore, JobSettings, Timing};
-use flashlab_workload::job_loop::{FlowHold, Hold, JobLoop, Sent, Target as LoopTarget};
+use flashlab_workload::job_loop::{FlowHold, Hold, Io, JobLoop, Sent, Target as LoopTarget};
 use flashlab_workload::rng::Rng;
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
@@ -441,20 +443,20 @@ impl<E: IoEngine> LoopTarget for RealTarget<'_, E> {
         self.slots[slot as usize] =
             Slot { kind: 2, file: file as u32, len: 0, offset: 0, submitted: None, slat_ns: 0, prio: 0 };
         let fd = self.targets[file].fd;
-        self.queue(IoRequest { op: self.flush_op, fd, offset: 0, len: 0, slot, user_data: u64::from(slot), ioprio: 0 })?;
+        self.queue(IoRequest {
+            op: self.flush_op,
+            fd,
+            offset: 0,
+            len: 0,
+            slot,
+            user_data: u64::from(slot),
+            ioprio: 0,
+        })?;
         self.maybe_submit(core)
     }
 
-    fn io(
-        &mut self,
-        core: &mut JobCore,
-        set: &JobSettings,
-        dir: u8,
-        fi: usize,
-        off: u64,
-        len: u64,
-        _now: u64,
-    ) -> Result<Sent, RealError> {
+    fn io(&mut self, core: &mut JobCore, set: &JobSettings, io: Io, _now: u64) -> Result<Sent, RealError> {
+        let Io { dir, file: fi, off, len } = io;
         core.issued(set, dir, len, fi);
         let slot = self.slot();
         let t = &self.targets[fi];

@@ -44,27 +44,30 @@ pub trait Target {
     /// Send a flush of the job's file `file` at `now`.
     fn flush(&mut self, core: &mut JobCore, file: usize, now: u64) -> Result<(), Self::Error>;
 
-    /// Send an I/O in direction `dir` (0 read, 1 write, 2 trim) of `len` bytes at `off` in the
-    /// span of the job's file `file`, at `now`. The target counts it with [`JobCore::issued`]
-    /// at the length it sends, before anything else draws from the job's generators (the
-    /// pacing draws there). [`Sent::End`]: nothing was sent and the job ends (fio's zoned mode
-    /// at the end of its zones).
-    #[allow(clippy::too_many_arguments)]
-    fn io(
-        &mut self,
-        core: &mut JobCore,
-        set: &JobSettings,
-        dir: u8,
-        file: usize,
-        off: u64,
-        len: u64,
-        now: u64,
-    ) -> Result<Sent, Self::Error>;
+    /// Send the job's next I/O at `now`. The target counts it with [`JobCore::issued`] at the
+    /// length it sends, before anything else draws from the job's generators (the pacing
+    /// draws there). [`Sent::End`]: nothing was sent and the job ends (fio's zoned mode at the
+    /// end of its zones).
+    fn io(&mut self, core: &mut JobCore, set: &JobSettings, io: Io, now: u64) -> Result<Sent, Self::Error>;
 
     /// A request went out and `in_flight` are now outstanding (the simulated host counts its
     /// queue depth per request here; a real engine counts per submit call).
     #[inline(always)]
     fn sent(&mut self, _core: &mut JobCore, _in_flight: u32) {}
+}
+
+/// One I/O of a job: direction `dir` (0 read, 1 write, 2 trim), `len` bytes at `off` in the
+/// span of the job's file `file`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Io {
+    /// 0 read, 1 write, 2 trim.
+    pub dir: u8,
+    /// Index of the job's file.
+    pub file: usize,
+    /// Offset in the file's span.
+    pub off: u64,
+    /// Bytes.
+    pub len: u64,
 }
 
 /// What [`Target::io`] did.
@@ -164,12 +167,6 @@ impl JobLoop {
         self.in_flight
     }
 
-    /// fio's `iodepth_low` is below the depth (a full queue drains to it before it refills).
-    #[inline]
-    pub fn drains(&self, set: &JobSettings) -> bool {
-        self.low < self.depth(set)
-    }
-
     /// Letting a full queue drain to `iodepth_low`: the driver reaps as from a full queue.
     #[inline]
     pub fn draining(&self) -> bool {
@@ -255,7 +252,7 @@ impl JobLoop {
             let Some((file, off, len)) = tgt.draw(&mut self.core, dir) else {
                 return Ok(Hold::Stopped);
             };
-            match tgt.io(&mut self.core, set, dir, file, off, len, now)? {
+            match tgt.io(&mut self.core, set, Io { dir, file, off, len }, now)? {
                 Sent::Io => self.count_sent(tgt),
                 Sent::End => {
                     self.core.stop();
@@ -343,10 +340,10 @@ mod tests {
             self.queue.push_back((now + self.lat, 3, 0, now));
             Ok(())
         }
-        fn io(&mut self, core: &mut JobCore, set: &JobSettings, dir: u8, file: usize, _: u64, len: u64, now: u64) -> Result<Sent, ()> {
-            core.issued(set, dir, len, file);
+        fn io(&mut self, core: &mut JobCore, set: &JobSettings, io: Io, now: u64) -> Result<Sent, ()> {
+            core.issued(set, io.dir, io.len, io.file);
             let at = self.queue.back().map_or(now, |b| b.0.max(now)) + self.lat;
-            self.queue.push_back((at, dir, len, now));
+            self.queue.push_back((at, io.dir, io.len, now));
             Ok(Sent::Io)
         }
         fn sent(&mut self, _: &mut JobCore, in_flight: u32) {
