@@ -162,6 +162,9 @@ struct SimSide {
     zbd: Option<ZbdJob>,
     /// fio's data placement: each write's placement or stream ID.
     placement: Option<flashlab_jobs::placement::Selector>,
+    /// None of what a request may carry on its way to the system (verification, `O_SYNC`,
+    /// a layer's cost, per-command priorities, zones, placement): each goes straight to it.
+    bare: bool,
 }
 
 impl Live {
@@ -193,6 +196,11 @@ impl Live {
                     let p = &j.placement;
                     flashlab_jobs::placement::Selector::new(p.ids.clone(), p.select, p.scheme.clone(), s.settings.seed)
                 }),
+                bare: s.verify.is_none()
+                    && !s.settings.sync_writes
+                    && s.layer == crate::stack::LayerCost::ZERO
+                    && !s.settings.job.as_ref().is_some_and(|j| j.prio.cmdprio() || j.placement.on())
+                    && s.zbd.is_none(),
             },
             origin: start,
             begun: false,
@@ -310,6 +318,11 @@ impl Target for SimTarget<'_> {
     }
 
     #[inline(always)]
+    fn may_read_back(&self) -> bool {
+        self.s.verify.is_some()
+    }
+
+    #[inline(always)]
     fn read_back(&mut self, _core: &mut JobCore, stopped: bool, now: u64) -> Result<bool, SysError> {
         // A verify backlog's read-back goes before the workload's next I/O (the simulated
         // verification reads the rest back after the run).
@@ -344,8 +357,15 @@ impl Target for SimTarget<'_> {
     fn io(&mut self, core: &mut JobCore, set: &JobSettings, io: Io, now: u64) -> Result<Sent, SysError> {
         let Io { dir, file: fi, off, len } = io;
         let (s, sys) = (self.s, &mut *self.sys);
-        let t_in = now + s.layer.submit_ns;
         let (file, base) = s.region(fi);
+        if self.side.bare {
+            core.issued(set, dir, len, fi);
+            let c =
+                sys.io(now, file, op(dir), base + off, len).map_err(|e| zoned_hint(sys, s, dir, base + off, len, e))?;
+            self.events.push(c.done, (self.j, Kind::Dir(dir, 0), len, now));
+            return Ok(Sent::Io);
+        }
+        let t_in = now + s.layer.submit_ns;
         let (mut off, mut len) = (off, len);
         // fio's zonemode=zbd: the I/O goes where the zones let it (zone commands first).
         let mut after = 0;

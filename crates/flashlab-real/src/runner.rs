@@ -418,6 +418,10 @@ impl<E: IoEngine> LoopTarget for RealTarget<'_, E> {
         self.job.control.as_ref().is_none_or(|c| c.flow_go())
     }
 
+    fn may_read_back(&self) -> bool {
+        self.verifier.is_some()
+    }
+
     fn read_back(&mut self, core: &mut JobCore, _stopped: bool, _now: u64) -> Result<bool, RealError> {
         // A backlog's read-back, or the pass after the writes.
         let Some((off, len)) = self.verifier.as_mut().and_then(|v| v.next_read()) else { return Ok(false) };

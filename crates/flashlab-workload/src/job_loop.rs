@@ -12,6 +12,7 @@
 //! `get_io_u` (a verify backlog's read-back, a due `fsync`, the rate, the offset).
 
 use crate::job::{Done, JobCore, JobSettings, Timing};
+use flashlab_jobs::Rw;
 
 /// What a job's target does with the requests [`JobLoop::fill`] gives it.
 pub trait Target {
@@ -22,6 +23,13 @@ pub trait Target {
     /// more? When it may, it is counted in its flow. Without flow control: always.
     #[inline(always)]
     fn flow_go(&mut self) -> bool {
+        true
+    }
+
+    /// The target may have read-backs to send ([`Target::read_back`]); false lets a job
+    /// without the options that act between its requests take the loop's short path.
+    #[inline(always)]
+    fn may_read_back(&self) -> bool {
         true
     }
 
@@ -126,6 +134,11 @@ pub struct JobLoop {
     wake: bool,
     /// Flow control held the job back at its last request.
     flow_blocked: bool,
+    /// The one direction of every request of a job with none of the options that act between
+    /// its requests (no think time, flush, flow, rate, steady-state window, latency probe or
+    /// `iodepth_low`, and one kind of I/O): the loop sends its next request without looking at
+    /// them. `None` for any other job.
+    plain: Option<u8>,
     /// Held back with a `flow_sleep`: waiting for the I/O in flight before the sleep.
     flow_quiesce: bool,
 }
@@ -142,6 +155,19 @@ impl JobLoop {
         let depth = set.iodepth.max(1).min(limit.max(1));
         let low = set.job.as_ref().map_or(0, |j| j.iodepth_low);
         let low = if low == 0 { depth } else { low.min(depth) };
+        let bare = set.thinktime_ns == 0
+            && set.fsync_every == 0
+            && set.flow().is_none()
+            && !set.verifies()
+            && core.unpaced()
+            && low == depth;
+        let plain = match set.rw {
+            _ if !bare => None,
+            Rw::Read | Rw::RandRead => Some(0),
+            Rw::Write | Rw::RandWrite => Some(1),
+            Rw::Trim | Rw::RandTrim => Some(2),
+            Rw::ReadWrite | Rw::RandRw | Rw::TrimWrite => None,
+        };
         JobLoop {
             core,
             in_flight: 0,
@@ -151,6 +177,7 @@ impl JobLoop {
             wake: false,
             flow_blocked: false,
             flow_quiesce: false,
+            plain,
         }
     }
 
@@ -202,6 +229,25 @@ impl JobLoop {
                 return Ok(Hold::Wait);
             }
             self.draining = false;
+        }
+        if let Some(dir) = self.plain.filter(|_| !tgt.may_read_back()) {
+            // The short path: the checks below that such a job cannot meet are skipped.
+            while self.in_flight < self.depth(set) {
+                if self.core.stops(set, now) {
+                    return Ok(Hold::Stopped);
+                }
+                let Some((file, off, len)) = tgt.draw(&mut self.core, dir) else {
+                    return Ok(Hold::Stopped);
+                };
+                match tgt.io(&mut self.core, set, Io { dir, file, off, len }, now)? {
+                    Sent::Io => self.count_sent(tgt),
+                    Sent::End => {
+                        self.core.stop();
+                        return Ok(Hold::Stopped);
+                    }
+                }
+            }
+            return Ok(Hold::Full);
         }
         loop {
             if self.in_flight + u32::from(self.wake) >= self.depth(set) {
@@ -335,6 +381,9 @@ mod tests {
 
     impl Target for Fake {
         type Error = ();
+        fn may_read_back(&self) -> bool {
+            false
+        }
         fn flush(&mut self, _: &mut JobCore, file: usize, now: u64) -> Result<(), ()> {
             self.flushes.push(file);
             self.queue.push_back((now + self.lat, 3, 0, now));
