@@ -377,12 +377,16 @@ mod tests {
         /// In flight after each request went out.
         depths: Vec<u32>,
         flushes: Vec<usize>,
+        /// What [`Target::may_read_back`] says (true: the loop never takes its short path).
+        reads_back: bool,
+        /// Every I/O sent: (direction, offset, length).
+        ios: Vec<(u8, u64, u64)>,
     }
 
     impl Target for Fake {
         type Error = ();
         fn may_read_back(&self) -> bool {
-            false
+            self.reads_back
         }
         fn flush(&mut self, _: &mut JobCore, file: usize, now: u64) -> Result<(), ()> {
             self.flushes.push(file);
@@ -391,6 +395,7 @@ mod tests {
         }
         fn io(&mut self, core: &mut JobCore, set: &JobSettings, io: Io, now: u64) -> Result<Sent, ()> {
             core.issued(set, io.dir, io.len, io.file);
+            self.ios.push((io.dir, io.off, io.len));
             let at = self.queue.back().map_or(now, |b| b.0.max(now)) + self.lat;
             self.queue.push_back((at, io.dir, io.len, now));
             Ok(Sent::Io)
@@ -403,9 +408,20 @@ mod tests {
     /// Run `set` on a [`Fake`] to the end as a driver on a virtual clock does; returns the
     /// target and the holds seen.
     fn drive(set: &JobSettings, limit: u32) -> (Fake, Vec<Hold>, JobLoop) {
+        drive_on(set, limit, false)
+    }
+
+    fn drive_on(set: &JobSettings, limit: u32, reads_back: bool) -> (Fake, Vec<Hold>, JobLoop) {
         let core = JobCore::new(set, &[set.span], 0, false).unwrap();
         let mut jl = JobLoop::limited(core, set, limit);
-        let mut f = Fake { lat: 1000, queue: Default::default(), depths: Vec::new(), flushes: Vec::new() };
+        let mut f = Fake {
+            lat: 1000,
+            queue: Default::default(),
+            depths: Vec::new(),
+            flushes: Vec::new(),
+            reads_back,
+            ios: Vec::new(),
+        };
         let mut holds = Vec::new();
         let mut now = 0;
         loop {
@@ -436,6 +452,21 @@ mod tests {
         assert!(f.depths[3..].iter().all(|&d| d == 4), "{:?}", &f.depths[..10]);
         assert_eq!(holds.last(), Some(&Hold::Stopped));
         assert_eq!(jl.core.finish([]).write.io_bytes, 4096 * 100);
+    }
+
+    #[test]
+    fn the_short_path_sends_what_the_whole_loop_sends() {
+        for (rw, depth) in [(Rw::RandWrite, 1), (Rw::RandRead, 8), (Rw::Write, 4)] {
+            let mut s = JobSettings::new("s", rw, 4096, 4096 * 300);
+            s.iodepth = depth;
+            s.io_limit = Some(4096 * 500);
+            let (short, _, a) = drive_on(&s, u32::MAX, false);
+            let (whole, _, b) = drive_on(&s, u32::MAX, true);
+            assert!(a.plain.is_some() && !short.ios.is_empty());
+            assert_eq!(short.ios, whole.ios, "{rw:?} QD{depth}");
+            assert_eq!(short.depths, whole.depths);
+            assert_eq!(a.core.finish([]), b.core.finish([]));
+        }
     }
 
     #[test]
