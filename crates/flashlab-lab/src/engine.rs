@@ -619,6 +619,7 @@ pub fn run_group_hooked(
     // Job `j`'s requests at `t` (the shared loop's), and what holds it then on the virtual
     // clock: a think time's end or a rate's or flow sleep's wake-up is queued as an event; a job
     // flow control holds back without a sleep retries when another job of its flow moves.
+    #[inline(always)]
     fn top_up(
         sys: &mut SimSystem,
         j: usize,
@@ -637,6 +638,9 @@ pub fn run_group_hooked(
                 events.push(t.saturating_add(set.thinktime_ns), (j, Kind::Think, 0, t))
             }
             _ => {}
+        }
+        if l.side.flow.is_none() {
+            return Ok(());
         }
         match l.lp.flow_held(set) {
             FlowHold::Sleep(ns) => events.push(t.saturating_add(ns), (j, Kind::Wake, 0, t)),

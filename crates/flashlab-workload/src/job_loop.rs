@@ -222,32 +222,45 @@ impl JobLoop {
 
     /// Send requests at `now` until the job's depth is in flight or something holds it back;
     /// says what.
-    #[inline]
+    #[inline(always)]
     pub fn fill<T: Target>(&mut self, set: &JobSettings, tgt: &mut T, now: u64) -> Result<Hold, T::Error> {
+        match self.plain {
+            Some(dir) if !tgt.may_read_back() => self.fill_plain(set, tgt, now, dir),
+            _ => self.fill_all(set, tgt, now),
+        }
+    }
+
+    /// [`JobLoop::fill`] for a job with none of the options that act between its requests
+    /// (no think time, flush, flow, rate, probe or `iodepth_low`, one kind of I/O, no read-backs):
+    /// the checks [`JobLoop::fill_all`] makes that such a job cannot
+    /// meet are skipped (the simulator's hot path: a request per completion).
+    #[inline(always)]
+    fn fill_plain<T: Target>(&mut self, set: &JobSettings, tgt: &mut T, now: u64, dir: u8) -> Result<Hold, T::Error> {
+        while self.in_flight < self.depth(set) {
+            if self.core.stops(set, now) {
+                return Ok(Hold::Stopped);
+            }
+            let Some((file, off, len)) = tgt.draw(&mut self.core, dir) else {
+                return Ok(Hold::Stopped);
+            };
+            match tgt.io(&mut self.core, set, Io { dir, file, off, len }, now)? {
+                Sent::Io => self.count_sent(tgt),
+                Sent::End => {
+                    self.core.stop();
+                    return Ok(Hold::Stopped);
+                }
+            }
+        }
+        Ok(Hold::Full)
+    }
+
+    /// [`JobLoop::fill`] for any job.
+    fn fill_all<T: Target>(&mut self, set: &JobSettings, tgt: &mut T, now: u64) -> Result<Hold, T::Error> {
         if self.draining {
             if self.in_flight > self.low {
                 return Ok(Hold::Wait);
             }
             self.draining = false;
-        }
-        if let Some(dir) = self.plain.filter(|_| !tgt.may_read_back()) {
-            // The short path: the checks below that such a job cannot meet are skipped.
-            while self.in_flight < self.depth(set) {
-                if self.core.stops(set, now) {
-                    return Ok(Hold::Stopped);
-                }
-                let Some((file, off, len)) = tgt.draw(&mut self.core, dir) else {
-                    return Ok(Hold::Stopped);
-                };
-                match tgt.io(&mut self.core, set, Io { dir, file, off, len }, now)? {
-                    Sent::Io => self.count_sent(tgt),
-                    Sent::End => {
-                        self.core.stop();
-                        return Ok(Hold::Stopped);
-                    }
-                }
-            }
-            return Ok(Hold::Full);
         }
         loop {
             if self.in_flight + u32::from(self.wake) >= self.depth(set) {
