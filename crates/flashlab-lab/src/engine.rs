@@ -286,7 +286,8 @@ fn finish(
                 continue;
             }
             lk.lp.core.stop();
-            if lk.lp.in_flight() == 0 {
+            // A job waiting for its rate's (or flow sleep's) wake-up finishes when it comes.
+            if lk.lp.in_flight() == 0 && !lk.lp.waking() {
                 work.push((k, end));
             }
         }

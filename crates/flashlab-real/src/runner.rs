@@ -643,7 +643,10 @@ fn run_with<E: IoEngine>(
         let hold = jl.fill(set, &mut rt, now_ns)?;
         rt.submit(&mut jl.core)?;
         if let Hold::Rate(due) = hold {
+            // The thread sleeps for it below, or reaps and looks again: no wake-up is pending
+            // in the loop meanwhile (a rate's turn takes no place in the queue).
             rate_wait = Some(due);
+            jl.woke();
         }
         match jl.flow_held(set) {
             FlowHold::Retry if jl.in_flight() == 0 => {

@@ -257,7 +257,7 @@ impl JobLoop {
     /// [`JobLoop::fill`] for any job.
     fn fill_all<T: Target>(&mut self, set: &JobSettings, tgt: &mut T, now: u64) -> Result<Hold, T::Error> {
         if self.draining {
-            if self.in_flight > self.low {
+            if self.in_flight + u32::from(self.wake) > self.low {
                 return Ok(Hold::Wait);
             }
             self.draining = false;
@@ -333,7 +333,8 @@ impl JobLoop {
     /// A request came back without being measured (an error the job goes on after).
     #[inline]
     pub fn returned(&mut self, set: &JobSettings) {
-        if self.low < self.depth(set) && self.in_flight >= self.depth(set) {
+        // A pending wake-up takes a place in the queue (as in `fill`).
+        if self.low < self.depth(set) && self.in_flight + u32::from(self.wake) >= self.depth(set) {
             // The queue was full: let it drain to iodepth_low before filling it again.
             self.draining = true;
         }
@@ -360,11 +361,13 @@ impl JobLoop {
         if sleep == 0 {
             return if std::mem::take(&mut self.flow_blocked) { FlowHold::Retry } else { FlowHold::No };
         }
-        if !(self.flow_blocked || (self.flow_quiesce && self.in_flight == 0)) {
+        // A pending wake-up counts as a request in flight: the flow sleep follows it.
+        let busy = self.in_flight + u32::from(self.wake);
+        if !(self.flow_blocked || (self.flow_quiesce && busy == 0)) {
             return FlowHold::No;
         }
         self.flow_blocked = false;
-        if self.in_flight == 0 {
+        if busy == 0 {
             self.flow_quiesce = false;
             self.wake = true;
             FlowHold::Sleep(sleep)
@@ -480,6 +483,24 @@ mod tests {
             assert_eq!(short.depths, whole.depths);
             assert_eq!(a.core.finish([]), b.core.finish([]));
         }
+    }
+
+    #[test]
+    fn a_flow_sleep_waits_for_a_pending_rate_wake_up() {
+        let mut s = JobSettings::new("w", Rw::RandRead, 4096, 4096 * 10);
+        s.iodepth = 4;
+        s.job = Some(Arc::new(Job { flow_id: 1, flow: 1, flow_sleep_ns: 5000, ..Job::default() }));
+        let mut jl = JobLoop::new(JobCore::new(&s, &[s.span], 0, false).unwrap(), &s);
+        // Held back by its flow with nothing in flight but its rate's wake-up pending.
+        jl.wake = true;
+        jl.flow_blocked = true;
+        assert_eq!(jl.flow_held(&s), FlowHold::No, "no sleep before the wake-up");
+        assert_eq!(jl.flow_held(&s), FlowHold::No);
+        jl.woke();
+        assert_eq!(jl.flow_held(&s), FlowHold::Sleep(5000), "then the whole flow sleep");
+        assert!(jl.waking());
+        jl.woke();
+        assert_eq!(jl.flow_held(&s), FlowHold::No);
     }
 
     #[test]
