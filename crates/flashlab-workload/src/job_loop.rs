@@ -237,21 +237,30 @@ impl JobLoop {
     #[inline(always)]
     fn fill_plain<T: Target>(&mut self, set: &JobSettings, tgt: &mut T, now: u64, dir: u8) -> Result<Hold, T::Error> {
         while self.in_flight < self.depth(set) {
-            if self.core.stops(set, now) {
+            if self.core.stops(set, now) || !self.send_next(set, tgt, dir, now)? {
                 return Ok(Hold::Stopped);
-            }
-            let Some((file, off, len)) = tgt.draw(&mut self.core, dir) else {
-                return Ok(Hold::Stopped);
-            };
-            match tgt.io(&mut self.core, set, Io { dir, file, off, len }, now)? {
-                Sent::Io => self.count_sent(tgt),
-                Sent::End => {
-                    self.core.stop();
-                    return Ok(Hold::Stopped);
-                }
             }
         }
         Ok(Hold::Full)
+    }
+
+    /// Draw the job's next I/O in direction `dir` and send it; false when the job ends
+    /// instead (every file done, or the target ends it).
+    #[inline(always)]
+    fn send_next<T: Target>(&mut self, set: &JobSettings, tgt: &mut T, dir: u8, now: u64) -> Result<bool, T::Error> {
+        let Some((file, off, len)) = tgt.draw(&mut self.core, dir) else {
+            return Ok(false);
+        };
+        match tgt.io(&mut self.core, set, Io { dir, file, off, len }, now)? {
+            Sent::Io => {
+                self.count_sent(tgt);
+                Ok(true)
+            }
+            Sent::End => {
+                self.core.stop();
+                Ok(false)
+            }
+        }
     }
 
     /// [`JobLoop::fill`] for any job.
@@ -308,15 +317,8 @@ impl JobLoop {
                 self.wake = true;
                 return Ok(Hold::Rate(due));
             }
-            let Some((file, off, len)) = tgt.draw(&mut self.core, dir) else {
+            if !self.send_next(set, tgt, dir, now)? {
                 return Ok(Hold::Stopped);
-            };
-            match tgt.io(&mut self.core, set, Io { dir, file, off, len }, now)? {
-                Sent::Io => self.count_sent(tgt),
-                Sent::End => {
-                    self.core.stop();
-                    return Ok(Hold::Stopped);
-                }
             }
         }
     }
