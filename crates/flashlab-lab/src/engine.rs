@@ -695,8 +695,7 @@ pub fn run_group_hooked(
             let s = &specs[j];
             let set = &s.settings;
             let l = &mut live[j];
-            let at = t.max(not_before);
-            match kind {
+            let at = match kind {
                 Kind::Start => {
                     if l.begun || l.cancelled {
                         continue;
@@ -708,57 +707,56 @@ pub fn run_group_hooked(
                         l.side.flow = flow;
                     }
                     l.begun = true;
+                    t.max(not_before)
                 }
                 // The end of a think time of a job exitall has ended meanwhile (a finished job
                 // has nothing else in flight).
                 _ if l.finished => continue,
                 // Thought: fill the queue again.
-                Kind::Think => l.lp.thought(),
+                Kind::Think => {
+                    l.lp.thought();
+                    t.max(not_before)
+                }
                 // The rate (or the flow sleep) lets the waiting I/O go: fill the queue again.
-                Kind::Wake => l.lp.woke(),
+                Kind::Wake => {
+                    l.lp.woke();
+                    t.max(not_before)
+                }
                 Kind::Dir(..) | Kind::Sync => {
-                    let (done, prio) = match kind {
-                        Kind::Dir(d, p) => (Done::Dir(d), p),
-                        _ => (Done::Sync, 0),
+                    let (done, dir, prio) = match kind {
+                        Kind::Dir(d, p) => (Done::Dir(d), Some(ddir(d)), p),
+                        _ => (Done::Sync, None, 0),
                     };
                     let lat = t - submitted;
                     l.lp.complete(set, done, bytes, bytes, Timing { at: t, clat: lat, lat, slat: None, prio });
                     // Each completion is reaped by itself, at its instant (fio's `iodepth_complete`).
                     l.lp.core.result.depth.mark_complete(1);
-                    let dir = match kind {
-                        Kind::Dir(d, _) => Some(ddir(d)),
-                        _ => None,
-                    };
                     if let Some(h) = hook(Completed { job: j, dir, bytes, submitted, done: t }, sys)? {
                         not_before = not_before.max(h);
                     }
                     let at = t.max(not_before);
-                    let l = &mut live[j];
                     if l.lp.core.probing() && l.lp.in_flight() == 0 {
                         l.lp.core.drained(set, at);
                     }
-                    top_up(sys, j, at, l, s, &mut events, &mut flows)?;
-                    if l.done() {
-                        stop_run |= finish(sys, specs, &mut live, &mut events, j, at, not_before, start, &mut flows)?;
-                    }
-                    since_progress += 1;
-                    if since_progress < 64 {
-                        continue;
-                    }
-                    since_progress = 0;
-                    let frac =
-                        specs.iter().zip(&live).map(|(s, l)| l.lp.core.progress(&s.settings, t)).fold(1.0f64, f64::min);
-                    if frac - last_progress >= 0.01 {
-                        last_progress = frac;
-                        progress(frac);
-                    }
-                    continue;
+                    at
                 }
-            }
-            let l = &mut live[j];
+            };
             top_up(sys, j, at, l, s, &mut events, &mut flows)?;
             if l.done() {
                 stop_run |= finish(sys, specs, &mut live, &mut events, j, at, not_before, start, &mut flows)?;
+            }
+            if !matches!(kind, Kind::Dir(..) | Kind::Sync) {
+                continue;
+            }
+            since_progress += 1;
+            if since_progress < 64 {
+                continue;
+            }
+            since_progress = 0;
+            let frac = specs.iter().zip(&live).map(|(s, l)| l.lp.core.progress(&s.settings, t)).fold(1.0f64, f64::min);
+            if frac - last_progress >= 0.01 {
+                last_progress = frac;
+                progress(frac);
             }
         }
 

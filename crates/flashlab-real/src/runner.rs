@@ -600,7 +600,7 @@ fn run_with<E: IoEngine>(
         },
         flush_op: if set.fdatasync { IoOp::Fdatasync } else { IoOp::Fsync },
         sync_engine,
-        verifier: verifier.take(),
+        verifier,
         write_counter: 0,
         dedupe_data,
         dedupe_percentage: model.dedupe_percentage,
@@ -637,9 +637,6 @@ fn run_with<E: IoEngine>(
         if jl.in_flight() == 0 {
             jl.core.drained(set, now_ns);
         }
-        // A real job looks at its rate again on every pass (it sleeps only with nothing in
-        // flight, below).
-        jl.woke();
         let hold = jl.fill(set, &mut rt, now_ns)?;
         rt.submit(&mut jl.core)?;
         if let Hold::Rate(due) = hold {
@@ -657,6 +654,7 @@ fn run_with<E: IoEngine>(
             FlowHold::Sleep(ns) => {
                 // fio's io_u_quiesce, then usleep(flow_sleep), then the check again.
                 std::thread::sleep(Duration::from_nanos(ns));
+                jl.woke();
                 continue;
             }
             _ => {}
